@@ -1,0 +1,48 @@
+package io.camelkubeflow.trainer;
+
+import java.util.Map;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import org.apache.camel.Endpoint;
+import org.apache.camel.spi.Metadata;
+import org.apache.camel.spi.annotations.Component;
+import org.apache.camel.support.DefaultComponent;
+import org.apache.camel.util.PropertiesHelper;
+
+/** The {@code kubeflow-trainer:} component: start, wait for and follow Kubeflow Trainer v2 TrainJobs. */
+@Component("kubeflow-trainer")
+public class KubeflowTrainerComponent extends DefaultComponent {
+
+    @Metadata(autowired = true, description = "The KubernetesClient shared by all endpoints that set none of their own"
+                                              + " (Camel Quarkus registers one from the Quarkus kubernetes-client).")
+    private KubernetesClient kubernetesClient;
+
+    @Override
+    protected Endpoint createEndpoint(String uri, String remaining, Map<String, Object> parameters) throws Exception {
+        KubeflowTrainerOperation operation;
+        try {
+            operation = KubeflowTrainerOperation.valueOf(remaining);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("Unknown kubeflow-trainer operation '" + remaining
+                    + "' in " + uri + "; use kubeflow-trainer:train, kubeflow-trainer:wait or kubeflow-trainer:logs", e);
+        }
+        KubeflowTrainerConfiguration configuration = new KubeflowTrainerConfiguration();
+        configuration.setKubernetesClient(kubernetesClient);
+        // multi-value options (env.X=, labels.X=, ...) are collected here, as Camel leaves prefixed keys to the component
+        configuration.setEnv(PropertiesHelper.extractProperties(parameters, "env."));
+        configuration.setLabels(PropertiesHelper.extractProperties(parameters, "labels."));
+        configuration.setAnnotations(PropertiesHelper.extractProperties(parameters, "annotations."));
+        configuration.setResources(PropertiesHelper.extractProperties(parameters, "resources."));
+        KubeflowTrainerEndpoint endpoint = new KubeflowTrainerEndpoint(uri, this, operation, configuration);
+        setProperties(endpoint, parameters);
+        return endpoint;
+    }
+
+    public KubernetesClient getKubernetesClient() {
+        return kubernetesClient;
+    }
+
+    public void setKubernetesClient(KubernetesClient kubernetesClient) {
+        this.kubernetesClient = kubernetesClient;
+    }
+}

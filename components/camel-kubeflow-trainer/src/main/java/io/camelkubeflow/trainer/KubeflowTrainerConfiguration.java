@@ -1,0 +1,545 @@
+package io.camelkubeflow.trainer;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import org.apache.camel.spi.Metadata;
+import org.apache.camel.spi.UriParam;
+import org.apache.camel.spi.UriParams;
+
+/**
+ * Options of a kubeflow-trainer endpoint. Options of the train operation are the defaults of every TrainJob the
+ * endpoint creates; a TrainJob body overrides them, and the headers in {@link KubeflowTrainerConstants} override both.
+ */
+@UriParams
+public class KubeflowTrainerConfiguration {
+
+    @UriParam(label = "advanced", description = "A KubernetesClient to use; by default one from the registry, else"
+                                                + " one built from masterUrl/kubeconfig/in-cluster config.")
+    private KubernetesClient kubernetesClient;
+    @UriParam(label = "common",
+              description = "Namespace of the TrainJobs; defaults to the client's namespace, then 'default'.")
+    private String namespace;
+    @UriParam(label = "train",
+              description = "Name of the ClusterTrainingRuntime (or TrainingRuntime, see runtimeKind) the TrainJob runs on.")
+    private String runtime;
+    @UriParam(label = "train", enums = "ClusterTrainingRuntime,TrainingRuntime", defaultValue = "ClusterTrainingRuntime",
+              description = "Kind of the runtime.")
+    private String runtimeKind;
+    @UriParam(label = "train",
+              description = "Trainer image, replacing the runtime's; image rules match against it.")
+    private String image;
+    @UriParam(label = "train", enums = "builtin,torchrun,mpirun,python",
+              description = "Force a launcher instead of deriving it from the runtime.")
+    private String launcher;
+    @UriParam(label = "train",
+              description = "Comma-separated rules glob=launcher on the trainer image, e.g. registry.example.com/*deepspeed*=mpirun; first match wins and beats the runtime's own launcher.")
+    private String imageRules;
+    @UriParam(label = "train",
+              description = "The command to run under the launcher, split like a shell would (quotes respected, nothing expanded).")
+    private String command;
+    @UriParam(label = "train",
+              description = "Arguments for the command, Python file or script, split like a shell would.")
+    private String args;
+    @UriParam(label = "train",
+              description = "Path of a Python file inside the image to run under the launcher.")
+    private String pythonFile;
+    @Metadata(supportFileReference = true)
+    @UriParam(label = "train",
+              description = "Inline Python script to stage into the pods: a resource such as classpath:train.py or file:/path/train.py. See also bodyType=script.")
+    private String script;
+    @UriParam(label = "train", defaultValue = "train.py",
+              description = "File name the staged script gets in the pod.")
+    private String scriptFileName;
+    @UriParam(label = "train", enums = "auto,trainJob,script,ignore", defaultValue = "auto",
+              description = "How the message body is read: auto merges a body that is a TrainJob (typed, Map, JSON or YAML) and ignores others; trainJob requires one; script takes the body as the inline Python script; ignore never reads it.")
+    private String bodyType;
+    @UriParam(label = "train",
+              description = "Comma-separated pip packages installed before the payload runs (with --user under MPI).")
+    private String packages;
+    @UriParam(label = "train",
+              description = "Comma-separated pip index URLs: the first is --index-url, the rest --extra-index-url.")
+    private String pipIndexUrls;
+    @UriParam(label = "train",
+              description = "Number of training nodes.")
+    private Integer numNodes;
+    @UriParam(label = "train",
+              description = "Processes per node.")
+    private Integer numProcPerNode;
+    @UriParam(label = "train",
+              description = "CPU per node (a Kubernetes quantity such as 4 or 500m); requests equal limits.")
+    private String cpu;
+    @UriParam(label = "train",
+              description = "Memory per node (a Kubernetes quantity such as 16Gi).")
+    private String memory;
+    @UriParam(label = "train",
+              description = "NVIDIA GPUs per node (nvidia.com/gpu).")
+    private String gpu;
+    @UriParam(label = "train",
+              description = "storageUri of the dataset initializer, e.g. s3://bucket/data or hf://org/dataset.")
+    private String datasetUri;
+    @UriParam(label = "train",
+              description = "Secret holding the dataset initializer's credentials.")
+    private String datasetSecret;
+    @UriParam(label = "train",
+              description = "storageUri of the model initializer.")
+    private String modelUri;
+    @UriParam(label = "train",
+              description = "Secret holding the model initializer's credentials.")
+    private String modelSecret;
+    @UriParam(label = "train",
+              description = "Seconds the TrainJob may run before it is failed.")
+    private Long activeDeadlineSeconds;
+    @UriParam(label = "train",
+              description = "Create the TrainJob suspended (e.g. for Kueue to admit it).")
+    private Boolean suspend;
+    @UriParam(label = "train", enums = "trainer.kubeflow.org/trainjob-controller,kueue.x-k8s.io/multikueue",
+              description = "spec.managedBy.")
+    private String managedBy;
+    @UriParam(label = "train",
+              description = "Explicit TrainJob name (an RFC 1035 label of at most 63 characters).")
+    private String jobName;
+    @UriParam(label = "train", defaultValue = "trainjob",
+              description = "Prefix of names derived from the idempotency key: prefix-<12 hex digits of its SHA-256>.")
+    private String jobNamePrefix;
+    @UriParam(label = "train",
+              description = "Simple expression giving the idempotency key, e.g. ${header.orderId}. When unset: the key header, else Kafka topic/partition/offset, S3 bucket/key/etag, file path/modified time, else the exchange id.")
+    private String idempotencyKey;
+    @UriParam(label = "train", prefix = "env.", multiValue = true,
+              description = "Trainer env, as env.NAME=value; a value secretKeyRef:SECRET/KEY or configMapKeyRef:CONFIGMAP/KEY becomes a reference (the secret value never enters the spec).")
+    private java.util.Map<String, Object> env;
+    @UriParam(label = "train", prefix = "labels.", multiValue = true,
+              description = "TrainJob labels, as labels.KEY=value.")
+    private java.util.Map<String, Object> labels;
+    @UriParam(label = "train", prefix = "annotations.", multiValue = true,
+              description = "TrainJob annotations, as annotations.KEY=value.")
+    private java.util.Map<String, Object> annotations;
+    @UriParam(label = "train", prefix = "resources.", multiValue = true,
+              description = "Other resources per node, as resources.NAME=quantity (e.g. resources.google.com/tpu=4).")
+    private java.util.Map<String, Object> resources;
+    @UriParam(label = "common,security",
+              description = "Kubernetes API server URL; unset: kubeconfig or in-cluster config.")
+    private String masterUrl;
+    @UriParam(label = "security", secret = true,
+              description = "Bearer token.")
+    private String oauthToken;
+    @UriParam(label = "security", secret = true,
+              description = "Username for basic auth.")
+    private String username;
+    @UriParam(label = "security", secret = true,
+              description = "Password for basic auth.")
+    private String password;
+    @UriParam(label = "security",
+              description = "CA certificate data.")
+    private String caCertData;
+    @UriParam(label = "security",
+              description = "CA certificate file.")
+    private String caCertFile;
+    @UriParam(label = "security",
+              description = "Client certificate data.")
+    private String clientCertData;
+    @UriParam(label = "security",
+              description = "Client certificate file.")
+    private String clientCertFile;
+    @UriParam(label = "security", secret = true,
+              description = "Client key data.")
+    private String clientKeyData;
+    @UriParam(label = "security",
+              description = "Client key file.")
+    private String clientKeyFile;
+    @UriParam(label = "security",
+              description = "Client key algorithm.")
+    private String clientKeyAlgo;
+    @UriParam(label = "security", secret = true,
+              description = "Client key passphrase.")
+    private String clientKeyPassphrase;
+    @UriParam(label = "security",
+              description = "Trust the API server's certificate without checking it.")
+    private Boolean trustCerts;
+    @UriParam(label = "advanced",
+              description = "Connection timeout in milliseconds.")
+    private Integer connectionTimeout;
+
+    public KubernetesClient getKubernetesClient() {
+        return kubernetesClient;
+    }
+
+    public void setKubernetesClient(KubernetesClient kubernetesClient) {
+        this.kubernetesClient = kubernetesClient;
+    }
+
+    public String getNamespace() {
+        return namespace;
+    }
+
+    public void setNamespace(String namespace) {
+        this.namespace = namespace;
+    }
+
+    public String getRuntime() {
+        return runtime;
+    }
+
+    public void setRuntime(String runtime) {
+        this.runtime = runtime;
+    }
+
+    public String getRuntimeKind() {
+        return runtimeKind;
+    }
+
+    public void setRuntimeKind(String runtimeKind) {
+        this.runtimeKind = runtimeKind;
+    }
+
+    public String getImage() {
+        return image;
+    }
+
+    public void setImage(String image) {
+        this.image = image;
+    }
+
+    public String getLauncher() {
+        return launcher;
+    }
+
+    public void setLauncher(String launcher) {
+        this.launcher = launcher;
+    }
+
+    public String getImageRules() {
+        return imageRules;
+    }
+
+    public void setImageRules(String imageRules) {
+        this.imageRules = imageRules;
+    }
+
+    public String getCommand() {
+        return command;
+    }
+
+    public void setCommand(String command) {
+        this.command = command;
+    }
+
+    public String getArgs() {
+        return args;
+    }
+
+    public void setArgs(String args) {
+        this.args = args;
+    }
+
+    public String getPythonFile() {
+        return pythonFile;
+    }
+
+    public void setPythonFile(String pythonFile) {
+        this.pythonFile = pythonFile;
+    }
+
+    public String getScript() {
+        return script;
+    }
+
+    public void setScript(String script) {
+        this.script = script;
+    }
+
+    public String getScriptFileName() {
+        return scriptFileName;
+    }
+
+    public void setScriptFileName(String scriptFileName) {
+        this.scriptFileName = scriptFileName;
+    }
+
+    public String getBodyType() {
+        return bodyType;
+    }
+
+    public void setBodyType(String bodyType) {
+        this.bodyType = bodyType;
+    }
+
+    public String getPackages() {
+        return packages;
+    }
+
+    public void setPackages(String packages) {
+        this.packages = packages;
+    }
+
+    public String getPipIndexUrls() {
+        return pipIndexUrls;
+    }
+
+    public void setPipIndexUrls(String pipIndexUrls) {
+        this.pipIndexUrls = pipIndexUrls;
+    }
+
+    public Integer getNumNodes() {
+        return numNodes;
+    }
+
+    public void setNumNodes(Integer numNodes) {
+        this.numNodes = numNodes;
+    }
+
+    public Integer getNumProcPerNode() {
+        return numProcPerNode;
+    }
+
+    public void setNumProcPerNode(Integer numProcPerNode) {
+        this.numProcPerNode = numProcPerNode;
+    }
+
+    public String getCpu() {
+        return cpu;
+    }
+
+    public void setCpu(String cpu) {
+        this.cpu = cpu;
+    }
+
+    public String getMemory() {
+        return memory;
+    }
+
+    public void setMemory(String memory) {
+        this.memory = memory;
+    }
+
+    public String getGpu() {
+        return gpu;
+    }
+
+    public void setGpu(String gpu) {
+        this.gpu = gpu;
+    }
+
+    public String getDatasetUri() {
+        return datasetUri;
+    }
+
+    public void setDatasetUri(String datasetUri) {
+        this.datasetUri = datasetUri;
+    }
+
+    public String getDatasetSecret() {
+        return datasetSecret;
+    }
+
+    public void setDatasetSecret(String datasetSecret) {
+        this.datasetSecret = datasetSecret;
+    }
+
+    public String getModelUri() {
+        return modelUri;
+    }
+
+    public void setModelUri(String modelUri) {
+        this.modelUri = modelUri;
+    }
+
+    public String getModelSecret() {
+        return modelSecret;
+    }
+
+    public void setModelSecret(String modelSecret) {
+        this.modelSecret = modelSecret;
+    }
+
+    public Long getActiveDeadlineSeconds() {
+        return activeDeadlineSeconds;
+    }
+
+    public void setActiveDeadlineSeconds(Long activeDeadlineSeconds) {
+        this.activeDeadlineSeconds = activeDeadlineSeconds;
+    }
+
+    public Boolean getSuspend() {
+        return suspend;
+    }
+
+    public void setSuspend(Boolean suspend) {
+        this.suspend = suspend;
+    }
+
+    public String getManagedBy() {
+        return managedBy;
+    }
+
+    public void setManagedBy(String managedBy) {
+        this.managedBy = managedBy;
+    }
+
+    public String getJobName() {
+        return jobName;
+    }
+
+    public void setJobName(String jobName) {
+        this.jobName = jobName;
+    }
+
+    public String getJobNamePrefix() {
+        return jobNamePrefix;
+    }
+
+    public void setJobNamePrefix(String jobNamePrefix) {
+        this.jobNamePrefix = jobNamePrefix;
+    }
+
+    public String getIdempotencyKey() {
+        return idempotencyKey;
+    }
+
+    public void setIdempotencyKey(String idempotencyKey) {
+        this.idempotencyKey = idempotencyKey;
+    }
+
+    public java.util.Map<String, Object> getEnv() {
+        return env;
+    }
+
+    public void setEnv(java.util.Map<String, Object> env) {
+        this.env = env;
+    }
+
+    public java.util.Map<String, Object> getLabels() {
+        return labels;
+    }
+
+    public void setLabels(java.util.Map<String, Object> labels) {
+        this.labels = labels;
+    }
+
+    public java.util.Map<String, Object> getAnnotations() {
+        return annotations;
+    }
+
+    public void setAnnotations(java.util.Map<String, Object> annotations) {
+        this.annotations = annotations;
+    }
+
+    public java.util.Map<String, Object> getResources() {
+        return resources;
+    }
+
+    public void setResources(java.util.Map<String, Object> resources) {
+        this.resources = resources;
+    }
+
+    public String getMasterUrl() {
+        return masterUrl;
+    }
+
+    public void setMasterUrl(String masterUrl) {
+        this.masterUrl = masterUrl;
+    }
+
+    public String getOauthToken() {
+        return oauthToken;
+    }
+
+    public void setOauthToken(String oauthToken) {
+        this.oauthToken = oauthToken;
+    }
+
+    public String getUsername() {
+        return username;
+    }
+
+    public void setUsername(String username) {
+        this.username = username;
+    }
+
+    public String getPassword() {
+        return password;
+    }
+
+    public void setPassword(String password) {
+        this.password = password;
+    }
+
+    public String getCaCertData() {
+        return caCertData;
+    }
+
+    public void setCaCertData(String caCertData) {
+        this.caCertData = caCertData;
+    }
+
+    public String getCaCertFile() {
+        return caCertFile;
+    }
+
+    public void setCaCertFile(String caCertFile) {
+        this.caCertFile = caCertFile;
+    }
+
+    public String getClientCertData() {
+        return clientCertData;
+    }
+
+    public void setClientCertData(String clientCertData) {
+        this.clientCertData = clientCertData;
+    }
+
+    public String getClientCertFile() {
+        return clientCertFile;
+    }
+
+    public void setClientCertFile(String clientCertFile) {
+        this.clientCertFile = clientCertFile;
+    }
+
+    public String getClientKeyData() {
+        return clientKeyData;
+    }
+
+    public void setClientKeyData(String clientKeyData) {
+        this.clientKeyData = clientKeyData;
+    }
+
+    public String getClientKeyFile() {
+        return clientKeyFile;
+    }
+
+    public void setClientKeyFile(String clientKeyFile) {
+        this.clientKeyFile = clientKeyFile;
+    }
+
+    public String getClientKeyAlgo() {
+        return clientKeyAlgo;
+    }
+
+    public void setClientKeyAlgo(String clientKeyAlgo) {
+        this.clientKeyAlgo = clientKeyAlgo;
+    }
+
+    public String getClientKeyPassphrase() {
+        return clientKeyPassphrase;
+    }
+
+    public void setClientKeyPassphrase(String clientKeyPassphrase) {
+        this.clientKeyPassphrase = clientKeyPassphrase;
+    }
+
+    public Boolean getTrustCerts() {
+        return trustCerts;
+    }
+
+    public void setTrustCerts(Boolean trustCerts) {
+        this.trustCerts = trustCerts;
+    }
+
+    public Integer getConnectionTimeout() {
+        return connectionTimeout;
+    }
+
+    public void setConnectionTimeout(Integer connectionTimeout) {
+        this.connectionTimeout = connectionTimeout;
+    }
+
+}

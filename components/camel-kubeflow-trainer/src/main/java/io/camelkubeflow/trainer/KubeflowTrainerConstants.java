@@ -1,0 +1,117 @@
+package io.camelkubeflow.trainer;
+
+import org.apache.camel.spi.Metadata;
+
+/** Message headers read and written by the kubeflow-trainer component. Every endpoint option has a header twin. */
+public final class KubeflowTrainerConstants {
+
+    // identity of the job
+
+    @Metadata(label = "train", description = "The namespace of the TrainJob (in), and where it was created (out).",
+              javaType = "String")
+    public static final String NAMESPACE = "CamelKubeflowTrainerNamespace";
+    @Metadata(description = "The TrainJob name: an explicit name on input; the created or adopted job's name on output.",
+              javaType = "String")
+    public static final String JOB_NAME = "CamelKubeflowTrainerJobName";
+    @Metadata(label = "train", description = "Prefix of a name derived from the idempotency key.", javaType = "String")
+    public static final String JOB_NAME_PREFIX = "CamelKubeflowTrainerJobNamePrefix";
+    @Metadata(label = "train", description = "The idempotency key: the same key always maps to the same TrainJob,"
+                                             + " so a redelivered message adopts the job instead of training twice.",
+              javaType = "String")
+    public static final String IDEMPOTENCY_KEY = "CamelKubeflowTrainerIdempotencyKey";
+
+    // runtime and launcher
+
+    @Metadata(label = "train", description = "Name of the ClusterTrainingRuntime or TrainingRuntime.", javaType = "String")
+    public static final String RUNTIME = "CamelKubeflowTrainerRuntime";
+    @Metadata(label = "train", description = "ClusterTrainingRuntime or TrainingRuntime.", javaType = "String")
+    public static final String RUNTIME_KIND = "CamelKubeflowTrainerRuntimeKind";
+    @Metadata(label = "train", description = "Trainer image, replacing the runtime's.", javaType = "String")
+    public static final String IMAGE = "CamelKubeflowTrainerImage";
+    @Metadata(description = "The launcher to force (in: builtin, torchrun, mpirun, python); the launcher chosen (out).",
+              javaType = "String")
+    public static final String LAUNCHER = "CamelKubeflowTrainerLauncher";
+    @Metadata(label = "train", description = "Image rules, glob=launcher, comma-separated, first match wins.",
+              javaType = "String")
+    public static final String IMAGE_RULES = "CamelKubeflowTrainerImageRules";
+
+    // payload
+
+    @Metadata(label = "train", description = "The command to run under the launcher: a List of words, or one string"
+                                             + " split like a shell would (no expansion).",
+              javaType = "java.util.List<String>")
+    public static final String COMMAND = "CamelKubeflowTrainerCommand";
+    @Metadata(label = "train", description = "Arguments for the command, file or script: a List, or one string split"
+                                             + " like a shell would.",
+              javaType = "java.util.List<String>")
+    public static final String ARGS = "CamelKubeflowTrainerArgs";
+    @Metadata(label = "train", description = "Path of a Python file inside the image.", javaType = "String")
+    public static final String PYTHON_FILE = "CamelKubeflowTrainerPythonFile";
+    @Metadata(label = "train", description = "Inline Python source to stage into the pods.", javaType = "String")
+    public static final String SCRIPT = "CamelKubeflowTrainerScript";
+    @Metadata(label = "train", description = "File name of the staged script.", javaType = "String")
+    public static final String SCRIPT_FILE_NAME = "CamelKubeflowTrainerScriptFileName";
+    @Metadata(label = "train", description = "pip packages to install first: a List or comma-separated.",
+              javaType = "java.util.List<String>")
+    public static final String PACKAGES = "CamelKubeflowTrainerPackages";
+    @Metadata(label = "train", description = "pip index URLs: a List or comma-separated.", javaType = "java.util.List<String>")
+    public static final String PIP_INDEX_URLS = "CamelKubeflowTrainerPipIndexUrls";
+
+    // resources and scheduling
+
+    @Metadata(label = "train", description = "Trainer env: a Map of name to value, secretKeyRef:NAME/KEY,"
+                                             + " configMapKeyRef:NAME/KEY or an EnvVar; merged over the endpoint's.",
+              javaType = "java.util.Map<String, Object>")
+    public static final String ENV = "CamelKubeflowTrainerEnv";
+    @Metadata(label = "train", description = "Number of training nodes.", javaType = "Integer")
+    public static final String NUM_NODES = "CamelKubeflowTrainerNumNodes";
+    @Metadata(label = "train", description = "Processes per node.", javaType = "Integer")
+    public static final String NUM_PROC_PER_NODE = "CamelKubeflowTrainerNumProcPerNode";
+    @Metadata(label = "train", description = "CPU per node (a Kubernetes quantity).", javaType = "String")
+    public static final String CPU = "CamelKubeflowTrainerCpu";
+    @Metadata(label = "train", description = "Memory per node (a Kubernetes quantity).", javaType = "String")
+    public static final String MEMORY = "CamelKubeflowTrainerMemory";
+    @Metadata(label = "train", description = "NVIDIA GPUs per node (nvidia.com/gpu).", javaType = "String")
+    public static final String GPU = "CamelKubeflowTrainerGpu";
+    @Metadata(label = "train", description = "Other resources per node: a Map of resource name to quantity.",
+              javaType = "java.util.Map<String, String>")
+    public static final String RESOURCES = "CamelKubeflowTrainerResources";
+    @Metadata(label = "train", description = "TrainJob labels: a Map, merged over the endpoint's.",
+              javaType = "java.util.Map<String, String>")
+    public static final String LABELS = "CamelKubeflowTrainerLabels";
+    @Metadata(label = "train", description = "TrainJob annotations: a Map, merged over the endpoint's.",
+              javaType = "java.util.Map<String, String>")
+    public static final String ANNOTATIONS = "CamelKubeflowTrainerAnnotations";
+    @Metadata(label = "train", description = "Dataset initializer storageUri (s3://, hf://, ...).", javaType = "String")
+    public static final String DATASET_URI = "CamelKubeflowTrainerDatasetUri";
+    @Metadata(label = "train", description = "Secret with the dataset initializer's credentials.", javaType = "String")
+    public static final String DATASET_SECRET = "CamelKubeflowTrainerDatasetSecret";
+    @Metadata(label = "train", description = "Model initializer storageUri.", javaType = "String")
+    public static final String MODEL_URI = "CamelKubeflowTrainerModelUri";
+    @Metadata(label = "train", description = "Secret with the model initializer's credentials.", javaType = "String")
+    public static final String MODEL_SECRET = "CamelKubeflowTrainerModelSecret";
+    @Metadata(label = "train", description = "spec.activeDeadlineSeconds.", javaType = "Long")
+    public static final String ACTIVE_DEADLINE_SECONDS = "CamelKubeflowTrainerActiveDeadlineSeconds";
+    @Metadata(label = "train", description = "Create the TrainJob suspended.", javaType = "Boolean")
+    public static final String SUSPEND = "CamelKubeflowTrainerSuspend";
+    @Metadata(label = "train", description = "spec.managedBy (Kueue MultiKueue).", javaType = "String")
+    public static final String MANAGED_BY = "CamelKubeflowTrainerManagedBy";
+
+    // output of train
+
+    @Metadata(label = "train", description = "UID of the created or adopted TrainJob.", javaType = "String")
+    public static final String JOB_UID = "CamelKubeflowTrainerJobUid";
+    @Metadata(label = "train", description = "Which rule chose the launcher: FORCED, IMAGE_RULE, FRAMEWORK_LABEL,"
+                                             + " ML_POLICY or FALLBACK.",
+              javaType = "String")
+    public static final String LAUNCHER_RULE = "CamelKubeflowTrainerLauncherRule";
+    @Metadata(label = "train", description = "Why that launcher was chosen, in a sentence.", javaType = "String")
+    public static final String LAUNCHER_REASON = "CamelKubeflowTrainerLauncherReason";
+    @Metadata(label = "train", description = "True when an existing TrainJob made for the same idempotency key was"
+                                             + " adopted instead of creating one.",
+              javaType = "Boolean")
+    public static final String ADOPTED = "CamelKubeflowTrainerAdopted";
+
+    private KubeflowTrainerConstants() {
+    }
+}

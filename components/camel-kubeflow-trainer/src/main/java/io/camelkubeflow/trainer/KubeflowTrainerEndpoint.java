@@ -1,0 +1,108 @@
+package io.camelkubeflow.trainer;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import org.apache.camel.Category;
+import org.apache.camel.Consumer;
+import org.apache.camel.Processor;
+import org.apache.camel.Producer;
+import org.apache.camel.component.kubernetes.KubernetesConfiguration;
+import org.apache.camel.component.kubernetes.KubernetesHelper;
+import org.apache.camel.spi.Metadata;
+import org.apache.camel.spi.UriEndpoint;
+import org.apache.camel.spi.UriParam;
+import org.apache.camel.spi.UriPath;
+import org.apache.camel.support.DefaultEndpoint;
+
+/**
+ * Drive Kubeflow Trainer v2 TrainJobs: create launcher-aware TrainJobs from any exchange, wait for them and follow
+ * their logs.
+ */
+@UriEndpoint(firstVersion = "0.1.0", scheme = "kubeflow-trainer", title = "Kubeflow Trainer",
+             syntax = "kubeflow-trainer:operation", producerOnly = true,
+             category = { Category.CLOUD, Category.CONTAINER, Category.AI },
+             headersClass = KubeflowTrainerConstants.class)
+public class KubeflowTrainerEndpoint extends DefaultEndpoint {
+
+    @UriPath(description = "The operation: train creates (or adopts) a TrainJob; wait and logs are planned.")
+    @Metadata(required = true)
+    private final KubeflowTrainerOperation operation;
+
+    @UriParam
+    private final KubeflowTrainerConfiguration configuration;
+
+    private KubernetesClient client;
+    private boolean ownsClient;
+
+    public KubeflowTrainerEndpoint(String uri, KubeflowTrainerComponent component, KubeflowTrainerOperation operation,
+                                   KubeflowTrainerConfiguration configuration) {
+        super(uri, component);
+        this.operation = operation;
+        this.configuration = configuration;
+    }
+
+    @Override
+    public Producer createProducer() {
+        return new KubeflowTrainerProducer(this);
+    }
+
+    @Override
+    public Consumer createConsumer(Processor processor) {
+        throw new UnsupportedOperationException("kubeflow-trainer:" + operation + " cannot be used in from(): this"
+                                                + " component only has producer operations for now");
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        super.doStart();
+        if (configuration.getKubernetesClient() != null) {
+            client = configuration.getKubernetesClient();
+        } else {
+            client = KubernetesHelper.getKubernetesClient(connectionSettings());
+            ownsClient = true;
+        }
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        // a client from the registry or the user belongs to them; only the one built here is closed here
+        if (ownsClient && client != null) {
+            client.close();
+        }
+        client = null;
+        ownsClient = false;
+        super.doStop();
+    }
+
+    /** camel-kubernetes already builds clients from these settings (or kubeconfig / in-cluster when unset). */
+    private KubernetesConfiguration connectionSettings() {
+        KubernetesConfiguration settings = new KubernetesConfiguration();
+        settings.setMasterUrl(configuration.getMasterUrl());
+        settings.setOauthToken(configuration.getOauthToken());
+        settings.setUsername(configuration.getUsername());
+        settings.setPassword(configuration.getPassword());
+        settings.setCaCertData(configuration.getCaCertData());
+        settings.setCaCertFile(configuration.getCaCertFile());
+        settings.setClientCertData(configuration.getClientCertData());
+        settings.setClientCertFile(configuration.getClientCertFile());
+        settings.setClientKeyData(configuration.getClientKeyData());
+        settings.setClientKeyFile(configuration.getClientKeyFile());
+        settings.setClientKeyAlgo(configuration.getClientKeyAlgo());
+        settings.setClientKeyPassphrase(configuration.getClientKeyPassphrase());
+        settings.setTrustCerts(configuration.getTrustCerts());
+        settings.setConnectionTimeout(configuration.getConnectionTimeout());
+        settings.setNamespace(configuration.getNamespace());
+        return settings;
+    }
+
+    public KubeflowTrainerOperation getOperation() {
+        return operation;
+    }
+
+    public KubeflowTrainerConfiguration getConfiguration() {
+        return configuration;
+    }
+
+    public KubernetesClient getClient() {
+        return client;
+    }
+}

@@ -1,0 +1,17 @@
+package io.camelkubeflow.trainer.api;
+
+import java.util.List;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+/** {@code TrainJob.spec}. Unknown fields are refused when read, so a removed field (spec.labels) is caught. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record TrainJobSpec(
+        RuntimeRef runtimeRef,
+        Trainer trainer,
+        Initializer initializer,
+        List<RuntimePatch> runtimePatches,
+        Boolean suspend,
+        String managedBy,
+        Long activeDeadlineSeconds) {
+}

@@ -1,0 +1,19 @@
+package io.camelkubeflow.trainer.api;
+
+import java.util.List;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+
+/** {@code spec.trainer}: what replaces the image, command and args of the runtime's trainer container. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Trainer(
+        String image,
+        List<String> command,
+        List<String> args,
+        List<EnvVar> env,
+        Integer numNodes,
+        Integer numProcPerNode,
+        ResourceRequirements resourcesPerNode) {
+}

@@ -1,0 +1,157 @@
+package io.camelkubeflow.trainer.job;
+
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.camelkubeflow.trainer.api.Initializer;
+import io.camelkubeflow.trainer.api.StorageInitializer;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobSpec;
+import io.camelkubeflow.trainer.api.Trainer;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Quantity;
+
+/**
+ * Reads a TrainJob given as a message body (typed, Map, JSON or YAML text) into a {@link TrainRequest} layer.
+ * Unknown spec fields are refused, not pruned as the API server would: a field removed from the CRD (such as
+ * spec.labels) would otherwise vanish silently.
+ */
+public final class TrainJobDocument {
+    /** YAML is a superset of JSON, so one reader serves both. */
+    private static final ObjectMapper STRICT = new ObjectMapper(new YAMLFactory())
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .findAndRegisterModules();
+
+    private TrainJobDocument() {
+    }
+
+    /** True for text or a map that declares itself a TrainJob (kind TrainJob, or apiVersion trainer.kubeflow.org/...). */
+    public static boolean looksLikeTrainJob(Object body) {
+        if (body instanceof TrainJob) {
+            return true;
+        }
+        Map<?, ?> map = body instanceof Map<?, ?> m ? m : body instanceof String text ? readMapOrNull(text) : null;
+        return map != null && ("TrainJob".equals(map.get("kind"))
+                || String.valueOf(map.get("apiVersion")).startsWith(TrainJob.GROUP + "/"));
+    }
+
+    public static TrainJob read(Object body) {
+        if (body instanceof TrainJob job) {
+            return job;
+        }
+        try {
+            TrainJob job = body instanceof String text ? STRICT.readValue(text, TrainJob.class)
+                    : STRICT.convertValue(body, TrainJob.class);
+            if (job == null) {
+                throw new InvalidTrainRequestException("body", "the body is empty; send a TrainJob as JSON or YAML");
+            }
+            return job;
+        } catch (InvalidTrainRequestException e) {
+            throw e;
+        } catch (Exception e) {
+            Throwable cause = e instanceof IllegalArgumentException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof UnrecognizedPropertyException unknown) {
+                String path = unknown.getPath().stream()
+                        .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
+                        .collect(Collectors.joining("."));
+                throw new InvalidTrainRequestException("body." + path,
+                        "unknown TrainJob field '" + unknown.getPropertyName() + "'; the v1alpha1 CRD knows "
+                                + unknown.getKnownPropertyIds() + " there (labels and annotations go in metadata)", e);
+            }
+            throw new InvalidTrainRequestException("body", "not a TrainJob: " + firstLine(cause.getMessage())
+                    + "; send a trainer.kubeflow.org/v1alpha1 TrainJob as JSON or YAML", e);
+        }
+    }
+
+    /** The request a TrainJob body stands for: every field it sets, its command taken verbatim. */
+    public static TrainRequest toRequest(TrainJob job) {
+        TrainRequest request = new TrainRequest();
+        if (job.getMetadata() != null) {
+            request.jobName(job.getMetadata().getName()).namespace(job.getMetadata().getNamespace());
+            if (job.getMetadata().getLabels() != null) {
+                job.getMetadata().getLabels().forEach(request::label);
+            }
+            if (job.getMetadata().getAnnotations() != null) {
+                // annotations this component writes describe an earlier submit, not this one
+                job.getMetadata().getAnnotations().entrySet().stream()
+                        .filter(e -> !e.getKey().startsWith(TrainJobMetadata.DOMAIN + "/"))
+                        .forEach(e -> request.annotation(e.getKey(), e.getValue()));
+            }
+        }
+        TrainJobSpec spec = job.getSpec();
+        if (spec == null) {
+            return request;
+        }
+        if (spec.runtimeRef() != null) {
+            request.runtime(spec.runtimeRef().name()).runtimeKind(spec.runtimeRef().kind());
+        }
+        Trainer trainer = spec.trainer();
+        if (trainer != null) {
+            request.image(trainer.image()).numNodes(trainer.numNodes()).numProcPerNode(trainer.numProcPerNode())
+                    .args(trainer.args());
+            if (trainer.command() != null) {
+                request.command(trainer.command()).verbatimCommand(true);
+            }
+            if (trainer.env() != null) {
+                trainer.env().forEach(request::env);
+            }
+            if (trainer.resourcesPerNode() != null) {
+                Map<String, Quantity> quantities = trainer.resourcesPerNode().getLimits() != null
+                        && !trainer.resourcesPerNode().getLimits().isEmpty()
+                        ? trainer.resourcesPerNode().getLimits() : trainer.resourcesPerNode().getRequests();
+                if (quantities != null) {
+                    quantities.forEach((name, q) -> request.resource(name, q.toString()));
+                }
+            }
+        }
+        Initializer initializer = spec.initializer();
+        if (initializer != null) {
+            StorageInitializer dataset = initializer.dataset();
+            if (dataset != null) {
+                refuseInitializerEnv("body.spec.initializer.dataset.env", dataset.env(), "datasetSecret");
+                request.datasetUri(dataset.storageUri())
+                        .datasetSecret(dataset.secretRef() == null ? null : dataset.secretRef().getName());
+            }
+            StorageInitializer model = initializer.model();
+            if (model != null) {
+                refuseInitializerEnv("body.spec.initializer.model.env", model.env(), "modelSecret");
+                request.modelUri(model.storageUri())
+                        .modelSecret(model.secretRef() == null ? null : model.secretRef().getName());
+            }
+        }
+        if (spec.runtimePatches() != null) {
+            spec.runtimePatches().forEach(request::runtimePatch);
+        }
+        return request.suspend(spec.suspend()).managedBy(spec.managedBy())
+                .activeDeadlineSeconds(spec.activeDeadlineSeconds());
+    }
+
+    private static void refuseInitializerEnv(String field, List<EnvVar> env, String option) {
+        if (env != null && !env.isEmpty()) {
+            throw new InvalidTrainRequestException(field, "initializer env is not supported by this component;"
+                    + " put credentials in a Secret and name it with '" + option + "'");
+        }
+    }
+
+    private static Map<?, ?> readMapOrNull(String text) {
+        try {
+            Object value = STRICT.readValue(text, Object.class);
+            return value instanceof Map<?, ?> map ? map : null;
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "unreadable";
+        }
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
+    }
+}

@@ -1,0 +1,191 @@
+package io.camelkubeflow.trainer.job;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.camelkubeflow.trainer.api.Initializer;
+import io.camelkubeflow.trainer.api.RuntimePatch;
+import io.camelkubeflow.trainer.api.RuntimePatch.ContainerPatch;
+import io.camelkubeflow.trainer.api.RuntimePatch.JobSetSpecPatch;
+import io.camelkubeflow.trainer.api.RuntimePatch.JobSetTemplatePatch;
+import io.camelkubeflow.trainer.api.RuntimePatch.JobSpecPatch;
+import io.camelkubeflow.trainer.api.RuntimePatch.JobTemplatePatch;
+import io.camelkubeflow.trainer.api.RuntimePatch.PodSpecPatch;
+import io.camelkubeflow.trainer.api.RuntimePatch.PodTemplatePatch;
+import io.camelkubeflow.trainer.api.RuntimePatch.ReplicatedJobPatch;
+import io.camelkubeflow.trainer.api.RuntimePatch.TrainingRuntimeSpecPatch;
+import io.camelkubeflow.trainer.api.RuntimeRef;
+import io.camelkubeflow.trainer.api.StorageInitializer;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobSpec;
+import io.camelkubeflow.trainer.api.Trainer;
+import io.camelkubeflow.trainer.runtime.LauncherDecision;
+import io.camelkubeflow.trainer.runtime.LauncherResolver;
+import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
+import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor.ReplicatedJob;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+
+/**
+ * Turns a validated {@link TrainRequest} and the runtime it names into the TrainJob (and staged-script ConfigMap) to
+ * write. Pure: no cluster access, so every path can be tested and the result is known before any write.
+ */
+public final class TrainJobFactory {
+    /** Where an inline script is mounted in every container that may run user code. */
+    public static final String SCRIPT_DIR = "/opt/camel-kubeflow-trainer";
+    static final String SCRIPT_VOLUME = "camel-kubeflow-trainer-script";
+    /** The CRD's maxItems on spec.runtimePatches. */
+    private static final int MAX_RUNTIME_PATCHES = 16;
+
+    private TrainJobFactory() {
+    }
+
+    /**
+     * @param request         a request already checked by {@link TrainRequestValidator#validate}
+     * @param jobName         the final name (explicit or derived from the idempotency key)
+     * @param idempotencyKey  recorded on the TrainJob so a retry adopts it; may be null
+     */
+    public static PreparedTrainJob build(TrainRequest request, TrainingRuntimeDescriptor runtime, String namespace,
+            String jobName, String idempotencyKey) {
+        TrainRequestValidator.jobName(request.jobName() != null ? "jobName" : "jobNamePrefix", jobName);
+        String image = request.image() != null ? request.image() : runtime.trainerImage();
+        LauncherDecision decision = LauncherResolver.resolve(runtime, image, request.imageRules(),
+                request.launcher());
+
+        String scriptPath = null;
+        ConfigMap scriptConfigMap = null;
+        List<RuntimePatch> patches = new ArrayList<>();
+        // a body copied from an earlier TrainJob may carry this component's patch: it is rebuilt, not duplicated
+        request.runtimePatches().stream()
+                .filter(p -> !TrainJobMetadata.PATCH_MANAGER.equals(p.manager()))
+                .forEach(patches::add);
+        if (request.script() != null) {
+            String fileName = TrainRequestValidator.scriptFileName(request);
+            scriptPath = SCRIPT_DIR + "/" + fileName;
+            scriptConfigMap = scriptConfigMap(namespace, jobName, fileName, request.script());
+            patches.add(scriptPatch(runtime, scriptConfigMap.getMetadata().getName()));
+        }
+        if (patches.size() > MAX_RUNTIME_PATCHES) {
+            throw new InvalidTrainRequestException("runtimePatches", patches.size() + " runtime patches; the"
+                    + " TrainJob CRD allows at most " + MAX_RUNTIME_PATCHES + "; merge patches of one manager");
+        }
+        TrainerCommand trainerCommand = TrainerCommand.build(decision.launcher(),
+                request, request.pythonFile() != null ? request.pythonFile() : scriptPath);
+
+        Trainer trainer = new Trainer(
+                request.image(),
+                trainerCommand.command(),
+                trainerCommand.args(),
+                request.env().isEmpty() ? null : List.copyOf(request.env().values()),
+                request.numNodes(),
+                request.numProcPerNode(),
+                resources(request.resources()));
+
+        TrainJobSpec spec = new TrainJobSpec(
+                new RuntimeRef(runtime.name(), runtime.kind(), TrainJob.GROUP),
+                trainer,
+                initializer(request, runtime),
+                patches.isEmpty() ? null : patches,
+                request.suspend(),
+                request.managedBy(),
+                request.activeDeadlineSeconds());
+
+        Map<String, String> labels = new LinkedHashMap<>(request.labels());
+        labels.put(TrainJobMetadata.MANAGED_BY_LABEL, TrainJobMetadata.MANAGED_BY_VALUE);
+        Map<String, String> annotations = new LinkedHashMap<>(request.annotations());
+        annotations.put(TrainJobMetadata.LAUNCHER_ANNOTATION, decision.launcher().optionValue());
+        annotations.put(TrainJobMetadata.LAUNCHER_RULE_ANNOTATION, decision.rule().name());
+        if (idempotencyKey != null) {
+            annotations.put(TrainJobMetadata.IDEMPOTENCY_HASH_ANNOTATION, TrainJobMetadata.sha256(idempotencyKey));
+            if (idempotencyKey.length() <= TrainJobMetadata.MAX_RECORDED_KEY_LENGTH) {
+                annotations.put(TrainJobMetadata.IDEMPOTENCY_KEY_ANNOTATION, idempotencyKey);
+            }
+        }
+
+        TrainJob trainJob = new TrainJob();
+        trainJob.setMetadata(new ObjectMetaBuilder().withName(jobName).withNamespace(namespace)
+                .withLabels(labels).withAnnotations(annotations).build());
+        trainJob.setSpec(spec);
+        return new PreparedTrainJob(trainJob, scriptConfigMap, runtime, decision);
+    }
+
+    private static ResourceRequirements resources(Map<String, String> resources) {
+        if (resources.isEmpty()) {
+            return null;
+        }
+        // requests equal limits, as the Kubeflow SDK does: extended resources (GPUs) require it anyway
+        Map<String, Quantity> quantities = new LinkedHashMap<>();
+        resources.forEach((name, value) -> quantities.put(name, new Quantity(value)));
+        ResourceRequirements requirements = new ResourceRequirements();
+        requirements.setLimits(quantities);
+        requirements.setRequests(new LinkedHashMap<>(quantities));
+        return requirements;
+    }
+
+    private static Initializer initializer(TrainRequest request, TrainingRuntimeDescriptor runtime) {
+        StorageInitializer dataset = storage(runtime, TrainingRuntimeDescriptor.DATASET_INITIALIZER, "datasetUri",
+                request.datasetUri(), request.datasetSecret());
+        StorageInitializer model = storage(runtime, TrainingRuntimeDescriptor.MODEL_INITIALIZER, "modelUri",
+                request.modelUri(), request.modelSecret());
+        return dataset == null && model == null ? null : new Initializer(dataset, model);
+    }
+
+    private static StorageInitializer storage(TrainingRuntimeDescriptor runtime, String step, String field,
+            String uri, String secret) {
+        if (uri == null && secret == null) {
+            return null;
+        }
+        if (runtime.replicatedJob(step) == null) {
+            // the controller would silently ignore it: the job would train without the data it was given
+            throw new InvalidTrainRequestException(field, runtime.describe() + " has no " + step + " step, so the"
+                    + " Trainer would ignore it; pick a runtime with a " + step + " job, or fetch the data in your code");
+        }
+        return new StorageInitializer(uri, null, secret == null ? null : new LocalObjectReference(secret));
+    }
+
+    private static ConfigMap scriptConfigMap(String namespace, String jobName, String fileName, String script) {
+        return new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(TrainJobMetadata.scriptConfigMapName(jobName))
+                .withNamespace(namespace)
+                .addToLabels(TrainJobMetadata.MANAGED_BY_LABEL, TrainJobMetadata.MANAGED_BY_VALUE)
+                .addToLabels(TrainJobMetadata.TRAINJOB_LABEL, jobName)
+                .endMetadata()
+                .addToData(fileName, script)
+                .build();
+    }
+
+    /** Mounts the script ConfigMap on the node container of every replicated job that may run user code. */
+    private static RuntimePatch scriptPatch(TrainingRuntimeDescriptor runtime, String configMapName) {
+        List<ReplicatedJob> targets = runtime.jobsRunningUserCode();
+        if (targets.isEmpty()) {
+            throw new InvalidTrainRequestException("script", runtime.describe() + " has no replicated job with a '"
+                    + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container to stage the script into; use"
+                    + " pythonFile or command with an image that holds the code");
+        }
+        Volume volume = new VolumeBuilder().withName(SCRIPT_VOLUME)
+                .withNewConfigMap().withName(configMapName).withDefaultMode(0444).endConfigMap().build();
+        VolumeMount mount = new VolumeMountBuilder().withName(SCRIPT_VOLUME).withMountPath(SCRIPT_DIR)
+                .withReadOnly(true).build();
+        List<ReplicatedJobPatch> jobs = new ArrayList<>();
+        for (ReplicatedJob job : targets) {
+            PodSpecPatch podSpec = new PodSpecPatch(List.of(volume),
+                    List.of(new ContainerPatch(TrainingRuntimeDescriptor.TRAINER_CONTAINER, null, List.of(mount), null)),
+                    null, null);
+            jobs.add(new ReplicatedJobPatch(job.name(),
+                    new JobTemplatePatch(null, new JobSpecPatch(new PodTemplatePatch(null, podSpec)))));
+        }
+        return new RuntimePatch(TrainJobMetadata.PATCH_MANAGER, null,
+                new TrainingRuntimeSpecPatch(new JobSetTemplatePatch(null, new JobSetSpecPatch(jobs))));
+    }
+}

@@ -1,0 +1,48 @@
+package io.camelkubeflow.trainer.job;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/** Labels, annotations and names this component puts on what it creates, so it can find and adopt them again. */
+public final class TrainJobMetadata {
+    public static final String DOMAIN = "camelkubeflow.io";
+    public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+    public static final String MANAGED_BY_VALUE = "camel-kubeflow-trainer";
+    /** Label on a staged-script ConfigMap naming the TrainJob that owns it. */
+    public static final String TRAINJOB_LABEL = DOMAIN + "/trainjob";
+    public static final String IDEMPOTENCY_KEY_ANNOTATION = DOMAIN + "/idempotency-key";
+    public static final String IDEMPOTENCY_HASH_ANNOTATION = DOMAIN + "/idempotency-key-sha256";
+    public static final String LAUNCHER_ANNOTATION = DOMAIN + "/launcher";
+    public static final String LAUNCHER_RULE_ANNOTATION = DOMAIN + "/launcher-rule";
+    /** runtimePatches[].manager of the patches this component writes (a domain-prefixed path, as the CRD asks). */
+    public static final String PATCH_MANAGER = DOMAIN + "/camel-kubeflow-trainer";
+    public static final String DEFAULT_NAME_PREFIX = "trainjob";
+    /** Keys longer than this are recorded by hash only, to keep annotations small. */
+    static final int MAX_RECORDED_KEY_LENGTH = 512;
+
+    private TrainJobMetadata() {
+    }
+
+    /**
+     * The job name for an idempotency key: the prefix, '-', and the first 12 hex digits of the key's SHA-256 (48 bits:
+     * a clash between two keys is reported, never silently adopted, because the full hash is compared).
+     */
+    public static String nameFor(String prefix, String idempotencyKey) {
+        return (prefix == null ? DEFAULT_NAME_PREFIX : prefix) + "-" + sha256(idempotencyKey).substring(0, 12);
+    }
+
+    public static String scriptConfigMapName(String jobName) {
+        return jobName + "-script";
+    }
+
+    public static String sha256(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+}

@@ -1,0 +1,162 @@
+package io.camelkubeflow.trainer.job;
+
+import java.net.HttpURLConnection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates TrainJobs idempotently. Everything is checked (request, runtime, launcher, command) before the first write;
+ * a job of the same name made for the same idempotency key is adopted, one made for another key is an error. An
+ * inline script's ConfigMap is written before the TrainJob (so pods never start without it) and then handed to the
+ * TrainJob as owner, so deleting the job deletes the script.
+ */
+public class TrainJobSubmitter {
+    private static final Logger LOG = LoggerFactory.getLogger(TrainJobSubmitter.class);
+    public static final String DEFAULT_RUNTIME_KIND = "ClusterTrainingRuntime";
+
+    private final KubernetesClient client;
+
+    public TrainJobSubmitter(KubernetesClient client) {
+        this.client = client;
+    }
+
+    /** Builds the TrainJob for a request without writing anything: what {@link #submit} would create. */
+    public PreparedTrainJob prepare(TrainRequest request, String defaultNamespace) {
+        TrainRequestValidator.validate(request);
+        String namespace = request.namespace() != null ? request.namespace()
+                : defaultNamespace != null ? defaultNamespace
+                : client.getNamespace() != null ? client.getNamespace() : "default";
+        TrainingRuntimeDescriptor runtime = lookupRuntime(request, namespace);
+        String name = request.jobName() != null ? request.jobName()
+                : TrainJobMetadata.nameFor(request.jobNamePrefix(), keyOrRandom(request));
+        return TrainJobFactory.build(request, runtime, namespace, name, request.idempotencyKey());
+    }
+
+    public SubmitResult submit(TrainRequest request, String defaultNamespace) {
+        PreparedTrainJob prepared = prepare(request, defaultNamespace);
+        TrainJob wanted = prepared.trainJob();
+        String namespace = wanted.getMetadata().getNamespace();
+        String name = wanted.getMetadata().getName();
+
+        TrainJob existing = trainJobs(namespace).withName(name).get();
+        if (existing != null) {
+            return adopt(existing, prepared, request.idempotencyKey());
+        }
+        ConfigMap script = prepared.scriptConfigMap();
+        if (script != null) {
+            // replaces a leftover of an earlier attempt with the same name that failed before its TrainJob existed
+            client.configMaps().inNamespace(namespace).resource(script).createOr(c -> c.update());
+        }
+        TrainJob created;
+        try {
+            created = trainJobs(namespace).resource(wanted).create();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
+                // another replica created it between our get and create: same rules as above
+                TrainJob winner = trainJobs(namespace).withName(name).get();
+                if (winner != null) {
+                    return adopt(winner, prepared, request.idempotencyKey());
+                }
+            }
+            if (script != null) {
+                deleteQuietly(script);
+            }
+            throw e;
+        }
+        if (script != null) {
+            takeOwnership(script, created);
+        }
+        LOG.info("Created TrainJob {}/{} on {} with launcher {} ({})", namespace, name,
+                prepared.runtime().describe(), prepared.decision().launcher().optionValue(),
+                prepared.decision().reason());
+        return new SubmitResult(created, false, prepared.decision(), request.idempotencyKey());
+    }
+
+    private SubmitResult adopt(TrainJob existing, PreparedTrainJob prepared, String key) {
+        String name = existing.getMetadata().getName();
+        Map<String, String> annotations = existing.getMetadata().getAnnotations();
+        String existingHash = annotations == null ? null
+                : annotations.get(TrainJobMetadata.IDEMPOTENCY_HASH_ANNOTATION);
+        if (key == null || !Objects.equals(existingHash, TrainJobMetadata.sha256(key))) {
+            throw new TrainJobConflictException(name, existing.getMetadata().getNamespace(), key == null
+                    ? "it exists and this request has no idempotency key to prove it is the same job; set"
+                            + " 'idempotencyKey' or choose another 'jobName'"
+                    : "it was created for another idempotency key (" + describeKey(annotations)
+                            + "); choose another 'jobName' or 'jobNamePrefix'");
+        }
+        LOG.info("Adopted existing TrainJob {}/{} for idempotency key {}", existing.getMetadata().getNamespace(),
+                name, key);
+        return new SubmitResult(existing, true, prepared.decision(), key);
+    }
+
+    private static String describeKey(Map<String, String> annotations) {
+        String recorded = annotations == null ? null : annotations.get(TrainJobMetadata.IDEMPOTENCY_KEY_ANNOTATION);
+        return recorded == null ? "none recorded" : "'" + recorded + "'";
+    }
+
+    private void takeOwnership(ConfigMap script, TrainJob owner) {
+        client.configMaps().inNamespace(script.getMetadata().getNamespace())
+                .withName(script.getMetadata().getName())
+                .edit(cm -> {
+                    cm.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder()
+                            .withApiVersion(TrainJob.API_VERSION).withKind("TrainJob")
+                            .withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid())
+                            .withBlockOwnerDeletion(false).withController(false).build()));
+                    return cm;
+                });
+    }
+
+    private void deleteQuietly(ConfigMap script) {
+        try {
+            client.configMaps().inNamespace(script.getMetadata().getNamespace())
+                    .withName(script.getMetadata().getName()).delete();
+        } catch (KubernetesClientException e) {
+            LOG.warn("Could not delete staged script ConfigMap {} after a failed create: {}",
+                    script.getMetadata().getName(), e.getMessage());
+        }
+    }
+
+    private static String keyOrRandom(TrainRequest request) {
+        return request.idempotencyKey() != null ? request.idempotencyKey() : UUID.randomUUID().toString();
+    }
+
+    /** Reads the runtime the request names; a missing runtime is an input error, reported before any write. */
+    public TrainingRuntimeDescriptor lookupRuntime(TrainRequest request, String namespace) {
+        String kind = request.runtimeKind() != null ? request.runtimeKind() : DEFAULT_RUNTIME_KIND;
+        boolean namespaced = "TrainingRuntime".equals(kind);
+        ResourceDefinitionContext context = new ResourceDefinitionContext.Builder()
+                .withGroup(TrainJob.GROUP).withVersion(TrainJob.VERSION).withKind(kind)
+                .withPlural(namespaced ? "trainingruntimes" : "clustertrainingruntimes")
+                .withNamespaced(namespaced).build();
+        GenericKubernetesResource runtime = namespaced
+                ? client.genericKubernetesResources(context).inNamespace(namespace).withName(request.runtime()).get()
+                : client.genericKubernetesResources(context).withName(request.runtime()).get();
+        if (runtime == null) {
+            throw new InvalidTrainRequestException("runtime", kind + " '" + request.runtime() + "' does not exist"
+                    + (namespaced ? " in namespace " + namespace : "") + "; list them with kubectl get "
+                    + context.getPlural() + (namespaced ? "" : ", or set runtimeKind=TrainingRuntime for a namespaced one"));
+        }
+        return TrainingRuntimeDescriptor.from(runtime);
+    }
+
+    private NonNamespaceOperation<TrainJob, KubernetesResourceList<TrainJob>, Resource<TrainJob>> trainJobs(
+            String namespace) {
+        return client.resources(TrainJob.class).inNamespace(namespace);
+    }
+}

@@ -1,0 +1,198 @@
+package io.camelkubeflow.trainer.job;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.camelkubeflow.trainer.api.RuntimePatch;
+import io.camelkubeflow.trainer.runtime.ImageRule;
+import io.camelkubeflow.trainer.runtime.Launcher;
+import io.fabric8.kubernetes.api.model.EnvVar;
+
+/**
+ * Everything a caller can say about the TrainJob it wants, each field optional. Requests are layered (endpoint
+ * defaults, then a TrainJob body, then per-message headers) with {@link #overlay}, and the merged request is
+ * checked by {@link TrainRequestValidator} and built by {@link TrainJobFactory}.
+ */
+public final class TrainRequest {
+    private String namespace;
+    private String jobName;
+    private String jobNamePrefix;
+    private String idempotencyKey;
+    private String runtime;
+    private String runtimeKind;
+    private String image;
+    private Launcher launcher;
+    private List<ImageRule> imageRules;
+    private List<String> command;
+    private boolean verbatimCommand;
+    private List<String> args;
+    private String pythonFile;
+    private String script;
+    private String scriptFileName;
+    private List<String> packages;
+    private List<String> pipIndexUrls;
+    private final Map<String, EnvVar> env = new LinkedHashMap<>();
+    private Integer numNodes;
+    private Integer numProcPerNode;
+    private final Map<String, String> resources = new LinkedHashMap<>();
+    private final Map<String, String> labels = new LinkedHashMap<>();
+    private final Map<String, String> annotations = new LinkedHashMap<>();
+    private String datasetUri;
+    private String datasetSecret;
+    private String modelUri;
+    private String modelSecret;
+    private Long activeDeadlineSeconds;
+    private Boolean suspend;
+    private String managedBy;
+    private final List<RuntimePatch> runtimePatches = new ArrayList<>();
+
+    /**
+     * A new request with this one's values overridden by every value {@code top} sets. The payload (command,
+     * pythonFile, script) is taken whole from the top layer when it names any of them, so a header's script replaces
+     * an endpoint's command instead of clashing with it; maps and env merge key by key; runtime patches add up.
+     */
+    public TrainRequest overlay(TrainRequest top) {
+        TrainRequest merged = new TrainRequest();
+        merged.namespace = pick(top.namespace, namespace);
+        merged.jobName = pick(top.jobName, jobName);
+        merged.jobNamePrefix = pick(top.jobNamePrefix, jobNamePrefix);
+        merged.idempotencyKey = pick(top.idempotencyKey, idempotencyKey);
+        merged.runtime = pick(top.runtime, runtime);
+        merged.runtimeKind = pick(top.runtimeKind, runtimeKind);
+        merged.image = pick(top.image, image);
+        merged.launcher = pick(top.launcher, launcher);
+        merged.imageRules = pick(top.imageRules, imageRules);
+        TrainRequest payloadLayer = top.hasPayload() ? top : this;
+        merged.command = payloadLayer.command;
+        merged.verbatimCommand = payloadLayer.verbatimCommand;
+        merged.pythonFile = payloadLayer.pythonFile;
+        merged.script = payloadLayer.script;
+        merged.args = pick(top.args, args);
+        merged.scriptFileName = pick(top.scriptFileName, scriptFileName);
+        merged.packages = pick(top.packages, packages);
+        merged.pipIndexUrls = pick(top.pipIndexUrls, pipIndexUrls);
+        merged.env.putAll(env);
+        merged.env.putAll(top.env);
+        merged.numNodes = pick(top.numNodes, numNodes);
+        merged.numProcPerNode = pick(top.numProcPerNode, numProcPerNode);
+        merged.resources.putAll(resources);
+        merged.resources.putAll(top.resources);
+        merged.labels.putAll(labels);
+        merged.labels.putAll(top.labels);
+        merged.annotations.putAll(annotations);
+        merged.annotations.putAll(top.annotations);
+        merged.datasetUri = pick(top.datasetUri, datasetUri);
+        merged.datasetSecret = pick(top.datasetSecret, datasetSecret);
+        merged.modelUri = pick(top.modelUri, modelUri);
+        merged.modelSecret = pick(top.modelSecret, modelSecret);
+        merged.activeDeadlineSeconds = pick(top.activeDeadlineSeconds, activeDeadlineSeconds);
+        merged.suspend = pick(top.suspend, suspend);
+        merged.managedBy = pick(top.managedBy, managedBy);
+        merged.runtimePatches.addAll(runtimePatches);
+        merged.runtimePatches.addAll(top.runtimePatches);
+        return merged;
+    }
+
+    private static <T> T pick(T top, T bottom) {
+        return top != null ? top : bottom;
+    }
+
+    /** True when the request names a payload kind: a command, a Python file in the image, or an inline script. */
+    public boolean hasPayload() {
+        return command != null || pythonFile != null || script != null;
+    }
+
+    /** Adds or replaces a variable, keyed by name. */
+    public TrainRequest env(EnvVar var) {
+        env.put(var.getName(), var);
+        return this;
+    }
+
+    public TrainRequest env(String name, String value) {
+        return env(new EnvVar(name, value, null));
+    }
+
+    public TrainRequest resource(String name, String quantity) {
+        resources.put(name, quantity);
+        return this;
+    }
+
+    public TrainRequest label(String key, String value) {
+        labels.put(key, value);
+        return this;
+    }
+
+    public TrainRequest annotation(String key, String value) {
+        annotations.put(key, value);
+        return this;
+    }
+
+    public TrainRequest runtimePatch(RuntimePatch patch) {
+        runtimePatches.add(patch);
+        return this;
+    }
+
+    // fluent setters and getters
+
+    public TrainRequest namespace(String v) { namespace = v; return this; }
+    public TrainRequest jobName(String v) { jobName = v; return this; }
+    public TrainRequest jobNamePrefix(String v) { jobNamePrefix = v; return this; }
+    public TrainRequest idempotencyKey(String v) { idempotencyKey = v; return this; }
+    public TrainRequest runtime(String v) { runtime = v; return this; }
+    public TrainRequest runtimeKind(String v) { runtimeKind = v; return this; }
+    public TrainRequest image(String v) { image = v; return this; }
+    public TrainRequest launcher(Launcher v) { launcher = v; return this; }
+    public TrainRequest imageRules(List<ImageRule> v) { imageRules = v; return this; }
+    public TrainRequest command(List<String> v) { command = v; return this; }
+    public TrainRequest args(List<String> v) { args = v; return this; }
+    /** The command is a finished container command (from a TrainJob body): no launcher is put in front of it. */
+    public TrainRequest verbatimCommand(boolean v) { verbatimCommand = v; return this; }
+    public TrainRequest pythonFile(String v) { pythonFile = v; return this; }
+    public TrainRequest script(String v) { script = v; return this; }
+    public TrainRequest scriptFileName(String v) { scriptFileName = v; return this; }
+    public TrainRequest packages(List<String> v) { packages = v; return this; }
+    public TrainRequest pipIndexUrls(List<String> v) { pipIndexUrls = v; return this; }
+    public TrainRequest numNodes(Integer v) { numNodes = v; return this; }
+    public TrainRequest numProcPerNode(Integer v) { numProcPerNode = v; return this; }
+    public TrainRequest datasetUri(String v) { datasetUri = v; return this; }
+    public TrainRequest datasetSecret(String v) { datasetSecret = v; return this; }
+    public TrainRequest modelUri(String v) { modelUri = v; return this; }
+    public TrainRequest modelSecret(String v) { modelSecret = v; return this; }
+    public TrainRequest activeDeadlineSeconds(Long v) { activeDeadlineSeconds = v; return this; }
+    public TrainRequest suspend(Boolean v) { suspend = v; return this; }
+    public TrainRequest managedBy(String v) { managedBy = v; return this; }
+
+    public String namespace() { return namespace; }
+    public String jobName() { return jobName; }
+    public String jobNamePrefix() { return jobNamePrefix; }
+    public String idempotencyKey() { return idempotencyKey; }
+    public String runtime() { return runtime; }
+    public String runtimeKind() { return runtimeKind; }
+    public String image() { return image; }
+    public Launcher launcher() { return launcher; }
+    public List<ImageRule> imageRules() { return imageRules == null ? List.of() : imageRules; }
+    public List<String> command() { return command; }
+    public List<String> args() { return args; }
+    public boolean verbatimCommand() { return verbatimCommand; }
+    public String pythonFile() { return pythonFile; }
+    public String script() { return script; }
+    public String scriptFileName() { return scriptFileName; }
+    public List<String> packages() { return packages == null ? List.of() : packages; }
+    public List<String> pipIndexUrls() { return pipIndexUrls == null ? List.of() : pipIndexUrls; }
+    public Map<String, EnvVar> env() { return env; }
+    public Integer numNodes() { return numNodes; }
+    public Integer numProcPerNode() { return numProcPerNode; }
+    public Map<String, String> resources() { return resources; }
+    public Map<String, String> labels() { return labels; }
+    public Map<String, String> annotations() { return annotations; }
+    public String datasetUri() { return datasetUri; }
+    public String datasetSecret() { return datasetSecret; }
+    public String modelUri() { return modelUri; }
+    public String modelSecret() { return modelSecret; }
+    public Long activeDeadlineSeconds() { return activeDeadlineSeconds; }
+    public Boolean suspend() { return suspend; }
+    public String managedBy() { return managedBy; }
+    public List<RuntimePatch> runtimePatches() { return runtimePatches; }
+}

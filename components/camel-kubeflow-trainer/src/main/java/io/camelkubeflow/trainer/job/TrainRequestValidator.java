@@ -1,0 +1,289 @@
+package io.camelkubeflow.trainer.job;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+import io.fabric8.kubernetes.api.model.EnvVar;
+
+/**
+ * Checks a merged {@link TrainRequest} against the rules the API server, the TrainJob CRD (schema and CEL) and the
+ * Trainer admission webhook would apply, so a bad request fails here with the field and the fix, before any write.
+ * Checks that depend on the runtime live in {@link TrainJobFactory}.
+ */
+public final class TrainRequestValidator {
+    static final Pattern RFC1035_LABEL = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
+    static final Pattern RFC1123_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+    static final Pattern RFC1123_SUBDOMAIN = Pattern.compile(
+            "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    /** The quantity pattern of the CRD's resourcesPerNode (Kubernetes resource.Quantity). */
+    static final Pattern QUANTITY = Pattern.compile(
+            "(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?");
+    private static final Pattern LABEL_NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
+    private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
+    private static final Pattern ENV_NAME = Pattern.compile("[-._a-zA-Z][-._a-zA-Z0-9]*");
+    private static final Pattern CONFIG_MAP_KEY = Pattern.compile("[-._a-zA-Z0-9]+");
+    /** The CRD's CEL rule for initializer storageUri. */
+    private static final Pattern STORAGE_URI = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://.+");
+    /** Variables the Trainer webhook reserves for the launchers it configures. */
+    private static final List<String> RESERVED_ENV_PREFIXES = List.of("PET_", "OMPI_MCA_", "DMLC_");
+    static final Set<String> RUNTIME_KINDS = Set.of("ClusterTrainingRuntime", "TrainingRuntime");
+    static final Set<String> MANAGED_BY = Set.of("trainer.kubeflow.org/trainjob-controller",
+            "kueue.x-k8s.io/multikueue");
+    /** The CRD's maxItems on trainer.command, trainer.args and env lists. */
+    static final int MAX_LIST_ITEMS = 128;
+    /** Kubernetes caps a ConfigMap's data (keys and values together) at 1 MiB. */
+    public static final int MAX_CONFIG_MAP_BYTES = 1024 * 1024;
+    /** Kubernetes caps the total size of an object's annotations at 256 KiB. */
+    private static final int MAX_ANNOTATIONS_BYTES = 256 * 1024;
+    /** A generated name is prefix + '-' + 12 hex digits and must stay within the 63 characters of an RFC 1035 label. */
+    static final int MAX_PREFIX_LENGTH = 63 - 13;
+
+    private TrainRequestValidator() {
+    }
+
+    public static void validate(TrainRequest request) {
+        if (request.runtime() == null || request.runtime().isBlank()) {
+            throw new InvalidTrainRequestException("runtime", "no runtime named; set it to a ClusterTrainingRuntime"
+                    + " such as torch-distributed (kubectl get clustertrainingruntimes lists them)");
+        }
+        subdomain("runtime", request.runtime());
+        if (request.runtimeKind() != null && !RUNTIME_KINDS.contains(request.runtimeKind())) {
+            throw new InvalidTrainRequestException("runtimeKind", "'" + request.runtimeKind()
+                    + "' is not a runtime kind; use ClusterTrainingRuntime or TrainingRuntime");
+        }
+        if (request.namespace() != null) {
+            label("namespace", request.namespace(), RFC1123_LABEL, "a DNS label (lowercase letters, digits, '-')");
+        }
+        if (request.jobName() != null) {
+            jobName("jobName", request.jobName());
+        }
+        if (request.jobNamePrefix() != null) {
+            if (request.jobNamePrefix().length() > MAX_PREFIX_LENGTH
+                    || !RFC1035_LABEL.matcher(request.jobNamePrefix()).matches()) {
+                throw new InvalidTrainRequestException("jobNamePrefix", "'" + request.jobNamePrefix()
+                        + "' must be an RFC 1035 label of at most " + MAX_PREFIX_LENGTH
+                        + " characters (lowercase letter first, then lowercase letters, digits, '-')");
+            }
+        }
+        if (request.image() != null && (request.image().isBlank() || request.image().length() > 500
+                || request.image().chars().anyMatch(Character::isWhitespace))) {
+            throw new InvalidTrainRequestException("image", "'" + request.image()
+                    + "' is not an image reference (non-empty, no whitespace, at most 500 characters)");
+        }
+        payload(request);
+        packages(request);
+        env(request.env());
+        positive("numNodes", request.numNodes());
+        positive("numProcPerNode", request.numProcPerNode());
+        resources(request.resources());
+        metadata("labels", request.labels(), true);
+        metadata("annotations", request.annotations(), false);
+        storage("datasetUri", request.datasetUri(), "datasetSecret", request.datasetSecret());
+        storage("modelUri", request.modelUri(), "modelSecret", request.modelSecret());
+        if (request.activeDeadlineSeconds() != null && request.activeDeadlineSeconds() < 1) {
+            throw new InvalidTrainRequestException("activeDeadlineSeconds", request.activeDeadlineSeconds()
+                    + " is not allowed; give a number of seconds of at least 1, or leave it unset for no deadline");
+        }
+        if (request.managedBy() != null && !MANAGED_BY.contains(request.managedBy())) {
+            throw new InvalidTrainRequestException("managedBy", "'" + request.managedBy() + "' is not accepted by the"
+                    + " TrainJob CRD; use one of " + MANAGED_BY);
+        }
+    }
+
+    /** The CRD's CEL rules on metadata.name: RFC 1035 label, at most 63 characters. */
+    public static void jobName(String field, String name) {
+        if (name.length() > 63 || !RFC1035_LABEL.matcher(name).matches()) {
+            throw new InvalidTrainRequestException(field, "'" + name + "' is not an RFC 1035 label of at most 63"
+                    + " characters: start with a lowercase letter, then lowercase letters, digits or '-',"
+                    + " and end with a letter or digit");
+        }
+    }
+
+    private static void payload(TrainRequest request) {
+        int kinds = (request.command() != null ? 1 : 0) + (request.pythonFile() != null ? 1 : 0)
+                + (request.script() != null ? 1 : 0);
+        if (kinds > 1) {
+            throw new InvalidTrainRequestException("command/pythonFile/script", "more than one payload given ("
+                    + (request.command() != null ? "command " : "") + (request.pythonFile() != null ? "pythonFile " : "")
+                    + (request.script() != null ? "script" : "").trim() + "); give exactly one");
+        }
+        if (request.command() != null) {
+            if (request.command().isEmpty() || request.command().get(0).isBlank()) {
+                throw new InvalidTrainRequestException("command", "the command is empty; give the program and its"
+                        + " arguments, e.g. python -u train.py");
+            }
+        }
+        if (request.pythonFile() != null && (request.pythonFile().isBlank()
+                || request.pythonFile().chars().anyMatch(c -> c == '\n' || c == 0))) {
+            throw new InvalidTrainRequestException("pythonFile", "'" + request.pythonFile()
+                    + "' is not a file path; give the path of a .py file inside the image, e.g. /app/train.py");
+        }
+        if (request.script() != null) {
+            if (request.script().isBlank()) {
+                throw new InvalidTrainRequestException("script", "the inline script is empty; give the Python source");
+            }
+            String fileName = scriptFileName(request);
+            if (fileName.length() > 253 || !CONFIG_MAP_KEY.matcher(fileName).matches()) {
+                throw new InvalidTrainRequestException("scriptFileName", "'" + fileName
+                        + "' is not a file name a ConfigMap can hold; use letters, digits, '-', '_' or '.', e.g. train.py");
+            }
+            long bytes = request.script().getBytes(StandardCharsets.UTF_8).length + fileName.length();
+            if (bytes > MAX_CONFIG_MAP_BYTES) {
+                throw new InvalidTrainRequestException("script", "the inline script is " + bytes
+                        + " bytes with its file name, over the " + MAX_CONFIG_MAP_BYTES + "-byte (1 MiB) limit of the"
+                        + " ConfigMap it is staged in; bake it into the image and use pythonFile, or fetch it at start");
+            }
+        }
+        if (request.args() != null && request.args().size() > MAX_LIST_ITEMS) {
+            throw new InvalidTrainRequestException("args", request.args().size() + " arguments given; the TrainJob CRD"
+                    + " allows at most " + MAX_LIST_ITEMS + "; pass the rest in a config file or env");
+        }
+    }
+
+    public static String scriptFileName(TrainRequest request) {
+        return request.scriptFileName() == null ? "train.py" : request.scriptFileName();
+    }
+
+    private static void packages(TrainRequest request) {
+        for (String pkg : request.packages()) {
+            // quoting stops shell injection; a leading '-' would still be read by pip as an option
+            if (pkg.isBlank() || pkg.startsWith("-") || pkg.chars().anyMatch(Character::isWhitespace)) {
+                throw new InvalidTrainRequestException("packages", "'" + pkg + "' is not a pip requirement; give names"
+                        + " like torch==2.5.0 or numpy>=2 (no spaces, no leading '-'); put index URLs in pipIndexUrls");
+            }
+        }
+        for (String url : request.pipIndexUrls()) {
+            URI uri;
+            try {
+                uri = URI.create(url);
+            } catch (IllegalArgumentException e) {
+                uri = null;
+            }
+            if (uri == null || uri.getHost() == null
+                    || !("https".equals(uri.getScheme()) || "http".equals(uri.getScheme()))) {
+                throw new InvalidTrainRequestException("pipIndexUrls", "'" + url + "' is not an http(s) URL; give the"
+                        + " index URL, e.g. https://pypi.org/simple (the first is --index-url, the rest --extra-index-url)");
+            }
+        }
+    }
+
+    private static void env(Map<String, EnvVar> env) {
+        if (env.size() > MAX_LIST_ITEMS) {
+            throw new InvalidTrainRequestException("env", env.size() + " variables given; the TrainJob CRD allows at"
+                    + " most " + MAX_LIST_ITEMS);
+        }
+        for (EnvVar var : env.values()) {
+            String name = var.getName();
+            if (name == null || !ENV_NAME.matcher(name).matches()) {
+                throw new InvalidTrainRequestException("env", "'" + name + "' is not a valid variable name; use"
+                        + " letters, digits, '_', '-' or '.', not starting with a digit");
+            }
+            for (String prefix : RESERVED_ENV_PREFIXES) {
+                if (name.startsWith(prefix)) {
+                    throw new InvalidTrainRequestException("env", "'" + name + "' is reserved: the Trainer webhook"
+                            + " rejects " + prefix + "* variables because the runtime sets them; use numNodes and"
+                            + " numProcPerNode, or rename the variable");
+                }
+            }
+            if (var.getValue() != null && var.getValueFrom() != null) {
+                throw new InvalidTrainRequestException("env", "'" + name + "' has both a value and a valueFrom; give one");
+            }
+        }
+    }
+
+    private static void positive(String field, Integer value) {
+        if (value != null && value < 1) {
+            throw new InvalidTrainRequestException(field, value + " is not allowed; give a whole number of at least 1");
+        }
+    }
+
+    private static void resources(Map<String, String> resources) {
+        for (Map.Entry<String, String> entry : resources.entrySet()) {
+            String field = fieldForResource(entry.getKey());
+            qualifiedName(field, entry.getKey());
+            if (entry.getValue() == null || !QUANTITY.matcher(entry.getValue()).matches()) {
+                throw new InvalidTrainRequestException(field, "'" + entry.getValue() + "' is not a Kubernetes"
+                        + " quantity; write e.g. 2, 500m, 16Gi or 1.5");
+            }
+            if (entry.getValue().startsWith("-")) {
+                throw new InvalidTrainRequestException(field, "'" + entry.getValue() + "' is negative; give a"
+                        + " quantity of zero or more");
+            }
+        }
+    }
+
+    private static String fieldForResource(String resource) {
+        return switch (resource) {
+            case "cpu" -> "cpu";
+            case "memory" -> "memory";
+            case "nvidia.com/gpu" -> "gpu";
+            default -> "resources." + resource;
+        };
+    }
+
+    private static void metadata(String field, Map<String, String> entries, boolean labels) {
+        int bytes = 0;
+        for (Map.Entry<String, String> entry : entries.entrySet()) {
+            qualifiedName(field + "." + entry.getKey(), entry.getKey());
+            String value = entry.getValue();
+            if (value == null) {
+                throw new InvalidTrainRequestException(field + "." + entry.getKey(), "no value given; give a string");
+            }
+            if (labels && (value.length() > 63 || !LABEL_VALUE.matcher(value).matches())) {
+                throw new InvalidTrainRequestException(field + "." + entry.getKey(), "'" + value + "' is not a label"
+                        + " value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or"
+                        + " digit; put free text in an annotation");
+            }
+            bytes += entry.getKey().length() + value.length();
+        }
+        if (!labels && bytes > MAX_ANNOTATIONS_BYTES) {
+            throw new InvalidTrainRequestException(field, "annotations total " + bytes + " bytes, over Kubernetes'"
+                    + " 256 KiB limit; store large values elsewhere (a ConfigMap) and reference them");
+        }
+    }
+
+    /** A label or annotation key, or a resource name: an optional DNS-subdomain prefix and a name of 63 characters. */
+    private static void qualifiedName(String field, String key) {
+        String prefix = null;
+        String name = key;
+        int slash = key.indexOf('/');
+        if (slash >= 0) {
+            prefix = key.substring(0, slash);
+            name = key.substring(slash + 1);
+        }
+        boolean validPrefix = prefix == null
+                || (prefix.length() <= 253 && RFC1123_SUBDOMAIN.matcher(prefix).matches());
+        if (!validPrefix || name.length() > 63 || !LABEL_NAME.matcher(name).matches()) {
+            throw new InvalidTrainRequestException(field, "'" + key + "' is not a valid key: an optional DNS"
+                    + " prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a"
+                    + " letter or digit (e.g. example.com/team)");
+        }
+    }
+
+    private static void storage(String uriField, String uri, String secretField, String secret) {
+        if (uri != null && !uri.isEmpty() && (uri.length() > 2048 || !STORAGE_URI.matcher(uri).matches())) {
+            throw new InvalidTrainRequestException(uriField, "'" + uri + "' is not a storage URI; write"
+                    + " scheme://location, e.g. s3://bucket/data or hf://tatsu-lab/alpaca (at most 2048 characters)");
+        }
+        if (secret != null) {
+            subdomain(secretField, secret);
+        }
+    }
+
+    private static void subdomain(String field, String name) {
+        if (name.length() > 253 || !RFC1123_SUBDOMAIN.matcher(name).matches()) {
+            throw new InvalidTrainRequestException(field, "'" + name + "' is not a Kubernetes object name; use"
+                    + " lowercase letters, digits, '-' and '.', starting and ending with a letter or digit");
+        }
+    }
+
+    private static void label(String field, String value, Pattern pattern, String what) {
+        if (value.length() > 63 || !pattern.matcher(value).matches()) {
+            throw new InvalidTrainRequestException(field, "'" + value + "' is not " + what + " of at most 63 characters");
+        }
+    }
+}

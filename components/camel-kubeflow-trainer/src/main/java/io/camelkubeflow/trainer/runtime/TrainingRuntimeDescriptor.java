@@ -1,0 +1,115 @@
+package io.camelkubeflow.trainer.runtime;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+
+/**
+ * What a TrainJob needs to know of its ClusterTrainingRuntime or TrainingRuntime: the framework label, the
+ * mlPolicy kinds and the replicated jobs with their containers. Read from the runtime object as the API server
+ * returns it, so any runtime (default or custom) is described the same way.
+ */
+public record TrainingRuntimeDescriptor(
+        String kind,
+        String name,
+        String framework,
+        Set<String> mlPolicies,
+        List<ReplicatedJob> replicatedJobs) {
+
+    public static final String FRAMEWORK_LABEL = "trainer.kubeflow.org/framework";
+    public static final String ANCESTOR_STEP_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step";
+    /** The container that trainer.image/command/args replace, in every trainer job (torch, MPI launcher, ...). */
+    public static final String TRAINER_CONTAINER = "node";
+    public static final String DATASET_INITIALIZER = "dataset-initializer";
+    public static final String MODEL_INITIALIZER = "model-initializer";
+
+    /** A replicated job of the runtime's JobSet template: its name, ancestor step label, containers and images. */
+    public record ReplicatedJob(String name, String ancestorStep, Map<String, String> containerImages) {
+        public boolean hasContainer(String container) {
+            return containerImages.containsKey(container);
+        }
+    }
+
+    public static TrainingRuntimeDescriptor from(GenericKubernetesResource runtime) {
+        Map<String, String> labels = runtime.getMetadata().getLabels();
+        String framework = labels == null ? null : labels.get(FRAMEWORK_LABEL);
+        Map<String, Object> spec = map(runtime.getAdditionalProperties().get("spec"));
+
+        Set<String> policies = new LinkedHashSet<>();
+        for (Map.Entry<String, Object> entry : map(spec.get("mlPolicy")).entrySet()) {
+            // numNodes is a setting of the policy, not a policy kind
+            if (!"numNodes".equals(entry.getKey()) && entry.getValue() != null) {
+                policies.add(entry.getKey());
+            }
+        }
+
+        List<ReplicatedJob> jobs = new ArrayList<>();
+        Map<String, Object> jobSetSpec = map(map(map(spec.get("template"))).get("spec"));
+        for (Object item : list(jobSetSpec.get("replicatedJobs"))) {
+            Map<String, Object> job = map(item);
+            Map<String, Object> jobTemplate = map(job.get("template"));
+            String step = (String) map(map(jobTemplate.get("metadata")).get("labels")).get(ANCESTOR_STEP_LABEL);
+            Map<String, Object> podSpec = map(map(map(map(jobTemplate.get("spec")).get("template"))).get("spec"));
+            Map<String, String> images = new java.util.LinkedHashMap<>();
+            for (Object c : list(podSpec.get("containers"))) {
+                Map<String, Object> container = map(c);
+                images.put((String) container.get("name"), (String) container.get("image"));
+            }
+            jobs.add(new ReplicatedJob((String) job.get("name"), step, images));
+        }
+        return new TrainingRuntimeDescriptor(runtime.getKind(), runtime.getMetadata().getName(), framework,
+                Set.copyOf(policies), List.copyOf(jobs));
+    }
+
+    public boolean hasPolicy(String policy) {
+        return mlPolicies.contains(policy);
+    }
+
+    /** The replicated job whose node container trainer.* replaces: the one labelled as the trainer ancestor step. */
+    public ReplicatedJob trainerJob() {
+        for (ReplicatedJob job : replicatedJobs) {
+            if ("trainer".equals(job.ancestorStep())) {
+                return job;
+            }
+        }
+        // runtimes written before the label existed name the trainer job "node"
+        return replicatedJob(TRAINER_CONTAINER);
+    }
+
+    public ReplicatedJob replicatedJob(String jobName) {
+        for (ReplicatedJob job : replicatedJobs) {
+            if (jobName.equals(job.name())) {
+                return job;
+            }
+        }
+        return null;
+    }
+
+    /** The image the trainer will run unless the TrainJob overrides it. */
+    public String trainerImage() {
+        ReplicatedJob trainer = trainerJob();
+        return trainer == null ? null : trainer.containerImages().get(TRAINER_CONTAINER);
+    }
+
+    /** Jobs where user code can run (MPI runs it on the launcher and on every node): those with a node container. */
+    public List<ReplicatedJob> jobsRunningUserCode() {
+        return replicatedJobs.stream().filter(job -> job.hasContainer(TRAINER_CONTAINER)).toList();
+    }
+
+    public String describe() {
+        return kind + " '" + name + "'";
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object value) {
+        return value instanceof Map ? (Map<String, Object>) value : Map.of();
+    }
+
+    private static List<?> list(Object value) {
+        return value instanceof List ? (List<?>) value : List.of();
+    }
+}

@@ -1,0 +1,210 @@
+package io.camelkubeflow.trainer.testing;
+
+import java.io.InputStream;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+
+/**
+ * Validates objects against a CRD's structural openAPIV3Schema the way the API server does, with one deliberate
+ * difference: an unknown field is a violation instead of being pruned, because a pruned field is a silently lost
+ * setting. The CRD's CEL rules are checked too: each rule in the CRD must be known here (creation-time rules are
+ * evaluated, update-only rules like {@code self == oldSelf} are skipped), so a CRD upgrade with a new rule fails
+ * loudly instead of passing unchecked.
+ */
+public final class CrdSchemaValidator {
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private static final String STORAGE_URI_RULE = "self == '' || self.matches('^[A-Za-z][A-Za-z0-9+.-]*://.+$')";
+    private static final String MANAGED_BY_RULE
+            = "self in ['trainer.kubeflow.org/trainjob-controller', 'kueue.x-k8s.io/multikueue']";
+    private static final String NAME_PATTERN_RULE = "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')";
+    private static final String NAME_SIZE_RULE = "size(self.metadata.name) <= 63";
+    private static final String LAST_UPDATED_RULE = "has(self.lastUpdatedTime)";
+
+    private final JsonNode schema;
+
+    private CrdSchemaValidator(JsonNode schema) {
+        this.schema = schema;
+    }
+
+    public static CrdSchemaValidator fromClasspath(String resource) {
+        try (InputStream in = CrdSchemaValidator.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalArgumentException("no CRD at " + resource);
+            }
+            JsonNode crd = YAML.readTree(in);
+            return new CrdSchemaValidator(crd.path("spec").path("versions").get(0).path("schema").path("openAPIV3Schema"));
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static CrdSchemaValidator trainJobs() {
+        return fromClasspath("/kubeflow-trainer/crds/trainer.kubeflow.org_trainjobs.yaml");
+    }
+
+    /** Every violation, each as "path: problem"; empty when the object is valid. */
+    public List<String> validate(Object object) {
+        JsonNode node = YAML.valueToTree(object instanceof String text ? readTree(text) : object);
+        List<String> violations = new ArrayList<>();
+        check(node, schema, "", violations);
+        return violations;
+    }
+
+    private static JsonNode readTree(String text) {
+        try {
+            return YAML.readTree(text);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    private void check(JsonNode value, JsonNode schema, String path, List<String> out) {
+        if (value == null || value.isNull()) {
+            if (!schema.path("nullable").asBoolean(false)) {
+                out.add(path + ": null is not allowed");
+            }
+            return;
+        }
+        boolean intOrString = schema.path("x-kubernetes-int-or-string").asBoolean(false);
+        String type = schema.path("type").asText("");
+        if (intOrString) {
+            if (!(value.isIntegralNumber() || value.isTextual())) {
+                out.add(path + ": must be an integer or a string, was " + value.getNodeType());
+                return;
+            }
+        } else if (!type.isEmpty() && !typeMatches(type, value)) {
+            out.add(path + ": must be " + type + ", was " + value.getNodeType());
+            return;
+        }
+        scalarRules(value, schema, path, out);
+        celRules(value, schema, path, out);
+        if (value.isObject()) {
+            objectRules(value, schema, path, out);
+        } else if (value.isArray()) {
+            JsonNode items = schema.path("items");
+            if (schema.has("maxItems") && value.size() > schema.get("maxItems").asInt()) {
+                out.add(path + ": " + value.size() + " items, at most " + schema.get("maxItems").asInt());
+            }
+            if (schema.has("minItems") && value.size() < schema.get("minItems").asInt()) {
+                out.add(path + ": " + value.size() + " items, at least " + schema.get("minItems").asInt());
+            }
+            for (int i = 0; i < value.size(); i++) {
+                if (!items.isMissingNode()) {
+                    check(value.get(i), items, path + "[" + i + "]", out);
+                }
+            }
+        }
+    }
+
+    private void objectRules(JsonNode value, JsonNode schema, String path, List<String> out) {
+        for (JsonNode required : schema.path("required")) {
+            if (!value.has(required.asText())) {
+                out.add(path + ": missing required field '" + required.asText() + "'");
+            }
+        }
+        JsonNode properties = schema.path("properties");
+        JsonNode additional = schema.path("additionalProperties");
+        boolean preserveUnknown = schema.path("x-kubernetes-preserve-unknown-fields").asBoolean(false);
+        // the object's own metadata is validated by the API server itself, not by the CRD schema
+        boolean objectMetadata = ".metadata".equals(path);
+        Iterator<Map.Entry<String, JsonNode>> fields = value.fields();
+        while (fields.hasNext()) {
+            Map.Entry<String, JsonNode> field = fields.next();
+            String child = path + "." + field.getKey();
+            if (properties.has(field.getKey())) {
+                check(field.getValue(), properties.get(field.getKey()), child, out);
+            } else if (additional.isObject()) {
+                check(field.getValue(), additional, child, out);
+            } else if (!preserveUnknown && !objectMetadata) {
+                out.add(child + ": unknown field (the API server would prune it)");
+            }
+        }
+    }
+
+    private static boolean typeMatches(String type, JsonNode value) {
+        return switch (type) {
+            case "object" -> value.isObject();
+            case "array" -> value.isArray();
+            case "string" -> value.isTextual();
+            case "integer" -> value.isIntegralNumber();
+            case "number" -> value.isNumber();
+            case "boolean" -> value.isBoolean();
+            default -> false;
+        };
+    }
+
+    private static void scalarRules(JsonNode value, JsonNode schema, String path, List<String> out) {
+        if (schema.has("enum")) {
+            boolean found = false;
+            for (JsonNode allowed : schema.get("enum")) {
+                found |= allowed.equals(value);
+            }
+            if (!found) {
+                out.add(path + ": " + value + " is not one of " + schema.get("enum"));
+            }
+        }
+        if (value.isTextual()) {
+            String text = value.asText();
+            if (schema.has("maxLength") && text.codePointCount(0, text.length()) > schema.get("maxLength").asInt()) {
+                out.add(path + ": longer than " + schema.get("maxLength").asInt());
+            }
+            if (schema.has("minLength") && text.codePointCount(0, text.length()) < schema.get("minLength").asInt()) {
+                out.add(path + ": shorter than " + schema.get("minLength").asInt());
+            }
+            if (schema.has("pattern") && !Pattern.compile(schema.get("pattern").asText()).matcher(text).find()) {
+                out.add(path + ": '" + text + "' does not match " + schema.get("pattern").asText());
+            }
+            if ("date-time".equals(schema.path("format").asText())) {
+                try {
+                    java.time.OffsetDateTime.parse(text);
+                } catch (java.time.format.DateTimeParseException e) {
+                    out.add(path + ": '" + text + "' is not a date-time");
+                }
+            }
+        }
+        if (value.isIntegralNumber()) {
+            BigInteger number = value.bigIntegerValue();
+            if (schema.has("minimum") && number.compareTo(schema.get("minimum").bigIntegerValue()) < 0) {
+                out.add(path + ": " + number + " is below " + schema.get("minimum"));
+            }
+            if (schema.has("maximum") && number.compareTo(schema.get("maximum").bigIntegerValue()) > 0) {
+                out.add(path + ": " + number + " is above " + schema.get("maximum"));
+            }
+            String format = schema.path("format").asText();
+            if ("int32".equals(format) && number.bitLength() > 31 || "int64".equals(format) && number.bitLength() > 63) {
+                out.add(path + ": " + number + " overflows " + format);
+            }
+        }
+    }
+
+    private static void celRules(JsonNode value, JsonNode schema, String path, List<String> out) {
+        for (JsonNode validation : schema.path("x-kubernetes-validations")) {
+            String rule = validation.path("rule").asText();
+            String message = validation.path("message").asText();
+            boolean ok = switch (rule) {
+                case "self == oldSelf" -> true; // immutability: only on update
+                case STORAGE_URI_RULE -> value.asText().isEmpty()
+                        || Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*://.+$").matcher(value.asText()).find();
+                case MANAGED_BY_RULE -> List.of("trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue")
+                        .contains(value.asText());
+                case NAME_PATTERN_RULE -> Pattern.compile("^[a-z]([-a-z0-9]*[a-z0-9])?$")
+                        .matcher(value.path("metadata").path("name").asText()).find();
+                case NAME_SIZE_RULE -> value.path("metadata").path("name").asText().length() <= 63;
+                case LAST_UPDATED_RULE -> value.has("lastUpdatedTime");
+                default -> throw new IllegalStateException("CEL rule not known to the test validator at " + path
+                        + ": " + rule + " — teach CrdSchemaValidator to evaluate it");
+            };
+            if (!ok) {
+                out.add((path.isEmpty() ? "<root>" : path) + ": " + message);
+            }
+        }
+    }
+}
