@@ -4,7 +4,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -55,13 +57,23 @@ public final class TrainJobDocument {
             throw e;
         } catch (Exception e) {
             Throwable cause = e instanceof IllegalArgumentException && e.getCause() != null ? e.getCause() : e;
-            if (cause instanceof UnrecognizedPropertyException unknown) {
-                String path = unknown.getPath().stream()
+            if (cause instanceof StreamReadException || cause.getCause() instanceof StreamReadException) {
+                StreamReadException syntax = cause instanceof StreamReadException direct ? direct
+                        : (StreamReadException) cause.getCause();
+                String where = syntax.getLocation() == null ? ""
+                        : " at line " + syntax.getLocation().getLineNr() + ", column " + syntax.getLocation().getColumnNr();
+                throw new InvalidTrainRequestException("body", "not valid JSON or YAML" + where + ": "
+                        + firstLine(syntax.getOriginalMessage()), e);
+            }
+            if (cause instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()) {
+                String path = mapping.getPath().stream()
                         .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
                         .collect(Collectors.joining("."));
-                throw new InvalidTrainRequestException("body." + path,
-                        "unknown TrainJob field '" + unknown.getPropertyName() + "'; the v1alpha1 CRD knows "
-                                + unknown.getKnownPropertyIds() + " there (labels and annotations go in metadata)", e);
+                String problem = cause instanceof UnrecognizedPropertyException unknown
+                        ? "unknown TrainJob field '" + unknown.getPropertyName() + "'; the v1alpha1 CRD knows "
+                                + unknown.getKnownPropertyIds() + " there (labels and annotations go in metadata)"
+                        : "wrong type: " + firstLine(mapping.getOriginalMessage());
+                throw new InvalidTrainRequestException("body." + path, problem, e);
             }
             throw new InvalidTrainRequestException("body", "not a TrainJob: " + firstLine(cause.getMessage())
                     + "; send a trainer.kubeflow.org/v1alpha1 TrainJob as JSON or YAML", e);

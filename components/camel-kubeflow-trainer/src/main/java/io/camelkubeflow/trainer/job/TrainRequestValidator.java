@@ -2,6 +2,7 @@ package io.camelkubeflow.trainer.job;
 
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -104,12 +105,19 @@ public final class TrainRequestValidator {
     }
 
     private static void payload(TrainRequest request) {
-        int kinds = (request.command() != null ? 1 : 0) + (request.pythonFile() != null ? 1 : 0)
-                + (request.script() != null ? 1 : 0);
-        if (kinds > 1) {
+        List<String> kinds = new ArrayList<>();
+        if (request.command() != null) {
+            kinds.add("command");
+        }
+        if (request.pythonFile() != null) {
+            kinds.add("pythonFile");
+        }
+        if (request.script() != null) {
+            kinds.add("script");
+        }
+        if (kinds.size() > 1) {
             throw new InvalidTrainRequestException("command/pythonFile/script", "more than one payload given ("
-                    + (request.command() != null ? "command " : "") + (request.pythonFile() != null ? "pythonFile " : "")
-                    + (request.script() != null ? "script" : "").trim() + "); give exactly one");
+                    + String.join(", ", kinds) + "); give exactly one");
         }
         if (request.command() != null) {
             if (request.command().isEmpty() || request.command().get(0).isBlank()) {

@@ -1,0 +1,116 @@
+package io.camelkubeflow.trainer;
+
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Each malformed request fails with an exception naming the field, and nothing is written to the cluster. */
+class BadInputTest extends TrainerRouteTestSupport {
+    static final String TORCH = "kubeflow-trainer:train?runtime=torch-distributed&namespace=ml";
+    static final String TORCH_FILE = TORCH + "&pythonFile=/app/t.py";
+
+    static Stream<Arguments> badRequests() {
+        return Stream.of(
+                bad("no runtime", "kubeflow-trainer:train?pythonFile=/app/t.py", null, Map.of(), "runtime"),
+                bad("unknown runtime", "kubeflow-trainer:train?runtime=nope&pythonFile=/a.py", null, Map.of(), "runtime"),
+                bad("runtime name", "kubeflow-trainer:train?runtime=Torch_Distributed&pythonFile=/a.py", null, Map.of(),
+                        "runtime"),
+                bad("runtime kind", TORCH_FILE + "&runtimeKind=Runtime", null, Map.of(), "runtimeKind"),
+                bad("namespaced runtime missing", TORCH_FILE + "&runtimeKind=TrainingRuntime", null, Map.of(), "runtime"),
+                bad("uppercase job name", TORCH_FILE + "&jobName=Nightly", null, Map.of(), "jobName"),
+                bad("job name starting with digit", TORCH_FILE, null, Map.of(JOB_NAME, "1job"), "jobName"),
+                bad("64-char job name", TORCH_FILE, null, Map.of(JOB_NAME, "j" + "x".repeat(63)), "jobName"),
+                bad("job name prefix", TORCH_FILE + "&jobNamePrefix=" + "p".repeat(51), null, Map.of(), "jobNamePrefix"),
+                bad("namespace", TORCH_FILE, null, Map.of(NAMESPACE, "ML_Team"), "namespace"),
+                bad("cpu words", TORCH_FILE + "&cpu=2 cores", null, Map.of(), "cpu"),
+                bad("negative memory", TORCH_FILE, null, Map.of(MEMORY, "-1Gi"), "memory"),
+                bad("gpu", TORCH_FILE, null, Map.of(GPU, "one"), "gpu"),
+                bad("resource name", TORCH_FILE, null, Map.of(RESOURCES, Map.of("bad name", "1")), "resources.bad name"),
+                bad("both payloads", TORCH_FILE + "&command=python x.py", null, Map.of(), "command/pythonFile/script"),
+                bad("no payload", TORCH, null, Map.of(), "command/pythonFile/script"),
+                bad("empty command", TORCH, null, Map.of(COMMAND, List.of()), "command"),
+                bad("unclosed quote", TORCH, null, Map.of(COMMAND, "python 'x.py"), COMMAND),
+                bad("empty script body", TORCH + "&bodyType=script", "  ", Map.of(), "body"),
+                bad("script too large", TORCH + "&bodyType=script", "#".repeat(1024 * 1024 + 1), Map.of(), "script"),
+                bad("script file name", TORCH + "&bodyType=script&scriptFileName=../x.py", "print(1)", Map.of(),
+                        "scriptFileName"),
+                bad("script on torchtune", "kubeflow-trainer:train?runtime=torchtune-llama3.2-1b&bodyType=script",
+                        "print(1)", Map.of(), "script"),
+                bad("env name", TORCH_FILE, null, Map.of(ENV, Map.of("1BAD", "x")), "env"),
+                bad("reserved torch env", TORCH_FILE + "&env.PET_NNODES=2", null, Map.of(), "env"),
+                bad("reserved mpi env", TORCH_FILE, null, Map.of(ENV, Map.of("OMPI_MCA_x", "1")), "env"),
+                bad("malformed secret ref", TORCH_FILE + "&env.TOKEN=secretKeyRef:only-name", null, Map.of(), "env.TOKEN"),
+                bad("label value", TORCH_FILE + "&labels.team=" + "v".repeat(64), null, Map.of(), "labels.team"),
+                bad("label value chars", TORCH_FILE, null, Map.of(LABELS, Map.of("team", "a b")), "labels.team"),
+                bad("label key", TORCH_FILE, null, Map.of(LABELS, Map.of("-bad", "x")), "labels.-bad"),
+                bad("annotation key", TORCH_FILE, null, Map.of(ANNOTATIONS, Map.of("a/b/c", "x")), "annotations.a/b/c"),
+                bad("zero nodes", TORCH_FILE + "&numNodes=0", null, Map.of(), "numNodes"),
+                bad("nodes header type", TORCH_FILE, null, Map.of(NUM_NODES, "two"), NUM_NODES),
+                bad("procs per node", TORCH_FILE, null, Map.of(NUM_PROC_PER_NODE, -1), "numProcPerNode"),
+                bad("suspend header type", TORCH_FILE, null, Map.of(SUSPEND, List.of()), SUSPEND),
+                bad("dataset uri", TORCH_FILE + "&datasetUri=bucket/data", null, Map.of(), "datasetUri"),
+                bad("dataset on runtime without initializer", TORCH_FILE + "&datasetUri=s3://b/d", null, Map.of(),
+                        "datasetUri"),
+                bad("model secret", "kubeflow-trainer:train?runtime=torchtune-llama3.2-1b&modelUri=hf://m"
+                        + "&modelSecret=Bad_Secret", null, Map.of(ARGS, "epochs=1"), "modelSecret"),
+                bad("deadline", TORCH_FILE + "&activeDeadlineSeconds=0", null, Map.of(), "activeDeadlineSeconds"),
+                bad("managedBy", TORCH_FILE, null, Map.of(MANAGED_BY, "me"), "managedBy"),
+                bad("launcher name", TORCH_FILE, null, Map.of(LAUNCHER, "deepspeed"), LAUNCHER),
+                bad("mpirun without MPI", TORCH_FILE + "&launcher=mpirun", null, Map.of(), "launcher"),
+                bad("image rule", TORCH_FILE, null, Map.of(IMAGE_RULES, "pytorch/*"), IMAGE_RULES),
+                bad("image with space", TORCH_FILE, null, Map.of(IMAGE, "my image"), "image"),
+                bad("pip option as package", TORCH_FILE + "&packages=--index-url=https://evil.example", null, Map.of(),
+                        "packages"),
+                bad("pip index scheme", TORCH_FILE + "&packages=numpy&pipIndexUrls=ftp://mirror/simple", null, Map.of(),
+                        "pipIndexUrls"),
+                bad("too many args", TORCH_FILE, null, Map.of(ARGS, java.util.Collections.nCopies(129, "a")), "args"),
+                bad("malformed JSON body", TORCH_FILE + "&bodyType=trainJob", "{\"kind\": \"TrainJob\", ", Map.of(),
+                        "body"),
+                bad("malformed YAML body", TORCH_FILE + "&bodyType=trainJob", "kind: TrainJob\nspec: {trainer: {a: b\n",
+                        Map.of(), "body"),
+                bad("spec of the wrong shape", TORCH_FILE, "kind: TrainJob\nspec: [a, b]", Map.of(), "body.spec"),
+                bad("removed spec.labels", TORCH_FILE, "kind: TrainJob\nspec:\n  labels: {a: b}\n", Map.of(),
+                        "body.spec.labels"),
+                bad("unknown trainer field", TORCH_FILE,
+                        Map.of("kind", "TrainJob", "spec", Map.of("trainer", Map.of("gpus", 2))), Map.of(),
+                        "body.spec.trainer.gpus"),
+                bad("body numNodes type", TORCH_FILE, "kind: TrainJob\nspec:\n  trainer: {numNodes: many}\n", Map.of(),
+                        "body.spec.trainer.numNodes"),
+                bad("body type option", TORCH_FILE + "&bodyType=xml", "x", Map.of(), "bodyType"),
+                bad("map header type", TORCH_FILE, null, Map.of(ENV, "A=1"), ENV),
+                bad("idempotency expression yields nothing", TORCH_FILE + "&idempotencyKey=${header.missing}", null,
+                        Map.of(), "idempotencyKey"));
+    }
+
+    static Arguments bad(String name, String uri, Object body, Map<String, Object> headers, String field) {
+        return Arguments.of(name, uri, body, headers, field);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badRequests")
+    void failsNamingTheFieldBeforeAnyWrite(String name, String uri, Object body, Map<String, Object> headers,
+            String field) {
+        Throwable failure;
+        try {
+            failure = send(uri, body, headers).getException();
+        } catch (org.apache.camel.FailedToCreateProducerException e) {
+            // a malformed endpoint option fails when the producer starts, before any message
+            failure = e.getCause();
+        }
+        InvalidTrainRequestException error = assertInstanceOf(InvalidTrainRequestException.class, failure,
+                "expected an InvalidTrainRequestException");
+        assertEquals(field, error.getField(), error.getMessage());
+        assertTrue(error.getMessage().contains("'" + field + "'"), error.getMessage());
+        assertEquals(List.of(), api.writesSinceMark(), "bad input must not write anything");
+    }
+}

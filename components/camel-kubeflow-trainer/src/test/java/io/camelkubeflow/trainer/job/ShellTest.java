@@ -1,0 +1,35 @@
+package io.camelkubeflow.trainer.job;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class ShellTest {
+
+    @Test
+    void splitsLikeAShellWithoutExpanding() {
+        assertEquals(List.of("python", "-u", "train.py", "--lr", "0.1"), Shell.split("command", "python -u train.py  --lr 0.1"));
+        assertEquals(List.of("a b", "c'd", "e\"f", "$HOME", "g h"), Shell.split("args", "'a b' \"c'd\" \"e\\\"f\" '$HOME' g\\ h"));
+        assertEquals(List.of("x", ""), Shell.split("args", "x ''"));
+        assertEquals(List.of(), Shell.split("args", "   "));
+    }
+
+    @Test
+    void unclosedQuotesNameTheField() {
+        assertEquals("command", assertThrows(InvalidTrainRequestException.class,
+                () -> Shell.split("command", "python 'train.py")).getField());
+        assertEquals("args", assertThrows(InvalidTrainRequestException.class,
+                () -> Shell.split("args", "\"a")).getField());
+    }
+
+    @Test
+    void quotesOnlyWhatNeedsIt() {
+        assertEquals("torch==2.5.0", Shell.quote("torch==2.5.0"));
+        assertEquals("'numpy>=2'", Shell.quote("numpy>=2"));
+        assertEquals("''", Shell.quote(""));
+        assertEquals("'it'\\''s'", Shell.quote("it's"));
+    }
+}
