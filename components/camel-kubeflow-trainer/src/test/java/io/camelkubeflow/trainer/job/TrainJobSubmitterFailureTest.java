@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
@@ -41,7 +42,7 @@ class TrainJobSubmitterFailureTest {
         server = new KubernetesMockServer(false);
         server.init();
         client = server.createClient();
-        try (InputStream in = getClass().getResourceAsStream("/kubeflow-trainer/runtimes/torch_distributed.yaml")) {
+        try (InputStream in = getClass().getResourceAsStream(TrainerSandbox.RUNTIMES + "torch_distributed.yaml")) {
             server.expect().get().withPath(RUNTIME_PATH)
                     .andReturn(200, Serialization.unmarshal(in, GenericKubernetesResource.class)).always();
         }

@@ -1,0 +1,195 @@
+package io.camelkubeflow.trainer.sandbox;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+
+/**
+ * A local emulation of a Kubernetes API server with Kubeflow Trainer v2.3.0's CRDs and default
+ * ClusterTrainingRuntimes installed: fabric8's mock API server in CRUD mode, on loopback. It stores and serves
+ * objects (create, get, list, watch, patch, delete) but runs nothing: a TrainJob written here never gets pods or
+ * conditions. It records the requests it receives (the latest {@value #MAX_RECORDED}) so tests and benchmarks can
+ * count them.
+ */
+public final class TrainerSandbox implements AutoCloseable {
+    public static final String CRDS = "/kubeflow-trainer/crds/";
+    public static final String RUNTIMES = "/kubeflow-trainer/runtimes/";
+    public static final List<String> DEFAULT_RUNTIMES = List.of(
+            "torch_distributed.yaml", "deepspeed_distributed.yaml", "mlx_distributed.yaml", "jax_distributed.yaml",
+            "xgboost_distributed.yaml", "torchtune/llama3_2/llama3_2_1B.yaml", "torchtune/llama3_2/llama3_2_3B.yaml",
+            "torchtune/qwen2_5/qwen2_5_1.5B.yaml", "data-cache/torch_distributed_with_cache.yaml");
+    static final int MAX_RECORDED = 100_000;
+    private static final String TRAINJOBS_PREFIX = "/apis/trainer.kubeflow.org/v1alpha1/namespaces/";
+
+    private final KubernetesMockServer server;
+    private final KubernetesClient client;
+    private final List<Consumer<String>> trainJobWriteListeners = new CopyOnWriteArrayList<>();
+    private final Deque<RecordedRequest> recorded = new ArrayDeque<>();
+    private long recordedTotal;
+    /** The mock server queues every request it receives; draining it keeps a long-running sandbox's memory flat. */
+    private final ScheduledExecutorService drainer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread thread = new Thread(r, "trainer-sandbox-request-drain");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    private TrainerSandbox(int port) {
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+                new ObservingCrudDispatcher(), false);
+        server.init(InetAddress.getLoopbackAddress(), port);
+        client = server.createClient();
+        drainer.scheduleWithFixedDelay(this::drain, 1, 1, TimeUnit.SECONDS);
+    }
+
+    /** Starts a sandbox on a free loopback port with the CRDs and the default runtimes. */
+    public static TrainerSandbox start() {
+        return start(0);
+    }
+
+    /** Starts a sandbox on the given loopback port (0 picks a free one). */
+    public static TrainerSandbox start(int port) {
+        TrainerSandbox sandbox = new TrainerSandbox(port);
+        for (String crd : List.of("trainer.kubeflow.org_trainjobs.yaml",
+                "trainer.kubeflow.org_clustertrainingruntimes.yaml", "trainer.kubeflow.org_trainingruntimes.yaml")) {
+            sandbox.client.apiextensions().v1().customResourceDefinitions()
+                    .resource(load(CRDS + crd, CustomResourceDefinition.class)).create();
+        }
+        for (String runtime : DEFAULT_RUNTIMES) {
+            sandbox.createRuntime(load(RUNTIMES + runtime, GenericKubernetesResource.class));
+        }
+        return sandbox;
+    }
+
+    /** A client of this sandbox (namespace "test"). Closed with the sandbox. */
+    public KubernetesClient client() {
+        return client;
+    }
+
+    public String masterUrl() {
+        return client.getMasterUrl().toString();
+    }
+
+    /** Creates a ClusterTrainingRuntime or (namespaced) TrainingRuntime. */
+    public void createRuntime(GenericKubernetesResource runtime) {
+        boolean namespaced = "TrainingRuntime".equals(runtime.getKind());
+        ResourceDefinitionContext context = new ResourceDefinitionContext.Builder().withGroup("trainer.kubeflow.org")
+                .withVersion("v1alpha1").withKind(runtime.getKind())
+                .withPlural(namespaced ? "trainingruntimes" : "clustertrainingruntimes").withNamespaced(namespaced)
+                .build();
+        if (namespaced) {
+            client.genericKubernetesResources(context).inNamespace(runtime.getMetadata().getNamespace())
+                    .resource(runtime).create();
+        } else {
+            client.genericKubernetesResources(context).resource(runtime).create();
+        }
+    }
+
+    public void createRuntime(String yaml) {
+        createRuntime(Serialization.unmarshal(yaml, GenericKubernetesResource.class));
+    }
+
+    /** Calls {@code listener} with the JSON body of every TrainJob create or replace, before it is stored. */
+    public void onTrainJobWrite(Consumer<String> listener) {
+        trainJobWriteListeners.add(listener);
+    }
+
+    /** How many requests the sandbox has received since it started. */
+    public synchronized long requestCount() {
+        drain();
+        return recordedTotal;
+    }
+
+    /** The requests received after the first {@code since} (as counted by {@link #requestCount()}). */
+    public synchronized List<RecordedRequest> requestsSince(long since) {
+        drain();
+        long skip = Math.max(0, since - (recordedTotal - recorded.size()));
+        List<RecordedRequest> result = new ArrayList<>();
+        long index = 0;
+        for (RecordedRequest request : recorded) {
+            if (index++ >= skip) {
+                result.add(request);
+            }
+        }
+        return result;
+    }
+
+    private synchronized void drain() {
+        try {
+            RecordedRequest request;
+            while ((request = server.takeRequest(0, TimeUnit.MILLISECONDS)) != null) {
+                recorded.addLast(request);
+                recordedTotal++;
+                if (recorded.size() > MAX_RECORDED) {
+                    recorded.removeFirst();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static <T> T load(String resource, Class<T> type) {
+        try (InputStream in = TrainerSandbox.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("missing sandbox resource " + resource);
+            }
+            return Serialization.unmarshal(in, type);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        drainer.shutdownNow();
+        client.close();
+        server.destroy();
+    }
+
+    /** The CRUD dispatcher, showing each TrainJob body to the listeners before the dispatcher consumes it. */
+    private final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
+        @Override
+        public MockResponse handleCreate(RecordedRequest request) {
+            return super.handleCreate(observe(request));
+        }
+
+        @Override
+        public MockResponse handleUpdate(RecordedRequest request) {
+            return super.handleUpdate(observe(request));
+        }
+
+        private RecordedRequest observe(RecordedRequest request) {
+            String path = request.getPath();
+            if (trainJobWriteListeners.isEmpty() || !path.startsWith(TRAINJOBS_PREFIX) || !path.contains("/trainjobs")) {
+                return request;
+            }
+            String body = request.getUtf8Body();
+            trainJobWriteListeners.forEach(listener -> listener.accept(body));
+            return new RecordedRequest(request.getHttpVersion(), request.method(), path, request.getHeaders(),
+                    new Buffer().writeUtf8(body));
+        }
+    }
+}
