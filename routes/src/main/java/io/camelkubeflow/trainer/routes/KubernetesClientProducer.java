@@ -1,0 +1,52 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.nio.file.Path;
+
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Disposes;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/** The one KubernetesClient of the app; the kubeflow-trainer component is autowired with it. */
+@ApplicationScoped
+public class KubernetesClientProducer {
+    private static final Logger LOG = Logger.getLogger(KubernetesClientProducer.class);
+
+    @ConfigProperty(name = "trainer.cluster", defaultValue = "auto")
+    String cluster;
+
+    @ConfigProperty(name = "trainer.sandbox.port", defaultValue = "0")
+    int sandboxPort;
+
+    private TrainerSandbox sandbox;
+
+    @Produces
+    @Singleton
+    KubernetesClient kubernetesClient() {
+        ClusterConnection connection = ClusterConnection.choose(cluster, System.getenv(),
+                Path.of(System.getProperty("user.home")));
+        if (connection == ClusterConnection.CLUSTER) {
+            KubernetesClient client = new KubernetesClientBuilder().build();
+            LOG.infof("Using the Kubernetes cluster at %s", client.getMasterUrl());
+            return client;
+        }
+        sandbox = TrainerSandbox.start(sandboxPort);
+        LOG.warnf("No Kubernetes cluster configured: using the LOCAL TRAINER SANDBOX at %s, an emulation holding the"
+                + " Kubeflow Trainer CRDs and default runtimes. TrainJobs are stored there but nothing runs them."
+                + " Set trainer.cluster=cluster (or provide a kubeconfig) to use a real cluster.", sandbox.masterUrl());
+        return sandbox.client();
+    }
+
+    void close(@Disposes KubernetesClient client) {
+        if (sandbox != null) {
+            sandbox.close();
+        } else {
+            client.close();
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class ClusterConnectionTest {
+    @TempDir
+    Path home;
+
+    @Test
+    void autoUsesTheSandboxOnlyWhenNoClusterIsConfigured() throws Exception {
+        assertEquals(ClusterConnection.SANDBOX, ClusterConnection.choose("auto", Map.of(), home));
+        assertEquals(ClusterConnection.CLUSTER, ClusterConnection.choose("auto", Map.of("KUBECONFIG", "/k"), home));
+        Files.createDirectories(home.resolve(".kube"));
+        Files.writeString(home.resolve(".kube/config"), "apiVersion: v1\n");
+        assertEquals(ClusterConnection.CLUSTER, ClusterConnection.choose("auto", Map.of(), home));
+    }
+
+    @Test
+    void explicitChoicesWinAndTyposAreRefused() {
+        assertEquals(ClusterConnection.SANDBOX, ClusterConnection.choose("sandbox", Map.of("KUBECONFIG", "/k"), home));
+        assertEquals(ClusterConnection.CLUSTER, ClusterConnection.choose("Cluster", Map.of(), home));
+        assertThrows(IllegalArgumentException.class, () -> ClusterConnection.choose("local", Map.of(), home));
+    }
+}
