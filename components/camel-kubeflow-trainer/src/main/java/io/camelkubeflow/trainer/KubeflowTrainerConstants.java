@@ -28,7 +28,7 @@ public final class KubeflowTrainerConstants {
     public static final String RUNTIME_KIND = "CamelKubeflowTrainerRuntimeKind";
     @Metadata(label = "train", description = "Trainer image, replacing the runtime's.", javaType = "String")
     public static final String IMAGE = "CamelKubeflowTrainerImage";
-    @Metadata(description = "The launcher to force (in: builtin, torchrun, mpirun, python); the launcher chosen (out).",
+    @Metadata(label = "train", description = "The launcher to force: builtin, torchrun, mpirun or python.",
               javaType = "String")
     public static final String LAUNCHER = "CamelKubeflowTrainerLauncher";
     @Metadata(label = "train", description = "Image rules, glob=launcher, comma-separated, first match wins.",
@@ -101,6 +101,10 @@ public final class KubeflowTrainerConstants {
 
     @Metadata(label = "train", description = "UID of the created or adopted TrainJob.", javaType = "String")
     public static final String JOB_UID = "CamelKubeflowTrainerJobUid";
+    @Metadata(label = "train", description = "The launcher chosen for the TrainJob (out). Not the same header as the"
+                                             + " forcing one, so a second train in the same exchange chooses afresh.",
+              javaType = "String")
+    public static final String LAUNCHER_CHOSEN = "CamelKubeflowTrainerLauncherChosen";
     @Metadata(label = "train", description = "Which rule chose the launcher: FORCED, IMAGE_RULE, FRAMEWORK_LABEL,"
                                              + " ML_POLICY or FALLBACK.",
               javaType = "String")

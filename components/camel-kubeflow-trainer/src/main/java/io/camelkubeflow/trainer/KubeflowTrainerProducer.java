@@ -63,7 +63,7 @@ public class KubeflowTrainerProducer extends DefaultProducer {
         out.setHeader(KubeflowTrainerConstants.JOB_UID, job.getMetadata().getUid());
         out.setHeader(KubeflowTrainerConstants.IDEMPOTENCY_KEY, result.idempotencyKey());
         out.setHeader(KubeflowTrainerConstants.ADOPTED, result.adopted());
-        out.setHeader(KubeflowTrainerConstants.LAUNCHER, result.decision().launcher().optionValue());
+        out.setHeader(KubeflowTrainerConstants.LAUNCHER_CHOSEN, result.decision().launcher().optionValue());
         out.setHeader(KubeflowTrainerConstants.LAUNCHER_RULE, result.decision().rule().name());
         out.setHeader(KubeflowTrainerConstants.LAUNCHER_REASON, result.decision().reason());
     }

@@ -9,6 +9,7 @@ import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.TrainJobFactory;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
+import io.camelkubeflow.trainer.testing.RuntimeYaml;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -72,7 +73,7 @@ class TrainOperationTest extends TrainerRouteTestSupport {
         TrainJob job = stored("ml", returned.getMetadata().getName());
         assertEquals(returned.getMetadata().getUid(), job.getMetadata().getUid());
 
-        assertEquals(launcher, exchange.getMessage().getHeader(LAUNCHER));
+        assertEquals(launcher, exchange.getMessage().getHeader(LAUNCHER_CHOSEN));
         assertEquals(job.getMetadata().getName(), exchange.getMessage().getHeader(JOB_NAME));
         assertEquals("ml", exchange.getMessage().getHeader(NAMESPACE));
         assertEquals(job.getMetadata().getUid(), exchange.getMessage().getHeader(JOB_UID));
@@ -213,20 +214,7 @@ class TrainOperationTest extends TrainerRouteTestSupport {
 
     @Test
     void namespacedTrainingRuntimesAreFoundWithRuntimeKind() {
-        api.createRuntime("""
-                apiVersion: trainer.kubeflow.org/v1alpha1
-                kind: TrainingRuntime
-                metadata: {name: team-torch, namespace: team-a, labels: {trainer.kubeflow.org/framework: torch}}
-                spec:
-                  mlPolicy: {numNodes: 1, torch: {}}
-                  template:
-                    spec:
-                      replicatedJobs:
-                        - name: node
-                          template:
-                            metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
-                            spec: {template: {spec: {containers: [{name: node, image: team/torch:1}]}}}
-                """);
+        api.createRuntime(RuntimeYaml.of("team-torch", "team-a", "torch", "{numNodes: 1, torch: {}}", "team/torch:1"));
         TrainJob job = trainJob(send("kubeflow-trainer:train?runtime=team-torch&runtimeKind=TrainingRuntime"
                 + "&namespace=team-a&pythonFile=/app/t.py", null, Map.of()));
         assertEquals("TrainingRuntime", job.getSpec().runtimeRef().kind());
@@ -235,27 +223,15 @@ class TrainOperationTest extends TrainerRouteTestSupport {
 
     @Test
     void customImagesFollowTheUsersImageRulesAndUnknownRuntimesSayWhy() {
-        api.createRuntime("""
-                apiVersion: trainer.kubeflow.org/v1alpha1
-                kind: ClusterTrainingRuntime
-                metadata: {name: in-house, labels: {trainer.kubeflow.org/framework: in-house}}
-                spec:
-                  template:
-                    spec:
-                      replicatedJobs:
-                        - name: node
-                          template:
-                            metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
-                            spec: {template: {spec: {containers: [{name: node, image: registry.example.com/ml/torch-cu12:3}]}}}
-                """);
+        api.createRuntime(RuntimeYaml.of("in-house", null, "in-house", null, "registry.example.com/ml/torch-cu12:3"));
         Exchange fallback = send("kubeflow-trainer:train?runtime=in-house&pythonFile=/app/t.py", null, Map.of());
-        assertEquals("python", fallback.getMessage().getHeader(LAUNCHER));
+        assertEquals("python", fallback.getMessage().getHeader(LAUNCHER_CHOSEN));
         assertEquals("FALLBACK", fallback.getMessage().getHeader(LAUNCHER_RULE));
         assertTrue(fallback.getMessage().getHeader(LAUNCHER_REASON, String.class).contains("no mlPolicy"));
 
         Exchange ruled = send("kubeflow-trainer:train?runtime=in-house&pythonFile=/app/t.py"
                 + "&imageRules=registry.example.com/*torch*=torchrun", null, Map.of());
-        assertEquals("torchrun", ruled.getMessage().getHeader(LAUNCHER));
+        assertEquals("torchrun", ruled.getMessage().getHeader(LAUNCHER_CHOSEN));
         assertEquals("IMAGE_RULE", ruled.getMessage().getHeader(LAUNCHER_RULE));
         assertEquals(List.of("torchrun", "/app/t.py"), trainJob(ruled).getSpec().trainer().command());
     }
@@ -303,5 +279,54 @@ class TrainOperationTest extends TrainerRouteTestSupport {
         TrainJob fromTyped = trainJob(send(uri, typed, Map.of()));
         assertEquals(5, fromTyped.getSpec().trainer().numNodes());
         assertEquals("torch-distributed", fromTyped.getSpec().runtimeRef().name());
+    }
+
+    @Test
+    void aStreamBodyIsStagedAsTheScript() {
+        byte[] source = "print('from a stream, like an S3 object')\n".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        TrainJob job = trainJob(send("kubeflow-trainer:train?runtime=torch-distributed&namespace=ml&bodyType=script"
+                + "&scriptFileName=s3_job.py", new java.io.ByteArrayInputStream(source), Map.of()));
+        assertEquals(List.of("torchrun", TrainJobFactory.SCRIPT_DIR + "/s3_job.py"), job.getSpec().trainer().command());
+        assertEquals(new String(source, java.nio.charset.StandardCharsets.UTF_8),
+                storedConfigMap("ml", job.getMetadata().getName() + "-script").getData().get("s3_job.py"));
+    }
+
+    @Test
+    void theScriptOptionReadsAClasspathResource() {
+        TrainJob job = trainJob(send("kubeflow-trainer:train?runtime=xgboost-distributed&namespace=ml"
+                + "&script=classpath:scripts/train_xgb.py", null, Map.of()));
+        assertEquals(List.of("python", SCRIPT_PATH), job.getSpec().trainer().command());
+        assertTrue(storedConfigMap("ml", job.getMetadata().getName() + "-script").getData().get("train.py")
+                .contains("import xgboost"));
+    }
+
+    @Test
+    void aBodysOwnRuntimePatchesAreKeptBesideTheScriptMount() {
+        String yaml = """
+                kind: TrainJob
+                spec:
+                  runtimePatches:
+                    - manager: example.com/gpu-scheduler
+                      trainingRuntimeSpec:
+                        template:
+                          spec:
+                            replicatedJobs:
+                              - name: node
+                                template:
+                                  spec:
+                                    template:
+                                      spec:
+                                        nodeSelector: {gpu: a100}
+                                        tolerations: [{key: gpu, operator: Exists, effect: NoSchedule}]
+                """;
+        TrainJob job = trainJob(send("kubeflow-trainer:train?runtime=torch-distributed&namespace=ml"
+                + "&script=print(1)", yaml, Map.of()));
+        List<RuntimePatch> patches = job.getSpec().runtimePatches();
+        assertEquals(List.of("example.com/gpu-scheduler", TrainJobMetadata.PATCH_MANAGER),
+                patches.stream().map(RuntimePatch::manager).toList());
+        var podSpec = patches.get(0).trainingRuntimeSpec().template().spec().replicatedJobs().get(0).template().spec()
+                .template().spec();
+        assertEquals(Map.of("gpu", "a100"), podSpec.nodeSelector());
+        assertEquals("gpu", podSpec.tolerations().get(0).getKey());
     }
 }

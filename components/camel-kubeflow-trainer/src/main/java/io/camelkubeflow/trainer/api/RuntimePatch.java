@@ -4,8 +4,13 @@ import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
+import io.fabric8.kubernetes.api.model.PodSchedulingGate;
+import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 
@@ -45,13 +50,24 @@ public record RuntimePatch(String manager, String time, TrainingRuntimeSpecPatch
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record MetadataPatch(Map<String, String> labels, Map<String, String> annotations) {
+    public record MetadataPatch(Map<String, String> labels, Map<String, String> annotations, List<String> finalizers,
+            String name, String namespace) {
     }
 
-    /** The pod fields the admission webhook lets a patch set, of which this component uses volumes and containers. */
+    /**
+     * Every pod field the CRD lets a patch set (so a TrainJob body with any valid patch is read, not refused); this
+     * component itself writes volumes and containers.
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record PodSpecPatch(List<Volume> volumes, List<ContainerPatch> containers, String serviceAccountName,
-            Map<String, String> nodeSelector) {
+    public record PodSpecPatch(List<Volume> volumes, List<ContainerPatch> containers, List<ContainerPatch> initContainers,
+            String serviceAccountName, Map<String, String> nodeSelector, Affinity affinity, List<Toleration> tolerations,
+            List<LocalObjectReference> imagePullSecrets, PodSecurityContext securityContext,
+            List<PodSchedulingGate> schedulingGates, Long terminationGracePeriodSeconds) {
+
+        /** A patch that only adds volumes and container mounts. */
+        public static PodSpecPatch volumes(List<Volume> volumes, List<ContainerPatch> containers) {
+            return new PodSpecPatch(volumes, containers, null, null, null, null, null, null, null, null, null);
+        }
     }
 
     /** A container patch may set only these four fields (and env only on containers other than node/initializers). */

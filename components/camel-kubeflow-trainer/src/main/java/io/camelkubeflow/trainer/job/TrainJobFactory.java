@@ -179,9 +179,8 @@ public final class TrainJobFactory {
                 .withReadOnly(true).build();
         List<ReplicatedJobPatch> jobs = new ArrayList<>();
         for (ReplicatedJob job : targets) {
-            PodSpecPatch podSpec = new PodSpecPatch(List.of(volume),
-                    List.of(new ContainerPatch(TrainingRuntimeDescriptor.TRAINER_CONTAINER, null, List.of(mount), null)),
-                    null, null);
+            PodSpecPatch podSpec = PodSpecPatch.volumes(List.of(volume),
+                    List.of(new ContainerPatch(TrainingRuntimeDescriptor.TRAINER_CONTAINER, null, List.of(mount), null)));
             jobs.add(new ReplicatedJobPatch(job.name(),
                     new JobTemplatePatch(null, new JobSpecPatch(new PodTemplatePatch(null, podSpec)))));
         }

@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.UUID;
 
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.runtime.LauncherRule;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -82,9 +83,14 @@ public class TrainJobSubmitter {
         if (script != null) {
             takeOwnership(script, created);
         }
-        LOG.info("Created TrainJob {}/{} on {} with launcher {} ({})", namespace, name,
-                prepared.runtime().describe(), prepared.decision().launcher().optionValue(),
-                prepared.decision().reason());
+        if (prepared.decision().rule() == LauncherRule.FALLBACK) {
+            LOG.warn("Created TrainJob {}/{} with a FALLBACK launcher: {}", namespace, name,
+                    prepared.decision().reason());
+        } else {
+            LOG.info("Created TrainJob {}/{} on {} with launcher {} ({})", namespace, name,
+                    prepared.runtime().describe(), prepared.decision().launcher().optionValue(),
+                    prepared.decision().reason());
+        }
         return new SubmitResult(created, false, prepared.decision(), request.idempotencyKey());
     }
 

@@ -4,6 +4,7 @@ import java.io.InputStream;
 import java.util.List;
 
 import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.testing.RuntimeYaml;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,22 +26,7 @@ class LauncherResolverTest {
     }
 
     static TrainingRuntimeDescriptor customRuntime(String framework, String mlPolicyYaml) {
-        String yaml = """
-                apiVersion: trainer.kubeflow.org/v1alpha1
-                kind: ClusterTrainingRuntime
-                metadata:
-                  name: custom
-                """ + (framework == null ? "" : "  labels: {trainer.kubeflow.org/framework: " + framework + "}\n") + """
-                spec:
-                """ + (mlPolicyYaml == null ? "" : "  mlPolicy: " + mlPolicyYaml + "\n") + """
-                  template:
-                    spec:
-                      replicatedJobs:
-                        - name: node
-                          template:
-                            metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
-                            spec: {template: {spec: {containers: [{name: node, image: registry.example.com/team/my-trainer:1}]}}}
-                """;
+        String yaml = RuntimeYaml.of("custom", null, framework, mlPolicyYaml, "registry.example.com/team/my-trainer:1");
         return TrainingRuntimeDescriptor.from(Serialization.unmarshal(yaml, GenericKubernetesResource.class));
     }
 

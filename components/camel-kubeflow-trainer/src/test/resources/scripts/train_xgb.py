@@ -1,0 +1,2 @@
+import xgboost
+print("training with", xgboost.__version__)
