@@ -329,4 +329,32 @@ class TrainOperationTest extends TrainerRouteTestSupport {
         assertEquals(Map.of("gpu", "a100"), podSpec.nodeSelector());
         assertEquals("gpu", podSpec.tolerations().get(0).getKey());
     }
+
+    @Test
+    void aForeignConfigMapOfTheScriptsNameIsNeverOverwritten() {
+        api.client().configMaps().inNamespace("ml").resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                .withNewMetadata().withName("taken-script").endMetadata().addToData("app.conf", "mine").build()).create();
+        Exchange exchange = send("kubeflow-trainer:train?runtime=torch-distributed&namespace=ml&jobName=taken"
+                + "&script=print(1)", null, Map.of());
+        assertTrue(exchange.getException() instanceof io.camelkubeflow.trainer.job.TrainJobConflictException,
+                String.valueOf(exchange.getException()));
+        assertEquals(Map.of("app.conf", "mine"), storedConfigMap("ml", "taken-script").getData());
+        assertNull(stored("ml", "taken"));
+    }
+
+    @Test
+    void anAdoptingRetryHandsTheScriptToTheJobIfTheFirstAttemptCouldNot() {
+        String uri = "kubeflow-trainer:train?runtime=torch-distributed&namespace=ml&script=print(1)";
+        Map<String, Object> key = Map.of(IDEMPOTENCY_KEY, "ownerless-script");
+        TrainJob job = trainJob(send(uri, null, key));
+        String configMap = job.getMetadata().getName() + "-script";
+        // as if the first attempt died between creating the TrainJob and handing it the script
+        api.client().configMaps().inNamespace("ml").withName(configMap).edit(cm -> {
+            cm.getMetadata().setOwnerReferences(List.of());
+            return cm;
+        });
+        assertEquals(true, send(uri, null, key).getMessage().getHeader(ADOPTED));
+        assertEquals(job.getMetadata().getUid(),
+                storedConfigMap("ml", configMap).getMetadata().getOwnerReferences().get(0).getUid());
+    }
 }

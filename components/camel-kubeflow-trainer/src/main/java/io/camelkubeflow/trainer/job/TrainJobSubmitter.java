@@ -61,8 +61,7 @@ public class TrainJobSubmitter {
         }
         ConfigMap script = prepared.scriptConfigMap();
         if (script != null) {
-            // replaces a leftover of an earlier attempt with the same name that failed before its TrainJob existed
-            client.configMaps().inNamespace(namespace).resource(script).createOr(c -> c.update());
+            stageScript(script);
         }
         TrainJob created;
         try {
@@ -106,6 +105,14 @@ public class TrainJobSubmitter {
                     : "it was created for another idempotency key (" + describeKey(annotations)
                             + "); choose another 'jobName' or 'jobNamePrefix'");
         }
+        if (prepared.scriptConfigMap() != null) {
+            // the attempt that created the job may have failed before handing it the script
+            ConfigMap script = client.configMaps().inNamespace(existing.getMetadata().getNamespace())
+                    .withName(prepared.scriptConfigMap().getMetadata().getName()).get();
+            if (script != null && isStagedFor(script, name) && script.getMetadata().getOwnerReferences().isEmpty()) {
+                takeOwnership(script, existing);
+            }
+        }
         LOG.info("Adopted existing TrainJob {}/{} for idempotency key {}", existing.getMetadata().getNamespace(),
                 name, key);
         return new SubmitResult(existing, true, prepared.decision(), key);
@@ -114,6 +121,35 @@ public class TrainJobSubmitter {
     private static String describeKey(Map<String, String> annotations) {
         String recorded = annotations == null ? null : annotations.get(TrainJobMetadata.IDEMPOTENCY_KEY_ANNOTATION);
         return recorded == null ? "none recorded" : "'" + recorded + "'";
+    }
+
+    /**
+     * Creates the script ConfigMap. One left by an earlier attempt for the same job (which failed before its TrainJob
+     * existed) is replaced; a ConfigMap of that name that this component did not stage for this job is never touched.
+     */
+    private void stageScript(ConfigMap script) {
+        String namespace = script.getMetadata().getNamespace();
+        String jobName = script.getMetadata().getLabels().get(TrainJobMetadata.TRAINJOB_LABEL);
+        try {
+            client.configMaps().inNamespace(namespace).resource(script).create();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+                throw e;
+            }
+            ConfigMap existing = client.configMaps().inNamespace(namespace).withName(script.getMetadata().getName()).get();
+            if (existing == null || !isStagedFor(existing, jobName)) {
+                throw new TrainJobConflictException(jobName, namespace, "ConfigMap " + script.getMetadata().getName()
+                        + " exists and was not staged by this component for this job; rename or delete it, or choose"
+                        + " another 'jobName'");
+            }
+            client.configMaps().inNamespace(namespace).resource(script).update();
+        }
+    }
+
+    private static boolean isStagedFor(ConfigMap configMap, String jobName) {
+        Map<String, String> labels = configMap.getMetadata().getLabels();
+        return labels != null && TrainJobMetadata.MANAGED_BY_VALUE.equals(labels.get(TrainJobMetadata.MANAGED_BY_LABEL))
+                && jobName.equals(labels.get(TrainJobMetadata.TRAINJOB_LABEL));
     }
 
     private void takeOwnership(ConfigMap script, TrainJob owner) {
