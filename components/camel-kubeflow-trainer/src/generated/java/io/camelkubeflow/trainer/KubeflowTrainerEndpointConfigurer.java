@@ -100,9 +100,15 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "scriptfilename":
         case "scriptFileName": target.getConfiguration().setScriptFileName(property(camelContext, java.lang.String.class, value)); return true;
         case "suspend": target.getConfiguration().setSuspend(property(camelContext, java.lang.Boolean.class, value)); return true;
+        case "throwonfailure":
+        case "throwOnFailure": target.getConfiguration().setThrowOnFailure(property(camelContext, boolean.class, value)); return true;
         case "trustcerts":
         case "trustCerts": target.getConfiguration().setTrustCerts(property(camelContext, java.lang.Boolean.class, value)); return true;
         case "username": target.getConfiguration().setUsername(property(camelContext, java.lang.String.class, value)); return true;
+        case "waitfor":
+        case "waitFor": target.getConfiguration().setWaitFor(property(camelContext, java.lang.String.class, value)); return true;
+        case "waittimeout":
+        case "waitTimeout": target.getConfiguration().setWaitTimeout(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         default: return false;
         }
     }
@@ -187,9 +193,15 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "scriptfilename":
         case "scriptFileName": return java.lang.String.class;
         case "suspend": return java.lang.Boolean.class;
+        case "throwonfailure":
+        case "throwOnFailure": return boolean.class;
         case "trustcerts":
         case "trustCerts": return java.lang.Boolean.class;
         case "username": return java.lang.String.class;
+        case "waitfor":
+        case "waitFor": return java.lang.String.class;
+        case "waittimeout":
+        case "waitTimeout": return long.class;
         default: return null;
         }
     }
@@ -275,9 +287,15 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "scriptfilename":
         case "scriptFileName": return target.getConfiguration().getScriptFileName();
         case "suspend": return target.getConfiguration().getSuspend();
+        case "throwonfailure":
+        case "throwOnFailure": return target.getConfiguration().isThrowOnFailure();
         case "trustcerts":
         case "trustCerts": return target.getConfiguration().getTrustCerts();
         case "username": return target.getConfiguration().getUsername();
+        case "waitfor":
+        case "waitFor": return target.getConfiguration().getWaitFor();
+        case "waittimeout":
+        case "waitTimeout": return target.getConfiguration().getWaitTimeout();
         default: return null;
         }
     }

@@ -23,7 +23,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(50);
+        Set<String> props = new HashSet<>(53);
         props.add("activeDeadlineSeconds");
         props.add("annotations");
         props.add("args");
@@ -72,8 +72,11 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("script");
         props.add("scriptFileName");
         props.add("suspend");
+        props.add("throwOnFailure");
         props.add("trustCerts");
         props.add("username");
+        props.add("waitFor");
+        props.add("waitTimeout");
         PROPERTY_NAMES = Collections.unmodifiableSet(props);
         Set<String> secretProps = new HashSet<>(5);
         secretProps.add("clientKeyData");

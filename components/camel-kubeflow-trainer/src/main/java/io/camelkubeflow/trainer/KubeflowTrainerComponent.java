@@ -2,6 +2,7 @@ package io.camelkubeflow.trainer;
 
 import java.util.Map;
 
+import io.camelkubeflow.trainer.watch.TrainJobWatcher;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import org.apache.camel.Endpoint;
 import org.apache.camel.spi.Metadata;
@@ -16,6 +17,8 @@ public class KubeflowTrainerComponent extends DefaultComponent {
     @Metadata(autowired = true, description = "The KubernetesClient shared by all endpoints that set none of their own"
                                               + " (Camel Quarkus registers one from the Quarkus kubernetes-client).")
     private KubernetesClient kubernetesClient;
+
+    private final Map<KubernetesClient, TrainJobWatcher> watchers = new java.util.concurrent.ConcurrentHashMap<>();
 
     @Override
     protected Endpoint createEndpoint(String uri, String remaining, Map<String, Object> parameters) throws Exception {
@@ -36,6 +39,26 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         KubeflowTrainerEndpoint endpoint = new KubeflowTrainerEndpoint(uri, this, operation, configuration);
         setProperties(endpoint, parameters);
         return endpoint;
+    }
+
+    /** One watcher per client, shared by all its endpoints: one watch connection per namespace in all. */
+    TrainJobWatcher watcherFor(KubernetesClient client) {
+        return watchers.computeIfAbsent(client, TrainJobWatcher::new);
+    }
+
+    /** Closes the watcher of a client an endpoint built itself and is about to close. */
+    void releaseWatcher(KubernetesClient client) {
+        TrainJobWatcher watcher = watchers.remove(client);
+        if (watcher != null) {
+            watcher.close();
+        }
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        watchers.values().forEach(TrainJobWatcher::close);
+        watchers.clear();
+        super.doStop();
     }
 
     public KubernetesClient getKubernetesClient() {

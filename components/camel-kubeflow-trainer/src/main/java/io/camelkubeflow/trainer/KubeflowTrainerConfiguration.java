@@ -115,6 +115,20 @@ public class KubeflowTrainerConfiguration {
     @UriParam(label = "train", prefix = "resources.", multiValue = true,
               description = "Other resources per node, as resources.NAME=quantity (e.g. resources.google.com/tpu=4).")
     private java.util.Map<String, Object> resources;
+    @UriParam(label = "wait", enums = "Complete,Failed,Running,Suspended", defaultValue = "Complete",
+              description = "The status to wait for. Running is also reached by a job that already completed.")
+    private String waitFor = "Complete";
+
+    @UriParam(label = "wait", defaultValue = "1h", javaType = "java.time.Duration",
+              description = "How long to wait before failing with TrainJobWaitTimeoutException; 0 waits without limit."
+                            + " The TrainJob itself is left running.")
+    private long waitTimeout = 3_600_000L;
+
+    @UriParam(label = "wait", defaultValue = "true",
+              description = "Throw TrainJobFailedException when the job ends otherwise than waited for (fails while"
+                            + " Complete is wanted, ...); when false, the outcome is only reported in headers.")
+    private boolean throwOnFailure = true;
+
     @UriParam(label = "common,security",
               description = "Kubernetes API server URL; unset: kubeconfig or in-cluster config.")
     private String masterUrl;
@@ -542,4 +556,28 @@ public class KubeflowTrainerConfiguration {
         this.connectionTimeout = connectionTimeout;
     }
 
+
+    public String getWaitFor() {
+        return waitFor;
+    }
+
+    public void setWaitFor(String waitFor) {
+        this.waitFor = waitFor;
+    }
+
+    public long getWaitTimeout() {
+        return waitTimeout;
+    }
+
+    public void setWaitTimeout(long waitTimeout) {
+        this.waitTimeout = waitTimeout;
+    }
+
+    public boolean isThrowOnFailure() {
+        return throwOnFailure;
+    }
+
+    public void setThrowOnFailure(boolean throwOnFailure) {
+        this.throwOnFailure = throwOnFailure;
+    }
 }

@@ -116,6 +116,31 @@ public final class KubeflowTrainerConstants {
               javaType = "Boolean")
     public static final String ADOPTED = "CamelKubeflowTrainerAdopted";
 
+    // wait
+
+    @Metadata(label = "wait", description = "The status to wait for (in): Complete, Failed, Running or Suspended.",
+              javaType = "String")
+    public static final String WAIT_FOR = "CamelKubeflowTrainerWaitFor";
+    @Metadata(label = "wait", description = "How long to wait (in), in milliseconds or as a java.time.Duration.",
+              javaType = "java.time.Duration")
+    public static final String WAIT_TIMEOUT = "CamelKubeflowTrainerWaitTimeout";
+    @Metadata(label = "wait", description = "The TrainJob's status when the wait ended (out): Created, Running,"
+                                            + " Suspended, Complete or Failed.",
+              javaType = "String")
+    public static final String STATUS = "CamelKubeflowTrainerStatus";
+    @Metadata(label = "wait", description = "Reason of the condition that decided the status, e.g. AllJobsCompleted,"
+                                            + " FailedJobs, DeadlineExceeded (out).",
+              javaType = "String")
+    public static final String REASON = "CamelKubeflowTrainerReason";
+    @Metadata(label = "wait", description = "Message of that condition (out).", javaType = "String")
+    public static final String MESSAGE = "CamelKubeflowTrainerMessage";
+    @Metadata(label = "wait", description = "For a failed job, the first container that exited non-zero (out).",
+              javaType = "String")
+    public static final String POD_FAILURE = "CamelKubeflowTrainerPodFailure";
+    @Metadata(label = "wait", description = "Milliseconds from the job's creation to its end (or to now) (out).",
+              javaType = "Long")
+    public static final String DURATION = "CamelKubeflowTrainerDuration";
+
     private KubeflowTrainerConstants() {
     }
 }

@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer;
 
+import io.camelkubeflow.trainer.watch.TrainJobWatcher;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import org.apache.camel.Category;
 import org.apache.camel.Consumer;
@@ -23,7 +24,8 @@ import org.apache.camel.support.DefaultEndpoint;
              headersClass = KubeflowTrainerConstants.class)
 public class KubeflowTrainerEndpoint extends DefaultEndpoint {
 
-    @UriPath(description = "The operation: train creates (or adopts) a TrainJob; wait and logs are planned.")
+    @UriPath(description = "The operation: train creates (or adopts) a TrainJob; wait waits for one to reach a"
+                           + " status; logs is planned.")
     @Metadata(required = true)
     private final KubeflowTrainerOperation operation;
 
@@ -66,6 +68,7 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
     protected void doStop() throws Exception {
         // a client from the registry or the user belongs to them; only the one built here is closed here
         if (ownsClient && client != null) {
+            getComponent().releaseWatcher(client);
             client.close();
         }
         client = null;
@@ -92,6 +95,16 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
         settings.setConnectionTimeout(configuration.getConnectionTimeout());
         settings.setNamespace(configuration.getNamespace());
         return settings;
+    }
+
+    @Override
+    public KubeflowTrainerComponent getComponent() {
+        return (KubeflowTrainerComponent) super.getComponent();
+    }
+
+    /** The watcher shared by every endpoint using this endpoint's client. */
+    public TrainJobWatcher getWatcher() {
+        return getComponent().watcherFor(client);
     }
 
     public KubeflowTrainerOperation getOperation() {

@@ -1,22 +1,33 @@
 package io.camelkubeflow.trainer;
 
+import java.time.Duration;
+
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
 import io.camelkubeflow.trainer.job.SubmitResult;
 import io.camelkubeflow.trainer.job.TrainJobSubmitter;
 import io.camelkubeflow.trainer.job.TrainRequest;
+import io.camelkubeflow.trainer.watch.TrainJobFailedException;
+import io.camelkubeflow.trainer.watch.TrainJobPhase;
+import io.camelkubeflow.trainer.watch.WaitResult;
+import org.apache.camel.AsyncCallback;
 import org.apache.camel.Exchange;
 import org.apache.camel.Expression;
 import org.apache.camel.Message;
-import org.apache.camel.support.DefaultProducer;
+import org.apache.camel.support.DefaultAsyncProducer;
+
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
- * Runs the endpoint's operation for each exchange. Failures are thrown, so onException and redelivery apply; a bad
- * request fails with {@link io.camelkubeflow.trainer.job.InvalidTrainRequestException} before any write.
+ * Runs the endpoint's operation for each exchange. Failures are set on the exchange, so onException and redelivery
+ * apply; a bad request fails with {@link InvalidTrainRequestException} before any write. {@code wait} is asynchronous:
+ * no Camel thread is held while the job runs, the exchange continues from the watch event that ends the wait.
  */
-public class KubeflowTrainerProducer extends DefaultProducer {
+public class KubeflowTrainerProducer extends DefaultAsyncProducer {
     private TrainRequest endpointDefaults;
     private Expression idempotencyKey;
     private TrainJobSubmitter submitter;
+    private TrainJobPhase defaultWaitFor;
 
     public KubeflowTrainerProducer(KubeflowTrainerEndpoint endpoint) {
         super(endpoint);
@@ -36,15 +47,25 @@ public class KubeflowTrainerProducer extends DefaultProducer {
                 : getEndpoint().getCamelContext().resolveLanguage("simple")
                         .createExpression(configuration.getIdempotencyKey());
         submitter = new TrainJobSubmitter(getEndpoint().getClient());
+        defaultWaitFor = TrainJobPhase.parseTarget("waitFor", configuration.getWaitFor());
     }
 
     @Override
-    public void process(Exchange exchange) throws Exception {
-        switch (getEndpoint().getOperation()) {
-            case train -> train(exchange);
-            case wait, logs -> throw new UnsupportedOperationException("kubeflow-trainer:"
-                    + getEndpoint().getOperation() + " is not available in this release; only kubeflow-trainer:train is");
+    public boolean process(Exchange exchange, AsyncCallback callback) {
+        try {
+            switch (getEndpoint().getOperation()) {
+                case train -> train(exchange);
+                case wait -> {
+                    return startWait(exchange, callback);
+                }
+                case logs -> throw new UnsupportedOperationException("kubeflow-trainer:logs is not available in this"
+                        + " release; kubeflow-trainer:train and kubeflow-trainer:wait are");
+            }
+        } catch (Exception e) {
+            exchange.setException(e);
         }
+        callback.done(true);
+        return true;
     }
 
     private void train(Exchange exchange) {
@@ -58,13 +79,74 @@ public class KubeflowTrainerProducer extends DefaultProducer {
         TrainJob job = result.trainJob();
         Message out = exchange.getMessage();
         out.setBody(job);
-        out.setHeader(KubeflowTrainerConstants.JOB_NAME, job.getMetadata().getName());
-        out.setHeader(KubeflowTrainerConstants.NAMESPACE, job.getMetadata().getNamespace());
-        out.setHeader(KubeflowTrainerConstants.JOB_UID, job.getMetadata().getUid());
-        out.setHeader(KubeflowTrainerConstants.IDEMPOTENCY_KEY, result.idempotencyKey());
-        out.setHeader(KubeflowTrainerConstants.ADOPTED, result.adopted());
-        out.setHeader(KubeflowTrainerConstants.LAUNCHER_CHOSEN, result.decision().launcher().optionValue());
-        out.setHeader(KubeflowTrainerConstants.LAUNCHER_RULE, result.decision().rule().name());
-        out.setHeader(KubeflowTrainerConstants.LAUNCHER_REASON, result.decision().reason());
+        out.setHeader(JOB_NAME, job.getMetadata().getName());
+        out.setHeader(NAMESPACE, job.getMetadata().getNamespace());
+        out.setHeader(JOB_UID, job.getMetadata().getUid());
+        out.setHeader(IDEMPOTENCY_KEY, result.idempotencyKey());
+        out.setHeader(ADOPTED, result.adopted());
+        out.setHeader(LAUNCHER_CHOSEN, result.decision().launcher().optionValue());
+        out.setHeader(LAUNCHER_RULE, result.decision().rule().name());
+        out.setHeader(LAUNCHER_REASON, result.decision().reason());
+    }
+
+    private boolean startWait(Exchange exchange, AsyncCallback callback) {
+        Message in = exchange.getMessage();
+        TrainJob bodyJob = in.getBody() instanceof TrainJob job ? job : null;
+        String name = in.getHeader(JOB_NAME, String.class);
+        if (name == null && bodyJob != null) {
+            name = bodyJob.getMetadata().getName();
+        }
+        if (name == null) {
+            throw new InvalidTrainRequestException(JOB_NAME, "no TrainJob named; set the header (kubeflow-trainer:train"
+                    + " sets it) or send the TrainJob as the body");
+        }
+        String namespace = in.getHeader(NAMESPACE, String.class);
+        if (namespace == null && bodyJob != null) {
+            namespace = bodyJob.getMetadata().getNamespace();
+        }
+        if (namespace == null) {
+            namespace = getEndpoint().getConfiguration().getNamespace();
+        }
+        if (namespace == null) {
+            namespace = getEndpoint().getClient().getNamespace() != null ? getEndpoint().getClient().getNamespace()
+                    : "default";
+        }
+        String wanted = in.getHeader(WAIT_FOR, String.class);
+        TrainJobPhase target = wanted == null ? defaultWaitFor : TrainJobPhase.parseTarget(WAIT_FOR, wanted);
+        Duration timeout = in.getHeader(WAIT_TIMEOUT) == null
+                ? Duration.ofMillis(getEndpoint().getConfiguration().getWaitTimeout())
+                : exchange.getContext().getTypeConverter().convertTo(Duration.class, exchange, in.getHeader(WAIT_TIMEOUT));
+        if (timeout == null) {
+            throw new InvalidTrainRequestException(WAIT_TIMEOUT, "'" + in.getHeader(WAIT_TIMEOUT) + "' is not a"
+                    + " duration; give milliseconds or a java.time.Duration such as PT30M");
+        }
+        boolean throwOnFailure = getEndpoint().getConfiguration().isThrowOnFailure();
+        getEndpoint().getWatcher().await(namespace, name, target, timeout, throwOnFailure)
+                .whenComplete((result, error) -> {
+                    if (error != null) {
+                        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                                ? error.getCause() : error;
+                        if (cause instanceof TrainJobFailedException failed) {
+                            setOutcome(exchange, failed.getResult());
+                        }
+                        exchange.setException(cause);
+                    } else {
+                        setOutcome(exchange, result);
+                    }
+                    callback.done(false);
+                });
+        return false;
+    }
+
+    private static void setOutcome(Exchange exchange, WaitResult result) {
+        Message out = exchange.getMessage();
+        out.setBody(result.trainJob());
+        out.setHeader(JOB_NAME, result.trainJob().getMetadata().getName());
+        out.setHeader(NAMESPACE, result.trainJob().getMetadata().getNamespace());
+        out.setHeader(STATUS, result.phase().displayName());
+        out.setHeader(REASON, result.reason());
+        out.setHeader(MESSAGE, result.message());
+        out.setHeader(POD_FAILURE, result.podDetail());
+        out.setHeader(DURATION, result.jobDuration() == null ? null : result.jobDuration().toMillis());
     }
 }

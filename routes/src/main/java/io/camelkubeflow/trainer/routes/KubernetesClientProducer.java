@@ -1,6 +1,7 @@
 package io.camelkubeflow.trainer.routes;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -23,6 +24,12 @@ public class KubernetesClientProducer {
     @ConfigProperty(name = "trainer.sandbox.port", defaultValue = "0")
     int sandboxPort;
 
+    @ConfigProperty(name = "trainer.sandbox.start-millis", defaultValue = "500")
+    long sandboxStartMillis;
+
+    @ConfigProperty(name = "trainer.sandbox.run-millis", defaultValue = "2000")
+    long sandboxRunMillis;
+
     private TrainerSandbox sandbox;
 
     @Produces
@@ -35,10 +42,12 @@ public class KubernetesClientProducer {
             LOG.infof("Using the Kubernetes cluster at %s", client.getMasterUrl());
             return client;
         }
-        sandbox = TrainerSandbox.start(sandboxPort);
+        sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults().withPort(sandboxPort)
+                .withController(Duration.ofMillis(sandboxStartMillis), Duration.ofMillis(sandboxRunMillis)));
         LOG.warnf("No Kubernetes cluster configured: using the LOCAL TRAINER SANDBOX at %s, an emulation holding the"
-                + " Kubeflow Trainer CRDs and default runtimes. TrainJobs are stored there but nothing runs them."
-                + " Set trainer.cluster=cluster (or provide a kubeconfig) to use a real cluster.", sandbox.masterUrl());
+                + " Kubeflow Trainer CRDs and default runtimes, whose emulated controller moves TrainJobs to Complete"
+                + " without running their code. Set trainer.cluster=cluster (or provide a kubeconfig) to use a real"
+                + " cluster.", sandbox.masterUrl());
         return sandbox.client();
     }
 

@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer.sandbox;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -30,8 +31,9 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 /**
  * A local emulation of a Kubernetes API server with Kubeflow Trainer v2.3.0's CRDs and default
  * ClusterTrainingRuntimes installed: fabric8's mock API server in CRUD mode, on loopback. It stores and serves
- * objects (create, get, list, watch, patch, delete) but runs nothing: a TrainJob written here never gets pods or
- * conditions. It records the requests it receives (the latest {@value #MAX_RECORDED}) so tests and benchmarks can
+ * objects (create, get, list, watch, patch, delete); with {@link Options#withController} a
+ * {@link TrainJobControllerEmulation} also gives TrainJobs pods and status as the Trainer would, but no code runs. It
+ * records the requests it receives (the latest {@value #MAX_RECORDED}) so tests and benchmarks can
  * count them.
  */
 public final class TrainerSandbox implements AutoCloseable {
@@ -56,6 +58,32 @@ public final class TrainerSandbox implements AutoCloseable {
         return thread;
     });
 
+    /**
+     * How to start a sandbox.
+     *
+     * @param port       loopback port of the API server; 0 picks a free one
+     * @param controller whether the controller emulation runs TrainJobs (pods, status, conditions); without it,
+     *                   TrainJobs are only stored
+     * @param startDelay time from TrainJob creation to Running, with the controller
+     * @param runTime    time from Running to Complete (a job may set its own with the run-millis annotation)
+     */
+    public record Options(int port, boolean controller, Duration startDelay, Duration runTime) {
+        /** A free port, no controller. */
+        public static Options defaults() {
+            return new Options(0, false, Duration.ZERO, Duration.ZERO);
+        }
+
+        public Options withPort(int newPort) {
+            return new Options(newPort, controller, startDelay, runTime);
+        }
+
+        public Options withController(Duration newStartDelay, Duration newRunTime) {
+            return new Options(port, true, newStartDelay, newRunTime);
+        }
+    }
+
+    private TrainJobControllerEmulation controller;
+
     private TrainerSandbox(int port) {
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                 new ObservingCrudDispatcher(), false);
@@ -64,14 +92,13 @@ public final class TrainerSandbox implements AutoCloseable {
         drainer.scheduleWithFixedDelay(this::drain, 1, 1, TimeUnit.SECONDS);
     }
 
-    /** Starts a sandbox on a free loopback port with the CRDs and the default runtimes. */
+    /** Starts a sandbox on a free loopback port with the CRDs and the default runtimes, storing TrainJobs only. */
     public static TrainerSandbox start() {
-        return start(0);
+        return start(Options.defaults());
     }
 
-    /** Starts a sandbox on the given loopback port (0 picks a free one). */
-    public static TrainerSandbox start(int port) {
-        TrainerSandbox sandbox = new TrainerSandbox(port);
+    public static TrainerSandbox start(Options options) {
+        TrainerSandbox sandbox = new TrainerSandbox(options.port());
         for (String crd : List.of("trainer.kubeflow.org_trainjobs.yaml",
                 "trainer.kubeflow.org_clustertrainingruntimes.yaml", "trainer.kubeflow.org_trainingruntimes.yaml")) {
             sandbox.client.apiextensions().v1().customResourceDefinitions()
@@ -79,6 +106,9 @@ public final class TrainerSandbox implements AutoCloseable {
         }
         for (String runtime : DEFAULT_RUNTIMES) {
             sandbox.createRuntime(load(RUNTIMES + runtime, GenericKubernetesResource.class));
+        }
+        if (options.controller()) {
+            sandbox.controller = new TrainJobControllerEmulation(sandbox.client, options.startDelay(), options.runTime());
         }
         return sandbox;
     }
@@ -164,6 +194,9 @@ public final class TrainerSandbox implements AutoCloseable {
 
     @Override
     public void close() {
+        if (controller != null) {
+            controller.close();
+        }
         drainer.shutdownNow();
         client.close();
         server.destroy();

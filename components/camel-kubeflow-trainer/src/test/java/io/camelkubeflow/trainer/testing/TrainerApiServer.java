@@ -1,9 +1,11 @@
 package io.camelkubeflow.trainer.testing;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.mockwebserver.http.RecordedRequest;
@@ -19,7 +21,9 @@ public final class TrainerApiServer implements AutoCloseable {
     private long mark;
 
     private TrainerApiServer() {
-        sandbox = TrainerSandbox.start();
+        // the emulated controller runs TrainJobs quickly; its own requests are left out of the counts below
+        sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
+                .withController(Duration.ofMillis(50), Duration.ofMillis(200)));
         sandbox.onTrainJobWrite(trainJobBodies::add);
         mark();
     }
@@ -41,8 +45,14 @@ public final class TrainerApiServer implements AutoCloseable {
         mark = sandbox.requestCount();
     }
 
+    /** Requests since the mark, except the emulated controller's. */
     public List<RecordedRequest> requestsSinceMark() {
-        return sandbox.requestsSince(mark);
+        return sandbox.requestsSince(mark).stream()
+                .filter(r -> !TrainJobControllerEmulation.USER_AGENT.equals(r.getHeader("User-Agent"))).toList();
+    }
+
+    public TrainerSandbox sandbox() {
+        return sandbox;
     }
 
     /** "METHOD path" of every write (POST, PUT, PATCH, DELETE) since the mark. */

@@ -1,0 +1,307 @@
+package io.camelkubeflow.trainer.sandbox;
+
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An emulation of what the Kubeflow Trainer controller and JobSet do with a TrainJob, for the local sandbox: it makes
+ * the pods JobSet would make (same names and labels), moves them Pending, Running, then Succeeded or Failed, and
+ * writes the TrainJob's jobsStatus and conditions as the v2.3 controller does (Complete/AllJobsCompleted,
+ * Failed/FailedJobs, Suspended/Suspended and Resumed). It runs no code: a job's outcome and run time come from the
+ * annotations {@value #OUTCOME_ANNOTATION} (Complete or Failed) and {@value #RUN_MILLIS_ANNOTATION}.
+ */
+public final class TrainJobControllerEmulation implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TrainJobControllerEmulation.class);
+    public static final String OUTCOME_ANNOTATION = "sandbox.camelkubeflow.io/outcome";
+    public static final String RUN_MILLIS_ANNOTATION = "sandbox.camelkubeflow.io/run-millis";
+    public static final String EXIT_CODE_ANNOTATION = "sandbox.camelkubeflow.io/exit-code";
+    public static final String JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name";
+    public static final String REPLICATED_JOB_LABEL = "jobset.sigs.k8s.io/replicatedjob-name";
+    public static final String COMPLETION_INDEX_LABEL = "batch.kubernetes.io/job-completion-index";
+    static final ResourceDefinitionContext TRAINJOBS = context("TrainJob", "trainjobs", true);
+
+    private final KubernetesClient client;
+    private final Duration startDelay;
+    private final Duration defaultRunTime;
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread thread = new Thread(r, "trainer-sandbox-controller");
+        thread.setDaemon(true);
+        return thread;
+    });
+    /** uid of every TrainJob already started, so informer resyncs and status updates never start it twice. */
+    private final Set<String> started = ConcurrentHashMap.newKeySet();
+    private final SharedIndexInformer<GenericKubernetesResource> informer;
+
+    /** The User-Agent of the emulated controller's requests, so counts of a client's requests can leave them out. */
+    public static final String USER_AGENT = "trainer-sandbox-controller";
+
+    TrainJobControllerEmulation(KubernetesClient sandboxClient, Duration startDelay, Duration defaultRunTime) {
+        this.client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(sandboxClient.getConfiguration())
+                .withUserAgent(USER_AGENT).build()).build();
+        this.startDelay = startDelay;
+        this.defaultRunTime = defaultRunTime;
+        this.informer = client.genericKubernetesResources(TRAINJOBS).inAnyNamespace().inform(new Handler());
+    }
+
+    private final class Handler implements ResourceEventHandler<GenericKubernetesResource> {
+        @Override
+        public void onAdd(GenericKubernetesResource job) {
+            reconcile(job);
+        }
+
+        @Override
+        public void onUpdate(GenericKubernetesResource old, GenericKubernetesResource job) {
+            reconcile(job);
+        }
+
+        @Override
+        public void onDelete(GenericKubernetesResource job, boolean unknown) {
+            started.remove(job.getMetadata().getUid());
+        }
+    }
+
+    private void reconcile(GenericKubernetesResource job) {
+        Map<String, Object> spec = map(job.getAdditionalProperties().get("spec"));
+        boolean suspended = Boolean.TRUE.equals(spec.get("suspend"));
+        boolean suspendedCondition = hasCondition(job, "Suspended", "True");
+        if (suspended && !suspendedCondition && !started.contains(job.getMetadata().getUid())) {
+            scheduler.execute(() -> setCondition(job, "Suspended", "True", "Suspended", "TrainJob is suspended"));
+        } else if (!suspended && !isFinished(job) && started.add(job.getMetadata().getUid())) {
+            if (suspendedCondition) {
+                scheduler.execute(() -> setCondition(job, "Suspended", "False", "Resumed", "TrainJob is resumed"));
+            }
+            scheduler.execute(() -> start(job));
+        }
+    }
+
+    private void start(GenericKubernetesResource job) {
+        try {
+            List<Pod> pods = createPods(job);
+            scheduler.schedule(() -> run(job, pods), startDelay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            LOG.warn("Sandbox controller could not start TrainJob {}: {}", job.getMetadata().getName(), e.getMessage());
+        }
+    }
+
+    /** The pods JobSet makes: one per index of each replicated job, named and labelled like JobSet's. */
+    private List<Pod> createPods(GenericKubernetesResource job) {
+        String namespace = job.getMetadata().getNamespace();
+        String name = job.getMetadata().getName();
+        GenericKubernetesResource runtime = runtime(job);
+        Map<String, Object> runtimeSpec = map(runtime.getAdditionalProperties().get("spec"));
+        Map<String, Object> mlPolicy = map(runtimeSpec.get("mlPolicy"));
+        Map<String, Object> trainer = map(map(job.getAdditionalProperties().get("spec")).get("trainer"));
+        int numNodes = number(trainer.get("numNodes"), number(mlPolicy.get("numNodes"), 1));
+        boolean mpi = mlPolicy.containsKey("mpi");
+        List<Pod> pods = new ArrayList<>();
+        for (Object item : list(map(map(runtimeSpec.get("template")).get("spec")).get("replicatedJobs"))) {
+            Map<String, Object> replicatedJob = map(item);
+            String jobName = (String) replicatedJob.get("name");
+            int count = "node".equals(jobName) ? (mpi ? Math.max(numNodes - 1, 1) : numNodes) : 1;
+            Map<String, Object> podSpec = map(map(map(map(replicatedJob.get("template")).get("spec")).get("template"))
+                    .get("spec"));
+            String container = (String) map(list(podSpec.get("containers")).get(0)).get("name");
+            for (int index = 0; index < count; index++) {
+                Pod pod = new PodBuilder().withNewMetadata()
+                        .withName(name + "-" + jobName + "-0-" + index + "-" + UUID.randomUUID().toString().substring(0, 5))
+                        .withNamespace(namespace)
+                        .addToLabels(JOBSET_NAME_LABEL, name)
+                        .addToLabels(REPLICATED_JOB_LABEL, jobName)
+                        .addToLabels(COMPLETION_INDEX_LABEL, Integer.toString(index))
+                        .endMetadata()
+                        .withNewSpec().addNewContainer().withName(container).withImage("sandbox").endContainer().endSpec()
+                        .withNewStatus().withPhase("Pending").endStatus()
+                        .build();
+                pods.add(client.pods().inNamespace(namespace).resource(pod).create());
+            }
+        }
+        return pods;
+    }
+
+    private void run(GenericKubernetesResource job, List<Pod> pods) {
+        try {
+            for (Pod pod : pods) {
+                setPodPhase(pod, "Running", null);
+            }
+            updateJobsStatus(job, pods, "active");
+            Map<String, String> annotations = job.getMetadata().getAnnotations() == null ? Map.of()
+                    : job.getMetadata().getAnnotations();
+            long runMillis = annotations.containsKey(RUN_MILLIS_ANNOTATION)
+                    ? Long.parseLong(annotations.get(RUN_MILLIS_ANNOTATION)) : defaultRunTime.toMillis();
+            boolean fail = "Failed".equalsIgnoreCase(annotations.get(OUTCOME_ANNOTATION));
+            int exitCode = Integer.parseInt(annotations.getOrDefault(EXIT_CODE_ANNOTATION, "1"));
+            scheduler.schedule(() -> finish(job, pods, fail, exitCode), runMillis, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            LOG.warn("Sandbox controller could not run TrainJob {}: {}", job.getMetadata().getName(), e.getMessage());
+        }
+    }
+
+    private void finish(GenericKubernetesResource job, List<Pod> pods, boolean fail, int exitCode) {
+        try {
+            // the trainer step fails: the MPI launcher if there is one, else the first node
+            Pod failing = !fail ? null : pods.stream().filter(p -> "launcher".equals(replicatedJob(p))).findFirst()
+                    .or(() -> pods.stream().filter(p -> "node".equals(replicatedJob(p))).findFirst()).orElse(null);
+            for (Pod pod : pods) {
+                setPodPhase(pod, pod == failing ? "Failed" : "Succeeded", pod == failing ? exitCode : 0);
+            }
+            updateJobsStatus(job, pods, fail ? "failed" : "succeeded");
+            if (fail) {
+                setCondition(job, "Failed", "True", "FailedJobs", "jobset failed (first failed job: "
+                        + job.getMetadata().getName() + "-" + (failing == null ? "node" : replicatedJob(failing)) + "-0)");
+            } else {
+                setCondition(job, "Complete", "True", "AllJobsCompleted", "jobset completed successfully");
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("Sandbox controller could not finish TrainJob {}: {}", job.getMetadata().getName(), e.getMessage());
+        }
+    }
+
+    private static String replicatedJob(Pod pod) {
+        return pod.getMetadata().getLabels().get(REPLICATED_JOB_LABEL);
+    }
+
+    private void setPodPhase(Pod pod, String phase, Integer exitCode) {
+        client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+                .editStatus(p -> {
+                    String container = p.getSpec().getContainers().get(0).getName();
+                    PodBuilder builder = new PodBuilder(p);
+                    builder.editStatus().withPhase(phase).withContainerStatuses().endStatus();
+                    if (exitCode == null) {
+                        builder.editStatus().addNewContainerStatus().withName(container).withReady(true)
+                                .withNewState().withNewRunning().withStartedAt(now()).endRunning().endState()
+                                .endContainerStatus().endStatus();
+                    } else {
+                        builder.editStatus().addNewContainerStatus().withName(container).withReady(false)
+                                .withNewState().withNewTerminated().withExitCode(exitCode)
+                                .withReason(exitCode == 0 ? "Completed" : "Error").withFinishedAt(now()).endTerminated()
+                                .endState().endContainerStatus().endStatus();
+                    }
+                    return builder.build();
+                });
+    }
+
+    @SuppressWarnings("unchecked")
+    private void updateJobsStatus(GenericKubernetesResource job, List<Pod> pods, String counter) {
+        Map<String, Map<String, Object>> byJob = new LinkedHashMap<>();
+        for (Pod pod : pods) {
+            Map<String, Object> status = byJob.computeIfAbsent(replicatedJob(pod), n -> new LinkedHashMap<>(Map.of(
+                    "name", n, "active", 0, "ready", 0, "succeeded", 0, "failed", 0, "suspended", 0)));
+            if ("active".equals(counter)) {
+                status.merge("active", 1, (a, b) -> (Integer) a + (Integer) b);
+                status.merge("ready", 1, (a, b) -> (Integer) a + (Integer) b);
+            } else {
+                status.merge(counter, 1, (a, b) -> (Integer) a + (Integer) b);
+            }
+        }
+        editStatus(job, status -> status.put("jobsStatus", new ArrayList<>(byJob.values())));
+    }
+
+    @SuppressWarnings("unchecked")
+    private void setCondition(GenericKubernetesResource job, String type, String status, String reason, String message) {
+        editStatus(job, jobStatus -> {
+            List<Map<String, Object>> conditions = new ArrayList<>((List<Map<String, Object>>) jobStatus
+                    .getOrDefault("conditions", List.of()));
+            conditions.removeIf(c -> type.equals(c.get("type")));
+            conditions.add(new LinkedHashMap<>(Map.of("type", type, "status", status, "reason", reason,
+                    "message", message, "lastTransitionTime", now())));
+            jobStatus.put("conditions", conditions);
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private void editStatus(GenericKubernetesResource job, java.util.function.Consumer<Map<String, Object>> change) {
+        try {
+            client.genericKubernetesResources(TRAINJOBS).inNamespace(job.getMetadata().getNamespace())
+                    .withName(job.getMetadata().getName()).editStatus(current -> {
+                        Map<String, Object> status = new LinkedHashMap<>(map(current.getAdditionalProperties()
+                                .get("status")));
+                        change.accept(status);
+                        current.getAdditionalProperties().put("status", status);
+                        return current;
+                    });
+        } catch (KubernetesClientException e) {
+            LOG.debug("TrainJob {} changed or vanished under the sandbox controller: {}", job.getMetadata().getName(),
+                    e.getMessage());
+        }
+    }
+
+    private GenericKubernetesResource runtime(GenericKubernetesResource job) {
+        Map<String, Object> ref = map(map(job.getAdditionalProperties().get("spec")).get("runtimeRef"));
+        boolean namespaced = "TrainingRuntime".equals(ref.get("kind"));
+        ResourceDefinitionContext context = namespaced ? context("TrainingRuntime", "trainingruntimes", true)
+                : context("ClusterTrainingRuntime", "clustertrainingruntimes", false);
+        GenericKubernetesResource runtime = namespaced
+                ? client.genericKubernetesResources(context).inNamespace(job.getMetadata().getNamespace())
+                        .withName((String) ref.get("name")).get()
+                : client.genericKubernetesResources(context).withName((String) ref.get("name")).get();
+        if (runtime == null) {
+            throw new IllegalStateException("runtime " + ref.get("name") + " not found");
+        }
+        return runtime;
+    }
+
+    private static boolean isFinished(GenericKubernetesResource job) {
+        return hasCondition(job, "Complete", "True") || hasCondition(job, "Failed", "True");
+    }
+
+    private static boolean hasCondition(GenericKubernetesResource job, String type, String status) {
+        return list(map(job.getAdditionalProperties().get("status")).get("conditions")).stream()
+                .map(TrainJobControllerEmulation::map)
+                .anyMatch(c -> type.equals(c.get("type")) && status.equals(c.get("status")));
+    }
+
+    static ResourceDefinitionContext context(String kind, String plural, boolean namespaced) {
+        return new ResourceDefinitionContext.Builder().withGroup("trainer.kubeflow.org").withVersion("v1alpha1")
+                .withKind(kind).withPlural(plural).withNamespaced(namespaced).build();
+    }
+
+    private static String now() {
+        return OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS).format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+    }
+
+    private static int number(Object value, int fallback) {
+        return value instanceof Number n ? n.intValue() : fallback;
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> map(Object value) {
+        return value instanceof Map ? (Map<String, Object>) value : Map.of();
+    }
+
+    static List<?> list(Object value) {
+        return value instanceof List ? (List<?>) value : List.of();
+    }
+
+    @Override
+    public void close() {
+        informer.close();
+        scheduler.shutdownNow();
+        client.close();
+    }
+}

@@ -1,0 +1,8 @@
+package io.camelkubeflow.trainer.watch;
+
+/** The TrainJob to wait for does not exist, or was deleted while waited for. */
+public class TrainJobNotFoundException extends RuntimeException {
+    public TrainJobNotFoundException(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,227 @@
+package io.camelkubeflow.trainer.watch;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Waits for TrainJobs to reach a phase without polling. One informer (one list, then one watch connection) per
+ * namespace serves every wait in that namespace, however many; fabric8's informer re-lists after a dropped watch or
+ * {@code 410 Gone}. A wait first looks at the informer's cache (and, on a miss, GETs the job), so a job that ended
+ * before the wait began is seen at once. Waits hold no thread: each is a future completed from the watch events.
+ */
+public class TrainJobWatcher implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TrainJobWatcher.class);
+
+    private final KubernetesClient client;
+    private final ConcurrentMap<String, NamespaceWatch> namespaces = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor(daemon("timeouts"));
+    /** Pod lookups for failure details run here, never on the informer's event thread. */
+    private final ExecutorService lookups = Executors.newFixedThreadPool(2, daemon("lookups"));
+
+    public TrainJobWatcher(KubernetesClient client) {
+        this.client = client;
+    }
+
+    /**
+     * @param failOnOtherEnd when true, a job that ends otherwise than wanted (fails while Complete is wanted, ...)
+     *                       completes the future with {@link TrainJobFailedException}; when false, with the result
+     */
+    public CompletableFuture<WaitResult> await(String namespace, String name, TrainJobPhase target, Duration timeout,
+            boolean failOnOtherEnd) {
+        NamespaceWatch watch = namespaces.computeIfAbsent(namespace, NamespaceWatch::new);
+        Waiter waiter = new Waiter(namespace, name, target, failOnOtherEnd);
+        watch.add(waiter);
+        waiter.future.whenComplete((result, error) -> watch.remove(waiter));
+        if (!timeout.isZero() && !timeout.isNegative()) {
+            ScheduledFuture<?> task = timeouts.schedule(() -> waiter.future.completeExceptionally(
+                    new TrainJobWaitTimeoutException(namespace, name, target, timeout, waiter.lastPhase)),
+                    timeout.toMillis(), TimeUnit.MILLISECONDS);
+            waiter.future.whenComplete((result, error) -> task.cancel(false));
+        }
+        TrainJob known = watch.informer.getStore().getByKey(namespace + "/" + name);
+        if (known == null) {
+            // created a moment ago: the informer may not have had the event yet
+            known = client.resources(TrainJob.class).inNamespace(namespace).withName(name).get();
+        }
+        if (known == null) {
+            waiter.future.completeExceptionally(new TrainJobNotFoundException("TrainJob " + namespace + "/" + name
+                    + " does not exist; check the name (header CamelKubeflowTrainerJobName) and namespace"));
+        } else {
+            evaluate(waiter, known);
+        }
+        return waiter.future;
+    }
+
+    /** How many namespace watches are open: one per namespace with waits, whatever their number. */
+    public int openWatches() {
+        return namespaces.size();
+    }
+
+    private void evaluate(Waiter waiter, TrainJob job) {
+        TrainJobPhase phase = TrainJobPhase.of(job);
+        waiter.lastPhase = phase;
+        boolean reached = phase == waiter.target || (waiter.target == TrainJobPhase.RUNNING && phase == TrainJobPhase.COMPLETE);
+        if (reached && phase != TrainJobPhase.FAILED) {
+            waiter.future.complete(result(job, phase, null));
+        } else if (reached || phase.isTerminal()) {
+            // failed (wanted or not): find the failing pod off the event thread, then finish
+            CompletableFuture.supplyAsync(() -> phase == TrainJobPhase.FAILED ? podDetail(job) : null, lookups)
+                    .whenComplete((detail, error) -> finish(waiter, result(job, phase, detail), reached));
+        }
+    }
+
+    private void finish(Waiter waiter, WaitResult result, boolean reached) {
+        if (reached || !waiter.failOnOtherEnd) {
+            waiter.future.complete(result);
+            return;
+        }
+        String name = result.trainJob().getMetadata().getName();
+        StringBuilder message = new StringBuilder("TrainJob ").append(waiter.namespace).append('/').append(name)
+                .append(" is ").append(result.phase().displayName()).append(", not ").append(waiter.target.displayName());
+        if (result.reason() != null) {
+            message.append(": ").append(result.reason());
+        }
+        if (result.message() != null) {
+            message.append(": ").append(result.message());
+        }
+        if (result.podDetail() != null) {
+            message.append("; ").append(result.podDetail());
+        }
+        waiter.future.completeExceptionally(new TrainJobFailedException(message.toString(), result));
+    }
+
+    private String podDetail(TrainJob job) {
+        try {
+            return FailedPodDetail.find(client, job.getMetadata().getNamespace(), job.getMetadata().getName());
+        } catch (RuntimeException e) {
+            LOG.debug("Could not read the pods of failed TrainJob {}", job.getMetadata().getName(), e);
+            return null;
+        }
+    }
+
+    private static WaitResult result(TrainJob job, TrainJobPhase phase, String podDetail) {
+        Condition condition = TrainJobPhase.decidingCondition(job);
+        Instant created = job.getMetadata().getCreationTimestamp() == null ? null
+                : OffsetDateTime.parse(job.getMetadata().getCreationTimestamp()).toInstant();
+        Instant end = phase.isTerminal() && condition != null && condition.getLastTransitionTime() != null
+                ? OffsetDateTime.parse(condition.getLastTransitionTime()).toInstant() : Instant.now();
+        return new WaitResult(job, phase, condition == null ? null : condition.getReason(),
+                condition == null ? null : condition.getMessage(), podDetail,
+                created == null ? null : Duration.between(created, end));
+    }
+
+    @Override
+    public void close() {
+        namespaces.values().forEach(NamespaceWatch::close);
+        namespaces.clear();
+        timeouts.shutdownNow();
+        lookups.shutdownNow();
+    }
+
+    private static ThreadFactory daemon(String purpose) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, "kubeflow-trainer-watch-" + purpose + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    private static final class Waiter {
+        final String namespace;
+        final String name;
+        final TrainJobPhase target;
+        final boolean failOnOtherEnd;
+        final CompletableFuture<WaitResult> future = new CompletableFuture<>();
+        volatile TrainJobPhase lastPhase;
+
+        Waiter(String namespace, String name, TrainJobPhase target, boolean failOnOtherEnd) {
+            this.namespace = namespace;
+            this.name = name;
+            this.target = target;
+            this.failOnOtherEnd = failOnOtherEnd;
+        }
+    }
+
+    /** The informer of one namespace and the waits it serves, by job name. */
+    private final class NamespaceWatch implements ResourceEventHandler<TrainJob> {
+        final String namespace;
+        final ConcurrentMap<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
+        final SharedIndexInformer<TrainJob> informer;
+
+        NamespaceWatch(String namespace) {
+            this.namespace = namespace;
+            // blocks until the first list is done, so the cache is complete before any wait reads it
+            this.informer = client.resources(TrainJob.class).inNamespace(namespace).inform(this);
+            informer.stopped().whenComplete((ignored, error) -> {
+                if (namespaces.remove(namespace, this)) {
+                    RuntimeException cause = new IllegalStateException("the TrainJob watch of namespace " + namespace
+                            + " stopped" + (error == null ? "" : ": " + error.getMessage()), error);
+                    waiters.values().forEach(set -> set.forEach(w -> w.future.completeExceptionally(cause)));
+                }
+            });
+        }
+
+        void add(Waiter waiter) {
+            waiters.computeIfAbsent(waiter.name, n -> ConcurrentHashMap.newKeySet()).add(waiter);
+        }
+
+        void remove(Waiter waiter) {
+            waiters.computeIfPresent(waiter.name, (n, set) -> {
+                set.remove(waiter);
+                return set.isEmpty() ? null : set;
+            });
+        }
+
+        @Override
+        public void onAdd(TrainJob job) {
+            changed(job);
+        }
+
+        @Override
+        public void onUpdate(TrainJob previous, TrainJob job) {
+            changed(job);
+        }
+
+        @Override
+        public void onDelete(TrainJob job, boolean finalStateUnknown) {
+            Set<Waiter> set = waiters.get(job.getMetadata().getName());
+            if (set != null) {
+                set.forEach(w -> w.future.completeExceptionally(new TrainJobNotFoundException("TrainJob " + namespace
+                        + "/" + job.getMetadata().getName() + " was deleted while waiting for it to become "
+                        + w.target.displayName())));
+            }
+        }
+
+        private void changed(TrainJob job) {
+            Set<Waiter> set = waiters.get(job.getMetadata().getName());
+            if (set != null) {
+                set.forEach(w -> evaluate(w, job));
+            }
+        }
+
+        void close() {
+            informer.close();
+        }
+    }
+}

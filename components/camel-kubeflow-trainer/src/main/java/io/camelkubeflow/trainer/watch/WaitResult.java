@@ -1,0 +1,13 @@
+package io.camelkubeflow.trainer.watch;
+
+import java.time.Duration;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+
+/**
+ * How a wait ended: the TrainJob as last seen, its phase, the deciding condition's reason and message (null while
+ * running), the failing pod's detail when one was found, and how long the job has existed or took to finish.
+ */
+public record WaitResult(TrainJob trainJob, TrainJobPhase phase, String reason, String message, String podDetail,
+        Duration jobDuration) {
+}
