@@ -2,6 +2,7 @@ package io.camelkubeflow.trainer.sandbox;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -9,13 +10,18 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -27,6 +33,7 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.http.WebSocket;
 
 /**
  * A local emulation of a Kubernetes API server with Kubeflow Trainer v2.3.0's CRDs and default
@@ -83,10 +90,11 @@ public final class TrainerSandbox implements AutoCloseable {
     }
 
     private TrainJobControllerEmulation controller;
+    private final ObservingCrudDispatcher dispatcher = new ObservingCrudDispatcher();
+    private final Map<String, Integer> goneWatches = new ConcurrentHashMap<>();
 
     private TrainerSandbox(int port) {
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new ObservingCrudDispatcher(), false);
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
         server.init(InetAddress.getLoopbackAddress(), port);
         client = server.createClient();
         drainer.scheduleWithFixedDelay(this::drain, 1, 1, TimeUnit.SECONDS);
@@ -139,6 +147,79 @@ public final class TrainerSandbox implements AutoCloseable {
 
     public void createRuntime(String yaml) {
         createRuntime(Serialization.unmarshal(yaml, GenericKubernetesResource.class));
+    }
+
+    /**
+     * Closes every open watch connection, as a network failure or an API server restart would; clients must
+     * re-establish them. Returns how many were closed.
+     */
+    public int dropWatches() {
+        return forEachWatchSocket(socket -> socket.close(1011, "trainer sandbox dropped the watch"));
+    }
+
+    /**
+     * Sends every open watch the ERROR event with a {@code 410 Gone} status that an API server sends when the watched
+     * resourceVersion has expired: clients must re-list. Returns how many watches were told.
+     */
+    public int expireWatches() {
+        String gone = Serialization.asJson(Map.of("type", "ERROR", "object", new StatusBuilder().withStatus("Failure")
+                .withCode(410).withReason("Expired").withMessage("too old resource version (sandbox fault injection)")
+                .build()));
+        return forEachWatchSocket(socket -> socket.send(gone));
+    }
+
+    /**
+     * Answers the next {@code count} watch requests whose path contains {@code pathPart} with {@code 410 Gone}, as an
+     * API server does when asked to resume from a resourceVersion it no longer has: clients must re-list.
+     */
+    public void answerNextWatchesWithGone(String pathPart, int count) {
+        goneWatches.merge(pathPart, count, Integer::sum);
+    }
+
+    @SuppressWarnings("unchecked")
+    private int forEachWatchSocket(java.util.function.Predicate<WebSocket> action) {
+        int count = 0;
+        for (Object listener : watchListeners()) {
+            try {
+                Field socketField = listener.getClass().getDeclaredField("webSocketRef");
+                socketField.setAccessible(true);
+                WebSocket socket = ((AtomicReference<WebSocket>) socketField.get(listener)).get();
+                if (socket != null && action.test(socket)) {
+                    count++;
+                }
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("this fabric8 mock server version hides its watch sockets", e);
+            }
+        }
+        return count;
+    }
+
+    /** Uses up one 410 answer planned for a path part this watch path contains; false when none is planned. */
+    private boolean takeGoneAnswer(String path) {
+        for (String part : goneWatches.keySet()) {
+            if (path.contains(part)) {
+                boolean[] taken = {false};
+                goneWatches.computeIfPresent(part, (k, n) -> {
+                    taken[0] = true;
+                    return n > 1 ? n - 1 : null;
+                });
+                if (taken[0]) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Set<Object> watchListeners() {
+        try {
+            Field field = KubernetesCrudDispatcher.class.getDeclaredField("watchEventListeners");
+            field.setAccessible(true);
+            return Set.copyOf((Set<Object>) field.get(dispatcher));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("this fabric8 mock server version hides its watch listeners", e);
+        }
     }
 
     /** Calls {@code listener} with the JSON body of every TrainJob create or replace, before it is stored. */
@@ -212,6 +293,16 @@ public final class TrainerSandbox implements AutoCloseable {
         @Override
         public MockResponse handleUpdate(RecordedRequest request) {
             return super.handleUpdate(observe(request));
+        }
+
+        @Override
+        public MockResponse handleWatch(String path) {
+            if (takeGoneAnswer(path)) {
+                return new MockResponse().setResponseCode(410).setBody(Serialization.asJson(new StatusBuilder()
+                        .withStatus("Failure").withCode(410).withReason("Expired")
+                        .withMessage("too old resource version (sandbox fault injection)").build()));
+            }
+            return super.handleWatch(path);
         }
 
         private RecordedRequest observe(RecordedRequest request) {
