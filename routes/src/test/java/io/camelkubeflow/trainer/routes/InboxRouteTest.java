@@ -26,7 +26,7 @@ class InboxRouteTest {
     KubernetesClient client;
 
     @Test
-    void aDroppedScriptBecomesATorchrunTrainJobWithTheScriptStaged() throws Exception {
+    void aDroppedScriptBecomesATorchrunTrainJobThatIsWaitedFor() throws Exception {
         String script = "import sys\nprint('epoch 1 loss=0.5', sys.argv)\n";
         Files.createDirectories(INBOX);
         Files.writeString(INBOX.resolve("tmp-mnist.part"), script);
@@ -43,7 +43,9 @@ class InboxRouteTest {
 
         Path yaml = OUTBOX.resolve(job.getMetadata().getName() + ".yaml");
         awaitFile(yaml);
+        // written after the wait: the emulated controller has completed the job
         assertTrue(Files.readString(yaml).contains("kind: \"TrainJob\""), Files.readString(yaml));
+        assertTrue(Files.readString(yaml).contains("reason: \"AllJobsCompleted\""), Files.readString(yaml));
     }
 
     private TrainJob awaitOneTrainJob(String namespace) throws InterruptedException {
