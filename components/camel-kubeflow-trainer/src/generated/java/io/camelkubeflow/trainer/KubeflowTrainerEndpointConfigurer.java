@@ -54,6 +54,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "dataseturi":
         case "datasetUri": target.getConfiguration().setDatasetUri(property(camelContext, java.lang.String.class, value)); return true;
         case "env": target.getConfiguration().setEnv(property(camelContext, java.util.Map.class, value)); return true;
+        case "follow": target.getConfiguration().setFollow(property(camelContext, boolean.class, value)); return true;
         case "gpu": target.getConfiguration().setGpu(property(camelContext, java.lang.String.class, value)); return true;
         case "idempotencykey":
         case "idempotencyKey": target.getConfiguration().setIdempotencyKey(property(camelContext, java.lang.String.class, value)); return true;
@@ -70,10 +71,20 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "launcher": target.getConfiguration().setLauncher(property(camelContext, java.lang.String.class, value)); return true;
         case "lazystartproducer":
         case "lazyStartProducer": target.setLazyStartProducer(property(camelContext, boolean.class, value)); return true;
+        case "logchunklines":
+        case "logChunkLines": target.getConfiguration().setLogChunkLines(property(camelContext, int.class, value)); return true;
+        case "logdestination":
+        case "logDestination": target.getConfiguration().setLogDestination(property(camelContext, java.lang.String.class, value)); return true;
+        case "logstarttimeout":
+        case "logStartTimeout": target.getConfiguration().setLogStartTimeout(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
+        case "logstep":
+        case "logStep": target.getConfiguration().setLogStep(property(camelContext, java.lang.String.class, value)); return true;
         case "managedby":
         case "managedBy": target.getConfiguration().setManagedBy(property(camelContext, java.lang.String.class, value)); return true;
         case "masterurl":
         case "masterUrl": target.getConfiguration().setMasterUrl(property(camelContext, java.lang.String.class, value)); return true;
+        case "maxlogbytes":
+        case "maxLogBytes": target.getConfiguration().setMaxLogBytes(property(camelContext, long.class, value)); return true;
         case "memory": target.getConfiguration().setMemory(property(camelContext, java.lang.String.class, value)); return true;
         case "modelsecret":
         case "modelSecret": target.getConfiguration().setModelSecret(property(camelContext, java.lang.String.class, value)); return true;
@@ -99,7 +110,11 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "script": target.getConfiguration().setScript(property(camelContext, java.lang.String.class, value)); return true;
         case "scriptfilename":
         case "scriptFileName": target.getConfiguration().setScriptFileName(property(camelContext, java.lang.String.class, value)); return true;
+        case "sinceseconds":
+        case "sinceSeconds": target.getConfiguration().setSinceSeconds(property(camelContext, java.lang.Integer.class, value)); return true;
         case "suspend": target.getConfiguration().setSuspend(property(camelContext, java.lang.Boolean.class, value)); return true;
+        case "taillines":
+        case "tailLines": target.getConfiguration().setTailLines(property(camelContext, java.lang.Integer.class, value)); return true;
         case "throwonfailure":
         case "throwOnFailure": target.getConfiguration().setThrowOnFailure(property(camelContext, boolean.class, value)); return true;
         case "trustcerts":
@@ -147,6 +162,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "dataseturi":
         case "datasetUri": return java.lang.String.class;
         case "env": return java.util.Map.class;
+        case "follow": return boolean.class;
         case "gpu": return java.lang.String.class;
         case "idempotencykey":
         case "idempotencyKey": return java.lang.String.class;
@@ -163,10 +179,20 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "launcher": return java.lang.String.class;
         case "lazystartproducer":
         case "lazyStartProducer": return boolean.class;
+        case "logchunklines":
+        case "logChunkLines": return int.class;
+        case "logdestination":
+        case "logDestination": return java.lang.String.class;
+        case "logstarttimeout":
+        case "logStartTimeout": return long.class;
+        case "logstep":
+        case "logStep": return java.lang.String.class;
         case "managedby":
         case "managedBy": return java.lang.String.class;
         case "masterurl":
         case "masterUrl": return java.lang.String.class;
+        case "maxlogbytes":
+        case "maxLogBytes": return long.class;
         case "memory": return java.lang.String.class;
         case "modelsecret":
         case "modelSecret": return java.lang.String.class;
@@ -192,7 +218,11 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "script": return java.lang.String.class;
         case "scriptfilename":
         case "scriptFileName": return java.lang.String.class;
+        case "sinceseconds":
+        case "sinceSeconds": return java.lang.Integer.class;
         case "suspend": return java.lang.Boolean.class;
+        case "taillines":
+        case "tailLines": return java.lang.Integer.class;
         case "throwonfailure":
         case "throwOnFailure": return boolean.class;
         case "trustcerts":
@@ -241,6 +271,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "dataseturi":
         case "datasetUri": return target.getConfiguration().getDatasetUri();
         case "env": return target.getConfiguration().getEnv();
+        case "follow": return target.getConfiguration().isFollow();
         case "gpu": return target.getConfiguration().getGpu();
         case "idempotencykey":
         case "idempotencyKey": return target.getConfiguration().getIdempotencyKey();
@@ -257,10 +288,20 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "launcher": return target.getConfiguration().getLauncher();
         case "lazystartproducer":
         case "lazyStartProducer": return target.isLazyStartProducer();
+        case "logchunklines":
+        case "logChunkLines": return target.getConfiguration().getLogChunkLines();
+        case "logdestination":
+        case "logDestination": return target.getConfiguration().getLogDestination();
+        case "logstarttimeout":
+        case "logStartTimeout": return target.getConfiguration().getLogStartTimeout();
+        case "logstep":
+        case "logStep": return target.getConfiguration().getLogStep();
         case "managedby":
         case "managedBy": return target.getConfiguration().getManagedBy();
         case "masterurl":
         case "masterUrl": return target.getConfiguration().getMasterUrl();
+        case "maxlogbytes":
+        case "maxLogBytes": return target.getConfiguration().getMaxLogBytes();
         case "memory": return target.getConfiguration().getMemory();
         case "modelsecret":
         case "modelSecret": return target.getConfiguration().getModelSecret();
@@ -286,7 +327,11 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "script": return target.getConfiguration().getScript();
         case "scriptfilename":
         case "scriptFileName": return target.getConfiguration().getScriptFileName();
+        case "sinceseconds":
+        case "sinceSeconds": return target.getConfiguration().getSinceSeconds();
         case "suspend": return target.getConfiguration().getSuspend();
+        case "taillines":
+        case "tailLines": return target.getConfiguration().getTailLines();
         case "throwonfailure":
         case "throwOnFailure": return target.getConfiguration().isThrowOnFailure();
         case "trustcerts":

@@ -23,7 +23,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(53);
+        Set<String> props = new HashSet<>(61);
         props.add("activeDeadlineSeconds");
         props.add("annotations");
         props.add("args");
@@ -42,6 +42,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("datasetSecret");
         props.add("datasetUri");
         props.add("env");
+        props.add("follow");
         props.add("gpu");
         props.add("idempotencyKey");
         props.add("image");
@@ -52,8 +53,13 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("labels");
         props.add("launcher");
         props.add("lazyStartProducer");
+        props.add("logChunkLines");
+        props.add("logDestination");
+        props.add("logStartTimeout");
+        props.add("logStep");
         props.add("managedBy");
         props.add("masterUrl");
+        props.add("maxLogBytes");
         props.add("memory");
         props.add("modelSecret");
         props.add("modelUri");
@@ -71,7 +77,9 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("runtimeKind");
         props.add("script");
         props.add("scriptFileName");
+        props.add("sinceSeconds");
         props.add("suspend");
+        props.add("tailLines");
         props.add("throwOnFailure");
         props.add("trustCerts");
         props.add("username");

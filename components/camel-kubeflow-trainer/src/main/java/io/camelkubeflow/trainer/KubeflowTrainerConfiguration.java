@@ -115,6 +115,41 @@ public class KubeflowTrainerConfiguration {
     @UriParam(label = "train", prefix = "resources.", multiValue = true,
               description = "Other resources per node, as resources.NAME=quantity (e.g. resources.google.com/tpu=4).")
     private java.util.Map<String, Object> resources;
+    @UriParam(label = "logs", defaultValue = "trainer",
+              description = "Which step's logs: trainer (the MPI launcher if any, else node-0), node-N, launcher,"
+                            + " dataset-initializer, model-initializer, or all (every node and launcher, merged, each"
+                            + " line prefixed with [step]).")
+    private String logStep = "trainer";
+
+    @UriParam(label = "logs", defaultValue = "false",
+              description = "Follow the log until the step's pods end, resuming broken streams without repeating or"
+                            + " losing lines; otherwise read what is there now.")
+    private boolean follow;
+
+    @UriParam(label = "logs", description = "Start from the last N lines.")
+    private Integer tailLines;
+
+    @UriParam(label = "logs", description = "Start from lines of the last N seconds.")
+    private Integer sinceSeconds;
+
+    @UriParam(label = "logs", defaultValue = "8388608",
+              description = "Most bytes of log kept in the message body; beyond it the oldest lines are dropped (the"
+                            + " CamelKubeflowTrainerLogTruncated header says so). Lines sent to logDestination are"
+                            + " not limited.")
+    private long maxLogBytes = 8L * 1024 * 1024;
+
+    @UriParam(label = "logs", defaultValue = "10m", javaType = "java.time.Duration",
+              description = "How long to wait for the step's pod to start before failing.")
+    private long logStartTimeout = 600_000L;
+
+    @UriParam(label = "logs",
+              description = "An endpoint URI that receives the log as it is read, one exchange per chunk of"
+                            + " logChunkLines lines (e.g. direct:trainingLog, kafka:training-logs).")
+    private String logDestination;
+
+    @UriParam(label = "logs", defaultValue = "1", description = "Lines per exchange sent to logDestination.")
+    private int logChunkLines = 1;
+
     @UriParam(label = "wait", enums = "Complete,Failed,Running,Suspended", defaultValue = "Complete",
               description = "The status to wait for. Running is also reached by a job that already completed.")
     private String waitFor = "Complete";
@@ -579,5 +614,69 @@ public class KubeflowTrainerConfiguration {
 
     public void setThrowOnFailure(boolean throwOnFailure) {
         this.throwOnFailure = throwOnFailure;
+    }
+
+    public String getLogStep() {
+        return logStep;
+    }
+
+    public void setLogStep(String logStep) {
+        this.logStep = logStep;
+    }
+
+    public boolean isFollow() {
+        return follow;
+    }
+
+    public void setFollow(boolean follow) {
+        this.follow = follow;
+    }
+
+    public Integer getTailLines() {
+        return tailLines;
+    }
+
+    public void setTailLines(Integer tailLines) {
+        this.tailLines = tailLines;
+    }
+
+    public Integer getSinceSeconds() {
+        return sinceSeconds;
+    }
+
+    public void setSinceSeconds(Integer sinceSeconds) {
+        this.sinceSeconds = sinceSeconds;
+    }
+
+    public long getMaxLogBytes() {
+        return maxLogBytes;
+    }
+
+    public void setMaxLogBytes(long maxLogBytes) {
+        this.maxLogBytes = maxLogBytes;
+    }
+
+    public long getLogStartTimeout() {
+        return logStartTimeout;
+    }
+
+    public void setLogStartTimeout(long logStartTimeout) {
+        this.logStartTimeout = logStartTimeout;
+    }
+
+    public String getLogDestination() {
+        return logDestination;
+    }
+
+    public void setLogDestination(String logDestination) {
+        this.logDestination = logDestination;
+    }
+
+    public int getLogChunkLines() {
+        return logChunkLines;
+    }
+
+    public void setLogChunkLines(int logChunkLines) {
+        this.logChunkLines = logChunkLines;
     }
 }

@@ -141,6 +141,19 @@ public final class KubeflowTrainerConstants {
               javaType = "Long")
     public static final String DURATION = "CamelKubeflowTrainerDuration";
 
+    // logs
+
+    @Metadata(label = "logs", description = "The step whose logs to read (in): trainer, node-N, launcher,"
+                                            + " dataset-initializer, model-initializer or all. On exchanges sent to"
+                                            + " logDestination (out): the step the lines come from.",
+              javaType = "String")
+    public static final String LOG_STEP = "CamelKubeflowTrainerLogStep";
+    @Metadata(label = "logs", description = "How many lines were read (out).", javaType = "Long")
+    public static final String LOG_LINES = "CamelKubeflowTrainerLogLines";
+    @Metadata(label = "logs", description = "True when the body holds only the last maxLogBytes of the log (out).",
+              javaType = "Boolean")
+    public static final String LOG_TRUNCATED = "CamelKubeflowTrainerLogTruncated";
+
     private KubeflowTrainerConstants() {
     }
 }

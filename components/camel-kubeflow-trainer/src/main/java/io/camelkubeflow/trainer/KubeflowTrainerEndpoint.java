@@ -25,7 +25,7 @@ import org.apache.camel.support.DefaultEndpoint;
 public class KubeflowTrainerEndpoint extends DefaultEndpoint {
 
     @UriPath(description = "The operation: train creates (or adopts) a TrainJob; wait waits for one to reach a"
-                           + " status; logs is planned.")
+                           + " status; logs reads or follows a step's logs.")
     @Metadata(required = true)
     private final KubeflowTrainerOperation operation;
 

@@ -1,12 +1,15 @@
 package io.camelkubeflow.trainer;
 
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
 import io.camelkubeflow.trainer.job.SubmitResult;
 import io.camelkubeflow.trainer.job.TrainJobSubmitter;
 import io.camelkubeflow.trainer.job.TrainRequest;
+import io.camelkubeflow.trainer.logs.LogStep;
+import io.camelkubeflow.trainer.logs.TrainJobLogs;
 import io.camelkubeflow.trainer.watch.TrainJobFailedException;
 import io.camelkubeflow.trainer.watch.TrainJobPhase;
 import io.camelkubeflow.trainer.watch.WaitResult;
@@ -14,6 +17,7 @@ import org.apache.camel.AsyncCallback;
 import org.apache.camel.Exchange;
 import org.apache.camel.Expression;
 import org.apache.camel.Message;
+import org.apache.camel.ProducerTemplate;
 import org.apache.camel.support.DefaultAsyncProducer;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
@@ -22,12 +26,16 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  * Runs the endpoint's operation for each exchange. Failures are set on the exchange, so onException and redelivery
  * apply; a bad request fails with {@link InvalidTrainRequestException} before any write. {@code wait} is asynchronous:
  * no Camel thread is held while the job runs, the exchange continues from the watch event that ends the wait.
+ * {@code logs} reads on the component's own log threads and continues the exchange when the read ends.
  */
 public class KubeflowTrainerProducer extends DefaultAsyncProducer {
     private TrainRequest endpointDefaults;
     private Expression idempotencyKey;
     private TrainJobSubmitter submitter;
     private TrainJobPhase defaultWaitFor;
+    private LogStep defaultLogStep;
+    private ExecutorService logExecutor;
+    private ProducerTemplate logDestination;
 
     public KubeflowTrainerProducer(KubeflowTrainerEndpoint endpoint) {
         super(endpoint);
@@ -48,6 +56,26 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
                         .createExpression(configuration.getIdempotencyKey());
         submitter = new TrainJobSubmitter(getEndpoint().getClient());
         defaultWaitFor = TrainJobPhase.parseTarget("waitFor", configuration.getWaitFor());
+        defaultLogStep = LogStep.parse("logStep", configuration.getLogStep());
+        if (getEndpoint().getOperation() == KubeflowTrainerOperation.logs) {
+            logExecutor = getEndpoint().getCamelContext().getExecutorServiceManager()
+                    .newCachedThreadPool(this, "KubeflowTrainerLogs");
+            logDestination = configuration.getLogDestination() == null ? null
+                    : getEndpoint().getCamelContext().createProducerTemplate();
+        }
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        if (logExecutor != null) {
+            getEndpoint().getCamelContext().getExecutorServiceManager().shutdownNow(logExecutor);
+            logExecutor = null;
+        }
+        if (logDestination != null) {
+            logDestination.close();
+            logDestination = null;
+        }
+        super.doStop();
     }
 
     @Override
@@ -58,8 +86,9 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
                 case wait -> {
                     return startWait(exchange, callback);
                 }
-                case logs -> throw new UnsupportedOperationException("kubeflow-trainer:logs is not available in this"
-                        + " release; kubeflow-trainer:train and kubeflow-trainer:wait are");
+                case logs -> {
+                    return startLogs(exchange, callback);
+                }
             }
         } catch (Exception e) {
             exchange.setException(e);
@@ -89,7 +118,8 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
         out.setHeader(LAUNCHER_REASON, result.decision().reason());
     }
 
-    private boolean startWait(Exchange exchange, AsyncCallback callback) {
+    /** The job an exchange names: the headers train leaves, else a TrainJob body; its namespace falls back too. */
+    private String[] jobReference(Exchange exchange) {
         Message in = exchange.getMessage();
         TrainJob bodyJob = in.getBody() instanceof TrainJob job ? job : null;
         String name = in.getHeader(JOB_NAME, String.class);
@@ -111,6 +141,14 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
             namespace = getEndpoint().getClient().getNamespace() != null ? getEndpoint().getClient().getNamespace()
                     : "default";
         }
+        return new String[] { namespace, name };
+    }
+
+    private boolean startWait(Exchange exchange, AsyncCallback callback) {
+        Message in = exchange.getMessage();
+        String[] job = jobReference(exchange);
+        String namespace = job[0];
+        String name = job[1];
         String wanted = in.getHeader(WAIT_FOR, String.class);
         TrainJobPhase target = wanted == null ? defaultWaitFor : TrainJobPhase.parseTarget(WAIT_FOR, wanted);
         Duration timeout = in.getHeader(WAIT_TIMEOUT) == null
@@ -135,6 +173,36 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
                     }
                     callback.done(false);
                 });
+        return false;
+    }
+
+    private boolean startLogs(Exchange exchange, AsyncCallback callback) {
+        KubeflowTrainerConfiguration configuration = getEndpoint().getConfiguration();
+        String[] job = jobReference(exchange);
+        String stepText = exchange.getMessage().getHeader(LOG_STEP, String.class);
+        LogStep step = stepText == null ? defaultLogStep : LogStep.parse(LOG_STEP, stepText);
+        TrainJobLogs.Request request = new TrainJobLogs.Request(job[0], job[1], step, configuration.isFollow(),
+                configuration.getTailLines(), configuration.getSinceSeconds(),
+                Duration.ofMillis(configuration.getLogStartTimeout()));
+        LogCollector collector = new LogCollector(step.kind() == LogStep.Kind.ALL, configuration.getMaxLogBytes(),
+                logDestination, configuration.getLogDestination(), configuration.getLogChunkLines(), job[1], job[0]);
+        // reading (and following) blocks on the stream: it runs on the component's log threads, not Camel's
+        logExecutor.execute(() -> {
+            try {
+                new TrainJobLogs(getEndpoint().getClient()).read(request, collector, logExecutor);
+                collector.flush();
+                Message out = exchange.getMessage();
+                out.setBody(collector.body());
+                out.setHeader(JOB_NAME, job[1]);
+                out.setHeader(NAMESPACE, job[0]);
+                out.setHeader(LOG_LINES, collector.lines());
+                out.setHeader(LOG_TRUNCATED, collector.truncated());
+            } catch (Exception e) {
+                exchange.setException(e);
+            } finally {
+                callback.done(false);
+            }
+        });
         return false;
     }
 

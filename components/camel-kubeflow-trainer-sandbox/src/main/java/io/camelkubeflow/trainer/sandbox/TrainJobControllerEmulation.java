@@ -33,14 +33,17 @@ import org.slf4j.LoggerFactory;
  * An emulation of what the Kubeflow Trainer controller and JobSet do with a TrainJob, for the local sandbox: it makes
  * the pods JobSet would make (same names and labels), moves them Pending, Running, then Succeeded or Failed, and
  * writes the TrainJob's jobsStatus and conditions as the v2.3 controller does (Complete/AllJobsCompleted,
- * Failed/FailedJobs, Suspended/Suspended and Resumed). It runs no code: a job's outcome and run time come from the
- * annotations {@value #OUTCOME_ANNOTATION} (Complete or Failed) and {@value #RUN_MILLIS_ANNOTATION}.
+ * Failed/FailedJobs, Suspended/Suspended and Resumed), and writes pod logs (a start line, "step=i of n" lines spread
+ * over the run, an exit line). It runs no code: a job's outcome, run time and log length come from the annotations
+ * {@value #OUTCOME_ANNOTATION} (Complete or Failed), {@value #RUN_MILLIS_ANNOTATION} and {@value #LOG_LINES_ANNOTATION}.
  */
 public final class TrainJobControllerEmulation implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobControllerEmulation.class);
     public static final String OUTCOME_ANNOTATION = "sandbox.camelkubeflow.io/outcome";
     public static final String RUN_MILLIS_ANNOTATION = "sandbox.camelkubeflow.io/run-millis";
     public static final String EXIT_CODE_ANNOTATION = "sandbox.camelkubeflow.io/exit-code";
+    /** How many "step=i of n" lines each pod logs while it runs (default 10). */
+    public static final String LOG_LINES_ANNOTATION = "sandbox.camelkubeflow.io/log-lines";
     public static final String JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name";
     public static final String REPLICATED_JOB_LABEL = "jobset.sigs.k8s.io/replicatedjob-name";
     public static final String COMPLETION_INDEX_LABEL = "batch.kubernetes.io/job-completion-index";
@@ -61,7 +64,11 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     /** The User-Agent of the emulated controller's requests, so counts of a client's requests can leave them out. */
     public static final String USER_AGENT = "trainer-sandbox-controller";
 
-    TrainJobControllerEmulation(KubernetesClient sandboxClient, Duration startDelay, Duration defaultRunTime) {
+    private final PodLogs podLogs;
+
+    TrainJobControllerEmulation(KubernetesClient sandboxClient, PodLogs podLogs, Duration startDelay,
+            Duration defaultRunTime) {
+        this.podLogs = podLogs;
         this.client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(sandboxClient.getConfiguration())
                 .withUserAgent(USER_AGENT).build()).build();
         this.startDelay = startDelay;
@@ -138,6 +145,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                         .withNewSpec().addNewContainer().withName(container).withImage("sandbox").endContainer().endSpec()
                         .withNewStatus().withPhase("Pending").endStatus()
                         .build();
+                podLogs.create(namespace, pod.getMetadata().getName());
                 pods.add(client.pods().inNamespace(namespace).resource(pod).create());
             }
         }
@@ -156,6 +164,15 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                     ? Long.parseLong(annotations.get(RUN_MILLIS_ANNOTATION)) : defaultRunTime.toMillis();
             boolean fail = "Failed".equalsIgnoreCase(annotations.get(OUTCOME_ANNOTATION));
             int exitCode = Integer.parseInt(annotations.getOrDefault(EXIT_CODE_ANNOTATION, "1"));
+            int steps = Integer.parseInt(annotations.getOrDefault(LOG_LINES_ANNOTATION, "10"));
+            for (Pod pod : pods) {
+                log(pod, "sandbox: " + pod.getMetadata().getName() + " started (no code runs in the sandbox)");
+            }
+            for (int step = 1; step <= steps; step++) {
+                int line = step;
+                scheduler.schedule(() -> pods.forEach(pod -> log(pod, "step=" + line + " of " + steps)),
+                        runMillis * step / (steps + 1), TimeUnit.MILLISECONDS);
+            }
             scheduler.schedule(() -> finish(job, pods, fail, exitCode), runMillis, TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
             LOG.warn("Sandbox controller could not run TrainJob {}: {}", job.getMetadata().getName(), e.getMessage());
@@ -168,7 +185,9 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             Pod failing = !fail ? null : pods.stream().filter(p -> "launcher".equals(replicatedJob(p))).findFirst()
                     .or(() -> pods.stream().filter(p -> "node".equals(replicatedJob(p))).findFirst()).orElse(null);
             for (Pod pod : pods) {
-                setPodPhase(pod, pod == failing ? "Failed" : "Succeeded", pod == failing ? exitCode : 0);
+                int code = pod == failing ? exitCode : 0;
+                log(pod, "sandbox: exited with code " + code);
+                setPodPhase(pod, pod == failing ? "Failed" : "Succeeded", code);
             }
             updateJobsStatus(job, pods, fail ? "failed" : "succeeded");
             if (fail) {
@@ -180,6 +199,10 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.warn("Sandbox controller could not finish TrainJob {}: {}", job.getMetadata().getName(), e.getMessage());
         }
+    }
+
+    private void log(Pod pod, String line) {
+        podLogs.append(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), line);
     }
 
     private static String replicatedJob(Pod pod) {

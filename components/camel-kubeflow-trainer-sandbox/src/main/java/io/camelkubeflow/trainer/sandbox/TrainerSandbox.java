@@ -92,6 +92,7 @@ public final class TrainerSandbox implements AutoCloseable {
     private TrainJobControllerEmulation controller;
     private final ObservingCrudDispatcher dispatcher = new ObservingCrudDispatcher();
     private final Map<String, Integer> goneWatches = new ConcurrentHashMap<>();
+    private final PodLogs podLogs = new PodLogs();
 
     private TrainerSandbox(int port) {
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
@@ -116,7 +117,8 @@ public final class TrainerSandbox implements AutoCloseable {
             sandbox.createRuntime(load(RUNTIMES + runtime, GenericKubernetesResource.class));
         }
         if (options.controller()) {
-            sandbox.controller = new TrainJobControllerEmulation(sandbox.client, options.startDelay(), options.runTime());
+            sandbox.controller = new TrainJobControllerEmulation(sandbox.client, sandbox.podLogs, options.startDelay(),
+                    options.runTime());
         }
         return sandbox;
     }
@@ -283,8 +285,27 @@ public final class TrainerSandbox implements AutoCloseable {
         server.destroy();
     }
 
-    /** The CRUD dispatcher, showing each TrainJob body to the listeners before the dispatcher consumes it. */
+    /** The sandbox's pod logs, which the emulated controller writes and the log endpoint serves. */
+    public PodLogs podLogs() {
+        return podLogs;
+    }
+
+    /**
+     * The CRUD dispatcher, showing each TrainJob body to the listeners before the dispatcher consumes it, serving pod
+     * logs and answering planned watch faults.
+     */
     private final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+            if ("GET".equals(request.getMethod())) {
+                MockResponse log = podLogs.answer(request.getPath());
+                if (log != null) {
+                    return log;
+                }
+            }
+            return super.dispatch(request);
+        }
+
         @Override
         public MockResponse handleCreate(RecordedRequest request) {
             return super.handleCreate(observe(request));

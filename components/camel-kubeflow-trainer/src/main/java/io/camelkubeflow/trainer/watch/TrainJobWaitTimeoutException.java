@@ -13,6 +13,11 @@ public class TrainJobWaitTimeoutException extends RuntimeException {
         this.lastPhase = lastPhase;
     }
 
+    public TrainJobWaitTimeoutException(String message) {
+        super(message);
+        this.lastPhase = null;
+    }
+
     /** The phase last seen, or null if the job was never seen. */
     public TrainJobPhase getLastPhase() {
         return lastPhase;

@@ -1,0 +1,93 @@
+package io.camelkubeflow.trainer;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+
+import io.camelkubeflow.trainer.logs.LogSink;
+import org.apache.camel.ProducerTemplate;
+
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+
+/**
+ * Gathers log lines for the message body, keeping at most {@code maxBytes} (the newest lines: the end of a log says
+ * most about how a job ended), and sends them on in chunks to a destination endpoint when one is set.
+ */
+final class LogCollector implements LogSink {
+    private final boolean prefixSteps;
+    private final long maxBytes;
+    private final ProducerTemplate destination;
+    private final String destinationUri;
+    private final int chunkLines;
+    private final String jobName;
+    private final String namespace;
+    private final Deque<String> kept = new ArrayDeque<>();
+    private long keptBytes;
+    private long lines;
+    private boolean truncated;
+    private final List<String> chunk = new ArrayList<>();
+    private String chunkStep;
+
+    LogCollector(boolean prefixSteps, long maxBytes, ProducerTemplate destination, String destinationUri,
+            int chunkLines, String jobName, String namespace) {
+        this.prefixSteps = prefixSteps;
+        this.maxBytes = maxBytes;
+        this.destination = destination;
+        this.destinationUri = destinationUri;
+        this.chunkLines = Math.max(1, chunkLines);
+        this.jobName = jobName;
+        this.namespace = namespace;
+    }
+
+    @Override
+    public void line(String step, String text) {
+        lines++;
+        String line = prefixSteps ? "[" + step + "] " + text : text;
+        kept.addLast(line);
+        keptBytes += line.getBytes(StandardCharsets.UTF_8).length + 1;
+        while (keptBytes > maxBytes && !kept.isEmpty()) {
+            keptBytes -= kept.removeFirst().getBytes(StandardCharsets.UTF_8).length + 1;
+            truncated = true;
+        }
+        if (destinationUri != null) {
+            if (!chunk.isEmpty() && !step.equals(chunkStep)) {
+                flush();
+            }
+            chunkStep = step;
+            chunk.add(line);
+            if (chunk.size() >= chunkLines) {
+                flush();
+            }
+        }
+    }
+
+    /** Sends what is left of the last chunk. */
+    void flush() {
+        if (destinationUri == null || chunk.isEmpty()) {
+            return;
+        }
+        String body = String.join("\n", chunk);
+        String step = chunkStep;
+        chunk.clear();
+        destination.send(destinationUri, exchange -> {
+            exchange.getMessage().setBody(body);
+            exchange.getMessage().setHeader(JOB_NAME, jobName);
+            exchange.getMessage().setHeader(NAMESPACE, namespace);
+            exchange.getMessage().setHeader(LOG_STEP, step);
+        });
+    }
+
+    String body() {
+        return kept.isEmpty() ? "" : String.join("\n", kept) + "\n";
+    }
+
+    long lines() {
+        return lines;
+    }
+
+    boolean truncated() {
+        return truncated;
+    }
+}

@@ -1,0 +1,7 @@
+package io.camelkubeflow.trainer.logs;
+
+/** Receives log lines as they are read; called from one thread at a time. */
+@FunctionalInterface
+public interface LogSink {
+    void line(String step, String text);
+}

@@ -1,0 +1,258 @@
+package io.camelkubeflow.trainer.logs;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.camelkubeflow.trainer.watch.FailedPodDetail;
+import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.LogWatch;
+import io.fabric8.kubernetes.client.dsl.Loggable;
+import io.fabric8.kubernetes.client.dsl.PodResource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads and follows the logs of a TrainJob's steps. Waits (by watch) for a step's pod to exist and leave Pending
+ * instead of returning nothing. Following resumes after a broken stream from the last line's timestamp, skipping the
+ * lines already delivered, so nothing is repeated or lost; a pod replaced by JobSet is picked up by its labels.
+ */
+public class TrainJobLogs {
+    private static final Logger LOG = LoggerFactory.getLogger(TrainJobLogs.class);
+    static final String REPLICATED_JOB_LABEL = "jobset.sigs.k8s.io/replicatedjob-name";
+    static final String INDEX_LABEL = "batch.kubernetes.io/job-completion-index";
+    private static final Set<String> TERMINAL = Set.of("Succeeded", "Failed");
+    /** Streams that may break in a row, without delivering a line, before following gives up. */
+    private static final int MAX_BROKEN_IN_A_ROW = 5;
+    /** Pause before resuming a stream that ended while its pod still runs. */
+    private static final Duration RESUME_PAUSE = Duration.ofMillis(200);
+
+    private final KubernetesClient client;
+
+    public TrainJobLogs(KubernetesClient client) {
+        this.client = client;
+    }
+
+    /** Options of one read. {@code tailLines} and {@code sinceSeconds} may be null. */
+    public record Request(String namespace, String jobName, LogStep step, boolean follow, Integer tailLines,
+            Integer sinceSeconds, Duration startTimeout) {
+    }
+
+    /**
+     * Delivers the step's log lines to the sink: what is there now, or (follow) everything until the pods end. For
+     * {@code all}, each pod is read on its own task of {@code executor} and lines are delivered as they come.
+     */
+    public List<String> read(Request request, LogSink sink, ExecutorService executor) {
+        List<Selector> selectors = selectors(request);
+        if (selectors.size() == 1) {
+            readPod(request, selectors.get(0), sink);
+            return List.of(selectors.get(0).step);
+        }
+        LogSink shared = (step, text) -> {
+            synchronized (sink) {
+                sink.line(step, text);
+            }
+        };
+        List<CompletableFuture<Void>> tasks = new ArrayList<>();
+        for (Selector selector : selectors) {
+            tasks.add(CompletableFuture.runAsync(() -> readPod(request, selector, shared), executor));
+        }
+        try {
+            CompletableFuture.allOf(tasks.toArray(CompletableFuture[]::new)).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading logs", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        }
+        return selectors.stream().map(s -> s.step).toList();
+    }
+
+    /**
+     * The pods to read. For the trainer step and all steps they are found from the job's pods once one of them runs:
+     * JobSet has made every pod of the job by then.
+     */
+    private List<Selector> selectors(Request request) {
+        if (request.step().kind() == LogStep.Kind.ONE) {
+            return List.of(new Selector(request.step().replicatedJob(), Integer.toString(request.step().index())));
+        }
+        List<Pod> pods = awaitPods(request, Map.of(), found -> found.stream().anyMatch(TrainJobLogs::started));
+        boolean hasLauncher = pods.stream().anyMatch(p -> "launcher".equals(label(p, REPLICATED_JOB_LABEL)));
+        if (request.step().kind() == LogStep.Kind.TRAINER) {
+            return List.of(hasLauncher ? new Selector("launcher", "0") : new Selector("node", "0"));
+        }
+        Map<String, Selector> all = new LinkedHashMap<>();
+        pods.stream()
+                .filter(p -> "launcher".equals(label(p, REPLICATED_JOB_LABEL)) || "node".equals(label(p, REPLICATED_JOB_LABEL)))
+                .sorted(Comparator.comparing((Pod p) -> label(p, REPLICATED_JOB_LABEL))
+                        .thenComparing(p -> Integer.parseInt(label(p, INDEX_LABEL))))
+                .forEach(p -> {
+                    Selector selector = new Selector(label(p, REPLICATED_JOB_LABEL), label(p, INDEX_LABEL));
+                    all.put(selector.step, selector);
+                });
+        return new ArrayList<>(all.values());
+    }
+
+    private void readPod(Request request, Selector selector, LogSink sink) {
+        Instant lastTime = null;
+        int deliveredAtLastTime = 0;
+        boolean first = true;
+        int brokenInARow = 0;
+        while (true) {
+            Pod pod = awaitStarted(request, selector);
+            boolean endedBeforeRead = TERMINAL.contains(pod.getStatus().getPhase());
+            PodResource resource = client.pods().inNamespace(request.namespace()).withName(pod.getMetadata().getName());
+            Loggable logs = resource.inContainer(container(pod, selector)).usingTimestamps();
+            if (lastTime != null) {
+                // the API server reads sinceTime to the second: the lines of that second already seen are skipped below
+                logs = resource.inContainer(container(pod, selector)).usingTimestamps()
+                        .sinceTime(lastTime.truncatedTo(ChronoUnit.SECONDS).atOffset(ZoneOffset.UTC)
+                                .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
+            } else if (first && request.tailLines() != null) {
+                logs = resource.inContainer(container(pod, selector)).usingTimestamps().tailingLines(request.tailLines());
+            } else if (first && request.sinceSeconds() != null) {
+                logs = resource.inContainer(container(pod, selector)).usingTimestamps()
+                        .sinceSeconds(request.sinceSeconds());
+            }
+            first = false;
+            int skippedAtLastTime = 0;
+            try (LogWatch watch = request.follow() ? logs.watchLog() : null;
+                    BufferedReader reader = new BufferedReader(new InputStreamReader(request.follow()
+                            ? watch.getOutput() : new java.io.ByteArrayInputStream(logs.getLog()
+                                    .getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8))) {
+                String raw;
+                while ((raw = reader.readLine()) != null) {
+                    int space = raw.indexOf(' ');
+                    Instant time = space < 0 ? null : parseTime(raw.substring(0, space));
+                    String text = time == null ? raw : raw.substring(space + 1);
+                    if (time != null && lastTime != null) {
+                        if (time.isBefore(lastTime)) {
+                            continue;
+                        }
+                        if (time.equals(lastTime) && skippedAtLastTime < deliveredAtLastTime) {
+                            skippedAtLastTime++;
+                            continue;
+                        }
+                    }
+                    if (time != null && !time.equals(lastTime)) {
+                        lastTime = time;
+                        deliveredAtLastTime = 0;
+                        skippedAtLastTime = 0;
+                    }
+                    deliveredAtLastTime++;
+                    skippedAtLastTime++;
+                    brokenInARow = 0;
+                    sink.line(selector.step, text);
+                }
+                brokenInARow = 0;
+            } catch (IOException | RuntimeException e) {
+                // a broken stream (IOException, or the HTTP client's own closed-connection error) is resumed; only a
+                // stream that keeps breaking before it delivers anything is given up on
+                if (!request.follow() || ++brokenInARow > MAX_BROKEN_IN_A_ROW) {
+                    throw e instanceof RuntimeException r ? r : new UncheckedIOException((IOException) e);
+                }
+                LOG.debug("Log stream of {} broke, resuming: {}", pod.getMetadata().getName(), e.getMessage());
+            }
+            if (!request.follow() || endedBeforeRead) {
+                return;
+            }
+            pause();
+        }
+    }
+
+    /** Waits by watch for the step's newest pod to leave Pending. */
+    private Pod awaitStarted(Request request, Selector selector) {
+        List<Pod> pods = awaitPods(request, selector.labels(), candidates -> candidates.stream()
+                .anyMatch(TrainJobLogs::started));
+        return pods.stream()
+                .filter(TrainJobLogs::started)
+                .max(Comparator.comparing(p -> p.getMetadata().getCreationTimestamp() == null ? ""
+                        : p.getMetadata().getCreationTimestamp()))
+                .orElseThrow();
+    }
+
+    private List<Pod> awaitPods(Request request, Map<String, String> labels,
+            java.util.function.Predicate<List<Pod>> condition) {
+        Map<String, String> selector = new LinkedHashMap<>(labels);
+        selector.put(FailedPodDetail.JOBSET_NAME_LABEL, request.jobName());
+        CompletableFuture<List<Pod>> ready = client.pods().inNamespace(request.namespace()).withLabels(selector)
+                .informOnCondition(condition);
+        try {
+            return ready.get(request.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            ready.cancel(true);
+            throw new TrainJobWaitTimeoutException("no pod of TrainJob " + request.namespace() + "/" + request.jobName()
+                    + " matching " + selector + " started within " + request.startTimeout());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for pods", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        }
+    }
+
+    private static boolean started(Pod pod) {
+        return pod.getStatus() != null && pod.getStatus().getPhase() != null
+                && !"Pending".equals(pod.getStatus().getPhase());
+    }
+
+    private static String container(Pod pod, Selector selector) {
+        String wanted = "node".equals(selector.replicatedJob) || "launcher".equals(selector.replicatedJob) ? "node"
+                : selector.replicatedJob;
+        return pod.getSpec().getContainers().stream().map(c -> c.getName()).filter(wanted::equals).findFirst()
+                .orElse(pod.getSpec().getContainers().get(0).getName());
+    }
+
+    private static Instant parseTime(String text) {
+        try {
+            return OffsetDateTime.parse(text).toInstant();
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+
+    private static String label(Pod pod, String key) {
+        return pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(key);
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(RESUME_PAUSE.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while following logs", e);
+        }
+    }
+
+    private record Selector(String replicatedJob, String index, String step) {
+        Selector(String replicatedJob, String index) {
+            this(replicatedJob, index, LogStep.stepName(replicatedJob, index));
+        }
+
+        Map<String, String> labels() {
+            return Map.of(REPLICATED_JOB_LABEL, replicatedJob, INDEX_LABEL, index);
+        }
+    }
+}

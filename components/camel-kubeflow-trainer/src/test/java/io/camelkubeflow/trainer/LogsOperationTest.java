@@ -1,0 +1,145 @@
+package io.camelkubeflow.trainer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.LOG_LINES_ANNOTATION;
+import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * kubeflow-trainer:logs against the sandbox, whose pods log a start line, "step=i of n" lines and an exit line. The
+ * sandbox ends every follow stream at the current end of the log, so following proves resumption without repeats.
+ */
+class LogsOperationTest extends TrainerRouteTestSupport {
+    static final List<Exchange> LINES = new CopyOnWriteArrayList<>();
+
+    @BeforeAll
+    static void lineRoute() throws Exception {
+        camel.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("direct:lines").process(LINES::add);
+            }
+        });
+    }
+
+    static Exchange train(String runtime, String extra, int logLines, long runMillis) {
+        Exchange trained = send("kubeflow-trainer:train?runtime=" + runtime + "&namespace=logs" + extra, null,
+                Map.of(ANNOTATIONS, Map.of(LOG_LINES_ANNOTATION, Integer.toString(logLines),
+                        RUN_MILLIS_ANNOTATION, Long.toString(runMillis))));
+        assertNull(trained.getException());
+        return trained;
+    }
+
+    static List<String> expectedLines(int logLines, int exitCode) {
+        List<String> lines = new ArrayList<>();
+        for (int i = 1; i <= logLines; i++) {
+            lines.add("step=" + i + " of " + logLines);
+        }
+        lines.add("sandbox: exited with code " + exitCode);
+        return lines;
+    }
+
+    static List<String> bodyLines(Exchange exchange) {
+        assertNull(exchange.getException());
+        String body = exchange.getMessage().getBody(String.class);
+        return List.of(body.split("\n"));
+    }
+
+    @Test
+    void readsAFinishedStepsLog() {
+        Exchange exchange = template.send("kubeflow-trainer:logs",
+                template.send("kubeflow-trainer:wait", train("torch-distributed", "&pythonFile=/a.py", 5, 300)));
+        List<String> lines = bodyLines(exchange);
+        assertTrue(lines.get(0).startsWith("sandbox: ") && lines.get(0).contains("-node-0-0-"), lines.get(0));
+        assertEquals(expectedLines(5, 0), lines.subList(1, lines.size()));
+        assertEquals(7L, exchange.getMessage().getHeader(LOG_LINES));
+        assertEquals(false, exchange.getMessage().getHeader(LOG_TRUNCATED));
+    }
+
+    @Test
+    void followingWaitsForThePodAndResumesBrokenStreamsWithoutRepeatsOrGaps() {
+        Exchange trained = train("torch-distributed", "&pythonFile=/a.py", 25, 2500);
+        api.mark();
+        Exchange exchange = template.send("kubeflow-trainer:logs?follow=true", trained);
+        List<String> lines = bodyLines(exchange);
+        assertEquals(expectedLines(25, 0), lines.subList(1, lines.size()));
+        long reads = api.requestsSinceMark().stream().filter(r -> r.getPath().contains("/log?")).count();
+        assertTrue(reads > 2, "the follow should have resumed several times, read " + reads + " times");
+    }
+
+    @Test
+    void everyStepCanBeRead() {
+        Exchange torchtune = train("torchtune-llama3.2-1b", "&args=epochs=1", 2, 200);
+        template.send("kubeflow-trainer:wait", torchtune);
+        for (String step : List.of("dataset-initializer", "model-initializer", "node-0")) {
+            Exchange exchange = template.send("kubeflow-trainer:logs", e -> {
+                e.getMessage().setHeaders(new java.util.HashMap<>(torchtune.getMessage().getHeaders()));
+                e.getMessage().setHeader(LOG_STEP, step);
+            });
+            List<String> lines = bodyLines(exchange);
+            assertTrue(lines.get(0).contains("-" + step.replace("node-0", "node-0-0") + "-"), lines.get(0));
+        }
+
+        Exchange deepspeed = train("deepspeed-distributed", "&pythonFile=/ds.py&numNodes=3", 3, 200);
+        template.send("kubeflow-trainer:wait", deepspeed);
+        Exchange trainer = template.send("kubeflow-trainer:logs", deepspeed);
+        assertTrue(bodyLines(trainer).get(0).contains("-launcher-0-0-"), "MPI logs come from the launcher by default");
+        Exchange node1 = template.send("kubeflow-trainer:logs?logStep=node-1", deepspeed);
+        assertTrue(bodyLines(node1).get(0).contains("-node-0-1-"), bodyLines(node1).get(0));
+    }
+
+    @Test
+    void allRanksAreMergedWithTheirStepAsPrefix() {
+        Exchange exchange = template.send("kubeflow-trainer:logs?logStep=all&follow=true",
+                train("deepspeed-distributed", "&pythonFile=/ds.py&numNodes=3", 4, 800));
+        List<String> lines = bodyLines(exchange);
+        for (String step : List.of("launcher", "node-0", "node-1")) {
+            List<String> ofStep = lines.stream().filter(l -> l.startsWith("[" + step + "] ")).map(l -> l.substring(
+                    step.length() + 3)).toList();
+            assertEquals(expectedLines(4, 0), ofStep.subList(1, ofStep.size()), step + " in " + lines);
+        }
+        assertEquals(3 * 6, lines.size());
+    }
+
+    @Test
+    void linesGoToADestinationAsTheyAreReadAndTheBodyKeepsTheTail() {
+        LINES.clear();
+        Exchange exchange = template.send("kubeflow-trainer:logs?follow=true&logDestination=direct:lines"
+                + "&maxLogBytes=40", train("torch-distributed", "&pythonFile=/a.py", 8, 600));
+        assertEquals(10, LINES.size());
+        assertEquals("step=1 of 8", LINES.get(1).getMessage().getBody(String.class));
+        assertEquals("node-0", LINES.get(1).getMessage().getHeader(LOG_STEP));
+        assertEquals(true, exchange.getMessage().getHeader(LOG_TRUNCATED));
+        assertEquals(10L, exchange.getMessage().getHeader(LOG_LINES));
+        assertEquals(List.of("step=8 of 8", "sandbox: exited with code 0"), bodyLines(exchange));
+    }
+
+    @Test
+    void tailLinesKeepsTheEnd() {
+        Exchange trained = template.send("kubeflow-trainer:wait", train("torch-distributed", "&pythonFile=/a.py", 6, 200));
+        assertEquals(List.of("step=6 of 6", "sandbox: exited with code 0"),
+                bodyLines(template.send("kubeflow-trainer:logs?tailLines=2", trained)));
+    }
+
+    @Test
+    void aPodThatNeverStartsTimesOut() {
+        Exchange suspended = send("kubeflow-trainer:train?runtime=torch-distributed&namespace=logs&pythonFile=/a.py"
+                + "&suspend=true", null, Map.of());
+        Exchange exchange = template.send("kubeflow-trainer:logs?logStartTimeout=300ms", suspended);
+        assertInstanceOf(TrainJobWaitTimeoutException.class, exchange.getException());
+    }
+}
