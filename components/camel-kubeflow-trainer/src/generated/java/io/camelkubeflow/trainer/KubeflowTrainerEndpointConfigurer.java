@@ -25,10 +25,14 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         switch (ignoreCase ? name.toLowerCase() : name) {
         case "activedeadlineseconds":
         case "activeDeadlineSeconds": target.getConfiguration().setActiveDeadlineSeconds(property(camelContext, java.lang.Long.class, value)); return true;
+        case "allnamespaces":
+        case "allNamespaces": target.getConfiguration().setAllNamespaces(property(camelContext, boolean.class, value)); return true;
         case "annotations": target.getConfiguration().setAnnotations(property(camelContext, java.util.Map.class, value)); return true;
         case "args": target.getConfiguration().setArgs(property(camelContext, java.lang.String.class, value)); return true;
         case "bodytype":
         case "bodyType": target.getConfiguration().setBodyType(property(camelContext, java.lang.String.class, value)); return true;
+        case "bridgeerrorhandler":
+        case "bridgeErrorHandler": target.setBridgeErrorHandler(property(camelContext, boolean.class, value)); return true;
         case "cacertdata":
         case "caCertData": target.getConfiguration().setCaCertData(property(camelContext, java.lang.String.class, value)); return true;
         case "cacertfile":
@@ -53,7 +57,13 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "datasetSecret": target.getConfiguration().setDatasetSecret(property(camelContext, java.lang.String.class, value)); return true;
         case "dataseturi":
         case "datasetUri": target.getConfiguration().setDatasetUri(property(camelContext, java.lang.String.class, value)); return true;
+        case "emitexisting":
+        case "emitExisting": target.getConfiguration().setEmitExisting(property(camelContext, boolean.class, value)); return true;
         case "env": target.getConfiguration().setEnv(property(camelContext, java.util.Map.class, value)); return true;
+        case "exceptionhandler":
+        case "exceptionHandler": target.setExceptionHandler(property(camelContext, org.apache.camel.spi.ExceptionHandler.class, value)); return true;
+        case "exchangepattern":
+        case "exchangePattern": target.setExchangePattern(property(camelContext, org.apache.camel.ExchangePattern.class, value)); return true;
         case "follow": target.getConfiguration().setFollow(property(camelContext, boolean.class, value)); return true;
         case "gpu": target.getConfiguration().setGpu(property(camelContext, java.lang.String.class, value)); return true;
         case "idempotencykey":
@@ -67,6 +77,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "jobNamePrefix": target.getConfiguration().setJobNamePrefix(property(camelContext, java.lang.String.class, value)); return true;
         case "kubernetesclient":
         case "kubernetesClient": target.getConfiguration().setKubernetesClient(property(camelContext, io.fabric8.kubernetes.client.KubernetesClient.class, value)); return true;
+        case "labelselector":
+        case "labelSelector": target.getConfiguration().setLabelSelector(property(camelContext, java.lang.String.class, value)); return true;
         case "labels": target.getConfiguration().setLabels(property(camelContext, java.util.Map.class, value)); return true;
         case "launcher": target.getConfiguration().setLauncher(property(camelContext, java.lang.String.class, value)); return true;
         case "lazystartproducer":
@@ -133,10 +145,14 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         switch (ignoreCase ? name.toLowerCase() : name) {
         case "activedeadlineseconds":
         case "activeDeadlineSeconds": return java.lang.Long.class;
+        case "allnamespaces":
+        case "allNamespaces": return boolean.class;
         case "annotations": return java.util.Map.class;
         case "args": return java.lang.String.class;
         case "bodytype":
         case "bodyType": return java.lang.String.class;
+        case "bridgeerrorhandler":
+        case "bridgeErrorHandler": return boolean.class;
         case "cacertdata":
         case "caCertData": return java.lang.String.class;
         case "cacertfile":
@@ -161,7 +177,13 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "datasetSecret": return java.lang.String.class;
         case "dataseturi":
         case "datasetUri": return java.lang.String.class;
+        case "emitexisting":
+        case "emitExisting": return boolean.class;
         case "env": return java.util.Map.class;
+        case "exceptionhandler":
+        case "exceptionHandler": return org.apache.camel.spi.ExceptionHandler.class;
+        case "exchangepattern":
+        case "exchangePattern": return org.apache.camel.ExchangePattern.class;
         case "follow": return boolean.class;
         case "gpu": return java.lang.String.class;
         case "idempotencykey":
@@ -175,6 +197,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "jobNamePrefix": return java.lang.String.class;
         case "kubernetesclient":
         case "kubernetesClient": return io.fabric8.kubernetes.client.KubernetesClient.class;
+        case "labelselector":
+        case "labelSelector": return java.lang.String.class;
         case "labels": return java.util.Map.class;
         case "launcher": return java.lang.String.class;
         case "lazystartproducer":
@@ -242,10 +266,14 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         switch (ignoreCase ? name.toLowerCase() : name) {
         case "activedeadlineseconds":
         case "activeDeadlineSeconds": return target.getConfiguration().getActiveDeadlineSeconds();
+        case "allnamespaces":
+        case "allNamespaces": return target.getConfiguration().isAllNamespaces();
         case "annotations": return target.getConfiguration().getAnnotations();
         case "args": return target.getConfiguration().getArgs();
         case "bodytype":
         case "bodyType": return target.getConfiguration().getBodyType();
+        case "bridgeerrorhandler":
+        case "bridgeErrorHandler": return target.isBridgeErrorHandler();
         case "cacertdata":
         case "caCertData": return target.getConfiguration().getCaCertData();
         case "cacertfile":
@@ -270,7 +298,13 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "datasetSecret": return target.getConfiguration().getDatasetSecret();
         case "dataseturi":
         case "datasetUri": return target.getConfiguration().getDatasetUri();
+        case "emitexisting":
+        case "emitExisting": return target.getConfiguration().isEmitExisting();
         case "env": return target.getConfiguration().getEnv();
+        case "exceptionhandler":
+        case "exceptionHandler": return target.getExceptionHandler();
+        case "exchangepattern":
+        case "exchangePattern": return target.getExchangePattern();
         case "follow": return target.getConfiguration().isFollow();
         case "gpu": return target.getConfiguration().getGpu();
         case "idempotencykey":
@@ -284,6 +318,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "jobNamePrefix": return target.getConfiguration().getJobNamePrefix();
         case "kubernetesclient":
         case "kubernetesClient": return target.getConfiguration().getKubernetesClient();
+        case "labelselector":
+        case "labelSelector": return target.getConfiguration().getLabelSelector();
         case "labels": return target.getConfiguration().getLabels();
         case "launcher": return target.getConfiguration().getLauncher();
         case "lazystartproducer":

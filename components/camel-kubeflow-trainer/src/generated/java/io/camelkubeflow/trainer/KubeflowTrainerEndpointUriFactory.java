@@ -23,11 +23,13 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(61);
+        Set<String> props = new HashSet<>(67);
         props.add("activeDeadlineSeconds");
+        props.add("allNamespaces");
         props.add("annotations");
         props.add("args");
         props.add("bodyType");
+        props.add("bridgeErrorHandler");
         props.add("caCertData");
         props.add("caCertFile");
         props.add("clientCertData");
@@ -41,7 +43,10 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("cpu");
         props.add("datasetSecret");
         props.add("datasetUri");
+        props.add("emitExisting");
         props.add("env");
+        props.add("exceptionHandler");
+        props.add("exchangePattern");
         props.add("follow");
         props.add("gpu");
         props.add("idempotencyKey");
@@ -50,6 +55,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("jobName");
         props.add("jobNamePrefix");
         props.add("kubernetesClient");
+        props.add("labelSelector");
         props.add("labels");
         props.add("launcher");
         props.add("lazyStartProducer");

@@ -115,6 +115,19 @@ public class KubeflowTrainerConfiguration {
     @UriParam(label = "train", prefix = "resources.", multiValue = true,
               description = "Other resources per node, as resources.NAME=quantity (e.g. resources.google.com/tpu=4).")
     private java.util.Map<String, Object> resources;
+    @UriParam(label = "consumer", description = "Only TrainJobs matching this label selector, e.g."
+                                                + " team=vision,app.kubernetes.io/managed-by=camel-kubeflow-trainer.")
+    private String labelSelector;
+
+    @UriParam(label = "consumer", defaultValue = "false",
+              description = "Also emit one event for each TrainJob that exists when the consumer starts, with its"
+                            + " current status; otherwise only changes after the start are emitted.")
+    private boolean emitExisting;
+
+    @UriParam(label = "consumer", defaultValue = "false",
+              description = "Watch every namespace instead of the namespace option's (needs cluster-wide list/watch).")
+    private boolean allNamespaces;
+
     @UriParam(label = "logs", defaultValue = "trainer",
               description = "Which step's logs: trainer (the MPI launcher if any, else node-0), node-N, launcher,"
                             + " dataset-initializer, model-initializer, or all (every node and launcher, merged, each"
@@ -678,5 +691,29 @@ public class KubeflowTrainerConfiguration {
 
     public void setLogChunkLines(int logChunkLines) {
         this.logChunkLines = logChunkLines;
+    }
+
+    public String getLabelSelector() {
+        return labelSelector;
+    }
+
+    public void setLabelSelector(String labelSelector) {
+        this.labelSelector = labelSelector;
+    }
+
+    public boolean isEmitExisting() {
+        return emitExisting;
+    }
+
+    public void setEmitExisting(boolean emitExisting) {
+        this.emitExisting = emitExisting;
+    }
+
+    public boolean isAllNamespaces() {
+        return allNamespaces;
+    }
+
+    public void setAllNamespaces(boolean allNamespaces) {
+        this.allNamespaces = allNamespaces;
     }
 }

@@ -128,11 +128,11 @@ public final class KubeflowTrainerConstants {
                                             + " Suspended, Complete or Failed.",
               javaType = "String")
     public static final String STATUS = "CamelKubeflowTrainerStatus";
-    @Metadata(label = "wait", description = "Reason of the condition that decided the status, e.g. AllJobsCompleted,"
+    @Metadata(label = "wait,consumer", description = "Reason of the condition that decided the status, e.g. AllJobsCompleted,"
                                             + " FailedJobs, DeadlineExceeded (out).",
               javaType = "String")
     public static final String REASON = "CamelKubeflowTrainerReason";
-    @Metadata(label = "wait", description = "Message of that condition (out).", javaType = "String")
+    @Metadata(label = "wait,consumer", description = "Message of that condition (out).", javaType = "String")
     public static final String MESSAGE = "CamelKubeflowTrainerMessage";
     @Metadata(label = "wait", description = "For a failed job, the first container that exited non-zero (out).",
               javaType = "String")
@@ -153,6 +153,13 @@ public final class KubeflowTrainerConstants {
     @Metadata(label = "logs", description = "True when the body holds only the last maxLogBytes of the log (out).",
               javaType = "Boolean")
     public static final String LOG_TRUNCATED = "CamelKubeflowTrainerLogTruncated";
+
+    // events consumer
+
+    @Metadata(label = "consumer", description = "What happened to the TrainJob: Created, Running, Suspended,"
+                                                + " Complete, Failed or Deleted.",
+              javaType = "String")
+    public static final String EVENT = "CamelKubeflowTrainerEvent";
 
     private KubeflowTrainerConstants() {
     }

@@ -19,13 +19,14 @@ import org.apache.camel.support.DefaultEndpoint;
  * their logs.
  */
 @UriEndpoint(firstVersion = "0.1.0", scheme = "kubeflow-trainer", title = "Kubeflow Trainer",
-             syntax = "kubeflow-trainer:operation", producerOnly = true,
+             syntax = "kubeflow-trainer:operation",
              category = { Category.CLOUD, Category.CONTAINER, Category.AI },
              headersClass = KubeflowTrainerConstants.class)
 public class KubeflowTrainerEndpoint extends DefaultEndpoint {
 
     @UriPath(description = "The operation: train creates (or adopts) a TrainJob; wait waits for one to reach a"
-                           + " status; logs reads or follows a step's logs.")
+                           + " status; logs reads or follows a step's logs; events (consumer) emits TrainJob status"
+                           + " changes.")
     @Metadata(required = true)
     private final KubeflowTrainerOperation operation;
 
@@ -44,13 +45,22 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
 
     @Override
     public Producer createProducer() {
+        if (operation == KubeflowTrainerOperation.events) {
+            throw new IllegalArgumentException("kubeflow-trainer:events is a consumer: use it in from(), and"
+                                               + " kubeflow-trainer:train, wait or logs in to()");
+        }
         return new KubeflowTrainerProducer(this);
     }
 
     @Override
-    public Consumer createConsumer(Processor processor) {
-        throw new UnsupportedOperationException("kubeflow-trainer:" + operation + " cannot be used in from(): this"
-                                                + " component only has producer operations for now");
+    public Consumer createConsumer(Processor processor) throws Exception {
+        if (operation != KubeflowTrainerOperation.events) {
+            throw new IllegalArgumentException("kubeflow-trainer:" + operation + " cannot be used in from(); the"
+                                               + " consumer is kubeflow-trainer:events");
+        }
+        KubeflowTrainerConsumer consumer = new KubeflowTrainerConsumer(this, processor);
+        configureConsumer(consumer);
+        return consumer;
     }
 
     @Override

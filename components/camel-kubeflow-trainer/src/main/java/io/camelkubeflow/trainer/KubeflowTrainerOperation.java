@@ -7,5 +7,7 @@ public enum KubeflowTrainerOperation {
     /** Wait until a TrainJob reaches a status. */
     wait,
     /** Read or follow the logs of a TrainJob step. */
-    logs
+    logs,
+    /** Consumer only: an exchange each time a TrainJob changes status. */
+    events
 }

@@ -10,7 +10,8 @@ import io.fabric8.kubernetes.api.model.Condition;
 
 /**
  * Where a TrainJob is, derived from its status as the Trainer v2.3 controller writes it: only Complete, Failed and
- * Suspended are conditions, so Running is read from jobsStatus (a child job with active or ready pods).
+ * Suspended are conditions, so Running is read from jobsStatus (a child job with pods that are active or ready, or
+ * already succeeded or failed while the job's own condition is not written yet).
  */
 public enum TrainJobPhase {
     CREATED, RUNNING, SUSPENDED, COMPLETE, FAILED;
@@ -40,7 +41,8 @@ public enum TrainJobPhase {
         }
         List<TrainJobStatus.JobStatus> jobs = status.jobsStatus();
         boolean running = jobs != null && jobs.stream()
-                .anyMatch(j -> positive(j.active()) || positive(j.ready()) || positive(j.succeeded()));
+                .anyMatch(j -> positive(j.active()) || positive(j.ready()) || positive(j.succeeded())
+                        || positive(j.failed()));
         return running ? RUNNING : CREATED;
     }
 

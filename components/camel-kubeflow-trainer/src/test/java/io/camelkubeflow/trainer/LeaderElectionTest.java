@@ -1,0 +1,124 @@
+package io.camelkubeflow.trainer;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.camelkubeflow.trainer.testing.TrainerApiServer;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.component.kubernetes.KubernetesConfiguration;
+import org.apache.camel.component.kubernetes.cluster.KubernetesClusterService;
+import org.apache.camel.component.kubernetes.cluster.LeaseResourceType;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.junit.jupiter.api.Test;
+
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Two replicas of an app run the events route under Camel's master component with camel-kubernetes' Lease-based
+ * cluster service: only the leader emits, and when it stops the other takes over.
+ */
+class LeaderElectionTest {
+
+    /** The replica's pod, which the cluster service looks for among the members of the group. */
+    static CamelContext replica(TrainerApiServer api, String pod, List<String> events) throws Exception {
+        api.client().pods().inNamespace("le").resource(new PodBuilder().withNewMetadata().withName(pod)
+                .addToLabels("app", "events-app").endMetadata().withNewSpec().addNewContainer().withName("app")
+                .withImage("app").endContainer().endSpec().build()).create();
+        // status is a subresource: set apart from the create, as the kubelet would
+        api.client().pods().inNamespace("le").withName(pod).editStatus(p -> new PodBuilder(p).withNewStatus()
+                .withPhase("Running").addNewCondition().withType("Ready").withStatus("True").endCondition()
+                .endStatus().build());
+        CamelContext camel = new DefaultCamelContext();
+        KubernetesConfiguration connection = new KubernetesConfiguration();
+        // the cluster service closes its client when it stops: each replica has its own, as in real life
+        connection.setKubernetesClient(new KubernetesClientBuilder().withConfig(api.client().getConfiguration()).build());
+        KubernetesClusterService cluster = new KubernetesClusterService(connection);
+        cluster.setKubernetesNamespace("le");
+        cluster.setKubernetesResourcesNamespace("le");
+        cluster.setPodName(pod);
+        cluster.setClusterLabels(Map.of("app", "events-app"));
+        cluster.setLeaseResourceType(LeaseResourceType.Lease);
+        cluster.setLeaseDurationMillis(2000);
+        cluster.setRenewDeadlineMillis(1500);
+        cluster.setRetryPeriodMillis(200);
+        camel.addService(cluster);
+        camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(api.client());
+        camel.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("master:trainjob-events:kubeflow-trainer:events?namespace=le")
+                        .process(e -> events.add(pod + ":" + e.getMessage().getHeader(JOB_NAME) + ":"
+                                                 + e.getMessage().getHeader(EVENT)));
+            }
+        });
+        camel.start();
+        return camel;
+    }
+
+    @Test
+    void onlyTheLeaderEmitsAndAFollowerTakesOver() throws Exception {
+        try (TrainerApiServer api = TrainerApiServer.start()) {
+            List<String> events = new CopyOnWriteArrayList<>();
+            CamelContext a = replica(api, "replica-a", events);
+            CamelContext b = replica(api, "replica-b", events);
+            try (CamelContext client = new DefaultCamelContext()) {
+                client.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(api.client());
+                client.start();
+                // a leader is elected within a few retry periods; jobs that end before it emits go unreported, so
+                // warm-up jobs are started until one is
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (events.isEmpty() && System.nanoTime() < deadline) {
+                    train(client);
+                    Thread.sleep(1000);
+                }
+                awaitEvent(events, ":Complete");
+                events.clear();
+                String first = train(client);
+                awaitEvent(events, first + ":Complete");
+                List<String> emitters = events.stream().map(e -> e.substring(0, e.indexOf(':'))).distinct().toList();
+                assertEquals(1, emitters.size(), "two replicas emitted: " + events);
+                assertEquals(List.of(emitters.get(0) + ":" + first + ":Created", emitters.get(0) + ":" + first + ":Running",
+                        emitters.get(0) + ":" + first + ":Complete"),
+                        events.stream().filter(e -> e.contains(":" + first + ":")).toList(), "each change once");
+
+                String leader = emitters.get(0);
+                // the leader's replica goes away, pod and all
+                (leader.equals("replica-a") ? a : b).stop();
+                api.client().pods().inNamespace("le").withName(leader).delete();
+                String survivor = leader.equals("replica-a") ? "replica-b" : "replica-a";
+                Thread.sleep(3000);
+                String second = train(client);
+                awaitEvent(events, second + ":Complete");
+                assertTrue(events.contains(survivor + ":" + second + ":Complete"), events.toString());
+            } finally {
+                a.stop();
+                b.stop();
+            }
+        }
+    }
+
+    private static String train(CamelContext client) {
+        Exchange trained = client.createProducerTemplate().send("kubeflow-trainer:train?runtime=torch-distributed"
+                + "&namespace=le&pythonFile=/a.py", e -> { });
+        assertNull(trained.getException());
+        return trained.getMessage().getHeader(JOB_NAME, String.class);
+    }
+
+    private static void awaitEvent(List<String> events, String suffix) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (events.stream().noneMatch(e -> e.endsWith(suffix)) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertTrue(events.stream().anyMatch(e -> e.endsWith(suffix)), "never saw " + suffix + " in " + events);
+        Thread.sleep(300);
+    }
+}
