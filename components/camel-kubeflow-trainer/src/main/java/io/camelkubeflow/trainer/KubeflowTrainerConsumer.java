@@ -30,9 +30,7 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
     protected void doStart() throws Exception {
         super.doStart();
         KubeflowTrainerConfiguration configuration = getEndpoint().getConfiguration();
-        String namespace = configuration.isAllNamespaces() ? null
-                : configuration.getNamespace() != null ? configuration.getNamespace()
-                : getEndpoint().getClient().getNamespace() != null ? getEndpoint().getClient().getNamespace() : "default";
+        String namespace = configuration.isAllNamespaces() ? null : getEndpoint().defaultNamespace();
         events = new TrainJobEventStream(this::emit);
         events.start(getEndpoint().getClient(), namespace, configuration.getLabelSelector(),
                 configuration.isEmitExisting());

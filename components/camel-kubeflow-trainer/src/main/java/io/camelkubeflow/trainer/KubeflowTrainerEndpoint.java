@@ -117,6 +117,14 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
         return getComponent().watcherFor(client);
     }
 
+    /** The namespace of jobs no message names: the namespace option, else the client's, else "default". */
+    public String defaultNamespace() {
+        if (configuration.getNamespace() != null) {
+            return configuration.getNamespace();
+        }
+        return client.getNamespace() != null ? client.getNamespace() : "default";
+    }
+
     public KubeflowTrainerOperation getOperation() {
         return operation;
     }

@@ -103,7 +103,7 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
                 .overlay(ExchangeTrainRequests.fromBody(exchange, bodyType))
                 .overlay(ExchangeTrainRequests.fromHeaders(exchange))
                 .idempotencyKey(ExchangeTrainRequests.idempotencyKey(exchange, idempotencyKey));
-        SubmitResult result = submitter.submit(request, getEndpoint().getConfiguration().getNamespace());
+        SubmitResult result = submitter.submit(request, getEndpoint().defaultNamespace());
 
         TrainJob job = result.trainJob();
         Message out = exchange.getMessage();
@@ -135,11 +135,7 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
             namespace = bodyJob.getMetadata().getNamespace();
         }
         if (namespace == null) {
-            namespace = getEndpoint().getConfiguration().getNamespace();
-        }
-        if (namespace == null) {
-            namespace = getEndpoint().getClient().getNamespace() != null ? getEndpoint().getClient().getNamespace()
-                    : "default";
+            namespace = getEndpoint().defaultNamespace();
         }
         return new String[] { namespace, name };
     }

@@ -37,12 +37,14 @@ public class TrainJobSubmitter {
         this.client = client;
     }
 
-    /** Builds the TrainJob for a request without writing anything: what {@link #submit} would create. */
+    /**
+     * Builds the TrainJob for a request without writing anything: what {@link #submit} would create.
+     *
+     * @param defaultNamespace the namespace when the request names none
+     */
     public PreparedTrainJob prepare(TrainRequest request, String defaultNamespace) {
         TrainRequestValidator.validate(request);
-        String namespace = request.namespace() != null ? request.namespace()
-                : defaultNamespace != null ? defaultNamespace
-                : client.getNamespace() != null ? client.getNamespace() : "default";
+        String namespace = request.namespace() != null ? request.namespace() : defaultNamespace;
         TrainingRuntimeDescriptor runtime = lookupRuntime(request, namespace);
         String name = request.jobName() != null ? request.jobName()
                 : TrainJobMetadata.nameFor(request.jobNamePrefix(), keyOrRandom(request));
