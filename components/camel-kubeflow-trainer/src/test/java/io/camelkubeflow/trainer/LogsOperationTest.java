@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
@@ -141,5 +142,18 @@ class LogsOperationTest extends TrainerRouteTestSupport {
                 + "&suspend=true", null, Map.of());
         Exchange exchange = template.send("kubeflow-trainer:logs?logStartTimeout=300ms", suspended);
         assertInstanceOf(TrainJobWaitTimeoutException.class, exchange.getException());
+    }
+
+    @Test
+    void followingARestartedContainerKeepsTheEndOfTheCrashedAttempt() {
+        Exchange trained = send("kubeflow-trainer:train?runtime=torch-distributed&namespace=logs&pythonFile=/a.py",
+                null, Map.of(ANNOTATIONS, Map.of(LOG_LINES_ANNOTATION, "20", RUN_MILLIS_ANNOTATION, "2500",
+                        TrainJobControllerEmulation.RESTARTS_ANNOTATION, "1")));
+        List<String> lines = bodyLines(template.send("kubeflow-trainer:logs?follow=true", trained));
+        List<String> steps = lines.stream().filter(l -> l.startsWith("step=")).toList();
+        assertEquals(expectedLines(20, 0).subList(0, 20), steps, "every step once, in order: " + lines);
+        int crash = lines.indexOf("sandbox: crashed (attempt 1)");
+        assertTrue(crash > 0 && lines.get(crash + 1).equals("sandbox: restarted (attempt 2)"), lines.toString());
+        assertEquals("sandbox: exited with code 0", lines.get(lines.size() - 1));
     }
 }

@@ -16,7 +16,8 @@ import io.fabric8.mockwebserver.http.MockResponse;
 
 /**
  * The sandbox's pod logs: lines appended by the emulated controller, served on the API server's log endpoint with
- * its parameters (container, timestamps, sinceTime, sinceSeconds, tailLines, limitBytes, previous). A follow request
+ * its parameters (container, timestamps, sinceTime, sinceSeconds, tailLines, limitBytes, previous: the log of the
+ * container attempt before the last restart). A follow request
  * gets the log as it is and then ends, as a broken stream would: clients resume with sinceTime.
  */
 public final class PodLogs {
@@ -25,18 +26,28 @@ public final class PodLogs {
     private record Line(Instant time, String text) {
     }
 
-    private final Map<String, List<Line>> logs = new ConcurrentHashMap<>();
+    /** Per pod, the log of each container attempt; the last is the running one. */
+    private final Map<String, List<List<Line>>> logs = new ConcurrentHashMap<>();
 
     /** Starts a pod's (empty) log: from now on the log endpoint answers for the pod. */
     public void create(String namespace, String pod) {
-        logs.putIfAbsent(namespace + "/" + pod, new ArrayList<>());
+        logs.putIfAbsent(namespace + "/" + pod, new ArrayList<>(List.of(new ArrayList<>())));
     }
 
-    /** Appends a line to a pod's log, stamped now. */
+    /** Appends a line to the log of a pod's running container, stamped now. */
     public void append(String namespace, String pod, String text) {
-        List<Line> lines = logs.computeIfAbsent(namespace + "/" + pod, k -> new ArrayList<>());
-        synchronized (lines) {
-            lines.add(new Line(Instant.now(), text));
+        List<List<Line>> attempts = logs.computeIfAbsent(namespace + "/" + pod,
+                k -> new ArrayList<>(List.of(new ArrayList<>())));
+        synchronized (attempts) {
+            attempts.get(attempts.size() - 1).add(new Line(Instant.now(), text));
+        }
+    }
+
+    /** The pod's container restarted: its log so far becomes the previous one ({@code previous=true}). */
+    public void restart(String namespace, String pod) {
+        List<List<Line>> attempts = logs.get(namespace + "/" + pod);
+        synchronized (attempts) {
+            attempts.add(new ArrayList<>());
         }
     }
 
@@ -46,16 +57,22 @@ public final class PodLogs {
         if (!matcher.matches()) {
             return null;
         }
-        List<Line> lines = logs.get(matcher.group(1) + "/" + matcher.group(2));
-        if (lines == null) {
+        List<List<Line>> attempts = logs.get(matcher.group(1) + "/" + matcher.group(2));
+        if (attempts == null) {
             return new MockResponse().setResponseCode(404).setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\","
                     + "\"status\":\"Failure\",\"reason\":\"NotFound\",\"code\":404,\"message\":\"pods \\\""
                     + matcher.group(2) + "\\\" not found\"}");
         }
         Map<String, String> query = query(matcher.group(3));
+        boolean previous = "true".equals(query.get("previous"));
         List<Line> selected;
-        synchronized (lines) {
-            selected = new ArrayList<>(lines);
+        synchronized (attempts) {
+            if (previous && attempts.size() < 2) {
+                return new MockResponse().setResponseCode(400).setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+                        + "\"status\":\"Failure\",\"reason\":\"BadRequest\",\"code\":400,\"message\":"
+                        + "\"previous terminated container not found\"}");
+            }
+            selected = new ArrayList<>(attempts.get(attempts.size() - (previous ? 2 : 1)));
         }
         if (query.containsKey("sinceTime")) {
             // the API server reads sinceTime with second precision

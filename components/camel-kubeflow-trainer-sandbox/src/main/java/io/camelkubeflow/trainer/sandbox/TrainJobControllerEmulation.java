@@ -42,6 +42,8 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     public static final String OUTCOME_ANNOTATION = "sandbox.camelkubeflow.io/outcome";
     public static final String RUN_MILLIS_ANNOTATION = "sandbox.camelkubeflow.io/run-millis";
     public static final String EXIT_CODE_ANNOTATION = "sandbox.camelkubeflow.io/exit-code";
+    /** How many times the trainer pod's container crashes and is restarted during the run (default 0). */
+    public static final String RESTARTS_ANNOTATION = "sandbox.camelkubeflow.io/restarts";
     /** How many "step=i of n" lines each pod logs while it runs (default 10). */
     public static final String LOG_LINES_ANNOTATION = "sandbox.camelkubeflow.io/log-lines";
     public static final String JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name";
@@ -173,6 +175,14 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                 scheduler.schedule(() -> pods.forEach(pod -> log(pod, "step=" + line + " of " + steps)),
                         runMillis * step / (steps + 1), TimeUnit.MILLISECONDS);
             }
+            int restarts = Integer.parseInt(annotations.getOrDefault(RESTARTS_ANNOTATION, "0"));
+            Pod trainer = trainerPod(pods);
+            for (int attempt = 1; attempt <= restarts && trainer != null; attempt++) {
+                int restart = attempt;
+                // between two step lines, so each attempt's log ends with lines only its previous log holds
+                long at = runMillis * (2L * attempt * steps / (restarts + 1) + 1) / (2L * (steps + 1));
+                scheduler.schedule(() -> restartContainer(trainer, restart), at, TimeUnit.MILLISECONDS);
+            }
             scheduler.schedule(() -> finish(job, pods, fail, exitCode), runMillis, TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
             LOG.warn("Sandbox controller could not run TrainJob {}: {}", job.getMetadata().getName(), e.getMessage());
@@ -182,8 +192,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     private void finish(GenericKubernetesResource job, List<Pod> pods, boolean fail, int exitCode) {
         try {
             // the trainer step fails: the MPI launcher if there is one, else the first node
-            Pod failing = !fail ? null : pods.stream().filter(p -> "launcher".equals(replicatedJob(p))).findFirst()
-                    .or(() -> pods.stream().filter(p -> "node".equals(replicatedJob(p))).findFirst()).orElse(null);
+            Pod failing = fail ? trainerPod(pods) : null;
             for (Pod pod : pods) {
                 int code = pod == failing ? exitCode : 0;
                 log(pod, "sandbox: exited with code " + code);
@@ -201,6 +210,28 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         }
     }
 
+    /** The pod of the trainer step: the MPI launcher if there is one, else the first node. */
+    private static Pod trainerPod(List<Pod> pods) {
+        return pods.stream().filter(p -> "launcher".equals(replicatedJob(p))).findFirst()
+                .or(() -> pods.stream().filter(p -> "node".equals(replicatedJob(p))).findFirst()).orElse(null);
+    }
+
+    private void restartContainer(Pod pod, int attempt) {
+        try {
+            log(pod, "sandbox: crashed (attempt " + attempt + ")");
+            podLogs.restart(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
+            client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+                    .editStatus(p -> new PodBuilder(p).editStatus().editFirstContainerStatus()
+                            .withRestartCount(attempt)
+                            .withNewLastState().withNewTerminated().withExitCode(1).withReason("Error")
+                            .withFinishedAt(now()).endTerminated().endLastState()
+                            .endContainerStatus().endStatus().build());
+            log(pod, "sandbox: restarted (attempt " + (attempt + 1) + ")");
+        } catch (RuntimeException e) {
+            LOG.warn("Sandbox controller could not restart {}: {}", pod.getMetadata().getName(), e.getMessage());
+        }
+    }
+
     private void log(Pod pod, String line) {
         podLogs.append(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), line);
     }
@@ -213,6 +244,8 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
                 .editStatus(p -> {
                     String container = p.getSpec().getContainers().get(0).getName();
+                    var before = p.getStatus().getContainerStatuses().isEmpty() ? null
+                            : p.getStatus().getContainerStatuses().get(0);
                     PodBuilder builder = new PodBuilder(p);
                     builder.editStatus().withPhase(phase).withContainerStatuses().endStatus();
                     if (exitCode == null) {
@@ -224,6 +257,11 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                                 .withNewState().withNewTerminated().withExitCode(exitCode)
                                 .withReason(exitCode == 0 ? "Completed" : "Error").withFinishedAt(now()).endTerminated()
                                 .endState().endContainerStatus().endStatus();
+                    }
+                    if (before != null) {
+                        // a restarted container keeps its count and the crash it restarted from
+                        builder.editStatus().editFirstContainerStatus().withRestartCount(before.getRestartCount())
+                                .withLastState(before.getLastState()).endContainerStatus().endStatus();
                     }
                     return builder.build();
                 });

@@ -31,6 +31,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.LogWatch;
 import io.fabric8.kubernetes.client.dsl.Loggable;
 import io.fabric8.kubernetes.client.dsl.PodResource;
+import io.fabric8.kubernetes.client.dsl.TimeTailPrettyLoggable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -116,60 +117,45 @@ public class TrainJobLogs {
     }
 
     private void readPod(Request request, Selector selector, LogSink sink) {
-        Instant lastTime = null;
-        int deliveredAtLastTime = 0;
+        Position position = new Position();
         boolean first = true;
         int brokenInARow = 0;
+        int restartsSeen = 0;
         while (true) {
             Pod pod = awaitStarted(request, selector);
+            String container = container(pod, selector);
             boolean endedBeforeRead = TERMINAL.contains(pod.getStatus().getPhase());
             PodResource resource = client.pods().inNamespace(request.namespace()).withName(pod.getMetadata().getName());
-            Loggable logs = resource.inContainer(container(pod, selector)).usingTimestamps();
-            if (lastTime != null) {
-                // the API server reads sinceTime to the second: the lines of that second already seen are skipped below
-                logs = resource.inContainer(container(pod, selector)).usingTimestamps()
-                        .sinceTime(lastTime.truncatedTo(ChronoUnit.SECONDS).atOffset(ZoneOffset.UTC)
-                                .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
-            } else if (first && request.tailLines() != null) {
-                logs = resource.inContainer(container(pod, selector)).usingTimestamps().tailingLines(request.tailLines());
-            } else if (first && request.sinceSeconds() != null) {
-                logs = resource.inContainer(container(pod, selector)).usingTimestamps()
-                        .sinceSeconds(request.sinceSeconds());
-            }
-            first = false;
-            int skippedAtLastTime = 0;
-            try (LogWatch watch = request.follow() ? logs.watchLog() : null;
-                    BufferedReader reader = new BufferedReader(new InputStreamReader(request.follow()
-                            ? watch.getOutput() : new java.io.ByteArrayInputStream(logs.getLog()
-                                    .getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8))) {
-                String raw;
-                while ((raw = reader.readLine()) != null) {
-                    int space = raw.indexOf(' ');
-                    Instant time = space < 0 ? null : parseTime(raw.substring(0, space));
-                    String text = time == null ? raw : raw.substring(space + 1);
-                    if (time != null && lastTime != null) {
-                        if (time.isBefore(lastTime)) {
-                            continue;
-                        }
-                        if (time.equals(lastTime) && skippedAtLastTime < deliveredAtLastTime) {
-                            skippedAtLastTime++;
-                            continue;
-                        }
+            int restarts = restartCount(pod, container);
+            try {
+                if (request.follow() && restarts > restartsSeen) {
+                    // the container crashed and was restarted (JobSet restarts OnFailure): the end of the crashed
+                    // attempt is only in its previous log
+                    deliver(readerOf(since(resource.inContainer(container).usingTimestamps().terminated(), position)
+                            .getLog()), position, sink, selector.step);
+                    restartsSeen = restarts;
+                }
+                Loggable logs = resource.inContainer(container).usingTimestamps();
+                if (position.lastTime != null) {
+                    logs = since(resource.inContainer(container).usingTimestamps(), position);
+                } else if (first && request.tailLines() != null) {
+                    logs = resource.inContainer(container).usingTimestamps().tailingLines(request.tailLines());
+                } else if (first && request.sinceSeconds() != null) {
+                    logs = resource.inContainer(container).usingTimestamps().sinceSeconds(request.sinceSeconds());
+                }
+                first = false;
+                if (request.follow()) {
+                    try (LogWatch watch = logs.watchLog()) {
+                        deliver(new BufferedReader(new InputStreamReader(watch.getOutput(), StandardCharsets.UTF_8)),
+                                position, sink, selector.step);
                     }
-                    if (time != null && !time.equals(lastTime)) {
-                        lastTime = time;
-                        deliveredAtLastTime = 0;
-                        skippedAtLastTime = 0;
-                    }
-                    deliveredAtLastTime++;
-                    skippedAtLastTime++;
-                    brokenInARow = 0;
-                    sink.line(selector.step, text);
+                } else {
+                    deliver(readerOf(logs.getLog()), position, sink, selector.step);
                 }
                 brokenInARow = 0;
             } catch (IOException | RuntimeException e) {
                 // a broken stream (IOException, or the HTTP client's own closed-connection error) is resumed; only a
-                // stream that keeps breaking before it delivers anything is given up on
+                // stream that keeps breaking is given up on
                 if (!request.follow() || ++brokenInARow > MAX_BROKEN_IN_A_ROW) {
                     throw e instanceof RuntimeException r ? r : new UncheckedIOException((IOException) e);
                 }
@@ -180,6 +166,61 @@ public class TrainJobLogs {
             }
             pause();
         }
+    }
+
+    /**
+     * Where a reader of one pod is: the timestamp of the last line delivered and how many lines with exactly that
+     * timestamp were delivered. A resumed read starts at that second (the API server's sinceTime precision) and skips
+     * what was delivered, so no line is repeated or lost.
+     */
+    private static final class Position {
+        Instant lastTime;
+        int deliveredAtLastTime;
+    }
+
+    private static Loggable since(TimeTailPrettyLoggable logs, Position position) {
+        if (position.lastTime == null) {
+            return logs;
+        }
+        return logs.sinceTime(position.lastTime.truncatedTo(ChronoUnit.SECONDS).atOffset(ZoneOffset.UTC)
+                .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
+    }
+
+    private static BufferedReader readerOf(String log) {
+        return new BufferedReader(new java.io.StringReader(log == null ? "" : log));
+    }
+
+    private static void deliver(BufferedReader reader, Position position, LogSink sink, String step)
+            throws IOException {
+        int skippedAtLastTime = 0;
+        String raw;
+        while ((raw = reader.readLine()) != null) {
+            int space = raw.indexOf(' ');
+            Instant time = space < 0 ? null : parseTime(raw.substring(0, space));
+            String text = time == null ? raw : raw.substring(space + 1);
+            if (time != null && position.lastTime != null) {
+                if (time.isBefore(position.lastTime)) {
+                    continue;
+                }
+                if (time.equals(position.lastTime) && skippedAtLastTime < position.deliveredAtLastTime) {
+                    skippedAtLastTime++;
+                    continue;
+                }
+            }
+            if (time != null && !time.equals(position.lastTime)) {
+                position.lastTime = time;
+                position.deliveredAtLastTime = 0;
+                skippedAtLastTime = 0;
+            }
+            position.deliveredAtLastTime++;
+            skippedAtLastTime++;
+            sink.line(step, text);
+        }
+    }
+
+    private static int restartCount(Pod pod, String container) {
+        return pod.getStatus().getContainerStatuses().stream().filter(c -> container.equals(c.getName()))
+                .map(c -> c.getRestartCount() == null ? 0 : c.getRestartCount()).findFirst().orElse(0);
     }
 
     /** Waits by watch for the step's newest pod to leave Pending. */
