@@ -30,6 +30,9 @@ public class KubernetesClientProducer {
     @ConfigProperty(name = "trainer.sandbox.run-millis", defaultValue = "2000")
     long sandboxRunMillis;
 
+    @ConfigProperty(name = "trainer.sandbox.run-scripts", defaultValue = "true")
+    boolean sandboxRunScripts;
+
     private TrainerSandbox sandbox;
 
     @Produces
@@ -42,12 +45,14 @@ public class KubernetesClientProducer {
             LOG.infof("Using the Kubernetes cluster at %s", client.getMasterUrl());
             return client;
         }
-        sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults().withPort(sandboxPort)
-                .withController(Duration.ofMillis(sandboxStartMillis), Duration.ofMillis(sandboxRunMillis)));
+        TrainerSandbox.Options options = TrainerSandbox.Options.defaults().withPort(sandboxPort)
+                .withController(Duration.ofMillis(sandboxStartMillis), Duration.ofMillis(sandboxRunMillis));
+        sandbox = TrainerSandbox.start(sandboxRunScripts ? options.withScriptsRun() : options);
         LOG.warnf("No Kubernetes cluster configured: using the LOCAL TRAINER SANDBOX at %s, an emulation holding the"
-                + " Kubeflow Trainer CRDs and default runtimes, whose emulated controller moves TrainJobs to Complete"
-                + " without running their code. Set trainer.cluster=cluster (or provide a kubeconfig) to use a real"
-                + " cluster.", sandbox.masterUrl());
+                + " Kubeflow Trainer CRDs and default runtimes, whose emulated controller runs TrainJobs%s. Set"
+                + " trainer.cluster=cluster (or provide a kubeconfig) to use a real cluster.", sandbox.masterUrl(),
+                sandboxRunScripts ? " (a staged Python script runs once with the local python3; other code does not run)"
+                        : " without running their code");
         return sandbox.client();
     }
 

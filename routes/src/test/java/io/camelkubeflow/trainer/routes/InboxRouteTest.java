@@ -5,67 +5,97 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The app as users run it, on the local sandbox: a script dropped in the inbox becomes a TrainJob. */
+/**
+ * The app as users run it, on the local sandbox: each script dropped in the inbox becomes a TrainJob, which the
+ * sandbox runs with the local python3; the route waits for it and writes its log and final state to the outbox.
+ */
 @QuarkusTest
+@QuarkusTestResource(FreshFolders.class)
 class InboxRouteTest {
-    static final Path INBOX = Path.of("target/test-inbox");
-    static final Path OUTBOX = Path.of("target/test-outbox");
+    @ConfigProperty(name = "trainer.inbox")
+    Path inbox;
+
+    @ConfigProperty(name = "trainer.outbox")
+    Path outbox;
 
     @Inject
     KubernetesClient client;
 
     @Test
-    void aDroppedScriptBecomesATorchrunTrainJobThatIsWaitedFor() throws Exception {
-        String script = "import sys\nprint('epoch 1 loss=0.5', sys.argv)\n";
-        Files.createDirectories(INBOX);
-        Files.writeString(INBOX.resolve("tmp-mnist.part"), script);
-        // renamed into place so the consumer never reads a half-written file
-        Files.move(INBOX.resolve("tmp-mnist.part"), INBOX.resolve("mnist.py"));
+    void droppedScriptsBecomeTrainJobsThatRunAndReportTheirOutcome() throws Exception {
+        String good = "import os, sys\nprint('epoch 1 loss=0.5', sys.argv[1:], 'rank', os.environ['RANK'])\n";
+        String broken = "print('starting')\nraise SystemExit(3)\n";
+        drop("mnist.py", good);
+        drop("broken.py", broken);
 
-        TrainJob job = awaitOneTrainJob("default");
+        Map<String, String> logs = awaitOutbox(".log", 2);
+        Map<String, String> yamls = awaitOutbox(".yaml", 2);
+        String goodJob = jobWhoseLogContains(logs, "epoch 1 loss=0.5 [] rank 0\n");
+        String brokenJob = jobWhoseLogContains(logs, "sandbox: exited with code 3\n");
+        assertTrue(yamls.get(goodJob).contains("reason: \"AllJobsCompleted\""), yamls.get(goodJob));
+        assertTrue(yamls.get(brokenJob).contains("reason: \"FailedJobs\""), yamls.get(brokenJob));
+
+        TrainJob job = client.resources(TrainJob.class).inNamespace("default").withName(goodJob).get();
         assertEquals("torch-distributed", job.getSpec().runtimeRef().name());
         assertEquals(List.of("torchrun", "/opt/camel-kubeflow-trainer/train.py"), job.getSpec().trainer().command());
-        assertTrue(job.getMetadata().getName().startsWith("inbox-"), job.getMetadata().getName());
-        ConfigMap staged = client.configMaps().inNamespace("default")
-                .withName(job.getMetadata().getName() + "-script").get();
-        assertEquals(script, staged.getData().get("train.py"));
-
-        Path yaml = OUTBOX.resolve(job.getMetadata().getName() + ".yaml");
-        awaitFile(yaml);
-        // written after the wait: the emulated controller has completed the job
-        assertTrue(Files.readString(yaml).contains("kind: \"TrainJob\""), Files.readString(yaml));
-        assertTrue(Files.readString(yaml).contains("reason: \"AllJobsCompleted\""), Files.readString(yaml));
+        assertTrue(goodJob.startsWith("inbox-"), goodJob);
+        ConfigMap staged = client.configMaps().inNamespace("default").withName(goodJob + "-script").get();
+        assertEquals(good, staged.getData().get("train.py"));
     }
 
-    private TrainJob awaitOneTrainJob(String namespace) throws InterruptedException {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+    private void drop(String name, String script) throws Exception {
+        Path part = inbox.resolve(name + ".part");
+        Files.writeString(part, script);
+        // renamed into place so the consumer never reads a half-written file
+        Files.move(part, inbox.resolve(name));
+    }
+
+    private static String jobWhoseLogContains(Map<String, String> logs, String text) {
+        List<String> jobs = logs.entrySet().stream().filter(e -> e.getValue().contains(text)).map(Map.Entry::getKey)
+                .toList();
+        assertEquals(1, jobs.size(), "logs containing [" + text + "]: " + logs);
+        return jobs.get(0);
+    }
+
+    /** job name -> content of the outbox files with that suffix, once there are {@code count} of them. */
+    private Map<String, String> awaitOutbox(String suffix, int count) throws Exception {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
         while (Instant.now().isBefore(deadline)) {
-            List<TrainJob> jobs = client.resources(TrainJob.class).inNamespace(namespace).list().getItems();
-            if (!jobs.isEmpty()) {
-                assertEquals(1, jobs.size());
-                return jobs.get(0);
+            if (Files.isDirectory(outbox)) {
+                try (Stream<Path> files = Files.list(outbox)) {
+                    List<Path> found = files.filter(f -> f.toString().endsWith(suffix)).toList();
+                    if (found.size() >= count) {
+                        return found.stream().collect(Collectors.toMap(
+                                f -> f.getFileName().toString().replace(suffix, ""), InboxRouteTest::read));
+                    }
+                }
             }
             Thread.sleep(100);
         }
-        throw new AssertionError("no TrainJob was created within 30 s");
+        throw new AssertionError("the outbox never held " + count + " " + suffix + " files");
     }
 
-    private static void awaitFile(Path file) throws InterruptedException {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
-        while (!Files.exists(file) && Instant.now().isBefore(deadline)) {
-            Thread.sleep(100);
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
-        assertTrue(Files.exists(file), file + " was not written");
     }
 }

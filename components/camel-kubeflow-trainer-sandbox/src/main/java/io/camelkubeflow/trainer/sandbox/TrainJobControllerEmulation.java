@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * the pods JobSet would make (same names and labels), moves them Pending, Running, then Succeeded or Failed, and
  * writes the TrainJob's jobsStatus and conditions as the v2.3 controller does (Complete/AllJobsCompleted,
  * Failed/FailedJobs, Suspended/Suspended and Resumed), and writes pod logs (a start line, "step=i of n" lines spread
- * over the run, an exit line). It runs no code: a job's outcome, run time and log length come from the annotations
+ * over the run, an exit line). It runs no code, except, when asked to, a staged Python script, once, with the local
+ * python3 ({@link StagedScriptRunner}): its output is the trainer pod's log and its exit code the job's outcome.
+ * Otherwise a job's outcome, run time and log length come from the annotations
  * {@value #OUTCOME_ANNOTATION} (Complete or Failed), {@value #RUN_MILLIS_ANNOTATION} and {@value #LOG_LINES_ANNOTATION}.
  */
 public final class TrainJobControllerEmulation implements AutoCloseable {
@@ -67,10 +70,17 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     public static final String USER_AGENT = "trainer-sandbox-controller";
 
     private final PodLogs podLogs;
+    private final boolean runScripts;
+    private final java.util.concurrent.ExecutorService scriptRunners = Executors.newCachedThreadPool(r -> {
+        Thread thread = new Thread(r, "trainer-sandbox-script");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     TrainJobControllerEmulation(KubernetesClient sandboxClient, PodLogs podLogs, Duration startDelay,
-            Duration defaultRunTime) {
+            Duration defaultRunTime, boolean runScripts) {
         this.podLogs = podLogs;
+        this.runScripts = runScripts;
         this.client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(sandboxClient.getConfiguration())
                 .withUserAgent(USER_AGENT).build()).build();
         this.startDelay = startDelay;
@@ -167,6 +177,12 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             boolean fail = "Failed".equalsIgnoreCase(annotations.get(OUTCOME_ANNOTATION));
             int exitCode = Integer.parseInt(annotations.getOrDefault(EXIT_CODE_ANNOTATION, "1"));
             int steps = Integer.parseInt(annotations.getOrDefault(LOG_LINES_ANNOTATION, "10"));
+            Optional<StagedScriptRunner.Script> script = runScripts ? StagedScriptRunner.find(client, job)
+                    : Optional.empty();
+            if (script.isPresent()) {
+                runScript(job, pods, script.get());
+                return;
+            }
             for (Pod pod : pods) {
                 log(pod, "sandbox: " + pod.getMetadata().getName() + " started (no code runs in the sandbox)");
             }
@@ -208,6 +224,19 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.warn("Sandbox controller could not finish TrainJob {}: {}", job.getMetadata().getName(), e.getMessage());
         }
+    }
+
+    /** Runs the staged script on a thread of its own; the trainer pod's log is the script's output. */
+    private void runScript(GenericKubernetesResource job, List<Pod> pods, StagedScriptRunner.Script script) {
+        Pod trainer = trainerPod(pods);
+        for (Pod pod : pods) {
+            log(pod, "sandbox: " + pod.getMetadata().getName() + (pod == trainer
+                    ? " runs " + script.fileName() + " with the local python3 (one process)" : " started"));
+        }
+        scriptRunners.execute(() -> {
+            int exitCode = StagedScriptRunner.run(script, line -> log(trainer, line));
+            scheduler.execute(() -> finish(job, pods, exitCode != 0, exitCode));
+        });
     }
 
     /** The pod of the trainer step: the MPI launcher if there is one, else the first node. */
@@ -363,6 +392,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     public void close() {
         informer.close();
         scheduler.shutdownNow();
+        scriptRunners.shutdownNow();
         client.close();
     }
 }

@@ -73,19 +73,25 @@ public final class TrainerSandbox implements AutoCloseable {
      *                   TrainJobs are only stored
      * @param startDelay time from TrainJob creation to Running, with the controller
      * @param runTime    time from Running to Complete (a job may set its own with the run-millis annotation)
+     * @param runScripts whether a staged Python script is really run (once, with the local python3)
      */
-    public record Options(int port, boolean controller, Duration startDelay, Duration runTime) {
+    public record Options(int port, boolean controller, Duration startDelay, Duration runTime, boolean runScripts) {
         /** A free port, no controller. */
         public static Options defaults() {
-            return new Options(0, false, Duration.ZERO, Duration.ZERO);
+            return new Options(0, false, Duration.ZERO, Duration.ZERO, false);
         }
 
         public Options withPort(int newPort) {
-            return new Options(newPort, controller, startDelay, runTime);
+            return new Options(newPort, controller, startDelay, runTime, runScripts);
         }
 
         public Options withController(Duration newStartDelay, Duration newRunTime) {
-            return new Options(port, true, newStartDelay, newRunTime);
+            return new Options(port, true, newStartDelay, newRunTime, runScripts);
+        }
+
+        /** The controller runs a job's staged Python script with the local python3, instead of emulating a run. */
+        public Options withScriptsRun() {
+            return new Options(port, controller, startDelay, runTime, true);
         }
     }
 
@@ -118,7 +124,7 @@ public final class TrainerSandbox implements AutoCloseable {
         }
         if (options.controller()) {
             sandbox.controller = new TrainJobControllerEmulation(sandbox.client, sandbox.podLogs, options.startDelay(),
-                    options.runTime());
+                    options.runTime(), options.runScripts());
         }
         return sandbox;
     }

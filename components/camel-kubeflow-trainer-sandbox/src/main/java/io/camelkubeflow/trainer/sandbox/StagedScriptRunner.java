@@ -1,0 +1,135 @@
+package io.camelkubeflow.trainer.sandbox;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.list;
+import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.map;
+
+/**
+ * Runs a TrainJob's staged Python script for real, once, as one local {@code python3} process: the sandbox's way of
+ * letting a newcomer see their script's output without a cluster. A script is "staged" when the trainer command
+ * names a file of a ConfigMap that a runtime patch mounts into the {@code node} container. Commands that install
+ * packages first (bash wrappers) are not run: the sandbox has no package index.
+ */
+final class StagedScriptRunner {
+    static final Duration MAX_RUN = Duration.ofMinutes(10);
+
+    /** The script and its arguments, when the job runs a staged script. */
+    record Script(String fileName, String source, List<String> args, Map<String, String> env) {
+    }
+
+    private StagedScriptRunner() {
+    }
+
+    static Optional<Script> find(KubernetesClient client, GenericKubernetesResource job) {
+        Map<String, Object> spec = map(job.getAdditionalProperties().get("spec"));
+        Map<String, Object> trainer = map(spec.get("trainer"));
+        List<String> command = list(trainer.get("command")).stream().map(String::valueOf).toList();
+        if (command.isEmpty() || command.contains("bash")) {
+            return Optional.empty();
+        }
+        for (Object patch : list(spec.get("runtimePatches"))) {
+            for (Object replicatedJob : list(map(map(map(map(patch).get("trainingRuntimeSpec")).get("template"))
+                    .get("spec")).get("replicatedJobs"))) {
+                Map<String, Object> podSpec = map(map(map(map(map(replicatedJob).get("template")).get("spec"))
+                        .get("template")).get("spec"));
+                for (Object volume : list(podSpec.get("volumes"))) {
+                    String configMapName = (String) map(map(volume).get("configMap")).get("name");
+                    String mountPath = mountPathOf(podSpec, (String) map(volume).get("name"));
+                    if (configMapName == null || mountPath == null) {
+                        continue;
+                    }
+                    ConfigMap configMap = client.configMaps().inNamespace(job.getMetadata().getNamespace())
+                            .withName(configMapName).get();
+                    if (configMap == null || configMap.getData() == null) {
+                        continue;
+                    }
+                    for (Map.Entry<String, String> file : configMap.getData().entrySet()) {
+                        int at = command.indexOf(mountPath + "/" + file.getKey());
+                        if (at >= 0) {
+                            List<String> args = new ArrayList<>(command.subList(at + 1, command.size()));
+                            list(trainer.get("args")).forEach(a -> args.add(String.valueOf(a)));
+                            return Optional.of(new Script(file.getKey(), file.getValue(), args, plainEnv(trainer)));
+                        }
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Runs the script, sending each output line to {@code log}; returns the exit code (137 when it ran too long). */
+    static int run(Script script, Consumer<String> log) {
+        try {
+            Path dir = Files.createTempDirectory("trainer-sandbox-");
+            Path file = dir.resolve(script.fileName());
+            Files.writeString(file, script.source());
+            List<String> command = new ArrayList<>(List.of("python3", "-u", file.toString()));
+            command.addAll(script.args());
+            ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+            builder.environment().putAll(script.env());
+            // what torchrun would tell a single process
+            builder.environment().putIfAbsent("RANK", "0");
+            builder.environment().putIfAbsent("LOCAL_RANK", "0");
+            builder.environment().putIfAbsent("WORLD_SIZE", "1");
+            Process process = builder.start();
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = out.readLine()) != null) {
+                    log.accept(line);
+                }
+            }
+            if (!process.waitFor(MAX_RUN.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                log.accept("sandbox: the script ran longer than " + MAX_RUN + " and was killed");
+                return 137;
+            }
+            return process.exitValue();
+        } catch (IOException e) {
+            log.accept("sandbox: could not run the script with python3: " + e.getMessage());
+            return 127;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 130;
+        }
+    }
+
+    private static String mountPathOf(Map<String, Object> podSpec, String volumeName) {
+        for (Object container : list(podSpec.get("containers"))) {
+            for (Object mount : list(map(container).get("volumeMounts"))) {
+                if (volumeName != null && volumeName.equals(map(mount).get("name"))) {
+                    return (String) map(mount).get("mountPath");
+                }
+            }
+        }
+        return null;
+    }
+
+    private static Map<String, String> plainEnv(Map<String, Object> trainer) {
+        Map<String, String> env = new java.util.LinkedHashMap<>();
+        for (Object var : list(trainer.get("env"))) {
+            Object value = map(var).get("value");
+            if (value != null) {
+                env.put(String.valueOf(map(var).get("name")), String.valueOf(value));
+            }
+        }
+        return env;
+    }
+}

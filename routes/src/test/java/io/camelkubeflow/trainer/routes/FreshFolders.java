@@ -1,0 +1,25 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.Map;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+
+/** Gives each test run of the app an empty inbox and outbox, so nothing from an earlier run is picked up. */
+public class FreshFolders implements QuarkusTestResourceLifecycleManager {
+    @Override
+    public Map<String, String> start() {
+        try {
+            return Map.of("trainer.inbox", Files.createTempDirectory("inbox").toString(),
+                    "trainer.outbox", Files.createTempDirectory("outbox").toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void stop() {
+    }
+}
