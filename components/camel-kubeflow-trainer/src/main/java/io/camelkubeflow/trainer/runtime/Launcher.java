@@ -1,7 +1,6 @@
 package io.camelkubeflow.trainer.runtime;
 
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
@@ -34,9 +33,5 @@ public enum Launcher {
 
     public static String names() {
         return Arrays.stream(values()).map(Launcher::optionValue).collect(Collectors.joining(", "));
-    }
-
-    public static List<Launcher> all() {
-        return List.of(values());
     }
 }

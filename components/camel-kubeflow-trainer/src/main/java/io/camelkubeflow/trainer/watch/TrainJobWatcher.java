@@ -72,11 +72,6 @@ public class TrainJobWatcher implements AutoCloseable {
         return waiter.future;
     }
 
-    /** How many namespace watches are open: one per namespace with waits, whatever their number. */
-    public int openWatches() {
-        return namespaces.size();
-    }
-
     private void evaluate(Waiter waiter, TrainJob job) {
         TrainJobPhase phase = TrainJobPhase.of(job);
         waiter.lastPhase = phase;
