@@ -1,0 +1,112 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.job.TrainJobConflictException;
+import io.camelkubeflow.trainer.watch.TrainJobNotFoundException;
+import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.model.rest.RestBindingMode;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+
+/**
+ * The HTTP API: {@code POST /trainjobs} starts a TrainJob from a JSON train request, {@code GET /trainjobs/{name}}
+ * tells its status, {@code GET /trainjobs/{name}/logs} returns its log ({@code ?follow=true} waits for the end).
+ */
+@ApplicationScoped
+public class HttpRoutes extends RouteBuilder {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Inject
+    TrainJobStatusView statusView;
+
+    @ConfigProperty(name = "trainer.namespace")
+    String defaultNamespace;
+
+    @Override
+    public void configure() {
+        restConfiguration().bindingMode(RestBindingMode.off);
+
+        onException(InvalidTrainRequestException.class).handled(true)
+                .process(e -> error(e, 400, e.getProperty(Exchange.EXCEPTION_CAUGHT, InvalidTrainRequestException.class)
+                        .getField()));
+        onException(JacksonException.class).handled(true).process(e -> error(e, 400, "body"));
+        onException(TrainJobConflictException.class).handled(true).process(e -> error(e, 409, null));
+        onException(TrainJobNotFoundException.class).handled(true).process(e -> error(e, 404, null));
+        onException(TrainJobWaitTimeoutException.class).handled(true).process(e -> error(e, 504, null));
+
+        rest("/trainjobs")
+                .post().to("direct:http-train")
+                .get("/{name}").to("direct:http-status")
+                .get("/{name}/logs").to("direct:http-logs");
+
+        from("direct:http-train").routeId("http-train")
+                // only the JSON body speaks for the caller: no HTTP header may set a component option
+                .removeHeaders("CamelKubeflowTrainer*")
+                .setHeader(IDEMPOTENCY_KEY, header("Idempotency-Key"))
+                .unmarshal().json(Map.class)
+                .bean("trainRequestMessage", "apply")
+                .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=ignore")
+                .process(this::trainAnswer)
+                .marshal().json();
+
+        from("direct:http-status").routeId("http-status")
+                .process(e -> e.getMessage().setBody(statusView.describe(namespace(e),
+                        e.getMessage().getHeader("name", String.class))))
+                .marshal().json();
+
+        from("direct:http-logs").routeId("http-logs")
+                .process(e -> {
+                    String name = e.getMessage().getHeader("name", String.class);
+                    String namespace = namespace(e);
+                    statusView.describe(namespace, name);
+                    e.getMessage().setHeader(JOB_NAME, name);
+                    e.getMessage().setHeader(NAMESPACE, namespace);
+                })
+                .choice()
+                    .when(header("follow").isEqualTo("true"))
+                        .to("kubeflow-trainer:logs?follow=true&logStartTimeout=60s")
+                    .otherwise()
+                        .to("kubeflow-trainer:logs?logStartTimeout=60s")
+                .end()
+                .setHeader(Exchange.CONTENT_TYPE, constant("text/plain; charset=utf-8"));
+    }
+
+    private void trainAnswer(Exchange exchange) {
+        Map<String, Object> answer = new LinkedHashMap<>(statusView.summary(exchange.getMessage().getBody(TrainJob.class)));
+        answer.put("launcher", exchange.getMessage().getHeader(LAUNCHER_CHOSEN));
+        answer.put("launcherRule", exchange.getMessage().getHeader(LAUNCHER_RULE));
+        answer.put("launcherReason", exchange.getMessage().getHeader(LAUNCHER_REASON));
+        boolean adopted = exchange.getMessage().getHeader(ADOPTED, Boolean.class);
+        answer.put("adopted", adopted);
+        exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, adopted ? 200 : 201);
+        exchange.getMessage().setBody(answer);
+    }
+
+    private String namespace(Exchange exchange) {
+        String namespace = exchange.getMessage().getHeader("namespace", String.class);
+        return namespace == null ? defaultNamespace : namespace;
+    }
+
+    private static void error(Exchange exchange, int status, String field) throws Exception {
+        Exception cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("error", cause.getMessage());
+        if (field != null) {
+            body.put("field", field);
+        }
+        exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, status);
+        exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, "application/json");
+        exchange.getMessage().setBody(JSON.writeValueAsString(body));
+    }
+}

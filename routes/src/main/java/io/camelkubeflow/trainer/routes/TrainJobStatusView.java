@@ -1,0 +1,47 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.watch.TrainJobNotFoundException;
+import io.camelkubeflow.trainer.watch.TrainJobPhase;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.inject.Named;
+
+/** The summary of a TrainJob that the HTTP API answers with. */
+@ApplicationScoped
+@Named("trainJobStatusView")
+public class TrainJobStatusView {
+    @Inject
+    KubernetesClient client;
+
+    /** Reads the job now and summarizes it; a missing job is {@link TrainJobNotFoundException}. */
+    public Map<String, Object> describe(String namespace, String name) {
+        TrainJob job = client.resources(TrainJob.class).inNamespace(namespace).withName(name).get();
+        if (job == null) {
+            throw new TrainJobNotFoundException("TrainJob " + namespace + "/" + name + " does not exist");
+        }
+        return summary(job);
+    }
+
+    /** name, namespace, uid, runtime, created, status and, once decided, reason and message. */
+    public Map<String, Object> summary(TrainJob job) {
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("name", job.getMetadata().getName());
+        view.put("namespace", job.getMetadata().getNamespace());
+        view.put("uid", job.getMetadata().getUid());
+        view.put("runtime", job.getSpec().runtimeRef().name());
+        view.put("created", job.getMetadata().getCreationTimestamp());
+        view.put("status", TrainJobPhase.of(job).displayName());
+        Condition condition = TrainJobPhase.decidingCondition(job);
+        if (condition != null) {
+            view.put("reason", condition.getReason());
+            view.put("message", condition.getMessage());
+        }
+        return view;
+    }
+}

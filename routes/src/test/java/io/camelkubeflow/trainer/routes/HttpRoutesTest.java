@@ -1,0 +1,113 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The HTTP API of the app, on the sandbox (which runs staged scripts with the local python3). */
+@QuarkusTest
+@QuarkusTestResource(FreshFolders.class)
+class HttpRoutesTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @TestHTTPResource("/trainjobs")
+    URL trainjobs;
+
+    HttpResponse<String> post(String json, String idempotencyKey) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(trainjobs.toURI())
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
+        if (idempotencyKey != null) {
+            request.header("Idempotency-Key", idempotencyKey);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpResponse<String> get(String path) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs + path)).timeout(Duration.ofSeconds(90)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    static Map<?, ?> json(HttpResponse<String> response) throws Exception {
+        return JSON.readValue(response.body(), Map.class);
+    }
+
+    @Test
+    void aPostedScriptTrainsAndItsStatusAndLogCanBeRead() throws Exception {
+        String request = "{\"script\": \"import sys\\nprint('hello from', sys.argv[1:])\\n\", \"args\": [\"--lr\", \"0.1\"],"
+                + " \"env\": {\"STAGE\": \"dev\"}, \"labels\": {\"team\": \"vision\"}}";
+        HttpResponse<String> created = post(request, "http-request-1");
+        assertEquals(201, created.statusCode(), created.body());
+        Map<?, ?> job = json(created);
+        assertEquals("torchrun", job.get("launcher"));
+        assertEquals("torch-distributed", job.get("runtime"));
+        String name = (String) job.get("name");
+
+        HttpResponse<String> again = post(request, "http-request-1");
+        assertEquals(200, again.statusCode(), again.body());
+        assertEquals(name, json(again).get("name"));
+        assertEquals(true, json(again).get("adopted"));
+
+        HttpResponse<String> log = get("/" + name + "/logs?follow=true");
+        assertEquals(200, log.statusCode(), log.body());
+        assertTrue(log.body().contains("hello from ['--lr', '0.1']"), log.body());
+
+        HttpResponse<String> status = get("/" + name);
+        assertEquals(200, status.statusCode());
+        assertEquals("Complete", json(status).get("status"));
+        assertEquals("AllJobsCompleted", json(status).get("reason"));
+    }
+
+    @Test
+    void badRequestsNameTheFieldAndUnknownJobsAre404() throws Exception {
+        HttpResponse<String> quantity = post("{\"script\": \"print(1)\", \"cpu\": \"2 cores\"}", null);
+        assertEquals(400, quantity.statusCode(), quantity.body());
+        assertEquals("cpu", json(quantity).get("field"));
+
+        HttpResponse<String> unknown = post("{\"script\": \"print(1)\", \"gpus\": 1}", null);
+        assertEquals(400, unknown.statusCode(), unknown.body());
+        assertEquals("gpus", json(unknown).get("field"));
+
+        HttpResponse<String> notJson = post("{\"script\": ", null);
+        assertEquals(400, notJson.statusCode(), notJson.body());
+        assertEquals("body", json(notJson).get("field"));
+
+        HttpResponse<String> neither = post("{\"runtime\": \"jax-distributed\"}", null);
+        assertEquals(400, neither.statusCode(), neither.body());
+        assertEquals("command/pythonFile/script", json(neither).get("field"));
+
+        assertEquals(404, get("/no-such-job").statusCode());
+        assertEquals(404, get("/no-such-job/logs").statusCode());
+    }
+
+    @Test
+    void httpHeadersCannotSetComponentOptions() throws Exception {
+        HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(trainjobs.toURI())
+                .header("Content-Type", "application/json")
+                .header("CamelKubeflowTrainerImage", "attacker.example.com/miner:latest")
+                .header("CamelKubeflowTrainerNamespace", "kube-system")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/app/t.py\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(201, created.statusCode(), created.body());
+        assertEquals("default", json(created).get("namespace"));
+        io.camelkubeflow.trainer.api.TrainJob job = client.resources(io.camelkubeflow.trainer.api.TrainJob.class)
+                .inNamespace("default").withName((String) json(created).get("name")).get();
+        assertEquals(null, job.getSpec().trainer().image());
+    }
+
+    @jakarta.inject.Inject
+    io.fabric8.kubernetes.client.KubernetesClient client;
+}
