@@ -99,6 +99,8 @@ public final class TrainerSandbox implements AutoCloseable {
     private final ObservingCrudDispatcher dispatcher = new ObservingCrudDispatcher();
     private final Map<String, Integer> goneWatches = new ConcurrentHashMap<>();
     private final PodLogs podLogs = new PodLogs();
+    private final java.util.concurrent.atomic.AtomicInteger refusedCreates = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile int refusedCreateCode;
 
     private TrainerSandbox(int port) {
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
@@ -202,6 +204,15 @@ public final class TrainerSandbox implements AutoCloseable {
         return count;
     }
 
+    /**
+     * Refuses the next {@code count} TrainJob creates with {@code code} (403 as the Trainer webhook would deny, 422,
+     * 500, ...), before anything is stored.
+     */
+    public void refuseNextTrainJobCreates(int count, int code) {
+        refusedCreates.set(count);
+        refusedCreateCode = code;
+    }
+
     /** Uses up one 410 answer planned for a path part this watch path contains; false when none is planned. */
     private boolean takeGoneAnswer(String path) {
         for (String part : goneWatches.keySet()) {
@@ -291,6 +302,10 @@ public final class TrainerSandbox implements AutoCloseable {
         server.destroy();
     }
 
+    private static boolean isTrainJobPath(String path) {
+        return path.startsWith(TRAINJOBS_PREFIX) && path.contains("/trainjobs");
+    }
+
     /** The sandbox's pod logs, which the emulated controller writes and the log endpoint serves. */
     public PodLogs podLogs() {
         return podLogs;
@@ -314,6 +329,11 @@ public final class TrainerSandbox implements AutoCloseable {
 
         @Override
         public MockResponse handleCreate(RecordedRequest request) {
+            if (isTrainJobPath(request.getPath()) && refusedCreates.getAndUpdate(n -> Math.max(n - 1, 0)) > 0) {
+                return new MockResponse().setResponseCode(refusedCreateCode).setBody(Serialization.asJson(
+                        new StatusBuilder().withStatus("Failure").withCode(refusedCreateCode)
+                                .withMessage("refused by the sandbox (fault injection)").build()));
+            }
             return super.handleCreate(observe(request));
         }
 
@@ -334,7 +354,7 @@ public final class TrainerSandbox implements AutoCloseable {
 
         private RecordedRequest observe(RecordedRequest request) {
             String path = request.getPath();
-            if (trainJobWriteListeners.isEmpty() || !path.startsWith(TRAINJOBS_PREFIX) || !path.contains("/trainjobs")) {
+            if (trainJobWriteListeners.isEmpty() || !isTrainJobPath(path)) {
                 return request;
             }
             String body = request.getUtf8Body();

@@ -1,0 +1,189 @@
+package io.camelkubeflow.trainer;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.testing.RuntimeYaml;
+import io.camelkubeflow.trainer.testing.TrainerApiServer;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.ProducerTemplate;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.junit.jupiter.api.Test;
+
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * The Role and ClusterRole in deploy/ against the API calls the component really makes: every call of every
+ * operation (and of train's recovery paths) must be allowed, and every permission granted must be used.
+ */
+class RbacTest {
+    static final String USER_AGENT = "camel-kubeflow-trainer-under-test";
+    static final Path DEPLOY = Path.of("../../deploy");
+    static final Pattern NAMESPACED = Pattern.compile(
+            "/(?:api/v1|apis/([^/]+)/[^/]+)/namespaces/[^/]+/([^/?]+)(?:/([^/?]+))?(?:/([^/?]+))?");
+    static final Pattern CLUSTER = Pattern.compile("/apis/([^/]+)/[^/]+/([^/?]+)(?:/([^/?]+))?");
+
+    /** One API call as RBAC sees it: verb, API group, resource (with subresource), and whether it is namespaced. */
+    record Call(String verb, String group, String resource, boolean namespaced) {
+        @Override
+        public String toString() {
+            return verb + " " + (group.isEmpty() ? "core" : group) + "/" + resource + (namespaced ? "" : " (cluster)");
+        }
+    }
+
+    @Test
+    void theRolesAllowEveryCallAndGrantNothingUnused() throws Exception {
+        List<Call> calls = recordComponentCalls();
+        Set<Call> granted = granted();
+        Set<String> denied = new TreeSet<>();
+        for (Call call : calls) {
+            if (!granted.contains(call)) {
+                denied.add(call.toString());
+            }
+        }
+        assertEquals(Set.of(), denied, "calls the Role or ClusterRole in deploy/ does not allow");
+        Set<String> unused = new TreeSet<>();
+        for (Call permission : granted) {
+            if (!calls.contains(permission)) {
+                unused.add(permission.toString());
+            }
+        }
+        assertEquals(Set.of(), unused, "permissions in deploy/ the component never uses");
+    }
+
+    private static List<Call> recordComponentCalls() throws Exception {
+        try (TrainerApiServer api = TrainerApiServer.start();
+                KubernetesClient componentClient = new KubernetesClientBuilder().withConfig(
+                        new ConfigBuilder(api.client().getConfiguration()).withUserAgent(USER_AGENT).build()).build();
+                CamelContext camel = new DefaultCamelContext()) {
+            camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(componentClient);
+            List<String> events = new CopyOnWriteArrayList<>();
+            camel.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("kubeflow-trainer:events?namespace=rbac").process(e -> events.add("event"));
+                }
+            });
+            camel.start();
+            ProducerTemplate template = camel.createProducerTemplate();
+            long mark = api.sandbox().requestCount();
+            String train = "kubeflow-trainer:train?runtime=torch-distributed&namespace=rbac&script=print(1)";
+
+            // train with a staged script, then a retry that adopts it
+            Exchange trained = template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k1"));
+            assertNull(trained.getException());
+            assertNull(template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k1")).getException());
+            // a namespaced runtime
+            api.createRuntime(RuntimeYaml.of("team-runtime", "rbac", "torch", "{torch: {}}", "img"));
+            assertNull(template.send("kubeflow-trainer:train?runtime=team-runtime&runtimeKind=TrainingRuntime"
+                    + "&namespace=rbac&pythonFile=/a.py", e -> { }).getException());
+            // a refused create removes the staged script again
+            api.sandbox().refuseNextTrainJobCreates(1, 403);
+            template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k2"));
+            // a leftover script of an attempt that died before its TrainJob existed is replaced
+            api.client().configMaps().inNamespace("rbac").resource(new ConfigMapBuilder().withNewMetadata()
+                    .withName("leftover-script").addToLabels("app.kubernetes.io/managed-by", "camel-kubeflow-trainer")
+                    .addToLabels("camelkubeflow.io/trainjob", "leftover").endMetadata().build()).create();
+            assertNull(template.send(train + "&jobName=leftover", e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k3"))
+                    .getException());
+            // wait, including a failure whose pods are looked at, and logs of every step
+            template.send("kubeflow-trainer:wait", trained);
+            Exchange failed = template.send(train, e -> {
+                e.getMessage().setHeader(IDEMPOTENCY_KEY, "k4");
+                e.getMessage().setHeader(ANNOTATIONS, Map.of(TrainJobControllerEmulation.OUTCOME_ANNOTATION, "Failed"));
+            });
+            template.send("kubeflow-trainer:wait?throwOnFailure=false", failed);
+            assertNull(template.send("kubeflow-trainer:logs?follow=true&logStep=all", trained).getException());
+            // logs of a job whose pods do not exist yet: waited for by watch
+            assertNull(template.send("kubeflow-trainer:logs?follow=true",
+                    template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k5"))).getException());
+
+            return api.sandbox().requestsSince(mark).stream()
+                    .filter(r -> USER_AGENT.equals(r.getHeader("User-Agent")))
+                    .map(RbacTest::call).toList();
+        }
+    }
+
+    static Call call(RecordedRequest request) {
+        String path = request.getPath();
+        String query = path.contains("?") ? path.substring(path.indexOf('?')) : "";
+        Matcher namespaced = NAMESPACED.matcher(path);
+        String group;
+        String resource;
+        String name;
+        boolean isNamespaced = namespaced.lookingAt();
+        if (isNamespaced) {
+            group = namespaced.group(1) == null ? "" : namespaced.group(1);
+            resource = namespaced.group(2) + (namespaced.group(4) == null ? "" : "/" + namespaced.group(4));
+            name = namespaced.group(3);
+        } else {
+            Matcher cluster = CLUSTER.matcher(path);
+            if (!cluster.lookingAt()) {
+                throw new AssertionError("not an API path: " + path);
+            }
+            group = cluster.group(1);
+            resource = cluster.group(2);
+            name = cluster.group(3);
+        }
+        String verb = switch (request.getMethod()) {
+            case "GET" -> name != null ? "get" : query.contains("watch=true") ? "watch" : "list";
+            case "POST" -> "create";
+            case "PUT" -> "update";
+            case "PATCH" -> "patch";
+            case "DELETE" -> "delete";
+            default -> throw new AssertionError("unexpected method " + request.getMethod());
+        };
+        return new Call(verb, group, resource, isNamespaced);
+    }
+
+    private static Set<Call> granted() throws IOException {
+        Set<Call> granted = new LinkedHashSet<>();
+        for (PolicyRule rule : load("role.yaml", Role.class).getRules()) {
+            expand(rule, true, granted);
+        }
+        for (PolicyRule rule : load("clusterrole.yaml", ClusterRole.class).getRules()) {
+            expand(rule, false, granted);
+        }
+        return granted;
+    }
+
+    private static void expand(PolicyRule rule, boolean namespaced, Set<Call> into) {
+        for (String group : rule.getApiGroups()) {
+            for (String resource : rule.getResources()) {
+                for (String verb : rule.getVerbs()) {
+                    into.add(new Call(verb, group, resource, namespaced));
+                }
+            }
+        }
+    }
+
+    private static <T> T load(String file, Class<T> type) throws IOException {
+        try (InputStream in = Files.newInputStream(DEPLOY.resolve(file))) {
+            return Serialization.unmarshal(in, type);
+        }
+    }
+}
