@@ -1,5 +1,7 @@
 package io.camelkubeflow.trainer.routes;
 
+import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -28,7 +30,7 @@ public class TrainJobStatusView {
         return summary(job);
     }
 
-    /** name, namespace, uid, runtime, created, status and, once decided, reason and message. */
+    /** name, namespace, uid, runtime, created, status and, once decided, reason, message and durationMillis. */
     public Map<String, Object> summary(TrainJob job) {
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("name", job.getMetadata().getName());
@@ -41,6 +43,11 @@ public class TrainJobStatusView {
         if (condition != null) {
             view.put("reason", condition.getReason());
             view.put("message", condition.getMessage());
+            if (TrainJobPhase.of(job).isTerminal() && job.getMetadata().getCreationTimestamp() != null
+                    && condition.getLastTransitionTime() != null) {
+                view.put("durationMillis", Duration.between(OffsetDateTime.parse(job.getMetadata().getCreationTimestamp()),
+                        OffsetDateTime.parse(condition.getLastTransitionTime())).toMillis());
+            }
         }
         return view;
     }

@@ -1,0 +1,126 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.core.JacksonException;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.job.TrainJobConflictException;
+import io.camelkubeflow.trainer.job.TrainJobMetadata;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.component.kafka.KafkaConstants;
+import org.apache.camel.component.kafka.consumer.KafkaManualCommit;
+
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+
+/**
+ * Kafka in, Kafka out. {@code kafka-train} turns each JSON train request on the request topic into a TrainJob and
+ * commits the record's offset only once the TrainJob exists; a redelivered record adopts the same job (its key is
+ * topic/partition/offset, or the request's idempotencyKey). {@code kafka-results} reports every such job when it
+ * ends, from the TrainJob events rather than from a waiting thread: the result topic gets name, status, duration,
+ * log tail and the metrics the script printed ("METRIC name=value ..." lines); failed jobs and bad requests go to the
+ * dead-letter topic with the reason. Both routes run only with trainer.kafka.enabled=true.
+ */
+@ApplicationScoped
+public class KafkaRoutes extends RouteBuilder {
+    /** Label of the TrainJobs started from Kafka, so the result route reports only those. */
+    static final String SOURCE_LABEL = TrainJobMetadata.DOMAIN + "/source";
+    private static final Pattern METRIC = Pattern.compile("(?:^|\\s)([A-Za-z_][\\w.\\-/]*)=(\\S+)");
+
+    @Inject
+    TrainJobStatusView statusView;
+
+    @Override
+    public void configure() {
+        from("kafka:{{trainer.kafka.request-topic}}?groupId={{trainer.kafka.group-id}}&autoOffsetReset=earliest"
+                + "&autoCommitEnable=false&allowManualCommit=true&breakOnFirstError=true")
+                .routeId("kafka-train").autoStartup("{{trainer.kafka.enabled}}")
+                // a request that can never succeed is parked with its reason, and its offset committed
+                .onException(InvalidTrainRequestException.class, JacksonException.class, TrainJobConflictException.class)
+                    .handled(true)
+                    .process(this::deadLetterForRequest)
+                    .marshal().json()
+                    .to("kafka:{{trainer.kafka.dead-letter-topic}}")
+                    .process(KafkaRoutes::commit)
+                .end()
+                .setProperty("request", body())
+                .removeHeaders("CamelKubeflowTrainer*")
+                .unmarshal().json(Map.class)
+                .bean("trainRequestMessage", "apply")
+                .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=ignore"
+                    + "&labels." + SOURCE_LABEL + "=kafka")
+                .log("TrainJob ${header.CamelKubeflowTrainerNamespace}/${header.CamelKubeflowTrainerJobName} for"
+                     + " ${header.CamelKubeflowTrainerIdempotencyKey} (adopted=${header.CamelKubeflowTrainerAdopted})")
+                .process(KafkaRoutes::commit);
+
+        from("kubeflow-trainer:events?namespace={{trainer.namespace}}&labelSelector=" + SOURCE_LABEL + "=kafka")
+                .routeId("kafka-results").autoStartup("{{trainer.kafka.enabled}}")
+                .filter(header(EVENT).in("Complete", "Failed"))
+                .setProperty("trainJob", body())
+                .to("kubeflow-trainer:logs?tailLines={{trainer.kafka.log-tail-lines}}")
+                .process(this::result)
+                .setHeader(KafkaConstants.KEY, header(JOB_NAME))
+                .choice()
+                    .when(header(EVENT).isEqualTo("Failed"))
+                        .marshal().json().to("kafka:{{trainer.kafka.dead-letter-topic}}")
+                    .otherwise()
+                        .marshal().json().to("kafka:{{trainer.kafka.result-topic}}");
+    }
+
+    private void deadLetterForRequest(Exchange exchange) {
+        Exception cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
+        Map<String, Object> letter = new LinkedHashMap<>();
+        letter.put("error", cause.getMessage());
+        if (cause instanceof InvalidTrainRequestException invalid) {
+            letter.put("field", invalid.getField());
+        }
+        letter.put("topic", exchange.getMessage().getHeader(KafkaConstants.TOPIC));
+        letter.put("partition", exchange.getMessage().getHeader(KafkaConstants.PARTITION));
+        letter.put("offset", exchange.getMessage().getHeader(KafkaConstants.OFFSET));
+        Object request = exchange.getProperty("request");
+        letter.put("request", request == null ? null : exchange.getContext().getTypeConverter().convertTo(String.class,
+                request));
+        exchange.getMessage().setHeader(KafkaConstants.KEY, String.valueOf(exchange.getMessage().getHeader(
+                KafkaConstants.OFFSET)));
+        exchange.getMessage().setBody(letter);
+    }
+
+    private void result(Exchange exchange) {
+        TrainJob job = exchange.getProperty("trainJob", TrainJob.class);
+        String log = exchange.getMessage().getBody(String.class);
+        Map<String, Object> result = new LinkedHashMap<>(statusView.summary(job));
+        Map<String, String> annotations = job.getMetadata().getAnnotations();
+        result.put("request", annotations == null ? null : annotations.get(TrainJobMetadata.IDEMPOTENCY_KEY_ANNOTATION));
+        result.put("metrics", metrics(log));
+        result.put("logTail", log);
+        exchange.getMessage().setBody(result);
+    }
+
+    /** The last value of each name=value pair on the log's "METRIC ..." lines. */
+    static Map<String, String> metrics(String log) {
+        Map<String, String> metrics = new LinkedHashMap<>();
+        for (String line : log == null ? List.<String>of() : List.of(log.split("\n"))) {
+            if (line.startsWith("METRIC ")) {
+                Matcher pair = METRIC.matcher(line.substring("METRIC ".length()));
+                while (pair.find()) {
+                    metrics.put(pair.group(1), pair.group(2));
+                }
+            }
+        }
+        return metrics;
+    }
+
+    private static void commit(Exchange exchange) {
+        KafkaManualCommit manual = exchange.getMessage().getHeader(KafkaConstants.MANUAL_COMMIT, KafkaManualCommit.class);
+        if (manual != null) {
+            manual.commit();
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.common.Feature;
+import org.apache.kafka.server.common.MetadataVersion;
+
+/** A real single-node Kafka (KRaft, broker and controller in one) started in this JVM from the Kafka jars. */
+final class KafkaBroker implements AutoCloseable {
+    private final KafkaRaftServer server;
+    private final String bootstrapServers;
+    private final Path logDir;
+
+    KafkaBroker() throws Exception {
+        logDir = Files.createTempDirectory("kraft");
+        int brokerPort = freePort();
+        int controllerPort = freePort();
+        bootstrapServers = "localhost:" + brokerPort;
+        Map<String, Object> config = new HashMap<>();
+        config.put("process.roles", "broker,controller");
+        config.put("node.id", "1");
+        config.put("controller.quorum.voters", "1@localhost:" + controllerPort);
+        config.put("listeners", "PLAINTEXT://localhost:" + brokerPort + ",CONTROLLER://localhost:" + controllerPort);
+        config.put("advertised.listeners", "PLAINTEXT://localhost:" + brokerPort);
+        config.put("controller.listener.names", "CONTROLLER");
+        config.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        config.put("inter.broker.listener.name", "PLAINTEXT");
+        config.put("log.dirs", logDir.toString());
+        config.put("offsets.topic.replication.factor", "1");
+        config.put("offsets.topic.num.partitions", "1");
+        config.put("transaction.state.log.replication.factor", "1");
+        config.put("transaction.state.log.min.isr", "1");
+        config.put("group.initial.rebalance.delay.ms", "0");
+        config.put("num.partitions", "1");
+        config.put("auto.create.topics.enable", "true");
+        KafkaConfig kafkaConfig = new KafkaConfig(config);
+        new Formatter().setPrintStream(new PrintStream(PrintStream.nullOutputStream()))
+                .setClusterId(Uuid.randomUuid().toString()).setNodeId(1)
+                .setDirectories(List.of(logDir.toString())).setMetadataLogDirectory(logDir.toString())
+                .setControllerListenerName("CONTROLLER").setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
+                .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
+                .run();
+        server = new KafkaRaftServer(kafkaConfig, Time.SYSTEM);
+        server.startup();
+    }
+
+    String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.shutdown();
+        server.awaitShutdown();
+    }
+}

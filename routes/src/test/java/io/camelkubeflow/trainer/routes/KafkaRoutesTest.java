@@ -1,0 +1,112 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Kafka -> TrainJob -> result or dead-letter topic, against a real in-process broker and the sandbox (which runs the
+ * staged scripts with the local python3).
+ */
+@QuarkusTest
+@QuarkusTestResource(KafkaBrokerResource.class)
+class KafkaRoutesTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    @Inject
+    KubernetesClient client;
+
+    @Test
+    void requestsBecomeTrainJobsWhoseOutcomesArePublished() throws Exception {
+        String good = "{\"script\": \"print('training')\\nprint('METRIC accuracy=0.91 loss=0.2')\\n\","
+                + " \"idempotencyKey\": \"order-7\", \"labels\": {\"team\": \"vision\"}}";
+        String failing = "{\"script\": \"raise SystemExit(4)\\n\"}";
+        String invalid = "{\"script\": \"print(1)\", \"cpu\": \"2 cores\"}";
+        String notJson = "{\"script\": ";
+        send(good);
+        send(good);
+        send(failing);
+        send(invalid);
+        send(notJson);
+
+        List<Map<?, ?>> results = await("trainjob-results", 1);
+        Map<?, ?> result = results.get(0);
+        assertEquals("Complete", result.get("status"), result.toString());
+        assertEquals(Map.of("accuracy", "0.91", "loss", "0.2"), result.get("metrics"));
+        assertTrue(((String) result.get("logTail")).contains("training\n"), result.toString());
+        assertEquals("order-7", result.get("request"));
+        assertTrue(result.get("durationMillis") instanceof Number, result.toString());
+
+        List<Map<?, ?>> letters = await("trainjob-dead-letters", 3);
+        assertTrue(letters.stream().anyMatch(l -> "cpu".equals(l.get("field"))), letters.toString());
+
+        assertTrue(letters.stream().anyMatch(l -> "Failed".equals(l.get("status"))
+                && "FailedJobs".equals(l.get("reason"))), letters.toString());
+        assertTrue(letters.stream().anyMatch(l -> notJson.equals(l.get("request"))
+                && !String.valueOf(l.get("error")).isBlank() && Integer.valueOf(4).equals(l.get("offset"))),
+                letters.toString());
+
+        // the same request twice (same idempotencyKey) made one TrainJob
+        List<TrainJob> fromOrder7 = client.resources(TrainJob.class).inNamespace("default").list().getItems().stream()
+                .filter(j -> "order-7".equals(j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key")))
+                .toList();
+        assertEquals(1, fromOrder7.size());
+
+        // every request's offset was committed (the invalid ones after their dead letter)
+        try (Admin admin = Admin.create(Map.<String, Object>of("bootstrap.servers", KafkaBrokerResource.broker.bootstrapServers()))) {
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets("camel-kubeflow-trainer")
+                    .partitionsToOffsetAndMetadata().get();
+            assertEquals(5L, committed.get(new TopicPartition("trainjob-requests", 0)).offset());
+        }
+    }
+
+    private static void send(String value) throws Exception {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.<String, Object>of("bootstrap.servers",
+                KafkaBrokerResource.broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+            producer.send(new ProducerRecord<>("trainjob-requests", value)).get();
+        }
+    }
+
+    private static List<Map<?, ?>> await(String topic, int count) throws Exception {
+        Map<String, Object> config = new HashMap<>();
+        config.put("bootstrap.servers", KafkaBrokerResource.broker.bootstrapServers());
+        config.put("group.id", "test-reader-" + topic);
+        config.put("auto.offset.reset", "earliest");
+        List<Map<?, ?>> values = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+            while (values.size() < count && Instant.now().isBefore(deadline)) {
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
+                    values.add(JSON.readValue(record.value(), Map.class));
+                }
+            }
+        }
+        assertTrue(values.size() >= count, "expected " + count + " records on " + topic + ", got " + values);
+        return values;
+    }
+}
