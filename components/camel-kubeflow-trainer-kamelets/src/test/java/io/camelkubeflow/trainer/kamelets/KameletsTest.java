@@ -1,0 +1,107 @@
+package io.camelkubeflow.trainer.kamelets;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.camelkubeflow.trainer.KubeflowTrainerComponent;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Both Kamelets, loaded by camel-kamelet from the classpath as Camel K would, running against the sandbox. */
+class KameletsTest {
+    static TrainerSandbox sandbox;
+    static CamelContext camel;
+    static final List<String> EVENTS = new CopyOnWriteArrayList<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
+                .withController(Duration.ofMillis(50), Duration.ofMillis(200)));
+        camel = new DefaultCamelContext();
+        camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(sandbox.client());
+        camel.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("direct:train-and-wait")
+                        .to("kamelet:kubeflow-trainer-action?runtime=deepspeed-distributed&namespace=kamelets"
+                            + "&pythonFile=/app/ds.py&args=--epochs 2&numNodes=2&wait=true&waitTimeout=30s");
+                from("direct:train")
+                        .to("kamelet:kubeflow-trainer-action?runtime=torch-distributed&namespace=kamelets"
+                            + "&bodyType=script");
+                from("kamelet:kubeflow-trainjob-source?namespace=kamelets")
+                        .process(e -> EVENTS.add(e.getMessage().getHeader("CamelKubeflowTrainerJobName") + ":"
+                                                 + e.getMessage().getHeader("CamelKubeflowTrainerEvent")));
+            }
+        });
+        camel.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        camel.stop();
+        sandbox.close();
+    }
+
+    @Test
+    void theActionStartsALauncherAwareTrainJobAndCanWaitForIt() {
+        Exchange waited = camel.createProducerTemplate().send("direct:train-and-wait", e -> { });
+        assertNull(waited.getException());
+        assertEquals("Complete", waited.getMessage().getHeader("CamelKubeflowTrainerStatus"));
+        TrainJob job = waited.getMessage().getBody(TrainJob.class);
+        assertEquals(List.of("mpirun", "--hostfile", "/etc/mpi/hostfile", "python", "/app/ds.py"),
+                job.getSpec().trainer().command());
+        assertEquals(List.of("--epochs", "2"), job.getSpec().trainer().args());
+        assertEquals(2, job.getSpec().trainer().numNodes());
+
+        Exchange started = camel.createProducerTemplate().send("direct:train",
+                e -> e.getMessage().setBody("print('from a kamelet')"));
+        assertNull(started.getException());
+        assertEquals("torchrun", started.getMessage().getHeader("CamelKubeflowTrainerLauncherChosen"));
+        assertNull(started.getMessage().getHeader("CamelKubeflowTrainerStatus"), "no wait unless asked");
+    }
+
+    @Test
+    void theSourceEmitsStatusChanges() throws Exception {
+        Exchange started = camel.createProducerTemplate().send("direct:train",
+                e -> e.getMessage().setBody("print('watched')"));
+        String name = started.getMessage().getHeader("CamelKubeflowTrainerJobName", String.class);
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!EVENTS.contains(name + ":Complete") && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertEquals(List.of(name + ":Created", name + ":Running", name + ":Complete"),
+                EVENTS.stream().filter(e -> e.startsWith(name + ":")).toList());
+    }
+
+    @Test
+    void theKameletsDeclareWhatCamelKExpects() throws Exception {
+        for (String kamelet : List.of("kubeflow-trainer-action", "kubeflow-trainjob-source")) {
+            Map<?, ?> yaml = Serialization.unmarshal(Files.readString(
+                    Path.of("src/main/resources/kamelets/" + kamelet + ".kamelet.yaml")), Map.class);
+            assertEquals("camel.apache.org/v1", yaml.get("apiVersion"));
+            assertEquals("Kamelet", yaml.get("kind"));
+            Map<?, ?> metadata = (Map<?, ?>) yaml.get("metadata");
+            String type = (String) ((Map<?, ?>) metadata.get("labels")).get("camel.apache.org/kamelet.type");
+            assertTrue(kamelet.endsWith("-" + type), kamelet + " is of type " + type);
+            Map<?, ?> definition = (Map<?, ?>) ((Map<?, ?>) yaml.get("spec")).get("definition");
+            assertTrue(((String) definition.get("title")).endsWith(type.substring(0, 1).toUpperCase() + type.substring(1)),
+                    "the title names the type");
+        }
+    }
+}
