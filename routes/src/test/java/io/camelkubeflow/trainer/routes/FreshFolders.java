@@ -7,13 +7,18 @@ import java.util.Map;
 
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
-/** Gives each test run of the app an empty inbox and outbox, so nothing from an earlier run is picked up. */
+/**
+ * Gives each test run of the app an empty inbox and outbox, so nothing from an earlier run is picked up, and sends
+ * completion events to files in a fresh folder.
+ */
 public class FreshFolders implements QuarkusTestResourceLifecycleManager {
     @Override
     public Map<String, String> start() {
         try {
             return Map.of("trainer.inbox", Files.createTempDirectory("inbox").toString(),
-                    "trainer.outbox", Files.createTempDirectory("outbox").toString());
+                    "trainer.outbox", Files.createTempDirectory("outbox").toString(),
+                    "trainer.completion.uri", "file:" + Files.createTempDirectory("completions")
+                            + "?fileName=$simple{header.CamelKubeflowTrainerJobName}.json");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -57,6 +57,25 @@ class InboxRouteTest {
         assertTrue(goodJob.startsWith("inbox-"), goodJob);
         ConfigMap staged = client.configMaps().inNamespace("default").withName(goodJob + "-script").get();
         assertEquals(good, staged.getData().get("train.py"));
+
+        // the completion route chained an event for each ended job
+        assertTrue(awaitFile(completions().resolve(goodJob + ".json")).contains("\"event\": \"model-ready\""));
+        assertTrue(awaitFile(completions().resolve(brokenJob + ".json")).contains("\"event\": \"training-failed\""));
+    }
+
+    @ConfigProperty(name = "trainer.completion.uri")
+    String completionUri;
+
+    private Path completions() {
+        return Path.of(completionUri.substring("file:".length(), completionUri.indexOf('?')));
+    }
+
+    private static String awaitFile(Path file) throws Exception {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+        while (!Files.exists(file) && Instant.now().isBefore(deadline)) {
+            Thread.sleep(100);
+        }
+        return Files.readString(file);
     }
 
     private void drop(String name, String script) throws Exception {
