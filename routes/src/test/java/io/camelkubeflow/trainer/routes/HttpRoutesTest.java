@@ -65,7 +65,13 @@ class HttpRoutesTest {
         assertEquals(200, log.statusCode(), log.body());
         assertTrue(log.body().contains("hello from ['--lr', '0.1']"), log.body());
 
+        // the trainer pod has ended; the TrainJob's Complete condition follows a moment later
         HttpResponse<String> status = get("/" + name);
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!"Complete".equals(json(status).get("status")) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            status = get("/" + name);
+        }
         assertEquals(200, status.statusCode());
         assertEquals("Complete", json(status).get("status"));
         assertEquals("AllJobsCompleted", json(status).get("reason"));

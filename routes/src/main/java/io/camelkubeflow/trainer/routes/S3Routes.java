@@ -1,0 +1,73 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.component.aws2.s3.AWS2S3Constants;
+import org.apache.camel.support.processor.idempotent.MemoryIdempotentRepository;
+
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+
+/**
+ * S3 upload -> retrain. A new Python script under trainer.s3.script-prefix becomes a TrainJob running it (staged into
+ * the pods); a new object under trainer.s3.dataset-prefix becomes a TrainJob on trainer.s3.dataset-runtime with the
+ * object's s3:// URI as the dataset initializer's storageUri. When the job ends, a JSON report is written next to the
+ * object as {@code <key>.trainjob.json}. Objects are left in place; each version (key and ETag) trains once, and a
+ * version seen again (after a restart) adopts its TrainJob. Runs only with trainer.s3.enabled=true.
+ */
+@ApplicationScoped
+public class S3Routes extends RouteBuilder {
+    static final String REPORT_SUFFIX = ".trainjob.json";
+    private static final String SOURCE = "&labels." + KafkaRoutes.SOURCE_LABEL + "=s3";
+
+    @Inject
+    TrainJobStatusView statusView;
+
+    @Override
+    public void configure() {
+        from("aws2-s3://{{trainer.s3.bucket}}?prefix={{trainer.s3.script-prefix}}&deleteAfterRead=false"
+                + "&delay={{trainer.s3.poll-millis}}")
+                .routeId("s3-script").autoStartup("{{trainer.s3.enabled}}")
+                .filter(header(AWS2S3Constants.KEY).endsWith(".py"))
+                .idempotentConsumer(simple("${header.CamelAwsS3Key}@${header.CamelAwsS3ETag}"),
+                        MemoryIdempotentRepository.memoryIdempotentRepository(10_000))
+                .removeHeaders("CamelKubeflowTrainer*")
+                .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=script"
+                    + "&jobNamePrefix=s3" + SOURCE)
+                .wireTap("direct:s3-report");
+
+        from("aws2-s3://{{trainer.s3.bucket}}?prefix={{trainer.s3.dataset-prefix}}&deleteAfterRead=false"
+                + "&includeBody=false&delay={{trainer.s3.poll-millis}}")
+                .routeId("s3-dataset").autoStartup("{{trainer.s3.enabled}}")
+                .filter(header(AWS2S3Constants.KEY).not().endsWith(REPORT_SUFFIX))
+                .idempotentConsumer(simple("${header.CamelAwsS3Key}@${header.CamelAwsS3ETag}"),
+                        MemoryIdempotentRepository.memoryIdempotentRepository(10_000))
+                .removeHeaders("CamelKubeflowTrainer*")
+                .setHeader(DATASET_URI, simple("s3://${header.CamelAwsS3BucketName}/${header.CamelAwsS3Key}"))
+                .to("kubeflow-trainer:train?runtime={{trainer.s3.dataset-runtime}}&namespace={{trainer.namespace}}"
+                    + "&bodyType=ignore&jobNamePrefix=s3" + SOURCE)
+                .wireTap("direct:s3-report");
+
+        from("direct:s3-report").routeId("s3-report")
+                .setProperty("object", simple("s3://${header.CamelAwsS3BucketName}/${header.CamelAwsS3Key}"))
+                .setProperty("reportKey", simple("${header.CamelAwsS3Key}" + REPORT_SUFFIX))
+                .to("kubeflow-trainer:wait?throwOnFailure=false&waitTimeout={{trainer.wait-timeout}}")
+                .process(this::report)
+                .marshal().json()
+                .removeHeaders("CamelAwsS3*")
+                .setHeader(AWS2S3Constants.KEY, exchangeProperty("reportKey"))
+                .to("aws2-s3://{{trainer.s3.bucket}}");
+    }
+
+    private void report(Exchange exchange) {
+        Map<String, Object> report = new LinkedHashMap<>(statusView.summary(exchange.getMessage().getBody(TrainJob.class)));
+        report.put("object", exchange.getProperty("object"));
+        report.put("launcher", exchange.getMessage().getHeader(LAUNCHER_CHOSEN));
+        exchange.getMessage().setBody(report);
+    }
+}
