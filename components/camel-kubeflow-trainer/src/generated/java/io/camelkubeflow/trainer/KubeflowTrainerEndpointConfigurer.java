@@ -71,6 +71,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "image": target.getConfiguration().setImage(property(camelContext, java.lang.String.class, value)); return true;
         case "imagerules":
         case "imageRules": target.getConfiguration().setImageRules(property(camelContext, java.lang.String.class, value)); return true;
+        case "inflightgroup":
+        case "inFlightGroup": target.getConfiguration().setInFlightGroup(property(camelContext, java.lang.String.class, value)); return true;
         case "jobname":
         case "jobName": target.getConfiguration().setJobName(property(camelContext, java.lang.String.class, value)); return true;
         case "jobnameprefix":
@@ -95,6 +97,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "managedBy": target.getConfiguration().setManagedBy(property(camelContext, java.lang.String.class, value)); return true;
         case "masterurl":
         case "masterUrl": target.getConfiguration().setMasterUrl(property(camelContext, java.lang.String.class, value)); return true;
+        case "maxinflight":
+        case "maxInFlight": target.getConfiguration().setMaxInFlight(property(camelContext, java.lang.Integer.class, value)); return true;
         case "maxlogbytes":
         case "maxLogBytes": target.getConfiguration().setMaxLogBytes(property(camelContext, long.class, value)); return true;
         case "memory": target.getConfiguration().setMemory(property(camelContext, java.lang.String.class, value)); return true;
@@ -116,6 +120,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "pythonfile":
         case "pythonFile": target.getConfiguration().setPythonFile(property(camelContext, java.lang.String.class, value)); return true;
         case "resources": target.getConfiguration().setResources(property(camelContext, java.util.Map.class, value)); return true;
+        case "runkey":
+        case "runKey": target.getConfiguration().setRunKey(property(camelContext, java.lang.String.class, value)); return true;
         case "runtime": target.getConfiguration().setRuntime(property(camelContext, java.lang.String.class, value)); return true;
         case "runtimekind":
         case "runtimeKind": target.getConfiguration().setRuntimeKind(property(camelContext, java.lang.String.class, value)); return true;
@@ -124,6 +130,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "scriptFileName": target.getConfiguration().setScriptFileName(property(camelContext, java.lang.String.class, value)); return true;
         case "sinceseconds":
         case "sinceSeconds": target.getConfiguration().setSinceSeconds(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "skipifrunning":
+        case "skipIfRunning": target.getConfiguration().setSkipIfRunning(property(camelContext, boolean.class, value)); return true;
         case "suspend": target.getConfiguration().setSuspend(property(camelContext, java.lang.Boolean.class, value)); return true;
         case "taillines":
         case "tailLines": target.getConfiguration().setTailLines(property(camelContext, java.lang.Integer.class, value)); return true;
@@ -191,6 +199,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "image": return java.lang.String.class;
         case "imagerules":
         case "imageRules": return java.lang.String.class;
+        case "inflightgroup":
+        case "inFlightGroup": return java.lang.String.class;
         case "jobname":
         case "jobName": return java.lang.String.class;
         case "jobnameprefix":
@@ -215,6 +225,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "managedBy": return java.lang.String.class;
         case "masterurl":
         case "masterUrl": return java.lang.String.class;
+        case "maxinflight":
+        case "maxInFlight": return java.lang.Integer.class;
         case "maxlogbytes":
         case "maxLogBytes": return long.class;
         case "memory": return java.lang.String.class;
@@ -236,6 +248,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "pythonfile":
         case "pythonFile": return java.lang.String.class;
         case "resources": return java.util.Map.class;
+        case "runkey":
+        case "runKey": return java.lang.String.class;
         case "runtime": return java.lang.String.class;
         case "runtimekind":
         case "runtimeKind": return java.lang.String.class;
@@ -244,6 +258,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "scriptFileName": return java.lang.String.class;
         case "sinceseconds":
         case "sinceSeconds": return java.lang.Integer.class;
+        case "skipifrunning":
+        case "skipIfRunning": return boolean.class;
         case "suspend": return java.lang.Boolean.class;
         case "taillines":
         case "tailLines": return java.lang.Integer.class;
@@ -312,6 +328,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "image": return target.getConfiguration().getImage();
         case "imagerules":
         case "imageRules": return target.getConfiguration().getImageRules();
+        case "inflightgroup":
+        case "inFlightGroup": return target.getConfiguration().getInFlightGroup();
         case "jobname":
         case "jobName": return target.getConfiguration().getJobName();
         case "jobnameprefix":
@@ -336,6 +354,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "managedBy": return target.getConfiguration().getManagedBy();
         case "masterurl":
         case "masterUrl": return target.getConfiguration().getMasterUrl();
+        case "maxinflight":
+        case "maxInFlight": return target.getConfiguration().getMaxInFlight();
         case "maxlogbytes":
         case "maxLogBytes": return target.getConfiguration().getMaxLogBytes();
         case "memory": return target.getConfiguration().getMemory();
@@ -357,6 +377,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "pythonfile":
         case "pythonFile": return target.getConfiguration().getPythonFile();
         case "resources": return target.getConfiguration().getResources();
+        case "runkey":
+        case "runKey": return target.getConfiguration().getRunKey();
         case "runtime": return target.getConfiguration().getRuntime();
         case "runtimekind":
         case "runtimeKind": return target.getConfiguration().getRuntimeKind();
@@ -365,6 +387,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "scriptFileName": return target.getConfiguration().getScriptFileName();
         case "sinceseconds":
         case "sinceSeconds": return target.getConfiguration().getSinceSeconds();
+        case "skipifrunning":
+        case "skipIfRunning": return target.getConfiguration().isSkipIfRunning();
         case "suspend": return target.getConfiguration().getSuspend();
         case "taillines":
         case "tailLines": return target.getConfiguration().getTailLines();

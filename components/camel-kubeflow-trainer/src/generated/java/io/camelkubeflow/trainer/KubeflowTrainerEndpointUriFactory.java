@@ -23,7 +23,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(67);
+        Set<String> props = new HashSet<>(71);
         props.add("activeDeadlineSeconds");
         props.add("allNamespaces");
         props.add("annotations");
@@ -52,6 +52,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("idempotencyKey");
         props.add("image");
         props.add("imageRules");
+        props.add("inFlightGroup");
         props.add("jobName");
         props.add("jobNamePrefix");
         props.add("kubernetesClient");
@@ -65,6 +66,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("logStep");
         props.add("managedBy");
         props.add("masterUrl");
+        props.add("maxInFlight");
         props.add("maxLogBytes");
         props.add("memory");
         props.add("modelSecret");
@@ -79,11 +81,13 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("pipIndexUrls");
         props.add("pythonFile");
         props.add("resources");
+        props.add("runKey");
         props.add("runtime");
         props.add("runtimeKind");
         props.add("script");
         props.add("scriptFileName");
         props.add("sinceSeconds");
+        props.add("skipIfRunning");
         props.add("suspend");
         props.add("tailLines");
         props.add("throwOnFailure");

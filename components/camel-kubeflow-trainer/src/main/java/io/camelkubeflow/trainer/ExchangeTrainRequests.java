@@ -67,7 +67,10 @@ final class ExchangeTrainRequests {
                 .suspend(c.getSuspend())
                 .managedBy(c.getManagedBy())
                 .jobName(c.getJobName())
-                .jobNamePrefix(c.getJobNamePrefix());
+                .jobNamePrefix(c.getJobNamePrefix())
+                .skipIfRunning(c.isSkipIfRunning())
+                .maxInFlight(c.getMaxInFlight())
+                .inFlightGroup(c.getInFlightGroup());
         resources(request, c.getCpu(), c.getMemory(), c.getGpu(), c.getResources());
         if (c.getEnv() != null) {
             c.getEnv().forEach((name, value) -> request.env(EnvValues.of(name, value)));
@@ -121,6 +124,7 @@ final class ExchangeTrainRequests {
                 .namespace(string(in, NAMESPACE))
                 .jobName(string(in, JOB_NAME))
                 .jobNamePrefix(string(in, JOB_NAME_PREFIX))
+                .runKey(string(in, RUN_KEY))
                 .runtime(string(in, RUNTIME))
                 .runtimeKind(string(in, RUNTIME_KIND))
                 .image(string(in, IMAGE))

@@ -115,6 +115,24 @@ public class KubeflowTrainerConfiguration {
     @UriParam(label = "train", prefix = "resources.", multiValue = true,
               description = "Other resources per node, as resources.NAME=quantity (e.g. resources.google.com/tpu=4).")
     private java.util.Map<String, Object> resources;
+    @UriParam(label = "train", description = "Simple expression naming what counts as the same training for"
+                                             + " skipIfRunning, e.g. ${header.model}.")
+    private String runKey;
+
+    @UriParam(label = "train", defaultValue = "false",
+              description = "Do not start a TrainJob while one for the same runKey is still running: the running one"
+                            + " is returned, with the CamelKubeflowTrainerSkipped header set.")
+    private boolean skipIfRunning;
+
+    @UriParam(label = "train", description = "Most TrainJobs of inFlightGroup that may run at once; beyond it the"
+                                             + " request fails with TrainJobCapacityException (use redelivery to"
+                                             + " queue it).")
+    private Integer maxInFlight;
+
+    @UriParam(label = "train", defaultValue = "default",
+              description = "The group whose running TrainJobs maxInFlight counts (a label on the TrainJobs).")
+    private String inFlightGroup;
+
     @UriParam(label = "consumer", description = "Only TrainJobs matching this label selector, e.g."
                                                 + " team=vision,app.kubernetes.io/managed-by=camel-kubeflow-trainer.")
     private String labelSelector;
@@ -715,5 +733,37 @@ public class KubeflowTrainerConfiguration {
 
     public void setAllNamespaces(boolean allNamespaces) {
         this.allNamespaces = allNamespaces;
+    }
+
+    public String getRunKey() {
+        return runKey;
+    }
+
+    public void setRunKey(String runKey) {
+        this.runKey = runKey;
+    }
+
+    public boolean isSkipIfRunning() {
+        return skipIfRunning;
+    }
+
+    public void setSkipIfRunning(boolean skipIfRunning) {
+        this.skipIfRunning = skipIfRunning;
+    }
+
+    public Integer getMaxInFlight() {
+        return maxInFlight;
+    }
+
+    public void setMaxInFlight(Integer maxInFlight) {
+        this.maxInFlight = maxInFlight;
+    }
+
+    public String getInFlightGroup() {
+        return inFlightGroup;
+    }
+
+    public void setInFlightGroup(String inFlightGroup) {
+        this.inFlightGroup = inFlightGroup;
     }
 }

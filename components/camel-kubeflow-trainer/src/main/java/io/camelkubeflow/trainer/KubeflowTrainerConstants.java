@@ -20,6 +20,13 @@ public final class KubeflowTrainerConstants {
               javaType = "String")
     public static final String IDEMPOTENCY_KEY = "CamelKubeflowTrainerIdempotencyKey";
 
+    @Metadata(label = "train", description = "What counts as the same training for skipIfRunning.", javaType = "String")
+    public static final String RUN_KEY = "CamelKubeflowTrainerRunKey";
+    @Metadata(label = "train", description = "True when no TrainJob was started because one for the same run key is"
+                                             + " still running; the body is that job (out).",
+              javaType = "Boolean")
+    public static final String SKIPPED = "CamelKubeflowTrainerSkipped";
+
     // runtime and launcher
 
     @Metadata(label = "train", description = "Name of the ClusterTrainingRuntime or TrainingRuntime.", javaType = "String")

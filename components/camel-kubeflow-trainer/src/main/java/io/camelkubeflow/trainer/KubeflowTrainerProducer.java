@@ -31,6 +31,7 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 public class KubeflowTrainerProducer extends DefaultAsyncProducer {
     private TrainRequest endpointDefaults;
     private Expression idempotencyKey;
+    private Expression runKey;
     private TrainJobSubmitter submitter;
     private TrainJobPhase defaultWaitFor;
     private LogStep defaultLogStep;
@@ -54,6 +55,8 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
         idempotencyKey = configuration.getIdempotencyKey() == null ? null
                 : getEndpoint().getCamelContext().resolveLanguage("simple")
                         .createExpression(configuration.getIdempotencyKey());
+        runKey = configuration.getRunKey() == null ? null
+                : getEndpoint().getCamelContext().resolveLanguage("simple").createExpression(configuration.getRunKey());
         submitter = new TrainJobSubmitter(getEndpoint().getClient());
         defaultWaitFor = TrainJobPhase.parseTarget("waitFor", configuration.getWaitFor());
         defaultLogStep = LogStep.parse("logStep", configuration.getLogStep());
@@ -103,6 +106,9 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
                 .overlay(ExchangeTrainRequests.fromBody(exchange, bodyType))
                 .overlay(ExchangeTrainRequests.fromHeaders(exchange))
                 .idempotencyKey(ExchangeTrainRequests.idempotencyKey(exchange, idempotencyKey));
+        if (request.runKey() == null && runKey != null) {
+            request.runKey(runKey.evaluate(exchange, String.class));
+        }
         SubmitResult result = submitter.submit(request, getEndpoint().defaultNamespace());
 
         TrainJob job = result.trainJob();
@@ -113,6 +119,7 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
         out.setHeader(JOB_UID, job.getMetadata().getUid());
         out.setHeader(IDEMPOTENCY_KEY, result.idempotencyKey());
         out.setHeader(ADOPTED, result.adopted());
+        out.setHeader(SKIPPED, result.skipped());
         out.setHeader(LAUNCHER_CHOSEN, result.decision().launcher().optionValue());
         out.setHeader(LAUNCHER_RULE, result.decision().rule().name());
         out.setHeader(LAUNCHER_REASON, result.decision().reason());

@@ -88,6 +88,10 @@ class BadInputTest extends TrainerRouteTestSupport {
                         "body.spec.trainer.numNodes"),
                 bad("body type option", TORCH_FILE + "&bodyType=xml", "x", Map.of(), "bodyType"),
                 bad("map header type", TORCH_FILE, null, Map.of(ENV, "A=1"), ENV),
+                bad("skipIfRunning without runKey", TORCH_FILE + "&skipIfRunning=true", null, Map.of(), "skipIfRunning"),
+                bad("maxInFlight zero", TORCH_FILE + "&maxInFlight=0", null, Map.of(), "maxInFlight"),
+                bad("inFlightGroup", TORCH_FILE + "&maxInFlight=1&inFlightGroup=night shift", null, Map.of(),
+                        "inFlightGroup"),
                 bad("idempotency expression yields nothing", TORCH_FILE + "&idempotencyKey=${header.missing}", null,
                         Map.of(), "idempotencyKey"));
     }

@@ -357,4 +357,43 @@ class TrainOperationTest extends TrainerRouteTestSupport {
         assertEquals(job.getMetadata().getUid(),
                 storedConfigMap("ml", configMap).getMetadata().getOwnerReferences().get(0).getUid());
     }
+
+    @Test
+    void maxInFlightRejectsBeyondTheCapWithoutWriting() {
+        String uri = "kubeflow-trainer:train?runtime=torch-distributed&namespace=capped&pythonFile=/a.py"
+                + "&maxInFlight=2&inFlightGroup=nightly";
+        Map<String, Object> long_ = Map.of(ANNOTATIONS, Map.of(
+                io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "60000"));
+        assertNull(send(uri, null, long_).getException());
+        assertNull(send(uri, null, long_).getException());
+        Exchange third = send(uri, null, long_);
+        assertTrue(third.getException() instanceof io.camelkubeflow.trainer.job.TrainJobCapacityException,
+                String.valueOf(third.getException()));
+        assertTrue(third.getException().getMessage().contains("2 TrainJobs of group 'nightly' are in flight"),
+                third.getException().getMessage());
+        assertEquals(List.of(), api.writesSinceMark());
+        // another group is not counted
+        assertNull(send(uri.replace("nightly", "adhoc"), null, long_).getException());
+    }
+
+    @Test
+    void skipIfRunningReturnsTheRunningJobForTheSameRunKey() throws Exception {
+        String uri = "kubeflow-trainer:train?runtime=torch-distributed&namespace=skips&pythonFile=/a.py"
+                + "&skipIfRunning=true&runKey=${header.model}";
+        Map<String, Object> resnet = Map.of("model", "resnet", ANNOTATIONS, Map.of(
+                io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "1500"));
+        Exchange first = send(uri, null, resnet);
+        Exchange second = send(uri, null, resnet);
+        assertEquals(false, first.getMessage().getHeader(SKIPPED));
+        assertEquals(true, second.getMessage().getHeader(SKIPPED));
+        assertEquals(first.getMessage().getHeader(JOB_NAME), second.getMessage().getHeader(JOB_NAME));
+        assertEquals(List.of(), api.writesSinceMark());
+        Exchange otherModel = send(uri, null, Map.of("model", "bert"));
+        assertEquals(false, otherModel.getMessage().getHeader(SKIPPED));
+
+        template.send("kubeflow-trainer:wait", first);
+        Exchange afterwards = send(uri, null, resnet);
+        assertEquals(false, afterwards.getMessage().getHeader(SKIPPED), "a finished job does not block the next");
+        assertTrue(!afterwards.getMessage().getHeader(JOB_NAME).equals(first.getMessage().getHeader(JOB_NAME)));
+    }
 }

@@ -9,11 +9,13 @@ import java.util.regex.Pattern;
 import com.fasterxml.jackson.core.JacksonException;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.job.TrainJobCapacityException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.camel.Exchange;
+import org.apache.camel.LoggingLevel;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.kafka.KafkaConstants;
 import org.apache.camel.component.kafka.consumer.KafkaManualCommit;
@@ -26,7 +28,9 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  * topic/partition/offset, or the request's idempotencyKey). {@code kafka-results} reports every such job when it
  * ends, from the TrainJob events rather than from a waiting thread: the result topic gets name, status, duration,
  * log tail and the metrics the script printed ("METRIC name=value ..." lines); failed jobs and bad requests go to the
- * dead-letter topic with the reason. Both routes run only with trainer.kafka.enabled=true.
+ * dead-letter topic with the reason. With trainer.kafka.max-in-flight, a request beyond the cap waits (uncommitted)
+ * until a Kafka-started job ends; with trainer.kafka.skip-if-running, a request whose runKey has a job running is
+ * answered by that job instead of a new one. Both routes run only with trainer.kafka.enabled=true.
  */
 @ApplicationScoped
 public class KafkaRoutes extends RouteBuilder {
@@ -50,12 +54,18 @@ public class KafkaRoutes extends RouteBuilder {
                     .to("kafka:{{trainer.kafka.dead-letter-topic}}")
                     .process(KafkaRoutes::commit)
                 .end()
+                // at the in-flight cap the record waits (its offset uncommitted) until a job of the group ends
+                .onException(TrainJobCapacityException.class)
+                    .maximumRedeliveries(-1).redeliveryDelay("{{trainer.kafka.capacity-retry-millis}}")
+                    .retryAttemptedLogLevel(LoggingLevel.INFO)
+                .end()
                 .setProperty("request", body())
                 .removeHeaders("CamelKubeflowTrainer*")
                 .unmarshal().json(Map.class)
                 .bean("trainRequestMessage", "apply")
                 .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=ignore"
-                    + "&labels." + SOURCE_LABEL + "=kafka")
+                    + "&labels." + SOURCE_LABEL + "=kafka&inFlightGroup=kafka&maxInFlight={{?trainer.kafka.max-in-flight}}"
+                    + "&skipIfRunning={{trainer.kafka.skip-if-running}}")
                 .log("TrainJob ${header.CamelKubeflowTrainerNamespace}/${header.CamelKubeflowTrainerJobName} for"
                      + " ${header.CamelKubeflowTrainerIdempotencyKey} (adopted=${header.CamelKubeflowTrainerAdopted})")
                 .process(KafkaRoutes::commit);

@@ -53,13 +53,14 @@ public class TrainRequestMessage {
         fields.put("namespace", KubeflowTrainerConstants.NAMESPACE);
         fields.put("jobName", KubeflowTrainerConstants.JOB_NAME);
         fields.put("idempotencyKey", KubeflowTrainerConstants.IDEMPOTENCY_KEY);
+        fields.put("runKey", KubeflowTrainerConstants.RUN_KEY);
         return Map.copyOf(fields);
     }
 
     /** Values that must be text; the others (lists, maps, numbers, booleans) are handed on as they are. */
     private static final Set<String> TEXT_FIELDS = Set.of("runtime", "runtimeKind", "image", "launcher", "script",
             "scriptFileName", "pythonFile", "cpu", "memory", "gpu", "datasetUri", "datasetSecret", "modelUri",
-            "modelSecret", "namespace", "jobName", "idempotencyKey");
+            "modelSecret", "namespace", "jobName", "idempotencyKey", "runKey");
 
     /** Sets the headers the message body (a JSON object, already read into a Map) asks for. */
     public void apply(Exchange exchange) {

@@ -102,9 +102,19 @@ public final class TrainJobFactory {
 
         Map<String, String> labels = new LinkedHashMap<>(request.labels());
         labels.put(TrainJobMetadata.MANAGED_BY_LABEL, TrainJobMetadata.MANAGED_BY_VALUE);
+        if (request.maxInFlight() != null || request.inFlightGroup() != null) {
+            labels.put(TrainJobMetadata.GROUP_LABEL, request.inFlightGroup() != null ? request.inFlightGroup()
+                    : TrainJobMetadata.DEFAULT_GROUP);
+        }
         Map<String, String> annotations = new LinkedHashMap<>(request.annotations());
         annotations.put(TrainJobMetadata.LAUNCHER_ANNOTATION, decision.launcher().optionValue());
         annotations.put(TrainJobMetadata.LAUNCHER_RULE_ANNOTATION, decision.rule().name());
+        if (request.runKey() != null) {
+            labels.put(TrainJobMetadata.RUN_KEY_LABEL, TrainJobMetadata.runKeyLabel(request.runKey()));
+            if (request.runKey().length() <= TrainJobMetadata.MAX_RECORDED_KEY_LENGTH) {
+                annotations.put(TrainJobMetadata.RUN_KEY_ANNOTATION, request.runKey());
+            }
+        }
         if (idempotencyKey != null) {
             annotations.put(TrainJobMetadata.IDEMPOTENCY_HASH_ANNOTATION, TrainJobMetadata.sha256(idempotencyKey));
             if (idempotencyKey.length() <= TrainJobMetadata.MAX_RECORDED_KEY_LENGTH) {

@@ -14,6 +14,12 @@ public final class TrainJobMetadata {
     public static final String TRAINJOB_LABEL = DOMAIN + "/trainjob";
     public static final String IDEMPOTENCY_KEY_ANNOTATION = DOMAIN + "/idempotency-key";
     public static final String IDEMPOTENCY_HASH_ANNOTATION = DOMAIN + "/idempotency-key-sha256";
+    /** Label of jobs whose in-flight count is capped together (maxInFlight). */
+    public static final String GROUP_LABEL = DOMAIN + "/group";
+    /** Label holding a hash of the run key (skipIfRunning); the key itself is in the annotation of the same name. */
+    public static final String RUN_KEY_LABEL = DOMAIN + "/run-key";
+    public static final String RUN_KEY_ANNOTATION = DOMAIN + "/run-key";
+    public static final String DEFAULT_GROUP = "default";
     public static final String LAUNCHER_ANNOTATION = DOMAIN + "/launcher";
     public static final String LAUNCHER_RULE_ANNOTATION = DOMAIN + "/launcher-rule";
     /** runtimePatches[].manager of the patches this component writes (a domain-prefixed path, as the CRD asks). */
@@ -31,6 +37,11 @@ public final class TrainJobMetadata {
      */
     public static String nameFor(String prefix, String idempotencyKey) {
         return (prefix == null ? DEFAULT_NAME_PREFIX : prefix) + "-" + sha256(idempotencyKey).substring(0, 12);
+    }
+
+    /** A label value standing for a run key of any length. */
+    public static String runKeyLabel(String runKey) {
+        return sha256(runKey).substring(0, 40);
     }
 
     public static String scriptConfigMapName(String jobName) {

@@ -8,6 +8,7 @@ import java.util.UUID;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.runtime.LauncherRule;
+import io.camelkubeflow.trainer.watch.TrainJobPhase;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -61,6 +62,22 @@ public class TrainJobSubmitter {
         if (existing != null) {
             return adopt(existing, prepared, request.idempotencyKey());
         }
+        if (request.skipIfRunning()) {
+            TrainJob running = unfinished(namespace, TrainJobMetadata.RUN_KEY_LABEL,
+                    TrainJobMetadata.runKeyLabel(request.runKey())).stream().findFirst().orElse(null);
+            if (running != null) {
+                LOG.info("Skipped a TrainJob for run key {}: {}/{} is still running", request.runKey(), namespace,
+                        running.getMetadata().getName());
+                return new SubmitResult(running, false, true, prepared.decision(), request.idempotencyKey());
+            }
+        }
+        if (request.maxInFlight() != null) {
+            String group = wanted.getMetadata().getLabels().get(TrainJobMetadata.GROUP_LABEL);
+            int inFlight = unfinished(namespace, TrainJobMetadata.GROUP_LABEL, group).size();
+            if (inFlight >= request.maxInFlight()) {
+                throw new TrainJobCapacityException(namespace, group, inFlight, request.maxInFlight());
+            }
+        }
         ConfigMap script = prepared.scriptConfigMap();
         if (script != null) {
             stageScript(script);
@@ -92,7 +109,7 @@ public class TrainJobSubmitter {
                     prepared.runtime().describe(), prepared.decision().launcher().optionValue(),
                     prepared.decision().reason());
         }
-        return new SubmitResult(created, false, prepared.decision(), request.idempotencyKey());
+        return new SubmitResult(created, false, false, prepared.decision(), request.idempotencyKey());
     }
 
     private SubmitResult adopt(TrainJob existing, PreparedTrainJob prepared, String key) {
@@ -117,7 +134,13 @@ public class TrainJobSubmitter {
         }
         LOG.info("Adopted existing TrainJob {}/{} for idempotency key {}", existing.getMetadata().getNamespace(),
                 name, key);
-        return new SubmitResult(existing, true, prepared.decision(), key);
+        return new SubmitResult(existing, true, false, prepared.decision(), key);
+    }
+
+    /** The TrainJobs with that label that have not completed or failed (the count is best effort under races). */
+    private List<TrainJob> unfinished(String namespace, String label, String value) {
+        return trainJobs(namespace).withLabel(label, value).list().getItems().stream()
+                .filter(job -> !TrainJobPhase.of(job).isTerminal()).toList();
     }
 
     private static String describeKey(Map<String, String> annotations) {

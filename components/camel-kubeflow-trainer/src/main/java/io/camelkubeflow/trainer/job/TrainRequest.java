@@ -20,6 +20,10 @@ public final class TrainRequest {
     private String jobName;
     private String jobNamePrefix;
     private String idempotencyKey;
+    private String runKey;
+    private Boolean skipIfRunning;
+    private String inFlightGroup;
+    private Integer maxInFlight;
     private String runtime;
     private String runtimeKind;
     private String image;
@@ -59,6 +63,10 @@ public final class TrainRequest {
         merged.jobName = pick(top.jobName, jobName);
         merged.jobNamePrefix = pick(top.jobNamePrefix, jobNamePrefix);
         merged.idempotencyKey = pick(top.idempotencyKey, idempotencyKey);
+        merged.runKey = pick(top.runKey, runKey);
+        merged.skipIfRunning = pick(top.skipIfRunning, skipIfRunning);
+        merged.inFlightGroup = pick(top.inFlightGroup, inFlightGroup);
+        merged.maxInFlight = pick(top.maxInFlight, maxInFlight);
         merged.runtime = pick(top.runtime, runtime);
         merged.runtimeKind = pick(top.runtimeKind, runtimeKind);
         merged.image = pick(top.image, image);
@@ -140,6 +148,11 @@ public final class TrainRequest {
     public TrainRequest jobName(String v) { jobName = v; return this; }
     public TrainRequest jobNamePrefix(String v) { jobNamePrefix = v; return this; }
     public TrainRequest idempotencyKey(String v) { idempotencyKey = v; return this; }
+    /** What "the same training" means for skipIfRunning, e.g. a model name. */
+    public TrainRequest runKey(String v) { runKey = v; return this; }
+    public TrainRequest skipIfRunning(Boolean v) { skipIfRunning = v; return this; }
+    public TrainRequest inFlightGroup(String v) { inFlightGroup = v; return this; }
+    public TrainRequest maxInFlight(Integer v) { maxInFlight = v; return this; }
     public TrainRequest runtime(String v) { runtime = v; return this; }
     public TrainRequest runtimeKind(String v) { runtimeKind = v; return this; }
     public TrainRequest image(String v) { image = v; return this; }
@@ -168,6 +181,10 @@ public final class TrainRequest {
     public String jobName() { return jobName; }
     public String jobNamePrefix() { return jobNamePrefix; }
     public String idempotencyKey() { return idempotencyKey; }
+    public String runKey() { return runKey; }
+    public boolean skipIfRunning() { return Boolean.TRUE.equals(skipIfRunning); }
+    public String inFlightGroup() { return inFlightGroup; }
+    public Integer maxInFlight() { return maxInFlight; }
     public String runtime() { return runtime; }
     public String runtimeKind() { return runtimeKind; }
     public String image() { return image; }

@@ -77,6 +77,7 @@ public final class TrainRequestValidator {
         }
         payload(request);
         packages(request);
+        admission(request);
         env(request.env());
         positive("numNodes", request.numNodes());
         positive("numProcPerNode", request.numProcPerNode());
@@ -92,6 +93,19 @@ public final class TrainRequestValidator {
         if (request.managedBy() != null && !MANAGED_BY.contains(request.managedBy())) {
             throw new InvalidTrainRequestException("managedBy", "'" + request.managedBy() + "' is not accepted by the"
                     + " TrainJob CRD; use one of " + MANAGED_BY);
+        }
+    }
+
+    private static void admission(TrainRequest request) {
+        positive("maxInFlight", request.maxInFlight());
+        if (request.skipIfRunning() && (request.runKey() == null || request.runKey().isBlank())) {
+            throw new InvalidTrainRequestException("skipIfRunning", "needs a runKey saying which trainings are the same"
+                    + " (e.g. runKey=${header.model}); set runKey or turn skipIfRunning off");
+        }
+        if (request.inFlightGroup() != null && (request.inFlightGroup().length() > 63
+                || !LABEL_VALUE.matcher(request.inFlightGroup()).matches() || request.inFlightGroup().isEmpty())) {
+            throw new InvalidTrainRequestException("inFlightGroup", "'" + request.inFlightGroup() + "' is not a label"
+                    + " value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit");
         }
     }
 

@@ -1,0 +1,57 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** With trainer.kafka.max-in-flight=1, a second request waits until the first TrainJob has ended. */
+@QuarkusTest
+@TestProfile(KafkaCapacityTest.OneInFlight.class)
+@QuarkusTestResource(KafkaBrokerResource.class)
+class KafkaCapacityTest {
+    public static class OneInFlight implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("trainer.kafka.max-in-flight", "1", "trainer.kafka.capacity-retry-millis", "200",
+                    "trainer.namespace", "capacity");
+        }
+    }
+
+    @Inject
+    KubernetesClient client;
+
+    @Test
+    void aRequestBeyondTheCapWaitsForTheRunningJob() throws Exception {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.<String, Object>of("bootstrap.servers",
+                KafkaBrokerResource.broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+            producer.send(new ProducerRecord<>("trainjob-requests", "{\"script\": \"import time\\ntime.sleep(3)\\n\"}"))
+                    .get();
+            producer.send(new ProducerRecord<>("trainjob-requests", "{\"script\": \"print('second')\\n\"}")).get();
+        }
+        Thread.sleep(2000);
+        assertEquals(1, jobs().size(), "the second request must wait while the first job runs");
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (jobs().size() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertEquals(2, jobs().size(), "the second request must start once the first job has ended");
+    }
+
+    private List<TrainJob> jobs() {
+        return client.resources(TrainJob.class).inNamespace("capacity").list().getItems();
+    }
+}
