@@ -25,8 +25,8 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 /**
  * Kafka in, Kafka out. {@code kafka-train} turns each JSON train request on the request topic into a TrainJob and
  * commits the record's offset only once the TrainJob exists; a redelivered record adopts the same job (its key is
- * topic/partition/offset, or the request's idempotencyKey). {@code kafka-results} reports every such job when it
- * ends, from the TrainJob events rather than from a waiting thread: the result topic gets name, status, duration,
+ * topic/partition/offset, or the request's idempotencyKey). {@code kafka-results} reports every such job (and every
+ * job an S3 upload started) when it ends, from the TrainJob events rather than from a waiting thread: the result topic gets name, status, duration,
  * log tail and the metrics the script printed ("METRIC name=value ..." lines); failed jobs and bad requests go to the
  * dead-letter topic with the reason. With trainer.kafka.max-in-flight, a request beyond the cap waits (uncommitted)
  * until a Kafka-started job ends; with trainer.kafka.skip-if-running, a request whose runKey has a job running is
@@ -70,7 +70,8 @@ public class KafkaRoutes extends RouteBuilder {
                      + " ${header.CamelKubeflowTrainerIdempotencyKey} (adopted=${header.CamelKubeflowTrainerAdopted})")
                 .process(KafkaRoutes::commit);
 
-        from("kubeflow-trainer:events?namespace={{trainer.namespace}}&labelSelector=" + SOURCE_LABEL + "=kafka")
+        // jobs started from S3 uploads are reported on Kafka too, when Kafka is on
+        from("kubeflow-trainer:events?namespace={{trainer.namespace}}&labelSelector=" + SOURCE_LABEL + " in (kafka,s3)")
                 .routeId("kafka-results").autoStartup("{{trainer.kafka.enabled}}")
                 .filter(header(EVENT).in("Complete", "Failed"))
                 .setProperty("trainJob", body())

@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** S3 upload -> TrainJob -> report next to the object, against a real in-process S3 server and the sandbox. */
 @QuarkusTest
 @QuarkusTestResource(S3ServerResource.class)
+@QuarkusTestResource(KafkaBrokerResource.class)
 class S3RoutesTest {
     static final ObjectMapper JSON = new ObjectMapper();
 
@@ -44,6 +45,11 @@ class S3RoutesTest {
         assertEquals("s3://training/datasets/alpaca-2026-12.parquet", job.getSpec().initializer().dataset().storageUri());
         assertTrue(job.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key")
                 .startsWith("s3:training/datasets/alpaca-2026-12.parquet@"));
+
+        // with Kafka on (as in these tests), the S3-started jobs are reported on the result topic too
+        Map<?, ?> onKafka = KafkaRoutesTest.awaitMatching("trainjob-results",
+                r -> scriptReport.get("name").equals(r.get("name")));
+        assertEquals(Map.of("auc", "0.8"), onKafka.get("metrics"));
     }
 
     private static Map<?, ?> awaitReport(String key) throws Exception {
