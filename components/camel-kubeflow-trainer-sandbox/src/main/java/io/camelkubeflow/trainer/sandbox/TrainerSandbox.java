@@ -99,6 +99,7 @@ public final class TrainerSandbox implements AutoCloseable {
     private final ObservingCrudDispatcher dispatcher = new ObservingCrudDispatcher();
     private final Map<String, Integer> goneWatches = new ConcurrentHashMap<>();
     private final PodLogs podLogs = new PodLogs();
+    private final CrdSchemaValidator trainJobSchema = CrdSchemaValidator.trainJobs();
     private final java.util.concurrent.atomic.AtomicInteger refusedCreates = new java.util.concurrent.atomic.AtomicInteger();
     private volatile int refusedCreateCode;
 
@@ -312,8 +313,8 @@ public final class TrainerSandbox implements AutoCloseable {
     }
 
     /**
-     * The CRUD dispatcher, showing each TrainJob body to the listeners before the dispatcher consumes it, serving pod
-     * logs and answering planned watch faults.
+     * The CRUD dispatcher, showing each TrainJob body to the listeners, refusing invalid TrainJobs with 422 as the CRD
+     * would, serving pod logs and answering planned faults.
      */
     private final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
         @Override
@@ -334,12 +335,22 @@ public final class TrainerSandbox implements AutoCloseable {
                         new StatusBuilder().withStatus("Failure").withCode(refusedCreateCode)
                                 .withMessage("refused by the sandbox (fault injection)").build()));
             }
-            return super.handleCreate(observe(request));
+            if (!isTrainJobPath(request.getPath())) {
+                return super.handleCreate(request);
+            }
+            String body = observe(request);
+            MockResponse invalid = refuseInvalidTrainJob(request.getPath(), body);
+            return invalid != null ? invalid : super.handleCreate(withBody(request, body));
         }
 
         @Override
         public MockResponse handleUpdate(RecordedRequest request) {
-            return super.handleUpdate(observe(request));
+            if (!isTrainJobPath(request.getPath())) {
+                return super.handleUpdate(request);
+            }
+            String body = observe(request);
+            MockResponse invalid = refuseInvalidTrainJob(request.getPath(), body);
+            return invalid != null ? invalid : super.handleUpdate(withBody(request, body));
         }
 
         @Override
@@ -352,15 +363,34 @@ public final class TrainerSandbox implements AutoCloseable {
             return super.handleWatch(path);
         }
 
-        private RecordedRequest observe(RecordedRequest request) {
-            String path = request.getPath();
-            if (trainJobWriteListeners.isEmpty() || !isTrainJobPath(path)) {
-                return request;
-            }
+        /** Reads a TrainJob write's body (which reading consumes) and shows it to the listeners. */
+        private String observe(RecordedRequest request) {
             String body = request.getUtf8Body();
             trainJobWriteListeners.forEach(listener -> listener.accept(body));
-            return new RecordedRequest(request.getHttpVersion(), request.method(), path, request.getHeaders(),
-                    new Buffer().writeUtf8(body));
+            return body;
+        }
+
+        private RecordedRequest withBody(RecordedRequest request, String body) {
+            return new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
+                    request.getHeaders(), new Buffer().writeUtf8(body));
+        }
+
+        /**
+         * A real API server answers 422 to a TrainJob its CRD's schema or CEL rules refuse; so does the sandbox,
+         * where fabric8's mock server would store anything. (Stricter than a real server in one way: unknown fields
+         * are refused, not pruned, so a setting cannot vanish unnoticed.)
+         */
+        private MockResponse refuseInvalidTrainJob(String path, String body) {
+            if (path.contains("/status")) {
+                return null;
+            }
+            List<String> violations = trainJobSchema.validate(body);
+            if (violations.isEmpty()) {
+                return null;
+            }
+            return new MockResponse().setResponseCode(422).setBody(Serialization.asJson(new StatusBuilder()
+                    .withStatus("Failure").withCode(422).withReason("Invalid")
+                    .withMessage("TrainJob is invalid: " + String.join("; ", violations)).build()));
         }
     }
 }

@@ -1,10 +1,19 @@
 package io.camelkubeflow.trainer.testing;
 
+import io.camelkubeflow.trainer.sandbox.CrdSchemaValidator;
+
 import java.util.List;
 
+import io.camelkubeflow.trainer.api.RuntimeRef;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobSpec;
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The validator that guards every TrainJob the tests see must itself catch what the API server would refuse. */
@@ -52,5 +61,20 @@ class CrdSchemaValidatorTest {
         List<String> violations = validator.validate(yaml);
         assertTrue(violations.stream().anyMatch(v -> v.contains(expected)),
                 "expected a violation containing '" + expected + "', got " + violations);
+    }
+
+    @Test
+    void theSandboxRefusesWhatTheCrdRefusesWith422() {
+        try (TrainerSandbox sandbox = TrainerSandbox.start()) {
+            TrainJob invalid = new TrainJob();
+            invalid.setMetadata(new ObjectMetaBuilder().withName("Not_A_Label").withNamespace("ml").build());
+            invalid.setSpec(new TrainJobSpec(new RuntimeRef("torch-distributed", null, null), null, null, null, null,
+                    null, 0L));
+            KubernetesClientException refused = assertThrows(KubernetesClientException.class,
+                    () -> sandbox.client().resources(TrainJob.class).inNamespace("ml").resource(invalid).create());
+            assertEquals(422, refused.getCode());
+            assertTrue(refused.getMessage().contains("RFC 1035") && refused.getMessage().contains("below 1"),
+                    refused.getMessage());
+        }
     }
 }

@@ -1,4 +1,4 @@
-package io.camelkubeflow.trainer.testing;
+package io.camelkubeflow.trainer.sandbox;
 
 import java.io.InputStream;
 import java.math.BigInteger;
@@ -47,7 +47,7 @@ public final class CrdSchemaValidator {
     }
 
     public static CrdSchemaValidator trainJobs() {
-        return fromClasspath("/kubeflow-trainer/crds/trainer.kubeflow.org_trainjobs.yaml");
+        return fromClasspath(TrainerSandbox.CRDS + "trainer.kubeflow.org_trainjobs.yaml");
     }
 
     /** Every violation, each as "path: problem"; empty when the object is valid. */
