@@ -331,36 +331,32 @@ public final class TrainerSandbox implements AutoCloseable {
         @Override
         public MockResponse handleCreate(RecordedRequest request) {
             if (isTrainJobPath(request.getPath()) && refusedCreates.getAndUpdate(n -> Math.max(n - 1, 0)) > 0) {
-                return new MockResponse().setResponseCode(refusedCreateCode).setBody(Serialization.asJson(
-                        new StatusBuilder().withStatus("Failure").withCode(refusedCreateCode)
-                                .withMessage("refused by the sandbox (fault injection)").build()));
+                return failure(refusedCreateCode, null, "refused by the sandbox (fault injection)");
             }
-            if (!isTrainJobPath(request.getPath())) {
-                return super.handleCreate(request);
-            }
-            String body = observe(request);
-            MockResponse invalid = refuseInvalidTrainJob(request.getPath(), body);
-            return invalid != null ? invalid : super.handleCreate(withBody(request, body));
+            return isTrainJobPath(request.getPath()) ? writeTrainJob(request, super::handleCreate)
+                    : super.handleCreate(request);
         }
 
         @Override
         public MockResponse handleUpdate(RecordedRequest request) {
-            if (!isTrainJobPath(request.getPath())) {
-                return super.handleUpdate(request);
-            }
-            String body = observe(request);
-            MockResponse invalid = refuseInvalidTrainJob(request.getPath(), body);
-            return invalid != null ? invalid : super.handleUpdate(withBody(request, body));
+            return isTrainJobPath(request.getPath()) ? writeTrainJob(request, super::handleUpdate)
+                    : super.handleUpdate(request);
         }
 
         @Override
         public MockResponse handleWatch(String path) {
             if (takeGoneAnswer(path)) {
-                return new MockResponse().setResponseCode(410).setBody(Serialization.asJson(new StatusBuilder()
-                        .withStatus("Failure").withCode(410).withReason("Expired")
-                        .withMessage("too old resource version (sandbox fault injection)").build()));
+                return failure(410, "Expired", "too old resource version (sandbox fault injection)");
             }
             return super.handleWatch(path);
+        }
+
+        /** Shows a TrainJob write to the listeners, then refuses it (422) or lets {@code store} store it. */
+        private MockResponse writeTrainJob(RecordedRequest request,
+                java.util.function.Function<RecordedRequest, MockResponse> store) {
+            String body = observe(request);
+            MockResponse invalid = refuseInvalidTrainJob(request.getPath(), body);
+            return invalid != null ? invalid : store.apply(withBody(request, body));
         }
 
         /** Reads a TrainJob write's body (which reading consumes) and shows it to the listeners. */
@@ -388,9 +384,13 @@ public final class TrainerSandbox implements AutoCloseable {
             if (violations.isEmpty()) {
                 return null;
             }
-            return new MockResponse().setResponseCode(422).setBody(Serialization.asJson(new StatusBuilder()
-                    .withStatus("Failure").withCode(422).withReason("Invalid")
-                    .withMessage("TrainJob is invalid: " + String.join("; ", violations)).build()));
+            return failure(422, "Invalid", "TrainJob is invalid: " + String.join("; ", violations));
+        }
+
+        /** A Kubernetes Status answer, as the API server gives for a refused request. */
+        private MockResponse failure(int code, String reason, String message) {
+            return new MockResponse().setResponseCode(code).setBody(Serialization.asJson(new StatusBuilder()
+                    .withStatus("Failure").withCode(code).withReason(reason).withMessage(message).build()));
         }
     }
 }
