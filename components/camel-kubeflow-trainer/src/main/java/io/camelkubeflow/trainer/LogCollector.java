@@ -7,7 +7,10 @@ import java.util.Deque;
 import java.util.List;
 
 import io.camelkubeflow.trainer.logs.LogSink;
+import io.camelkubeflow.trainer.logs.LogStep;
+import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
+import org.apache.camel.RuntimeCamelException;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
@@ -44,7 +47,7 @@ final class LogCollector implements LogSink {
     @Override
     public void line(String step, String text) {
         lines++;
-        String line = prefixSteps ? "[" + step + "] " + text : text;
+        String line = prefixSteps ? LogStep.prefixed(step, text) : text;
         kept.addLast(line);
         keptBytes += line.getBytes(StandardCharsets.UTF_8).length + 1;
         while (keptBytes > maxBytes && !kept.isEmpty()) {
@@ -71,12 +74,17 @@ final class LogCollector implements LogSink {
         String body = String.join("\n", chunk);
         String step = chunkStep;
         chunk.clear();
-        destination.send(destinationUri, exchange -> {
+        Exchange sent = destination.send(destinationUri, exchange -> {
             exchange.getMessage().setBody(body);
             exchange.getMessage().setHeader(JOB_NAME, jobName);
             exchange.getMessage().setHeader(NAMESPACE, namespace);
             exchange.getMessage().setHeader(LOG_STEP, step);
         });
+        if (sent.getException() != null) {
+            // a destination that refuses lines fails the read: going on would drop lines without a word
+            throw new RuntimeCamelException("logDestination " + destinationUri + " failed on a log chunk of "
+                    + namespace + "/" + jobName + ": " + sent.getException().getMessage(), sent.getException());
+        }
     }
 
     String body() {

@@ -33,6 +33,12 @@ class LogsOperationTest extends TrainerRouteTestSupport {
             @Override
             public void configure() {
                 from("direct:lines").process(LINES::add);
+                from("direct:refuseThirdLine").process(e -> {
+                    LINES.add(e);
+                    if (LINES.size() == 3) {
+                        throw new IllegalStateException("disk full");
+                    }
+                });
             }
         });
     }
@@ -127,6 +133,17 @@ class LogsOperationTest extends TrainerRouteTestSupport {
         assertEquals(true, exchange.getMessage().getHeader(LOG_TRUNCATED));
         assertEquals(10L, exchange.getMessage().getHeader(LOG_LINES));
         assertEquals(List.of("step=8 of 8", "sandbox: exited with code 0"), bodyLines(exchange));
+    }
+
+    @Test
+    void aFailingDestinationFailsTheReadAtOnceInsteadOfResumingPastTheLine() {
+        LINES.clear();
+        Exchange trained = train("torch-distributed", "&pythonFile=/a.py", 8, 600);
+        Exchange exchange = template.send("kubeflow-trainer:logs?follow=true&logDestination=direct:refuseThirdLine",
+                trained);
+        assertTrue(exchange.getException().getMessage().contains("logDestination direct:refuseThirdLine failed")
+                && exchange.getException().getMessage().contains("disk full"), exchange.getException().getMessage());
+        assertEquals(3, LINES.size(), "no line after the refused one is sent");
     }
 
     @Test

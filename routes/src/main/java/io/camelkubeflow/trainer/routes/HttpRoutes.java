@@ -9,7 +9,6 @@ import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
 import io.camelkubeflow.trainer.watch.TrainJobNotFoundException;
-import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.camel.Exchange;
@@ -21,7 +20,7 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
  * The HTTP API: {@code POST /trainjobs} starts a TrainJob from a JSON train request, {@code GET /trainjobs/{name}}
- * tells its status, {@code GET /trainjobs/{name}/logs} returns its log ({@code ?follow=true} waits for the end).
+ * tells its status. {@code GET /trainjobs/{name}/logs} is {@link TrainJobLogStream}.
  */
 @ApplicationScoped
 public class HttpRoutes extends RouteBuilder {
@@ -43,12 +42,10 @@ public class HttpRoutes extends RouteBuilder {
         onException(JacksonException.class).handled(true).process(e -> error(e, 400, "body"));
         onException(TrainJobConflictException.class).handled(true).process(e -> error(e, 409, null));
         onException(TrainJobNotFoundException.class).handled(true).process(e -> error(e, 404, null));
-        onException(TrainJobWaitTimeoutException.class).handled(true).process(e -> error(e, 504, null));
 
         rest("/trainjobs")
                 .post().to("direct:http-train")
-                .get("/{name}").to("direct:http-status")
-                .get("/{name}/logs").to("direct:http-logs");
+                .get("/{name}").to("direct:http-status");
 
         from("direct:http-train").routeId("http-train")
                 // only the JSON body speaks for the caller: no HTTP header may set a component option
@@ -64,22 +61,6 @@ public class HttpRoutes extends RouteBuilder {
                 .process(e -> e.getMessage().setBody(statusView.describe(namespace(e),
                         e.getMessage().getHeader("name", String.class))))
                 .marshal().json();
-
-        from("direct:http-logs").routeId("http-logs")
-                .process(e -> {
-                    String name = e.getMessage().getHeader("name", String.class);
-                    String namespace = namespace(e);
-                    statusView.describe(namespace, name);
-                    e.getMessage().setHeader(JOB_NAME, name);
-                    e.getMessage().setHeader(NAMESPACE, namespace);
-                })
-                .choice()
-                    .when(header("follow").isEqualTo("true"))
-                        .to("kubeflow-trainer:logs?follow=true&logStartTimeout=60s")
-                    .otherwise()
-                        .to("kubeflow-trainer:logs?logStartTimeout=60s")
-                .end()
-                .setHeader(Exchange.CONTENT_TYPE, constant("text/plain; charset=utf-8"));
     }
 
     private void trainAnswer(Exchange exchange) {

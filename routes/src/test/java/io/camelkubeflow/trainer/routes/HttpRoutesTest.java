@@ -78,6 +78,32 @@ class HttpRoutesTest {
     }
 
     @Test
+    void followingALogSendsEachLineWhileTheJobRuns() throws Exception {
+        HttpResponse<String> created = post("{\"pythonFile\": \"/app/train.py\", \"annotations\": {"
+                + "\"sandbox.camelkubeflow.io/log-lines\": \"6\", \"sandbox.camelkubeflow.io/run-millis\": \"3000\"}}",
+                null);
+        assertEquals(201, created.statusCode(), created.body());
+        String name = (String) json(created).get("name");
+
+        HttpResponse<java.util.stream.Stream<String>> log = HTTP.send(HttpRequest.newBuilder(
+                URI.create(trainjobs + "/" + name + "/logs?follow=true")).timeout(Duration.ofSeconds(90)).build(),
+                HttpResponse.BodyHandlers.ofLines());
+        assertEquals(200, log.statusCode());
+        assertEquals("text/plain; charset=utf-8", log.headers().firstValue("Content-Type").orElseThrow());
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        java.util.List<Long> arrivals = new java.util.ArrayList<>();
+        log.body().forEach(line -> {
+            lines.add(line);
+            arrivals.add(System.nanoTime());
+        });
+        assertEquals(java.util.List.of("step=1 of 6", "step=2 of 6", "step=3 of 6", "step=4 of 6", "step=5 of 6",
+                "step=6 of 6", "sandbox: exited with code 0"), lines.subList(1, lines.size()));
+        long spreadMillis = (arrivals.get(arrivals.size() - 1) - arrivals.get(1)) / 1_000_000;
+        assertTrue(spreadMillis > 1500, "the lines of a 3 s job arrived within " + spreadMillis
+                + " ms: they were held back instead of streamed");
+    }
+
+    @Test
     void badRequestsNameTheFieldAndUnknownJobsAre404() throws Exception {
         HttpResponse<String> quantity = post("{\"script\": \"print(1)\", \"cpu\": \"2 cores\"}", null);
         assertEquals(400, quantity.statusCode(), quantity.body());
@@ -97,6 +123,9 @@ class HttpRoutesTest {
 
         assertEquals(404, get("/no-such-job").statusCode());
         assertEquals(404, get("/no-such-job/logs").statusCode());
+        HttpResponse<String> step = get("/no-such-job/logs?step=gpu-7");
+        assertEquals(400, step.statusCode(), step.body());
+        assertEquals("step", json(step).get("field"));
     }
 
     @Test

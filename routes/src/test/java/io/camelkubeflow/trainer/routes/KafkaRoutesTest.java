@@ -39,6 +39,9 @@ class KafkaRoutesTest {
     @Inject
     KubernetesClient client;
 
+    @Inject
+    org.apache.camel.CamelContext camel;
+
     @Test
     void requestsBecomeTrainJobsWhoseOutcomesArePublished() throws Exception {
         String good = "{\"script\": \"print('training')\\nprint('METRIC accuracy=0.91 loss=0.2')\\n\","
@@ -50,7 +53,7 @@ class KafkaRoutesTest {
         send(good);
         send(failing);
         send(invalid);
-        send(notJson);
+        long notJsonOffset = send(notJson);
 
         // other tests' S3-started jobs are reported on the same topic: pick this request's result
         Map<?, ?> result = awaitMatching("trainjob-results", r -> "order-7".equals(r.get("request")));
@@ -60,14 +63,11 @@ class KafkaRoutesTest {
         assertEquals("order-7", result.get("request"));
         assertTrue(result.get("durationMillis") instanceof Number, result.toString());
 
-        List<Map<?, ?>> letters = await("trainjob-dead-letters", 3);
-        assertTrue(letters.stream().anyMatch(l -> "cpu".equals(l.get("field"))), letters.toString());
-
-        assertTrue(letters.stream().anyMatch(l -> "Failed".equals(l.get("status"))
-                && "FailedJobs".equals(l.get("reason"))), letters.toString());
-        assertTrue(letters.stream().anyMatch(l -> notJson.equals(l.get("request"))
-                && !String.valueOf(l.get("error")).isBlank() && Integer.valueOf(4).equals(l.get("offset"))),
-                letters.toString());
+        awaitMatching("trainjob-dead-letters", l -> "cpu".equals(l.get("field")));
+        awaitMatching("trainjob-dead-letters", l -> "Failed".equals(l.get("status")) && "FailedJobs".equals(l.get("reason")));
+        awaitMatching("trainjob-dead-letters", l -> notJson.equals(l.get("request"))
+                && !String.valueOf(l.get("error")).isBlank() && Long.valueOf(notJsonOffset).equals(
+                        ((Number) l.get("offset")).longValue()));
 
         // the same request twice (same idempotencyKey) made one TrainJob
         List<TrainJob> fromOrder7 = client.resources(TrainJob.class).inNamespace("default").list().getItems().stream()
@@ -79,14 +79,68 @@ class KafkaRoutesTest {
         try (Admin admin = Admin.create(Map.<String, Object>of("bootstrap.servers", KafkaBrokerResource.broker.bootstrapServers()))) {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets("camel-kubeflow-trainer")
                     .partitionsToOffsetAndMetadata().get();
-            assertEquals(5L, committed.get(new TopicPartition("trainjob-requests", 0)).offset());
+            assertEquals(notJsonOffset + 1, committed.get(new TopicPartition("trainjob-requests", 0)).offset());
         }
     }
 
-    private static void send(String value) throws Exception {
+    @Test
+    void aConsumerRestartedMidBatchThatIsHandedItsRecordsAgainAdoptsTheirJobs() throws Exception {
+        String request = "{\"pythonFile\": \"/app/train.py\", \"labels\": {\"batch\": \"restart\"}}";
+        List<Long> offsets = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            offsets.add(send(request));
+        }
+        awaitBatchJobs(count -> count >= 3);
+        camel.getRouteController().stopRoute("kafka-train");
+        int beforeRestart = batchJobs().size();
+
+        // as after a crash before the commits, or a rebalance: the group is handed every record of the batch again
+        TopicPartition partition = new TopicPartition("trainjob-requests", 0);
+        try (Admin admin = Admin.create(Map.<String, Object>of("bootstrap.servers", KafkaBrokerResource.broker.bootstrapServers()))) {
+            admin.alterConsumerGroupOffsets("camel-kubeflow-trainer",
+                    Map.of(partition, new OffsetAndMetadata(offsets.get(0)))).all().get();
+        }
+        camel.getRouteController().startRoute("kafka-train");
+        for (int i = 0; i < 10; i++) {
+            offsets.add(send(request));
+        }
+        try (Admin admin = Admin.create(Map.<String, Object>of("bootstrap.servers", KafkaBrokerResource.broker.bootstrapServers()))) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            long committed = -1;
+            while (committed <= offsets.get(offsets.size() - 1) && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+                OffsetAndMetadata offset = admin.listConsumerGroupOffsets("camel-kubeflow-trainer")
+                        .partitionsToOffsetAndMetadata().get().get(partition);
+                committed = offset == null ? -1 : offset.offset();
+            }
+            assertTrue(committed > offsets.get(offsets.size() - 1), "the batch was not consumed: committed " + committed);
+        }
+
+        List<TrainJob> jobs = batchJobs();
+        List<String> keys = jobs.stream().map(j -> j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key"))
+                .sorted().toList();
+        List<String> expected = offsets.stream().map(o -> "kafka:trainjob-requests/0/" + o).sorted().toList();
+        assertEquals(expected, keys, "one TrainJob per record, none twice (" + beforeRestart
+                + " existed when the route stopped)");
+    }
+
+    private List<TrainJob> batchJobs() {
+        return client.resources(TrainJob.class).inNamespace("default").withLabel("batch", "restart").list().getItems();
+    }
+
+    private void awaitBatchJobs(java.util.function.IntPredicate enough) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!enough.test(batchJobs().size()) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertTrue(enough.test(batchJobs().size()), "only " + batchJobs().size() + " TrainJobs of the batch");
+    }
+
+    /** Sends one request; answers its offset. */
+    private static long send(String value) throws Exception {
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.<String, Object>of("bootstrap.servers",
                 KafkaBrokerResource.broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
-            producer.send(new ProducerRecord<>("trainjob-requests", value)).get();
+            return producer.send(new ProducerRecord<>("trainjob-requests", value)).get().offset();
         }
     }
 
@@ -106,7 +160,7 @@ class KafkaRoutesTest {
     static List<Map<?, ?>> await(String topic, int count) throws Exception {
         Map<String, Object> config = new HashMap<>();
         config.put("bootstrap.servers", KafkaBrokerResource.broker.bootstrapServers());
-        config.put("group.id", "test-reader-" + topic);
+        config.put("group.id", "test-reader-" + java.util.UUID.randomUUID());
         config.put("auto.offset.reset", "earliest");
         List<Map<?, ?>> values = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(),

@@ -32,6 +32,11 @@ public record LogStep(Kind kind, String replicatedJob, int index) {
         };
     }
 
+    /** A line of a merged log: the text behind its step's name, {@code [node-1] text}. */
+    public static String prefixed(String stepName, String text) {
+        return "[" + stepName + "] " + text;
+    }
+
     /** The name a line of this pod is prefixed with in merged logs: node-0, launcher, ... */
     public static String stepName(String replicatedJob, String index) {
         return "node".equals(replicatedJob) ? "node-" + index : replicatedJob;

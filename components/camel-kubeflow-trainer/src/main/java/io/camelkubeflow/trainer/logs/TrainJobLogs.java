@@ -153,6 +153,10 @@ public class TrainJobLogs {
                     deliver(readerOf(logs.getLog()), position, sink, selector.step);
                 }
                 brokenInARow = 0;
+            } catch (SinkFailedException e) {
+                // the receiver of the lines failed (a closed HTTP response, a failing destination route): that is not
+                // a broken stream, and resuming would only skip the line it refused
+                throw e.sinkFailure();
             } catch (IOException | RuntimeException e) {
                 // a broken stream (IOException, or the HTTP client's own closed-connection error) is resumed; only a
                 // stream that keeps breaking is given up on
@@ -214,7 +218,22 @@ public class TrainJobLogs {
             }
             position.deliveredAtLastTime++;
             skippedAtLastTime++;
-            sink.line(step, text);
+            try {
+                sink.line(step, text);
+            } catch (RuntimeException e) {
+                throw new SinkFailedException(e);
+            }
+        }
+    }
+
+    /** Carries a sink's failure through the stream-resumption logic untouched. */
+    private static final class SinkFailedException extends RuntimeException {
+        SinkFailedException(RuntimeException cause) {
+            super(cause);
+        }
+
+        RuntimeException sinkFailure() {
+            return (RuntimeException) getCause();
         }
     }
 

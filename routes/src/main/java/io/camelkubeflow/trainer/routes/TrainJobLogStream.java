@@ -1,0 +1,174 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.logs.LogSink;
+import io.camelkubeflow.trainer.logs.LogStep;
+import io.camelkubeflow.trainer.logs.TrainJobLogs;
+import io.camelkubeflow.trainer.watch.TrainJobNotFoundException;
+import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code GET /trainjobs/{name}/logs}: a TrainJob's log as chunked text, each line sent as soon as it is read, so
+ * {@code ?follow=true} shows a running job's output live until the job ends. Query parameters: {@code follow},
+ * {@code step} (trainer, node-N, launcher, dataset-initializer, model-initializer, all) and {@code namespace}.
+ *
+ * <p>This one endpoint is a Vert.x route rather than a platform-http one: platform-http (Camel 4.17) writes a
+ * streamed body in 4 KiB pieces once the exchange has ended, so a follower would see a slow job's lines in bursts,
+ * or only at its end.
+ */
+@ApplicationScoped
+public class TrainJobLogStream {
+    private static final Logger LOG = LoggerFactory.getLogger(TrainJobLogStream.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** How long a follower waits for the job's pod to start before the answer is 504. */
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    @Inject
+    KubernetesClient client;
+
+    @Inject
+    TrainJobStatusView statusView;
+
+    @ConfigProperty(name = "trainer.namespace")
+    String defaultNamespace;
+
+    /** Reading a log blocks on its stream for as long as the job runs: one thread per reader, off the event loop. */
+    private final ExecutorService readers = Executors.newCachedThreadPool(new ReaderThreads());
+
+    void register(@Observes Router router) {
+        // ahead of the REST DSL's routes, which Camel adds to the same router later
+        router.get("/trainjobs/:name/logs").order(-1).handler(this::handle);
+    }
+
+    @PreDestroy
+    void stop() {
+        readers.shutdownNow();
+    }
+
+    private void handle(RoutingContext context) {
+        String name = context.pathParam("name");
+        String namespace = context.queryParams().get("namespace");
+        String stepText = context.queryParams().get("step");
+        boolean follow = "true".equals(context.queryParams().get("follow"));
+        HttpServerResponse response = context.response();
+        readers.execute(() -> stream(namespace == null ? defaultNamespace : namespace, name, stepText, follow, response));
+    }
+
+    private void stream(String namespace, String name, String stepText, boolean follow, HttpServerResponse response) {
+        try {
+            LogStep step = LogStep.parse("step", stepText);
+            statusView.describe(namespace, name);
+            response.setChunked(true).putHeader("Content-Type", "text/plain; charset=utf-8");
+            new TrainJobLogs(client).read(new TrainJobLogs.Request(namespace, name, step, follow, null, null,
+                    START_TIMEOUT), new ResponseSink(response, step.kind() == LogStep.Kind.ALL), readers);
+            response.end();
+        } catch (ClientGoneException e) {
+            LOG.debug("Client of the log of {}/{} went away", namespace, name);
+        } catch (RuntimeException e) {
+            fail(response, e, namespace, name);
+        }
+    }
+
+    private static void fail(HttpServerResponse response, RuntimeException e, String namespace, String name) {
+        if (response.headWritten()) {
+            // lines were sent already: the status cannot change, so the stream is cut rather than ended cleanly
+            LOG.warn("Log stream of {}/{} failed: {}", namespace, name, e.getMessage());
+            response.reset();
+            return;
+        }
+        int status = e instanceof InvalidTrainRequestException ? 400
+                : e instanceof TrainJobNotFoundException ? 404
+                : e instanceof TrainJobWaitTimeoutException ? 504 : 500;
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("error", e.getMessage());
+        if (e instanceof InvalidTrainRequestException invalid) {
+            body.put("field", invalid.getField());
+        }
+        try {
+            response.setChunked(false).setStatusCode(status).putHeader("Content-Type", "application/json")
+                    .end(JSON.writeValueAsString(body));
+        } catch (JsonProcessingException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+
+    /** Writes each line to the response, waiting while the client reads slower than the job logs. */
+    private static final class ResponseSink implements LogSink {
+        private final HttpServerResponse response;
+        private final boolean prefixSteps;
+
+        ResponseSink(HttpServerResponse response, boolean prefixSteps) {
+            this.response = response;
+            this.prefixSteps = prefixSteps;
+        }
+
+        @Override
+        public void line(String step, String text) {
+            if (response.closed()) {
+                throw new ClientGoneException();
+            }
+            if (response.writeQueueFull()) {
+                CountDownLatch drained = new CountDownLatch(1);
+                response.drainHandler(v -> drained.countDown());
+                awaitDrain(drained);
+            }
+            response.write((prefixSteps ? LogStep.prefixed(step, text) : text) + "\n");
+        }
+
+        private void awaitDrain(CountDownLatch drained) {
+            try {
+                while (!drained.await(1, TimeUnit.SECONDS)) {
+                    if (response.closed()) {
+                        throw new ClientGoneException();
+                    }
+                    if (!response.writeQueueFull()) {
+                        return;
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ClientGoneException();
+            }
+        }
+    }
+
+    /** The HTTP client closed the connection: reading on would only fill a dead socket. */
+    private static final class ClientGoneException extends RuntimeException {
+        ClientGoneException() {
+            super("the HTTP client closed the log stream", null, false, false);
+        }
+    }
+
+    private static final class ReaderThreads implements java.util.concurrent.ThreadFactory {
+        private final AtomicInteger count = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable task) {
+            Thread thread = new Thread(task, "trainjob-log-stream-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        }
+    }
+}
