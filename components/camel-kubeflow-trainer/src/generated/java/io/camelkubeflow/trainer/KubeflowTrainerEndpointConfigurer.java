@@ -28,6 +28,10 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "allnamespaces":
         case "allNamespaces": target.getConfiguration().setAllNamespaces(property(camelContext, boolean.class, value)); return true;
         case "annotations": target.getConfiguration().setAnnotations(property(camelContext, java.util.Map.class, value)); return true;
+        case "apiretryattempts":
+        case "apiRetryAttempts": target.getConfiguration().setApiRetryAttempts(property(camelContext, int.class, value)); return true;
+        case "apiretrybackoff":
+        case "apiRetryBackoff": target.getConfiguration().setApiRetryBackoff(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "args": target.getConfiguration().setArgs(property(camelContext, java.lang.String.class, value)); return true;
         case "bodytype":
         case "bodyType": target.getConfiguration().setBodyType(property(camelContext, java.lang.String.class, value)); return true;
@@ -156,6 +160,10 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "allnamespaces":
         case "allNamespaces": return boolean.class;
         case "annotations": return java.util.Map.class;
+        case "apiretryattempts":
+        case "apiRetryAttempts": return int.class;
+        case "apiretrybackoff":
+        case "apiRetryBackoff": return long.class;
         case "args": return java.lang.String.class;
         case "bodytype":
         case "bodyType": return java.lang.String.class;
@@ -285,6 +293,10 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "allnamespaces":
         case "allNamespaces": return target.getConfiguration().isAllNamespaces();
         case "annotations": return target.getConfiguration().getAnnotations();
+        case "apiretryattempts":
+        case "apiRetryAttempts": return target.getConfiguration().getApiRetryAttempts();
+        case "apiretrybackoff":
+        case "apiRetryBackoff": return target.getConfiguration().getApiRetryBackoff();
         case "args": return target.getConfiguration().getArgs();
         case "bodytype":
         case "bodyType": return target.getConfiguration().getBodyType();

@@ -18,6 +18,16 @@ public class KubeflowTrainerConfiguration {
     @UriParam(label = "common",
               description = "Namespace of the TrainJobs; defaults to the client's namespace, then 'default'.")
     private String namespace;
+    @UriParam(label = "advanced", defaultValue = "5",
+              description = "Requests per API call when the server answers 429 or 5xx (1: no retry). Other answers"
+                            + " (400, 403, 404, 409, 422) fail at once. Not applied to a client that retries by itself"
+                            + " (requestRetryBackoffLimit above 0): retries are never stacked.")
+    private int apiRetryAttempts = 5;
+    @UriParam(label = "advanced", defaultValue = "200ms", javaType = "java.time.Duration",
+              description = "Pause before the first retry; it doubles for each further one up to 25 times this,"
+                            + " with jitter (a random half of it), and is never shorter than the server's"
+                            + " retryAfterSeconds.")
+    private long apiRetryBackoff = 200L;
     @UriParam(label = "train",
               description = "Name of the ClusterTrainingRuntime (or TrainingRuntime, see runtimeKind) the TrainJob runs on.")
     private String runtime;
@@ -701,6 +711,22 @@ public class KubeflowTrainerConfiguration {
 
     public void setLogDestination(String logDestination) {
         this.logDestination = logDestination;
+    }
+
+    public int getApiRetryAttempts() {
+        return apiRetryAttempts;
+    }
+
+    public void setApiRetryAttempts(int apiRetryAttempts) {
+        this.apiRetryAttempts = apiRetryAttempts;
+    }
+
+    public long getApiRetryBackoff() {
+        return apiRetryBackoff;
+    }
+
+    public void setApiRetryBackoff(long apiRetryBackoff) {
+        this.apiRetryBackoff = apiRetryBackoff;
     }
 
     public int getLogChunkLines() {

@@ -70,6 +70,9 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
             client = configuration.getKubernetesClient();
         } else {
             client = KubernetesHelper.getKubernetesClient(connectionSettings());
+            // the component retries 429 and 5xx itself, with jitter (apiRetryAttempts); fabric8's own retries would
+            // multiply its requests. The client reads this setting on every request.
+            client.getConfiguration().setRequestRetryBackoffLimit(0);
             ownsClient = true;
         }
     }

@@ -2,9 +2,12 @@ package io.camelkubeflow.trainer;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.testing.ReliabilityFigures;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -16,6 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Each malformed request fails with an exception naming the field, and nothing is written to the cluster. */
 class BadInputTest extends TrainerRouteTestSupport {
+    static final AtomicInteger CASES = new AtomicInteger();
+    static final AtomicInteger NAMED = new AtomicInteger();
+    static final AtomicInteger WRITES = new AtomicInteger();
     static final String TORCH = "kubeflow-trainer:train?runtime=torch-distributed&namespace=ml";
     static final String TORCH_FILE = TORCH + "&pythonFile=/app/t.py";
 
@@ -111,10 +117,23 @@ class BadInputTest extends TrainerRouteTestSupport {
             // a malformed endpoint option fails when the producer starts, before any message
             failure = e.getCause();
         }
+        int writes = api.writesSinceMark().size();
+        CASES.incrementAndGet();
+        WRITES.addAndGet(writes);
+        if (failure instanceof InvalidTrainRequestException named && field.equals(named.getField())) {
+            NAMED.incrementAndGet();
+        }
         InvalidTrainRequestException error = assertInstanceOf(InvalidTrainRequestException.class, failure,
                 "expected an InvalidTrainRequestException");
         assertEquals(field, error.getField(), error.getMessage());
         assertTrue(error.getMessage().contains("'" + field + "'"), error.getMessage());
-        assertEquals(List.of(), api.writesSinceMark(), "bad input must not write anything");
+        assertEquals(0, writes, "bad input must not write anything: " + api.writesSinceMark());
+    }
+
+    @AfterAll
+    static void recordFigures() {
+        ReliabilityFigures.record("bad input catalogue", CASES + " malformed inputs, " + NAMED
+                + " failed naming their field, " + WRITES + " writes to the API server",
+                CASES.get() >= 40 && NAMED.get() == CASES.get() && WRITES.get() == 0);
     }
 }

@@ -1,5 +1,8 @@
 package io.camelkubeflow.trainer;
 
+import io.camelkubeflow.trainer.testing.ReliabilityFigures;
+import io.fabric8.kubernetes.api.model.Condition;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -77,12 +80,92 @@ class WatchFaultTest extends TrainerRouteTestSupport {
         assertTrue(watches > rounds, "the watch was not re-established after each fault: " + watches + " watches");
     }
 
+    @Test
+    void twoHundredWaitsOutliveRepeatedDropsExpiriesAndApiServerRestarts() throws Exception {
+        String namespace = "chaos";
+        int waits = 200;
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < waits; i++) {
+            Exchange trained = send("kubeflow-trainer:train?runtime=torch-distributed&namespace=" + namespace
+                    + "&pythonFile=/app/t.py", null, Map.of(ANNOTATIONS, Map.of(
+                            TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "600000")));
+            assertNull(trained.getException());
+            names.add(trained.getMessage().getHeader(JOB_NAME, String.class));
+        }
+        List<CompletableFuture<Exchange>> pending = new ArrayList<>();
+        for (String name : names) {
+            pending.add(template.asyncSend("kubeflow-trainer:wait?namespace=" + namespace
+                    + "&waitTimeout=60s&throwOnFailure=false", e -> e.getMessage().setHeader(JOB_NAME, name)));
+        }
+        Thread.sleep(500);
+        // eight rounds, each a fault then a batch of jobs ending (every third one failing) while clients recover
+        int rounds = 8;
+        int faults = 0;
+        int restarts = 0;
+        for (int round = 0; round < rounds; round++) {
+            switch (round % 4) {
+                case 0 -> faults += api.sandbox().expireWatches();
+                case 1 -> {
+                    api.sandbox().answerNextWatchesWithGone("/namespaces/" + namespace + "/trainjobs", 1);
+                    faults += api.sandbox().dropWatches();
+                }
+                case 2 -> faults += api.sandbox().dropWatches();
+                default -> {
+                    api.sandbox().restartApiServer(java.time.Duration.ofMillis(300));
+                    restarts++;
+                    faults++;
+                }
+            }
+            for (int i = round; i < waits; i += rounds) {
+                end(namespace, names.get(i), i % 3 == 0 ? "Failed" : "Complete");
+            }
+            Thread.sleep(700);
+        }
+        int right = 0;
+        int wrong = 0;
+        int missed = 0;
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < waits; i++) {
+            String expected = i % 3 == 0 ? "Failed" : "Complete";
+            Exchange exchange;
+            try {
+                exchange = pending.get(i).get(70, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                missed++;
+                problems.add(names.get(i) + " hung past its timeout");
+                continue;
+            }
+            if (exchange.getException() != null) {
+                missed++;
+                problems.add(names.get(i) + ": " + exchange.getException());
+            } else if (expected.equals(exchange.getMessage().getHeader(STATUS))) {
+                right++;
+            } else {
+                wrong++;
+                problems.add(names.get(i) + " ended " + exchange.getMessage().getHeader(STATUS) + ", not " + expected);
+            }
+        }
+        ReliabilityFigures.record("watch faults", waits + " in-flight waits; " + faults + " faults injected (expired,"
+                + " 410 on resume, dropped, " + restarts + " API server restarts); " + right + " ended with the right"
+                + " status, " + wrong + " wrong, " + missed + " missed or hung", right == waits);
+        assertEquals(List.of(), problems);
+    }
+
     private static void complete(String name) {
-        api.client().resources(TrainJob.class).inNamespace(NAMESPACE).withName(name).editStatus(job -> {
-            job.setStatus(new TrainJobStatus(List.of(new ConditionBuilder().withType("Complete").withStatus("True")
-                    .withReason("AllJobsCompleted").withMessage("jobset completed successfully")
-                    .withLastTransitionTime("2026-12-02T00:00:00Z").build()), null));
-            return job;
-        });
+        end(NAMESPACE, name, "Complete");
+    }
+
+    private static void end(String namespace, String name, String outcome) {
+        Condition condition = "Complete".equals(outcome)
+                ? new ConditionBuilder().withType("Complete").withStatus("True").withReason("AllJobsCompleted")
+                        .withMessage("jobset completed successfully").withLastTransitionTime("2026-12-02T00:00:00Z").build()
+                : new ConditionBuilder().withType("Failed").withStatus("True").withReason("FailedJobs")
+                        .withMessage("jobset failed").withLastTransitionTime("2026-12-02T00:00:00Z").build();
+        // the API server may be restarting: the test's own writes retry too
+        io.camelkubeflow.trainer.job.ApiRetry.DEFAULT.call("end " + name, () -> api.client().resources(TrainJob.class)
+                .inNamespace(namespace).withName(name).editStatus(job -> {
+                    job.setStatus(new TrainJobStatus(List.of(condition), null));
+                    return job;
+                }));
     }
 }

@@ -53,7 +53,7 @@ public final class TrainerSandbox implements AutoCloseable {
     static final int MAX_RECORDED = 100_000;
     private static final String TRAINJOBS_PREFIX = "/apis/trainer.kubeflow.org/v1alpha1/namespaces/";
 
-    private final KubernetesMockServer server;
+    private volatile KubernetesMockServer server;
     private final KubernetesClient client;
     private final List<Consumer<String>> trainJobWriteListeners = new CopyOnWriteArrayList<>();
     private final Deque<RecordedRequest> recorded = new ArrayDeque<>();
@@ -203,6 +203,26 @@ public final class TrainerSandbox implements AutoCloseable {
             }
         }
         return count;
+    }
+
+    /**
+     * Stops the API server and starts it again on the same port with the same stored objects, as a control-plane
+     * restart would: every open connection (watches, log streams, requests in flight) breaks, and requests fail until
+     * it listens again, {@code downtime} later. Clients must reconnect; their resourceVersions stay valid.
+     */
+    public synchronized void restartApiServer(Duration downtime) {
+        drain();
+        int port = server.getPort();
+        server.destroy();
+        try {
+            Thread.sleep(downtime.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        KubernetesMockServer restarted = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+                dispatcher, false);
+        restarted.init(InetAddress.getLoopbackAddress(), port);
+        server = restarted;
     }
 
     /**

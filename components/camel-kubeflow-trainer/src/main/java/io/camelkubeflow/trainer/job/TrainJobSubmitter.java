@@ -33,9 +33,16 @@ public class TrainJobSubmitter {
     public static final String DEFAULT_RUNTIME_KIND = "ClusterTrainingRuntime";
 
     private final KubernetesClient client;
+    private final ApiRetry retry;
 
     public TrainJobSubmitter(KubernetesClient client) {
+        this(client, ApiRetry.DEFAULT);
+    }
+
+    /** @param retry how API calls that fail with 429 or 5xx are retried (not at all when the client retries itself) */
+    public TrainJobSubmitter(KubernetesClient client, ApiRetry retry) {
         this.client = client;
+        this.retry = retry.forClient(client);
     }
 
     /**
@@ -58,7 +65,8 @@ public class TrainJobSubmitter {
         String namespace = wanted.getMetadata().getNamespace();
         String name = wanted.getMetadata().getName();
 
-        TrainJob existing = trainJobs(namespace).withName(name).get();
+        TrainJob existing = retry.call("GET TrainJob " + namespace + "/" + name,
+                () -> trainJobs(namespace).withName(name).get());
         if (existing != null) {
             return adopt(existing, prepared, request.idempotencyKey());
         }
@@ -84,11 +92,13 @@ public class TrainJobSubmitter {
         }
         TrainJob created;
         try {
-            created = trainJobs(namespace).resource(wanted).create();
+            created = retry.call("create TrainJob " + namespace + "/" + name,
+                    () -> trainJobs(namespace).resource(wanted).create());
         } catch (KubernetesClientException e) {
             if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
                 // another replica created it between our get and create: same rules as above
-                TrainJob winner = trainJobs(namespace).withName(name).get();
+                TrainJob winner = retry.call("GET TrainJob " + namespace + "/" + name,
+                        () -> trainJobs(namespace).withName(name).get());
                 if (winner != null) {
                     return adopt(winner, prepared, request.idempotencyKey());
                 }
@@ -126,8 +136,9 @@ public class TrainJobSubmitter {
         }
         if (prepared.scriptConfigMap() != null) {
             // the attempt that created the job may have failed before handing it the script
-            ConfigMap script = client.configMaps().inNamespace(existing.getMetadata().getNamespace())
-                    .withName(prepared.scriptConfigMap().getMetadata().getName()).get();
+            String scriptName = prepared.scriptConfigMap().getMetadata().getName();
+            ConfigMap script = retry.call("GET ConfigMap " + scriptName, () -> client.configMaps()
+                    .inNamespace(existing.getMetadata().getNamespace()).withName(scriptName).get());
             if (script != null && isStagedFor(script, name) && script.getMetadata().getOwnerReferences().isEmpty()) {
                 takeOwnership(script, existing);
             }
@@ -139,7 +150,8 @@ public class TrainJobSubmitter {
 
     /** The TrainJobs with that label that have not completed or failed (the count is best effort under races). */
     private List<TrainJob> unfinished(String namespace, String label, String value) {
-        return trainJobs(namespace).withLabel(label, value).list().getItems().stream()
+        return retry.call("list TrainJobs " + label + "=" + value,
+                () -> trainJobs(namespace).withLabel(label, value).list()).getItems().stream()
                 .filter(job -> !TrainJobPhase.of(job).isTerminal()).toList();
     }
 
@@ -156,18 +168,21 @@ public class TrainJobSubmitter {
         String namespace = script.getMetadata().getNamespace();
         String jobName = script.getMetadata().getLabels().get(TrainJobMetadata.TRAINJOB_LABEL);
         try {
-            client.configMaps().inNamespace(namespace).resource(script).create();
+            retry.call("create ConfigMap " + script.getMetadata().getName(),
+                    () -> client.configMaps().inNamespace(namespace).resource(script).create());
         } catch (KubernetesClientException e) {
             if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
                 throw e;
             }
-            ConfigMap existing = client.configMaps().inNamespace(namespace).withName(script.getMetadata().getName()).get();
+            ConfigMap existing = retry.call("GET ConfigMap " + script.getMetadata().getName(),
+                    () -> client.configMaps().inNamespace(namespace).withName(script.getMetadata().getName()).get());
             if (existing == null || !isStagedFor(existing, jobName)) {
                 throw new TrainJobConflictException(jobName, namespace, "ConfigMap " + script.getMetadata().getName()
                         + " exists and was not staged by this component for this job; rename or delete it, or choose"
                         + " another 'jobName'");
             }
-            client.configMaps().inNamespace(namespace).resource(script).update();
+            retry.call("update ConfigMap " + script.getMetadata().getName(),
+                    () -> client.configMaps().inNamespace(namespace).resource(script).update());
         }
     }
 
@@ -178,7 +193,8 @@ public class TrainJobSubmitter {
     }
 
     private void takeOwnership(ConfigMap script, TrainJob owner) {
-        client.configMaps().inNamespace(script.getMetadata().getNamespace())
+        retry.call("hand ConfigMap " + script.getMetadata().getName() + " to its TrainJob", () -> client.configMaps()
+                .inNamespace(script.getMetadata().getNamespace())
                 .withName(script.getMetadata().getName())
                 .edit(cm -> {
                     cm.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder()
@@ -186,13 +202,13 @@ public class TrainJobSubmitter {
                             .withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid())
                             .withBlockOwnerDeletion(false).withController(false).build()));
                     return cm;
-                });
+                }));
     }
 
     private void deleteQuietly(ConfigMap script) {
         try {
-            client.configMaps().inNamespace(script.getMetadata().getNamespace())
-                    .withName(script.getMetadata().getName()).delete();
+            retry.call("delete ConfigMap " + script.getMetadata().getName(), () -> client.configMaps()
+                    .inNamespace(script.getMetadata().getNamespace()).withName(script.getMetadata().getName()).delete());
         } catch (KubernetesClientException e) {
             LOG.warn("Could not delete staged script ConfigMap {} after a failed create: {}",
                     script.getMetadata().getName(), e.getMessage());
@@ -211,9 +227,9 @@ public class TrainJobSubmitter {
                 .withGroup(TrainJob.GROUP).withVersion(TrainJob.VERSION).withKind(kind)
                 .withPlural(namespaced ? "trainingruntimes" : "clustertrainingruntimes")
                 .withNamespaced(namespaced).build();
-        GenericKubernetesResource runtime = namespaced
+        GenericKubernetesResource runtime = retry.call("GET " + kind + " " + request.runtime(), () -> namespaced
                 ? client.genericKubernetesResources(context).inNamespace(namespace).withName(request.runtime()).get()
-                : client.genericKubernetesResources(context).withName(request.runtime()).get();
+                : client.genericKubernetesResources(context).withName(request.runtime()).get());
         if (runtime == null) {
             throw new InvalidTrainRequestException("runtime", kind + " '" + request.runtime() + "' does not exist"
                     + (namespaced ? " in namespace " + namespace : "") + "; list them with kubectl get "

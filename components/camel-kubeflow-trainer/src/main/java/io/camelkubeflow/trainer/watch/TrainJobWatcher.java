@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.camelkubeflow.trainer.job.ApiRetry;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -33,6 +34,7 @@ public class TrainJobWatcher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobWatcher.class);
 
     private final KubernetesClient client;
+    private final ApiRetry retry;
     private final ConcurrentMap<String, NamespaceWatch> namespaces = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor(daemon("timeouts"));
     /** Pod lookups for failure details run here, never on the informer's event thread. */
@@ -40,6 +42,7 @@ public class TrainJobWatcher implements AutoCloseable {
 
     public TrainJobWatcher(KubernetesClient client) {
         this.client = client;
+        this.retry = ApiRetry.DEFAULT.forClient(client);
     }
 
     /**
@@ -61,7 +64,8 @@ public class TrainJobWatcher implements AutoCloseable {
         TrainJob known = watch.informer.getStore().getByKey(namespace + "/" + name);
         if (known == null) {
             // created a moment ago: the informer may not have had the event yet
-            known = client.resources(TrainJob.class).inNamespace(namespace).withName(name).get();
+            known = retry.call("GET TrainJob " + namespace + "/" + name,
+                    () -> client.resources(TrainJob.class).inNamespace(namespace).withName(name).get());
         }
         if (known == null) {
             waiter.future.completeExceptionally(new TrainJobNotFoundException("TrainJob " + namespace + "/" + name

@@ -1,0 +1,214 @@
+package io.camelkubeflow.trainer.job;
+
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.camelkubeflow.trainer.KubeflowTrainerComponent;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.testing.ReliabilityFigures;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * How train answers API server errors, on a mock server in expectation mode that scripts each answer: 429 and 5xx
+ * are retried with jittered backoff up to a bound, 409 adopts the job of the same key, and 400/403/404/422 fail at
+ * once with the server's message. Every request is counted, so a retry storm would show.
+ */
+class ApiErrorTest {
+    static final String RUNTIME_PATH = "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes/torch-distributed";
+    static final String JOBS = "/apis/trainer.kubeflow.org/v1alpha1/namespaces/ml/trainjobs";
+    static final AtomicInteger FAULTS = new AtomicInteger();
+    static final AtomicInteger RETRIED_AND_RECOVERED = new AtomicInteger();
+    static final AtomicInteger FAILED_FAST = new AtomicInteger();
+    static final AtomicInteger GAVE_UP_AT_BOUND = new AtomicInteger();
+    static final AtomicInteger OVER_BOUND = new AtomicInteger();
+
+    KubernetesMockServer server;
+    KubernetesClient client;
+    TrainRequest request;
+    String name;
+
+    @BeforeEach
+    void scriptedServer() throws Exception {
+        server = new KubernetesMockServer(false);
+        server.init();
+        client = server.createClient();
+        // as the component does for the clients it builds: retrying is its job, not fabric8's
+        client.getConfiguration().setRequestRetryBackoffLimit(0);
+        try (InputStream in = getClass().getResourceAsStream(TrainerSandbox.RUNTIMES + "torch_distributed.yaml")) {
+            server.expect().get().withPath(RUNTIME_PATH)
+                    .andReturn(200, Serialization.unmarshal(in, GenericKubernetesResource.class)).always();
+        }
+        request = new TrainRequest().runtime("torch-distributed").namespace("ml").pythonFile("/app/t.py")
+                .idempotencyKey("kafka:t/0/7");
+        name = TrainJobMetadata.nameFor(null, "kafka:t/0/7");
+        server.expect().get().withPath(JOBS + "/" + name).andReturn(404, status(404, "not found")).once();
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        server.destroy();
+    }
+
+    @AfterAll
+    static void recordFigures() {
+        ReliabilityFigures.record("API errors", FAULTS + " scripted error answers; " + RETRIED_AND_RECOVERED
+                + " calls recovered by retrying 429/5xx, " + GAVE_UP_AT_BOUND + " gave up at their bound (5, or 3 as configured), "
+                + FAILED_FAST + " failed fast on 400/403/404/422 with 1 request, 409 adopted; " + OVER_BOUND
+                + " calls sent more requests than their bound", OVER_BOUND.get() == 0);
+    }
+
+    @Test
+    void throttlingAndServerErrorsOnCreateAreRetriedUntilTheCreateSucceeds() throws Exception {
+        TrainJob created = new TrainJobSubmitter(client).prepare(request, null).trainJob();
+        created.getMetadata().setUid("created-uid");
+        server.expect().post().withPath(JOBS).andReturn(503, status(503, "etcd leader changed")).once();
+        server.expect().post().withPath(JOBS).andReturn(429, throttled(0)).once();
+        server.expect().post().withPath(JOBS).andReturn(500, status(500, "internal error")).once();
+        server.expect().post().withPath(JOBS).andReturn(201, created).once();
+        FAULTS.addAndGet(3);
+
+        SubmitResult result = new TrainJobSubmitter(client).submit(request, null);
+
+        assertEquals("created-uid", result.trainJob().getMetadata().getUid());
+        assertPosts(4);
+        RETRIED_AND_RECOVERED.incrementAndGet();
+    }
+
+    @Test
+    void aServerThatKeepsFailingIsGivenUpOnAfterTheBoundWithItsMessage() throws Exception {
+        server.expect().post().withPath(JOBS).andReturn(503, status(503, "apiserver overloaded")).always();
+        FAULTS.addAndGet(5);
+        long started = System.nanoTime();
+
+        KubernetesClientException error = assertThrows(KubernetesClientException.class,
+                () -> new TrainJobSubmitter(client).submit(request, null));
+
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        assertEquals(503, error.getCode());
+        assertTrue(error.getMessage().contains("failed 5 times") && error.getMessage().contains("apiserver overloaded"),
+                error.getMessage());
+        assertPosts(5);
+        // pauses of at most 200, 400, 800 and 1600 ms (each at least half of that)
+        assertTrue(millis >= 1500 && millis < 6000, "gave up after " + millis + " ms");
+        GAVE_UP_AT_BOUND.incrementAndGet();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(ints = {400, 403, 404, 422})
+    void finalAnswersFailAtOnceWithTheServersMessage(int code) throws Exception {
+        server.expect().post().withPath(JOBS).andReturn(code, status(code, "denied by policy check-" + code)).always();
+        FAULTS.incrementAndGet();
+
+        KubernetesClientException error = assertThrows(KubernetesClientException.class,
+                () -> new TrainJobSubmitter(client).submit(request, null));
+
+        assertEquals(code, error.getCode());
+        assertTrue(error.getMessage().contains("denied by policy check-" + code), error.getMessage());
+        assertPosts(1);
+        FAILED_FAST.incrementAndGet();
+    }
+
+    @Test
+    void aConflictAdoptsTheJobOfTheSameKeyEvenWhenItsReadIsThrottled() throws Exception {
+        TrainJob winner = new TrainJobSubmitter(client).prepare(request, null).trainJob();
+        winner.getMetadata().setUid("winner-uid");
+        server.expect().post().withPath(JOBS).andReturn(409, status(409, "already exists")).once();
+        server.expect().get().withPath(JOBS + "/" + name).andReturn(429, throttled(1)).once();
+        server.expect().get().withPath(JOBS + "/" + name).andReturn(200, winner).once();
+        FAULTS.addAndGet(2);
+        long started = System.nanoTime();
+
+        SubmitResult result = new TrainJobSubmitter(client).submit(request, null);
+
+        assertTrue(result.adopted());
+        assertEquals("winner-uid", result.trainJob().getMetadata().getUid());
+        assertTrue((System.nanoTime() - started) / 1_000_000 >= 1000, "retryAfterSeconds=1 was not honoured");
+        assertPosts(1);
+        RETRIED_AND_RECOVERED.incrementAndGet();
+    }
+
+    @Test
+    void theClientTheComponentBuildsDoesNotStackFabric8RetriesOnItsOwn() throws Exception {
+        server.expect().post().withPath(JOBS).andReturn(500, status(500, "internal error")).always();
+        FAULTS.addAndGet(3);
+        try (CamelContext camel = new DefaultCamelContext()) {
+            camel.start();
+            Exchange exchange = camel.createProducerTemplate().send("kubeflow-trainer:train?runtime=torch-distributed"
+                    + "&namespace=ml&pythonFile=/app/t.py&apiRetryAttempts=3&apiRetryBackoff=10ms&masterUrl="
+                    + client.getMasterUrl() + "&idempotencyKey=kafka:t/0/7", e -> { });
+            KubernetesClientException error = assertInstanceOf(KubernetesClientException.class, exchange.getException());
+            assertTrue(error.getMessage().contains("failed 3 times"), error.getMessage());
+        }
+        assertPosts(3);
+        GAVE_UP_AT_BOUND.incrementAndGet();
+    }
+
+    @Test
+    void pausesGrowWithJitterAndStayWithinTheirCap() {
+        ApiRetry retry = new ApiRetry(6, Duration.ofMillis(100), Duration.ofMillis(1000));
+        for (int attempt = 1; attempt <= 6; attempt++) {
+            long cap = Math.min(1000, 100L << (attempt - 1));
+            Set<Long> seen = new HashSet<>();
+            for (int i = 0; i < 200; i++) {
+                long pause = retry.pauseMillis(attempt, 0);
+                assertTrue(pause >= cap / 2 && pause <= cap, "pause " + pause + " of attempt " + attempt);
+                seen.add(pause);
+            }
+            assertTrue(seen.size() > 10, "no jitter in " + seen);
+        }
+        assertEquals(3000, retry.pauseMillis(1, 3000), "the server's retryAfterSeconds is a floor");
+    }
+
+    private void assertPosts(int expected) throws InterruptedException {
+        List<String> posts = new ArrayList<>();
+        RecordedRequest recorded;
+        while ((recorded = server.takeRequest(10, TimeUnit.MILLISECONDS)) != null) {
+            if ("POST".equals(recorded.getMethod())) {
+                posts.add(recorded.getPath());
+            }
+        }
+        if (posts.size() > expected) {
+            OVER_BOUND.incrementAndGet();
+        }
+        assertEquals(expected, posts.size(), "TrainJob creates sent: " + posts);
+    }
+
+    private static Status status(int code, String message) {
+        return new StatusBuilder().withStatus("Failure").withCode(code).withMessage(message).build();
+    }
+
+    private static Status throttled(int retryAfterSeconds) {
+        return new StatusBuilder().withStatus("Failure").withCode(429).withReason("TooManyRequests")
+                .withMessage("too many requests").withNewDetails().withRetryAfterSeconds(retryAfterSeconds)
+                .endDetails().build();
+    }
+}
