@@ -70,6 +70,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "exchangePattern": target.setExchangePattern(property(camelContext, org.apache.camel.ExchangePattern.class, value)); return true;
         case "follow": target.getConfiguration().setFollow(property(camelContext, boolean.class, value)); return true;
         case "gpu": target.getConfiguration().setGpu(property(camelContext, java.lang.String.class, value)); return true;
+        case "handledmark":
+        case "handledMark": target.getConfiguration().setHandledMark(property(camelContext, java.lang.String.class, value)); return true;
         case "idempotencykey":
         case "idempotencyKey": target.getConfiguration().setIdempotencyKey(property(camelContext, java.lang.String.class, value)); return true;
         case "image": target.getConfiguration().setImage(property(camelContext, java.lang.String.class, value)); return true;
@@ -202,6 +204,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "exchangePattern": return org.apache.camel.ExchangePattern.class;
         case "follow": return boolean.class;
         case "gpu": return java.lang.String.class;
+        case "handledmark":
+        case "handledMark": return java.lang.String.class;
         case "idempotencykey":
         case "idempotencyKey": return java.lang.String.class;
         case "image": return java.lang.String.class;
@@ -335,6 +339,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "exchangePattern": return target.getExchangePattern();
         case "follow": return target.getConfiguration().isFollow();
         case "gpu": return target.getConfiguration().getGpu();
+        case "handledmark":
+        case "handledMark": return target.getConfiguration().getHandledMark();
         case "idempotencykey":
         case "idempotencyKey": return target.getConfiguration().getIdempotencyKey();
         case "image": return target.getConfiguration().getImage();

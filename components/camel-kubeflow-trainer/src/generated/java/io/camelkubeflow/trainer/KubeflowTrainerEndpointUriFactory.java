@@ -23,7 +23,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(73);
+        Set<String> props = new HashSet<>(74);
         props.add("activeDeadlineSeconds");
         props.add("allNamespaces");
         props.add("annotations");
@@ -51,6 +51,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("exchangePattern");
         props.add("follow");
         props.add("gpu");
+        props.add("handledMark");
         props.add("idempotencyKey");
         props.add("image");
         props.add("imageRules");

@@ -9,6 +9,7 @@ import org.apache.camel.spi.Metadata;
 import org.apache.camel.spi.annotations.Component;
 import org.apache.camel.support.DefaultComponent;
 import org.apache.camel.util.PropertiesHelper;
+import org.apache.camel.util.URISupport;
 
 /** The {@code kubeflow-trainer:} component: start, wait for and follow Kubeflow Trainer v2 TrainJobs. */
 @Component("kubeflow-trainer")
@@ -26,8 +27,10 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         try {
             operation = KubeflowTrainerOperation.valueOf(remaining);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("Unknown kubeflow-trainer operation '" + remaining
-                    + "' in " + uri + "; use kubeflow-trainer:train, kubeflow-trainer:wait or kubeflow-trainer:logs", e);
+            // sanitized, and without the enum's own message: a URI missing its '?' holds its secrets in 'remaining'
+            throw new IllegalArgumentException("Unknown kubeflow-trainer operation '" + URISupport.sanitizeUri(remaining)
+                    + "' in " + URISupport.sanitizeUri(uri) + "; use one of " + java.util.Arrays.stream(
+                            KubeflowTrainerOperation.values()).map(o -> "kubeflow-trainer:" + o).toList());
         }
         KubeflowTrainerConfiguration configuration = new KubeflowTrainerConfiguration();
         configuration.setKubernetesClient(kubernetesClient);

@@ -152,6 +152,13 @@ public class KubeflowTrainerConfiguration {
                             + " current status; otherwise only changes after the start are emitted.")
     private boolean emitExisting;
 
+    @UriParam(label = "consumer",
+              description = "Name under which this route records each TrainJob end (Complete, Failed) it processed"
+                            + " without error, as the annotation camelkubeflow.io/handled-<name>; at start, ended jobs"
+                            + " without it are emitted. Each end is then handled once across restarts (at least once"
+                            + " if the app dies between handling and marking). Needs patch on trainjobs.")
+    private String handledMark;
+
     @UriParam(label = "consumer", defaultValue = "false",
               description = "Watch every namespace instead of the namespace option's (needs cluster-wide list/watch).")
     private boolean allNamespaces;
@@ -743,6 +750,14 @@ public class KubeflowTrainerConfiguration {
 
     public void setLabelSelector(String labelSelector) {
         this.labelSelector = labelSelector;
+    }
+
+    public String getHandledMark() {
+        return handledMark;
+    }
+
+    public void setHandledMark(String handledMark) {
+        this.handledMark = handledMark;
     }
 
     public boolean isEmitExisting() {

@@ -1,10 +1,21 @@
 package io.camelkubeflow.trainer;
 
+import java.util.Map;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.ApiRetry;
+import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.watch.TrainJobEvent;
 import io.camelkubeflow.trainer.watch.TrainJobEventStream;
+import io.camelkubeflow.trainer.watch.TrainJobPhase;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.camel.support.DefaultConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
@@ -12,10 +23,17 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  * {@code from("kubeflow-trainer:events")}: one exchange each time a TrainJob changes status, never twice for the same
  * change. Events are processed in order, one at a time. For one emitter among several replicas, run the route under
  * Camel's master component with a cluster service (e.g. camel-kubernetes' Lease-based one):
- * {@code from("master:trainjob-events:kubeflow-trainer:events")}.
+ * {@code from("master:trainjob-events:kubeflow-trainer:events")}. With {@code handledMark}, each end (Complete,
+ * Failed) the route processed without error is recorded on the TrainJob, and ends that happened while the route was
+ * stopped are emitted when it starts: each end is handled once across restarts (at least once if the app dies between
+ * handling it and marking it).
  */
 public class KubeflowTrainerConsumer extends DefaultConsumer {
+    private static final Logger LOG = LoggerFactory.getLogger(KubeflowTrainerConsumer.class);
+    private ApiRetry retry;
     private TrainJobEventStream events;
+    /** With handledMark: the annotation that records that this route handled a job's end. */
+    private String handledAnnotation;
 
     public KubeflowTrainerConsumer(KubeflowTrainerEndpoint endpoint, Processor processor) {
         super(endpoint, processor);
@@ -31,9 +49,12 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
         super.doStart();
         KubeflowTrainerConfiguration configuration = getEndpoint().getConfiguration();
         String namespace = configuration.isAllNamespaces() ? null : getEndpoint().defaultNamespace();
+        retry = getEndpoint().apiRetry();
+        handledAnnotation = configuration.getHandledMark() == null ? null
+                : TrainJobMetadata.handledAnnotation(configuration.getHandledMark());
         events = new TrainJobEventStream(this::emit);
         events.start(getEndpoint().getClient(), namespace, configuration.getLabelSelector(),
-                configuration.isEmitExisting());
+                configuration.isEmitExisting(), handledAnnotation == null ? null : this::unhandled);
     }
 
     @Override
@@ -64,7 +85,29 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
             getExceptionHandler().handleException("Error processing TrainJob event " + event.type() + " of "
                                                   + event.trainJob().getMetadata().getName(), exchange,
                     exchange.getException());
+        } else if (handledAnnotation != null && TrainJobPhase.of(event.trainJob()).isTerminal()) {
+            markHandled(event);
         }
         releaseExchange(exchange, false);
+    }
+
+    private boolean unhandled(TrainJob job) {
+        Map<String, String> annotations = job.getMetadata().getAnnotations();
+        return annotations == null || !annotations.containsKey(handledAnnotation);
+    }
+
+    /** Records on the job that its end went through this route, so a restart does not emit it again. */
+    private void markHandled(TrainJobEvent event) {
+        TrainJob job = event.trainJob();
+        String patch = "{\"metadata\":{\"annotations\":{\"" + handledAnnotation + "\":\"" + event.type() + "\"}}}";
+        try {
+            retry.call("mark TrainJob " + job.getMetadata().getName() + " handled", () -> getEndpoint().getClient()
+                    .resources(TrainJob.class).inNamespace(job.getMetadata().getNamespace())
+                    .withName(job.getMetadata().getName()).patch(PatchContext.of(PatchType.JSON_MERGE), patch));
+        } catch (KubernetesClientException e) {
+            // the end was handled; without the mark it is emitted once more after a restart (at least once)
+            LOG.warn("Could not mark TrainJob {}/{} as handled ({}): {}", job.getMetadata().getNamespace(),
+                    job.getMetadata().getName(), handledAnnotation, e.getMessage());
+        }
     }
 }

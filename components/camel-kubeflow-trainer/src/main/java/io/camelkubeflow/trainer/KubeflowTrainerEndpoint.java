@@ -1,5 +1,8 @@
 package io.camelkubeflow.trainer;
 
+import java.time.Duration;
+
+import io.camelkubeflow.trainer.job.ApiRetry;
 import io.camelkubeflow.trainer.watch.TrainJobWatcher;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import org.apache.camel.Category;
@@ -113,6 +116,12 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
     @Override
     public KubeflowTrainerComponent getComponent() {
         return (KubeflowTrainerComponent) super.getComponent();
+    }
+
+    /** How this endpoint's API calls are retried (apiRetryAttempts, apiRetryBackoff), never on top of the client's own. */
+    ApiRetry apiRetry() {
+        return new ApiRetry(configuration.getApiRetryAttempts(), Duration.ofMillis(configuration.getApiRetryBackoff()),
+                Duration.ofMillis(configuration.getApiRetryBackoff() * 25)).forClient(client);
     }
 
     /** The watcher shared by every endpoint using this endpoint's client. */

@@ -8,7 +8,6 @@ import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
 import io.camelkubeflow.trainer.job.SubmitResult;
 import io.camelkubeflow.trainer.job.TrainJobSubmitter;
 import io.camelkubeflow.trainer.job.TrainRequest;
-import io.camelkubeflow.trainer.job.ApiRetry;
 import io.camelkubeflow.trainer.logs.LogStep;
 import io.camelkubeflow.trainer.logs.TrainJobLogs;
 import io.camelkubeflow.trainer.watch.TrainJobFailedException;
@@ -58,9 +57,7 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
                         .createExpression(configuration.getIdempotencyKey());
         runKey = configuration.getRunKey() == null ? null
                 : getEndpoint().getCamelContext().resolveLanguage("simple").createExpression(configuration.getRunKey());
-        submitter = new TrainJobSubmitter(getEndpoint().getClient(), new ApiRetry(configuration.getApiRetryAttempts(),
-                Duration.ofMillis(configuration.getApiRetryBackoff()),
-                Duration.ofMillis(configuration.getApiRetryBackoff() * 25)));
+        submitter = new TrainJobSubmitter(getEndpoint().getClient(), getEndpoint().apiRetry());
         defaultWaitFor = TrainJobPhase.parseTarget("waitFor", configuration.getWaitFor());
         defaultLogStep = LogStep.parse("logStep", configuration.getLogStep());
         if (getEndpoint().getOperation() == KubeflowTrainerOperation.logs) {

@@ -92,4 +92,55 @@ class EventsConsumerTest extends TrainerRouteTestSupport {
         camel.getRouteController().stopRoute("events-quiet");
         camel.getRouteController().stopRoute("events-replay");
     }
+
+    @Test
+    void endsThatHappenWhileTheRouteIsStoppedAreHandledOnceItStartsAgain() throws Exception {
+        List<String> handled = new CopyOnWriteArrayList<>();
+        List<String> refuseOnce = new CopyOnWriteArrayList<>();
+        camel.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("kubeflow-trainer:events?namespace=ev4&handledMark=results").routeId("events-handled")
+                        .filter(header(EVENT).in("Complete", "Failed"))
+                        .process(e -> {
+                            String job = e.getMessage().getHeader(JOB_NAME, String.class);
+                            if (job.equals(refuseOnce.isEmpty() ? null : refuseOnce.get(0))) {
+                                refuseOnce.clear();
+                                throw new IllegalStateException("result topic unavailable");
+                            }
+                            handled.add(job + ":" + e.getMessage().getHeader(EVENT));
+                        });
+            }
+        });
+        String first = train("ev4", Map.of(), "");
+        await(handled, 1);
+        assertEquals(List.of(first + ":Complete"), handled);
+
+        camel.getRouteController().stopRoute("events-handled");
+        String whileDown = train("ev4", Map.of(), "");
+        String failedWhileDown = train("ev4", Map.of(TrainJobControllerEmulation.OUTCOME_ANNOTATION, "Failed"), "");
+        String stillRunning = train("ev4", Map.of(TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "2500"), "");
+        for (String job : List.of(whileDown, failedWhileDown)) {
+            template.send("kubeflow-trainer:wait?namespace=ev4&throwOnFailure=false",
+                    e -> e.getMessage().setHeader(JOB_NAME, job));
+        }
+        // the route fails on one of the ends it catches up on: that one is not marked, so it comes again
+        refuseOnce.add(whileDown);
+        camel.getRouteController().startRoute("events-handled");
+        await(handled, 3);
+        Thread.sleep(300);
+        assertEquals(java.util.Set.of(failedWhileDown + ":Failed", stillRunning + ":Complete"),
+                java.util.Set.copyOf(handled.subList(1, handled.size())),
+                "caught up on the unhandled end, then the live one: " + handled);
+
+        camel.getRouteController().stopRoute("events-handled");
+        camel.getRouteController().startRoute("events-handled");
+        await(handled, 4);
+        Thread.sleep(500);
+        assertEquals(whileDown + ":Complete", handled.get(handled.size() - 1), "the refused end comes again: " + handled);
+        assertEquals(4, handled.size(), "no handled end is emitted twice: " + handled);
+        assertEquals("Complete", api.client().resources(TrainJob.class).inNamespace("ev4").withName(first).get()
+                .getMetadata().getAnnotations().get("camelkubeflow.io/handled-results"));
+        camel.getRouteController().stopRoute("events-handled");
+    }
 }

@@ -90,7 +90,7 @@ class RbacTest {
             camel.addRoutes(new RouteBuilder() {
                 @Override
                 public void configure() {
-                    from("kubeflow-trainer:events?namespace=rbac").process(e -> events.add("event"));
+                    from("kubeflow-trainer:events?namespace=rbac&handledMark=rbac-test").process(e -> events.add("event"));
                 }
             });
             camel.start();
@@ -127,6 +127,14 @@ class RbacTest {
             assertNull(template.send("kubeflow-trainer:logs?follow=true",
                     template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k5"))).getException());
 
+            // the events route marks each end it handled
+            String trainedName = trained.getMessage().getHeader(JOB_NAME, String.class);
+            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+            while (System.nanoTime() < deadline && api.client().resources(io.camelkubeflow.trainer.api.TrainJob.class)
+                    .inNamespace("rbac").withName(trainedName).get().getMetadata().getAnnotations()
+                    .get("camelkubeflow.io/handled-rbac-test") == null) {
+                Thread.sleep(50);
+            }
             return api.sandbox().requestsSince(mark).stream()
                     .filter(r -> USER_AGENT.equals(r.getHeader("User-Agent")))
                     .map(RbacTest::call).toList();

@@ -71,7 +71,9 @@ public class KafkaRoutes extends RouteBuilder {
                 .process(KafkaRoutes::commit);
 
         // jobs started from S3 uploads are reported on Kafka too, when Kafka is on
-        from("kubeflow-trainer:events?namespace={{trainer.namespace}}&labelSelector=" + SOURCE_LABEL + " in (kafka,s3)")
+        // handledMark: a job that ends while the app is down is reported when it starts again, and only once
+        from("kubeflow-trainer:events?namespace={{trainer.namespace}}&labelSelector=" + SOURCE_LABEL + " in (kafka,s3)"
+                + "&handledMark=kafka-results")
                 .routeId("kafka-results").autoStartup("{{trainer.kafka.enabled}}")
                 .filter(header(EVENT).in("Complete", "Failed"))
                 .setProperty("trainJob", body())

@@ -124,6 +124,37 @@ class KafkaRoutesTest {
                 + " existed when the route stopped)");
     }
 
+    @Test
+    void aJobThatEndsWhileTheResultRouteIsDownIsReportedOnceWhenItIsBack() throws Exception {
+        camel.getRouteController().stopRoute("kafka-results");
+        String key = "while-down-" + java.util.UUID.randomUUID();
+        send("{\"pythonFile\": \"/app/train.py\", \"idempotencyKey\": \"" + key + "\"}");
+        TrainJob ended = null;
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (ended == null && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            ended = client.resources(TrainJob.class).inNamespace("default").list().getItems().stream()
+                    .filter(j -> key.equals(j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key")))
+                    .filter(j -> io.camelkubeflow.trainer.watch.TrainJobPhase.of(j).isTerminal()).findFirst()
+                    .orElse(null);
+        }
+        assertTrue(ended != null, "the job did not end");
+
+        camel.getRouteController().startRoute("kafka-results");
+        Map<?, ?> result = awaitMatching("trainjob-results", r -> key.equals(r.get("request")));
+        assertEquals("Complete", result.get("status"));
+        // stopped and started again (as by an app restart): the end is not reported a second time
+        camel.getRouteController().stopRoute("kafka-results");
+        camel.getRouteController().startRoute("kafka-results");
+        Thread.sleep(1500);
+        long reports = allRecords("trainjob-results").stream().filter(r -> r.value().contains("\"" + key + "\""))
+                .count();
+        io.camelkubeflow.trainer.testing.ReliabilityFigures.record("shutdown and restart", "a job ended while the"
+                + " result route was stopped: reported " + reports + " time(s) after two restarts (component: ends"
+                + " missed while stopped caught up, a refused end re-emitted, none twice)", reports == 1);
+        assertEquals(1, reports, "the end was reported " + reports + " times");
+    }
+
     private List<TrainJob> batchJobs() {
         return client.resources(TrainJob.class).inNamespace("default").withLabel("batch", "restart").list().getItems();
     }
@@ -155,6 +186,23 @@ class KafkaRoutesTest {
             Thread.sleep(200);
         }
         throw new AssertionError("no matching record on " + topic);
+    }
+
+    /** Every record on the topic now: read until the topic has been quiet for three polls. */
+    static List<ConsumerRecord<String, String>> allRecords(String topic) {
+        Map<String, Object> config = Map.of("bootstrap.servers", KafkaBrokerResource.broker.bootstrapServers(),
+                "group.id", "scan-" + java.util.UUID.randomUUID(), "auto.offset.reset", "earliest");
+        List<ConsumerRecord<String, String>> records = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            for (int emptyPolls = 0; emptyPolls < 3; ) {
+                var polled = consumer.poll(Duration.ofMillis(500));
+                emptyPolls = polled.isEmpty() ? emptyPolls + 1 : 0;
+                polled.forEach(records::add);
+            }
+        }
+        return records;
     }
 
     static List<Map<?, ?>> await(String topic, int count) throws Exception {

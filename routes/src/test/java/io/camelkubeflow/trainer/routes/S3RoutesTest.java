@@ -2,14 +2,20 @@ package io.camelkubeflow.trainer.routes;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.testing.ReliabilityFigures;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -50,6 +56,44 @@ class S3RoutesTest {
         Map<?, ?> onKafka = KafkaRoutesTest.awaitMatching("trainjob-results",
                 r -> scriptReport.get("name").equals(r.get("name")));
         assertEquals(Map.of("auc", "0.8"), onKafka.get("metrics"));
+
+        // the S3 credentials appear nowhere: the app's log, the reports, the Kafka results (values and headers),
+        // the TrainJobs
+        List<String> scanned = new ArrayList<>(List.of(LogCapture.text(), JSON.writeValueAsString(scriptReport),
+                JSON.writeValueAsString(datasetReport)));
+        scanned.addAll(recordsWithHeaders("trainjob-results"));
+        for (TrainJob written : client.resources(TrainJob.class).inNamespace("default").list().getItems()) {
+            scanned.add(Serialization.asYaml(written));
+        }
+        String all = String.join("\n", scanned);
+        int hits = count(all, S3Server.ACCESS_KEY) + count(all, S3Server.SECRET_KEY);
+        ReliabilityFigures.record("secrets (S3 routes)", "S3 access and secret key scanned for in "
+                + LogCapture.text().length() + " chars of app log, 2 reports, " + (scanned.size() - 3)
+                + " Kafka results and TrainJobs: " + hits + " occurrences", hits == 0);
+        assertTrue(LogCapture.text().contains("Created TrainJob"), "the log capture works");
+        assertEquals(0, hits, "the S3 credentials leaked");
+    }
+
+    private static int count(String text, String needle) {
+        int hits = 0;
+        for (int at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+            hits++;
+        }
+        return hits;
+    }
+
+    /** Every record of the topic as its value and headers. */
+    private static List<String> recordsWithHeaders(String topic) {
+        List<String> records = new ArrayList<>();
+        for (ConsumerRecord<String, String> record : KafkaRoutesTest.allRecords(topic)) {
+            StringBuilder text = new StringBuilder(String.valueOf(record.value()));
+            for (Header header : record.headers()) {
+                text.append('\n').append(header.key()).append('=')
+                        .append(new String(header.value(), java.nio.charset.StandardCharsets.UTF_8));
+            }
+            records.add(text.toString());
+        }
+        return records;
     }
 
     private static Map<?, ?> awaitReport(String key) throws Exception {

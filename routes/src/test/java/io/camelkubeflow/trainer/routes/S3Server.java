@@ -11,8 +11,8 @@ import org.jclouds.blobstore.BlobStoreContext;
 
 /** A real S3 API (S3Proxy) on loopback, storing objects in memory, started in this JVM. */
 final class S3Server implements AutoCloseable {
-    static final String ACCESS_KEY = "test-access-key";
-    static final String SECRET_KEY = "test-secret-key";
+    static final String ACCESS_KEY = "AKIA" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 16).toUpperCase();
+    static final String SECRET_KEY = java.util.UUID.randomUUID() + "/" + java.util.UUID.randomUUID();
     private final S3Proxy proxy;
     private final BlobStoreContext store;
 

@@ -11,6 +11,8 @@ public class S3ServerResource implements QuarkusTestResourceLifecycleManager {
 
     @Override
     public Map<String, String> start() {
+        // before the app starts, so its whole log can be scanned for the credentials
+        LogCapture.install();
         try {
             s3 = new S3Server();
         } catch (Exception e) {

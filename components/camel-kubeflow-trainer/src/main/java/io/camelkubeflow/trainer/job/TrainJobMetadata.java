@@ -56,4 +56,17 @@ public final class TrainJobMetadata {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
     }
+
+    /**
+     * The annotation by which an events consumer with {@code handledMark=mark} records that it handled a job's end:
+     * {@code camelkubeflow.io/handled-<mark>}.
+     */
+    public static String handledAnnotation(String mark) {
+        if (mark == null || !mark.matches("[a-z0-9]([-a-z0-9]{0,53}[a-z0-9])?")) {
+            throw new InvalidTrainRequestException("handledMark", "'" + mark + "' must be 1 to 55 lowercase letters,"
+                    + " digits or '-', starting and ending with a letter or digit (it names the annotation "
+                    + DOMAIN + "/handled-<mark>)");
+        }
+        return DOMAIN + "/handled-" + mark;
+    }
 }

@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer.watch;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -31,8 +32,11 @@ public class TrainJobEventStream implements AutoCloseable {
      * @param namespace     the namespace to watch, or null for all namespaces
      * @param labelSelector e.g. {@code team=vision,app.kubernetes.io/managed-by=camel-kubeflow-trainer}, or null
      * @param emitExisting  whether jobs that exist now are reported once with their current phase
+     * @param unhandledEnd  existing jobs that already ended and match this are reported once with their end even
+     *                      without {@code emitExisting}: ends that happened while nobody listened (null: none)
      */
-    public void start(KubernetesClient client, String namespace, String labelSelector, boolean emitExisting) {
+    public void start(KubernetesClient client, String namespace, String labelSelector, boolean emitExisting,
+            Predicate<TrainJob> unhandledEnd) {
         var all = client.resources(TrainJob.class);
         FilterWatchListDeletable<TrainJob, KubernetesResourceList<TrainJob>, Resource<TrainJob>> jobs
                 = namespace == null ? all.inAnyNamespace() : all.inNamespace(namespace);
@@ -41,7 +45,7 @@ public class TrainJobEventStream implements AutoCloseable {
         }
         // jobs that exist before the watch are known first, so their initial ADDs are not news
         for (TrainJob job : jobs.list().getItems()) {
-            if (emitExisting) {
+            if (emitExisting || (unhandledEnd != null && TrainJobPhase.of(job).isTerminal() && unhandledEnd.test(job))) {
                 changed(job);
             } else {
                 lastEmitted.put(job.getMetadata().getUid(), TrainJobPhase.of(job));
