@@ -10,6 +10,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.aws2.s3.AWS2S3Constants;
 import org.apache.camel.support.processor.idempotent.MemoryIdempotentRepository;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
@@ -28,11 +29,18 @@ public class S3Routes extends RouteBuilder {
     @Inject
     TrainJobStatusView statusView;
 
+    @ConfigProperty(name = "trainer.s3.enabled")
+    boolean enabled;
+
     @Override
     public void configure() {
+        if (!enabled) {
+            // not merely stopped: aws2-s3 refuses to create an endpoint without credentials, which would stop the app
+            return;
+        }
         from("aws2-s3://{{trainer.s3.bucket}}?prefix={{trainer.s3.script-prefix}}&deleteAfterRead=false"
                 + "&delay={{trainer.s3.poll-millis}}")
-                .routeId("s3-script").autoStartup("{{trainer.s3.enabled}}")
+                .routeId("s3-script")
                 .filter(header(AWS2S3Constants.KEY).endsWith(".py"))
                 .idempotentConsumer(simple("${header.CamelAwsS3Key}@${header.CamelAwsS3ETag}"),
                         MemoryIdempotentRepository.memoryIdempotentRepository(10_000))
@@ -43,7 +51,7 @@ public class S3Routes extends RouteBuilder {
 
         from("aws2-s3://{{trainer.s3.bucket}}?prefix={{trainer.s3.dataset-prefix}}&deleteAfterRead=false"
                 + "&includeBody=false&delay={{trainer.s3.poll-millis}}")
-                .routeId("s3-dataset").autoStartup("{{trainer.s3.enabled}}")
+                .routeId("s3-dataset")
                 .filter(header(AWS2S3Constants.KEY).not().endsWith(REPORT_SUFFIX))
                 .idempotentConsumer(simple("${header.CamelAwsS3Key}@${header.CamelAwsS3ETag}"),
                         MemoryIdempotentRepository.memoryIdempotentRepository(10_000))

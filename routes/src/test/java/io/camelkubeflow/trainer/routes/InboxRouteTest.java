@@ -43,6 +43,7 @@ class InboxRouteTest {
         String broken = "print('starting')\nraise SystemExit(3)\n";
         drop("mnist.py", good);
         drop("broken.py", broken);
+        drop("empty.py", "  \n");
 
         Map<String, String> logs = awaitOutbox(".log", 2);
         Map<String, String> yamls = awaitOutbox(".yaml", 2);
@@ -57,6 +58,10 @@ class InboxRouteTest {
         assertTrue(goodJob.startsWith("inbox-"), goodJob);
         ConfigMap staged = client.configMaps().inNamespace("default").withName(goodJob + "-script").get();
         assertEquals(good, staged.getData().get("train.py"));
+
+        // a script that can never train is parked; the trained ones are done
+        awaitFile(inbox.resolve(".failed/empty.py"));
+        assertTrue(Files.exists(inbox.resolve(".done/mnist.py")) && Files.exists(inbox.resolve(".done/broken.py")));
 
         // the completion route chained an event for each ended job
         assertTrue(awaitFile(completions().resolve(goodJob + ".json")).contains("\"event\": \"model-ready\""));
