@@ -13,6 +13,7 @@ import java.util.UUID;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
+import io.camelkubeflow.trainer.testing.SecretScan;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -119,8 +120,8 @@ class SecretsTest {
         String logs = captured.toString(StandardCharsets.UTF_8);
         scanned.add(logs);
         String all = String.join("\n", scanned);
-        int tokenHits = count(all, TOKEN);
-        int secretHits = count(all, SECRET_VALUE) + count(all, Base64.getEncoder().encodeToString(
+        int tokenHits = SecretScan.occurrences(all, TOKEN);
+        int secretHits = SecretScan.occurrences(all, SECRET_VALUE, Base64.getEncoder().encodeToString(
                 SECRET_VALUE.getBytes(StandardCharsets.UTF_8)).replace("=", ""));
         ReliabilityFigures.record("secrets (component)", "API token and secret env value scanned for in "
                 + logs.length() + " chars of log output and " + exchanges + " exchanges' headers, bodies and exceptions,"
@@ -129,14 +130,6 @@ class SecretsTest {
         assertTrue(logs.contains("Created TrainJob secrets/"), "the log capture works");
         assertEquals(0, tokenHits, "the API token leaked");
         assertEquals(0, secretHits, "the secret env value leaked");
-    }
-
-    private static int count(String text, String needle) {
-        int hits = 0;
-        for (int at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
-            hits++;
-        }
-        return hits;
     }
 
     /** Writes to the real stream and to the capture. */

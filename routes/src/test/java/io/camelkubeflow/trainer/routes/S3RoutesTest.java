@@ -9,6 +9,7 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
+import io.camelkubeflow.trainer.testing.SecretScan;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -66,20 +67,12 @@ class S3RoutesTest {
             scanned.add(Serialization.asYaml(written));
         }
         String all = String.join("\n", scanned);
-        int hits = count(all, S3Server.ACCESS_KEY) + count(all, S3Server.SECRET_KEY);
+        int hits = SecretScan.occurrences(all, S3Server.ACCESS_KEY, S3Server.SECRET_KEY);
         ReliabilityFigures.record("secrets (S3 routes)", "S3 access and secret key scanned for in "
                 + LogCapture.text().length() + " chars of app log, 2 reports, " + (scanned.size() - 3)
                 + " Kafka results and TrainJobs: " + hits + " occurrences", hits == 0);
         assertTrue(LogCapture.text().contains("Created TrainJob"), "the log capture works");
         assertEquals(0, hits, "the S3 credentials leaked");
-    }
-
-    private static int count(String text, String needle) {
-        int hits = 0;
-        for (int at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
-            hits++;
-        }
-        return hits;
     }
 
     /** Every record of the topic as its value and headers. */

@@ -65,10 +65,15 @@ public class TrainJobSubmitter {
         String namespace = wanted.getMetadata().getNamespace();
         String name = wanted.getMetadata().getName();
 
-        TrainJob existing = retry.call("GET TrainJob " + namespace + "/" + name,
-                () -> trainJobs(namespace).withName(name).get());
-        if (existing != null) {
-            return adopt(existing, prepared, request.idempotencyKey());
+        ConfigMap script = prepared.scriptConfigMap();
+        if (script != null || request.skipIfRunning() || request.maxInFlight() != null) {
+            // a job that exists already must not get its script restaged nor count against the checks below; a
+            // plain create needs no such look first: the server answers 409 and the job is adopted below
+            TrainJob existing = retry.call("GET TrainJob " + namespace + "/" + name,
+                    () -> trainJobs(namespace).withName(name).get());
+            if (existing != null) {
+                return adopt(existing, prepared, request.idempotencyKey());
+            }
         }
         if (request.skipIfRunning()) {
             TrainJob running = unfinished(namespace, TrainJobMetadata.RUN_KEY_LABEL,
@@ -86,7 +91,6 @@ public class TrainJobSubmitter {
                 throw new TrainJobCapacityException(namespace, group, inFlight, request.maxInFlight());
             }
         }
-        ConfigMap script = prepared.scriptConfigMap();
         if (script != null) {
             stageScript(script);
         }

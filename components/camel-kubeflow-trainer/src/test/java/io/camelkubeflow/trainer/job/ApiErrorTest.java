@@ -1,6 +1,5 @@
 package io.camelkubeflow.trainer.job;
 
-import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -11,15 +10,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -42,14 +38,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * once with the server's message. Every request is counted, so a retry storm would show.
  */
 class ApiErrorTest {
-    static final String RUNTIME_PATH = "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes/torch-distributed";
-    static final String JOBS = "/apis/trainer.kubeflow.org/v1alpha1/namespaces/ml/trainjobs";
+    static final String JOBS = ScriptedApiServer.JOBS;
     static final AtomicInteger FAULTS = new AtomicInteger();
     static final AtomicInteger RETRIED_AND_RECOVERED = new AtomicInteger();
     static final AtomicInteger FAILED_FAST = new AtomicInteger();
     static final AtomicInteger GAVE_UP_AT_BOUND = new AtomicInteger();
     static final AtomicInteger OVER_BOUND = new AtomicInteger();
 
+    ScriptedApiServer api;
     KubernetesMockServer server;
     KubernetesClient client;
     TrainRequest request;
@@ -57,25 +53,19 @@ class ApiErrorTest {
 
     @BeforeEach
     void scriptedServer() throws Exception {
-        server = new KubernetesMockServer(false);
-        server.init();
-        client = server.createClient();
+        api = new ScriptedApiServer();
+        server = api.server;
+        client = api.client;
         // as the component does for the clients it builds: retrying is its job, not fabric8's
         client.getConfiguration().setRequestRetryBackoffLimit(0);
-        try (InputStream in = getClass().getResourceAsStream(TrainerSandbox.RUNTIMES + "torch_distributed.yaml")) {
-            server.expect().get().withPath(RUNTIME_PATH)
-                    .andReturn(200, Serialization.unmarshal(in, GenericKubernetesResource.class)).always();
-        }
         request = new TrainRequest().runtime("torch-distributed").namespace("ml").pythonFile("/app/t.py")
                 .idempotencyKey("kafka:t/0/7");
         name = TrainJobMetadata.nameFor(null, "kafka:t/0/7");
-        server.expect().get().withPath(JOBS + "/" + name).andReturn(404, status(404, "not found")).once();
     }
 
     @AfterEach
     void stop() {
-        client.close();
-        server.destroy();
+        api.close();
     }
 
     @AfterAll

@@ -1,19 +1,15 @@
 package io.camelkubeflow.trainer.job;
 
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,10 +24,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the mock server in expectation mode, which scripts each answer.
  */
 class TrainJobSubmitterFailureTest {
-    static final String RUNTIME_PATH = "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes/torch-distributed";
-    static final String JOBS = "/apis/trainer.kubeflow.org/v1alpha1/namespaces/ml/trainjobs";
+    static final String JOBS = ScriptedApiServer.JOBS;
     static final String CONFIG_MAPS = "/api/v1/namespaces/ml/configmaps";
 
+    ScriptedApiServer api;
     KubernetesMockServer server;
     KubernetesClient client;
     TrainRequest request;
@@ -39,13 +35,9 @@ class TrainJobSubmitterFailureTest {
 
     @BeforeEach
     void scriptedServer() throws Exception {
-        server = new KubernetesMockServer(false);
-        server.init();
-        client = server.createClient();
-        try (InputStream in = getClass().getResourceAsStream(TrainerSandbox.RUNTIMES + "torch_distributed.yaml")) {
-            server.expect().get().withPath(RUNTIME_PATH)
-                    .andReturn(200, Serialization.unmarshal(in, GenericKubernetesResource.class)).always();
-        }
+        api = new ScriptedApiServer();
+        server = api.server;
+        client = api.client;
         request = new TrainRequest().runtime("torch-distributed").namespace("ml").script("print(1)")
                 .idempotencyKey("kafka:t/0/1");
         name = TrainJobMetadata.nameFor(null, "kafka:t/0/1");
@@ -56,8 +48,7 @@ class TrainJobSubmitterFailureTest {
 
     @AfterEach
     void stop() {
-        client.close();
-        server.destroy();
+        api.close();
     }
 
     @Test

@@ -1,0 +1,120 @@
+package io.camelkubeflow.trainer.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * Runs every benchmark once against the sandbox API server on loopback, prints one table and writes it as CSV to
+ * {@code bench/target/benchmarks.csv}. Run after {@code mvn -B -ntp -q install -DskipTests} with
+ * {@code mvn -B -ntp -q -pl bench exec:exec}; the argument is the project root.
+ */
+public final class Benchmarks {
+    private Benchmarks() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path root = Path.of(args.length > 0 ? args[0] : "..").toAbsolutePath().normalize();
+        List<Result> results = new ArrayList<>();
+
+        try (WaitBench waits = new WaitBench()) {
+            waits.watch(10, 500, false); // warm-up: class loading, JIT, connection pools
+            waits.polling(10, 500);
+            for (int n : new int[] {1, 100, 1000}) {
+                WaitBench.Run watch = waits.watch(n, 2000, n == 1000);
+                WaitBench.Run poll = waits.polling(n, 2000);
+                for (WaitBench.Run run : List.of(watch, poll)) {
+                    String setting = run.strategy() + ", " + n + " waits";
+                    boolean target = run == watch && n == 1000;
+                    results.add(Result.of("detection latency p50", setting, run.latency().p50(), "ms"));
+                    results.add(target ? Result.against("detection latency p99", setting, run.latency().p99(), "ms",
+                            "< 50 ms at 1,000 waits", run.latency().p99() < 50)
+                            : Result.of("detection latency p99", setting, run.latency().p99(), "ms"));
+                    results.add(Result.of("detection latency max", setting, run.latency().max(), "ms"));
+                    results.add(Result.of("API requests per wait", setting + ", 2 s job", run.requestsPerWait(),
+                            "requests"));
+                    results.add(Result.of("connections opened to the API server (peak)", setting,
+                            run.peakConnections(), "connections"));
+                    if (run == watch) {
+                        results.add(Result.against("watch connections", setting, run.watchRequests(), "watches",
+                                "1 per namespace", run.watchRequests() == 1));
+                    }
+                    if (!Double.isNaN(run.heapBytesPerWait())) {
+                        results.add(Result.against("heap per in-flight wait", setting, run.heapBytesPerWait() / 1024,
+                                "KiB", "< 10 KB", run.heapBytesPerWait() < 10_000));
+                    }
+                }
+            }
+            for (long hold : new long[] {10_000}) {
+                WaitBench.Run watch = waits.watch(100, hold, false);
+                WaitBench.Run poll = waits.polling(100, hold);
+                for (WaitBench.Run run : List.of(watch, poll)) {
+                    results.add(Result.of("API requests per wait", run.strategy() + ", 100 waits, " + hold / 1000
+                            + " s job", run.requestsPerWait(), "requests"));
+                }
+            }
+        }
+
+        try (CreateBench creates = new CreateBench()) {
+            creates.createsPerSecond(200, 8); // warm-up
+            for (int producers : new int[] {1, 8, 32}) {
+                double rate = creates.createsPerSecond(1000, producers);
+                results.add(Result.against("create throughput", "1,000 exchanges, " + producers + " producers", rate,
+                        "TrainJobs/s", ">= 200/s", rate >= 200));
+            }
+        }
+
+        try (LogBench logs = new LogBench()) {
+            double[] follow = logs.follow(100);
+            String setting = String.format("%.0f MB, %.0f lines, follow through a route", follow[2], follow[3]);
+            results.add(Result.of("log follow throughput", setting, follow[0], "MB/s"));
+            results.add(Result.of("log follow throughput", setting, follow[1], "lines/s"));
+        }
+
+        double[] startup = StartupBench.measure(root);
+        if (startup == null) {
+            results.add(Result.of("routes app start", "skipped: build routes/ first", Double.NaN, ""));
+        } else {
+            results.add(Result.of("routes app start (wall, to 'started')", "JVM mode, local sandbox", startup[0], "s"));
+            results.add(Result.of("routes app start (Quarkus 'started in')", "JVM mode, local sandbox", startup[1], "s"));
+            results.add(Result.of("routes app resident memory", "JVM mode, idle 3 s after start", startup[2], "MiB"));
+        }
+
+        String machine = Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("java.vm.name")
+                + " " + System.getProperty("java.version") + ", max heap "
+                + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB";
+        print(results, machine);
+        writeCsv(root.resolve("bench/target/benchmarks.csv"), results);
+    }
+
+    private static void print(List<Result> results, String machine) {
+        int measureWidth = results.stream().mapToInt(r -> r.measure().length()).max().orElse(10);
+        int settingWidth = results.stream().mapToInt(r -> r.setting().length()).max().orElse(10);
+        String format = "%-" + measureWidth + "s | %-" + settingWidth + "s | %12s %-12s | %-24s | %s%n";
+        StringBuilder table = new StringBuilder("\nBenchmarks (" + machine + ")\n");
+        table.append(String.format(format, "measure", "setting", "value", "unit", "target", "met"));
+        for (Result r : results) {
+            table.append(String.format(format, r.measure(), r.setting(), r.formattedValue(), r.unit(), r.target(),
+                    r.met() == null ? "" : r.met() ? "yes" : "NO"));
+        }
+        System.out.print(table);
+    }
+
+    private static void writeCsv(Path file, List<Result> results) throws Exception {
+        Files.createDirectories(file.getParent());
+        List<String> lines = new ArrayList<>(List.of("measure,setting,value,unit,target,met"));
+        for (Result r : results) {
+            lines.add(List.of(r.measure(), r.setting(), r.formattedValue(), r.unit(), r.target(),
+                    r.met() == null ? "" : r.met().toString()).stream().map(Benchmarks::csv)
+                    .collect(Collectors.joining(",")));
+        }
+        Files.write(file, lines);
+        System.out.println("CSV: " + file);
+    }
+
+    private static String csv(String cell) {
+        return cell.contains(",") || cell.contains("\"") ? "\"" + cell.replace("\"", "\"\"") + "\"" : cell;
+    }
+}
