@@ -31,13 +31,15 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "kubernetesClient": target.setKubernetesClient(property(camelContext, io.fabric8.kubernetes.client.KubernetesClient.class, value)); return true;
         case "lazystartproducer":
         case "lazyStartProducer": target.setLazyStartProducer(property(camelContext, boolean.class, value)); return true;
+        case "meterregistry":
+        case "meterRegistry": target.setMeterRegistry(property(camelContext, io.micrometer.core.instrument.MeterRegistry.class, value)); return true;
         default: return false;
         }
     }
 
     @Override
     public String[] getAutowiredNames() {
-        return new String[]{"kubernetesClient"};
+        return new String[]{"kubernetesClient", "meterRegistry"};
     }
 
     @Override
@@ -51,6 +53,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "kubernetesClient": return io.fabric8.kubernetes.client.KubernetesClient.class;
         case "lazystartproducer":
         case "lazyStartProducer": return boolean.class;
+        case "meterregistry":
+        case "meterRegistry": return io.micrometer.core.instrument.MeterRegistry.class;
         default: return null;
         }
     }
@@ -67,6 +71,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "kubernetesClient": return target.getKubernetesClient();
         case "lazystartproducer":
         case "lazyStartProducer": return target.isLazyStartProducer();
+        case "meterregistry":
+        case "meterRegistry": return target.getMeterRegistry();
         default: return null;
         }
     }

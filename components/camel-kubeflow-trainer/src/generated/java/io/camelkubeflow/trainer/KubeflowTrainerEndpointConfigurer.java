@@ -61,6 +61,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "datasetSecret": target.getConfiguration().setDatasetSecret(property(camelContext, java.lang.String.class, value)); return true;
         case "dataseturi":
         case "datasetUri": target.getConfiguration().setDatasetUri(property(camelContext, java.lang.String.class, value)); return true;
+        case "deletepropagation":
+        case "deletePropagation": target.getConfiguration().setDeletePropagation(property(camelContext, java.lang.String.class, value)); return true;
         case "emitexisting":
         case "emitExisting": target.getConfiguration().setEmitExisting(property(camelContext, boolean.class, value)); return true;
         case "env": target.getConfiguration().setEnv(property(camelContext, java.util.Map.class, value)); return true;
@@ -195,6 +197,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "datasetSecret": return java.lang.String.class;
         case "dataseturi":
         case "datasetUri": return java.lang.String.class;
+        case "deletepropagation":
+        case "deletePropagation": return java.lang.String.class;
         case "emitexisting":
         case "emitExisting": return boolean.class;
         case "env": return java.util.Map.class;
@@ -330,6 +334,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "datasetSecret": return target.getConfiguration().getDatasetSecret();
         case "dataseturi":
         case "datasetUri": return target.getConfiguration().getDatasetUri();
+        case "deletepropagation":
+        case "deletePropagation": return target.getConfiguration().getDeletePropagation();
         case "emitexisting":
         case "emitExisting": return target.getConfiguration().isEmitExisting();
         case "env": return target.getConfiguration().getEnv();

@@ -4,7 +4,11 @@ import java.util.Map;
 
 import io.camelkubeflow.trainer.watch.TrainJobWatcher;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import org.apache.camel.Endpoint;
+import org.apache.camel.health.HealthCheckRegistry;
 import org.apache.camel.spi.Metadata;
 import org.apache.camel.spi.annotations.Component;
 import org.apache.camel.support.DefaultComponent;
@@ -19,7 +23,15 @@ public class KubeflowTrainerComponent extends DefaultComponent {
                                               + " (Camel Quarkus registers one from the Quarkus kubernetes-client).")
     private KubernetesClient kubernetesClient;
 
+    @Metadata(autowired = true, label = "advanced",
+              description = "The Micrometer MeterRegistry the component's meters go to (kubeflow.trainer.*); by default"
+                            + " the one in the registry, else Micrometer's global registry.")
+    private MeterRegistry meterRegistry;
+    private TrainerMetrics metrics;
+
     private final Map<KubernetesClient, TrainJobWatcher> watchers = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<HealthCheckKey, KubeflowTrainerHealthCheck> healthChecks
+            = new java.util.concurrent.ConcurrentHashMap<>();
 
     @Override
     protected Endpoint createEndpoint(String uri, String remaining, Map<String, Object> parameters) throws Exception {
@@ -49,18 +61,87 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         return watchers.computeIfAbsent(client, TrainJobWatcher::new);
     }
 
-    /** Closes the watcher of a client an endpoint built itself and is about to close. */
-    void releaseWatcher(KubernetesClient client) {
+    /**
+     * Registers the readiness check of a client and namespace, once (ids kubeflow-trainer, kubeflow-trainer-2, ...),
+     * when the context has a health check registry.
+     */
+    void registerHealthCheck(KubernetesClient client, String namespace) {
+        HealthCheckRegistry registry = HealthCheckRegistry.get(getCamelContext());
+        if (registry == null) {
+            return;
+        }
+        healthChecks.computeIfAbsent(new HealthCheckKey(client, namespace), key -> {
+            KubeflowTrainerHealthCheck check = new KubeflowTrainerHealthCheck(
+                    healthChecks.isEmpty() ? "kubeflow-trainer" : "kubeflow-trainer-" + (healthChecks.size() + 1),
+                    client, namespace);
+            registry.register(check);
+            return check;
+        });
+    }
+
+    /** Closes the watcher, and drops the health checks, of a client an endpoint built itself and is about to close. */
+    void releaseClient(KubernetesClient client) {
         TrainJobWatcher watcher = watchers.remove(client);
         if (watcher != null) {
             watcher.close();
         }
+        healthChecks.entrySet().removeIf(entry -> {
+            if (entry.getKey().client() != client) {
+                return false;
+            }
+            unregister(entry.getValue());
+            return true;
+        });
+    }
+
+    private void unregister(KubeflowTrainerHealthCheck check) {
+        HealthCheckRegistry registry = HealthCheckRegistry.get(getCamelContext());
+        if (registry != null) {
+            registry.unregister(check);
+        }
+    }
+
+    /** A client (by identity) and the namespace its endpoints use. */
+    private record HealthCheckKey(KubernetesClient client, String namespace) {
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof HealthCheckKey key && key.client == client && key.namespace.equals(namespace);
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(client) * 31 + namespace.hashCode();
+        }
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        super.doStart();
+        MeterRegistry registry = meterRegistry != null ? meterRegistry : Metrics.globalRegistry;
+        metrics = new TrainerMetrics(registry);
+        Gauge.builder(TrainerMetrics.PREFIX + "waits.inflight", watchers,
+                all -> all.values().stream().mapToInt(TrainJobWatcher::pendingWaits).sum())
+                .description("Waits pending now").register(registry);
+    }
+
+    TrainerMetrics metrics() {
+        return metrics;
+    }
+
+    public MeterRegistry getMeterRegistry() {
+        return meterRegistry;
+    }
+
+    public void setMeterRegistry(MeterRegistry meterRegistry) {
+        this.meterRegistry = meterRegistry;
     }
 
     @Override
     protected void doStop() throws Exception {
         watchers.values().forEach(TrainJobWatcher::close);
         watchers.clear();
+        healthChecks.values().forEach(this::unregister);
+        healthChecks.clear();
         super.doStop();
     }
 

@@ -143,7 +143,7 @@ public class KubeflowTrainerConfiguration {
               description = "The group whose running TrainJobs maxInFlight counts (a label on the TrainJobs).")
     private String inFlightGroup;
 
-    @UriParam(label = "consumer", description = "Only TrainJobs matching this label selector, e.g."
+    @UriParam(label = "consumer,list", description = "Only TrainJobs matching this label selector, e.g."
                                                 + " team=vision,app.kubernetes.io/managed-by=camel-kubeflow-trainer.")
     private String labelSelector;
 
@@ -152,6 +152,11 @@ public class KubeflowTrainerConfiguration {
                             + " current status; otherwise only changes after the start are emitted.")
     private boolean emitExisting;
 
+    @UriParam(label = "delete", enums = "Background,Foreground,Orphan", defaultValue = "Background",
+              description = "What happens to a deleted TrainJob's JobSet, pods and staged script: deleted by the garbage"
+                            + " collector after the job (Background), before it (Foreground), or kept (Orphan).")
+    private String deletePropagation = "Background";
+
     @UriParam(label = "consumer",
               description = "Name under which this route records each TrainJob end (Complete, Failed) it processed"
                             + " without error, as the annotation camelkubeflow.io/handled-<name>; at start, ended jobs"
@@ -159,8 +164,9 @@ public class KubeflowTrainerConfiguration {
                             + " if the app dies between handling and marking). Needs patch on trainjobs.")
     private String handledMark;
 
-    @UriParam(label = "consumer", defaultValue = "false",
-              description = "Watch every namespace instead of the namespace option's (needs cluster-wide list/watch).")
+    @UriParam(label = "consumer,list", defaultValue = "false",
+              description = "Watch (or list) every namespace instead of the namespace option's (needs cluster-wide"
+                            + " list/watch).")
     private boolean allNamespaces;
 
     @UriParam(label = "logs", defaultValue = "trainer",
@@ -750,6 +756,14 @@ public class KubeflowTrainerConfiguration {
 
     public void setLabelSelector(String labelSelector) {
         this.labelSelector = labelSelector;
+    }
+
+    public String getDeletePropagation() {
+        return deletePropagation;
+    }
+
+    public void setDeletePropagation(String deletePropagation) {
+        this.deletePropagation = deletePropagation;
     }
 
     public String getHandledMark() {

@@ -26,6 +26,9 @@ public final class KubeflowTrainerConstants {
                                              + " still running; the body is that job (out).",
               javaType = "Boolean")
     public static final String SKIPPED = "CamelKubeflowTrainerSkipped";
+    @Metadata(label = "delete", description = "True when delete removed a TrainJob, false when there was none (out).",
+              javaType = "Boolean")
+    public static final String DELETED = "CamelKubeflowTrainerDeleted";
 
     // runtime and launcher
 

@@ -28,8 +28,9 @@ import org.apache.camel.support.DefaultEndpoint;
 public class KubeflowTrainerEndpoint extends DefaultEndpoint {
 
     @UriPath(description = "The operation: train creates (or adopts) a TrainJob; wait waits for one to reach a"
-                           + " status; logs reads or follows a step's logs; events (consumer) emits TrainJob status"
-                           + " changes.")
+                           + " status; logs reads or follows a step's logs; get, list, delete, suspend and resume"
+                           + " manage TrainJobs; runtimes lists the runtimes with their launchers; events (consumer)"
+                           + " emits TrainJob status changes.")
     @Metadata(required = true)
     private final KubeflowTrainerOperation operation;
 
@@ -49,8 +50,8 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
     @Override
     public Producer createProducer() {
         if (operation == KubeflowTrainerOperation.events) {
-            throw new IllegalArgumentException("kubeflow-trainer:events is a consumer: use it in from(), and"
-                                               + " kubeflow-trainer:train, wait or logs in to()");
+            throw new IllegalArgumentException("kubeflow-trainer:events is a consumer: use it in from(), and the"
+                                               + " other operations (train, wait, logs, get, list, ...) in to()");
         }
         return new KubeflowTrainerProducer(this);
     }
@@ -78,13 +79,14 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
             client.getConfiguration().setRequestRetryBackoffLimit(0);
             ownsClient = true;
         }
+        getComponent().registerHealthCheck(client, defaultNamespace());
     }
 
     @Override
     protected void doStop() throws Exception {
         // a client from the registry or the user belongs to them; only the one built here is closed here
         if (ownsClient && client != null) {
-            getComponent().releaseWatcher(client);
+            getComponent().releaseClient(client);
             client.close();
         }
         client = null;

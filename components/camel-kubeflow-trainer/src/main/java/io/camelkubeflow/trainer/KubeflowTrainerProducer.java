@@ -6,13 +6,18 @@ import java.util.concurrent.ExecutorService;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
 import io.camelkubeflow.trainer.job.SubmitResult;
+import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.job.TrainJobSubmitter;
 import io.camelkubeflow.trainer.job.TrainRequest;
 import io.camelkubeflow.trainer.logs.LogStep;
 import io.camelkubeflow.trainer.logs.TrainJobLogs;
+import io.camelkubeflow.trainer.runtime.RuntimeCatalog;
 import io.camelkubeflow.trainer.watch.TrainJobFailedException;
 import io.camelkubeflow.trainer.watch.TrainJobPhase;
+import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
 import io.camelkubeflow.trainer.watch.WaitResult;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.Exchange;
 import org.apache.camel.Expression;
@@ -33,6 +38,8 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
     private Expression idempotencyKey;
     private Expression runKey;
     private TrainJobSubmitter submitter;
+    private TrainJobManager manager;
+    private DeletionPropagation deletePropagation;
     private TrainJobPhase defaultWaitFor;
     private LogStep defaultLogStep;
     private ExecutorService logExecutor;
@@ -58,6 +65,8 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
         runKey = configuration.getRunKey() == null ? null
                 : getEndpoint().getCamelContext().resolveLanguage("simple").createExpression(configuration.getRunKey());
         submitter = new TrainJobSubmitter(getEndpoint().getClient(), getEndpoint().apiRetry());
+        manager = new TrainJobManager(getEndpoint().getClient(), getEndpoint().apiRetry());
+        deletePropagation = deletePropagation(configuration.getDeletePropagation());
         defaultWaitFor = TrainJobPhase.parseTarget("waitFor", configuration.getWaitFor());
         defaultLogStep = LogStep.parse("logStep", configuration.getLogStep());
         if (getEndpoint().getOperation() == KubeflowTrainerOperation.logs) {
@@ -92,6 +101,27 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
                 case logs -> {
                     return startLogs(exchange, callback);
                 }
+                case get -> {
+                    String[] job = jobReference(exchange);
+                    setJob(exchange, manager.get(job[0], job[1]));
+                }
+                case list -> exchange.getMessage().setBody(manager.list(getEndpoint().getConfiguration()
+                        .isAllNamespaces() ? null : namespace(exchange), getEndpoint().getConfiguration()
+                        .getLabelSelector()));
+                case delete -> {
+                    String[] job = jobReference(exchange);
+                    exchange.getMessage().setHeader(DELETED, manager.delete(job[0], job[1], deletePropagation));
+                    exchange.getMessage().setHeader(JOB_NAME, job[1]);
+                    exchange.getMessage().setHeader(NAMESPACE, job[0]);
+                }
+                case suspend, resume -> {
+                    String[] job = jobReference(exchange);
+                    setJob(exchange, manager.setSuspended(job[0], job[1],
+                            getEndpoint().getOperation() == KubeflowTrainerOperation.suspend));
+                }
+                case runtimes -> exchange.getMessage().setBody(new RuntimeCatalog(getEndpoint().getClient(),
+                        getEndpoint().apiRetry()).runtimes(namespace(exchange), endpointDefaults.imageRules()));
+                case events -> throw new IllegalStateException("events is a consumer");
             }
         } catch (Exception e) {
             exchange.setException(e);
@@ -110,6 +140,7 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
             request.runKey(runKey.evaluate(exchange, String.class));
         }
         SubmitResult result = submitter.submit(request, getEndpoint().defaultNamespace());
+        getEndpoint().getComponent().metrics().trained(result);
 
         TrainJob job = result.trainJob();
         Message out = exchange.getMessage();
@@ -123,6 +154,35 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
         out.setHeader(LAUNCHER_CHOSEN, result.decision().launcher().optionValue());
         out.setHeader(LAUNCHER_RULE, result.decision().rule().name());
         out.setHeader(LAUNCHER_REASON, result.decision().reason());
+    }
+
+    /** The namespace a message names (header), else the endpoint's. */
+    private String namespace(Exchange exchange) {
+        String namespace = exchange.getMessage().getHeader(NAMESPACE, String.class);
+        return namespace != null ? namespace : getEndpoint().defaultNamespace();
+    }
+
+    /** The TrainJob as the body, with its name, namespace, uid and status headers. */
+    private static void setJob(Exchange exchange, TrainJob job) {
+        Message out = exchange.getMessage();
+        out.setBody(job);
+        out.setHeader(JOB_NAME, job.getMetadata().getName());
+        out.setHeader(NAMESPACE, job.getMetadata().getNamespace());
+        out.setHeader(JOB_UID, job.getMetadata().getUid());
+        out.setHeader(STATUS, TrainJobPhase.of(job).displayName());
+        Condition condition = TrainJobPhase.decidingCondition(job);
+        out.setHeader(REASON, condition == null ? null : condition.getReason());
+        out.setHeader(MESSAGE, condition == null ? null : condition.getMessage());
+    }
+
+    private static DeletionPropagation deletePropagation(String text) {
+        for (DeletionPropagation propagation : DeletionPropagation.values()) {
+            if (propagation.name().equalsIgnoreCase(text)) {
+                return propagation;
+            }
+        }
+        throw new InvalidTrainRequestException("deletePropagation", "'" + text + "' is not one of Background,"
+                + " Foreground or Orphan");
     }
 
     /** The job an exchange names: the headers train leaves, else a TrainJob body; its namespace falls back too. */
@@ -162,17 +222,24 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
                     + " duration; give milliseconds or a java.time.Duration such as PT30M");
         }
         boolean throwOnFailure = getEndpoint().getConfiguration().isThrowOnFailure();
+        TrainerMetrics metrics = getEndpoint().getComponent().metrics();
+        long started = System.nanoTime();
         getEndpoint().getWatcher().await(namespace, name, target, timeout, throwOnFailure)
                 .whenComplete((result, error) -> {
+                    Duration waited = Duration.ofNanos(System.nanoTime() - started);
                     if (error != null) {
                         Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
                                 ? error.getCause() : error;
                         if (cause instanceof TrainJobFailedException failed) {
                             setOutcome(exchange, failed.getResult());
+                            metrics.waited(failed.getResult(), waited);
+                        } else if (cause instanceof TrainJobWaitTimeoutException) {
+                            metrics.timedOut();
                         }
                         exchange.setException(cause);
                     } else {
                         setOutcome(exchange, result);
+                        metrics.waited(result, waited);
                     }
                     callback.done(false);
                 });

@@ -127,6 +127,15 @@ class RbacTest {
             assertNull(template.send("kubeflow-trainer:logs?follow=true",
                     template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k5"))).getException());
 
+            // the management operations
+            assertNull(template.send("kubeflow-trainer:get", trained).getException());
+            assertNull(template.send("kubeflow-trainer:list?namespace=rbac&labelSelector=team=a", e -> { })
+                    .getException());
+            assertNull(template.send("kubeflow-trainer:runtimes?namespace=rbac", e -> { }).getException());
+            Exchange paused = template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k6"));
+            assertNull(template.send("kubeflow-trainer:suspend", paused).getException());
+            assertNull(template.send("kubeflow-trainer:resume", paused).getException());
+            assertNull(template.send("kubeflow-trainer:delete", paused).getException());
             // the events route marks each end it handled
             String trainedName = trained.getMessage().getHeader(JOB_NAME, String.class);
             long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();

@@ -77,7 +77,7 @@ public final class ApiRetry {
     }
 
     static boolean isPassing(KubernetesClientException e) {
-        return e.getCode() == 429 || e.getCode() >= 500 || (e.getCode() == 0 && causedByIo(e));
+        return e.getCode() == 429 || e.getCode() >= 500 || (e.getCode() <= 0 && causedByIo(e));
     }
 
     /** No answer at all: the connection was refused or broke (an API server restarting, a load balancer failing over). */

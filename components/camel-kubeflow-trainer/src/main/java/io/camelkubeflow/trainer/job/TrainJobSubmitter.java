@@ -8,8 +8,9 @@ import java.util.UUID;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.runtime.LauncherRule;
-import io.camelkubeflow.trainer.watch.TrainJobPhase;
+import io.camelkubeflow.trainer.runtime.RuntimeCatalog;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
+import io.camelkubeflow.trainer.watch.TrainJobPhase;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
@@ -30,7 +31,7 @@ import org.slf4j.LoggerFactory;
  */
 public class TrainJobSubmitter {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobSubmitter.class);
-    public static final String DEFAULT_RUNTIME_KIND = "ClusterTrainingRuntime";
+    public static final String DEFAULT_RUNTIME_KIND = RuntimeCatalog.CLUSTER_KIND;
 
     private final KubernetesClient client;
     private final ApiRetry retry;
@@ -226,11 +227,8 @@ public class TrainJobSubmitter {
     /** Reads the runtime the request names; a missing runtime is an input error, reported before any write. */
     public TrainingRuntimeDescriptor lookupRuntime(TrainRequest request, String namespace) {
         String kind = request.runtimeKind() != null ? request.runtimeKind() : DEFAULT_RUNTIME_KIND;
-        boolean namespaced = "TrainingRuntime".equals(kind);
-        ResourceDefinitionContext context = new ResourceDefinitionContext.Builder()
-                .withGroup(TrainJob.GROUP).withVersion(TrainJob.VERSION).withKind(kind)
-                .withPlural(namespaced ? "trainingruntimes" : "clustertrainingruntimes")
-                .withNamespaced(namespaced).build();
+        boolean namespaced = RuntimeCatalog.NAMESPACED_KIND.equals(kind);
+        ResourceDefinitionContext context = RuntimeCatalog.context(kind);
         GenericKubernetesResource runtime = retry.call("GET " + kind + " " + request.runtime(), () -> namespaced
                 ? client.genericKubernetesResources(context).inNamespace(namespace).withName(request.runtime()).get()
                 : client.genericKubernetesResources(context).withName(request.runtime()).get());

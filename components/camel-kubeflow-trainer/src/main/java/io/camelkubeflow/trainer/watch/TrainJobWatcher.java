@@ -163,6 +163,12 @@ public class TrainJobWatcher implements AutoCloseable {
     }
 
     /** The informer of one namespace and the waits it serves, by job name. */
+    /** How many waits are pending, in all namespaces. */
+    public int pendingWaits() {
+        return namespaces.values().stream().mapToInt(watch -> watch.waiters.values().stream().mapToInt(Set::size).sum())
+                .sum();
+    }
+
     private final class NamespaceWatch implements ResourceEventHandler<TrainJob> {
         final String namespace;
         final ConcurrentMap<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();

@@ -1,0 +1,60 @@
+package io.camelkubeflow.trainer;
+
+import java.time.Duration;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.SubmitResult;
+import io.camelkubeflow.trainer.watch.WaitResult;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * The component's Micrometer meters, tagged with the runtime (and outcome or status):
+ * <ul>
+ * <li>{@code kubeflow.trainer.trainjobs} (counter, outcome=created|adopted|skipped): what train did;</li>
+ * <li>{@code kubeflow.trainer.trainjobs.ended} (counter, status=Complete|Failed): ends seen by wait;</li>
+ * <li>{@code kubeflow.trainer.wait} (timer, status): how long exchanges waited;</li>
+ * <li>{@code kubeflow.trainer.run} (timer, status): TrainJob run time, creation to end;</li>
+ * <li>{@code kubeflow.trainer.wait.timeouts} (counter): waits that gave up;</li>
+ * <li>{@code kubeflow.trainer.waits.inflight} (gauge, registered by the component): waits pending now.</li>
+ * </ul>
+ */
+final class TrainerMetrics {
+    static final String PREFIX = "kubeflow.trainer.";
+    private final MeterRegistry registry;
+
+    TrainerMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    void trained(SubmitResult result) {
+        String outcome = result.skipped() ? "skipped" : result.adopted() ? "adopted" : "created";
+        Counter.builder(PREFIX + "trainjobs").description("TrainJobs train created, adopted or skipped")
+                .tag("outcome", outcome).tag("runtime", runtime(result.trainJob())).register(registry).increment();
+    }
+
+    void waited(WaitResult result, Duration waited) {
+        String status = result.phase().displayName();
+        String runtime = runtime(result.trainJob());
+        if (result.phase().isTerminal()) {
+            Counter.builder(PREFIX + "trainjobs.ended").description("TrainJob ends seen by wait")
+                    .tag("status", status).tag("runtime", runtime).register(registry).increment();
+        }
+        Timer.builder(PREFIX + "wait").description("How long exchanges waited for a TrainJob")
+                .tag("status", status).tag("runtime", runtime).register(registry).record(waited);
+        if (result.jobDuration() != null && result.phase().isTerminal()) {
+            Timer.builder(PREFIX + "run").description("TrainJob run time, from creation to its end")
+                    .tag("status", status).tag("runtime", runtime).register(registry).record(result.jobDuration());
+        }
+    }
+
+    void timedOut() {
+        Counter.builder(PREFIX + "wait.timeouts").description("Waits that gave up at their timeout")
+                .register(registry).increment();
+    }
+
+    private static String runtime(TrainJob job) {
+        return job.getSpec() == null || job.getSpec().runtimeRef() == null ? "unknown" : job.getSpec().runtimeRef().name();
+    }
+}

@@ -1,0 +1,75 @@
+package io.camelkubeflow.trainer.job;
+
+import java.net.HttpURLConnection;
+import java.util.List;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.watch.TrainJobNotFoundException;
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+
+/** Reads, lists, suspends, resumes and deletes TrainJobs, every call retried as {@link ApiRetry} says. */
+public class TrainJobManager {
+    private final KubernetesClient client;
+    private final ApiRetry retry;
+
+    public TrainJobManager(KubernetesClient client, ApiRetry retry) {
+        this.client = client;
+        this.retry = retry.forClient(client);
+    }
+
+    /** The job as it is now; a missing one is {@link TrainJobNotFoundException}. */
+    public TrainJob get(String namespace, String name) {
+        TrainJob job = retry.call("GET TrainJob " + namespace + "/" + name,
+                () -> client.resources(TrainJob.class).inNamespace(namespace).withName(name).get());
+        if (job == null) {
+            throw notFound(namespace, name);
+        }
+        return job;
+    }
+
+    /**
+     * @param namespace     the namespace, or null for every namespace
+     * @param labelSelector e.g. {@code team=vision}, or null for all
+     */
+    public List<TrainJob> list(String namespace, String labelSelector) {
+        var jobs = client.resources(TrainJob.class);
+        var scope = namespace == null ? jobs.inAnyNamespace() : jobs.inNamespace(namespace);
+        var selected = labelSelector == null || labelSelector.isBlank() ? scope : scope.withLabelSelector(labelSelector);
+        return retry.call("list TrainJobs" + (namespace == null ? "" : " in " + namespace), selected::list).getItems();
+    }
+
+    /**
+     * Deletes the job; its JobSet, pods and staged script go with it as {@code propagation} says (the API server's
+     * garbage collector: Background at once, Foreground before the job itself, Orphan never).
+     *
+     * @return false when there was no such job (deleting is idempotent)
+     */
+    public boolean delete(String namespace, String name, DeletionPropagation propagation) {
+        return !retry.call("delete TrainJob " + namespace + "/" + name, () -> client.resources(TrainJob.class)
+                .inNamespace(namespace).withName(name).withPropagationPolicy(propagation).delete()).isEmpty();
+    }
+
+    /** Sets spec.suspend: Trainer stops a suspended job's pods and starts them again on resume. */
+    public TrainJob setSuspended(String namespace, String name, boolean suspended) {
+        String patch = "{\"spec\":{\"suspend\":" + suspended + "}}";
+        try {
+            return retry.call((suspended ? "suspend" : "resume") + " TrainJob " + namespace + "/" + name,
+                    () -> client.resources(TrainJob.class).inNamespace(namespace).withName(name)
+                            .patch(PatchContext.of(PatchType.JSON_MERGE), patch));
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
+                throw notFound(namespace, name);
+            }
+            throw e;
+        }
+    }
+
+    private static TrainJobNotFoundException notFound(String namespace, String name) {
+        return new TrainJobNotFoundException("TrainJob " + namespace + "/" + name + " does not exist; check the name"
+                + " (header CamelKubeflowTrainerJobName) and namespace");
+    }
+}

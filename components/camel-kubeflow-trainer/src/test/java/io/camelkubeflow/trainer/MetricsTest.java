@@ -1,0 +1,54 @@
+package io.camelkubeflow.trainer;
+
+import java.util.Map;
+
+import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.testing.TrainerApiServer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.ProducerTemplate;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.junit.jupiter.api.Test;
+
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The meters a MeterRegistry in the Camel registry receives from train and wait. */
+class MetricsTest {
+    @Test
+    void trainAndWaitAreCountedAndTimedByRuntimeAndOutcome() throws Exception {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        try (TrainerApiServer api = TrainerApiServer.start(); CamelContext camel = new DefaultCamelContext()) {
+            camel.getRegistry().bind("meters", meters);
+            camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(api.client());
+            camel.start();
+            ProducerTemplate template = camel.createProducerTemplate();
+            String train = "kubeflow-trainer:train?runtime=torch-distributed&namespace=metrics&pythonFile=/app/t.py";
+            Exchange ok = template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "m1"));
+            template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "m1"));
+            Exchange failing = template.send(train, e -> {
+                e.getMessage().setHeader(IDEMPOTENCY_KEY, "m2");
+                e.getMessage().setHeader(ANNOTATIONS, Map.of(TrainJobControllerEmulation.OUTCOME_ANNOTATION, "Failed"));
+            });
+            assertNull(template.send("kubeflow-trainer:wait", ok).getException());
+            template.send("kubeflow-trainer:wait?throwOnFailure=false", failing);
+            Exchange suspended = template.send(train + "&suspend=true",
+                    e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "m3"));
+            template.send("kubeflow-trainer:wait?waitTimeout=50ms", suspended);
+
+            assertEquals(3, meters.get("kubeflow.trainer.trainjobs").tag("outcome", "created")
+                    .tag("runtime", "torch-distributed").counter().count());
+            assertEquals(1, meters.get("kubeflow.trainer.trainjobs").tag("outcome", "adopted").counter().count());
+            assertEquals(1, meters.get("kubeflow.trainer.trainjobs.ended").tag("status", "Complete").counter().count());
+            assertEquals(1, meters.get("kubeflow.trainer.trainjobs.ended").tag("status", "Failed").counter().count());
+            assertEquals(1, meters.get("kubeflow.trainer.run").tag("status", "Complete").timer().count());
+            assertTrue(meters.get("kubeflow.trainer.wait").tag("status", "Failed").timer().totalTime(
+                    java.util.concurrent.TimeUnit.MILLISECONDS) > 0);
+            assertEquals(1, meters.get("kubeflow.trainer.wait.timeouts").counter().count());
+            assertEquals(0, meters.get("kubeflow.trainer.waits.inflight").gauge().value());
+        }
+    }
+}
