@@ -1,13 +1,10 @@
 package io.camelkubeflow.trainer.kamelets;
 
-import java.time.Duration;
 
 import io.camelkubeflow.examples.RetrainRoute;
-import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
-import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.PluginHelper;
 import org.apache.camel.support.ResourceHelper;
 import org.junit.jupiter.api.AfterAll;
@@ -21,15 +18,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The examples in examples/ (Java DSL, YAML DSL, a Pipe of a Kamelet), run as they are against the sandbox. */
 class ExamplesTest {
+    static SandboxCamel app;
     static TrainerSandbox sandbox;
     static CamelContext camel;
 
     @BeforeAll
     static void start() throws Exception {
-        sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
-                .withController(Duration.ofMillis(50), Duration.ofMillis(200)));
-        camel = new DefaultCamelContext();
-        camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(sandbox.client());
+        app = SandboxCamel.create();
+        sandbox = app.sandbox();
+        camel = app.camel();
         camel.addRoutes(new RetrainRoute());
         var loader = PluginHelper.getRoutesLoader(camel);
         loader.loadRoutes(ResourceHelper.resolveResource(camel, "file:../../examples/yaml/train-wait-report.camel.yaml"));
@@ -39,8 +36,7 @@ class ExamplesTest {
 
     @AfterAll
     static void stop() {
-        camel.stop();
-        sandbox.close();
+        app.close();
     }
 
     @Test

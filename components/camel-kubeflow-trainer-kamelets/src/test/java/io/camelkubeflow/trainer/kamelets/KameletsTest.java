@@ -7,14 +7,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
-import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,16 +23,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Both Kamelets, loaded by camel-kamelet from the classpath as Camel K would, running against the sandbox. */
 class KameletsTest {
+    static SandboxCamel app;
     static TrainerSandbox sandbox;
     static CamelContext camel;
     static final List<String> EVENTS = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void start() throws Exception {
-        sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
-                .withController(Duration.ofMillis(50), Duration.ofMillis(200)));
-        camel = new DefaultCamelContext();
-        camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(sandbox.client());
+        app = SandboxCamel.create();
+        sandbox = app.sandbox();
+        camel = app.camel();
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
@@ -54,8 +52,7 @@ class KameletsTest {
 
     @AfterAll
     static void stop() {
-        camel.stop();
-        sandbox.close();
+        app.close();
     }
 
     @Test

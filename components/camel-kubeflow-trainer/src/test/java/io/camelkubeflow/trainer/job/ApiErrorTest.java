@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -46,18 +45,14 @@ class ApiErrorTest {
     static final AtomicInteger OVER_BOUND = new AtomicInteger();
 
     ScriptedApiServer api;
-    KubernetesMockServer server;
-    KubernetesClient client;
     TrainRequest request;
     String name;
 
     @BeforeEach
     void scriptedServer() throws Exception {
         api = new ScriptedApiServer();
-        server = api.server;
-        client = api.client;
         // as the component does for the clients it builds: retrying is its job, not fabric8's
-        client.getConfiguration().setRequestRetryBackoffLimit(0);
+        api.client.getConfiguration().setRequestRetryBackoffLimit(0);
         request = new TrainRequest().runtime("torch-distributed").namespace("ml").pythonFile("/app/t.py")
                 .idempotencyKey("kafka:t/0/7");
         name = TrainJobMetadata.nameFor(null, "kafka:t/0/7");
@@ -78,15 +73,15 @@ class ApiErrorTest {
 
     @Test
     void throttlingAndServerErrorsOnCreateAreRetriedUntilTheCreateSucceeds() throws Exception {
-        TrainJob created = new TrainJobSubmitter(client).prepare(request, null).trainJob();
+        TrainJob created = new TrainJobSubmitter(api.client).prepare(request, null).trainJob();
         created.getMetadata().setUid("created-uid");
-        server.expect().post().withPath(JOBS).andReturn(503, status(503, "etcd leader changed")).once();
-        server.expect().post().withPath(JOBS).andReturn(429, throttled(0)).once();
-        server.expect().post().withPath(JOBS).andReturn(500, status(500, "internal error")).once();
-        server.expect().post().withPath(JOBS).andReturn(201, created).once();
+        api.server.expect().post().withPath(JOBS).andReturn(503, status(503, "etcd leader changed")).once();
+        api.server.expect().post().withPath(JOBS).andReturn(429, throttled(0)).once();
+        api.server.expect().post().withPath(JOBS).andReturn(500, status(500, "internal error")).once();
+        api.server.expect().post().withPath(JOBS).andReturn(201, created).once();
         FAULTS.addAndGet(3);
 
-        SubmitResult result = new TrainJobSubmitter(client).submit(request, null);
+        SubmitResult result = new TrainJobSubmitter(api.client).submit(request, null);
 
         assertEquals("created-uid", result.trainJob().getMetadata().getUid());
         assertPosts(4);
@@ -95,12 +90,12 @@ class ApiErrorTest {
 
     @Test
     void aServerThatKeepsFailingIsGivenUpOnAfterTheBoundWithItsMessage() throws Exception {
-        server.expect().post().withPath(JOBS).andReturn(503, status(503, "apiserver overloaded")).always();
+        api.server.expect().post().withPath(JOBS).andReturn(503, status(503, "apiserver overloaded")).always();
         FAULTS.addAndGet(5);
         long started = System.nanoTime();
 
         KubernetesClientException error = assertThrows(KubernetesClientException.class,
-                () -> new TrainJobSubmitter(client).submit(request, null));
+                () -> new TrainJobSubmitter(api.client).submit(request, null));
 
         long millis = (System.nanoTime() - started) / 1_000_000;
         assertEquals(503, error.getCode());
@@ -115,11 +110,11 @@ class ApiErrorTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(ints = {400, 403, 404, 422})
     void finalAnswersFailAtOnceWithTheServersMessage(int code) throws Exception {
-        server.expect().post().withPath(JOBS).andReturn(code, status(code, "denied by policy check-" + code)).always();
+        api.server.expect().post().withPath(JOBS).andReturn(code, status(code, "denied by policy check-" + code)).always();
         FAULTS.incrementAndGet();
 
         KubernetesClientException error = assertThrows(KubernetesClientException.class,
-                () -> new TrainJobSubmitter(client).submit(request, null));
+                () -> new TrainJobSubmitter(api.client).submit(request, null));
 
         assertEquals(code, error.getCode());
         assertTrue(error.getMessage().contains("denied by policy check-" + code), error.getMessage());
@@ -129,15 +124,15 @@ class ApiErrorTest {
 
     @Test
     void aConflictAdoptsTheJobOfTheSameKeyEvenWhenItsReadIsThrottled() throws Exception {
-        TrainJob winner = new TrainJobSubmitter(client).prepare(request, null).trainJob();
+        TrainJob winner = new TrainJobSubmitter(api.client).prepare(request, null).trainJob();
         winner.getMetadata().setUid("winner-uid");
-        server.expect().post().withPath(JOBS).andReturn(409, status(409, "already exists")).once();
-        server.expect().get().withPath(JOBS + "/" + name).andReturn(429, throttled(1)).once();
-        server.expect().get().withPath(JOBS + "/" + name).andReturn(200, winner).once();
+        api.server.expect().post().withPath(JOBS).andReturn(409, status(409, "already exists")).once();
+        api.server.expect().get().withPath(JOBS + "/" + name).andReturn(429, throttled(1)).once();
+        api.server.expect().get().withPath(JOBS + "/" + name).andReturn(200, winner).once();
         FAULTS.addAndGet(2);
         long started = System.nanoTime();
 
-        SubmitResult result = new TrainJobSubmitter(client).submit(request, null);
+        SubmitResult result = new TrainJobSubmitter(api.client).submit(request, null);
 
         assertTrue(result.adopted());
         assertEquals("winner-uid", result.trainJob().getMetadata().getUid());
@@ -148,13 +143,13 @@ class ApiErrorTest {
 
     @Test
     void theClientTheComponentBuildsDoesNotStackFabric8RetriesOnItsOwn() throws Exception {
-        server.expect().post().withPath(JOBS).andReturn(500, status(500, "internal error")).always();
+        api.server.expect().post().withPath(JOBS).andReturn(500, status(500, "internal error")).always();
         FAULTS.addAndGet(3);
         try (CamelContext camel = new DefaultCamelContext()) {
             camel.start();
             Exchange exchange = camel.createProducerTemplate().send("kubeflow-trainer:train?runtime=torch-distributed"
                     + "&namespace=ml&pythonFile=/app/t.py&apiRetryAttempts=3&apiRetryBackoff=10ms&masterUrl="
-                    + client.getMasterUrl() + "&idempotencyKey=kafka:t/0/7", e -> { });
+                    + api.client.getMasterUrl() + "&idempotencyKey=kafka:t/0/7", e -> { });
             KubernetesClientException error = assertInstanceOf(KubernetesClientException.class, exchange.getException());
             assertTrue(error.getMessage().contains("failed 3 times"), error.getMessage());
         }
@@ -202,7 +197,7 @@ class ApiErrorTest {
     private void assertPosts(int expected) throws InterruptedException {
         List<String> posts = new ArrayList<>();
         RecordedRequest recorded;
-        while ((recorded = server.takeRequest(10, TimeUnit.MILLISECONDS)) != null) {
+        while ((recorded = api.server.takeRequest(10, TimeUnit.MILLISECONDS)) != null) {
             if ("POST".equals(recorded.getMethod())) {
                 posts.add(recorded.getPath());
             }

@@ -7,9 +7,7 @@ import java.util.concurrent.TimeUnit;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,21 +26,17 @@ class TrainJobSubmitterFailureTest {
     static final String CONFIG_MAPS = "/api/v1/namespaces/ml/configmaps";
 
     ScriptedApiServer api;
-    KubernetesMockServer server;
-    KubernetesClient client;
     TrainRequest request;
     String name;
 
     @BeforeEach
     void scriptedServer() throws Exception {
         api = new ScriptedApiServer();
-        server = api.server;
-        client = api.client;
         request = new TrainRequest().runtime("torch-distributed").namespace("ml").script("print(1)")
                 .idempotencyKey("kafka:t/0/1");
         name = TrainJobMetadata.nameFor(null, "kafka:t/0/1");
-        server.expect().get().withPath(JOBS + "/" + name).andReturn(404, notFound()).once();
-        server.expect().post().withPath(CONFIG_MAPS).andReturn(201, new ConfigMapBuilder().withNewMetadata()
+        api.server.expect().get().withPath(JOBS + "/" + name).andReturn(404, notFound()).once();
+        api.server.expect().post().withPath(CONFIG_MAPS).andReturn(201, new ConfigMapBuilder().withNewMetadata()
                 .withName(name + "-script").withNamespace("ml").endMetadata().build()).once();
     }
 
@@ -54,23 +48,23 @@ class TrainJobSubmitterFailureTest {
     @Test
     void aRefusedCreateRemovesTheStagedScriptAndRethrows() throws Exception {
         // e.g. the Trainer admission webhook denying the job
-        server.expect().post().withPath(JOBS).andReturn(403, notFound()).once();
-        server.expect().delete().withPath(CONFIG_MAPS + "/" + name + "-script").andReturn(200, notFound()).once();
+        api.server.expect().post().withPath(JOBS).andReturn(403, notFound()).once();
+        api.server.expect().delete().withPath(CONFIG_MAPS + "/" + name + "-script").andReturn(200, notFound()).once();
 
         KubernetesClientException error = assertThrows(KubernetesClientException.class,
-                () -> new TrainJobSubmitter(client).submit(request, null));
+                () -> new TrainJobSubmitter(api.client).submit(request, null));
         assertEquals(403, error.getCode());
         assertTrue(requests().contains("DELETE " + CONFIG_MAPS + "/" + name + "-script"), requests().toString());
     }
 
     @Test
     void losingTheCreateRaceAdoptsTheWinnersJobAndKeepsItsScript() throws Exception {
-        TrainJob winner = new TrainJobSubmitter(client).prepare(request, null).trainJob();
+        TrainJob winner = new TrainJobSubmitter(api.client).prepare(request, null).trainJob();
         winner.getMetadata().setUid("winner-uid");
-        server.expect().post().withPath(JOBS).andReturn(409, notFound()).once();
-        server.expect().get().withPath(JOBS + "/" + name).andReturn(200, winner).once();
+        api.server.expect().post().withPath(JOBS).andReturn(409, notFound()).once();
+        api.server.expect().get().withPath(JOBS + "/" + name).andReturn(200, winner).once();
 
-        SubmitResult result = new TrainJobSubmitter(client).submit(request, null);
+        SubmitResult result = new TrainJobSubmitter(api.client).submit(request, null);
         assertTrue(result.adopted());
         assertEquals("winner-uid", result.trainJob().getMetadata().getUid());
         assertTrue(requests().stream().noneMatch(r -> r.startsWith("DELETE")), requests().toString());
@@ -79,7 +73,7 @@ class TrainJobSubmitterFailureTest {
     private List<String> requests() throws InterruptedException {
         List<String> seen = new ArrayList<>();
         RecordedRequest r;
-        while ((r = server.takeRequest(10, TimeUnit.MILLISECONDS)) != null) {
+        while ((r = api.server.takeRequest(10, TimeUnit.MILLISECONDS)) != null) {
             seen.add(r.getMethod() + " " + r.getPath());
         }
         return seen;
