@@ -61,6 +61,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "datasetSecret": target.getConfiguration().setDatasetSecret(property(camelContext, java.lang.String.class, value)); return true;
         case "dataseturi":
         case "datasetUri": target.getConfiguration().setDatasetUri(property(camelContext, java.lang.String.class, value)); return true;
+        case "deleteontimeout":
+        case "deleteOnTimeout": target.getConfiguration().setDeleteOnTimeout(property(camelContext, boolean.class, value)); return true;
         case "deletepropagation":
         case "deletePropagation": target.getConfiguration().setDeletePropagation(property(camelContext, java.lang.String.class, value)); return true;
         case "emitexisting":
@@ -197,6 +199,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "datasetSecret": return java.lang.String.class;
         case "dataseturi":
         case "datasetUri": return java.lang.String.class;
+        case "deleteontimeout":
+        case "deleteOnTimeout": return boolean.class;
         case "deletepropagation":
         case "deletePropagation": return java.lang.String.class;
         case "emitexisting":
@@ -334,6 +338,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "datasetSecret": return target.getConfiguration().getDatasetSecret();
         case "dataseturi":
         case "datasetUri": return target.getConfiguration().getDatasetUri();
+        case "deleteontimeout":
+        case "deleteOnTimeout": return target.getConfiguration().isDeleteOnTimeout();
         case "deletepropagation":
         case "deletePropagation": return target.getConfiguration().getDeletePropagation();
         case "emitexisting":

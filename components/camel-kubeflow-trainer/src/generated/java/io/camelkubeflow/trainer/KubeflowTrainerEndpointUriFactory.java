@@ -23,7 +23,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(75);
+        Set<String> props = new HashSet<>(76);
         props.add("activeDeadlineSeconds");
         props.add("allNamespaces");
         props.add("annotations");
@@ -45,6 +45,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("cpu");
         props.add("datasetSecret");
         props.add("datasetUri");
+        props.add("deleteOnTimeout");
         props.add("deletePropagation");
         props.add("emitExisting");
         props.add("env");

@@ -218,6 +218,12 @@ public class KubeflowTrainerConfiguration {
                             + " Complete is wanted, ...); when false, the outcome is only reported in headers.")
     private boolean throwOnFailure = true;
 
+    @UriParam(label = "wait", defaultValue = "false",
+              description = "When the wait times out, delete the TrainJob (as deletePropagation says), so an exchange"
+                            + " given up on leaves no job running; the exchange still fails with"
+                            + " TrainJobWaitTimeoutException, with the deletion recorded as a suppressed exception.")
+    private boolean deleteOnTimeout;
+
     @UriParam(label = "common,security",
               description = "Kubernetes API server URL; unset: kubeconfig or in-cluster config.")
     private String masterUrl;
@@ -660,6 +666,14 @@ public class KubeflowTrainerConfiguration {
 
     public void setWaitTimeout(long waitTimeout) {
         this.waitTimeout = waitTimeout;
+    }
+
+    public boolean isDeleteOnTimeout() {
+        return deleteOnTimeout;
+    }
+
+    public void setDeleteOnTimeout(boolean deleteOnTimeout) {
+        this.deleteOnTimeout = deleteOnTimeout;
     }
 
     public boolean isThrowOnFailure() {

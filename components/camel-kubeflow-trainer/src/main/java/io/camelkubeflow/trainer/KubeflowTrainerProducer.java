@@ -156,6 +156,18 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
         out.setHeader(LAUNCHER_REASON, result.decision().reason());
     }
 
+    /** deleteOnTimeout: the job of a wait given up on goes; the exception says whether it did. */
+    private Exception deleteAbandoned(String namespace, String name, TrainJobWaitTimeoutException timeout) {
+        try {
+            boolean deleted = manager.delete(namespace, name, deletePropagation);
+            timeout.addSuppressed(new IllegalStateException("deleteOnTimeout: TrainJob " + namespace + "/" + name
+                    + (deleted ? " was deleted" : " was already gone")));
+        } catch (RuntimeException e) {
+            timeout.addSuppressed(e);
+        }
+        return timeout;
+    }
+
     /** The namespace a message names (header), else the endpoint's. */
     private String namespace(Exchange exchange) {
         String namespace = exchange.getMessage().getHeader(NAMESPACE, String.class);
@@ -235,6 +247,9 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
                             metrics.waited(failed.getResult(), waited);
                         } else if (cause instanceof TrainJobWaitTimeoutException) {
                             metrics.timedOut();
+                            if (getEndpoint().getConfiguration().isDeleteOnTimeout()) {
+                                cause = deleteAbandoned(namespace, name, (TrainJobWaitTimeoutException) cause);
+                            }
                         }
                         exchange.setException(cause);
                     } else {

@@ -105,6 +105,16 @@ class WaitOperationTest extends TrainerRouteTestSupport {
     }
 
     @Test
+    void deleteOnTimeoutRemovesTheJobOfAnAbandonedWait() {
+        Exchange exchange = trainThenWait(WAIT + "?waitTimeout=300ms&deleteOnTimeout=true", outcome("Complete", 60_000));
+        TrainJobWaitTimeoutException timeout = assertInstanceOf(TrainJobWaitTimeoutException.class,
+                exchange.getException());
+        assertTrue(timeout.getSuppressed().length == 1 && timeout.getSuppressed()[0].getMessage().endsWith("was deleted"),
+                java.util.Arrays.toString(timeout.getSuppressed()));
+        assertNull(stored("waits", exchange.getMessage().getHeader(JOB_NAME, String.class)));
+    }
+
+    @Test
     void aJobThatEndedBeforeTheWaitIsSeenAtOnce() throws Exception {
         Exchange trained = send(TRAIN, null, Map.of());
         String name = trained.getMessage().getHeader(JOB_NAME, String.class);
