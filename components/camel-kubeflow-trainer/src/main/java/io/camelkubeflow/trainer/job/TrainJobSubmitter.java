@@ -101,7 +101,8 @@ public class TrainJobSubmitter {
                     () -> trainJobs(namespace).resource(wanted).create());
         } catch (KubernetesClientException e) {
             if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
-                // another replica created it between our get and create: same rules as above
+                // the job exists: made by an earlier attempt of this event, or by another replica racing this one;
+                // adopted when it was made for this key
                 TrainJob winner = retry.call("GET TrainJob " + namespace + "/" + name,
                         () -> trainJobs(namespace).withName(name).get());
                 if (winner != null) {
