@@ -33,6 +33,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "lazyStartProducer": target.setLazyStartProducer(property(camelContext, boolean.class, value)); return true;
         case "meterregistry":
         case "meterRegistry": target.setMeterRegistry(property(camelContext, io.micrometer.core.instrument.MeterRegistry.class, value)); return true;
+        case "ttlcheckinterval":
+        case "ttlCheckInterval": target.setTtlCheckInterval(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         default: return false;
         }
     }
@@ -55,6 +57,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "lazyStartProducer": return boolean.class;
         case "meterregistry":
         case "meterRegistry": return io.micrometer.core.instrument.MeterRegistry.class;
+        case "ttlcheckinterval":
+        case "ttlCheckInterval": return long.class;
         default: return null;
         }
     }
@@ -73,6 +77,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "lazyStartProducer": return target.isLazyStartProducer();
         case "meterregistry":
         case "meterRegistry": return target.getMeterRegistry();
+        case "ttlcheckinterval":
+        case "ttlCheckInterval": return target.getTtlCheckInterval();
         default: return null;
         }
     }

@@ -149,6 +149,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "throwOnFailure": target.getConfiguration().setThrowOnFailure(property(camelContext, boolean.class, value)); return true;
         case "trustcerts":
         case "trustCerts": target.getConfiguration().setTrustCerts(property(camelContext, java.lang.Boolean.class, value)); return true;
+        case "ttlafterfinished":
+        case "ttlAfterFinished": target.getConfiguration().setTtlAfterFinished(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "username": target.getConfiguration().setUsername(property(camelContext, java.lang.String.class, value)); return true;
         case "waitfor":
         case "waitFor": target.getConfiguration().setWaitFor(property(camelContext, java.lang.String.class, value)); return true;
@@ -287,6 +289,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "throwOnFailure": return boolean.class;
         case "trustcerts":
         case "trustCerts": return java.lang.Boolean.class;
+        case "ttlafterfinished":
+        case "ttlAfterFinished": return long.class;
         case "username": return java.lang.String.class;
         case "waitfor":
         case "waitFor": return java.lang.String.class;
@@ -426,6 +430,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "throwOnFailure": return target.getConfiguration().isThrowOnFailure();
         case "trustcerts":
         case "trustCerts": return target.getConfiguration().getTrustCerts();
+        case "ttlafterfinished":
+        case "ttlAfterFinished": return target.getConfiguration().getTtlAfterFinished();
         case "username": return target.getConfiguration().getUsername();
         case "waitfor":
         case "waitFor": return target.getConfiguration().getWaitFor();

@@ -23,7 +23,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(76);
+        Set<String> props = new HashSet<>(77);
         props.add("activeDeadlineSeconds");
         props.add("allNamespaces");
         props.add("annotations");
@@ -97,6 +97,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("tailLines");
         props.add("throwOnFailure");
         props.add("trustCerts");
+        props.add("ttlAfterFinished");
         props.add("username");
         props.add("waitFor");
         props.add("waitTimeout");

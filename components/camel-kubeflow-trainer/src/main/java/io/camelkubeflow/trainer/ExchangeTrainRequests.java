@@ -64,6 +64,8 @@ final class ExchangeTrainRequests {
                 .modelUri(c.getModelUri())
                 .modelSecret(c.getModelSecret())
                 .activeDeadlineSeconds(c.getActiveDeadlineSeconds())
+                .ttlAfterFinishedSeconds(c.getTtlAfterFinished() == 0 ? null
+                        : c.getTtlAfterFinished() < 0 ? c.getTtlAfterFinished() : (c.getTtlAfterFinished() + 999) / 1000)
                 .suspend(c.getSuspend())
                 .managedBy(c.getManagedBy())
                 .jobName(c.getJobName())

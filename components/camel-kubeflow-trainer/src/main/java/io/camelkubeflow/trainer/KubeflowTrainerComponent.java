@@ -1,7 +1,10 @@
 package io.camelkubeflow.trainer;
 
+import java.time.Duration;
 import java.util.Map;
 
+import io.camelkubeflow.trainer.job.ApiRetry;
+import io.camelkubeflow.trainer.job.TrainJobReaper;
 import io.camelkubeflow.trainer.watch.TrainJobWatcher;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Gauge;
@@ -28,6 +31,11 @@ public class KubeflowTrainerComponent extends DefaultComponent {
                             + " the one in the registry, else Micrometer's global registry.")
     private MeterRegistry meterRegistry;
     private TrainerMetrics metrics;
+
+    @Metadata(label = "advanced", defaultValue = "60s", javaType = "java.time.Duration",
+              description = "How often finished TrainJobs with a ttlAfterFinished are checked and, once expired, deleted.")
+    private long ttlCheckInterval = 60_000L;
+    private final Map<KubernetesClient, TrainJobReaper> reapers = new java.util.concurrent.ConcurrentHashMap<>();
 
     private final Map<KubernetesClient, TrainJobWatcher> watchers = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<HealthCheckKey, KubeflowTrainerHealthCheck> healthChecks
@@ -85,6 +93,10 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         if (watcher != null) {
             watcher.close();
         }
+        TrainJobReaper reaper = reapers.remove(client);
+        if (reaper != null) {
+            reaper.close();
+        }
         healthChecks.entrySet().removeIf(entry -> {
             if (entry.getKey().client() != client) {
                 return false;
@@ -128,6 +140,24 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         return metrics;
     }
 
+    /** The TTL reaper of a client, started on first use. */
+    TrainJobReaper reaperFor(KubernetesClient client, ApiRetry retry) {
+        return reapers.computeIfAbsent(client, c -> new TrainJobReaper(c, retry, Duration.ofMillis(ttlCheckInterval)));
+    }
+
+    /** The TTL reaper of a client, or null when no endpoint of it has started one. */
+    TrainJobReaper existingReaper(KubernetesClient client) {
+        return reapers.get(client);
+    }
+
+    public long getTtlCheckInterval() {
+        return ttlCheckInterval;
+    }
+
+    public void setTtlCheckInterval(long ttlCheckInterval) {
+        this.ttlCheckInterval = ttlCheckInterval;
+    }
+
     public MeterRegistry getMeterRegistry() {
         return meterRegistry;
     }
@@ -140,6 +170,8 @@ public class KubeflowTrainerComponent extends DefaultComponent {
     protected void doStop() throws Exception {
         watchers.values().forEach(TrainJobWatcher::close);
         watchers.clear();
+        reapers.values().forEach(TrainJobReaper::close);
+        reapers.clear();
         healthChecks.values().forEach(this::unregister);
         healthChecks.clear();
         super.doStop();

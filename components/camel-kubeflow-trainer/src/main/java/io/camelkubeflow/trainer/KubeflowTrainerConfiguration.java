@@ -224,6 +224,13 @@ public class KubeflowTrainerConfiguration {
                             + " TrainJobWaitTimeoutException, with the deletion recorded as a suppressed exception.")
     private boolean deleteOnTimeout;
 
+    @UriParam(label = "train", javaType = "java.time.Duration", defaultValue = "0",
+              description = "When above 0, delete the TrainJob (Background: with its JobSet, pods and staged script) this long after"
+                            + " it finished, or after the logs operation last read its log to the end, whichever is"
+                            + " later. The component checks every ttlCheckInterval; the TTL is kept on the job, so it"
+                            + " holds across restarts.")
+    private long ttlAfterFinished;
+
     @UriParam(label = "common,security",
               description = "Kubernetes API server URL; unset: kubeconfig or in-cluster config.")
     private String masterUrl;
@@ -666,6 +673,14 @@ public class KubeflowTrainerConfiguration {
 
     public void setWaitTimeout(long waitTimeout) {
         this.waitTimeout = waitTimeout;
+    }
+
+    public long getTtlAfterFinished() {
+        return ttlAfterFinished;
+    }
+
+    public void setTtlAfterFinished(long ttlAfterFinished) {
+        this.ttlAfterFinished = ttlAfterFinished;
     }
 
     public boolean isDeleteOnTimeout() {

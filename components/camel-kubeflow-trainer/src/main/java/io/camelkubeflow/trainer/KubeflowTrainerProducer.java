@@ -1,12 +1,15 @@
 package io.camelkubeflow.trainer;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
 import io.camelkubeflow.trainer.job.SubmitResult;
 import io.camelkubeflow.trainer.job.TrainJobManager;
+import io.camelkubeflow.trainer.job.TrainJobMetadata;
+import io.camelkubeflow.trainer.job.TrainJobReaper;
 import io.camelkubeflow.trainer.job.TrainJobSubmitter;
 import io.camelkubeflow.trainer.job.TrainRequest;
 import io.camelkubeflow.trainer.logs.LogStep;
@@ -24,6 +27,8 @@ import org.apache.camel.Expression;
 import org.apache.camel.Message;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.support.DefaultAsyncProducer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
@@ -34,6 +39,7 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  * {@code logs} reads on the component's own log threads and continues the exchange when the read ends.
  */
 public class KubeflowTrainerProducer extends DefaultAsyncProducer {
+    private static final Logger LOG = LoggerFactory.getLogger(KubeflowTrainerProducer.class);
     private TrainRequest endpointDefaults;
     private Expression idempotencyKey;
     private Expression runKey;
@@ -66,6 +72,10 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
                 : getEndpoint().getCamelContext().resolveLanguage("simple").createExpression(configuration.getRunKey());
         submitter = new TrainJobSubmitter(getEndpoint().getClient(), getEndpoint().apiRetry());
         manager = new TrainJobManager(getEndpoint().getClient(), getEndpoint().apiRetry());
+        if (configuration.getTtlAfterFinished() > 0) {
+            // after a restart too: the jobs of this namespace with a TTL are looked after again
+            ttlReaper().watchNamespace(getEndpoint().defaultNamespace());
+        }
         deletePropagation = deletePropagation(configuration.getDeletePropagation());
         defaultWaitFor = TrainJobPhase.parseTarget("waitFor", configuration.getWaitFor());
         defaultLogStep = LogStep.parse("logStep", configuration.getLogStep());
@@ -141,6 +151,10 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
         }
         SubmitResult result = submitter.submit(request, getEndpoint().defaultNamespace());
         getEndpoint().getComponent().metrics().trained(result);
+        Map<String, String> labels = result.trainJob().getMetadata().getLabels();
+        if (labels != null && "true".equals(labels.get(TrainJobMetadata.TTL_LABEL))) {
+            ttlReaper().watchNamespace(result.trainJob().getMetadata().getNamespace());
+        }
 
         TrainJob job = result.trainJob();
         Message out = exchange.getMessage();
@@ -166,6 +180,23 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
             timeout.addSuppressed(e);
         }
         return timeout;
+    }
+
+    /**
+     * A TTL runs from the capture of a finished job's log, so it is not deleted under a reader. The log was read:
+     * failing to record that only shortens the TTL's count, it does not fail the exchange.
+     */
+    private void markLogsCaptured(String namespace, String name) {
+        try {
+            manager.markLogsCaptured(namespace, name);
+        } catch (RuntimeException e) {
+            LOG.warn("Could not record that the log of TrainJob {}/{} was captured: {}", namespace, name,
+                    e.getMessage());
+        }
+    }
+
+    private TrainJobReaper ttlReaper() {
+        return getEndpoint().getComponent().reaperFor(getEndpoint().getClient(), getEndpoint().apiRetry());
     }
 
     /** The namespace a message names (header), else the endpoint's. */
@@ -276,6 +307,9 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
             try {
                 new TrainJobLogs(getEndpoint().getClient()).read(request, collector, logExecutor);
                 collector.flush();
+                if (getEndpoint().getComponent().existingReaper(getEndpoint().getClient()) != null) {
+                    markLogsCaptured(job[0], job[1]);
+                }
                 Message out = exchange.getMessage();
                 out.setBody(collector.body());
                 out.setHeader(JOB_NAME, job[1]);

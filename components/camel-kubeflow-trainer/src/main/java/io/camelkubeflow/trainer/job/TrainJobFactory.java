@@ -109,6 +109,10 @@ public final class TrainJobFactory {
         Map<String, String> annotations = new LinkedHashMap<>(request.annotations());
         annotations.put(TrainJobMetadata.LAUNCHER_ANNOTATION, decision.launcher().optionValue());
         annotations.put(TrainJobMetadata.LAUNCHER_RULE_ANNOTATION, decision.rule().name());
+        if (request.ttlAfterFinishedSeconds() != null) {
+            labels.put(TrainJobMetadata.TTL_LABEL, "true");
+            annotations.put(TrainJobMetadata.TTL_ANNOTATION, Long.toString(request.ttlAfterFinishedSeconds()));
+        }
         if (request.runKey() != null) {
             labels.put(TrainJobMetadata.RUN_KEY_LABEL, TrainJobMetadata.runKeyLabel(request.runKey()));
             if (request.runKey().length() <= TrainJobMetadata.MAX_RECORDED_KEY_LENGTH) {

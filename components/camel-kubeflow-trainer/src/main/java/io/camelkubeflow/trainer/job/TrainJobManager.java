@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.watch.TrainJobNotFoundException;
+import io.camelkubeflow.trainer.watch.TrainJobPhase;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -65,6 +66,31 @@ public class TrainJobManager {
                 throw notFound(namespace, name);
             }
             throw e;
+        }
+    }
+
+    /**
+     * Records that a finished job's log was read to its end, when the job has a TTL: its TTL then runs from now, so
+     * the reaper does not delete a job whose log was still being captured.
+     */
+    public void markLogsCaptured(String namespace, String name) {
+        TrainJob job = retry.call("GET TrainJob " + namespace + "/" + name,
+                () -> client.resources(TrainJob.class).inNamespace(namespace).withName(name).get());
+        if (job == null || !"true".equals(job.getMetadata().getLabels().get(TrainJobMetadata.TTL_LABEL))
+                || !TrainJobPhase.of(job).isTerminal()) {
+            return;
+        }
+        String patch = "{\"metadata\":{\"annotations\":{\"" + TrainJobMetadata.LOGS_CAPTURED_ANNOTATION + "\":\""
+                + java.time.Instant.now() + "\"}}}";
+        try {
+            retry.call("mark the log of TrainJob " + namespace + "/" + name + " captured", () -> client
+                    .resources(TrainJob.class).inNamespace(namespace).withName(name)
+                    .patch(PatchContext.of(PatchType.JSON_MERGE), patch));
+        } catch (KubernetesClientException e) {
+            // deleted meanwhile (its TTL ran out, or someone removed it): there is nothing left to mark
+            if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
+                throw e;
+            }
         }
     }
 

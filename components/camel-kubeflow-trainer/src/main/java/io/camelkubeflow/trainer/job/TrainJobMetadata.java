@@ -19,6 +19,11 @@ public final class TrainJobMetadata {
     /** Label holding a hash of the run key (skipIfRunning); the key itself is in the annotation of the same name. */
     public static final String RUN_KEY_LABEL = DOMAIN + "/run-key";
     public static final String RUN_KEY_ANNOTATION = DOMAIN + "/run-key";
+    /** Marks TrainJobs to delete once finished for their TTL, so the reaper can list them. */
+    public static final String TTL_LABEL = DOMAIN + "/ttl";
+    public static final String TTL_ANNOTATION = DOMAIN + "/ttl-after-finished-seconds";
+    /** When the logs operation last read a finished job's log to its end: the TTL runs from then, or from the end. */
+    public static final String LOGS_CAPTURED_ANNOTATION = DOMAIN + "/logs-captured";
     public static final String DEFAULT_GROUP = "default";
     public static final String LAUNCHER_ANNOTATION = DOMAIN + "/launcher";
     public static final String LAUNCHER_RULE_ANNOTATION = DOMAIN + "/launcher-rule";

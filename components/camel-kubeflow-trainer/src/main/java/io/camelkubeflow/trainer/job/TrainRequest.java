@@ -48,6 +48,7 @@ public final class TrainRequest {
     private String modelUri;
     private String modelSecret;
     private Long activeDeadlineSeconds;
+    private Long ttlAfterFinishedSeconds;
     private Boolean suspend;
     private String managedBy;
     private final List<RuntimePatch> runtimePatches = new ArrayList<>();
@@ -96,6 +97,7 @@ public final class TrainRequest {
         merged.modelUri = pick(top.modelUri, modelUri);
         merged.modelSecret = pick(top.modelSecret, modelSecret);
         merged.activeDeadlineSeconds = pick(top.activeDeadlineSeconds, activeDeadlineSeconds);
+        merged.ttlAfterFinishedSeconds = pick(top.ttlAfterFinishedSeconds, ttlAfterFinishedSeconds);
         merged.suspend = pick(top.suspend, suspend);
         merged.managedBy = pick(top.managedBy, managedBy);
         merged.runtimePatches.addAll(runtimePatches);
@@ -174,6 +176,7 @@ public final class TrainRequest {
     public TrainRequest modelUri(String v) { modelUri = v; return this; }
     public TrainRequest modelSecret(String v) { modelSecret = v; return this; }
     public TrainRequest activeDeadlineSeconds(Long v) { activeDeadlineSeconds = v; return this; }
+    public TrainRequest ttlAfterFinishedSeconds(Long v) { ttlAfterFinishedSeconds = v; return this; }
     public TrainRequest suspend(Boolean v) { suspend = v; return this; }
     public TrainRequest managedBy(String v) { managedBy = v; return this; }
 
@@ -209,6 +212,7 @@ public final class TrainRequest {
     public String modelUri() { return modelUri; }
     public String modelSecret() { return modelSecret; }
     public Long activeDeadlineSeconds() { return activeDeadlineSeconds; }
+    public Long ttlAfterFinishedSeconds() { return ttlAfterFinishedSeconds; }
     public Boolean suspend() { return suspend; }
     public String managedBy() { return managedBy; }
     public List<RuntimePatch> runtimePatches() { return runtimePatches; }

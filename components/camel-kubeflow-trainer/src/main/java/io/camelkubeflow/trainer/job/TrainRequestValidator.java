@@ -86,6 +86,10 @@ public final class TrainRequestValidator {
         metadata("annotations", request.annotations(), false);
         storage("datasetUri", request.datasetUri(), "datasetSecret", request.datasetSecret());
         storage("modelUri", request.modelUri(), "modelSecret", request.modelSecret());
+        if (request.ttlAfterFinishedSeconds() != null && request.ttlAfterFinishedSeconds() < 1) {
+            throw new InvalidTrainRequestException("ttlAfterFinished", request.ttlAfterFinishedSeconds()
+                    + " s is not a time to keep a finished TrainJob; give at least 1s, or leave it unset to keep it");
+        }
         if (request.activeDeadlineSeconds() != null && request.activeDeadlineSeconds() < 1) {
             throw new InvalidTrainRequestException("activeDeadlineSeconds", request.activeDeadlineSeconds()
                     + " is not allowed; give a number of seconds of at least 1, or leave it unset for no deadline");

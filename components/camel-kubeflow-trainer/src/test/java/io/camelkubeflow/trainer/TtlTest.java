@@ -1,0 +1,74 @@
+package io.camelkubeflow.trainer;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.testing.TrainerApiServer;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.ProducerTemplate;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.junit.jupiter.api.Test;
+
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** ttlAfterFinished: finished jobs go once their TTL has passed since their end or their log's capture. */
+class TtlTest {
+    static final String TRAIN = "kubeflow-trainer:train?runtime=torch-distributed&namespace=ttl&pythonFile=/app/t.py";
+
+    @Test
+    void finishedJobsAreDeletedAfterTheirTtlAndOthersAreLeftAlone() throws Exception {
+        try (TrainerApiServer api = TrainerApiServer.start(); CamelContext camel = new DefaultCamelContext()) {
+            KubeflowTrainerComponent component = camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class);
+            component.setKubernetesClient(api.client());
+            component.setTtlCheckInterval(100);
+            camel.start();
+            ProducerTemplate template = camel.createProducerTemplate();
+
+            Exchange expiring = template.send(TRAIN + "&ttlAfterFinished=3s",
+                    e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "ttl-1"));
+            Exchange running = template.send(TRAIN + "&ttlAfterFinished=3s", e -> {
+                e.getMessage().setHeader(IDEMPOTENCY_KEY, "ttl-2");
+                e.getMessage().setHeader(ANNOTATIONS, Map.of(TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "60000"));
+            });
+            Exchange kept = template.send(TRAIN, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "ttl-3"));
+            assertNull(template.send("kubeflow-trainer:wait", expiring).getException());
+            assertNull(template.send("kubeflow-trainer:wait", kept).getException());
+            // reading the finished job's log restarts its clock: it is not deleted under the reader
+            assertNull(template.send("kubeflow-trainer:logs", expiring).getException());
+            assertNotNull(job(api, expiring).getMetadata().getAnnotations().get("camelkubeflow.io/logs-captured"));
+
+            await(() -> job(api, expiring) == null);
+            Thread.sleep(1200);
+            assertNotNull(job(api, running), "a running job is never deleted");
+            assertNotNull(job(api, kept), "a job without a TTL is kept");
+
+            InvalidTrainRequestException bad = org.junit.jupiter.api.Assertions.assertThrows(
+                    InvalidTrainRequestException.class, () -> new io.camelkubeflow.trainer.job.TrainJobSubmitter(
+                            api.client()).prepare(new io.camelkubeflow.trainer.job.TrainRequest()
+                                    .runtime("torch-distributed").pythonFile("/a.py").ttlAfterFinishedSeconds(0L), "ttl"));
+            assertEquals("ttlAfterFinished", bad.getField());
+        }
+    }
+
+    private static TrainJob job(TrainerApiServer api, Exchange trained) {
+        return api.client().resources(TrainJob.class).inNamespace("ttl")
+                .withName(trained.getMessage().getHeader(JOB_NAME, String.class)).get();
+    }
+
+    private static void await(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertTrue(condition.getAsBoolean(), "the expired job was not deleted");
+    }
+}
