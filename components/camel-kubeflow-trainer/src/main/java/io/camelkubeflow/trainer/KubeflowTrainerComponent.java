@@ -98,7 +98,7 @@ public class KubeflowTrainerComponent extends DefaultComponent {
             reaper.close();
         }
         healthChecks.entrySet().removeIf(entry -> {
-            if (entry.getKey().client() != client) {
+            if (!entry.getKey().client().equals(client)) {
                 return false;
             }
             unregister(entry.getValue());
@@ -113,17 +113,8 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         }
     }
 
-    /** A client (by identity) and the namespace its endpoints use. */
+    /** A client and the namespace its endpoints use. */
     private record HealthCheckKey(KubernetesClient client, String namespace) {
-        @Override
-        public boolean equals(Object other) {
-            return other instanceof HealthCheckKey key && key.client == client && key.namespace.equals(namespace);
-        }
-
-        @Override
-        public int hashCode() {
-            return System.identityHashCode(client) * 31 + namespace.hashCode();
-        }
     }
 
     @Override

@@ -3,14 +3,12 @@ package io.camelkubeflow.trainer;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.job.ApiRetry;
+import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.watch.TrainJobEvent;
 import io.camelkubeflow.trainer.watch.TrainJobEventStream;
 import io.camelkubeflow.trainer.watch.TrainJobPhase;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.camel.support.DefaultConsumer;
@@ -30,7 +28,7 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  */
 public class KubeflowTrainerConsumer extends DefaultConsumer {
     private static final Logger LOG = LoggerFactory.getLogger(KubeflowTrainerConsumer.class);
-    private ApiRetry retry;
+    private TrainJobManager jobs;
     private TrainJobEventStream events;
     /** With handledMark: the annotation that records that this route handled a job's end. */
     private String handledAnnotation;
@@ -49,7 +47,7 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
         super.doStart();
         KubeflowTrainerConfiguration configuration = getEndpoint().getConfiguration();
         String namespace = configuration.isAllNamespaces() ? null : getEndpoint().defaultNamespace();
-        retry = getEndpoint().apiRetry();
+        jobs = new TrainJobManager(getEndpoint().getClient(), getEndpoint().apiRetry());
         handledAnnotation = configuration.getHandledMark() == null ? null
                 : TrainJobMetadata.handledAnnotation(configuration.getHandledMark());
         events = new TrainJobEventStream(this::emit);
@@ -99,11 +97,9 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
     /** Records on the job that its end went through this route, so a restart does not emit it again. */
     private void markHandled(TrainJobEvent event) {
         TrainJob job = event.trainJob();
-        String patch = "{\"metadata\":{\"annotations\":{\"" + handledAnnotation + "\":\"" + event.type() + "\"}}}";
         try {
-            retry.call("mark TrainJob " + job.getMetadata().getName() + " handled", () -> getEndpoint().getClient()
-                    .resources(TrainJob.class).inNamespace(job.getMetadata().getNamespace())
-                    .withName(job.getMetadata().getName()).patch(PatchContext.of(PatchType.JSON_MERGE), patch));
+            jobs.annotate(job.getMetadata().getNamespace(), job.getMetadata().getName(), handledAnnotation,
+                    event.type());
         } catch (KubernetesClientException e) {
             // the end was handled; without the mark it is emitted once more after a restart (at least once)
             LOG.warn("Could not mark TrainJob {}/{} as handled ({}): {}", job.getMetadata().getNamespace(),

@@ -120,10 +120,13 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
         return (KubeflowTrainerComponent) super.getComponent();
     }
 
-    /** How this endpoint's API calls are retried (apiRetryAttempts, apiRetryBackoff), never on top of the client's own. */
+    /**
+     * How this endpoint's API calls are retried (apiRetryAttempts, apiRetryBackoff); the classes that make the calls
+     * drop it for a client that retries by itself.
+     */
     ApiRetry apiRetry() {
         return new ApiRetry(configuration.getApiRetryAttempts(), Duration.ofMillis(configuration.getApiRetryBackoff()),
-                Duration.ofMillis(configuration.getApiRetryBackoff() * 25)).forClient(client);
+                Duration.ofMillis(configuration.getApiRetryBackoff() * 25));
     }
 
     /** The watcher shared by every endpoint using this endpoint's client. */

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.ApiRetry;
 import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
 import io.camelkubeflow.trainer.job.SubmitResult;
 import io.camelkubeflow.trainer.job.TrainJobManager;
@@ -44,7 +45,9 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
     private Expression idempotencyKey;
     private Expression runKey;
     private TrainJobSubmitter submitter;
+    private ApiRetry retry;
     private TrainJobManager manager;
+    private RuntimeCatalog runtimeCatalog;
     private DeletionPropagation deletePropagation;
     private TrainJobPhase defaultWaitFor;
     private LogStep defaultLogStep;
@@ -70,8 +73,10 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
                         .createExpression(configuration.getIdempotencyKey());
         runKey = configuration.getRunKey() == null ? null
                 : getEndpoint().getCamelContext().resolveLanguage("simple").createExpression(configuration.getRunKey());
-        submitter = new TrainJobSubmitter(getEndpoint().getClient(), getEndpoint().apiRetry());
-        manager = new TrainJobManager(getEndpoint().getClient(), getEndpoint().apiRetry());
+        retry = getEndpoint().apiRetry();
+        submitter = new TrainJobSubmitter(getEndpoint().getClient(), retry);
+        manager = new TrainJobManager(getEndpoint().getClient(), retry);
+        runtimeCatalog = new RuntimeCatalog(getEndpoint().getClient(), retry);
         if (configuration.getTtlAfterFinished() > 0) {
             // after a restart too: the jobs of this namespace with a TTL are looked after again
             ttlReaper().watchNamespace(getEndpoint().defaultNamespace());
@@ -129,8 +134,8 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
                     setJob(exchange, manager.setSuspended(job[0], job[1],
                             getEndpoint().getOperation() == KubeflowTrainerOperation.suspend));
                 }
-                case runtimes -> exchange.getMessage().setBody(new RuntimeCatalog(getEndpoint().getClient(),
-                        getEndpoint().apiRetry()).runtimes(namespace(exchange), endpointDefaults.imageRules()));
+                case runtimes -> exchange.getMessage().setBody(runtimeCatalog.runtimes(namespace(exchange),
+                        endpointDefaults.imageRules()));
                 case events -> throw new IllegalStateException("events is a consumer");
             }
         } catch (Exception e) {
@@ -196,7 +201,7 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
     }
 
     private TrainJobReaper ttlReaper() {
-        return getEndpoint().getComponent().reaperFor(getEndpoint().getClient(), getEndpoint().apiRetry());
+        return getEndpoint().getComponent().reaperFor(getEndpoint().getClient(), retry);
     }
 
     /** The namespace a message names (header), else the endpoint's. */

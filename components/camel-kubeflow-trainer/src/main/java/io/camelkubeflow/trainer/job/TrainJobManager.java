@@ -80,18 +80,22 @@ public class TrainJobManager {
                 || !TrainJobPhase.of(job).isTerminal()) {
             return;
         }
-        String patch = "{\"metadata\":{\"annotations\":{\"" + TrainJobMetadata.LOGS_CAPTURED_ANNOTATION + "\":\""
-                + java.time.Instant.now() + "\"}}}";
         try {
-            retry.call("mark the log of TrainJob " + namespace + "/" + name + " captured", () -> client
-                    .resources(TrainJob.class).inNamespace(namespace).withName(name)
-                    .patch(PatchContext.of(PatchType.JSON_MERGE), patch));
+            annotate(namespace, name, TrainJobMetadata.LOGS_CAPTURED_ANNOTATION, java.time.Instant.now().toString());
         } catch (KubernetesClientException e) {
             // deleted meanwhile (its TTL ran out, or someone removed it): there is nothing left to mark
             if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
                 throw e;
             }
         }
+    }
+
+    /** Sets one annotation on the job (a JSON merge patch: nothing else of the job is touched). */
+    public void annotate(String namespace, String name, String key, String value) {
+        String patch = "{\"metadata\":{\"annotations\":{\"" + key + "\":\"" + value + "\"}}}";
+        retry.call("annotate TrainJob " + namespace + "/" + name + " with " + key, () -> client
+                .resources(TrainJob.class).inNamespace(namespace).withName(name)
+                .patch(PatchContext.of(PatchType.JSON_MERGE), patch));
     }
 
     private static TrainJobNotFoundException notFound(String namespace, String name) {

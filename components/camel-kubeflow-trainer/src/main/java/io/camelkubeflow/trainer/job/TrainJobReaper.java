@@ -28,8 +28,7 @@ import org.slf4j.LoggerFactory;
 public class TrainJobReaper implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobReaper.class);
 
-    private final KubernetesClient client;
-    private final ApiRetry retry;
+    private final TrainJobManager jobs;
     private final Set<String> namespaces = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(task -> {
         Thread thread = new Thread(task, "kubeflow-trainer-ttl");
@@ -38,8 +37,7 @@ public class TrainJobReaper implements AutoCloseable {
     });
 
     public TrainJobReaper(KubernetesClient client, ApiRetry retry, Duration interval) {
-        this.client = client;
-        this.retry = retry.forClient(client);
+        this.jobs = new TrainJobManager(client, retry);
         timer.scheduleWithFixedDelay(this::sweepQuietly, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -52,9 +50,7 @@ public class TrainJobReaper implements AutoCloseable {
     public int sweep() {
         int deleted = 0;
         for (String namespace : namespaces) {
-            for (TrainJob job : retry.call("list TrainJobs with a TTL in " + namespace, () -> client
-                    .resources(TrainJob.class).inNamespace(namespace).withLabel(TrainJobMetadata.TTL_LABEL, "true")
-                    .list()).getItems()) {
+            for (TrainJob job : jobs.list(namespace, TrainJobMetadata.TTL_LABEL + "=true")) {
                 if (expired(job, Instant.now()) && delete(job)) {
                     deleted++;
                 }
@@ -81,9 +77,8 @@ public class TrainJobReaper implements AutoCloseable {
 
     private boolean delete(TrainJob job) {
         String name = job.getMetadata().getNamespace() + "/" + job.getMetadata().getName();
-        boolean deleted = !retry.call("delete expired TrainJob " + name, () -> client.resources(TrainJob.class)
-                .inNamespace(job.getMetadata().getNamespace()).withName(job.getMetadata().getName())
-                .withPropagationPolicy(DeletionPropagation.BACKGROUND).delete()).isEmpty();
+        boolean deleted = jobs.delete(job.getMetadata().getNamespace(), job.getMetadata().getName(),
+                DeletionPropagation.BACKGROUND);
         if (deleted) {
             LOG.info("Deleted TrainJob {}: {} for longer than its TTL of {} s", name, TrainJobPhase.of(job).displayName(),
                     job.getMetadata().getAnnotations().get(TrainJobMetadata.TTL_ANNOTATION));
