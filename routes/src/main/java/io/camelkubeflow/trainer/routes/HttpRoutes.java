@@ -4,7 +4,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
@@ -24,8 +23,6 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  */
 @ApplicationScoped
 public class HttpRoutes extends RouteBuilder {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @Inject
     TrainJobStatusView statusView;
 
@@ -79,15 +76,10 @@ public class HttpRoutes extends RouteBuilder {
         return namespace == null ? defaultNamespace : namespace;
     }
 
-    private static void error(Exchange exchange, int status, String field) throws Exception {
-        Exception cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("error", cause.getMessage());
-        if (field != null) {
-            body.put("field", field);
-        }
+    private static void error(Exchange exchange, int status, String field) {
         exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, status);
         exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, "application/json");
-        exchange.getMessage().setBody(JSON.writeValueAsString(body));
+        exchange.getMessage().setBody(ErrorAnswer.json(exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class),
+                field));
     }
 }

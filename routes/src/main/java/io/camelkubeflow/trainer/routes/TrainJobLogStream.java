@@ -1,16 +1,12 @@
 package io.camelkubeflow.trainer.routes;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
 import io.camelkubeflow.trainer.logs.LogSink;
 import io.camelkubeflow.trainer.logs.LogStep;
@@ -41,7 +37,6 @@ import org.slf4j.LoggerFactory;
 @ApplicationScoped
 public class TrainJobLogStream {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobLogStream.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
     /** How long a follower waits for the job's pod to start before the answer is 504. */
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
@@ -101,17 +96,8 @@ public class TrainJobLogStream {
         int status = e instanceof InvalidTrainRequestException ? 400
                 : e instanceof TrainJobNotFoundException ? 404
                 : e instanceof TrainJobWaitTimeoutException ? 504 : 500;
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("error", e.getMessage());
-        if (e instanceof InvalidTrainRequestException invalid) {
-            body.put("field", invalid.getField());
-        }
-        try {
-            response.setChunked(false).setStatusCode(status).putHeader("Content-Type", "application/json")
-                    .end(JSON.writeValueAsString(body));
-        } catch (JsonProcessingException impossible) {
-            throw new IllegalStateException(impossible);
-        }
+        response.setChunked(false).setStatusCode(status).putHeader("Content-Type", "application/json")
+                .end(ErrorAnswer.json(e, e instanceof InvalidTrainRequestException invalid ? invalid.getField() : null));
     }
 
     /** Writes each line to the response, waiting while the client reads slower than the job logs. */
