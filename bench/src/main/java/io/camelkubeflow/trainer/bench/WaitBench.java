@@ -153,7 +153,7 @@ final class WaitBench implements AutoCloseable {
         for (TrainJob job : jobs) {
             job.setStatus(new TrainJobStatus(List.of(new ConditionBuilder().withType("Complete").withStatus("True")
                     .withReason("AllJobsCompleted").withMessage("jobset completed successfully")
-                    .withLastTransitionTime(java.time.Instant.now().toString()).build()), null));
+                    .withLastTransitionTime(java.time.Instant.now().toString()).build()), null, null));
             written.put(job.getMetadata().getName(), System.nanoTime());
             sandbox.client().resources(TrainJob.class).inNamespace(job.getMetadata().getNamespace()).resource(job)
                     .updateStatus();

@@ -127,6 +127,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "password": target.getConfiguration().setPassword(property(camelContext, java.lang.String.class, value)); return true;
         case "pipindexurls":
         case "pipIndexUrls": target.getConfiguration().setPipIndexUrls(property(camelContext, java.lang.String.class, value)); return true;
+        case "progressinterval":
+        case "progressInterval": target.getConfiguration().setProgressInterval(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "pythonfile":
         case "pythonFile": target.getConfiguration().setPythonFile(property(camelContext, java.lang.String.class, value)); return true;
         case "resources": target.getConfiguration().setResources(property(camelContext, java.util.Map.class, value)); return true;
@@ -267,6 +269,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "password": return java.lang.String.class;
         case "pipindexurls":
         case "pipIndexUrls": return java.lang.String.class;
+        case "progressinterval":
+        case "progressInterval": return long.class;
         case "pythonfile":
         case "pythonFile": return java.lang.String.class;
         case "resources": return java.util.Map.class;
@@ -408,6 +412,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "password": return target.getConfiguration().getPassword();
         case "pipindexurls":
         case "pipIndexUrls": return target.getConfiguration().getPipIndexUrls();
+        case "progressinterval":
+        case "progressInterval": return target.getConfiguration().getProgressInterval();
         case "pythonfile":
         case "pythonFile": return target.getConfiguration().getPythonFile();
         case "resources": return target.getConfiguration().getResources();

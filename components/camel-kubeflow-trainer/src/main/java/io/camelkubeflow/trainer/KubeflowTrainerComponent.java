@@ -6,6 +6,7 @@ import java.util.Map;
 import io.camelkubeflow.trainer.job.ApiRetry;
 import io.camelkubeflow.trainer.job.TrainJobReaper;
 import io.camelkubeflow.trainer.watch.TrainJobWatcher;
+import io.camelkubeflow.trainer.watch.WatchConnectionMonitor;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -38,6 +39,8 @@ public class KubeflowTrainerComponent extends DefaultComponent {
     private final Map<KubernetesClient, TrainJobReaper> reapers = new java.util.concurrent.ConcurrentHashMap<>();
 
     private final Map<KubernetesClient, TrainJobWatcher> watchers = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Watches the watch connections of every waiter and events consumer, for the log and the reconnect meters. */
+    private WatchConnectionMonitor watchConnections;
     private final Map<HealthCheckKey, KubeflowTrainerHealthCheck> healthChecks
             = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -66,7 +69,11 @@ public class KubeflowTrainerComponent extends DefaultComponent {
 
     /** One watcher per client, shared by all its endpoints: one watch connection per namespace in all. */
     TrainJobWatcher watcherFor(KubernetesClient client) {
-        return watchers.computeIfAbsent(client, TrainJobWatcher::new);
+        return watchers.computeIfAbsent(client, c -> new TrainJobWatcher(c, watchConnections));
+    }
+
+    WatchConnectionMonitor watchConnections() {
+        return watchConnections;
     }
 
     /**
@@ -125,6 +132,10 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         Gauge.builder(TrainerMetrics.PREFIX + "waits.inflight", watchers,
                 all -> all.values().stream().mapToInt(TrainJobWatcher::pendingWaits).sum())
                 .description("Waits pending now").register(registry);
+        watchConnections = new WatchConnectionMonitor(metrics.watchConnectionListener());
+        Gauge.builder(TrainerMetrics.PREFIX + "watch.disconnected", watchConnections,
+                WatchConnectionMonitor::disconnected)
+                .description("Watch connections (waits, events consumers) lost and not back yet").register(registry);
     }
 
     TrainerMetrics metrics() {
@@ -165,6 +176,9 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         reapers.clear();
         healthChecks.values().forEach(this::unregister);
         healthChecks.clear();
+        if (watchConnections != null) {
+            watchConnections.close();
+        }
         super.doStop();
     }
 

@@ -159,10 +159,17 @@ public class KubeflowTrainerConfiguration {
 
     @UriParam(label = "consumer",
               description = "Name under which this route records each TrainJob end (Complete, Failed) it processed"
-                            + " without error, as the annotation camelkubeflow.io/handled-<name>; at start, ended jobs"
+                            + " without error, as the annotation camelkubeflow.io/handled-NAME (NAME being this option); at start, ended jobs"
                             + " without it are emitted. Each end is then handled once across restarts (at least once"
                             + " if the app dies between handling and marking). Needs patch on trainjobs.")
     private String handledMark;
+
+    @UriParam(label = "consumer", javaType = "java.time.Duration",
+              description = "Also emit a Progress event for each running TrainJob whose progress changed, at most once"
+                            + " per this interval: the trainerStatus its training code reports (percent, remaining"
+                            + " time, metrics), else its ready/total trainer pods (then also list/watch on pods). Off"
+                            + " when unset or 0.")
+    private long progressInterval;
 
     @UriParam(label = "consumer,list", defaultValue = "false",
               description = "Watch (or list) every namespace instead of the namespace option's (needs cluster-wide"
@@ -801,6 +808,14 @@ public class KubeflowTrainerConfiguration {
 
     public void setHandledMark(String handledMark) {
         this.handledMark = handledMark;
+    }
+
+    public long getProgressInterval() {
+        return progressInterval;
+    }
+
+    public void setProgressInterval(long progressInterval) {
+        this.progressInterval = progressInterval;
     }
 
     public boolean isEmitExisting() {

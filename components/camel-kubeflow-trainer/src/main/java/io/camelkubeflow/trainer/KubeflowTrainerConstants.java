@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer;
 
+import io.camelkubeflow.trainer.job.TrainJobLogContext;
 import org.apache.camel.spi.Metadata;
 
 /** Message headers read and written by the kubeflow-trainer component. Every endpoint option has a header twin. */
@@ -9,10 +10,10 @@ public final class KubeflowTrainerConstants {
 
     @Metadata(label = "train", description = "The namespace of the TrainJob (in), and where it was created (out).",
               javaType = "String")
-    public static final String NAMESPACE = "CamelKubeflowTrainerNamespace";
+    public static final String NAMESPACE = TrainJobLogContext.NAMESPACE;
     @Metadata(description = "The TrainJob name: an explicit name on input; the created or adopted job's name on output.",
               javaType = "String")
-    public static final String JOB_NAME = "CamelKubeflowTrainerJobName";
+    public static final String JOB_NAME = TrainJobLogContext.JOB_NAME;
     @Metadata(label = "train", description = "Prefix of a name derived from the idempotency key.", javaType = "String")
     public static final String JOB_NAME_PREFIX = "CamelKubeflowTrainerJobNamePrefix";
     @Metadata(label = "train", description = "The idempotency key: the same key always maps to the same TrainJob,"
@@ -151,6 +152,32 @@ public final class KubeflowTrainerConstants {
               javaType = "Long")
     public static final String DURATION = "CamelKubeflowTrainerDuration";
 
+    // progress: set by wait and on consumer events when known
+
+    @Metadata(label = "wait,consumer", description = "Where the progress headers come from (out): trainerStatus (what"
+                                                     + " the training code reports) or pods (ready/total trainer pods,"
+                                                     + " on Progress events of runtimes that report nothing).",
+              javaType = "String")
+    public static final String PROGRESS_SOURCE = "CamelKubeflowTrainerProgressSource";
+    @Metadata(label = "wait,consumer", description = "trainerStatus.progressPercentage, 0 to 100 (out).",
+              javaType = "Integer")
+    public static final String PROGRESS_PERCENT = "CamelKubeflowTrainerProgressPercent";
+    @Metadata(label = "wait,consumer", description = "trainerStatus.estimatedRemainingSeconds (out).",
+              javaType = "Integer")
+    public static final String ESTIMATED_REMAINING_SECONDS = "CamelKubeflowTrainerEstimatedRemainingSeconds";
+    @Metadata(label = "wait,consumer", description = "trainerStatus.metrics by name, e.g. loss, eval_accuracy; values"
+                                                     + " are strings as reported (out).",
+              javaType = "java.util.Map<String, String>")
+    public static final String TRAINER_METRICS = "CamelKubeflowTrainerTrainerMetrics";
+    @Metadata(label = "consumer", description = "On Progress events without trainerStatus: trainer pods whose Ready"
+                                                + " condition is True (out).",
+              javaType = "Integer")
+    public static final String PODS_READY = "CamelKubeflowTrainerPodsReady";
+    @Metadata(label = "consumer", description = "On Progress events without trainerStatus: trainer pods that exist"
+                                                + " (out).",
+              javaType = "Integer")
+    public static final String PODS_TOTAL = "CamelKubeflowTrainerPodsTotal";
+
     // logs
 
     @Metadata(label = "logs", description = "The step whose logs to read (in): trainer, node-N, launcher,"
@@ -167,7 +194,7 @@ public final class KubeflowTrainerConstants {
     // events consumer
 
     @Metadata(label = "consumer", description = "What happened to the TrainJob: Created, Running, Suspended,"
-                                                + " Complete, Failed or Deleted.",
+                                                + " Complete, Failed or Deleted; Progress with progressInterval.",
               javaType = "String")
     public static final String EVENT = "CamelKubeflowTrainerEvent";
 

@@ -1,8 +1,10 @@
 package io.camelkubeflow.trainer;
 
+import java.time.Duration;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.TrainJobLogContext;
 import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.watch.TrainJobEvent;
@@ -19,8 +21,9 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
  * {@code from("kubeflow-trainer:events")}: one exchange each time a TrainJob changes status, never twice for the same
- * change. Events are processed in order, one at a time. For one emitter among several replicas, run the route under
- * Camel's master component with a cluster service (e.g. camel-kubernetes' Lease-based one):
+ * change. Events are processed in order, one at a time. With {@code progressInterval}, running jobs also send Progress
+ * events (header CamelKubeflowTrainerEvent=Progress) with the progress headers. For one emitter among several
+ * replicas, run the route under Camel's master component with a cluster service (e.g. camel-kubernetes' Lease-based one):
  * {@code from("master:trainjob-events:kubeflow-trainer:events")}. With {@code handledMark}, each end (Complete,
  * Failed) the route processed without error is recorded on the TrainJob, and ends that happened while the route was
  * stopped are emitted when it starts: each end is handled once across restarts (at least once if the app dies between
@@ -50,9 +53,12 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
         jobs = new TrainJobManager(getEndpoint().getClient(), getEndpoint().apiRetry());
         handledAnnotation = configuration.getHandledMark() == null ? null
                 : TrainJobMetadata.handledAnnotation(configuration.getHandledMark());
-        events = new TrainJobEventStream(this::emit);
+        events = new TrainJobEventStream(this::emit, getEndpoint().getComponent().watchConnections());
         events.start(getEndpoint().getClient(), namespace, configuration.getLabelSelector(),
                 configuration.isEmitExisting(), handledAnnotation == null ? null : this::unhandled);
+        if (configuration.getProgressInterval() > 0) {
+            events.emitProgressEvery(Duration.ofMillis(configuration.getProgressInterval()));
+        }
     }
 
     @Override
@@ -68,12 +74,14 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
         Exchange exchange = createExchange(false);
         exchange.getMessage().setBody(event.trainJob());
         exchange.getMessage().setHeader(EVENT, event.type());
-        exchange.getMessage().setHeader(STATUS, event.type());
+        // a Progress event is news about a running job
+        exchange.getMessage().setHeader(STATUS, TrainJobEvent.PROGRESS.equals(event.type()) ? "Running" : event.type());
         exchange.getMessage().setHeader(JOB_NAME, event.trainJob().getMetadata().getName());
         exchange.getMessage().setHeader(NAMESPACE, event.trainJob().getMetadata().getNamespace());
         exchange.getMessage().setHeader(JOB_UID, event.trainJob().getMetadata().getUid());
         exchange.getMessage().setHeader(REASON, event.reason());
         exchange.getMessage().setHeader(MESSAGE, event.message());
+        ProgressHeaders.set(exchange.getMessage(), event.progress());
         try {
             getProcessor().process(exchange);
         } catch (Exception e) {
@@ -102,8 +110,10 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
                     event.type());
         } catch (KubernetesClientException e) {
             // the end was handled; without the mark it is emitted once more after a restart (at least once)
-            LOG.warn("Could not mark TrainJob {}/{} as handled ({}): {}", job.getMetadata().getNamespace(),
-                    job.getMetadata().getName(), handledAnnotation, e.getMessage());
+            try (var log = TrainJobLogContext.of(job.getMetadata().getNamespace(), job.getMetadata().getName())) {
+                LOG.warn("Could not mark TrainJob {}/{} as handled ({}): {}", job.getMetadata().getNamespace(),
+                        job.getMetadata().getName(), handledAnnotation, e.getMessage());
+            }
         }
     }
 }

@@ -8,6 +8,7 @@ import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.ApiRetry;
 import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
 import io.camelkubeflow.trainer.job.SubmitResult;
+import io.camelkubeflow.trainer.job.TrainJobLogContext;
 import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.job.TrainJobReaper;
@@ -195,8 +196,10 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
         try {
             manager.markLogsCaptured(namespace, name);
         } catch (RuntimeException e) {
-            LOG.warn("Could not record that the log of TrainJob {}/{} was captured: {}", namespace, name,
-                    e.getMessage());
+            try (var log = TrainJobLogContext.of(namespace, name)) {
+                LOG.warn("Could not record that the log of TrainJob {}/{} was captured: {}", namespace, name,
+                        e.getMessage());
+            }
         }
     }
 
@@ -340,5 +343,6 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
         out.setHeader(MESSAGE, result.message());
         out.setHeader(POD_FAILURE, result.podDetail());
         out.setHeader(DURATION, result.jobDuration() == null ? null : result.jobDuration().toMillis());
+        ProgressHeaders.set(out, result.progress());
     }
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.SubmitResult;
+import io.camelkubeflow.trainer.watch.WatchConnectionMonitor;
 import io.camelkubeflow.trainer.watch.WaitResult;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,7 +18,10 @@ import io.micrometer.core.instrument.Timer;
  * <li>{@code kubeflow.trainer.wait} (timer, status): how long exchanges waited;</li>
  * <li>{@code kubeflow.trainer.run} (timer, status): TrainJob run time, creation to end;</li>
  * <li>{@code kubeflow.trainer.wait.timeouts} (counter): waits that gave up;</li>
- * <li>{@code kubeflow.trainer.waits.inflight} (gauge, registered by the component): waits pending now.</li>
+ * <li>{@code kubeflow.trainer.waits.inflight} (gauge, registered by the component): waits pending now;</li>
+ * <li>{@code kubeflow.trainer.watch.reconnects} (counter, watch=trainjobs/NS|events/NS): watch connections lost and
+ * re-established;</li>
+ * <li>{@code kubeflow.trainer.watch.disconnected} (gauge, registered by the component): watches down now.</li>
  * </ul>
  */
 final class TrainerMetrics {
@@ -43,7 +47,8 @@ final class TrainerMetrics {
         }
         Timer.builder(PREFIX + "wait").description("How long exchanges waited for a TrainJob")
                 .tag("status", status).tag("runtime", runtime).register(registry).record(waited);
-        if (result.jobDuration() != null && result.phase().isTerminal()) {
+        // a condition written by hand (or a skewed controller clock) can predate the job: no run time then
+        if (result.jobDuration() != null && !result.jobDuration().isNegative() && result.phase().isTerminal()) {
             Timer.builder(PREFIX + "run").description("TrainJob run time, from creation to its end")
                     .tag("status", status).tag("runtime", runtime).register(registry).record(result.jobDuration());
         }
@@ -52,6 +57,12 @@ final class TrainerMetrics {
     void timedOut() {
         Counter.builder(PREFIX + "wait.timeouts").description("Waits that gave up at their timeout")
                 .register(registry).increment();
+    }
+
+    WatchConnectionMonitor.Listener watchConnectionListener() {
+        return (watch, down) -> Counter.builder(PREFIX + "watch.reconnects")
+                .description("Watch connections lost and re-established (expired, dropped, API server restart)")
+                .tag("watch", watch).register(registry).increment();
     }
 
     private static String runtime(TrainJob job) {

@@ -90,7 +90,7 @@ class RbacTest {
             camel.addRoutes(new RouteBuilder() {
                 @Override
                 public void configure() {
-                    from("kubeflow-trainer:events?namespace=rbac&handledMark=rbac-test").process(e -> events.add("event"));
+                    from("kubeflow-trainer:events?namespace=rbac&handledMark=rbac-test&progressInterval=100ms").process(e -> events.add("event"));
                 }
             });
             camel.start();

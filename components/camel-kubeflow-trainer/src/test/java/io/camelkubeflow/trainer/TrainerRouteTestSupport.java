@@ -5,6 +5,7 @@ import java.util.Map;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
@@ -23,11 +24,15 @@ abstract class TrainerRouteTestSupport {
     static TrainerApiServer api;
     static CamelContext camel;
     static ProducerTemplate template;
+    /** The component's meters, found in the registry as a Micrometer-enabled app would offer them. */
+    static SimpleMeterRegistry meters;
 
     @BeforeAll
     static void startServerAndCamel() throws Exception {
         api = TrainerApiServer.start();
         camel = new DefaultCamelContext();
+        meters = new SimpleMeterRegistry();
+        camel.getRegistry().bind("meters", meters);
         camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(api.client());
         camel.start();
         template = camel.createProducerTemplate();

@@ -49,6 +49,11 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     public static final String RESTARTS_ANNOTATION = "sandbox.camelkubeflow.io/restarts";
     /** How many "step=i of n" lines each pod logs while it runs (default 10). */
     public static final String LOG_LINES_ANNOTATION = "sandbox.camelkubeflow.io/log-lines";
+    /**
+     * "true": the job's training code reports its progress, as with the TrainJobStatus feature gate: at each step
+     * line the controller writes trainerStatus (percentage, remaining seconds, a loss metric), and 100% at the end.
+     */
+    public static final String REPORT_PROGRESS_ANNOTATION = "sandbox.camelkubeflow.io/report-progress";
     public static final String JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name";
     public static final String REPLICATED_JOB_LABEL = "jobset.sigs.k8s.io/replicatedjob-name";
     public static final String COMPLETION_INDEX_LABEL = "batch.kubernetes.io/job-completion-index";
@@ -170,8 +175,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                 setPodPhase(pod, "Running", null);
             }
             updateJobsStatus(job, pods, "active");
-            Map<String, String> annotations = job.getMetadata().getAnnotations() == null ? Map.of()
-                    : job.getMetadata().getAnnotations();
+            Map<String, String> annotations = annotations(job);
             long runMillis = annotations.containsKey(RUN_MILLIS_ANNOTATION)
                     ? Long.parseLong(annotations.get(RUN_MILLIS_ANNOTATION)) : defaultRunTime.toMillis();
             boolean fail = "Failed".equalsIgnoreCase(annotations.get(OUTCOME_ANNOTATION));
@@ -186,10 +190,16 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             for (Pod pod : pods) {
                 log(pod, "sandbox: " + pod.getMetadata().getName() + " started (no code runs in the sandbox)");
             }
+            boolean reportProgress = "true".equals(annotations.get(REPORT_PROGRESS_ANNOTATION));
             for (int step = 1; step <= steps; step++) {
                 int line = step;
-                scheduler.schedule(() -> pods.forEach(pod -> log(pod, "step=" + line + " of " + steps)),
-                        runMillis * step / (steps + 1), TimeUnit.MILLISECONDS);
+                long at = runMillis * step / (steps + 1);
+                scheduler.schedule(() -> {
+                    pods.forEach(pod -> log(pod, "step=" + line + " of " + steps));
+                    if (reportProgress) {
+                        reportProgress(job, 100 * line / (steps + 1), (runMillis - at) / 1000, 1.0 / line);
+                    }
+                }, at, TimeUnit.MILLISECONDS);
             }
             int restarts = Integer.parseInt(annotations.getOrDefault(RESTARTS_ANNOTATION, "0"));
             Pod trainer = trainerPod(pods);
@@ -219,6 +229,9 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                 setCondition(job, "Failed", "True", "FailedJobs", "jobset failed (first failed job: "
                         + job.getMetadata().getName() + "-" + (failing == null ? "node" : replicatedJob(failing)) + "-0)");
             } else {
+                if ("true".equals(annotations(job).get(REPORT_PROGRESS_ANNOTATION))) {
+                    reportProgress(job, 100, 0, 0.05);
+                }
                 setCondition(job, "Complete", "True", "AllJobsCompleted", "jobset completed successfully");
             }
         } catch (RuntimeException e) {
@@ -276,7 +289,12 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                     var before = p.getStatus().getContainerStatuses().isEmpty() ? null
                             : p.getStatus().getContainerStatuses().get(0);
                     PodBuilder builder = new PodBuilder(p);
-                    builder.editStatus().withPhase(phase).withContainerStatuses().endStatus();
+                    // the kubelet's Ready condition: true while the container runs
+                    builder.editStatus().withPhase(phase).withContainerStatuses().withConditions(
+                            new io.fabric8.kubernetes.api.model.PodConditionBuilder().withType("Ready")
+                                    .withStatus(exitCode == null ? "True" : "False")
+                                    .withReason(exitCode == null ? null : "PodCompleted")
+                                    .withLastTransitionTime(now()).build()).endStatus();
                     if (exitCode == null) {
                         builder.editStatus().addNewContainerStatus().withName(container).withReady(true)
                                 .withNewState().withNewRunning().withStartedAt(now()).endRunning().endState()
@@ -310,6 +328,18 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             }
         }
         editStatus(job, status -> status.put("jobsStatus", new ArrayList<>(byJob.values())));
+    }
+
+    /** trainerStatus as the training code would report it through the TrainJobStatus feature. */
+    private void reportProgress(GenericKubernetesResource job, int percent, long remainingSeconds, double loss) {
+        editStatus(job, status -> status.put("trainerStatus", new LinkedHashMap<>(Map.of(
+                "progressPercentage", percent, "estimatedRemainingSeconds", remainingSeconds,
+                "metrics", List.of(Map.of("name", "loss", "value", String.format(java.util.Locale.ROOT, "%.4f", loss))),
+                "lastUpdatedTime", now()))));
+    }
+
+    private static Map<String, String> annotations(GenericKubernetesResource job) {
+        return job.getMetadata().getAnnotations() == null ? Map.of() : job.getMetadata().getAnnotations();
     }
 
     @SuppressWarnings("unchecked")

@@ -80,8 +80,10 @@ public class TrainJobReaper implements AutoCloseable {
         boolean deleted = jobs.delete(job.getMetadata().getNamespace(), job.getMetadata().getName(),
                 DeletionPropagation.BACKGROUND);
         if (deleted) {
-            LOG.info("Deleted TrainJob {}: {} for longer than its TTL of {} s", name, TrainJobPhase.of(job).displayName(),
-                    job.getMetadata().getAnnotations().get(TrainJobMetadata.TTL_ANNOTATION));
+            try (var log = TrainJobLogContext.of(job.getMetadata().getNamespace(), job.getMetadata().getName())) {
+                LOG.info("Deleted TrainJob {}: {} for longer than its TTL of {} s", name, TrainJobPhase.of(job).displayName(),
+                        job.getMetadata().getAnnotations().get(TrainJobMetadata.TTL_ANNOTATION));
+            }
         }
         return deleted;
     }

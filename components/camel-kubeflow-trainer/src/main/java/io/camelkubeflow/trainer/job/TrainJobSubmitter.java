@@ -80,8 +80,10 @@ public class TrainJobSubmitter {
             TrainJob running = unfinished(namespace, TrainJobMetadata.RUN_KEY_LABEL,
                     TrainJobMetadata.runKeyLabel(request.runKey())).stream().findFirst().orElse(null);
             if (running != null) {
-                LOG.info("Skipped a TrainJob for run key {}: {}/{} is still running", request.runKey(), namespace,
-                        running.getMetadata().getName());
+                try (var log = TrainJobLogContext.of(namespace, running.getMetadata().getName())) {
+                    LOG.info("Skipped a TrainJob for run key {}: {}/{} is still running", request.runKey(), namespace,
+                            running.getMetadata().getName());
+                }
                 return new SubmitResult(running, false, true, prepared.decision(), request.idempotencyKey());
             }
         }
@@ -117,13 +119,15 @@ public class TrainJobSubmitter {
         if (script != null) {
             takeOwnership(script, created);
         }
-        if (prepared.decision().rule() == LauncherRule.FALLBACK) {
-            LOG.warn("Created TrainJob {}/{} with a FALLBACK launcher: {}", namespace, name,
-                    prepared.decision().reason());
-        } else {
-            LOG.info("Created TrainJob {}/{} on {} with launcher {} ({})", namespace, name,
-                    prepared.runtime().describe(), prepared.decision().launcher().optionValue(),
-                    prepared.decision().reason());
+        try (var log = TrainJobLogContext.of(namespace, name)) {
+            if (prepared.decision().rule() == LauncherRule.FALLBACK) {
+                LOG.warn("Created TrainJob {}/{} with a FALLBACK launcher: {}", namespace, name,
+                        prepared.decision().reason());
+            } else {
+                LOG.info("Created TrainJob {}/{} on {} with launcher {} ({})", namespace, name,
+                        prepared.runtime().describe(), prepared.decision().launcher().optionValue(),
+                        prepared.decision().reason());
+            }
         }
         return new SubmitResult(created, false, false, prepared.decision(), request.idempotencyKey());
     }
@@ -149,8 +153,10 @@ public class TrainJobSubmitter {
                 takeOwnership(script, existing);
             }
         }
-        LOG.info("Adopted existing TrainJob {}/{} for idempotency key {}", existing.getMetadata().getNamespace(),
-                name, key);
+        try (var log = TrainJobLogContext.of(existing.getMetadata().getNamespace(), name)) {
+            LOG.info("Adopted existing TrainJob {}/{} for idempotency key {}", existing.getMetadata().getNamespace(),
+                    name, key);
+        }
         return new SubmitResult(existing, true, false, prepared.decision(), key);
     }
 

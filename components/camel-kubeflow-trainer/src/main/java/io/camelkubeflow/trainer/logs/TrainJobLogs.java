@@ -24,7 +24,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import io.camelkubeflow.trainer.watch.FailedPodDetail;
+import io.camelkubeflow.trainer.job.TrainJobLogContext;
+import io.camelkubeflow.trainer.watch.JobSetLabels;
 import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -42,7 +43,6 @@ import org.slf4j.LoggerFactory;
  */
 public class TrainJobLogs {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobLogs.class);
-    static final String REPLICATED_JOB_LABEL = "jobset.sigs.k8s.io/replicatedjob-name";
     static final String INDEX_LABEL = "batch.kubernetes.io/job-completion-index";
     private static final Set<String> TERMINAL = Set.of("Succeeded", "Failed");
     /** Streams that may break in a row, without delivering a line, before following gives up. */
@@ -100,17 +100,17 @@ public class TrainJobLogs {
             return List.of(new Selector(request.step().replicatedJob(), Integer.toString(request.step().index())));
         }
         List<Pod> pods = awaitPods(request, Map.of(), found -> found.stream().anyMatch(TrainJobLogs::started));
-        boolean hasLauncher = pods.stream().anyMatch(p -> "launcher".equals(label(p, REPLICATED_JOB_LABEL)));
+        boolean hasLauncher = pods.stream().anyMatch(p -> "launcher".equals(label(p, JobSetLabels.REPLICATED_JOB)));
         if (request.step().kind() == LogStep.Kind.TRAINER) {
             return List.of(hasLauncher ? new Selector("launcher", "0") : new Selector("node", "0"));
         }
         Map<String, Selector> all = new LinkedHashMap<>();
         pods.stream()
-                .filter(p -> "launcher".equals(label(p, REPLICATED_JOB_LABEL)) || "node".equals(label(p, REPLICATED_JOB_LABEL)))
-                .sorted(Comparator.comparing((Pod p) -> label(p, REPLICATED_JOB_LABEL))
+                .filter(p -> "launcher".equals(label(p, JobSetLabels.REPLICATED_JOB)) || "node".equals(label(p, JobSetLabels.REPLICATED_JOB)))
+                .sorted(Comparator.comparing((Pod p) -> label(p, JobSetLabels.REPLICATED_JOB))
                         .thenComparing(p -> Integer.parseInt(label(p, INDEX_LABEL))))
                 .forEach(p -> {
-                    Selector selector = new Selector(label(p, REPLICATED_JOB_LABEL), label(p, INDEX_LABEL));
+                    Selector selector = new Selector(label(p, JobSetLabels.REPLICATED_JOB), label(p, INDEX_LABEL));
                     all.put(selector.step, selector);
                 });
         return new ArrayList<>(all.values());
@@ -163,7 +163,9 @@ public class TrainJobLogs {
                 if (!request.follow() || ++brokenInARow > MAX_BROKEN_IN_A_ROW) {
                     throw e instanceof RuntimeException r ? r : new UncheckedIOException((IOException) e);
                 }
-                LOG.debug("Log stream of {} broke, resuming: {}", pod.getMetadata().getName(), e.getMessage());
+                try (var log = TrainJobLogContext.of(request.namespace(), request.jobName())) {
+                    LOG.debug("Log stream of {} broke, resuming: {}", pod.getMetadata().getName(), e.getMessage());
+                }
             }
             if (!request.follow() || endedBeforeRead) {
                 return;
@@ -256,7 +258,7 @@ public class TrainJobLogs {
     private List<Pod> awaitPods(Request request, Map<String, String> labels,
             java.util.function.Predicate<List<Pod>> condition) {
         Map<String, String> selector = new LinkedHashMap<>(labels);
-        selector.put(FailedPodDetail.JOBSET_NAME_LABEL, request.jobName());
+        selector.put(JobSetLabels.JOBSET_NAME, request.jobName());
         CompletableFuture<List<Pod>> ready = client.pods().inNamespace(request.namespace()).withLabels(selector)
                 .informOnCondition(condition);
         try {
@@ -312,7 +314,7 @@ public class TrainJobLogs {
         }
 
         Map<String, String> labels() {
-            return Map.of(REPLICATED_JOB_LABEL, replicatedJob, INDEX_LABEL, index);
+            return Map.of(JobSetLabels.REPLICATED_JOB, replicatedJob, INDEX_LABEL, index);
         }
     }
 }

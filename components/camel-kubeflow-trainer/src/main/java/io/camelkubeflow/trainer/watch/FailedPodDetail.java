@@ -11,15 +11,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 
 /** Finds why a TrainJob's pods failed: the first container that exited non-zero, now or in its previous attempt. */
 public final class FailedPodDetail {
-    /** JobSet labels every pod of a TrainJob with the TrainJob's name. */
-    public static final String JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name";
-
     private FailedPodDetail() {
     }
 
     /** "pod P container C exited with code N (Reason)", or null when no failed container is found. */
     public static String find(KubernetesClient client, String namespace, String jobName) {
-        List<Pod> pods = client.pods().inNamespace(namespace).withLabel(JOBSET_NAME_LABEL, jobName).list().getItems();
+        List<Pod> pods = client.pods().inNamespace(namespace).withLabel(JobSetLabels.JOBSET_NAME, jobName).list().getItems();
         return pods.stream()
                 .sorted(Comparator.comparing((Pod p) -> p.getMetadata().getName()))
                 .map(FailedPodDetail::describe)

@@ -6,10 +6,12 @@ import java.time.Duration;
 public class TrainJobWaitTimeoutException extends RuntimeException {
     private final TrainJobPhase lastPhase;
 
+    /** @param lastProgress what the training code last reported, or null */
     public TrainJobWaitTimeoutException(String namespace, String name, TrainJobPhase target, Duration timeout,
-            TrainJobPhase lastPhase) {
+            TrainJobPhase lastPhase, TrainJobProgress lastProgress) {
         super("TrainJob " + namespace + "/" + name + " did not become " + target.displayName() + " within " + timeout
-                + " (last seen " + (lastPhase == null ? "never" : lastPhase.displayName()) + ")");
+                + " (last seen " + (lastPhase == null ? "never" : lastPhase.displayName())
+                + (lastProgress == null ? "" : ", " + lastProgress.describe()) + ")");
         this.lastPhase = lastPhase;
     }
 

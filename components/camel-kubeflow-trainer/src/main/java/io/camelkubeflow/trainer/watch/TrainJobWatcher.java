@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.fabric8.kubernetes.api.model.Condition;
 import io.camelkubeflow.trainer.job.ApiRetry;
+import io.camelkubeflow.trainer.job.TrainJobLogContext;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -35,17 +36,22 @@ public class TrainJobWatcher implements AutoCloseable {
 
     private final KubernetesClient client;
     private final ApiRetry retry;
+    private final WatchConnectionMonitor connections;
     private final ConcurrentMap<String, NamespaceWatch> namespaces = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor(daemon("timeouts"));
     /** Pod lookups for failure details run here, never on the informer's event thread. */
     private final ExecutorService lookups = Executors.newFixedThreadPool(2, daemon("lookups"));
 
-    public TrainJobWatcher(KubernetesClient client) {
+    /** @param connections told of each informer this starts, to report lost and restored watch connections */
+    public TrainJobWatcher(KubernetesClient client, WatchConnectionMonitor connections) {
         this.client = client;
+        this.connections = connections;
         this.retry = ApiRetry.DEFAULT.forClient(client);
     }
 
     /**
+     * @return completes with the result, or exceptionally (wrapped in a CompletionException) with
+     *         {@link TrainJobWaitTimeoutException}, {@link TrainJobNotFoundException} or {@link TrainJobFailedException}
      * @param failOnOtherEnd when true, a job that ends otherwise than wanted (fails while Complete is wanted, ...)
      *                       completes the future with {@link TrainJobFailedException}; when false, with the result
      */
@@ -54,10 +60,12 @@ public class TrainJobWatcher implements AutoCloseable {
         NamespaceWatch watch = namespaces.computeIfAbsent(namespace, NamespaceWatch::new);
         Waiter waiter = new Waiter(namespace, name, target, failOnOtherEnd);
         watch.add(waiter);
-        waiter.future.whenComplete((result, error) -> watch.remove(waiter));
+        // callers see the end only once the wait is no longer counted as pending
+        CompletableFuture<WaitResult> ended = waiter.future.whenComplete((result, error) -> watch.remove(waiter));
         if (!timeout.isZero() && !timeout.isNegative()) {
             ScheduledFuture<?> task = timeouts.schedule(() -> waiter.future.completeExceptionally(
-                    new TrainJobWaitTimeoutException(namespace, name, target, timeout, waiter.lastPhase)),
+                    new TrainJobWaitTimeoutException(namespace, name, target, timeout, waiter.lastPhase,
+                            waiter.lastProgress)),
                     timeout.toMillis(), TimeUnit.MILLISECONDS);
             waiter.future.whenComplete((result, error) -> task.cancel(false));
         }
@@ -73,12 +81,13 @@ public class TrainJobWatcher implements AutoCloseable {
         } else {
             evaluate(waiter, known);
         }
-        return waiter.future;
+        return ended;
     }
 
     private void evaluate(Waiter waiter, TrainJob job) {
         TrainJobPhase phase = TrainJobPhase.of(job);
         waiter.lastPhase = phase;
+        waiter.lastProgress = TrainJobProgress.reported(job);
         boolean reached = phase == waiter.target || (waiter.target == TrainJobPhase.RUNNING && phase == TrainJobPhase.COMPLETE);
         if (reached && phase != TrainJobPhase.FAILED) {
             waiter.future.complete(result(job, phase, null));
@@ -113,7 +122,9 @@ public class TrainJobWatcher implements AutoCloseable {
         try {
             return FailedPodDetail.find(client, job.getMetadata().getNamespace(), job.getMetadata().getName());
         } catch (RuntimeException e) {
-            LOG.debug("Could not read the pods of failed TrainJob {}", job.getMetadata().getName(), e);
+            try (var log = TrainJobLogContext.of(job.getMetadata().getNamespace(), job.getMetadata().getName())) {
+                LOG.debug("Could not read the pods of failed TrainJob {}", job.getMetadata().getName(), e);
+            }
             return null;
         }
     }
@@ -126,7 +137,7 @@ public class TrainJobWatcher implements AutoCloseable {
                 ? OffsetDateTime.parse(condition.getLastTransitionTime()).toInstant() : Instant.now();
         return new WaitResult(job, phase, condition == null ? null : condition.getReason(),
                 condition == null ? null : condition.getMessage(), podDetail,
-                created == null ? null : Duration.between(created, end));
+                created == null ? null : Duration.between(created, end), TrainJobProgress.reported(job));
     }
 
     @Override
@@ -153,6 +164,7 @@ public class TrainJobWatcher implements AutoCloseable {
         final boolean failOnOtherEnd;
         final CompletableFuture<WaitResult> future = new CompletableFuture<>();
         volatile TrainJobPhase lastPhase;
+        volatile TrainJobProgress lastProgress;
 
         Waiter(String namespace, String name, TrainJobPhase target, boolean failOnOtherEnd) {
             this.namespace = namespace;
@@ -162,13 +174,13 @@ public class TrainJobWatcher implements AutoCloseable {
         }
     }
 
-    /** The informer of one namespace and the waits it serves, by job name. */
     /** How many waits are pending, in all namespaces. */
     public int pendingWaits() {
         return namespaces.values().stream().mapToInt(watch -> watch.waiters.values().stream().mapToInt(Set::size).sum())
                 .sum();
     }
 
+    /** The informer of one namespace and the waits it serves, by job name. */
     private final class NamespaceWatch implements ResourceEventHandler<TrainJob> {
         final String namespace;
         final ConcurrentMap<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
@@ -178,6 +190,7 @@ public class TrainJobWatcher implements AutoCloseable {
             this.namespace = namespace;
             // blocks until the first list is done, so the cache is complete before any wait reads it
             this.informer = client.resources(TrainJob.class).inNamespace(namespace).inform(this);
+            connections.monitor("trainjobs/" + namespace, informer);
             informer.stopped().whenComplete((ignored, error) -> {
                 if (namespaces.remove(namespace, this)) {
                     RuntimeException cause = new IllegalStateException("the TrainJob watch of namespace " + namespace
@@ -226,6 +239,7 @@ public class TrainJobWatcher implements AutoCloseable {
         }
 
         void close() {
+            connections.forget(informer);
             informer.close();
         }
     }

@@ -1,0 +1,12 @@
+package io.camelkubeflow.trainer.watch;
+
+/** The labels JobSet puts on the pods of a TrainJob, by which the component finds them. */
+public final class JobSetLabels {
+    /** The TrainJob's (and its JobSet's) name. */
+    public static final String JOBSET_NAME = "jobset.sigs.k8s.io/jobset-name";
+    /** The replicated job: dataset-initializer, model-initializer, launcher or node. */
+    public static final String REPLICATED_JOB = "jobset.sigs.k8s.io/replicatedjob-name";
+
+    private JobSetLabels() {
+    }
+}

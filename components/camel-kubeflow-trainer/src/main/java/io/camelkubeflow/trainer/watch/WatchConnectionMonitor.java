@@ -1,0 +1,94 @@
+package io.camelkubeflow.trainer.watch;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tells when the watch connection of an informer is lost and when it is back. fabric8's informer re-lists and
+ * re-watches on its own (expired watch, dropped connection, API server restart) and has no callback for it: its
+ * exception handler is not called for these, only {@code isWatching()} changes. So this samples that flag of every
+ * informer it is given, every {@link #SAMPLE_PERIOD}; a reconnect faster than that may go unseen. The sample is an
+ * in-memory read: no request reaches the API server.
+ */
+public final class WatchConnectionMonitor implements AutoCloseable {
+    public static final Duration SAMPLE_PERIOD = Duration.ofMillis(200);
+    private static final Logger LOG = LoggerFactory.getLogger(WatchConnectionMonitor.class);
+
+    /** Told of each watch that is back after a loss; called on the monitor's thread. */
+    @FunctionalInterface
+    public interface Listener {
+        void reconnected(String watch, Duration down);
+    }
+
+    private final Listener listener;
+    private final Map<SharedIndexInformer<?>, Watched> watched = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "kubeflow-trainer-watch-monitor");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    public WatchConnectionMonitor(Listener listener) {
+        this.listener = listener;
+        sampler.scheduleWithFixedDelay(this::sample, SAMPLE_PERIOD.toMillis(), SAMPLE_PERIOD.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** @param name what the watch serves, for the log and meters: e.g. {@code trainjobs/team-a} */
+    public void monitor(String name, SharedIndexInformer<?> informer) {
+        watched.put(informer, new Watched(name));
+    }
+
+    public void forget(SharedIndexInformer<?> informer) {
+        watched.remove(informer);
+    }
+
+    /** How many monitored watches are down now. */
+    public int disconnected() {
+        return (int) watched.values().stream().filter(w -> w.lostAt != 0).count();
+    }
+
+    private void sample() {
+        watched.forEach((informer, watch) -> {
+            boolean watching = informer.isWatching();
+            if (watching && !watch.established) {
+                // the first connection after start: nothing was lost
+                watch.established = true;
+            } else if (!watching && watch.established && watch.lostAt == 0 && informer.isRunning()) {
+                watch.lostAt = System.nanoTime();
+                LOG.warn("The watch of {} is lost; fabric8's informer is re-establishing it (waits stay pending)",
+                        watch.name);
+            } else if (watching && watch.lostAt != 0) {
+                Duration down = Duration.ofNanos(System.nanoTime() - watch.lostAt);
+                watch.lostAt = 0;
+                LOG.info("The watch of {} is back after {} ms", watch.name, down.toMillis());
+                listener.reconnected(watch.name, down);
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        sampler.shutdownNow();
+        watched.clear();
+    }
+
+    private static final class Watched {
+        final String name;
+        /** Only the sampler thread writes these. */
+        volatile boolean established;
+        volatile long lostAt;
+
+        Watched(String name) {
+            this.name = name;
+        }
+    }
+}
