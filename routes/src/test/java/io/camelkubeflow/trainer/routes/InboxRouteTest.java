@@ -39,6 +39,7 @@ class InboxRouteTest {
 
     @Test
     void droppedScriptsBecomeTrainJobsThatRunAndReportTheirOutcome() throws Exception {
+        LogCapture.install();
         String good = "import os, sys\nprint('epoch 1 loss=0.5', sys.argv[1:], 'rank', os.environ['RANK'])\n";
         String broken = "print('starting')\nraise SystemExit(3)\n";
         drop("mnist.py", good);
@@ -51,6 +52,12 @@ class InboxRouteTest {
         String brokenJob = jobWhoseLogContains(logs, "sandbox: exited with code 3\n");
         assertTrue(yamls.get(goodJob).contains("reason: \"AllJobsCompleted\""), yamls.get(goodJob));
         assertTrue(yamls.get(brokenJob).contains("reason: \"FailedJobs\""), yamls.get(brokenJob));
+
+        // the component's line about the job names it in the MDC, for log pipelines to select by
+        List<Map<String, String>> created = LogCapture.mdcOfLinesContaining("Created TrainJob default/" + goodJob);
+        assertEquals(1, created.size(), "one creation line");
+        assertEquals(goodJob, created.get(0).get("CamelKubeflowTrainerJobName"));
+        assertEquals("default", created.get(0).get("CamelKubeflowTrainerNamespace"));
 
         TrainJob job = client.resources(TrainJob.class).inNamespace("default").withName(goodJob).get();
         assertEquals("torch-distributed", job.getSpec().runtimeRef().name());
