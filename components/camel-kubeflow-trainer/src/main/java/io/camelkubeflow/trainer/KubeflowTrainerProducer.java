@@ -275,7 +275,7 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
         boolean throwOnFailure = getEndpoint().getConfiguration().isThrowOnFailure();
         TrainerMetrics metrics = getEndpoint().getComponent().metrics();
         long started = System.nanoTime();
-        getEndpoint().getWatcher().await(namespace, name, target, timeout, throwOnFailure)
+        getEndpoint().getWatcher().await(namespace, name, target, timeout, throwOnFailure, retry)
                 .whenComplete((result, error) -> {
                     Duration waited = Duration.ofNanos(System.nanoTime() - started);
                     if (error != null) {

@@ -27,6 +27,7 @@ class KameletsTest {
     static TrainerSandbox sandbox;
     static CamelContext camel;
     static final List<String> EVENTS = new CopyOnWriteArrayList<>();
+    static final List<Object> PROGRESS = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void start() throws Exception {
@@ -42,6 +43,9 @@ class KameletsTest {
                 from("direct:train")
                         .to("kamelet:kubeflow-trainer-action?runtime=torch-distributed&namespace=kamelets"
                             + "&bodyType=script");
+                from("kamelet:kubeflow-trainjob-source?namespace=kamelets-progress&progressInterval=100ms")
+                        .filter(header("CamelKubeflowTrainerEvent").isEqualTo("Progress"))
+                        .process(e -> PROGRESS.add(e.getMessage().getHeader("CamelKubeflowTrainerProgressPercent")));
                 from("kamelet:kubeflow-trainjob-source?namespace=kamelets")
                         .process(e -> EVENTS.add(e.getMessage().getHeader("CamelKubeflowTrainerJobName") + ":"
                                                  + e.getMessage().getHeader("CamelKubeflowTrainerEvent")));
@@ -100,5 +104,19 @@ class KameletsTest {
             assertTrue(((String) definition.get("title")).endsWith(type.substring(0, 1).toUpperCase() + type.substring(1)),
                     "the title names the type");
         }
+    }
+
+    @Test
+    void theSourceEmitsProgressWhenAsked() throws Exception {
+        Exchange started = camel.createProducerTemplate().send("kubeflow-trainer:train?runtime=torch-distributed"
+                + "&namespace=kamelets-progress&pythonFile=/app/t.py", e -> e.getMessage().setHeader(
+                        "CamelKubeflowTrainerAnnotations", Map.of("sandbox.camelkubeflow.io/report-progress", "true",
+                                "sandbox.camelkubeflow.io/run-millis", "1500", "sandbox.camelkubeflow.io/log-lines", "2")));
+        assertNull(started.getException());
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!PROGRESS.contains(66) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertTrue(PROGRESS.containsAll(List.of(33, 66)), "progress reported through the Kamelet: " + PROGRESS);
     }
 }

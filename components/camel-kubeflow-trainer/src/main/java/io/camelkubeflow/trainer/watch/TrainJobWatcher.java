@@ -35,7 +35,6 @@ public class TrainJobWatcher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobWatcher.class);
 
     private final KubernetesClient client;
-    private final ApiRetry retry;
     private final WatchConnectionMonitor connections;
     private final ConcurrentMap<String, NamespaceWatch> namespaces = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor(daemon("timeouts"));
@@ -46,7 +45,6 @@ public class TrainJobWatcher implements AutoCloseable {
     public TrainJobWatcher(KubernetesClient client, WatchConnectionMonitor connections) {
         this.client = client;
         this.connections = connections;
-        this.retry = ApiRetry.DEFAULT.forClient(client);
     }
 
     /**
@@ -54,9 +52,10 @@ public class TrainJobWatcher implements AutoCloseable {
      *         {@link TrainJobWaitTimeoutException}, {@link TrainJobNotFoundException} or {@link TrainJobFailedException}
      * @param failOnOtherEnd when true, a job that ends otherwise than wanted (fails while Complete is wanted, ...)
      *                       completes the future with {@link TrainJobFailedException}; when false, with the result
+     * @param retry          the caller's policy for the one GET a wait may make (a job the informer has not seen)
      */
     public CompletableFuture<WaitResult> await(String namespace, String name, TrainJobPhase target, Duration timeout,
-            boolean failOnOtherEnd) {
+            boolean failOnOtherEnd, ApiRetry retry) {
         NamespaceWatch watch = namespaces.computeIfAbsent(namespace, NamespaceWatch::new);
         Waiter waiter = new Waiter(namespace, name, target, failOnOtherEnd);
         watch.add(waiter);
@@ -72,7 +71,7 @@ public class TrainJobWatcher implements AutoCloseable {
         TrainJob known = watch.informer.getStore().getByKey(namespace + "/" + name);
         if (known == null) {
             // created a moment ago: the informer may not have had the event yet
-            known = retry.call("GET TrainJob " + namespace + "/" + name,
+            known = retry.forClient(client).call("GET TrainJob " + namespace + "/" + name,
                     () -> client.resources(TrainJob.class).inNamespace(namespace).withName(name).get());
         }
         if (known == null) {
