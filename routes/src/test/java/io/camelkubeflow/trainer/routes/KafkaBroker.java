@@ -26,8 +26,9 @@ final class KafkaBroker implements AutoCloseable {
 
     KafkaBroker() throws Exception {
         logDir = Files.createTempDirectory("kraft");
-        int brokerPort = freePort();
-        int controllerPort = freePort();
+        int[] ports = freePorts(2);
+        int brokerPort = ports[0];
+        int controllerPort = ports[1];
         bootstrapServers = "localhost:" + brokerPort;
         Map<String, Object> config = new HashMap<>();
         config.put("process.roles", "broker,controller");
@@ -61,11 +62,28 @@ final class KafkaBroker implements AutoCloseable {
         return bootstrapServers;
     }
 
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+    /** Distinct free ports: all sockets stay open until every port is picked, or the OS may hand one out twice. */
+    private static int[] freePorts(int count) {
+        ServerSocket[] sockets = new ServerSocket[count];
+        try {
+            int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                sockets[i] = new ServerSocket(0);
+                ports[i] = sockets[i].getLocalPort();
+            }
+            return ports;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } finally {
+            for (ServerSocket socket : sockets) {
+                if (socket != null) {
+                    try {
+                        socket.close();
+                    } catch (IOException ignored) {
+                        // the port is free either way
+                    }
+                }
+            }
         }
     }
 
