@@ -1,7 +1,6 @@
 package io.camelkubeflow.trainer;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -157,8 +156,7 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
         }
         SubmitResult result = submitter.submit(request, getEndpoint().defaultNamespace());
         getEndpoint().getComponent().metrics().trained(result);
-        Map<String, String> labels = result.trainJob().getMetadata().getLabels();
-        if (labels != null && "true".equals(labels.get(TrainJobMetadata.TTL_LABEL))) {
+        if (TrainJobMetadata.hasTtl(result.trainJob())) {
             ttlReaper().watchNamespace(result.trainJob().getMetadata().getNamespace());
         }
 

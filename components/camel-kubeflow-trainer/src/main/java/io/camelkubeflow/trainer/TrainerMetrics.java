@@ -19,7 +19,7 @@ import io.micrometer.core.instrument.Timer;
  * <li>{@code kubeflow.trainer.run} (timer, status): TrainJob run time, creation to end;</li>
  * <li>{@code kubeflow.trainer.wait.timeouts} (counter): waits that gave up;</li>
  * <li>{@code kubeflow.trainer.waits.inflight} (gauge, registered by the component): waits pending now;</li>
- * <li>{@code kubeflow.trainer.watch.reconnects} (counter, watch=trainjobs/NS|events/NS): watch connections lost and
+ * <li>{@code kubeflow.trainer.watch.reconnects} (counter, watch=trainjobs/NS|events/NS|pods/NS): watch connections lost and
  * re-established;</li>
  * <li>{@code kubeflow.trainer.watch.disconnected} (gauge, registered by the component): watches down now.</li>
  * </ul>

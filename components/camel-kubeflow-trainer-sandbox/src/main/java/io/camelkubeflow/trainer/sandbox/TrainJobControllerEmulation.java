@@ -190,7 +190,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             for (Pod pod : pods) {
                 log(pod, "sandbox: " + pod.getMetadata().getName() + " started (no code runs in the sandbox)");
             }
-            boolean reportProgress = "true".equals(annotations.get(REPORT_PROGRESS_ANNOTATION));
+            boolean reportProgress = reportsProgress(job);
             for (int step = 1; step <= steps; step++) {
                 int line = step;
                 long at = runMillis * step / (steps + 1);
@@ -229,7 +229,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                 setCondition(job, "Failed", "True", "FailedJobs", "jobset failed (first failed job: "
                         + job.getMetadata().getName() + "-" + (failing == null ? "node" : replicatedJob(failing)) + "-0)");
             } else {
-                if ("true".equals(annotations(job).get(REPORT_PROGRESS_ANNOTATION))) {
+                if (reportsProgress(job)) {
                     reportProgress(job, 100, 0, 0.05);
                 }
                 setCondition(job, "Complete", "True", "AllJobsCompleted", "jobset completed successfully");
@@ -336,6 +336,10 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                 "progressPercentage", percent, "estimatedRemainingSeconds", remainingSeconds,
                 "metrics", List.of(Map.of("name", "loss", "value", String.format(java.util.Locale.ROOT, "%.4f", loss))),
                 "lastUpdatedTime", now()))));
+    }
+
+    private static boolean reportsProgress(GenericKubernetesResource job) {
+        return "true".equals(annotations(job).get(REPORT_PROGRESS_ANNOTATION));
     }
 
     private static Map<String, String> annotations(GenericKubernetesResource job) {

@@ -24,12 +24,17 @@ public class TrainJobManager {
 
     /** The job as it is now; a missing one is {@link TrainJobNotFoundException}. */
     public TrainJob get(String namespace, String name) {
-        TrainJob job = retry.call("GET TrainJob " + namespace + "/" + name,
-                () -> client.resources(TrainJob.class).inNamespace(namespace).withName(name).get());
+        TrainJob job = find(namespace, name);
         if (job == null) {
             throw notFound(namespace, name);
         }
         return job;
+    }
+
+    /** The job as it is now, or null when there is none. */
+    public TrainJob find(String namespace, String name) {
+        return retry.call("GET TrainJob " + namespace + "/" + name,
+                () -> client.resources(TrainJob.class).inNamespace(namespace).withName(name).get());
     }
 
     /**
@@ -74,9 +79,8 @@ public class TrainJobManager {
      * the reaper does not delete a job whose log was still being captured.
      */
     public void markLogsCaptured(String namespace, String name) {
-        TrainJob job = retry.call("GET TrainJob " + namespace + "/" + name,
-                () -> client.resources(TrainJob.class).inNamespace(namespace).withName(name).get());
-        if (job == null || !"true".equals(job.getMetadata().getLabels().get(TrainJobMetadata.TTL_LABEL))
+        TrainJob job = find(namespace, name);
+        if (job == null || !TrainJobMetadata.hasTtl(job)
                 || !TrainJobPhase.of(job).isTerminal()) {
             return;
         }

@@ -4,6 +4,9 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Map;
+
+import io.camelkubeflow.trainer.api.TrainJob;
 
 /** Labels, annotations and names this component puts on what it creates, so it can find and adopt them again. */
 public final class TrainJobMetadata {
@@ -45,6 +48,12 @@ public final class TrainJobMetadata {
     }
 
     /** A label value standing for a run key of any length. */
+    /** Whether the job was given a TTL (its {@link #TTL_LABEL}), so the reaper looks after it. */
+    public static boolean hasTtl(TrainJob job) {
+        Map<String, String> labels = job.getMetadata().getLabels();
+        return labels != null && "true".equals(labels.get(TTL_LABEL));
+    }
+
     public static String runKeyLabel(String runKey) {
         return sha256(runKey).substring(0, 40);
     }

@@ -30,11 +30,7 @@ public class TrainJobReaper implements AutoCloseable {
 
     private final TrainJobManager jobs;
     private final Set<String> namespaces = ConcurrentHashMap.newKeySet();
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(task -> {
-        Thread thread = new Thread(task, "kubeflow-trainer-ttl");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ttl"));
 
     public TrainJobReaper(KubernetesClient client, ApiRetry retry, Duration interval) {
         this.jobs = new TrainJobManager(client, retry);

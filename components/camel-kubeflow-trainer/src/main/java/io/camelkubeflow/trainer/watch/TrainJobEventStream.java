@@ -11,6 +11,7 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.DaemonThreads;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -91,7 +92,12 @@ public class TrainJobEventStream implements AutoCloseable {
                 deleted(job);
             }
         });
-        connections.monitor("events/" + (namespace == null ? "all-namespaces" : namespace), informer);
+        connections.monitor("events/" + watchedNamespace(), informer);
+    }
+
+    /** For the connection monitor's log and meters. */
+    private String watchedNamespace() {
+        return namespace == null ? "all-namespaces" : namespace;
     }
 
     // changed, deleted and emitProgress run on the informer's thread and the progress tick: one at a time, so the
@@ -138,12 +144,8 @@ public class TrainJobEventStream implements AutoCloseable {
         pods.addIndexers(Map.of(BY_TRAINJOB, pod -> List.of(pod.getMetadata().getNamespace() + "/"
                 + pod.getMetadata().getLabels().get(JobSetLabels.JOBSET_NAME))));
         pods.run();
-        connections.monitor("pods/" + (namespace == null ? "all-namespaces" : namespace), pods);
-        progressTicks = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "kubeflow-trainer-progress");
-            thread.setDaemon(true);
-            return thread;
-        });
+        connections.monitor("pods/" + watchedNamespace(), pods);
+        progressTicks = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("progress"));
         progressTicks.scheduleWithFixedDelay(this::emitProgress, interval.toMillis(), interval.toMillis(),
                 TimeUnit.MILLISECONDS);
     }

@@ -11,13 +11,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.ApiRetry;
+import io.camelkubeflow.trainer.job.DaemonThreads;
 import io.camelkubeflow.trainer.job.TrainJobLogContext;
+import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -37,9 +37,10 @@ public class TrainJobWatcher implements AutoCloseable {
     private final KubernetesClient client;
     private final WatchConnectionMonitor connections;
     private final ConcurrentMap<String, NamespaceWatch> namespaces = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor(daemon("timeouts"));
+    private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor(
+            DaemonThreads.named("watch-timeouts"));
     /** Pod lookups for failure details run here, never on the informer's event thread. */
-    private final ExecutorService lookups = Executors.newFixedThreadPool(2, daemon("lookups"));
+    private final ExecutorService lookups = Executors.newFixedThreadPool(2, DaemonThreads.named("watch-lookups"));
 
     /** @param connections told of each informer this starts, to report lost and restored watch connections */
     public TrainJobWatcher(KubernetesClient client, WatchConnectionMonitor connections) {
@@ -71,8 +72,7 @@ public class TrainJobWatcher implements AutoCloseable {
         TrainJob known = watch.informer.getStore().getByKey(namespace + "/" + name);
         if (known == null) {
             // created a moment ago: the informer may not have had the event yet
-            known = retry.forClient(client).call("GET TrainJob " + namespace + "/" + name,
-                    () -> client.resources(TrainJob.class).inNamespace(namespace).withName(name).get());
+            known = new TrainJobManager(client, retry).find(namespace, name);
         }
         if (known == null) {
             waiter.future.completeExceptionally(new TrainJobNotFoundException("TrainJob " + namespace + "/" + name
@@ -145,15 +145,6 @@ public class TrainJobWatcher implements AutoCloseable {
         namespaces.clear();
         timeouts.shutdownNow();
         lookups.shutdownNow();
-    }
-
-    private static ThreadFactory daemon(String purpose) {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, "kubeflow-trainer-watch-" + purpose + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     private static final class Waiter {

@@ -7,6 +7,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import io.camelkubeflow.trainer.job.DaemonThreads;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,11 +31,8 @@ public final class WatchConnectionMonitor implements AutoCloseable {
 
     private final Listener listener;
     private final Map<SharedIndexInformer<?>, Watched> watched = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "kubeflow-trainer-watch-monitor");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(
+            DaemonThreads.named("watch-monitor"));
 
     public WatchConnectionMonitor(Listener listener) {
         this.listener = listener;
