@@ -2,6 +2,7 @@ package io.camelkubeflow.trainer;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.testing.Eventually;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.endpoint.EndpointRouteBuilder;
 import org.junit.jupiter.api.Test;
@@ -18,7 +20,6 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 import static io.camelkubeflow.trainer.dsl.KubeflowTrainerEndpointBuilderFactory.kubeflowTrainer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The endpoint-DSL builders: one method per option of the catalog, and routes written with them work. */
 class EndpointDslTest extends TrainerRouteTestSupport {
@@ -73,10 +74,6 @@ class EndpointDslTest extends TrainerRouteTestSupport {
         String job = done.getMessage().getHeader(JOB_NAME, String.class);
         TrainJob written = stored("dsl", job);
         assertEquals("3", written.getSpec().trainer().env().get(0).getValue());
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!ends.contains(job) && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertTrue(ends.contains(job), "the events route heard " + ends);
+        Eventually.await(Duration.ofSeconds(10), () -> ends.contains(job), () -> "the events route heard " + ends);
     }
 }

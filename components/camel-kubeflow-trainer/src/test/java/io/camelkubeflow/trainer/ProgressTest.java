@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.testing.Eventually;
 import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -139,13 +140,7 @@ class ProgressTest extends TrainerRouteTestSupport {
 
     private static void await(List<Map<String, Object>> events, java.util.function.BooleanSupplier condition,
             String what) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("no " + what + " event; got " + events);
-            }
-            Thread.sleep(20);
-        }
+        Eventually.await(Duration.ofSeconds(20), condition, () -> "no " + what + " event; got " + events);
     }
 
     private static void setReady(Pod pod, String ready) {

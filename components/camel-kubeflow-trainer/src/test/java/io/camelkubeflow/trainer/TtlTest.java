@@ -2,11 +2,11 @@ package io.camelkubeflow.trainer;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.testing.Eventually;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -18,7 +18,6 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** ttlAfterFinished: finished jobs go once their TTL has passed since their end or their log's capture. */
 class TtlTest {
@@ -46,7 +45,8 @@ class TtlTest {
             assertNull(template.send("kubeflow-trainer:logs", expiring).getException());
             assertNotNull(job(api, expiring).getMetadata().getAnnotations().get("camelkubeflow.io/logs-captured"));
 
-            await(() -> job(api, expiring) == null);
+            Eventually.await(Duration.ofSeconds(20), () -> job(api, expiring) == null,
+                    () -> "the expired job was not deleted");
             Thread.sleep(1200);
             assertNotNull(job(api, running), "a running job is never deleted");
             assertNotNull(job(api, kept), "a job without a TTL is kept");
@@ -64,11 +64,4 @@ class TtlTest {
                 .withName(trained.getMessage().getHeader(JOB_NAME, String.class)).get();
     }
 
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertTrue(condition.getAsBoolean(), "the expired job was not deleted");
-    }
 }
