@@ -19,22 +19,155 @@ import org.apache.camel.support.component.PropertyConfigurerSupport;
 @SuppressWarnings("unchecked")
 public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSupport implements GeneratedPropertyConfigurer, PropertyConfigurerGetter {
 
+    private io.camelkubeflow.trainer.KubeflowTrainerConfiguration getOrCreateConfiguration(KubeflowTrainerComponent target) {
+        if (target.getConfiguration() == null) {
+            target.setConfiguration(new io.camelkubeflow.trainer.KubeflowTrainerConfiguration());
+        }
+        return target.getConfiguration();
+    }
+
     @Override
     public boolean configure(CamelContext camelContext, Object obj, String name, Object value, boolean ignoreCase) {
         KubeflowTrainerComponent target = (KubeflowTrainerComponent) obj;
         switch (ignoreCase ? name.toLowerCase() : name) {
+        case "activedeadlineseconds":
+        case "activeDeadlineSeconds": getOrCreateConfiguration(target).setActiveDeadlineSeconds(property(camelContext, java.lang.Long.class, value)); return true;
+        case "allnamespaces":
+        case "allNamespaces": getOrCreateConfiguration(target).setAllNamespaces(property(camelContext, boolean.class, value)); return true;
+        case "annotations": getOrCreateConfiguration(target).setAnnotations(property(camelContext, java.util.Map.class, value)); return true;
+        case "apiretryattempts":
+        case "apiRetryAttempts": getOrCreateConfiguration(target).setApiRetryAttempts(property(camelContext, int.class, value)); return true;
+        case "apiretrybackoff":
+        case "apiRetryBackoff": getOrCreateConfiguration(target).setApiRetryBackoff(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
+        case "args": getOrCreateConfiguration(target).setArgs(property(camelContext, java.lang.String.class, value)); return true;
         case "autowiredenabled":
         case "autowiredEnabled": target.setAutowiredEnabled(property(camelContext, boolean.class, value)); return true;
+        case "bodytype":
+        case "bodyType": getOrCreateConfiguration(target).setBodyType(property(camelContext, io.camelkubeflow.trainer.BodyType.class, value)); return true;
         case "bridgeerrorhandler":
         case "bridgeErrorHandler": target.setBridgeErrorHandler(property(camelContext, boolean.class, value)); return true;
+        case "cacertdata":
+        case "caCertData": getOrCreateConfiguration(target).setCaCertData(property(camelContext, java.lang.String.class, value)); return true;
+        case "cacertfile":
+        case "caCertFile": getOrCreateConfiguration(target).setCaCertFile(property(camelContext, java.lang.String.class, value)); return true;
+        case "clientcertdata":
+        case "clientCertData": getOrCreateConfiguration(target).setClientCertData(property(camelContext, java.lang.String.class, value)); return true;
+        case "clientcertfile":
+        case "clientCertFile": getOrCreateConfiguration(target).setClientCertFile(property(camelContext, java.lang.String.class, value)); return true;
+        case "clientkeyalgo":
+        case "clientKeyAlgo": getOrCreateConfiguration(target).setClientKeyAlgo(property(camelContext, java.lang.String.class, value)); return true;
+        case "clientkeydata":
+        case "clientKeyData": getOrCreateConfiguration(target).setClientKeyData(property(camelContext, java.lang.String.class, value)); return true;
+        case "clientkeyfile":
+        case "clientKeyFile": getOrCreateConfiguration(target).setClientKeyFile(property(camelContext, java.lang.String.class, value)); return true;
+        case "clientkeypassphrase":
+        case "clientKeyPassphrase": getOrCreateConfiguration(target).setClientKeyPassphrase(property(camelContext, java.lang.String.class, value)); return true;
+        case "command": getOrCreateConfiguration(target).setCommand(property(camelContext, java.lang.String.class, value)); return true;
+        case "configuration": target.setConfiguration(property(camelContext, io.camelkubeflow.trainer.KubeflowTrainerConfiguration.class, value)); return true;
+        case "connectiontimeout":
+        case "connectionTimeout": getOrCreateConfiguration(target).setConnectionTimeout(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "cpu": getOrCreateConfiguration(target).setCpu(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetsecret":
+        case "datasetSecret": getOrCreateConfiguration(target).setDatasetSecret(property(camelContext, java.lang.String.class, value)); return true;
+        case "dataseturi":
+        case "datasetUri": getOrCreateConfiguration(target).setDatasetUri(property(camelContext, java.lang.String.class, value)); return true;
+        case "deleteontimeout":
+        case "deleteOnTimeout": getOrCreateConfiguration(target).setDeleteOnTimeout(property(camelContext, boolean.class, value)); return true;
+        case "deletepropagation":
+        case "deletePropagation": getOrCreateConfiguration(target).setDeletePropagation(property(camelContext, io.fabric8.kubernetes.api.model.DeletionPropagation.class, value)); return true;
+        case "emitexisting":
+        case "emitExisting": getOrCreateConfiguration(target).setEmitExisting(property(camelContext, boolean.class, value)); return true;
+        case "env": getOrCreateConfiguration(target).setEnv(property(camelContext, java.util.Map.class, value)); return true;
+        case "follow": getOrCreateConfiguration(target).setFollow(property(camelContext, boolean.class, value)); return true;
+        case "gpu": getOrCreateConfiguration(target).setGpu(property(camelContext, java.lang.String.class, value)); return true;
+        case "handledmark":
+        case "handledMark": getOrCreateConfiguration(target).setHandledMark(property(camelContext, java.lang.String.class, value)); return true;
+        case "idempotencykey":
+        case "idempotencyKey": getOrCreateConfiguration(target).setIdempotencyKey(property(camelContext, java.lang.String.class, value)); return true;
+        case "image": getOrCreateConfiguration(target).setImage(property(camelContext, java.lang.String.class, value)); return true;
+        case "imagerules":
+        case "imageRules": getOrCreateConfiguration(target).setImageRules(property(camelContext, java.lang.String.class, value)); return true;
+        case "inflightgroup":
+        case "inFlightGroup": getOrCreateConfiguration(target).setInFlightGroup(property(camelContext, java.lang.String.class, value)); return true;
+        case "jobname":
+        case "jobName": getOrCreateConfiguration(target).setJobName(property(camelContext, java.lang.String.class, value)); return true;
+        case "jobnameprefix":
+        case "jobNamePrefix": getOrCreateConfiguration(target).setJobNamePrefix(property(camelContext, java.lang.String.class, value)); return true;
         case "kubernetesclient":
-        case "kubernetesClient": target.setKubernetesClient(property(camelContext, io.fabric8.kubernetes.client.KubernetesClient.class, value)); return true;
+        case "kubernetesClient": getOrCreateConfiguration(target).setKubernetesClient(property(camelContext, io.fabric8.kubernetes.client.KubernetesClient.class, value)); return true;
+        case "labelselector":
+        case "labelSelector": getOrCreateConfiguration(target).setLabelSelector(property(camelContext, java.lang.String.class, value)); return true;
+        case "labels": getOrCreateConfiguration(target).setLabels(property(camelContext, java.util.Map.class, value)); return true;
+        case "launcher": getOrCreateConfiguration(target).setLauncher(property(camelContext, io.camelkubeflow.trainer.runtime.Launcher.class, value)); return true;
         case "lazystartproducer":
         case "lazyStartProducer": target.setLazyStartProducer(property(camelContext, boolean.class, value)); return true;
+        case "logchunklines":
+        case "logChunkLines": getOrCreateConfiguration(target).setLogChunkLines(property(camelContext, int.class, value)); return true;
+        case "logdestination":
+        case "logDestination": getOrCreateConfiguration(target).setLogDestination(property(camelContext, java.lang.String.class, value)); return true;
+        case "logstarttimeout":
+        case "logStartTimeout": getOrCreateConfiguration(target).setLogStartTimeout(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
+        case "logstep":
+        case "logStep": getOrCreateConfiguration(target).setLogStep(property(camelContext, java.lang.String.class, value)); return true;
+        case "managedby":
+        case "managedBy": getOrCreateConfiguration(target).setManagedBy(property(camelContext, java.lang.String.class, value)); return true;
+        case "masterurl":
+        case "masterUrl": getOrCreateConfiguration(target).setMasterUrl(property(camelContext, java.lang.String.class, value)); return true;
+        case "maxinflight":
+        case "maxInFlight": getOrCreateConfiguration(target).setMaxInFlight(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "maxlogbytes":
+        case "maxLogBytes": getOrCreateConfiguration(target).setMaxLogBytes(property(camelContext, long.class, value)); return true;
+        case "memory": getOrCreateConfiguration(target).setMemory(property(camelContext, java.lang.String.class, value)); return true;
         case "meterregistry":
         case "meterRegistry": target.setMeterRegistry(property(camelContext, io.micrometer.core.instrument.MeterRegistry.class, value)); return true;
+        case "modelsecret":
+        case "modelSecret": getOrCreateConfiguration(target).setModelSecret(property(camelContext, java.lang.String.class, value)); return true;
+        case "modeluri":
+        case "modelUri": getOrCreateConfiguration(target).setModelUri(property(camelContext, java.lang.String.class, value)); return true;
+        case "namespace": getOrCreateConfiguration(target).setNamespace(property(camelContext, java.lang.String.class, value)); return true;
+        case "numnodes":
+        case "numNodes": getOrCreateConfiguration(target).setNumNodes(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "numprocpernode":
+        case "numProcPerNode": getOrCreateConfiguration(target).setNumProcPerNode(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "oauthtoken":
+        case "oauthToken": getOrCreateConfiguration(target).setOauthToken(property(camelContext, java.lang.String.class, value)); return true;
+        case "packages": getOrCreateConfiguration(target).setPackages(property(camelContext, java.lang.String.class, value)); return true;
+        case "password": getOrCreateConfiguration(target).setPassword(property(camelContext, java.lang.String.class, value)); return true;
+        case "pipindexurls":
+        case "pipIndexUrls": getOrCreateConfiguration(target).setPipIndexUrls(property(camelContext, java.lang.String.class, value)); return true;
+        case "progressinterval":
+        case "progressInterval": getOrCreateConfiguration(target).setProgressInterval(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
+        case "pythonfile":
+        case "pythonFile": getOrCreateConfiguration(target).setPythonFile(property(camelContext, java.lang.String.class, value)); return true;
+        case "resources": getOrCreateConfiguration(target).setResources(property(camelContext, java.util.Map.class, value)); return true;
+        case "runkey":
+        case "runKey": getOrCreateConfiguration(target).setRunKey(property(camelContext, java.lang.String.class, value)); return true;
+        case "runtime": getOrCreateConfiguration(target).setRuntime(property(camelContext, java.lang.String.class, value)); return true;
+        case "runtimekind":
+        case "runtimeKind": getOrCreateConfiguration(target).setRuntimeKind(property(camelContext, io.camelkubeflow.trainer.runtime.RuntimeKind.class, value)); return true;
+        case "script": getOrCreateConfiguration(target).setScript(property(camelContext, java.lang.String.class, value)); return true;
+        case "scriptfilename":
+        case "scriptFileName": getOrCreateConfiguration(target).setScriptFileName(property(camelContext, java.lang.String.class, value)); return true;
+        case "sinceseconds":
+        case "sinceSeconds": getOrCreateConfiguration(target).setSinceSeconds(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "skipifrunning":
+        case "skipIfRunning": getOrCreateConfiguration(target).setSkipIfRunning(property(camelContext, boolean.class, value)); return true;
+        case "suspend": getOrCreateConfiguration(target).setSuspend(property(camelContext, java.lang.Boolean.class, value)); return true;
+        case "taillines":
+        case "tailLines": getOrCreateConfiguration(target).setTailLines(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "throwonfailure":
+        case "throwOnFailure": getOrCreateConfiguration(target).setThrowOnFailure(property(camelContext, boolean.class, value)); return true;
+        case "trustcerts":
+        case "trustCerts": getOrCreateConfiguration(target).setTrustCerts(property(camelContext, java.lang.Boolean.class, value)); return true;
+        case "ttlafterfinished":
+        case "ttlAfterFinished": getOrCreateConfiguration(target).setTtlAfterFinished(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "ttlcheckinterval":
         case "ttlCheckInterval": target.setTtlCheckInterval(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
+        case "username": getOrCreateConfiguration(target).setUsername(property(camelContext, java.lang.String.class, value)); return true;
+        case "waitfor":
+        case "waitFor": getOrCreateConfiguration(target).setWaitFor(property(camelContext, io.camelkubeflow.trainer.watch.WaitTarget.class, value)); return true;
+        case "waittimeout":
+        case "waitTimeout": getOrCreateConfiguration(target).setWaitTimeout(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         default: return false;
         }
     }
@@ -47,18 +180,144 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
     @Override
     public Class<?> getOptionType(String name, boolean ignoreCase) {
         switch (ignoreCase ? name.toLowerCase() : name) {
+        case "activedeadlineseconds":
+        case "activeDeadlineSeconds": return java.lang.Long.class;
+        case "allnamespaces":
+        case "allNamespaces": return boolean.class;
+        case "annotations": return java.util.Map.class;
+        case "apiretryattempts":
+        case "apiRetryAttempts": return int.class;
+        case "apiretrybackoff":
+        case "apiRetryBackoff": return long.class;
+        case "args": return java.lang.String.class;
         case "autowiredenabled":
         case "autowiredEnabled": return boolean.class;
+        case "bodytype":
+        case "bodyType": return io.camelkubeflow.trainer.BodyType.class;
         case "bridgeerrorhandler":
         case "bridgeErrorHandler": return boolean.class;
+        case "cacertdata":
+        case "caCertData": return java.lang.String.class;
+        case "cacertfile":
+        case "caCertFile": return java.lang.String.class;
+        case "clientcertdata":
+        case "clientCertData": return java.lang.String.class;
+        case "clientcertfile":
+        case "clientCertFile": return java.lang.String.class;
+        case "clientkeyalgo":
+        case "clientKeyAlgo": return java.lang.String.class;
+        case "clientkeydata":
+        case "clientKeyData": return java.lang.String.class;
+        case "clientkeyfile":
+        case "clientKeyFile": return java.lang.String.class;
+        case "clientkeypassphrase":
+        case "clientKeyPassphrase": return java.lang.String.class;
+        case "command": return java.lang.String.class;
+        case "configuration": return io.camelkubeflow.trainer.KubeflowTrainerConfiguration.class;
+        case "connectiontimeout":
+        case "connectionTimeout": return java.lang.Integer.class;
+        case "cpu": return java.lang.String.class;
+        case "datasetsecret":
+        case "datasetSecret": return java.lang.String.class;
+        case "dataseturi":
+        case "datasetUri": return java.lang.String.class;
+        case "deleteontimeout":
+        case "deleteOnTimeout": return boolean.class;
+        case "deletepropagation":
+        case "deletePropagation": return io.fabric8.kubernetes.api.model.DeletionPropagation.class;
+        case "emitexisting":
+        case "emitExisting": return boolean.class;
+        case "env": return java.util.Map.class;
+        case "follow": return boolean.class;
+        case "gpu": return java.lang.String.class;
+        case "handledmark":
+        case "handledMark": return java.lang.String.class;
+        case "idempotencykey":
+        case "idempotencyKey": return java.lang.String.class;
+        case "image": return java.lang.String.class;
+        case "imagerules":
+        case "imageRules": return java.lang.String.class;
+        case "inflightgroup":
+        case "inFlightGroup": return java.lang.String.class;
+        case "jobname":
+        case "jobName": return java.lang.String.class;
+        case "jobnameprefix":
+        case "jobNamePrefix": return java.lang.String.class;
         case "kubernetesclient":
         case "kubernetesClient": return io.fabric8.kubernetes.client.KubernetesClient.class;
+        case "labelselector":
+        case "labelSelector": return java.lang.String.class;
+        case "labels": return java.util.Map.class;
+        case "launcher": return io.camelkubeflow.trainer.runtime.Launcher.class;
         case "lazystartproducer":
         case "lazyStartProducer": return boolean.class;
+        case "logchunklines":
+        case "logChunkLines": return int.class;
+        case "logdestination":
+        case "logDestination": return java.lang.String.class;
+        case "logstarttimeout":
+        case "logStartTimeout": return long.class;
+        case "logstep":
+        case "logStep": return java.lang.String.class;
+        case "managedby":
+        case "managedBy": return java.lang.String.class;
+        case "masterurl":
+        case "masterUrl": return java.lang.String.class;
+        case "maxinflight":
+        case "maxInFlight": return java.lang.Integer.class;
+        case "maxlogbytes":
+        case "maxLogBytes": return long.class;
+        case "memory": return java.lang.String.class;
         case "meterregistry":
         case "meterRegistry": return io.micrometer.core.instrument.MeterRegistry.class;
+        case "modelsecret":
+        case "modelSecret": return java.lang.String.class;
+        case "modeluri":
+        case "modelUri": return java.lang.String.class;
+        case "namespace": return java.lang.String.class;
+        case "numnodes":
+        case "numNodes": return java.lang.Integer.class;
+        case "numprocpernode":
+        case "numProcPerNode": return java.lang.Integer.class;
+        case "oauthtoken":
+        case "oauthToken": return java.lang.String.class;
+        case "packages": return java.lang.String.class;
+        case "password": return java.lang.String.class;
+        case "pipindexurls":
+        case "pipIndexUrls": return java.lang.String.class;
+        case "progressinterval":
+        case "progressInterval": return long.class;
+        case "pythonfile":
+        case "pythonFile": return java.lang.String.class;
+        case "resources": return java.util.Map.class;
+        case "runkey":
+        case "runKey": return java.lang.String.class;
+        case "runtime": return java.lang.String.class;
+        case "runtimekind":
+        case "runtimeKind": return io.camelkubeflow.trainer.runtime.RuntimeKind.class;
+        case "script": return java.lang.String.class;
+        case "scriptfilename":
+        case "scriptFileName": return java.lang.String.class;
+        case "sinceseconds":
+        case "sinceSeconds": return java.lang.Integer.class;
+        case "skipifrunning":
+        case "skipIfRunning": return boolean.class;
+        case "suspend": return java.lang.Boolean.class;
+        case "taillines":
+        case "tailLines": return java.lang.Integer.class;
+        case "throwonfailure":
+        case "throwOnFailure": return boolean.class;
+        case "trustcerts":
+        case "trustCerts": return java.lang.Boolean.class;
+        case "ttlafterfinished":
+        case "ttlAfterFinished": return long.class;
         case "ttlcheckinterval":
         case "ttlCheckInterval": return long.class;
+        case "username": return java.lang.String.class;
+        case "waitfor":
+        case "waitFor": return io.camelkubeflow.trainer.watch.WaitTarget.class;
+        case "waittimeout":
+        case "waitTimeout": return long.class;
         default: return null;
         }
     }
@@ -67,18 +326,155 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
     public Object getOptionValue(Object obj, String name, boolean ignoreCase) {
         KubeflowTrainerComponent target = (KubeflowTrainerComponent) obj;
         switch (ignoreCase ? name.toLowerCase() : name) {
+        case "activedeadlineseconds":
+        case "activeDeadlineSeconds": return getOrCreateConfiguration(target).getActiveDeadlineSeconds();
+        case "allnamespaces":
+        case "allNamespaces": return getOrCreateConfiguration(target).isAllNamespaces();
+        case "annotations": return getOrCreateConfiguration(target).getAnnotations();
+        case "apiretryattempts":
+        case "apiRetryAttempts": return getOrCreateConfiguration(target).getApiRetryAttempts();
+        case "apiretrybackoff":
+        case "apiRetryBackoff": return getOrCreateConfiguration(target).getApiRetryBackoff();
+        case "args": return getOrCreateConfiguration(target).getArgs();
         case "autowiredenabled":
         case "autowiredEnabled": return target.isAutowiredEnabled();
+        case "bodytype":
+        case "bodyType": return getOrCreateConfiguration(target).getBodyType();
         case "bridgeerrorhandler":
         case "bridgeErrorHandler": return target.isBridgeErrorHandler();
+        case "cacertdata":
+        case "caCertData": return getOrCreateConfiguration(target).getCaCertData();
+        case "cacertfile":
+        case "caCertFile": return getOrCreateConfiguration(target).getCaCertFile();
+        case "clientcertdata":
+        case "clientCertData": return getOrCreateConfiguration(target).getClientCertData();
+        case "clientcertfile":
+        case "clientCertFile": return getOrCreateConfiguration(target).getClientCertFile();
+        case "clientkeyalgo":
+        case "clientKeyAlgo": return getOrCreateConfiguration(target).getClientKeyAlgo();
+        case "clientkeydata":
+        case "clientKeyData": return getOrCreateConfiguration(target).getClientKeyData();
+        case "clientkeyfile":
+        case "clientKeyFile": return getOrCreateConfiguration(target).getClientKeyFile();
+        case "clientkeypassphrase":
+        case "clientKeyPassphrase": return getOrCreateConfiguration(target).getClientKeyPassphrase();
+        case "command": return getOrCreateConfiguration(target).getCommand();
+        case "configuration": return target.getConfiguration();
+        case "connectiontimeout":
+        case "connectionTimeout": return getOrCreateConfiguration(target).getConnectionTimeout();
+        case "cpu": return getOrCreateConfiguration(target).getCpu();
+        case "datasetsecret":
+        case "datasetSecret": return getOrCreateConfiguration(target).getDatasetSecret();
+        case "dataseturi":
+        case "datasetUri": return getOrCreateConfiguration(target).getDatasetUri();
+        case "deleteontimeout":
+        case "deleteOnTimeout": return getOrCreateConfiguration(target).isDeleteOnTimeout();
+        case "deletepropagation":
+        case "deletePropagation": return getOrCreateConfiguration(target).getDeletePropagation();
+        case "emitexisting":
+        case "emitExisting": return getOrCreateConfiguration(target).isEmitExisting();
+        case "env": return getOrCreateConfiguration(target).getEnv();
+        case "follow": return getOrCreateConfiguration(target).isFollow();
+        case "gpu": return getOrCreateConfiguration(target).getGpu();
+        case "handledmark":
+        case "handledMark": return getOrCreateConfiguration(target).getHandledMark();
+        case "idempotencykey":
+        case "idempotencyKey": return getOrCreateConfiguration(target).getIdempotencyKey();
+        case "image": return getOrCreateConfiguration(target).getImage();
+        case "imagerules":
+        case "imageRules": return getOrCreateConfiguration(target).getImageRules();
+        case "inflightgroup":
+        case "inFlightGroup": return getOrCreateConfiguration(target).getInFlightGroup();
+        case "jobname":
+        case "jobName": return getOrCreateConfiguration(target).getJobName();
+        case "jobnameprefix":
+        case "jobNamePrefix": return getOrCreateConfiguration(target).getJobNamePrefix();
         case "kubernetesclient":
-        case "kubernetesClient": return target.getKubernetesClient();
+        case "kubernetesClient": return getOrCreateConfiguration(target).getKubernetesClient();
+        case "labelselector":
+        case "labelSelector": return getOrCreateConfiguration(target).getLabelSelector();
+        case "labels": return getOrCreateConfiguration(target).getLabels();
+        case "launcher": return getOrCreateConfiguration(target).getLauncher();
         case "lazystartproducer":
         case "lazyStartProducer": return target.isLazyStartProducer();
+        case "logchunklines":
+        case "logChunkLines": return getOrCreateConfiguration(target).getLogChunkLines();
+        case "logdestination":
+        case "logDestination": return getOrCreateConfiguration(target).getLogDestination();
+        case "logstarttimeout":
+        case "logStartTimeout": return getOrCreateConfiguration(target).getLogStartTimeout();
+        case "logstep":
+        case "logStep": return getOrCreateConfiguration(target).getLogStep();
+        case "managedby":
+        case "managedBy": return getOrCreateConfiguration(target).getManagedBy();
+        case "masterurl":
+        case "masterUrl": return getOrCreateConfiguration(target).getMasterUrl();
+        case "maxinflight":
+        case "maxInFlight": return getOrCreateConfiguration(target).getMaxInFlight();
+        case "maxlogbytes":
+        case "maxLogBytes": return getOrCreateConfiguration(target).getMaxLogBytes();
+        case "memory": return getOrCreateConfiguration(target).getMemory();
         case "meterregistry":
         case "meterRegistry": return target.getMeterRegistry();
+        case "modelsecret":
+        case "modelSecret": return getOrCreateConfiguration(target).getModelSecret();
+        case "modeluri":
+        case "modelUri": return getOrCreateConfiguration(target).getModelUri();
+        case "namespace": return getOrCreateConfiguration(target).getNamespace();
+        case "numnodes":
+        case "numNodes": return getOrCreateConfiguration(target).getNumNodes();
+        case "numprocpernode":
+        case "numProcPerNode": return getOrCreateConfiguration(target).getNumProcPerNode();
+        case "oauthtoken":
+        case "oauthToken": return getOrCreateConfiguration(target).getOauthToken();
+        case "packages": return getOrCreateConfiguration(target).getPackages();
+        case "password": return getOrCreateConfiguration(target).getPassword();
+        case "pipindexurls":
+        case "pipIndexUrls": return getOrCreateConfiguration(target).getPipIndexUrls();
+        case "progressinterval":
+        case "progressInterval": return getOrCreateConfiguration(target).getProgressInterval();
+        case "pythonfile":
+        case "pythonFile": return getOrCreateConfiguration(target).getPythonFile();
+        case "resources": return getOrCreateConfiguration(target).getResources();
+        case "runkey":
+        case "runKey": return getOrCreateConfiguration(target).getRunKey();
+        case "runtime": return getOrCreateConfiguration(target).getRuntime();
+        case "runtimekind":
+        case "runtimeKind": return getOrCreateConfiguration(target).getRuntimeKind();
+        case "script": return getOrCreateConfiguration(target).getScript();
+        case "scriptfilename":
+        case "scriptFileName": return getOrCreateConfiguration(target).getScriptFileName();
+        case "sinceseconds":
+        case "sinceSeconds": return getOrCreateConfiguration(target).getSinceSeconds();
+        case "skipifrunning":
+        case "skipIfRunning": return getOrCreateConfiguration(target).isSkipIfRunning();
+        case "suspend": return getOrCreateConfiguration(target).getSuspend();
+        case "taillines":
+        case "tailLines": return getOrCreateConfiguration(target).getTailLines();
+        case "throwonfailure":
+        case "throwOnFailure": return getOrCreateConfiguration(target).isThrowOnFailure();
+        case "trustcerts":
+        case "trustCerts": return getOrCreateConfiguration(target).getTrustCerts();
+        case "ttlafterfinished":
+        case "ttlAfterFinished": return getOrCreateConfiguration(target).getTtlAfterFinished();
         case "ttlcheckinterval":
         case "ttlCheckInterval": return target.getTtlCheckInterval();
+        case "username": return getOrCreateConfiguration(target).getUsername();
+        case "waitfor":
+        case "waitFor": return getOrCreateConfiguration(target).getWaitFor();
+        case "waittimeout":
+        case "waitTimeout": return getOrCreateConfiguration(target).getWaitTimeout();
+        default: return null;
+        }
+    }
+
+    @Override
+    public Object getCollectionValueType(Object target, String name, boolean ignoreCase) {
+        switch (ignoreCase ? name.toLowerCase() : name) {
+        case "annotations": return java.lang.Object.class;
+        case "env": return java.lang.Object.class;
+        case "labels": return java.lang.Object.class;
+        case "resources": return java.lang.Object.class;
         default: return null;
         }
     }

@@ -34,7 +34,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "apiRetryBackoff": target.getConfiguration().setApiRetryBackoff(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "args": target.getConfiguration().setArgs(property(camelContext, java.lang.String.class, value)); return true;
         case "bodytype":
-        case "bodyType": target.getConfiguration().setBodyType(property(camelContext, java.lang.String.class, value)); return true;
+        case "bodyType": target.getConfiguration().setBodyType(property(camelContext, io.camelkubeflow.trainer.BodyType.class, value)); return true;
         case "bridgeerrorhandler":
         case "bridgeErrorHandler": target.setBridgeErrorHandler(property(camelContext, boolean.class, value)); return true;
         case "cacertdata":
@@ -64,7 +64,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "deleteontimeout":
         case "deleteOnTimeout": target.getConfiguration().setDeleteOnTimeout(property(camelContext, boolean.class, value)); return true;
         case "deletepropagation":
-        case "deletePropagation": target.getConfiguration().setDeletePropagation(property(camelContext, java.lang.String.class, value)); return true;
+        case "deletePropagation": target.getConfiguration().setDeletePropagation(property(camelContext, io.fabric8.kubernetes.api.model.DeletionPropagation.class, value)); return true;
         case "emitexisting":
         case "emitExisting": target.getConfiguration().setEmitExisting(property(camelContext, boolean.class, value)); return true;
         case "env": target.getConfiguration().setEnv(property(camelContext, java.util.Map.class, value)); return true;
@@ -92,7 +92,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "labelselector":
         case "labelSelector": target.getConfiguration().setLabelSelector(property(camelContext, java.lang.String.class, value)); return true;
         case "labels": target.getConfiguration().setLabels(property(camelContext, java.util.Map.class, value)); return true;
-        case "launcher": target.getConfiguration().setLauncher(property(camelContext, java.lang.String.class, value)); return true;
+        case "launcher": target.getConfiguration().setLauncher(property(camelContext, io.camelkubeflow.trainer.runtime.Launcher.class, value)); return true;
         case "lazystartproducer":
         case "lazyStartProducer": target.setLazyStartProducer(property(camelContext, boolean.class, value)); return true;
         case "logchunklines":
@@ -136,7 +136,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "runKey": target.getConfiguration().setRunKey(property(camelContext, java.lang.String.class, value)); return true;
         case "runtime": target.getConfiguration().setRuntime(property(camelContext, java.lang.String.class, value)); return true;
         case "runtimekind":
-        case "runtimeKind": target.getConfiguration().setRuntimeKind(property(camelContext, java.lang.String.class, value)); return true;
+        case "runtimeKind": target.getConfiguration().setRuntimeKind(property(camelContext, io.camelkubeflow.trainer.runtime.RuntimeKind.class, value)); return true;
         case "script": target.getConfiguration().setScript(property(camelContext, java.lang.String.class, value)); return true;
         case "scriptfilename":
         case "scriptFileName": target.getConfiguration().setScriptFileName(property(camelContext, java.lang.String.class, value)); return true;
@@ -155,11 +155,16 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "ttlAfterFinished": target.getConfiguration().setTtlAfterFinished(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "username": target.getConfiguration().setUsername(property(camelContext, java.lang.String.class, value)); return true;
         case "waitfor":
-        case "waitFor": target.getConfiguration().setWaitFor(property(camelContext, java.lang.String.class, value)); return true;
+        case "waitFor": target.getConfiguration().setWaitFor(property(camelContext, io.camelkubeflow.trainer.watch.WaitTarget.class, value)); return true;
         case "waittimeout":
         case "waitTimeout": target.getConfiguration().setWaitTimeout(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         default: return false;
         }
+    }
+
+    @Override
+    public String[] getAutowiredNames() {
+        return new String[]{"kubernetesClient"};
     }
 
     @Override
@@ -176,7 +181,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "apiRetryBackoff": return long.class;
         case "args": return java.lang.String.class;
         case "bodytype":
-        case "bodyType": return java.lang.String.class;
+        case "bodyType": return io.camelkubeflow.trainer.BodyType.class;
         case "bridgeerrorhandler":
         case "bridgeErrorHandler": return boolean.class;
         case "cacertdata":
@@ -206,7 +211,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "deleteontimeout":
         case "deleteOnTimeout": return boolean.class;
         case "deletepropagation":
-        case "deletePropagation": return java.lang.String.class;
+        case "deletePropagation": return io.fabric8.kubernetes.api.model.DeletionPropagation.class;
         case "emitexisting":
         case "emitExisting": return boolean.class;
         case "env": return java.util.Map.class;
@@ -234,7 +239,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "labelselector":
         case "labelSelector": return java.lang.String.class;
         case "labels": return java.util.Map.class;
-        case "launcher": return java.lang.String.class;
+        case "launcher": return io.camelkubeflow.trainer.runtime.Launcher.class;
         case "lazystartproducer":
         case "lazyStartProducer": return boolean.class;
         case "logchunklines":
@@ -278,7 +283,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "runKey": return java.lang.String.class;
         case "runtime": return java.lang.String.class;
         case "runtimekind":
-        case "runtimeKind": return java.lang.String.class;
+        case "runtimeKind": return io.camelkubeflow.trainer.runtime.RuntimeKind.class;
         case "script": return java.lang.String.class;
         case "scriptfilename":
         case "scriptFileName": return java.lang.String.class;
@@ -297,7 +302,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "ttlAfterFinished": return long.class;
         case "username": return java.lang.String.class;
         case "waitfor":
-        case "waitFor": return java.lang.String.class;
+        case "waitFor": return io.camelkubeflow.trainer.watch.WaitTarget.class;
         case "waittimeout":
         case "waitTimeout": return long.class;
         default: return null;

@@ -1,23 +1,25 @@
 package io.camelkubeflow.trainer;
 
 import java.io.InputStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
-import io.camelkubeflow.trainer.job.EnvValues;
-import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
 import io.camelkubeflow.trainer.job.Shell;
+import io.camelkubeflow.trainer.job.TrainField;
 import io.camelkubeflow.trainer.job.TrainJobDocument;
 import io.camelkubeflow.trainer.job.TrainRequest;
-import io.camelkubeflow.trainer.runtime.ImageRule;
-import io.camelkubeflow.trainer.runtime.Launcher;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Expression;
 import org.apache.camel.Message;
 import org.apache.camel.NoTypeConversionAvailableException;
+import org.apache.camel.spi.PropertyConfigurerGetter;
 import org.apache.camel.support.ResourceHelper;
 import org.apache.camel.util.IOHelper;
 
@@ -38,48 +40,42 @@ final class ExchangeTrainRequests {
     private static final String FILE_PATH = "CamelFileAbsolutePath";
     private static final String FILE_MODIFIED = "CamelFileLastModified";
 
+    /** Train options whose value is a Simple expression the producer evaluates per message, not a value. */
+    static final Set<TrainField> EXPRESSION_OPTIONS = EnumSet.of(TrainField.IDEMPOTENCY_KEY, TrainField.RUN_KEY);
+
     private ExchangeTrainRequests() {
     }
 
-    /** The endpoint's defaults; a script option naming a resource (classpath:, file:, ...) is read here, once. */
-    static TrainRequest fromConfiguration(CamelContext context, KubeflowTrainerConfiguration c) throws Exception {
-        TrainRequest request = new TrainRequest()
-                .namespace(c.getNamespace())
-                .runtime(c.getRuntime())
-                .runtimeKind(c.getRuntimeKind())
-                .image(c.getImage())
-                .launcher(c.getLauncher() == null ? null : Launcher.parse("launcher", c.getLauncher()))
-                .imageRules(c.getImageRules() == null ? null : ImageRule.parseList("imageRules", c.getImageRules()))
-                .command(c.getCommand() == null ? null : Shell.split("command", c.getCommand()))
-                .args(c.getArgs() == null ? null : Shell.split("args", c.getArgs()))
-                .pythonFile(c.getPythonFile())
-                .script(c.getScript() == null ? null : readScriptOption(context, c.getScript()))
-                .scriptFileName(c.getScriptFileName())
-                .packages(commaList(c.getPackages()))
-                .pipIndexUrls(commaList(c.getPipIndexUrls()))
-                .numNodes(c.getNumNodes())
-                .numProcPerNode(c.getNumProcPerNode())
-                .datasetUri(c.getDatasetUri())
-                .datasetSecret(c.getDatasetSecret())
-                .modelUri(c.getModelUri())
-                .modelSecret(c.getModelSecret())
-                .activeDeadlineSeconds(c.getActiveDeadlineSeconds())
-                .ttlAfterFinishedSeconds(c.getTtlAfterFinished() == 0 ? null
-                        : c.getTtlAfterFinished() < 0 ? c.getTtlAfterFinished() : (c.getTtlAfterFinished() + 999) / 1000)
-                .suspend(c.getSuspend())
-                .managedBy(c.getManagedBy())
-                .jobName(c.getJobName())
-                .jobNamePrefix(c.getJobNamePrefix())
-                .skipIfRunning(c.isSkipIfRunning())
-                .maxInFlight(c.getMaxInFlight())
-                .inFlightGroup(c.getInFlightGroup());
-        resources(request, c.getCpu(), c.getMemory(), c.getGpu(), c.getResources());
-        if (c.getEnv() != null) {
-            c.getEnv().forEach((name, value) -> request.env(EnvValues.of(name, value)));
+    /**
+     * The endpoint's defaults: every train field's option, read through the endpoint's generated configurer (the
+     * options Camel set); a script option naming a resource (classpath:, file:, ...) is read here, once.
+     */
+    static TrainRequest fromConfiguration(KubeflowTrainerEndpoint endpoint) throws Exception {
+        PropertyConfigurerGetter options = (PropertyConfigurerGetter) endpoint.getComponent()
+                .getEndpointPropertyConfigurer();
+        TrainRequest request = new TrainRequest();
+        for (TrainField field : TrainField.values()) {
+            Object value = EXPRESSION_OPTIONS.contains(field) ? null
+                    : options.getOptionValue(endpoint, field.fieldName(), false);
+            if (value != null) {
+                if (field == TrainField.SCRIPT) {
+                    value = readScriptOption(endpoint.getCamelContext(), (String) value);
+                }
+                field.apply(request, optionValue(field, value), field.fieldName());
+            }
         }
-        stringMap(c.getLabels()).forEach(request::label);
-        stringMap(c.getAnnotations()).forEach(request::annotation);
         return request;
+    }
+
+    /** An option's value as its field's kind: options hold text where a header may hold a List. */
+    private static Object optionValue(TrainField field, Object value) {
+        return switch (field.kind()) {
+            case TEXT -> value.toString();
+            case WORDS -> Shell.split(field.fieldName(), value.toString());
+            case LIST -> commaList(value.toString());
+            case DURATION -> Duration.ofMillis((Long) value);
+            default -> value;
+        };
     }
 
     private static String readScriptOption(CamelContext context, String script) throws Exception {
@@ -93,67 +89,52 @@ final class ExchangeTrainRequests {
     }
 
     /** The body's layer: a TrainJob to merge, or the inline script, as bodyType says. */
-    static TrainRequest fromBody(Exchange exchange, String bodyType) {
+    static TrainRequest fromBody(Exchange exchange, BodyType bodyType) {
         Message in = exchange.getMessage();
         Object body = in.getBody();
-        switch (bodyType == null ? "auto" : bodyType) {
-            case "ignore":
+        switch (bodyType) {
+            case ignore:
                 return new TrainRequest();
-            case "script":
+            case script:
                 String script = in.getBody(String.class);
                 if (script == null || script.isBlank()) {
-                    throw new InvalidTrainRequestException("body", "bodyType=script but the body is empty; send the"
+                    throw new InvalidOptionException("body", "bodyType=script but the body is empty; send the"
                             + " Python source as the body");
                 }
                 return new TrainRequest().script(script);
-            case "trainJob":
+            case trainJob:
                 Object document = body instanceof Map || body instanceof io.camelkubeflow.trainer.api.TrainJob ? body
                         : in.getBody(String.class);
                 return TrainJobDocument.toRequest(TrainJobDocument.read(document));
-            case "auto":
+            default:
                 return TrainJobDocument.looksLikeTrainJob(body)
                         ? TrainJobDocument.toRequest(TrainJobDocument.read(body)) : new TrainRequest();
-            default:
-                throw new InvalidTrainRequestException("bodyType", "'" + bodyType + "' is not a body type; use auto,"
-                        + " trainJob, script or ignore");
         }
     }
 
-    /** The headers' layer: every option can be set per message. */
+    /** The headers' layer: every train field can be set per message, under its header. */
     static TrainRequest fromHeaders(Exchange exchange) {
         Message in = exchange.getMessage();
-        TrainRequest request = new TrainRequest()
-                .namespace(string(in, NAMESPACE))
-                .jobName(string(in, JOB_NAME))
-                .jobNamePrefix(string(in, JOB_NAME_PREFIX))
-                .runKey(string(in, RUN_KEY))
-                .runtime(string(in, RUNTIME))
-                .runtimeKind(string(in, RUNTIME_KIND))
-                .image(string(in, IMAGE))
-                .launcher(string(in, LAUNCHER) == null ? null : Launcher.parse(LAUNCHER, string(in, LAUNCHER)))
-                .imageRules(string(in, IMAGE_RULES) == null ? null
-                        : ImageRule.parseList(IMAGE_RULES, string(in, IMAGE_RULES)))
-                .command(words(in, COMMAND))
-                .args(words(in, ARGS))
-                .pythonFile(string(in, PYTHON_FILE))
-                .script(string(in, SCRIPT))
-                .scriptFileName(string(in, SCRIPT_FILE_NAME))
-                .packages(list(in, PACKAGES))
-                .pipIndexUrls(list(in, PIP_INDEX_URLS))
-                .numNodes(typed(exchange, NUM_NODES, Integer.class))
-                .numProcPerNode(typed(exchange, NUM_PROC_PER_NODE, Integer.class))
-                .datasetUri(string(in, DATASET_URI))
-                .datasetSecret(string(in, DATASET_SECRET))
-                .modelUri(string(in, MODEL_URI))
-                .modelSecret(string(in, MODEL_SECRET))
-                .activeDeadlineSeconds(typed(exchange, ACTIVE_DEADLINE_SECONDS, Long.class))
-                .suspend(typed(exchange, SUSPEND, Boolean.class))
-                .managedBy(string(in, MANAGED_BY));
-        resources(request, string(in, CPU), string(in, MEMORY), string(in, GPU), map(in, RESOURCES));
-        map(in, ENV).forEach((name, value) -> request.env(EnvValues.of(name, value)));
-        stringMap(map(in, LABELS)).forEach(request::label);
-        stringMap(map(in, ANNOTATIONS)).forEach(request::annotation);
+        TrainRequest request = new TrainRequest();
+        for (TrainField field : TrainField.values()) {
+            String header = KubeflowTrainerConstants.header(field);
+            Object value = in.getHeader(header);
+            if (value != null) {
+                field.apply(request, headerValue(exchange, field, header, value), header);
+            }
+        }
         return request;
+    }
+
+    private static Object headerValue(Exchange exchange, TrainField field, String header, Object value) {
+        return switch (field.kind()) {
+            case TEXT -> value.toString();
+            case WORDS -> words(header, value);
+            case LIST -> value instanceof List<?> list ? list.stream().map(String::valueOf).toList()
+                    : commaList(value.toString());
+            case MAP -> map(header, value);
+            default -> typed(exchange, header, value, field.kind().javaType());
+        };
     }
 
     /**
@@ -163,11 +144,11 @@ final class ExchangeTrainRequests {
      */
     static String idempotencyKey(Exchange exchange, Expression configured) {
         Message in = exchange.getMessage();
-        String key = string(in, IDEMPOTENCY_KEY);
+        String key = in.getHeader(IDEMPOTENCY_KEY, String.class);
         if (key == null && configured != null) {
             key = configured.evaluate(exchange, String.class);
             if (key == null || key.isBlank()) {
-                throw new InvalidTrainRequestException("idempotencyKey", "the expression gave no value for this"
+                throw new InvalidOptionException("idempotencyKey", "the expression gave no value for this"
                         + " message; make it always yield a key, or set the " + IDEMPOTENCY_KEY + " header");
             }
         }
@@ -184,43 +165,17 @@ final class ExchangeTrainRequests {
         return key != null ? key : "exchange:" + exchange.getExchangeId();
     }
 
-    private static void resources(TrainRequest request, String cpu, String memory, String gpu, Map<String, ?> others) {
-        stringMap(others).forEach(request::resource);
-        if (cpu != null) {
-            request.resource("cpu", cpu);
-        }
-        if (memory != null) {
-            request.resource("memory", memory);
-        }
-        if (gpu != null) {
-            request.resource("nvidia.com/gpu", gpu);
-        }
-    }
-
-    private static String string(Message in, String header) {
-        Object value = in.getHeader(header);
-        return value == null ? null : value.toString();
-    }
-
-    private static <T> T typed(Exchange exchange, String header, Class<T> type) {
-        Object value = exchange.getMessage().getHeader(header);
-        if (value == null) {
-            return null;
-        }
+    private static Object typed(Exchange exchange, String header, Object value, Class<?> type) {
         try {
             return exchange.getContext().getTypeConverter().mandatoryConvertTo(type, exchange, value);
         } catch (NoTypeConversionAvailableException | RuntimeException e) {
-            throw new InvalidTrainRequestException(header, "'" + value + "' (" + value.getClass().getSimpleName()
+            throw new InvalidOptionException(header, "'" + value + "' (" + value.getClass().getSimpleName()
                     + ") is not a " + type.getSimpleName() + "; set the header to a " + type.getSimpleName(), e);
         }
     }
 
     /** A List header is taken word for word; a String header is split like a shell would. */
-    private static List<String> words(Message in, String header) {
-        Object value = in.getHeader(header);
-        if (value == null) {
-            return null;
-        }
+    private static List<String> words(String header, Object value) {
         if (value instanceof List<?> list) {
             return list.stream().map(String::valueOf).toList();
         }
@@ -230,42 +185,17 @@ final class ExchangeTrainRequests {
         return Shell.split(header, value.toString());
     }
 
-    private static List<String> list(Message in, String header) {
-        Object value = in.getHeader(header);
-        if (value instanceof List<?> list) {
-            return list.stream().map(String::valueOf).toList();
-        }
-        return value == null ? null : commaList(value.toString());
-    }
-
     private static List<String> commaList(String text) {
-        if (text == null) {
-            return null;
-        }
         List<String> items = new ArrayList<>();
         Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty()).forEach(items::add);
         return items;
     }
 
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> map(Message in, String header) {
-        Object value = in.getHeader(header);
-        if (value == null) {
-            return Map.of();
-        }
-        if (!(value instanceof Map)) {
-            throw new InvalidTrainRequestException(header, "a " + value.getClass().getSimpleName() + " was given;"
+    private static Map<?, ?> map(String header, Object value) {
+        if (!(value instanceof Map<?, ?> map)) {
+            throw new InvalidOptionException(header, "a " + value.getClass().getSimpleName() + " was given;"
                     + " set the header to a java.util.Map");
         }
-        return (Map<String, Object>) value;
+        return map;
     }
-
-    private static Map<String, String> stringMap(Map<String, ?> map) {
-        Map<String, String> strings = new java.util.LinkedHashMap<>();
-        if (map != null) {
-            map.forEach((k, v) -> strings.put(k, v == null ? null : v.toString()));
-        }
-        return strings;
-    }
-
 }

@@ -3,8 +3,10 @@ package io.camelkubeflow.trainer;
 import java.time.Duration;
 import java.util.Map;
 
-import io.camelkubeflow.trainer.job.ApiRetry;
 import io.camelkubeflow.trainer.job.TrainJobReaper;
+import io.camelkubeflow.trainer.support.ApiRetry;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.watch.ClusterInformers;
 import io.camelkubeflow.trainer.watch.TrainJobWatcher;
 import io.camelkubeflow.trainer.watch.WatchConnectionMonitor;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -12,8 +14,10 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import org.apache.camel.Endpoint;
+import org.apache.camel.PropertyBindingException;
 import org.apache.camel.health.HealthCheckRegistry;
 import org.apache.camel.spi.Metadata;
+import org.apache.camel.spi.PropertyConfigurerGetter;
 import org.apache.camel.spi.annotations.Component;
 import org.apache.camel.support.DefaultComponent;
 import org.apache.camel.util.PropertiesHelper;
@@ -23,9 +27,10 @@ import org.apache.camel.util.URISupport;
 @Component("kubeflow-trainer")
 public class KubeflowTrainerComponent extends DefaultComponent {
 
-    @Metadata(autowired = true, description = "The KubernetesClient shared by all endpoints that set none of their own"
-                                              + " (Camel Quarkus registers one from the Quarkus kubernetes-client).")
-    private KubernetesClient kubernetesClient;
+    @Metadata(description = "The options every endpoint starts from (namespace, runtime, connection, ...); an"
+                            + " endpoint's own options override them. Set each as"
+                            + " camel.component.kubeflow-trainer.<option>, e.g. ...namespace=ml.")
+    private KubeflowTrainerConfiguration configuration = new KubeflowTrainerConfiguration();
 
     @Metadata(autowired = true, label = "advanced",
               description = "The Micrometer MeterRegistry the component's meters go to (kubeflow.trainer.*); by default"
@@ -38,6 +43,7 @@ public class KubeflowTrainerComponent extends DefaultComponent {
     private long ttlCheckInterval = 60_000L;
     private final Map<KubernetesClient, TrainJobReaper> reapers = new java.util.concurrent.ConcurrentHashMap<>();
 
+    private final Map<KubernetesClient, ClusterInformers> informers = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<KubernetesClient, TrainJobWatcher> watchers = new java.util.concurrent.ConcurrentHashMap<>();
     /** Watches the watch connections of every waiter and events consumer, for the log and the reconnect meters. */
     private WatchConnectionMonitor watchConnections;
@@ -55,25 +61,57 @@ public class KubeflowTrainerComponent extends DefaultComponent {
                     + "' in " + URISupport.sanitizeUri(uri) + "; use one of " + java.util.Arrays.stream(
                             KubeflowTrainerOperation.values()).map(o -> "kubeflow-trainer:" + o).toList());
         }
-        KubeflowTrainerConfiguration configuration = new KubeflowTrainerConfiguration();
-        configuration.setKubernetesClient(kubernetesClient);
-        // multi-value options (env.X=, labels.X=, ...) are collected here, as Camel leaves prefixed keys to the component
-        configuration.setEnv(PropertiesHelper.extractProperties(parameters, "env."));
-        configuration.setLabels(PropertiesHelper.extractProperties(parameters, "labels."));
-        configuration.setAnnotations(PropertiesHelper.extractProperties(parameters, "annotations."));
-        configuration.setResources(PropertiesHelper.extractProperties(parameters, "resources."));
+        KubeflowTrainerConfiguration configuration = this.configuration.copy();
+        // multi-value options (env.X=, labels.X=, ...) are collected here, as Camel leaves prefixed keys to the
+        // component; an endpoint's entries are merged over the component's, key by key
+        configuration.setEnv(merged(configuration.getEnv(), PropertiesHelper.extractProperties(parameters, "env.")));
+        configuration.setLabels(merged(configuration.getLabels(),
+                PropertiesHelper.extractProperties(parameters, "labels.")));
+        configuration.setAnnotations(merged(configuration.getAnnotations(),
+                PropertiesHelper.extractProperties(parameters, "annotations.")));
+        configuration.setResources(merged(configuration.getResources(),
+                PropertiesHelper.extractProperties(parameters, "resources.")));
         KubeflowTrainerEndpoint endpoint = new KubeflowTrainerEndpoint(uri, this, operation, configuration);
-        setProperties(endpoint, parameters);
+        try {
+            setProperties(endpoint, parameters);
+        } catch (PropertyBindingException e) {
+            throw unknownEnumValue(e);
+        }
         return endpoint;
     }
 
-    /** One watcher per client, shared by all its endpoints: one watch connection per namespace in all. */
-    TrainJobWatcher watcherFor(KubernetesClient client) {
-        return watchers.computeIfAbsent(client, c -> new TrainJobWatcher(c, watchConnections));
+    /** A value that is none of an enum option's values is an invalid option, named, with the values it can take. */
+    private RuntimeException unknownEnumValue(PropertyBindingException e) {
+        Class<?> type = e.getPropertyName() == null ? null : ((PropertyConfigurerGetter) getEndpointPropertyConfigurer())
+                .getOptionType(e.getPropertyName(), true);
+        if (type == null || !type.isEnum()) {
+            return e;
+        }
+        return new InvalidOptionException(e.getPropertyName(), "'" + e.getValue() + "' is not one of "
+                + java.util.Arrays.stream(type.getEnumConstants()).map(String::valueOf).toList()
+                + "; use one of them (any case)", e);
     }
 
-    WatchConnectionMonitor watchConnections() {
-        return watchConnections;
+    private static Map<String, Object> merged(Map<String, Object> defaults, Map<String, Object> own) {
+        Map<String, Object> merged = new java.util.LinkedHashMap<>();
+        if (defaults != null) {
+            merged.putAll(defaults);
+        }
+        merged.putAll(own);
+        return merged;
+    }
+
+    /**
+     * The informers of a client, shared by its waits, events consumers, log reads and progress (one TrainJob watch and
+     * at most one pod watch per namespace in all); also for apps that read logs with {@code TrainJobLogs} themselves.
+     */
+    public ClusterInformers informersFor(KubernetesClient client) {
+        return informers.computeIfAbsent(client, c -> new ClusterInformers(c, watchConnections));
+    }
+
+    /** One watcher per client, shared by all its endpoints. */
+    TrainJobWatcher watcherFor(KubernetesClient client) {
+        return watchers.computeIfAbsent(client, c -> new TrainJobWatcher(c, informersFor(c)));
     }
 
     /**
@@ -94,7 +132,7 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         });
     }
 
-    /** Closes the watcher, and drops the health checks, of a client an endpoint built itself and is about to close. */
+    /** Closes the watcher, reaper and informers, and drops the health checks, of a client an endpoint built itself and is about to close. */
     void releaseClient(KubernetesClient client) {
         TrainJobWatcher watcher = watchers.remove(client);
         if (watcher != null) {
@@ -103,6 +141,10 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         TrainJobReaper reaper = reapers.remove(client);
         if (reaper != null) {
             reaper.close();
+        }
+        ClusterInformers clientInformers = informers.remove(client);
+        if (clientInformers != null) {
+            clientInformers.close();
         }
         healthChecks.entrySet().removeIf(entry -> {
             if (!entry.getKey().client().equals(client)) {
@@ -174,6 +216,8 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         watchers.clear();
         reapers.values().forEach(TrainJobReaper::close);
         reapers.clear();
+        informers.values().forEach(ClusterInformers::close);
+        informers.clear();
         healthChecks.values().forEach(this::unregister);
         healthChecks.clear();
         if (watchConnections != null) {
@@ -182,11 +226,20 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         super.doStop();
     }
 
+    public KubeflowTrainerConfiguration getConfiguration() {
+        return configuration;
+    }
+
+    public void setConfiguration(KubeflowTrainerConfiguration configuration) {
+        this.configuration = configuration;
+    }
+
+    /** The KubernetesClient of every endpoint that sets none of its own. */
     public KubernetesClient getKubernetesClient() {
-        return kubernetesClient;
+        return configuration.getKubernetesClient();
     }
 
     public void setKubernetesClient(KubernetesClient kubernetesClient) {
-        this.kubernetesClient = kubernetesClient;
+        configuration.setKubernetesClient(kubernetesClient);
     }
 }

@@ -1,6 +1,14 @@
 package io.camelkubeflow.trainer;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.camelkubeflow.trainer.runtime.Launcher;
+import io.camelkubeflow.trainer.runtime.RuntimeKind;
+import io.camelkubeflow.trainer.watch.WaitTarget;
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import org.apache.camel.RuntimeCamelException;
 import org.apache.camel.spi.Metadata;
 import org.apache.camel.spi.UriParam;
 import org.apache.camel.spi.UriParams;
@@ -10,10 +18,11 @@ import org.apache.camel.spi.UriParams;
  * endpoint creates; a TrainJob body overrides them, and the headers in {@link KubeflowTrainerConstants} override both.
  */
 @UriParams
-public class KubeflowTrainerConfiguration {
+public class KubeflowTrainerConfiguration implements Cloneable {
 
     @UriParam(label = "advanced", description = "A KubernetesClient to use; by default one from the registry, else"
                                                 + " one built from masterUrl/kubeconfig/in-cluster config.")
+    @Metadata(autowired = true)
     private KubernetesClient kubernetesClient;
     @UriParam(label = "common",
               description = "Namespace of the TrainJobs; defaults to the client's namespace, then 'default'.")
@@ -31,15 +40,13 @@ public class KubeflowTrainerConfiguration {
     @UriParam(label = "train",
               description = "Name of the ClusterTrainingRuntime (or TrainingRuntime, see runtimeKind) the TrainJob runs on.")
     private String runtime;
-    @UriParam(label = "train", enums = "ClusterTrainingRuntime,TrainingRuntime", defaultValue = "ClusterTrainingRuntime",
-              description = "Kind of the runtime.")
-    private String runtimeKind;
+    @UriParam(label = "train", defaultValue = "ClusterTrainingRuntime", description = "Kind of the runtime.")
+    private RuntimeKind runtimeKind;
     @UriParam(label = "train",
               description = "Trainer image, replacing the runtime's; image rules match against it.")
     private String image;
-    @UriParam(label = "train", enums = "builtin,torchrun,mpirun,python",
-              description = "Force a launcher instead of deriving it from the runtime.")
-    private String launcher;
+    @UriParam(label = "train", description = "Force a launcher instead of deriving it from the runtime.")
+    private Launcher launcher;
     @UriParam(label = "train",
               description = "Comma-separated rules glob=launcher on the trainer image, e.g. registry.example.com/*deepspeed*=mpirun; first match wins and beats the runtime's own launcher.")
     private String imageRules;
@@ -59,9 +66,9 @@ public class KubeflowTrainerConfiguration {
     @UriParam(label = "train", defaultValue = "train.py",
               description = "File name the staged script gets in the pod.")
     private String scriptFileName;
-    @UriParam(label = "train", enums = "auto,trainJob,script,ignore", defaultValue = "auto",
+    @UriParam(label = "train", defaultValue = "auto",
               description = "How the message body is read: auto merges a body that is a TrainJob (typed, Map, JSON or YAML) and ignores others; trainJob requires one; script takes the body as the inline Python script; ignore never reads it.")
-    private String bodyType;
+    private BodyType bodyType = BodyType.auto;
     @UriParam(label = "train",
               description = "Comma-separated pip packages installed before the payload runs (with --user under MPI).")
     private String packages;
@@ -115,16 +122,16 @@ public class KubeflowTrainerConfiguration {
     private String idempotencyKey;
     @UriParam(label = "train", prefix = "env.", multiValue = true,
               description = "Trainer env, as env.NAME=value; a value secretKeyRef:SECRET/KEY or configMapKeyRef:CONFIGMAP/KEY becomes a reference (the secret value never enters the spec).")
-    private java.util.Map<String, Object> env;
+    private Map<String, Object> env;
     @UriParam(label = "train", prefix = "labels.", multiValue = true,
               description = "TrainJob labels, as labels.KEY=value.")
-    private java.util.Map<String, Object> labels;
+    private Map<String, Object> labels;
     @UriParam(label = "train", prefix = "annotations.", multiValue = true,
               description = "TrainJob annotations, as annotations.KEY=value.")
-    private java.util.Map<String, Object> annotations;
+    private Map<String, Object> annotations;
     @UriParam(label = "train", prefix = "resources.", multiValue = true,
               description = "Other resources per node, as resources.NAME=quantity (e.g. resources.google.com/tpu=4).")
-    private java.util.Map<String, Object> resources;
+    private Map<String, Object> resources;
     @UriParam(label = "train", description = "Simple expression naming what counts as the same training for"
                                              + " skipIfRunning, e.g. ${header.model}.")
     private String runKey;
@@ -152,10 +159,10 @@ public class KubeflowTrainerConfiguration {
                             + " current status; otherwise only changes after the start are emitted.")
     private boolean emitExisting;
 
-    @UriParam(label = "delete", enums = "Background,Foreground,Orphan", defaultValue = "Background",
+    @UriParam(label = "delete", defaultValue = "Background",
               description = "What happens to a deleted TrainJob's JobSet, pods and staged script: deleted by the garbage"
                             + " collector after the job (Background), before it (Foreground), or kept (Orphan).")
-    private String deletePropagation = "Background";
+    private DeletionPropagation deletePropagation = DeletionPropagation.BACKGROUND;
 
     @UriParam(label = "consumer",
               description = "Name under which this route records each TrainJob end (Complete, Failed) it processed"
@@ -211,9 +218,9 @@ public class KubeflowTrainerConfiguration {
     @UriParam(label = "logs", defaultValue = "1", description = "Lines per exchange sent to logDestination.")
     private int logChunkLines = 1;
 
-    @UriParam(label = "wait", enums = "Complete,Failed,Running,Suspended", defaultValue = "Complete",
+    @UriParam(label = "wait", defaultValue = "Complete",
               description = "The status to wait for. Running is also reached by a job that already completed.")
-    private String waitFor = "Complete";
+    private WaitTarget waitFor = WaitTarget.COMPLETE;
 
     @UriParam(label = "wait", defaultValue = "1h", javaType = "java.time.Duration",
               description = "How long to wait before failing with TrainJobWaitTimeoutException; 0 waits without limit."
@@ -305,11 +312,11 @@ public class KubeflowTrainerConfiguration {
         this.runtime = runtime;
     }
 
-    public String getRuntimeKind() {
+    public RuntimeKind getRuntimeKind() {
         return runtimeKind;
     }
 
-    public void setRuntimeKind(String runtimeKind) {
+    public void setRuntimeKind(RuntimeKind runtimeKind) {
         this.runtimeKind = runtimeKind;
     }
 
@@ -321,11 +328,11 @@ public class KubeflowTrainerConfiguration {
         this.image = image;
     }
 
-    public String getLauncher() {
+    public Launcher getLauncher() {
         return launcher;
     }
 
-    public void setLauncher(String launcher) {
+    public void setLauncher(Launcher launcher) {
         this.launcher = launcher;
     }
 
@@ -377,11 +384,11 @@ public class KubeflowTrainerConfiguration {
         this.scriptFileName = scriptFileName;
     }
 
-    public String getBodyType() {
+    public BodyType getBodyType() {
         return bodyType;
     }
 
-    public void setBodyType(String bodyType) {
+    public void setBodyType(BodyType bodyType) {
         this.bodyType = bodyType;
     }
 
@@ -521,35 +528,35 @@ public class KubeflowTrainerConfiguration {
         this.idempotencyKey = idempotencyKey;
     }
 
-    public java.util.Map<String, Object> getEnv() {
+    public Map<String, Object> getEnv() {
         return env;
     }
 
-    public void setEnv(java.util.Map<String, Object> env) {
+    public void setEnv(Map<String, Object> env) {
         this.env = env;
     }
 
-    public java.util.Map<String, Object> getLabels() {
+    public Map<String, Object> getLabels() {
         return labels;
     }
 
-    public void setLabels(java.util.Map<String, Object> labels) {
+    public void setLabels(Map<String, Object> labels) {
         this.labels = labels;
     }
 
-    public java.util.Map<String, Object> getAnnotations() {
+    public Map<String, Object> getAnnotations() {
         return annotations;
     }
 
-    public void setAnnotations(java.util.Map<String, Object> annotations) {
+    public void setAnnotations(Map<String, Object> annotations) {
         this.annotations = annotations;
     }
 
-    public java.util.Map<String, Object> getResources() {
+    public Map<String, Object> getResources() {
         return resources;
     }
 
-    public void setResources(java.util.Map<String, Object> resources) {
+    public void setResources(Map<String, Object> resources) {
         this.resources = resources;
     }
 
@@ -666,11 +673,11 @@ public class KubeflowTrainerConfiguration {
     }
 
 
-    public String getWaitFor() {
+    public WaitTarget getWaitFor() {
         return waitFor;
     }
 
-    public void setWaitFor(String waitFor) {
+    public void setWaitFor(WaitTarget waitFor) {
         this.waitFor = waitFor;
     }
 
@@ -794,11 +801,11 @@ public class KubeflowTrainerConfiguration {
         this.labelSelector = labelSelector;
     }
 
-    public String getDeletePropagation() {
+    public DeletionPropagation getDeletePropagation() {
         return deletePropagation;
     }
 
-    public void setDeletePropagation(String deletePropagation) {
+    public void setDeletePropagation(DeletionPropagation deletePropagation) {
         this.deletePropagation = deletePropagation;
     }
 
@@ -864,5 +871,26 @@ public class KubeflowTrainerConfiguration {
 
     public void setInFlightGroup(String inFlightGroup) {
         this.inFlightGroup = inFlightGroup;
+    }
+
+    /**
+     * A copy for one endpoint: the component's configuration is the default of every endpoint, which then sets its own
+     * options on the copy. The multi-value maps are copied too, so an endpoint's env.X never reaches another.
+     */
+    public KubeflowTrainerConfiguration copy() {
+        try {
+            KubeflowTrainerConfiguration copy = (KubeflowTrainerConfiguration) clone();
+            copy.env = copyOf(env);
+            copy.labels = copyOf(labels);
+            copy.annotations = copyOf(annotations);
+            copy.resources = copyOf(resources);
+            return copy;
+        } catch (CloneNotSupportedException e) {
+            throw new RuntimeCamelException(e);
+        }
+    }
+
+    private static Map<String, Object> copyOf(Map<String, Object> map) {
+        return map == null ? null : new LinkedHashMap<>(map);
     }
 }

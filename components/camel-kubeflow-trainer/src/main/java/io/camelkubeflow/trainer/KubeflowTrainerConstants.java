@@ -1,19 +1,25 @@
 package io.camelkubeflow.trainer;
 
-import io.camelkubeflow.trainer.job.TrainJobLogContext;
+import io.camelkubeflow.trainer.job.TrainField;
+import io.camelkubeflow.trainer.support.TrainJobMdc;
 import org.apache.camel.spi.Metadata;
 
-/** Message headers read and written by the kubeflow-trainer component. Every endpoint option has a header twin. */
+/**
+ * Message headers read and written by the kubeflow-trainer component. Every train field ({@link TrainField}) has its
+ * header here, named {@code CamelKubeflowTrainer} + the field's name capitalized (TrainFieldTest holds them to it);
+ * the other operations read the few headers below that name a job or override a wait or log read.
+ */
 public final class KubeflowTrainerConstants {
+    private static final String PREFIX = "CamelKubeflowTrainer";
 
     // identity of the job
 
     @Metadata(label = "train", description = "The namespace of the TrainJob (in), and where it was created (out).",
               javaType = "String")
-    public static final String NAMESPACE = TrainJobLogContext.NAMESPACE;
+    public static final String NAMESPACE = TrainJobMdc.NAMESPACE;
     @Metadata(description = "The TrainJob name: an explicit name on input; the created or adopted job's name on output.",
               javaType = "String")
-    public static final String JOB_NAME = TrainJobLogContext.JOB_NAME;
+    public static final String JOB_NAME = TrainJobMdc.JOB_NAME;
     @Metadata(label = "train", description = "Prefix of a name derived from the idempotency key.", javaType = "String")
     public static final String JOB_NAME_PREFIX = "CamelKubeflowTrainerJobNamePrefix";
     @Metadata(label = "train", description = "The idempotency key: the same key always maps to the same TrainJob,"
@@ -27,6 +33,19 @@ public final class KubeflowTrainerConstants {
                                              + " still running; the body is that job (out).",
               javaType = "Boolean")
     public static final String SKIPPED = "CamelKubeflowTrainerSkipped";
+    @Metadata(label = "train", description = "Do not start a TrainJob while one for the same run key is still"
+                                             + " running.", javaType = "Boolean")
+    public static final String SKIP_IF_RUNNING = "CamelKubeflowTrainerSkipIfRunning";
+    @Metadata(label = "train", description = "Most TrainJobs of the in-flight group that may run at once.",
+              javaType = "Integer")
+    public static final String MAX_IN_FLIGHT = "CamelKubeflowTrainerMaxInFlight";
+    @Metadata(label = "train", description = "The group whose running TrainJobs maxInFlight counts.",
+              javaType = "String")
+    public static final String IN_FLIGHT_GROUP = "CamelKubeflowTrainerInFlightGroup";
+    @Metadata(label = "train", description = "Delete the TrainJob this long after it finished (or its log was last"
+                                             + " captured): milliseconds or a java.time.Duration.",
+              javaType = "java.time.Duration")
+    public static final String TTL_AFTER_FINISHED = "CamelKubeflowTrainerTtlAfterFinished";
     @Metadata(label = "delete", description = "True when delete removed a TrainJob, false when there was none (out).",
               javaType = "Boolean")
     public static final String DELETED = "CamelKubeflowTrainerDeleted";
@@ -39,7 +58,7 @@ public final class KubeflowTrainerConstants {
     public static final String RUNTIME_KIND = "CamelKubeflowTrainerRuntimeKind";
     @Metadata(label = "train", description = "Trainer image, replacing the runtime's.", javaType = "String")
     public static final String IMAGE = "CamelKubeflowTrainerImage";
-    @Metadata(label = "train", description = "The launcher to force: builtin, torchrun, mpirun or python.",
+    @Metadata(label = "train", description = "The launcher to force: one of the launcher option's values.",
               javaType = "String")
     public static final String LAUNCHER = "CamelKubeflowTrainerLauncher";
     @Metadata(label = "train", description = "Image rules, glob=launcher, comma-separated, first match wins.",
@@ -199,5 +218,10 @@ public final class KubeflowTrainerConstants {
     public static final String EVENT = "CamelKubeflowTrainerEvent";
 
     private KubeflowTrainerConstants() {
+    }
+
+    /** The header of a train field: {@code numNodes} is set per message by {@code CamelKubeflowTrainerNumNodes}. */
+    public static String header(TrainField field) {
+        return PREFIX + Character.toUpperCase(field.fieldName().charAt(0)) + field.fieldName().substring(1);
     }
 }

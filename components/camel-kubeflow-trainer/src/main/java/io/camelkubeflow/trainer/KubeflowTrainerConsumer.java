@@ -4,14 +4,15 @@ import java.time.Duration;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.job.TrainJobLogContext;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
+import io.camelkubeflow.trainer.support.TrainJobMdc;
 import io.camelkubeflow.trainer.watch.TrainJobEvent;
 import io.camelkubeflow.trainer.watch.TrainJobEventStream;
-import io.camelkubeflow.trainer.watch.TrainJobPhase;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import org.apache.camel.Exchange;
+import org.apache.camel.Message;
 import org.apache.camel.Processor;
 import org.apache.camel.support.DefaultConsumer;
 import org.slf4j.Logger;
@@ -53,8 +54,8 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
         jobs = new TrainJobManager(getEndpoint().getClient(), getEndpoint().apiRetry());
         handledAnnotation = configuration.getHandledMark() == null ? null
                 : TrainJobMetadata.handledAnnotation(configuration.getHandledMark());
-        events = new TrainJobEventStream(this::emit, getEndpoint().getComponent().watchConnections());
-        events.start(getEndpoint().getClient(), namespace, configuration.getLabelSelector(),
+        events = new TrainJobEventStream(this::emit, getEndpoint().informers());
+        events.start(namespace, configuration.getLabelSelector(),
                 configuration.isEmitExisting(), handledAnnotation == null ? null : this::unhandled);
         if (configuration.getProgressInterval() > 0) {
             events.emitProgressEvery(Duration.ofMillis(configuration.getProgressInterval()));
@@ -72,16 +73,13 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
 
     private void emit(TrainJobEvent event) {
         Exchange exchange = createExchange(false);
-        exchange.getMessage().setBody(event.trainJob());
-        exchange.getMessage().setHeader(EVENT, event.type());
+        Message message = exchange.getMessage();
+        TrainJobHeaders.job(message, event.trainJob());
+        message.setHeader(EVENT, event.type());
         // a Progress event is news about a running job
-        exchange.getMessage().setHeader(STATUS, TrainJobEvent.PROGRESS.equals(event.type()) ? "Running" : event.type());
-        exchange.getMessage().setHeader(JOB_NAME, event.trainJob().getMetadata().getName());
-        exchange.getMessage().setHeader(NAMESPACE, event.trainJob().getMetadata().getNamespace());
-        exchange.getMessage().setHeader(JOB_UID, event.trainJob().getMetadata().getUid());
-        exchange.getMessage().setHeader(REASON, event.reason());
-        exchange.getMessage().setHeader(MESSAGE, event.message());
-        ProgressHeaders.set(exchange.getMessage(), event.progress());
+        TrainJobHeaders.status(message, TrainJobEvent.PROGRESS.equals(event.type()) ? "Running" : event.type(),
+                event.reason(), event.message());
+        TrainJobHeaders.progress(message, event.progress());
         try {
             getProcessor().process(exchange);
         } catch (Exception e) {
@@ -110,7 +108,7 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
                     event.type());
         } catch (KubernetesClientException e) {
             // the end was handled; without the mark it is emitted once more after a restart (at least once)
-            try (var log = TrainJobLogContext.of(job.getMetadata().getNamespace(), job.getMetadata().getName())) {
+            try (var log = TrainJobMdc.of(job.getMetadata().getNamespace(), job.getMetadata().getName())) {
                 LOG.warn("Could not mark TrainJob {}/{} as handled ({}): {}", job.getMetadata().getNamespace(),
                         job.getMetadata().getName(), handledAnnotation, e.getMessage());
             }

@@ -2,7 +2,9 @@ package io.camelkubeflow.trainer;
 
 import java.time.Duration;
 
-import io.camelkubeflow.trainer.job.ApiRetry;
+import io.camelkubeflow.trainer.job.TrainJobReaper;
+import io.camelkubeflow.trainer.support.ApiRetry;
+import io.camelkubeflow.trainer.watch.ClusterInformers;
 import io.camelkubeflow.trainer.watch.TrainJobWatcher;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import org.apache.camel.Category;
@@ -49,7 +51,7 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
 
     @Override
     public Producer createProducer() {
-        if (operation == KubeflowTrainerOperation.events) {
+        if (operation.isConsumer()) {
             throw new IllegalArgumentException("kubeflow-trainer:events is a consumer: use it in from(), and the"
                                                + " other operations (train, wait, logs, get, list, ...) in to()");
         }
@@ -58,7 +60,7 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
 
     @Override
     public Consumer createConsumer(Processor processor) throws Exception {
-        if (operation != KubeflowTrainerOperation.events) {
+        if (!operation.isConsumer()) {
             throw new IllegalArgumentException("kubeflow-trainer:" + operation + " cannot be used in from(); the"
                                                + " consumer is kubeflow-trainer:events");
         }
@@ -127,6 +129,16 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
     ApiRetry apiRetry() {
         return new ApiRetry(configuration.getApiRetryAttempts(), Duration.ofMillis(configuration.getApiRetryBackoff()),
                 Duration.ofMillis(configuration.getApiRetryBackoff() * 25));
+    }
+
+    /** The TTL reaper of this endpoint's client, started on first use. */
+    TrainJobReaper ttlReaper() {
+        return getComponent().reaperFor(client, apiRetry());
+    }
+
+    /** The informers shared by every endpoint using this endpoint's client. */
+    ClusterInformers informers() {
+        return getComponent().informersFor(client);
     }
 
     /** The watcher shared by every endpoint using this endpoint's client. */

@@ -1,25 +1,45 @@
 package io.camelkubeflow.trainer;
 
-/** The operation an endpoint performs, named by its path: {@code kubeflow-trainer:train}. */
+import java.util.function.Function;
+
+/**
+ * The operation an endpoint performs, named by its path: {@code kubeflow-trainer:train}. Each producer operation
+ * names the handler that does it; adding an operation is a constant here, its handler, and its docs.
+ */
 public enum KubeflowTrainerOperation {
     /** Create (or adopt) a launcher-aware TrainJob from the message. */
-    train,
+    train(TrainHandler::new),
     /** Wait until a TrainJob reaches a status. */
-    wait,
+    wait(WaitHandler::new),
     /** Read or follow the logs of a TrainJob step. */
-    logs,
+    logs(LogsHandler::new),
     /** Read a TrainJob as it is now. */
-    get,
+    get(ManageHandler::get),
     /** List the TrainJobs of the namespace (or all namespaces) matching labelSelector. */
-    list,
+    list(ManageHandler::list),
     /** Delete a TrainJob with its JobSet, pods and staged script (deletePropagation). */
-    delete,
+    delete(ManageHandler::delete),
     /** Suspend a TrainJob: its pods stop until it is resumed. */
-    suspend,
+    suspend(ManageHandler::suspend),
     /** Resume a suspended TrainJob. */
-    resume,
+    resume(ManageHandler::resume),
     /** List the runtimes with the launcher train would choose for each, and why. */
-    runtimes,
+    runtimes(RuntimesHandler::new),
     /** Consumer only: an exchange each time a TrainJob changes status. */
-    events
+    events(null);
+
+    private final Function<KubeflowTrainerEndpoint, OperationHandler> handler;
+
+    KubeflowTrainerOperation(Function<KubeflowTrainerEndpoint, OperationHandler> handler) {
+        this.handler = handler;
+    }
+
+    /** Whether this operation is used in from() rather than to(). */
+    public boolean isConsumer() {
+        return handler == null;
+    }
+
+    OperationHandler newHandler(KubeflowTrainerEndpoint endpoint) {
+        return handler.apply(endpoint);
+    }
 }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 
+import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.logs.LogSink;
 import io.camelkubeflow.trainer.logs.LogStep;
 import org.apache.camel.Exchange;
@@ -24,8 +25,7 @@ final class LogCollector implements LogSink {
     private final ProducerTemplate destination;
     private final String destinationUri;
     private final int chunkLines;
-    private final String jobName;
-    private final String namespace;
+    private final TrainJobRef job;
     private final Deque<String> kept = new ArrayDeque<>();
     private long keptBytes;
     private long lines;
@@ -34,14 +34,13 @@ final class LogCollector implements LogSink {
     private String chunkStep;
 
     LogCollector(boolean prefixSteps, long maxBytes, ProducerTemplate destination, String destinationUri,
-            int chunkLines, String jobName, String namespace) {
+            int chunkLines, TrainJobRef job) {
         this.prefixSteps = prefixSteps;
         this.maxBytes = maxBytes;
         this.destination = destination;
         this.destinationUri = destinationUri;
         this.chunkLines = Math.max(1, chunkLines);
-        this.jobName = jobName;
-        this.namespace = namespace;
+        this.job = job;
     }
 
     @Override
@@ -76,14 +75,13 @@ final class LogCollector implements LogSink {
         chunk.clear();
         Exchange sent = destination.send(destinationUri, exchange -> {
             exchange.getMessage().setBody(body);
-            exchange.getMessage().setHeader(JOB_NAME, jobName);
-            exchange.getMessage().setHeader(NAMESPACE, namespace);
+            TrainJobHeaders.identity(exchange.getMessage(), job);
             exchange.getMessage().setHeader(LOG_STEP, step);
         });
         if (sent.getException() != null) {
             // a destination that refuses lines fails the read: going on would drop lines without a word
             throw new RuntimeCamelException("logDestination " + destinationUri + " failed on a log chunk of "
-                    + namespace + "/" + jobName + ": " + sent.getException().getMessage(), sent.getException());
+                    + job + ": " + sent.getException().getMessage(), sent.getException());
         }
     }
 

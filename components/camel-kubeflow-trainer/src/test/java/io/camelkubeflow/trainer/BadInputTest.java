@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
-import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -113,18 +113,19 @@ class BadInputTest extends TrainerRouteTestSupport {
         Throwable failure;
         try {
             failure = send(uri, body, headers).getException();
-        } catch (org.apache.camel.FailedToCreateProducerException e) {
-            // a malformed endpoint option fails when the producer starts, before any message
+        } catch (org.apache.camel.FailedToCreateProducerException | org.apache.camel.ResolveEndpointFailedException e) {
+            // a malformed endpoint option fails when the endpoint is made (a value none of an enum option's) or its
+            // producer starts, before any message
             failure = e.getCause();
         }
         int writes = api.writesSinceMark().size();
         CASES.incrementAndGet();
         WRITES.addAndGet(writes);
-        if (failure instanceof InvalidTrainRequestException named && field.equals(named.getField())) {
+        if (failure instanceof InvalidOptionException named && field.equals(named.getField())) {
             NAMED.incrementAndGet();
         }
-        InvalidTrainRequestException error = assertInstanceOf(InvalidTrainRequestException.class, failure,
-                "expected an InvalidTrainRequestException");
+        InvalidOptionException error = assertInstanceOf(InvalidOptionException.class, failure,
+                "expected an InvalidOptionException");
         assertEquals(field, error.getField(), error.getMessage());
         assertTrue(error.getMessage().contains("'" + field + "'"), error.getMessage());
         assertEquals(0, writes, "bad input must not write anything: " + api.writesSinceMark());

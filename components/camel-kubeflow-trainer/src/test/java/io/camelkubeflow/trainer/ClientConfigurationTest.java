@@ -1,10 +1,15 @@
 package io.camelkubeflow.trainer;
 
+import java.util.Map;
+
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
+import org.apache.camel.ProducerTemplate;
 import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.spi.PropertyConfigurer;
+import org.apache.camel.support.PluginHelper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -14,7 +19,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Where the endpoint's KubernetesClient comes from: the registry, or built from the connection options. */
+/**
+ * Where an endpoint's KubernetesClient and options come from: the registry, the connection options, or the component,
+ * whose options (camel.component.kubeflow-trainer.*) are the defaults of every endpoint.
+ */
 class ClientConfigurationTest {
     static TrainerApiServer api;
 
@@ -56,5 +64,45 @@ class ClientConfigurationTest {
             // a plain create is one request: no look first, a 409 would be adopted
             assertEquals(1, api.requestsSinceMark().stream().filter(r -> r.getPath().contains("trainjobs")).count());
         }
+    }
+
+    /** An endpoint's own options win, and what one endpoint adds to a map option never reaches another. */
+    @Test
+    void componentOptionsApplyToEveryEndpointAndEndpointsOverrideThem() throws Exception {
+        try (CamelContext camel = new DefaultCamelContext()) {
+            KubeflowTrainerComponent component = camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class);
+            component.setKubernetesClient(api.client());
+            // what Camel Main does with camel.component.kubeflow-trainer.<option>=... : the generated configurer
+            PropertyConfigurer configurer = PluginHelper.getConfigurerResolver(camel)
+                    .resolvePropertyConfigurer("kubeflow-trainer-component", camel);
+            configurer.configure(camel, component, "namespace", "from-component", true);
+            configurer.configure(camel, component, "runtime", "torch-distributed", true);
+            configurer.configure(camel, component, "numNodes", "2", true);
+            configurer.configure(camel, component, "labels", Map.of("team", "vision"), true);
+            camel.start();
+            ProducerTemplate template = camel.createProducerTemplate();
+
+            TrainJob defaults = trained(template.send("kubeflow-trainer:train?pythonFile=/a.py&labels.extra=x",
+                    e -> { }));
+            assertEquals("from-component", defaults.getMetadata().getNamespace());
+            assertEquals("torch-distributed", defaults.getSpec().runtimeRef().name());
+            assertEquals(2, defaults.getSpec().trainer().numNodes());
+            assertEquals("vision", defaults.getMetadata().getLabels().get("team"));
+            assertEquals("x", defaults.getMetadata().getLabels().get("extra"));
+
+            TrainJob overridden = trained(template.send(
+                    "kubeflow-trainer:train?pythonFile=/b.py&namespace=own&numNodes=3", e -> { }));
+            assertEquals("own", overridden.getMetadata().getNamespace());
+            assertEquals(3, overridden.getSpec().trainer().numNodes());
+            assertEquals("vision", overridden.getMetadata().getLabels().get("team"));
+            assertNull(overridden.getMetadata().getLabels().get("extra"), "one endpoint's labels reached another");
+            assertEquals(Map.of("team", "vision"), component.getConfiguration().getLabels(),
+                    "an endpoint changed the component's defaults");
+        }
+    }
+
+    private static TrainJob trained(Exchange exchange) {
+        assertNull(exchange.getException());
+        return exchange.getMessage().getBody(TrainJob.class);
     }
 }

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.camelkubeflow.trainer.logs.LogStartTimeoutException;
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
-import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.junit.jupiter.api.BeforeAll;
@@ -158,7 +158,7 @@ class LogsOperationTest extends TrainerRouteTestSupport {
         Exchange suspended = send("kubeflow-trainer:train?runtime=torch-distributed&namespace=logs&pythonFile=/a.py"
                 + "&suspend=true", null, Map.of());
         Exchange exchange = template.send("kubeflow-trainer:logs?logStartTimeout=300ms", suspended);
-        assertInstanceOf(TrainJobWaitTimeoutException.class, exchange.getException());
+        assertInstanceOf(LogStartTimeoutException.class, exchange.getException());
     }
 
     @Test

@@ -4,10 +4,10 @@ import java.util.List;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.runtime.RuntimeCatalog.RuntimeLauncher;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.testing.RuntimeYaml;
-import io.camelkubeflow.trainer.watch.TrainJobNotFoundException;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import org.apache.camel.Exchange;
 import org.junit.jupiter.api.Test;
@@ -82,10 +82,10 @@ class OperationsTest extends TrainerRouteTestSupport {
         assertNull(again.getException());
         assertEquals(false, again.getMessage().getHeader(DELETED));
 
-        Exception bad = assertInstanceOf(org.apache.camel.FailedToCreateProducerException.class,
+        Exception bad = assertInstanceOf(org.apache.camel.ResolveEndpointFailedException.class,
                 org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> template.sendBody(
                         "kubeflow-trainer:delete?deletePropagation=Later", null)));
-        assertEquals("deletePropagation", assertInstanceOf(InvalidTrainRequestException.class, bad.getCause())
+        assertEquals("deletePropagation", assertInstanceOf(InvalidOptionException.class, bad.getCause())
                 .getField());
     }
 

@@ -1,7 +1,5 @@
 package io.camelkubeflow.trainer;
 
-import io.camelkubeflow.trainer.testing.ReliabilityFigures;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -16,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.testing.ReliabilityFigures;
 import io.camelkubeflow.trainer.testing.RuntimeYaml;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -93,9 +92,10 @@ class RbacTest {
                     from("kubeflow-trainer:events?namespace=rbac&handledMark=rbac-test&progressInterval=100ms").process(e -> events.add("event"));
                 }
             });
+            // from before the start: the informers an events route opens at start are shared by the waits and log reads
+            long mark = api.sandbox().requestCount();
             camel.start();
             ProducerTemplate template = camel.createProducerTemplate();
-            long mark = api.sandbox().requestCount();
             String train = "kubeflow-trainer:train?runtime=torch-distributed&namespace=rbac&script=print(1)";
 
             // train with a staged script, then a retry that adopts it

@@ -9,9 +9,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
-import io.camelkubeflow.trainer.watch.TrainJobPhase;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;

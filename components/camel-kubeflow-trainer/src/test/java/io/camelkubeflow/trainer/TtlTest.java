@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import org.apache.camel.CamelContext;
@@ -51,8 +51,8 @@ class TtlTest {
             assertNotNull(job(api, running), "a running job is never deleted");
             assertNotNull(job(api, kept), "a job without a TTL is kept");
 
-            InvalidTrainRequestException bad = org.junit.jupiter.api.Assertions.assertThrows(
-                    InvalidTrainRequestException.class, () -> new io.camelkubeflow.trainer.job.TrainJobSubmitter(
+            InvalidOptionException bad = org.junit.jupiter.api.Assertions.assertThrows(
+                    InvalidOptionException.class, () -> new io.camelkubeflow.trainer.job.TrainJobSubmitter(
                             api.client()).prepare(new io.camelkubeflow.trainer.job.TrainRequest()
                                     .runtime("torch-distributed").pythonFile("/a.py").ttlAfterFinishedSeconds(0L), "ttl"));
             assertEquals("ttlAfterFinished", bad.getField());

@@ -1,8 +1,5 @@
 package io.camelkubeflow.trainer;
 
-import io.camelkubeflow.trainer.testing.ReliabilityFigures;
-import io.fabric8.kubernetes.api.model.Condition;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +9,8 @@ import java.util.concurrent.TimeUnit;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobStatus;
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.testing.ReliabilityFigures;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import org.apache.camel.Exchange;
 import org.junit.jupiter.api.Test;
@@ -170,7 +169,7 @@ class WatchFaultTest extends TrainerRouteTestSupport {
                 : new ConditionBuilder().withType("Failed").withStatus("True").withReason("FailedJobs")
                         .withMessage("jobset failed").withLastTransitionTime(java.time.Instant.now().toString()).build();
         // the API server may be restarting: the test's own writes retry too
-        io.camelkubeflow.trainer.job.ApiRetry.DEFAULT.call("end " + name, () -> api.client().resources(TrainJob.class)
+        io.camelkubeflow.trainer.support.ApiRetry.DEFAULT.call("end " + name, () -> api.client().resources(TrainJob.class)
                 .inNamespace(namespace).withName(name).editStatus(job -> {
                     job.setStatus(new TrainJobStatus(List.of(condition), null, null));
                     return job;

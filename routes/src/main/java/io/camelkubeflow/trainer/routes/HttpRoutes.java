@@ -5,9 +5,9 @@ import java.util.Map;
 
 import com.fasterxml.jackson.core.JacksonException;
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
-import io.camelkubeflow.trainer.watch.TrainJobNotFoundException;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.camel.Exchange;
@@ -33,8 +33,8 @@ public class HttpRoutes extends RouteBuilder {
     public void configure() {
         restConfiguration().bindingMode(RestBindingMode.off);
 
-        onException(InvalidTrainRequestException.class).handled(true)
-                .process(e -> error(e, 400, e.getProperty(Exchange.EXCEPTION_CAUGHT, InvalidTrainRequestException.class)
+        onException(InvalidOptionException.class).handled(true)
+                .process(e -> error(e, 400, e.getProperty(Exchange.EXCEPTION_CAUGHT, InvalidOptionException.class)
                         .getField()));
         onException(JacksonException.class).handled(true).process(e -> error(e, 400, "body"));
         onException(TrainJobConflictException.class).handled(true).process(e -> error(e, 409, null));

@@ -8,10 +8,10 @@ import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.core.JacksonException;
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
 import io.camelkubeflow.trainer.job.TrainJobCapacityException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.camel.Exchange;
@@ -47,7 +47,7 @@ public class KafkaRoutes extends RouteBuilder {
                 + "&autoCommitEnable=false&allowManualCommit=true&breakOnFirstError=true")
                 .routeId("kafka-train").autoStartup("{{trainer.kafka.enabled}}")
                 // a request that can never succeed is parked with its reason, and its offset committed
-                .onException(InvalidTrainRequestException.class, JacksonException.class, TrainJobConflictException.class)
+                .onException(InvalidOptionException.class, JacksonException.class, TrainJobConflictException.class)
                     .handled(true)
                     .process(this::deadLetterForRequest)
                     .marshal().json()
@@ -91,7 +91,7 @@ public class KafkaRoutes extends RouteBuilder {
         Exception cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
         Map<String, Object> letter = new LinkedHashMap<>();
         letter.put("error", cause.getMessage());
-        if (cause instanceof InvalidTrainRequestException invalid) {
+        if (cause instanceof InvalidOptionException invalid) {
             letter.put("field", invalid.getField());
         }
         letter.put("topic", exchange.getMessage().getHeader(KafkaConstants.TOPIC));

@@ -7,12 +7,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.KubeflowTrainerComponent;
+import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.logs.LogSink;
+import io.camelkubeflow.trainer.logs.LogStartTimeoutException;
 import io.camelkubeflow.trainer.logs.LogStep;
 import io.camelkubeflow.trainer.logs.TrainJobLogs;
-import io.camelkubeflow.trainer.watch.TrainJobNotFoundException;
-import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
@@ -21,6 +22,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import org.apache.camel.CamelContext;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +47,10 @@ public class TrainJobLogStream {
 
     @Inject
     TrainJobStatusView statusView;
+
+    /** Its informers are the app's: a reader waits for its pod on the one pod watch of the namespace. */
+    @Inject
+    CamelContext camel;
 
     @ConfigProperty(name = "trainer.namespace")
     String defaultNamespace;
@@ -76,7 +82,8 @@ public class TrainJobLogStream {
             LogStep step = LogStep.parse("step", stepText);
             statusView.describe(namespace, name);
             response.setChunked(true).putHeader("Content-Type", "text/plain; charset=utf-8");
-            new TrainJobLogs(client).read(new TrainJobLogs.Request(namespace, name, step, follow, null, null,
+            new TrainJobLogs(client, camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
+                    .informersFor(client)).read(new TrainJobLogs.Request(namespace, name, step, follow, null, null,
                     START_TIMEOUT), new ResponseSink(response, step.kind() == LogStep.Kind.ALL), readers);
             response.end();
         } catch (ClientGoneException e) {
@@ -93,11 +100,11 @@ public class TrainJobLogStream {
             response.reset();
             return;
         }
-        int status = e instanceof InvalidTrainRequestException ? 400
+        int status = e instanceof InvalidOptionException ? 400
                 : e instanceof TrainJobNotFoundException ? 404
-                : e instanceof TrainJobWaitTimeoutException ? 504 : 500;
+                : e instanceof LogStartTimeoutException ? 504 : 500;
         response.setChunked(false).setStatusCode(status).putHeader("Content-Type", "application/json")
-                .end(ErrorAnswer.json(e, e instanceof InvalidTrainRequestException invalid ? invalid.getField() : null));
+                .end(ErrorAnswer.json(e, e instanceof InvalidOptionException invalid ? invalid.getField() : null));
     }
 
     /** Writes each line to the response, waiting while the client reads slower than the job logs. */

@@ -6,8 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.watch.TrainJobNotFoundException;
-import io.camelkubeflow.trainer.watch.TrainJobPhase;
+import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -135,7 +135,7 @@ class KafkaRoutesTest {
             Thread.sleep(100);
             ended = client.resources(TrainJob.class).inNamespace("default").list().getItems().stream()
                     .filter(j -> key.equals(j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key")))
-                    .filter(j -> io.camelkubeflow.trainer.watch.TrainJobPhase.of(j).isTerminal()).findFirst()
+                    .filter(j -> io.camelkubeflow.trainer.api.TrainJobPhase.of(j).isTerminal()).findFirst()
                     .orElse(null);
         }
         assertTrue(ended != null, "the job did not end");

@@ -11,8 +11,8 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -39,7 +39,8 @@ import io.fabric8.mockwebserver.http.WebSocket;
  * A local emulation of a Kubernetes API server with Kubeflow Trainer v2.3.0's CRDs and default
  * ClusterTrainingRuntimes installed: fabric8's mock API server in CRUD mode, on loopback. It stores and serves
  * objects (create, get, list, watch, patch, delete); with {@link Options#withController} a
- * {@link TrainJobControllerEmulation} also gives TrainJobs pods and status as the Trainer would, but no code runs. It
+ * {@link TrainJobControllerEmulation} also gives TrainJobs pods and status as the Trainer would; no code runs except,
+ * with {@link Options#withScriptsRun}, a staged Python script, once, with the local python3 ({@link StagedScriptRunner}). It
  * records the requests it receives (the latest {@value #MAX_RECORDED}) so tests and benchmarks can
  * count them.
  */

@@ -439,8 +439,17 @@ public interface KubeflowTrainerEndpointBuilderFactory {
         }
         /**
          * What happens to a deleted TrainJob's JobSet, pods and staged script: deleted by the garbage
-         * collector after the job (Background), before it (Foreground), or kept (Orphan). One of: Background,
-         * Foreground, Orphan. Default: Background.
+         * collector after the job (Background), before it (Foreground), or kept (Orphan). One of: Orphan,
+         * Background, Foreground. Default: Background.
+         */
+        default KubeflowTrainerEndpointProducerBuilder deletePropagation(io.fabric8.kubernetes.api.model.DeletionPropagation deletePropagation) {
+            doSetProperty("deletePropagation", deletePropagation);
+            return this;
+        }
+        /**
+         * What happens to a deleted TrainJob's JobSet, pods and staged script: deleted by the garbage
+         * collector after the job (Background), before it (Foreground), or kept (Orphan). One of: Orphan,
+         * Background, Foreground. Default: Background.
          */
         default KubeflowTrainerEndpointProducerBuilder deletePropagation(String deletePropagation) {
             doSetProperty("deletePropagation", deletePropagation);
@@ -719,6 +728,15 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          * ignores others; trainJob requires one; script takes the body as the inline Python script; ignore
          * never reads it. One of: auto, trainJob, script, ignore. Default: auto.
          */
+        default KubeflowTrainerEndpointProducerBuilder bodyType(io.camelkubeflow.trainer.BodyType bodyType) {
+            doSetProperty("bodyType", bodyType);
+            return this;
+        }
+        /**
+         * How the message body is read: auto merges a body that is a TrainJob (typed, Map, JSON or YAML) and
+         * ignores others; trainJob requires one; script takes the body as the inline Python script; ignore
+         * never reads it. One of: auto, trainJob, script, ignore. Default: auto.
+         */
         default KubeflowTrainerEndpointProducerBuilder bodyType(String bodyType) {
             doSetProperty("bodyType", bodyType);
             return this;
@@ -836,6 +854,13 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointProducerBuilder labels(Map values) {
             doSetMultiValueProperties("labels", "labels.", values);
+            return this;
+        }
+        /**
+         * Force a launcher instead of deriving it from the runtime. One of: builtin, torchrun, mpirun, python.
+         */
+        default KubeflowTrainerEndpointProducerBuilder launcher(io.camelkubeflow.trainer.runtime.Launcher launcher) {
+            doSetProperty("launcher", launcher);
             return this;
         }
         /**
@@ -973,6 +998,14 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          * Kind of the runtime. One of: ClusterTrainingRuntime, TrainingRuntime. Default:
          * ClusterTrainingRuntime.
          */
+        default KubeflowTrainerEndpointProducerBuilder runtimeKind(io.camelkubeflow.trainer.runtime.RuntimeKind runtimeKind) {
+            doSetProperty("runtimeKind", runtimeKind);
+            return this;
+        }
+        /**
+         * Kind of the runtime. One of: ClusterTrainingRuntime, TrainingRuntime. Default:
+         * ClusterTrainingRuntime.
+         */
         default KubeflowTrainerEndpointProducerBuilder runtimeKind(String runtimeKind) {
             doSetProperty("runtimeKind", runtimeKind);
             return this;
@@ -1074,6 +1107,14 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointProducerBuilder throwOnFailure(String throwOnFailure) {
             doSetProperty("throwOnFailure", throwOnFailure);
+            return this;
+        }
+        /**
+         * The status to wait for. Running is also reached by a job that already completed. One of: Complete,
+         * Failed, Running, Suspended. Default: Complete.
+         */
+        default KubeflowTrainerEndpointProducerBuilder waitFor(io.camelkubeflow.trainer.watch.WaitTarget waitFor) {
+            doSetProperty("waitFor", waitFor);
             return this;
         }
         /**

@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.job;
 
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 
@@ -19,7 +20,7 @@ public final class EnvValues {
             return new EnvVarBuilder(var).withName(name).build();
         }
         if (value == null) {
-            throw new InvalidTrainRequestException("env." + name, "no value given; give a value, or"
+            throw new InvalidOptionException("env." + name, "no value given; give a value, or"
                     + " secretKeyRef:<secret>/<key> or configMapKeyRef:<configmap>/<key>");
         }
         String text = value.toString();
@@ -40,7 +41,7 @@ public final class EnvValues {
         int slash = ref.indexOf('/');
         if (slash <= 0 || slash == ref.length() - 1 || ref.indexOf('/', slash + 1) >= 0) {
             // the text after the prefix is not echoed: it may be a mistyped secret value
-            throw new InvalidTrainRequestException("env." + name, "a " + prefix + " reference must be written "
+            throw new InvalidOptionException("env." + name, "a " + prefix + " reference must be written "
                     + prefix + "<name>/<key>, e.g. " + prefix + "hf-token/token");
         }
         return new String[] { ref.substring(0, slash), ref.substring(slash + 1) };

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+
 /** Quoting for bash scripts the component writes, and word splitting for commands given as one string. */
 public final class Shell {
     private static final Pattern SAFE_WORD = Pattern.compile("[A-Za-z0-9_./=:,+@%^-]+");
@@ -43,7 +45,7 @@ public final class Shell {
             if (c == '\'') {
                 int end = line.indexOf('\'', i + 1);
                 if (end < 0) {
-                    throw new InvalidTrainRequestException(field, "unclosed single quote in [" + line
+                    throw new InvalidOptionException(field, "unclosed single quote in [" + line
                             + "]; close the quote, or pass the words as a List in the header");
                 }
                 word.append(line, i + 1, end);
@@ -60,7 +62,7 @@ public final class Shell {
                     i++;
                 }
                 if (i >= line.length()) {
-                    throw new InvalidTrainRequestException(field, "unclosed double quote in [" + line
+                    throw new InvalidOptionException(field, "unclosed double quote in [" + line
                             + "]; close the quote, or pass the words as a List in the header");
                 }
                 inWord = true;

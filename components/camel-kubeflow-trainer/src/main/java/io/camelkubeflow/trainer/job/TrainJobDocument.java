@@ -15,6 +15,7 @@ import io.camelkubeflow.trainer.api.StorageInitializer;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobSpec;
 import io.camelkubeflow.trainer.api.Trainer;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Quantity;
 
@@ -50,10 +51,10 @@ public final class TrainJobDocument {
             TrainJob job = body instanceof String text ? STRICT.readValue(text, TrainJob.class)
                     : STRICT.convertValue(body, TrainJob.class);
             if (job == null) {
-                throw new InvalidTrainRequestException("body", "the body is empty; send a TrainJob as JSON or YAML");
+                throw new InvalidOptionException("body", "the body is empty; send a TrainJob as JSON or YAML");
             }
             return job;
-        } catch (InvalidTrainRequestException e) {
+        } catch (InvalidOptionException e) {
             throw e;
         } catch (Exception e) {
             Throwable cause = e instanceof IllegalArgumentException && e.getCause() != null ? e.getCause() : e;
@@ -62,7 +63,7 @@ public final class TrainJobDocument {
                         : (StreamReadException) cause.getCause();
                 String where = syntax.getLocation() == null ? ""
                         : " at line " + syntax.getLocation().getLineNr() + ", column " + syntax.getLocation().getColumnNr();
-                throw new InvalidTrainRequestException("body", "not valid JSON or YAML" + where + ": "
+                throw new InvalidOptionException("body", "not valid JSON or YAML" + where + ": "
                         + firstLine(syntax.getOriginalMessage()), e);
             }
             if (cause instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()) {
@@ -73,9 +74,9 @@ public final class TrainJobDocument {
                         ? "unknown TrainJob field '" + unknown.getPropertyName() + "'; the v1alpha1 CRD knows "
                                 + unknown.getKnownPropertyIds() + " there (labels and annotations go in metadata)"
                         : "wrong type: " + firstLine(mapping.getOriginalMessage());
-                throw new InvalidTrainRequestException("body." + path, problem, e);
+                throw new InvalidOptionException("body." + path, problem, e);
             }
-            throw new InvalidTrainRequestException("body", "not a TrainJob: " + firstLine(cause.getMessage())
+            throw new InvalidOptionException("body", "not a TrainJob: " + firstLine(cause.getMessage())
                     + "; send a trainer.kubeflow.org/v1alpha1 TrainJob as JSON or YAML", e);
         }
     }
@@ -145,7 +146,7 @@ public final class TrainJobDocument {
 
     private static void refuseInitializerEnv(String field, List<EnvVar> env, String option) {
         if (env != null && !env.isEmpty()) {
-            throw new InvalidTrainRequestException(field, "initializer env is not supported by this component;"
+            throw new InvalidOptionException(field, "initializer env is not supported by this component;"
                     + " put credentials in a Secret and name it with '" + option + "'");
         }
     }

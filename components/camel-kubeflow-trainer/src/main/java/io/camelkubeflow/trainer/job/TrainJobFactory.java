@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.api.Initializer;
-import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.ContainerPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.JobSetSpecPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.JobSetTemplatePatch;
@@ -16,6 +15,7 @@ import io.camelkubeflow.trainer.api.RuntimePatch.PodSpecPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.PodTemplatePatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.ReplicatedJobPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.TrainingRuntimeSpecPatch;
+import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.api.RuntimeRef;
 import io.camelkubeflow.trainer.api.StorageInitializer;
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -23,8 +23,9 @@ import io.camelkubeflow.trainer.api.TrainJobSpec;
 import io.camelkubeflow.trainer.api.Trainer;
 import io.camelkubeflow.trainer.runtime.LauncherDecision;
 import io.camelkubeflow.trainer.runtime.LauncherResolver;
-import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor.ReplicatedJob;
+import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
@@ -76,7 +77,7 @@ public final class TrainJobFactory {
             patches.add(scriptPatch(runtime, scriptConfigMap.getMetadata().getName()));
         }
         if (patches.size() > MAX_RUNTIME_PATCHES) {
-            throw new InvalidTrainRequestException("runtimePatches", patches.size() + " runtime patches; the"
+            throw new InvalidOptionException("runtimePatches", patches.size() + " runtime patches; the"
                     + " TrainJob CRD allows at most " + MAX_RUNTIME_PATCHES + "; merge patches of one manager");
         }
         TrainerCommand trainerCommand = TrainerCommand.build(decision.launcher(),
@@ -161,7 +162,7 @@ public final class TrainJobFactory {
         }
         if (runtime.replicatedJob(step) == null) {
             // the controller would silently ignore it: the job would train without the data it was given
-            throw new InvalidTrainRequestException(field, runtime.describe() + " has no " + step + " step, so the"
+            throw new InvalidOptionException(field, runtime.describe() + " has no " + step + " step, so the"
                     + " Trainer would ignore it; pick a runtime with a " + step + " job, or fetch the data in your code");
         }
         return new StorageInitializer(uri, null, secret == null ? null : new LocalObjectReference(secret));
@@ -183,7 +184,7 @@ public final class TrainJobFactory {
     private static RuntimePatch scriptPatch(TrainingRuntimeDescriptor runtime, String configMapName) {
         List<ReplicatedJob> targets = runtime.jobsRunningUserCode();
         if (targets.isEmpty()) {
-            throw new InvalidTrainRequestException("script", runtime.describe() + " has no replicated job with a '"
+            throw new InvalidOptionException("script", runtime.describe() + " has no replicated job with a '"
                     + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container to stage the script into; use"
                     + " pythonFile or command with an image that holds the code");
         }

@@ -4,8 +4,9 @@ import java.net.HttpURLConnection;
 import java.util.List;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.watch.TrainJobNotFoundException;
-import io.camelkubeflow.trainer.watch.TrainJobPhase;
+import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.camelkubeflow.trainer.support.ApiRetry;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;

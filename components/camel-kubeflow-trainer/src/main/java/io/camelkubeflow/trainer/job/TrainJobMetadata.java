@@ -7,6 +7,7 @@ import java.util.HexFormat;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 
 /** Labels, annotations and names this component puts on what it creates, so it can find and adopt them again. */
 public final class TrainJobMetadata {
@@ -77,7 +78,7 @@ public final class TrainJobMetadata {
      */
     public static String handledAnnotation(String mark) {
         if (mark == null || !mark.matches("[a-z0-9]([-a-z0-9]{0,53}[a-z0-9])?")) {
-            throw new InvalidTrainRequestException("handledMark", "'" + mark + "' must be 1 to 55 lowercase letters,"
+            throw new InvalidOptionException("handledMark", "'" + mark + "' must be 1 to 55 lowercase letters,"
                     + " digits or '-', starting and ending with a letter or digit (it names the annotation "
                     + DOMAIN + "/handled-<mark>)");
         }

@@ -11,7 +11,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.watch.TrainJobPhase;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.camelkubeflow.trainer.support.ApiRetry;
+import io.camelkubeflow.trainer.support.DaemonThreads;
+import io.camelkubeflow.trainer.support.TrainJobMdc;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -76,7 +79,7 @@ public class TrainJobReaper implements AutoCloseable {
         boolean deleted = jobs.delete(job.getMetadata().getNamespace(), job.getMetadata().getName(),
                 DeletionPropagation.BACKGROUND);
         if (deleted) {
-            try (var log = TrainJobLogContext.of(job.getMetadata().getNamespace(), job.getMetadata().getName())) {
+            try (var log = TrainJobMdc.of(job.getMetadata().getNamespace(), job.getMetadata().getName())) {
                 LOG.info("Deleted TrainJob {}: {} for longer than its TTL of {} s", name, TrainJobPhase.of(job).displayName(),
                         job.getMetadata().getAnnotations().get(TrainJobMetadata.TTL_ANNOTATION));
             }

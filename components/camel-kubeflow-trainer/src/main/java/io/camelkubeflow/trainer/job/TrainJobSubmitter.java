@@ -7,10 +7,13 @@ import java.util.Objects;
 import java.util.UUID;
 
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.runtime.LauncherRule;
-import io.camelkubeflow.trainer.runtime.RuntimeCatalog;
+import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
-import io.camelkubeflow.trainer.watch.TrainJobPhase;
+import io.camelkubeflow.trainer.support.ApiRetry;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.support.TrainJobMdc;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
@@ -31,7 +34,6 @@ import org.slf4j.LoggerFactory;
  */
 public class TrainJobSubmitter {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobSubmitter.class);
-    public static final String DEFAULT_RUNTIME_KIND = RuntimeCatalog.CLUSTER_KIND;
 
     private final KubernetesClient client;
     private final ApiRetry retry;
@@ -80,7 +82,7 @@ public class TrainJobSubmitter {
             TrainJob running = unfinished(namespace, TrainJobMetadata.RUN_KEY_LABEL,
                     TrainJobMetadata.runKeyLabel(request.runKey())).stream().findFirst().orElse(null);
             if (running != null) {
-                try (var log = TrainJobLogContext.of(namespace, running.getMetadata().getName())) {
+                try (var log = TrainJobMdc.of(namespace, running.getMetadata().getName())) {
                     LOG.info("Skipped a TrainJob for run key {}: {}/{} is still running", request.runKey(), namespace,
                             running.getMetadata().getName());
                 }
@@ -119,7 +121,7 @@ public class TrainJobSubmitter {
         if (script != null) {
             takeOwnership(script, created);
         }
-        try (var log = TrainJobLogContext.of(namespace, name)) {
+        try (var log = TrainJobMdc.of(namespace, name)) {
             if (prepared.decision().rule() == LauncherRule.FALLBACK) {
                 LOG.warn("Created TrainJob {}/{} with a FALLBACK launcher: {}", namespace, name,
                         prepared.decision().reason());
@@ -153,7 +155,7 @@ public class TrainJobSubmitter {
                 takeOwnership(script, existing);
             }
         }
-        try (var log = TrainJobLogContext.of(existing.getMetadata().getNamespace(), name)) {
+        try (var log = TrainJobMdc.of(existing.getMetadata().getNamespace(), name)) {
             LOG.info("Adopted existing TrainJob {}/{} for idempotency key {}", existing.getMetadata().getNamespace(),
                     name, key);
         }
@@ -233,14 +235,15 @@ public class TrainJobSubmitter {
 
     /** Reads the runtime the request names; a missing runtime is an input error, reported before any write. */
     public TrainingRuntimeDescriptor lookupRuntime(TrainRequest request, String namespace) {
-        String kind = request.runtimeKind() != null ? request.runtimeKind() : DEFAULT_RUNTIME_KIND;
-        boolean namespaced = RuntimeCatalog.NAMESPACED_KIND.equals(kind);
-        ResourceDefinitionContext context = RuntimeCatalog.context(kind);
+        RuntimeKind kind = request.runtimeKind() != null ? RuntimeKind.of(request.runtimeKind())
+                : RuntimeKind.ClusterTrainingRuntime;
+        boolean namespaced = kind.namespaced();
+        ResourceDefinitionContext context = kind.context();
         GenericKubernetesResource runtime = retry.call("GET " + kind + " " + request.runtime(), () -> namespaced
                 ? client.genericKubernetesResources(context).inNamespace(namespace).withName(request.runtime()).get()
                 : client.genericKubernetesResources(context).withName(request.runtime()).get());
         if (runtime == null) {
-            throw new InvalidTrainRequestException("runtime", kind + " '" + request.runtime() + "' does not exist"
+            throw new InvalidOptionException("runtime", kind + " '" + request.runtime() + "' does not exist"
                     + (namespaced ? " in namespace " + namespace : "") + "; list them with kubectl get "
                     + context.getPlural() + (namespaced ? "" : ", or set runtimeKind=TrainingRuntime for a namespaced one"));
         }

@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
+import io.camelkubeflow.trainer.runtime.RuntimeKind;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.EnvVar;
 
 /**
@@ -31,7 +33,6 @@ public final class TrainRequestValidator {
     private static final Pattern STORAGE_URI = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://.+");
     /** Variables the Trainer webhook reserves for the launchers it configures. */
     private static final List<String> RESERVED_ENV_PREFIXES = List.of("PET_", "OMPI_MCA_", "DMLC_");
-    static final Set<String> RUNTIME_KINDS = Set.of("ClusterTrainingRuntime", "TrainingRuntime");
     static final Set<String> MANAGED_BY = Set.of("trainer.kubeflow.org/trainjob-controller",
             "kueue.x-k8s.io/multikueue");
     /** The CRD's maxItems on trainer.command, trainer.args and env lists. */
@@ -48,12 +49,12 @@ public final class TrainRequestValidator {
 
     public static void validate(TrainRequest request) {
         if (request.runtime() == null || request.runtime().isBlank()) {
-            throw new InvalidTrainRequestException("runtime", "no runtime named; set it to a ClusterTrainingRuntime"
+            throw new InvalidOptionException("runtime", "no runtime named; set it to a ClusterTrainingRuntime"
                     + " such as torch-distributed (kubectl get clustertrainingruntimes lists them)");
         }
         subdomain("runtime", request.runtime());
-        if (request.runtimeKind() != null && !RUNTIME_KINDS.contains(request.runtimeKind())) {
-            throw new InvalidTrainRequestException("runtimeKind", "'" + request.runtimeKind()
+        if (request.runtimeKind() != null && RuntimeKind.of(request.runtimeKind()) == null) {
+            throw new InvalidOptionException("runtimeKind", "'" + request.runtimeKind()
                     + "' is not a runtime kind; use ClusterTrainingRuntime or TrainingRuntime");
         }
         if (request.namespace() != null) {
@@ -65,14 +66,14 @@ public final class TrainRequestValidator {
         if (request.jobNamePrefix() != null) {
             if (request.jobNamePrefix().length() > MAX_PREFIX_LENGTH
                     || !RFC1035_LABEL.matcher(request.jobNamePrefix()).matches()) {
-                throw new InvalidTrainRequestException("jobNamePrefix", "'" + request.jobNamePrefix()
+                throw new InvalidOptionException("jobNamePrefix", "'" + request.jobNamePrefix()
                         + "' must be an RFC 1035 label of at most " + MAX_PREFIX_LENGTH
                         + " characters (lowercase letter first, then lowercase letters, digits, '-')");
             }
         }
         if (request.image() != null && (request.image().isBlank() || request.image().length() > 500
                 || request.image().chars().anyMatch(Character::isWhitespace))) {
-            throw new InvalidTrainRequestException("image", "'" + request.image()
+            throw new InvalidOptionException("image", "'" + request.image()
                     + "' is not an image reference (non-empty, no whitespace, at most 500 characters)");
         }
         payload(request);
@@ -87,15 +88,15 @@ public final class TrainRequestValidator {
         storage("datasetUri", request.datasetUri(), "datasetSecret", request.datasetSecret());
         storage("modelUri", request.modelUri(), "modelSecret", request.modelSecret());
         if (request.ttlAfterFinishedSeconds() != null && request.ttlAfterFinishedSeconds() < 1) {
-            throw new InvalidTrainRequestException("ttlAfterFinished", request.ttlAfterFinishedSeconds()
+            throw new InvalidOptionException("ttlAfterFinished", request.ttlAfterFinishedSeconds()
                     + " s is not a time to keep a finished TrainJob; give at least 1s, or leave it unset to keep it");
         }
         if (request.activeDeadlineSeconds() != null && request.activeDeadlineSeconds() < 1) {
-            throw new InvalidTrainRequestException("activeDeadlineSeconds", request.activeDeadlineSeconds()
+            throw new InvalidOptionException("activeDeadlineSeconds", request.activeDeadlineSeconds()
                     + " is not allowed; give a number of seconds of at least 1, or leave it unset for no deadline");
         }
         if (request.managedBy() != null && !MANAGED_BY.contains(request.managedBy())) {
-            throw new InvalidTrainRequestException("managedBy", "'" + request.managedBy() + "' is not accepted by the"
+            throw new InvalidOptionException("managedBy", "'" + request.managedBy() + "' is not accepted by the"
                     + " TrainJob CRD; use one of " + MANAGED_BY);
         }
     }
@@ -103,12 +104,12 @@ public final class TrainRequestValidator {
     private static void admission(TrainRequest request) {
         positive("maxInFlight", request.maxInFlight());
         if (request.skipIfRunning() && (request.runKey() == null || request.runKey().isBlank())) {
-            throw new InvalidTrainRequestException("skipIfRunning", "needs a runKey saying which trainings are the same"
+            throw new InvalidOptionException("skipIfRunning", "needs a runKey saying which trainings are the same"
                     + " (e.g. runKey=${header.model}); set runKey or turn skipIfRunning off");
         }
         if (request.inFlightGroup() != null && (request.inFlightGroup().length() > 63
                 || !LABEL_VALUE.matcher(request.inFlightGroup()).matches() || request.inFlightGroup().isEmpty())) {
-            throw new InvalidTrainRequestException("inFlightGroup", "'" + request.inFlightGroup() + "' is not a label"
+            throw new InvalidOptionException("inFlightGroup", "'" + request.inFlightGroup() + "' is not a label"
                     + " value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit");
         }
     }
@@ -116,7 +117,7 @@ public final class TrainRequestValidator {
     /** The CRD's CEL rules on metadata.name: RFC 1035 label, at most 63 characters. */
     public static void jobName(String field, String name) {
         if (name.length() > 63 || !RFC1035_LABEL.matcher(name).matches()) {
-            throw new InvalidTrainRequestException(field, "'" + name + "' is not an RFC 1035 label of at most 63"
+            throw new InvalidOptionException(field, "'" + name + "' is not an RFC 1035 label of at most 63"
                     + " characters: start with a lowercase letter, then lowercase letters, digits or '-',"
                     + " and end with a letter or digit");
         }
@@ -134,38 +135,38 @@ public final class TrainRequestValidator {
             kinds.add("script");
         }
         if (kinds.size() > 1) {
-            throw new InvalidTrainRequestException("command/pythonFile/script", "more than one payload given ("
+            throw new InvalidOptionException("command/pythonFile/script", "more than one payload given ("
                     + String.join(", ", kinds) + "); give exactly one");
         }
         if (request.command() != null) {
             if (request.command().isEmpty() || request.command().get(0).isBlank()) {
-                throw new InvalidTrainRequestException("command", "the command is empty; give the program and its"
+                throw new InvalidOptionException("command", "the command is empty; give the program and its"
                         + " arguments, e.g. python -u train.py");
             }
         }
         if (request.pythonFile() != null && (request.pythonFile().isBlank()
                 || request.pythonFile().chars().anyMatch(c -> c == '\n' || c == 0))) {
-            throw new InvalidTrainRequestException("pythonFile", "'" + request.pythonFile()
+            throw new InvalidOptionException("pythonFile", "'" + request.pythonFile()
                     + "' is not a file path; give the path of a .py file inside the image, e.g. /app/train.py");
         }
         if (request.script() != null) {
             if (request.script().isBlank()) {
-                throw new InvalidTrainRequestException("script", "the inline script is empty; give the Python source");
+                throw new InvalidOptionException("script", "the inline script is empty; give the Python source");
             }
             String fileName = scriptFileName(request);
             if (fileName.length() > 253 || !CONFIG_MAP_KEY.matcher(fileName).matches()) {
-                throw new InvalidTrainRequestException("scriptFileName", "'" + fileName
+                throw new InvalidOptionException("scriptFileName", "'" + fileName
                         + "' is not a file name a ConfigMap can hold; use letters, digits, '-', '_' or '.', e.g. train.py");
             }
             long bytes = request.script().getBytes(StandardCharsets.UTF_8).length + fileName.length();
             if (bytes > MAX_CONFIG_MAP_BYTES) {
-                throw new InvalidTrainRequestException("script", "the inline script is " + bytes
+                throw new InvalidOptionException("script", "the inline script is " + bytes
                         + " bytes with its file name, over the " + MAX_CONFIG_MAP_BYTES + "-byte (1 MiB) limit of the"
                         + " ConfigMap it is staged in; bake it into the image and use pythonFile, or fetch it at start");
             }
         }
         if (request.args() != null && request.args().size() > MAX_LIST_ITEMS) {
-            throw new InvalidTrainRequestException("args", request.args().size() + " arguments given; the TrainJob CRD"
+            throw new InvalidOptionException("args", request.args().size() + " arguments given; the TrainJob CRD"
                     + " allows at most " + MAX_LIST_ITEMS + "; pass the rest in a config file or env");
         }
     }
@@ -178,7 +179,7 @@ public final class TrainRequestValidator {
         for (String pkg : request.packages()) {
             // quoting stops shell injection; a leading '-' would still be read by pip as an option
             if (pkg.isBlank() || pkg.startsWith("-") || pkg.chars().anyMatch(Character::isWhitespace)) {
-                throw new InvalidTrainRequestException("packages", "'" + pkg + "' is not a pip requirement; give names"
+                throw new InvalidOptionException("packages", "'" + pkg + "' is not a pip requirement; give names"
                         + " like torch==2.5.0 or numpy>=2 (no spaces, no leading '-'); put index URLs in pipIndexUrls");
             }
         }
@@ -191,7 +192,7 @@ public final class TrainRequestValidator {
             }
             if (uri == null || uri.getHost() == null
                     || !("https".equals(uri.getScheme()) || "http".equals(uri.getScheme()))) {
-                throw new InvalidTrainRequestException("pipIndexUrls", "'" + url + "' is not an http(s) URL; give the"
+                throw new InvalidOptionException("pipIndexUrls", "'" + url + "' is not an http(s) URL; give the"
                         + " index URL, e.g. https://pypi.org/simple (the first is --index-url, the rest --extra-index-url)");
             }
         }
@@ -199,31 +200,31 @@ public final class TrainRequestValidator {
 
     private static void env(Map<String, EnvVar> env) {
         if (env.size() > MAX_LIST_ITEMS) {
-            throw new InvalidTrainRequestException("env", env.size() + " variables given; the TrainJob CRD allows at"
+            throw new InvalidOptionException("env", env.size() + " variables given; the TrainJob CRD allows at"
                     + " most " + MAX_LIST_ITEMS);
         }
         for (EnvVar var : env.values()) {
             String name = var.getName();
             if (name == null || !ENV_NAME.matcher(name).matches()) {
-                throw new InvalidTrainRequestException("env", "'" + name + "' is not a valid variable name; use"
+                throw new InvalidOptionException("env", "'" + name + "' is not a valid variable name; use"
                         + " letters, digits, '_', '-' or '.', not starting with a digit");
             }
             for (String prefix : RESERVED_ENV_PREFIXES) {
                 if (name.startsWith(prefix)) {
-                    throw new InvalidTrainRequestException("env", "'" + name + "' is reserved: the Trainer webhook"
+                    throw new InvalidOptionException("env", "'" + name + "' is reserved: the Trainer webhook"
                             + " rejects " + prefix + "* variables because the runtime sets them; use numNodes and"
                             + " numProcPerNode, or rename the variable");
                 }
             }
             if (var.getValue() != null && var.getValueFrom() != null) {
-                throw new InvalidTrainRequestException("env", "'" + name + "' has both a value and a valueFrom; give one");
+                throw new InvalidOptionException("env", "'" + name + "' has both a value and a valueFrom; give one");
             }
         }
     }
 
     private static void positive(String field, Integer value) {
         if (value != null && value < 1) {
-            throw new InvalidTrainRequestException(field, value + " is not allowed; give a whole number of at least 1");
+            throw new InvalidOptionException(field, value + " is not allowed; give a whole number of at least 1");
         }
     }
 
@@ -232,11 +233,11 @@ public final class TrainRequestValidator {
             String field = fieldForResource(entry.getKey());
             qualifiedName(field, entry.getKey());
             if (entry.getValue() == null || !QUANTITY.matcher(entry.getValue()).matches()) {
-                throw new InvalidTrainRequestException(field, "'" + entry.getValue() + "' is not a Kubernetes"
+                throw new InvalidOptionException(field, "'" + entry.getValue() + "' is not a Kubernetes"
                         + " quantity; write e.g. 2, 500m, 16Gi or 1.5");
             }
             if (entry.getValue().startsWith("-")) {
-                throw new InvalidTrainRequestException(field, "'" + entry.getValue() + "' is negative; give a"
+                throw new InvalidOptionException(field, "'" + entry.getValue() + "' is negative; give a"
                         + " quantity of zero or more");
             }
         }
@@ -257,17 +258,17 @@ public final class TrainRequestValidator {
             qualifiedName(field + "." + entry.getKey(), entry.getKey());
             String value = entry.getValue();
             if (value == null) {
-                throw new InvalidTrainRequestException(field + "." + entry.getKey(), "no value given; give a string");
+                throw new InvalidOptionException(field + "." + entry.getKey(), "no value given; give a string");
             }
             if (labels && (value.length() > 63 || !LABEL_VALUE.matcher(value).matches())) {
-                throw new InvalidTrainRequestException(field + "." + entry.getKey(), "'" + value + "' is not a label"
+                throw new InvalidOptionException(field + "." + entry.getKey(), "'" + value + "' is not a label"
                         + " value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or"
                         + " digit; put free text in an annotation");
             }
             bytes += entry.getKey().length() + value.length();
         }
         if (!labels && bytes > MAX_ANNOTATIONS_BYTES) {
-            throw new InvalidTrainRequestException(field, "annotations total " + bytes + " bytes, over Kubernetes'"
+            throw new InvalidOptionException(field, "annotations total " + bytes + " bytes, over Kubernetes'"
                     + " 256 KiB limit; store large values elsewhere (a ConfigMap) and reference them");
         }
     }
@@ -284,7 +285,7 @@ public final class TrainRequestValidator {
         boolean validPrefix = prefix == null
                 || (prefix.length() <= 253 && RFC1123_SUBDOMAIN.matcher(prefix).matches());
         if (!validPrefix || name.length() > 63 || !LABEL_NAME.matcher(name).matches()) {
-            throw new InvalidTrainRequestException(field, "'" + key + "' is not a valid key: an optional DNS"
+            throw new InvalidOptionException(field, "'" + key + "' is not a valid key: an optional DNS"
                     + " prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a"
                     + " letter or digit (e.g. example.com/team)");
         }
@@ -292,7 +293,7 @@ public final class TrainRequestValidator {
 
     private static void storage(String uriField, String uri, String secretField, String secret) {
         if (uri != null && !uri.isEmpty() && (uri.length() > 2048 || !STORAGE_URI.matcher(uri).matches())) {
-            throw new InvalidTrainRequestException(uriField, "'" + uri + "' is not a storage URI; write"
+            throw new InvalidOptionException(uriField, "'" + uri + "' is not a storage URI; write"
                     + " scheme://location, e.g. s3://bucket/data or hf://tatsu-lab/alpaca (at most 2048 characters)");
         }
         if (secret != null) {
@@ -302,14 +303,14 @@ public final class TrainRequestValidator {
 
     private static void subdomain(String field, String name) {
         if (name.length() > 253 || !RFC1123_SUBDOMAIN.matcher(name).matches()) {
-            throw new InvalidTrainRequestException(field, "'" + name + "' is not a Kubernetes object name; use"
+            throw new InvalidOptionException(field, "'" + name + "' is not a Kubernetes object name; use"
                     + " lowercase letters, digits, '-' and '.', starting and ending with a letter or digit");
         }
     }
 
     private static void label(String field, String value, Pattern pattern, String what) {
         if (value.length() > 63 || !pattern.matcher(value).matches()) {
-            throw new InvalidTrainRequestException(field, "'" + value + "' is not " + what + " of at most 63 characters");
+            throw new InvalidOptionException(field, "'" + value + "' is not " + what + " of at most 63 characters");
         }
     }
 }

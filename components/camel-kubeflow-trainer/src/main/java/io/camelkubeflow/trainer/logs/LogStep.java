@@ -3,7 +3,7 @@ package io.camelkubeflow.trainer.logs;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 
 /**
  * Which pods' logs to read, named as the Kubeflow SDK names steps: {@code trainer} (the default: the MPI launcher
@@ -27,7 +27,7 @@ public record LogStep(Kind kind, String replicatedJob, int index) {
             case "trainer" -> new LogStep(Kind.TRAINER, null, 0);
             case "all" -> new LogStep(Kind.ALL, null, 0);
             case "launcher", "dataset-initializer", "model-initializer" -> new LogStep(Kind.ONE, step, 0);
-            default -> throw new InvalidTrainRequestException(field, "'" + text + "' is not a step; use trainer, node-0,"
+            default -> throw new InvalidOptionException(field, "'" + text + "' is not a step; use trainer, node-0,"
                     + " node-1, ..., launcher, dataset-initializer, model-initializer or all");
         };
     }

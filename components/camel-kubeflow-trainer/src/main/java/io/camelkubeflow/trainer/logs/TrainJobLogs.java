@@ -13,6 +13,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,10 +24,13 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 
-import io.camelkubeflow.trainer.job.TrainJobLogContext;
-import io.camelkubeflow.trainer.watch.JobSetLabels;
-import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
+import io.camelkubeflow.trainer.api.JobSetLabels;
+import io.camelkubeflow.trainer.runtime.Launcher;
+import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
+import io.camelkubeflow.trainer.support.TrainJobMdc;
+import io.camelkubeflow.trainer.watch.ClusterInformers;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.LogWatch;
@@ -45,15 +49,21 @@ public class TrainJobLogs {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobLogs.class);
     static final String INDEX_LABEL = "batch.kubernetes.io/job-completion-index";
     private static final Set<String> TERMINAL = Set.of("Succeeded", "Failed");
+    /** The replicated jobs that run user code, in the trainer container: the nodes and any launcher's own job. */
+    private static final Set<String> TRAINER_JOBS = Arrays.stream(Launcher.values()).map(Launcher::replicatedJob)
+            .collect(Collectors.toSet());
     /** Streams that may break in a row, without delivering a line, before following gives up. */
     private static final int MAX_BROKEN_IN_A_ROW = 5;
     /** Pause before resuming a stream that ended while its pod still runs. */
     private static final Duration RESUME_PAUSE = Duration.ofMillis(200);
 
     private final KubernetesClient client;
+    private final ClusterInformers informers;
 
-    public TrainJobLogs(KubernetesClient client) {
+    /** @param informers the client's informers: a read waits for its pods on the namespace's pod informer */
+    public TrainJobLogs(KubernetesClient client, ClusterInformers informers) {
         this.client = client;
+        this.informers = informers;
     }
 
     /** Options of one read. {@code tailLines} and {@code sinceSeconds} may be null. */
@@ -100,13 +110,16 @@ public class TrainJobLogs {
             return List.of(new Selector(request.step().replicatedJob(), Integer.toString(request.step().index())));
         }
         List<Pod> pods = awaitPods(request, Map.of(), found -> found.stream().anyMatch(TrainJobLogs::started));
-        boolean hasLauncher = pods.stream().anyMatch(p -> "launcher".equals(label(p, JobSetLabels.REPLICATED_JOB)));
         if (request.step().kind() == LogStep.Kind.TRAINER) {
-            return List.of(hasLauncher ? new Selector("launcher", "0") : new Selector("node", "0"));
+            // a launcher that runs in a job of its own (mpirun) logs for the whole job; else node 0 does
+            String launcherJob = pods.stream().map(p -> label(p, JobSetLabels.REPLICATED_JOB))
+                    .filter(job -> TRAINER_JOBS.contains(job) && !Launcher.DEFAULT_REPLICATED_JOB.equals(job))
+                    .findFirst().orElse(Launcher.DEFAULT_REPLICATED_JOB);
+            return List.of(new Selector(launcherJob, "0"));
         }
         Map<String, Selector> all = new LinkedHashMap<>();
         pods.stream()
-                .filter(p -> "launcher".equals(label(p, JobSetLabels.REPLICATED_JOB)) || "node".equals(label(p, JobSetLabels.REPLICATED_JOB)))
+                .filter(p -> TRAINER_JOBS.contains(label(p, JobSetLabels.REPLICATED_JOB)))
                 .sorted(Comparator.comparing((Pod p) -> label(p, JobSetLabels.REPLICATED_JOB))
                         .thenComparing(p -> Integer.parseInt(label(p, INDEX_LABEL))))
                 .forEach(p -> {
@@ -163,7 +176,7 @@ public class TrainJobLogs {
                 if (!request.follow() || ++brokenInARow > MAX_BROKEN_IN_A_ROW) {
                     throw e instanceof RuntimeException r ? r : new UncheckedIOException((IOException) e);
                 }
-                try (var log = TrainJobLogContext.of(request.namespace(), request.jobName())) {
+                try (var log = TrainJobMdc.of(request.namespace(), request.jobName())) {
                     LOG.debug("Log stream of {} broke, resuming: {}", pod.getMetadata().getName(), e.getMessage());
                 }
             }
@@ -244,7 +257,7 @@ public class TrainJobLogs {
                 .map(c -> c.getRestartCount() == null ? 0 : c.getRestartCount()).findFirst().orElse(0);
     }
 
-    /** Waits by watch for the step's newest pod to leave Pending. */
+    /** Waits, on the namespace's pod informer, for the step's newest pod to leave Pending. */
     private Pod awaitStarted(Request request, Selector selector) {
         List<Pod> pods = awaitPods(request, selector.labels(), candidates -> candidates.stream()
                 .anyMatch(TrainJobLogs::started));
@@ -257,21 +270,22 @@ public class TrainJobLogs {
 
     private List<Pod> awaitPods(Request request, Map<String, String> labels,
             java.util.function.Predicate<List<Pod>> condition) {
-        Map<String, String> selector = new LinkedHashMap<>(labels);
-        selector.put(JobSetLabels.JOBSET_NAME, request.jobName());
-        CompletableFuture<List<Pod>> ready = client.pods().inNamespace(request.namespace()).withLabels(selector)
-                .informOnCondition(condition);
+        CompletableFuture<List<Pod>> ready = informers.awaitPods(request.namespace(), request.jobName(), labels,
+                condition);
         try {
             return ready.get(request.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            ready.cancel(true);
-            throw new TrainJobWaitTimeoutException("no pod of TrainJob " + request.namespace() + "/" + request.jobName()
-                    + " matching " + selector + " started within " + request.startTimeout());
+            Map<String, String> selector = new LinkedHashMap<>(labels);
+            selector.put(JobSetLabels.JOBSET_NAME, request.jobName());
+            throw new LogStartTimeoutException(request.namespace(), request.jobName(), selector, request.startTimeout());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for pods", e);
         } catch (ExecutionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } finally {
+            // however the wait ended, the informer stops looking on its behalf
+            ready.cancel(false);
         }
     }
 
@@ -281,7 +295,7 @@ public class TrainJobLogs {
     }
 
     private static String container(Pod pod, Selector selector) {
-        String wanted = "node".equals(selector.replicatedJob) || "launcher".equals(selector.replicatedJob) ? "node"
+        String wanted = TRAINER_JOBS.contains(selector.replicatedJob) ? TrainingRuntimeDescriptor.TRAINER_CONTAINER
                 : selector.replicatedJob;
         return pod.getSpec().getContainers().stream().map(c -> c.getName()).filter(wanted::equals).findFirst()
                 .orElse(pod.getSpec().getContainers().get(0).getName());

@@ -1,24 +1,119 @@
 package io.camelkubeflow.trainer.runtime;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 
-/** How the user's code is started inside the trainer container. */
+/**
+ * How the user's code is started inside the trainer container, and everything that differs between launchers: the
+ * words that run a Python file or a command, the launcher put in front of everything (installs included), the binary
+ * that means a command launches itself, the runtime label or mlPolicy that selects it, the mlPolicy it cannot run
+ * without, and the replicated job it runs in. The rest of the component reads these; adding a launcher is adding a
+ * constant.
+ */
 public enum Launcher {
     /** The runtime's own program (torchtune's {@code tune run}); the user gives its arguments or a full command. */
-    BUILTIN,
+    BUILTIN(Builder.of("builtin").framework("torchtune")
+            .description("its builtin trainer (tune run)")),
     /** {@code torchrun}: the controller injects PET_* variables, so no rendezvous flags are needed. */
-    TORCHRUN,
+    TORCHRUN(Builder.of("torchrun").runsFilesWith("torchrun")
+            // torchrun starts a non-Python program on each local rank only when told not to prepend python
+            .runsCommandsWith("torchrun", "--no-python")
+            .binary("torchrun").mlPolicy("torch")),
     /** {@code mpirun --hostfile /etc/mpi/hostfile}, run from the MPI {@code launcher} replicated job. */
-    MPIRUN,
+    MPIRUN(Builder.of("mpirun").runsFilesWith("python")
+            // the controller sets slots and OMPI_MCA_* itself; the whole payload (installs too) runs on every rank
+            .wrapsEverythingIn("mpirun", "--hostfile", "/etc/mpi/hostfile")
+            .binary("mpirun").mlPolicy("mpi")
+            .requiresPolicy("an MPI runtime", "mlPolicy.mpi provides /etc/mpi/hostfile and the launcher job")
+            // the MPI user is not root
+            .installsIntoUserSite()
+            .replicatedJob("launcher")),
     /** Plain {@code python}: frameworks that set up distribution from env (JAX, XGBoost) or none at all. */
-    PYTHON;
+    PYTHON(Builder.of("python").runsFilesWith("python"));
 
+    /** The replicated job that runs the trainer when the launcher does not name another. */
+    public static final String DEFAULT_REPLICATED_JOB = "node";
+
+    private final Builder traits;
+
+    Launcher(Builder traits) {
+        this.traits = traits;
+    }
+
+    /** As users write it in options, headers and rules: {@code torchrun}. */
     public String optionValue() {
-        return name().toLowerCase(Locale.ROOT);
+        return traits.optionValue;
+    }
+
+    /** What Camel's catalog lists and its type converter matches against (case-insensitively). */
+    @Override
+    public String toString() {
+        return optionValue();
+    }
+
+    /** The words that run a Python file (the file follows them); null when the launcher cannot run a file. */
+    public List<String> fileRunner() {
+        return traits.fileRunner;
+    }
+
+    /** The words put before a command that does not launch itself. */
+    public List<String> commandRunner() {
+        return traits.commandRunner;
+    }
+
+    /** The words put before the whole payload, package installs included, unless the command launches itself. */
+    public List<String> outerLauncher() {
+        return traits.outerLauncher;
+    }
+
+    /** True when the user wrote this launcher's binary themselves (e.g. "torchrun --nnodes ... train.py"). */
+    public boolean launchedBy(String program) {
+        String base = program.substring(program.lastIndexOf('/') + 1);
+        return traits.binary != null && traits.binary.equals(base);
+    }
+
+    /** The runtime framework label that makes this the launcher, or null. */
+    public String framework() {
+        return traits.framework;
+    }
+
+    /** The mlPolicy that makes this the launcher, or null. */
+    public String mlPolicy() {
+        return traits.mlPolicy;
+    }
+
+    /** Whether the launcher works only on a runtime with its {@link #mlPolicy()}. */
+    public boolean requiresPolicy() {
+        return traits.requiredRuntime != null;
+    }
+
+    /** The runtime this launcher needs, for messages: "an MPI runtime". */
+    public String requiredRuntime() {
+        return traits.requiredRuntime;
+    }
+
+    /** Why it needs it, for messages. */
+    public String requiredRuntimeReason() {
+        return traits.requiredRuntimeReason;
+    }
+
+    /** Whether pip installs go to the user site (the launcher runs the payload as a non-root user). */
+    public boolean installsIntoUserSite() {
+        return traits.userSite;
+    }
+
+    /** The replicated job the launcher runs in: where its log is the trainer's log. */
+    public String replicatedJob() {
+        return traits.replicatedJob;
+    }
+
+    /** A sentence fragment naming the launcher in explanations. */
+    public String description() {
+        return traits.description != null ? traits.description : optionValue();
     }
 
     /** Parses a user-supplied launcher name, case-insensitively. */
@@ -28,10 +123,85 @@ public enum Launcher {
                 return launcher;
             }
         }
-        throw new InvalidTrainRequestException(field, "unknown launcher '" + value + "'; use one of " + names());
+        throw new InvalidOptionException(field, "unknown launcher '" + value + "'; use one of " + names());
     }
 
     public static String names() {
         return Arrays.stream(values()).map(Launcher::optionValue).collect(Collectors.joining(", "));
+    }
+
+    /** The traits of one launcher, written as a sentence per constant. */
+    private static final class Builder {
+        private final String optionValue;
+        private List<String> fileRunner;
+        private List<String> commandRunner = List.of();
+        private List<String> outerLauncher = List.of();
+        private String binary;
+        private String framework;
+        private String mlPolicy;
+        private String requiredRuntime;
+        private String requiredRuntimeReason;
+        private boolean userSite;
+        private String replicatedJob = DEFAULT_REPLICATED_JOB;
+        private String description;
+
+        private Builder(String optionValue) {
+            this.optionValue = optionValue;
+        }
+
+        static Builder of(String optionValue) {
+            return new Builder(optionValue.toLowerCase(Locale.ROOT));
+        }
+
+        Builder runsFilesWith(String... words) {
+            fileRunner = List.of(words);
+            return this;
+        }
+
+        Builder runsCommandsWith(String... words) {
+            commandRunner = List.of(words);
+            return this;
+        }
+
+        Builder wrapsEverythingIn(String... words) {
+            outerLauncher = List.of(words);
+            return this;
+        }
+
+        Builder binary(String name) {
+            binary = name;
+            return this;
+        }
+
+        Builder framework(String label) {
+            framework = label;
+            return this;
+        }
+
+        Builder mlPolicy(String policy) {
+            mlPolicy = policy;
+            return this;
+        }
+
+        Builder requiresPolicy(String runtime, String reason) {
+            requiredRuntime = runtime;
+            requiredRuntimeReason = reason;
+            return this;
+        }
+
+        Builder installsIntoUserSite() {
+            userSite = true;
+            return this;
+        }
+
+        Builder replicatedJob(String name) {
+            replicatedJob = name;
+            return this;
+        }
+
+        Builder description(String text) {
+            description = text;
+            return this;
+        }
     }
 }

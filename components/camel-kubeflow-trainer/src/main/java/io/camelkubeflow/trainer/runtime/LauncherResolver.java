@@ -2,7 +2,7 @@ package io.camelkubeflow.trainer.runtime;
 
 import java.util.List;
 
-import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 
 /**
  * Chooses how user code is launched on a runtime. Precedence: a forced launcher, then the first user image rule that
@@ -17,11 +17,13 @@ public final class LauncherResolver {
     public static LauncherDecision resolve(TrainingRuntimeDescriptor runtime, String image, List<ImageRule> imageRules,
             Launcher forced) {
         LauncherDecision decision = decide(runtime, image, imageRules, forced);
-        if (decision.launcher() == Launcher.MPIRUN && !runtime.hasPolicy("mpi")) {
-            throw new InvalidTrainRequestException(decision.rule() == LauncherRule.FORCED ? "launcher" : "imageRules",
-                    "mpirun needs an MPI runtime (mlPolicy.mpi provides /etc/mpi/hostfile and the launcher job), but "
-                            + runtime.describe() + " has mlPolicy " + runtime.mlPolicies() + " (" + decision.reason()
-                            + "); pick an MPI runtime or another launcher");
+        Launcher launcher = decision.launcher();
+        if (launcher.requiresPolicy() && !runtime.hasPolicy(launcher.mlPolicy())) {
+            throw new InvalidOptionException(decision.rule() == LauncherRule.FORCED ? "launcher" : "imageRules",
+                    launcher.optionValue() + " needs " + launcher.requiredRuntime() + " ("
+                            + launcher.requiredRuntimeReason() + "), but " + runtime.describe() + " has mlPolicy "
+                            + runtime.mlPolicies() + " (" + decision.reason() + "); pick "
+                            + launcher.requiredRuntime() + " or another launcher");
         }
         return decision;
     }
@@ -38,18 +40,18 @@ public final class LauncherResolver {
             }
         }
         String framework = runtime.framework();
-        if ("torchtune".equals(framework)) {
-            return new LauncherDecision(Launcher.BUILTIN, LauncherRule.FRAMEWORK_LABEL, runtime.describe()
-                    + " has framework label 'torchtune': its builtin trainer (tune run) is the launcher");
+        for (Launcher launcher : Launcher.values()) {
+            if (launcher.framework() != null && launcher.framework().equals(framework)) {
+                return new LauncherDecision(launcher, LauncherRule.FRAMEWORK_LABEL, runtime.describe()
+                        + " has framework label '" + framework + "': " + launcher.description() + " is the launcher");
+            }
         }
         String labelNote = framework == null ? "no framework label" : "framework label '" + framework + "'";
-        if (runtime.hasPolicy("torch")) {
-            return new LauncherDecision(Launcher.TORCHRUN, LauncherRule.ML_POLICY,
-                    runtime.describe() + " has mlPolicy.torch (" + labelNote + ")");
-        }
-        if (runtime.hasPolicy("mpi")) {
-            return new LauncherDecision(Launcher.MPIRUN, LauncherRule.ML_POLICY,
-                    runtime.describe() + " has mlPolicy.mpi (" + labelNote + ")");
+        for (Launcher launcher : Launcher.values()) {
+            if (launcher.mlPolicy() != null && runtime.hasPolicy(launcher.mlPolicy())) {
+                return new LauncherDecision(launcher, LauncherRule.ML_POLICY,
+                        runtime.describe() + " has mlPolicy." + launcher.mlPolicy() + " (" + labelNote + ")");
+            }
         }
         if (!runtime.mlPolicies().isEmpty()) {
             return new LauncherDecision(Launcher.PYTHON, LauncherRule.ML_POLICY, runtime.describe() + " has mlPolicy."

@@ -3,18 +3,13 @@ package io.camelkubeflow.trainer.runtime;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.job.ApiRetry;
-import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.support.ApiRetry;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 
 /** The runtimes a TrainJob can name, each with the launcher train would choose for it and why. */
 public class RuntimeCatalog {
-    public static final String CLUSTER_KIND = "ClusterTrainingRuntime";
-    public static final String NAMESPACED_KIND = "TrainingRuntime";
-
     private final KubernetesClient client;
     private final ApiRetry retry;
 
@@ -28,14 +23,6 @@ public class RuntimeCatalog {
             String image, String launcher, String rule, String reason) {
     }
 
-    /** The API coordinates of a runtime kind. */
-    public static ResourceDefinitionContext context(String kind) {
-        boolean namespaced = NAMESPACED_KIND.equals(kind);
-        return new ResourceDefinitionContext.Builder().withGroup(TrainJob.GROUP).withVersion(TrainJob.VERSION)
-                .withKind(kind).withPlural(namespaced ? "trainingruntimes" : "clustertrainingruntimes")
-                .withNamespaced(namespaced).build();
-    }
-
     /**
      * Every ClusterTrainingRuntime and, when {@code namespace} is given, the namespace's TrainingRuntimes, with the
      * launcher each would get under {@code imageRules} (may be empty).
@@ -43,12 +30,12 @@ public class RuntimeCatalog {
     public List<RuntimeLauncher> runtimes(String namespace, List<ImageRule> imageRules) {
         List<RuntimeLauncher> runtimes = new ArrayList<>();
         for (GenericKubernetesResource runtime : retry.call("list ClusterTrainingRuntimes",
-                () -> client.genericKubernetesResources(context(CLUSTER_KIND)).list()).getItems()) {
+                () -> client.genericKubernetesResources(RuntimeKind.ClusterTrainingRuntime.context()).list()).getItems()) {
             runtimes.add(describe(runtime, null, imageRules));
         }
         if (namespace != null) {
             for (GenericKubernetesResource runtime : retry.call("list TrainingRuntimes in " + namespace,
-                    () -> client.genericKubernetesResources(context(NAMESPACED_KIND)).inNamespace(namespace).list())
+                    () -> client.genericKubernetesResources(RuntimeKind.TrainingRuntime.context()).inNamespace(namespace).list())
                     .getItems()) {
                 runtimes.add(describe(runtime, namespace, imageRules));
             }
@@ -65,7 +52,7 @@ public class RuntimeCatalog {
             LauncherDecision decision = LauncherResolver.resolve(runtime, image, imageRules, null);
             return new RuntimeLauncher(runtime.kind(), runtime.name(), namespace, runtime.framework(), policies, image,
                     decision.launcher().optionValue(), decision.rule().name(), decision.reason());
-        } catch (InvalidTrainRequestException refused) {
+        } catch (InvalidOptionException refused) {
             return new RuntimeLauncher(runtime.kind(), runtime.name(), namespace, runtime.framework(), policies, image,
                     null, "REFUSED", refused.getMessage());
         }

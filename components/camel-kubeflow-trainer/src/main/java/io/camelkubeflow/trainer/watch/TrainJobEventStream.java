@@ -1,54 +1,52 @@
 package io.camelkubeflow.trainer.watch;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.job.DaemonThreads;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.support.DaemonThreads;
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
-import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Emits one {@link TrainJobEvent} each time a TrainJob enters a new phase (or is deleted), from one informer. The
- * phase last emitted is kept per job, so informer resyncs and re-lists after a broken watch emit nothing twice.
- * Jobs that exist when the stream starts are reported only when asked to; their later changes always are. When
- * asked, it also emits Progress events for running jobs ({@link #emitProgressEvery}). Events are delivered one at a
- * time.
+ * Emits one {@link TrainJobEvent} each time a TrainJob enters a new phase (or is deleted), from the client's shared
+ * TrainJob informer of the namespace. The phase last emitted is kept per job, so informer resyncs and re-lists after a
+ * broken watch emit nothing twice. Jobs that exist when the stream starts are reported only when asked to; their later
+ * changes always are. When asked, it also emits Progress events for running jobs ({@link #emitProgressEvery}). Events
+ * are delivered one at a time, on the stream's own thread: a slow listener never holds up the informer, which waits
+ * and other streams share.
  */
 public class TrainJobEventStream implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobEventStream.class);
-    private static final String BY_TRAINJOB = "trainjob";
     private final Map<String, TrainJobPhase> lastEmitted = new ConcurrentHashMap<>();
     private final Consumer<TrainJobEvent> listener;
-    private final WatchConnectionMonitor connections;
+    private final ClusterInformers informers;
+    private final ExecutorService deliveries = Executors.newSingleThreadExecutor(DaemonThreads.named("events"));
     private SharedIndexInformer<TrainJob> informer;
-    private KubernetesClient client;
+    private ResourceEventHandler<TrainJob> handler;
     private String namespace;
-    /** With progress: the pods of TrainJobs (by JobSet's label), the tick that looks, and the progress last emitted. */
-    private SharedIndexInformer<Pod> pods;
+    /** With progress: the tick that looks, and the progress last emitted. */
     private ScheduledExecutorService progressTicks;
     private final Map<String, TrainJobProgress> lastProgress = new ConcurrentHashMap<>();
     private boolean closed;
 
-    /** @param connections told of the informer this starts, to report lost and restored watch connections */
-    public TrainJobEventStream(Consumer<TrainJobEvent> listener, WatchConnectionMonitor connections) {
+    /** @param informers the client's informers, whose TrainJob (and, for progress, pod) informers this reads */
+    public TrainJobEventStream(Consumer<TrainJobEvent> listener, ClusterInformers informers) {
         this.listener = listener;
-        this.connections = connections;
+        this.informers = informers;
     }
 
     /**
@@ -58,49 +56,45 @@ public class TrainJobEventStream implements AutoCloseable {
      * @param unhandledEnd  existing jobs that already ended and match this are reported once with their end even
      *                      without {@code emitExisting}: ends that happened while nobody listened (null: none)
      */
-    public void start(KubernetesClient client, String namespace, String labelSelector, boolean emitExisting,
-            Predicate<TrainJob> unhandledEnd) {
-        this.client = client;
+    public void start(String namespace, String labelSelector, boolean emitExisting, Predicate<TrainJob> unhandledEnd) {
         this.namespace = namespace;
-        var all = client.resources(TrainJob.class);
-        FilterWatchListDeletable<TrainJob, KubernetesResourceList<TrainJob>, Resource<TrainJob>> jobs
-                = namespace == null ? all.inAnyNamespace() : all.inNamespace(namespace);
-        if (labelSelector != null && !labelSelector.isBlank()) {
-            jobs = jobs.withLabelSelector(labelSelector);
-        }
-        // jobs that exist before the watch are known first, so their initial ADDs are not news
-        for (TrainJob job : jobs.list().getItems()) {
+        informer = informers.trainJobs(namespace, labelSelector);
+        // jobs that exist before the stream are known first, so the informer's replay of them is not news
+        for (TrainJob job : informer.getStore().list()) {
             if (emitExisting || (unhandledEnd != null && TrainJobPhase.of(job).isTerminal() && unhandledEnd.test(job))) {
                 changed(job);
             } else {
                 lastEmitted.put(job.getMetadata().getUid(), TrainJobPhase.of(job));
             }
         }
-        informer = jobs.inform(new ResourceEventHandler<>() {
+        handler = new ResourceEventHandler<>() {
             @Override
             public void onAdd(TrainJob job) {
-                changed(job);
+                deliver(() -> changed(job));
             }
 
             @Override
             public void onUpdate(TrainJob previous, TrainJob job) {
-                changed(job);
+                deliver(() -> changed(job));
             }
 
             @Override
             public void onDelete(TrainJob job, boolean finalStateUnknown) {
-                deleted(job);
+                deliver(() -> deleted(job));
             }
-        });
-        connections.monitor("events/" + watchedNamespace(), informer);
+        };
+        informer.addEventHandler(handler);
     }
 
-    /** For the connection monitor's log and meters. */
-    private String watchedNamespace() {
-        return namespace == null ? "all-namespaces" : namespace;
+    private void deliver(Runnable event) {
+        try {
+            deliveries.execute(event);
+        } catch (RejectedExecutionException e) {
+            // the stream closed while the informer was handing it this change: nobody listens any more
+        }
     }
 
-    // changed, deleted and emitProgress run on the informer's thread and the progress tick: one at a time, so the
+    // changed, deleted and emitProgress run on the delivery thread and the progress tick: one at a time, so the
     // listener gets one event at a time and a job's Progress never comes before its Running; close waits for the
     // event in hand, so what the listener does with it (a handled mark) is done before the stream is closed
 
@@ -138,13 +132,8 @@ public class TrainJobEventStream implements AutoCloseable {
      * stream's namespace), not polled. Call after {@link #start}.
      */
     public void emitProgressEvery(Duration interval) {
-        var allPods = client.pods();
-        pods = (namespace == null ? allPods.inAnyNamespace() : allPods.inNamespace(namespace))
-                .withLabel(JobSetLabels.JOBSET_NAME).runnableInformer(0);
-        pods.addIndexers(Map.of(BY_TRAINJOB, pod -> List.of(pod.getMetadata().getNamespace() + "/"
-                + pod.getMetadata().getLabels().get(JobSetLabels.JOBSET_NAME))));
-        pods.run();
-        connections.monitor("pods/" + watchedNamespace(), pods);
+        // started now, so the first tick finds the pods of the jobs running
+        informers.trainJobPods(namespace);
         progressTicks = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("progress"));
         progressTicks.scheduleWithFixedDelay(this::emitProgress, interval.toMillis(), interval.toMillis(),
                 TimeUnit.MILLISECONDS);
@@ -164,8 +153,7 @@ public class TrainJobEventStream implements AutoCloseable {
                 }
                 TrainJobProgress progress = TrainJobProgress.reported(job);
                 if (progress == null) {
-                    progress = TrainJobProgress.ofPods(pods.getIndexer().byIndex(BY_TRAINJOB,
-                            job.getMetadata().getNamespace() + "/" + job.getMetadata().getName()));
+                    progress = TrainJobProgress.ofPods(informers.podsOf(namespace, TrainJobRef.of(job)));
                 }
                 if (!progress.equals(lastProgress.put(uid, progress))) {
                     listener.accept(new TrainJobEvent(TrainJobEvent.PROGRESS, job, null, null, progress));
@@ -178,17 +166,19 @@ public class TrainJobEventStream implements AutoCloseable {
         }
     }
 
+    /** Stops emitting; an event in hand is finished first, so what the listener does with it is done. */
     @Override
-    public synchronized void close() {
-        closed = true;
+    public void close() {
+        synchronized (this) {
+            closed = true;
+        }
         if (progressTicks != null) {
             progressTicks.shutdownNow();
-            connections.forget(pods);
-            pods.close();
         }
         if (informer != null) {
-            connections.forget(informer);
-            informer.close();
+            informer.removeEventHandler(handler);
         }
+        // what is still queued finds the stream closed
+        deliveries.shutdown();
     }
 }

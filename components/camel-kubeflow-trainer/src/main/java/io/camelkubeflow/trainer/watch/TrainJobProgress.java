@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobStatus;
 import io.fabric8.kubernetes.api.model.Pod;

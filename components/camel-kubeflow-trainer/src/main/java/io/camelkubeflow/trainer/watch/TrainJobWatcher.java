@@ -14,10 +14,12 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.job.ApiRetry;
-import io.camelkubeflow.trainer.job.DaemonThreads;
-import io.camelkubeflow.trainer.job.TrainJobLogContext;
+import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.job.TrainJobManager;
+import io.camelkubeflow.trainer.support.ApiRetry;
+import io.camelkubeflow.trainer.support.DaemonThreads;
+import io.camelkubeflow.trainer.support.TrainJobMdc;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -26,8 +28,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Waits for TrainJobs to reach a phase without polling. One informer (one list, then one watch connection) per
- * namespace serves every wait in that namespace, however many; fabric8's informer re-lists after a dropped watch or
+ * Waits for TrainJobs to reach a phase without polling. The namespace's shared informer (one list, then one watch
+ * connection, also serving events consumers) serves every wait in that namespace, however many; fabric8's informer
+ * re-lists after a dropped watch or
  * {@code 410 Gone}. A wait first looks at the informer's cache (and, on a miss, GETs the job), so a job that ended
  * before the wait began is seen at once. Waits hold no thread: each is a future completed from the watch events.
  */
@@ -35,17 +38,17 @@ public class TrainJobWatcher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobWatcher.class);
 
     private final KubernetesClient client;
-    private final WatchConnectionMonitor connections;
+    private final ClusterInformers informers;
     private final ConcurrentMap<String, NamespaceWatch> namespaces = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor(
             DaemonThreads.named("watch-timeouts"));
     /** Pod lookups for failure details run here, never on the informer's event thread. */
     private final ExecutorService lookups = Executors.newFixedThreadPool(2, DaemonThreads.named("watch-lookups"));
 
-    /** @param connections told of each informer this starts, to report lost and restored watch connections */
-    public TrainJobWatcher(KubernetesClient client, WatchConnectionMonitor connections) {
+    /** @param informers the client's informers: waits read the TrainJob informer of their namespace */
+    public TrainJobWatcher(KubernetesClient client, ClusterInformers informers) {
         this.client = client;
-        this.connections = connections;
+        this.informers = informers;
     }
 
     /**
@@ -121,7 +124,7 @@ public class TrainJobWatcher implements AutoCloseable {
         try {
             return FailedPodDetail.find(client, job.getMetadata().getNamespace(), job.getMetadata().getName());
         } catch (RuntimeException e) {
-            try (var log = TrainJobLogContext.of(job.getMetadata().getNamespace(), job.getMetadata().getName())) {
+            try (var log = TrainJobMdc.of(job.getMetadata().getNamespace(), job.getMetadata().getName())) {
                 LOG.debug("Could not read the pods of failed TrainJob {}", job.getMetadata().getName(), e);
             }
             return null;
@@ -170,7 +173,7 @@ public class TrainJobWatcher implements AutoCloseable {
                 .sum();
     }
 
-    /** The informer of one namespace and the waits it serves, by job name. */
+    /** The waits of one namespace, by job name, and their handler on the namespace's informer. */
     private final class NamespaceWatch implements ResourceEventHandler<TrainJob> {
         final String namespace;
         final ConcurrentMap<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
@@ -178,9 +181,9 @@ public class TrainJobWatcher implements AutoCloseable {
 
         NamespaceWatch(String namespace) {
             this.namespace = namespace;
-            // blocks until the first list is done, so the cache is complete before any wait reads it
-            this.informer = client.resources(TrainJob.class).inNamespace(namespace).inform(this);
-            connections.monitor("trainjobs/" + namespace, informer);
+            // its first list is done, so the cache is complete before any wait reads it
+            this.informer = informers.trainJobs(namespace, null);
+            informer.addEventHandler(this);
             informer.stopped().whenComplete((ignored, error) -> {
                 if (namespaces.remove(namespace, this)) {
                     RuntimeException cause = new IllegalStateException("the TrainJob watch of namespace " + namespace
@@ -229,8 +232,7 @@ public class TrainJobWatcher implements AutoCloseable {
         }
 
         void close() {
-            connections.forget(informer);
-            informer.close();
+            informer.removeEventHandler(this);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer.watch;
 import java.time.Duration;
 
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
 
 /**
  * How a wait ended: the TrainJob as last seen, its phase, the deciding condition's reason and message (null while

@@ -73,7 +73,7 @@ class ShellSafetyTest {
                     .packages(List.of("numpy>=2"));
             List<String> command = TrainerCommand.build(underMpi ? Launcher.MPIRUN : Launcher.PYTHON, request, null)
                     .command();
-            List<String> wrapper = underMpi ? command.subList(TrainerCommand.MPIRUN.size(), command.size()) : command;
+            List<String> wrapper = underMpi ? command.subList(Launcher.MPIRUN.outerLauncher().size(), command.size()) : command;
             assertEquals(List.of("bash", "-c"), wrapper.subList(0, 2));
             assertEquals(3, wrapper.size(), "one script with no trailing words");
             ByteArrayOutputStream scripts = halves[i < batch.size() / 2 ? 0 : 1];

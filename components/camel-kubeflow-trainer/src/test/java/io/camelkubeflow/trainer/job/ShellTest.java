@@ -2,6 +2,7 @@ package io.camelkubeflow.trainer.job;
 
 import java.util.List;
 
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,9 +20,9 @@ class ShellTest {
 
     @Test
     void unclosedQuotesNameTheField() {
-        assertEquals("command", assertThrows(InvalidTrainRequestException.class,
+        assertEquals("command", assertThrows(InvalidOptionException.class,
                 () -> Shell.split("command", "python 'train.py")).getField());
-        assertEquals("args", assertThrows(InvalidTrainRequestException.class,
+        assertEquals("args", assertThrows(InvalidOptionException.class,
                 () -> Shell.split("args", "\"a")).getField());
     }
 

@@ -3,13 +3,13 @@ package io.camelkubeflow.trainer.runtime;
 import java.io.InputStream;
 import java.util.List;
 
-import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.testing.RuntimeYaml;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -109,19 +109,19 @@ class LauncherResolverTest {
     @Test
     void mpirunOnARuntimeWithoutMpiIsRefused() {
         TrainingRuntimeDescriptor torch = defaultRuntime("torch_distributed.yaml");
-        InvalidTrainRequestException forced = assertThrows(InvalidTrainRequestException.class,
+        InvalidOptionException forced = assertThrows(InvalidOptionException.class,
                 () -> LauncherResolver.resolve(torch, "img", List.of(), Launcher.MPIRUN));
         assertEquals("launcher", forced.getField());
-        InvalidTrainRequestException byRule = assertThrows(InvalidTrainRequestException.class,
+        InvalidOptionException byRule = assertThrows(InvalidOptionException.class,
                 () -> LauncherResolver.resolve(torch, "img", ImageRule.parseList("imageRules", "img=mpirun"), null));
         assertEquals("imageRules", byRule.getField());
     }
 
     @Test
     void malformedRulesNameTheField() {
-        assertEquals("imageRules", assertThrows(InvalidTrainRequestException.class,
+        assertEquals("imageRules", assertThrows(InvalidOptionException.class,
                 () -> ImageRule.parseList("imageRules", "no-launcher-here")).getField());
-        assertEquals("imageRules", assertThrows(InvalidTrainRequestException.class,
+        assertEquals("imageRules", assertThrows(InvalidOptionException.class,
                 () -> ImageRule.parseList("imageRules", "img=deepspeed")).getField());
     }
 }

@@ -1,4 +1,4 @@
-package io.camelkubeflow.trainer.watch;
+package io.camelkubeflow.trainer.api;
 
 /** The labels JobSet puts on the pods of a TrainJob, by which the component finds them. */
 public final class JobSetLabels {

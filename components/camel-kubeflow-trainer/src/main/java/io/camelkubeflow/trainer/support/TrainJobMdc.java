@@ -1,4 +1,4 @@
-package io.camelkubeflow.trainer.job;
+package io.camelkubeflow.trainer.support;
 
 import org.slf4j.MDC;
 
@@ -8,7 +8,7 @@ import org.slf4j.MDC;
  * also what camel-mdc ({@code camel.mdc.customHeaders}) puts a route's headers under: one log pattern or JSON field
  * serves the component's lines and the route's own. Use in try-with-resources; the previous values come back.
  */
-public final class TrainJobLogContext implements AutoCloseable {
+public final class TrainJobMdc implements AutoCloseable {
     /** Equal to the header KubeflowTrainerConstants.JOB_NAME. */
     public static final String JOB_NAME = "CamelKubeflowTrainerJobName";
     /** Equal to the header KubeflowTrainerConstants.NAMESPACE. */
@@ -17,15 +17,15 @@ public final class TrainJobLogContext implements AutoCloseable {
     private final String previousName;
     private final String previousNamespace;
 
-    private TrainJobLogContext(String namespace, String name) {
+    private TrainJobMdc(String namespace, String name) {
         previousName = MDC.get(JOB_NAME);
         previousNamespace = MDC.get(NAMESPACE);
         put(JOB_NAME, name);
         put(NAMESPACE, namespace);
     }
 
-    public static TrainJobLogContext of(String namespace, String name) {
-        return new TrainJobLogContext(namespace, name);
+    public static TrainJobMdc of(String namespace, String name) {
+        return new TrainJobMdc(namespace, name);
     }
 
     @Override

@@ -1,11 +1,10 @@
-package io.camelkubeflow.trainer.watch;
+package io.camelkubeflow.trainer.api;
 
 import java.util.List;
 import java.util.Locale;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobStatus;
-import io.camelkubeflow.trainer.job.InvalidTrainRequestException;
 import io.fabric8.kubernetes.api.model.Condition;
 
 /**
@@ -59,17 +58,6 @@ public enum TrainJobPhase {
             return null;
         }
         return job.getStatus().conditions().stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
-    }
-
-    /** Parses a wanted status as users write it: Complete, Failed, Running or Suspended, in any case. */
-    public static TrainJobPhase parseTarget(String field, String value) {
-        for (TrainJobPhase phase : List.of(COMPLETE, FAILED, RUNNING, SUSPENDED)) {
-            if (phase.name().equalsIgnoreCase(value.trim())) {
-                return phase;
-            }
-        }
-        throw new InvalidTrainRequestException(field, "'" + value + "' is not a status to wait for; use Complete,"
-                + " Failed, Running or Suspended");
     }
 
     private static boolean conditionTrue(TrainJobStatus status, String type) {

@@ -1,4 +1,4 @@
-package io.camelkubeflow.trainer.job;
+package io.camelkubeflow.trainer.support;
 
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;

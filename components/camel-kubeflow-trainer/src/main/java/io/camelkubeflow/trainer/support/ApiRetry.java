@@ -1,4 +1,4 @@
-package io.camelkubeflow.trainer.job;
+package io.camelkubeflow.trainer.support;
 
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
@@ -32,7 +32,7 @@ public final class ApiRetry {
 
     public ApiRetry(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
         if (maxAttempts < 1) {
-            throw new InvalidTrainRequestException("apiRetryAttempts", "must be at least 1 (1: no retry), was "
+            throw new InvalidOptionException("apiRetryAttempts", "must be at least 1 (1: no retry), was "
                     + maxAttempts);
         }
         this.maxAttempts = maxAttempts;

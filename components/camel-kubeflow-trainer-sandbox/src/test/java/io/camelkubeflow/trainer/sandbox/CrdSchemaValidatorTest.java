@@ -1,15 +1,10 @@
-package io.camelkubeflow.trainer.testing;
-
-import io.camelkubeflow.trainer.sandbox.CrdSchemaValidator;
+package io.camelkubeflow.trainer.sandbox;
 
 import java.util.List;
 
-import io.camelkubeflow.trainer.api.RuntimeRef;
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobSpec;
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -66,12 +61,12 @@ class CrdSchemaValidatorTest {
     @Test
     void theSandboxRefusesWhatTheCrdRefusesWith422() {
         try (TrainerSandbox sandbox = TrainerSandbox.start()) {
-            TrainJob invalid = new TrainJob();
-            invalid.setMetadata(new ObjectMetaBuilder().withName("Not_A_Label").withNamespace("ml").build());
-            invalid.setSpec(new TrainJobSpec(new RuntimeRef("torch-distributed", null, null), null, null, null, null,
-                    null, 0L));
+            GenericKubernetesResource invalid = Serialization.unmarshal(job("Not_A_Label",
+                    "  runtimeRef: {name: torch-distributed}\n  activeDeadlineSeconds: 0\n"),
+                    GenericKubernetesResource.class);
             KubernetesClientException refused = assertThrows(KubernetesClientException.class,
-                    () -> sandbox.client().resources(TrainJob.class).inNamespace("ml").resource(invalid).create());
+                    () -> sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob")
+                            .inNamespace("ml").resource(invalid).create());
             assertEquals(422, refused.getCode());
             assertTrue(refused.getMessage().contains("RFC 1035") && refused.getMessage().contains("below 1"),
                     refused.getMessage());

@@ -1,4 +1,4 @@
-package io.camelkubeflow.trainer.watch;
+package io.camelkubeflow.trainer.api;
 
 /** The TrainJob to wait for does not exist, or was deleted while waited for. */
 public class TrainJobNotFoundException extends RuntimeException {

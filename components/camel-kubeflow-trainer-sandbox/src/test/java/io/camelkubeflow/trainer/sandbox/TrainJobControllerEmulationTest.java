@@ -1,0 +1,55 @@
+package io.camelkubeflow.trainer.sandbox;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The emulated controller gives a TrainJob the pods and the status the Trainer and JobSet would, read by any client. */
+class TrainJobControllerEmulationTest {
+
+    @Test
+    void aTrainJobGetsOnePodPerNodeAndCompletes() throws Exception {
+        try (TrainerSandbox sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
+                .withController(Duration.ofMillis(50), Duration.ofMillis(300)))) {
+            MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>>
+                    trainJobs = sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob");
+            trainJobs.inNamespace("ml").resource(Serialization.unmarshal("""
+                    apiVersion: trainer.kubeflow.org/v1alpha1
+                    kind: TrainJob
+                    metadata: {name: two-nodes, namespace: ml}
+                    spec:
+                      runtimeRef: {name: torch-distributed}
+                      trainer: {numNodes: 2, command: [python, train.py]}
+                    """, GenericKubernetesResource.class)).create();
+
+            GenericKubernetesResource done = trainJobs.inNamespace("ml").withName("two-nodes")
+                    .waitUntilCondition(job -> conditions(job).stream().anyMatch(c -> "Complete".equals(c.get("type"))
+                            && "True".equals(c.get("status"))), 30, TimeUnit.SECONDS);
+            assertTrue(conditions(done).stream().anyMatch(c -> "AllJobsCompleted".equals(c.get("reason"))),
+                    String.valueOf(conditions(done)));
+            List<Pod> nodes = sandbox.client().pods().inNamespace("ml")
+                    .withLabel("jobset.sigs.k8s.io/jobset-name", "two-nodes")
+                    .withLabel("jobset.sigs.k8s.io/replicatedjob-name", "node").list().getItems();
+            assertEquals(2, nodes.size(), "one pod per node");
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> conditions(GenericKubernetesResource job) {
+        Object status = job.getAdditionalProperties().get("status");
+        Object conditions = status instanceof Map<?, ?> map ? map.get("conditions") : null;
+        return conditions instanceof List<?> list ? (List<Map<String, Object>>) list : List.of();
+    }
+}

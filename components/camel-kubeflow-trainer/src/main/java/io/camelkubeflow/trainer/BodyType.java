@@ -1,0 +1,13 @@
+package io.camelkubeflow.trainer;
+
+/** How the train operation reads the message body. */
+public enum BodyType {
+    /** A body that is a TrainJob (typed, Map, JSON or YAML) is merged; any other body is ignored. */
+    auto,
+    /** The body must be a TrainJob. */
+    trainJob,
+    /** The body is the inline Python script. */
+    script,
+    /** The body is never read. */
+    ignore
+}

@@ -1,0 +1,111 @@
+package io.camelkubeflow.trainer;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+
+import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.job.TrainJobManager;
+import io.camelkubeflow.trainer.logs.LogStep;
+import io.camelkubeflow.trainer.logs.TrainJobLogs;
+import io.camelkubeflow.trainer.support.TrainJobMdc;
+import org.apache.camel.AsyncCallback;
+import org.apache.camel.Exchange;
+import org.apache.camel.Message;
+import org.apache.camel.ProducerTemplate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+
+/**
+ * {@code logs}: reads (and follows) on the component's own log threads, never Camel's, and continues the exchange when
+ * the read ends; lines go to logDestination as they come.
+ */
+final class LogsHandler extends OperationHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(LogsHandler.class);
+    private LogStep defaultStep;
+    private TrainJobManager jobs;
+    private ExecutorService logThreads;
+    private ProducerTemplate logDestination;
+
+    LogsHandler(KubeflowTrainerEndpoint endpoint) {
+        super(endpoint);
+    }
+
+    @Override
+    protected void doStart() {
+        KubeflowTrainerConfiguration configuration = endpoint.getConfiguration();
+        defaultStep = LogStep.parse("logStep", configuration.getLogStep());
+        jobs = new TrainJobManager(endpoint.getClient(), endpoint.apiRetry());
+        logThreads = endpoint.getCamelContext().getExecutorServiceManager()
+                .newCachedThreadPool(this, "KubeflowTrainerLogs");
+        logDestination = configuration.getLogDestination() == null ? null
+                : endpoint.getCamelContext().createProducerTemplate();
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        if (logThreads != null) {
+            endpoint.getCamelContext().getExecutorServiceManager().shutdownNow(logThreads);
+            logThreads = null;
+        }
+        if (logDestination != null) {
+            logDestination.close();
+            logDestination = null;
+        }
+    }
+
+    @Override
+    boolean process(Exchange exchange, AsyncCallback callback) {
+        KubeflowTrainerConfiguration configuration = endpoint.getConfiguration();
+        TrainJobRef job;
+        LogStep step;
+        try {
+            job = TrainJobHeaders.reference(exchange.getMessage(), endpoint.defaultNamespace());
+            String stepText = exchange.getMessage().getHeader(LOG_STEP, String.class);
+            step = stepText == null ? defaultStep : LogStep.parse(LOG_STEP, stepText);
+        } catch (RuntimeException e) {
+            exchange.setException(e);
+            callback.done(true);
+            return true;
+        }
+        TrainJobLogs.Request request = new TrainJobLogs.Request(job.namespace(), job.name(), step,
+                configuration.isFollow(), configuration.getTailLines(), configuration.getSinceSeconds(),
+                Duration.ofMillis(configuration.getLogStartTimeout()));
+        LogCollector collector = new LogCollector(step.kind() == LogStep.Kind.ALL, configuration.getMaxLogBytes(),
+                logDestination, configuration.getLogDestination(), configuration.getLogChunkLines(), job);
+        logThreads.execute(() -> {
+            try {
+                new TrainJobLogs(endpoint.getClient(), endpoint.informers()).read(request, collector, logThreads);
+                collector.flush();
+                if (endpoint.getComponent().existingReaper(endpoint.getClient()) != null) {
+                    markLogsCaptured(job);
+                }
+                Message out = exchange.getMessage();
+                out.setBody(collector.body());
+                TrainJobHeaders.identity(out, job);
+                out.setHeader(LOG_LINES, collector.lines());
+                out.setHeader(LOG_TRUNCATED, collector.truncated());
+            } catch (Exception e) {
+                exchange.setException(e);
+            } finally {
+                callback.done(false);
+            }
+        });
+        return false;
+    }
+
+    /**
+     * A TTL runs from the capture of a finished job's log, so it is not deleted under a reader. The log was read:
+     * failing to record that only shortens the TTL's count, it does not fail the exchange.
+     */
+    private void markLogsCaptured(TrainJobRef job) {
+        try {
+            jobs.markLogsCaptured(job.namespace(), job.name());
+        } catch (RuntimeException e) {
+            try (var log = TrainJobMdc.of(job.namespace(), job.name())) {
+                LOG.warn("Could not record that the log of TrainJob {} was captured: {}", job, e.getMessage());
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.camelkubeflow.trainer;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.watch.TrainJobProgress;
+import io.fabric8.kubernetes.api.model.Condition;
+import org.apache.camel.Message;
+
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+
+/**
+ * The one reader and writer of the headers that say which TrainJob a message is about, where it stands and how far it
+ * got; used by every operation and the events consumer, so they all say it the same way.
+ */
+final class TrainJobHeaders {
+    private TrainJobHeaders() {
+    }
+
+    /** The job a message names: the headers train leaves, else a TrainJob body; its namespace falls back too. */
+    static TrainJobRef reference(Message in, String defaultNamespace) {
+        TrainJob bodyJob = in.getBody() instanceof TrainJob job ? job : null;
+        String name = in.getHeader(JOB_NAME, String.class);
+        if (name == null && bodyJob != null) {
+            name = bodyJob.getMetadata().getName();
+        }
+        if (name == null) {
+            throw new InvalidOptionException(JOB_NAME, "no TrainJob named; set the header (kubeflow-trainer:train"
+                    + " sets it) or send the TrainJob as the body");
+        }
+        String namespace = in.getHeader(NAMESPACE, String.class);
+        if (namespace == null && bodyJob != null) {
+            namespace = bodyJob.getMetadata().getNamespace();
+        }
+        return new TrainJobRef(namespace != null ? namespace : defaultNamespace, name);
+    }
+
+    /** The namespace a message names (header), else the endpoint's. */
+    static String namespace(Message in, String defaultNamespace) {
+        String namespace = in.getHeader(NAMESPACE, String.class);
+        return namespace != null ? namespace : defaultNamespace;
+    }
+
+    /** The job's name and namespace. */
+    static void identity(Message out, TrainJobRef job) {
+        out.setHeader(JOB_NAME, job.name());
+        out.setHeader(NAMESPACE, job.namespace());
+    }
+
+    /** The job as the body, with its name, namespace and uid. */
+    static void job(Message out, TrainJob job) {
+        out.setBody(job);
+        identity(out, TrainJobRef.of(job));
+        out.setHeader(JOB_UID, job.getMetadata().getUid());
+    }
+
+    /** The job as the body, with its identity and the status it is in now. */
+    static void jobWithStatus(Message out, TrainJob job) {
+        job(out, job);
+        Condition condition = TrainJobPhase.decidingCondition(job);
+        status(out, TrainJobPhase.of(job).displayName(), condition == null ? null : condition.getReason(),
+                condition == null ? null : condition.getMessage());
+    }
+
+    static void status(Message out, String status, String reason, String message) {
+        out.setHeader(STATUS, status);
+        out.setHeader(REASON, reason);
+        out.setHeader(MESSAGE, message);
+    }
+
+    /** The progress headers: each one removed when the progress lacks it, so a second wait keeps none of the first's. */
+    static void progress(Message message, TrainJobProgress progress) {
+        setOrRemove(message, PROGRESS_SOURCE, progress == null ? null : progress.source());
+        setOrRemove(message, PROGRESS_PERCENT, progress == null ? null : progress.percent());
+        setOrRemove(message, ESTIMATED_REMAINING_SECONDS, progress == null ? null : progress.estimatedRemainingSeconds());
+        setOrRemove(message, TRAINER_METRICS, progress == null || progress.metrics().isEmpty() ? null : progress.metrics());
+        setOrRemove(message, PODS_READY, progress == null ? null : progress.podsReady());
+        setOrRemove(message, PODS_TOTAL, progress == null ? null : progress.podsTotal());
+    }
+
+    private static void setOrRemove(Message message, String header, Object value) {
+        if (value == null) {
+            message.removeHeader(header);
+        } else {
+            message.setHeader(header, value);
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package io.camelkubeflow.trainer;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+
+import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.job.TrainJobManager;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.watch.TrainJobFailedException;
+import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
+import io.camelkubeflow.trainer.watch.WaitResult;
+import io.camelkubeflow.trainer.watch.WaitTarget;
+import org.apache.camel.AsyncCallback;
+import org.apache.camel.Exchange;
+import org.apache.camel.Message;
+
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+
+/**
+ * {@code wait}: asynchronous; no Camel thread is held while the job runs, the exchange continues from the watch event
+ * that ends the wait (or from the timeout).
+ */
+final class WaitHandler extends OperationHandler {
+    private TrainJobManager jobs;
+
+    WaitHandler(KubeflowTrainerEndpoint endpoint) {
+        super(endpoint);
+    }
+
+    @Override
+    protected void doStart() {
+        jobs = new TrainJobManager(endpoint.getClient(), endpoint.apiRetry());
+    }
+
+    @Override
+    boolean process(Exchange exchange, AsyncCallback callback) {
+        KubeflowTrainerConfiguration configuration = endpoint.getConfiguration();
+        Message in = exchange.getMessage();
+        TrainJobRef job;
+        WaitTarget target;
+        Duration timeout;
+        try {
+            job = TrainJobHeaders.reference(in, endpoint.defaultNamespace());
+            String wanted = in.getHeader(WAIT_FOR, String.class);
+            target = wanted == null ? configuration.getWaitFor() : WaitTarget.parse(WAIT_FOR, wanted);
+            timeout = timeout(exchange, configuration);
+        } catch (RuntimeException e) {
+            exchange.setException(e);
+            callback.done(true);
+            return true;
+        }
+        TrainerMetrics metrics = endpoint.getComponent().metrics();
+        long started = System.nanoTime();
+        endpoint.getWatcher().await(job.namespace(), job.name(), target.phase(), timeout,
+                configuration.isThrowOnFailure(), endpoint.apiRetry())
+                .whenComplete((result, error) -> {
+                    Duration waited = Duration.ofNanos(System.nanoTime() - started);
+                    if (error != null) {
+                        Throwable cause = error instanceof CompletionException && error.getCause() != null
+                                ? error.getCause() : error;
+                        if (cause instanceof TrainJobFailedException failed) {
+                            setOutcome(exchange, failed.getResult());
+                            metrics.waited(failed.getResult(), waited);
+                        } else if (cause instanceof TrainJobWaitTimeoutException timedOut) {
+                            metrics.timedOut();
+                            if (configuration.isDeleteOnTimeout()) {
+                                deleteAbandoned(job, timedOut);
+                            }
+                        }
+                        exchange.setException(cause);
+                    } else {
+                        setOutcome(exchange, result);
+                        metrics.waited(result, waited);
+                    }
+                    callback.done(false);
+                });
+        return false;
+    }
+
+    private static Duration timeout(Exchange exchange, KubeflowTrainerConfiguration configuration) {
+        Object header = exchange.getMessage().getHeader(WAIT_TIMEOUT);
+        if (header == null) {
+            return Duration.ofMillis(configuration.getWaitTimeout());
+        }
+        Duration timeout = exchange.getContext().getTypeConverter().convertTo(Duration.class, exchange, header);
+        if (timeout == null) {
+            throw new InvalidOptionException(WAIT_TIMEOUT, "'" + header + "' is not a duration; give milliseconds or"
+                    + " a java.time.Duration such as PT30M");
+        }
+        return timeout;
+    }
+
+    /** deleteOnTimeout: the job of a wait given up on goes; the exception says whether it did. */
+    private void deleteAbandoned(TrainJobRef job, TrainJobWaitTimeoutException timeout) {
+        try {
+            boolean deleted = jobs.delete(job.namespace(), job.name(),
+                    endpoint.getConfiguration().getDeletePropagation());
+            timeout.addSuppressed(new IllegalStateException("deleteOnTimeout: TrainJob " + job
+                    + (deleted ? " was deleted" : " was already gone")));
+        } catch (RuntimeException e) {
+            timeout.addSuppressed(e);
+        }
+    }
+
+    private static void setOutcome(Exchange exchange, WaitResult result) {
+        Message out = exchange.getMessage();
+        TrainJobHeaders.job(out, result.trainJob());
+        TrainJobHeaders.status(out, result.phase().displayName(), result.reason(), result.message());
+        out.setHeader(POD_FAILURE, result.podDetail());
+        out.setHeader(DURATION, result.jobDuration() == null ? null : result.jobDuration().toMillis());
+        TrainJobHeaders.progress(out, result.progress());
+    }
+}
