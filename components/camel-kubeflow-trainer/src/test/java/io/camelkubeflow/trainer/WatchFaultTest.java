@@ -168,11 +168,21 @@ class WatchFaultTest extends TrainerRouteTestSupport {
                         .withMessage("jobset completed successfully").withLastTransitionTime(java.time.Instant.now().toString()).build()
                 : new ConditionBuilder().withType("Failed").withStatus("True").withReason("FailedJobs")
                         .withMessage("jobset failed").withLastTransitionTime(java.time.Instant.now().toString()).build();
-        // the API server may be restarting: the test's own writes retry too
-        io.camelkubeflow.trainer.support.ApiRetry.DEFAULT.call("end " + name, () -> api.client().resources(TrainJob.class)
-                .inNamespace(namespace).withName(name).editStatus(job -> {
-                    job.setStatus(new TrainJobStatus(List.of(condition), null, null));
-                    return job;
-                }));
+        // the API server may be restarting: the test's own writes retry too; and the emulated controller may write the
+        // job's status between the test's read and its write (409): the edit is then made again on the new version
+        for (int attempt = 1; ; attempt++) {
+            try {
+                io.camelkubeflow.trainer.support.ApiRetry.DEFAULT.call("end " + name, () -> api.client()
+                        .resources(TrainJob.class).inNamespace(namespace).withName(name).editStatus(job -> {
+                            job.setStatus(new TrainJobStatus(List.of(condition), null, null));
+                            return job;
+                        }));
+                return;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 10) {
+                    throw e;
+                }
+            }
+        }
     }
 }

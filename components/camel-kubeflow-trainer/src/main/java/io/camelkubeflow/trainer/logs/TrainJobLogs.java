@@ -257,15 +257,20 @@ public class TrainJobLogs {
                 .map(c -> c.getRestartCount() == null ? 0 : c.getRestartCount()).findFirst().orElse(0);
     }
 
-    /** Waits, on the namespace's pod informer, for the step's newest pod to leave Pending. */
+    /**
+     * Waits, on the namespace's pod informer, for the step's newest pod to leave Pending, then reads that pod as it is
+     * now: the informer's copy may lag behind a restart whose crashed attempt's log must be read first.
+     */
     private Pod awaitStarted(Request request, Selector selector) {
         List<Pod> pods = awaitPods(request, selector.labels(), candidates -> candidates.stream()
                 .anyMatch(TrainJobLogs::started));
-        return pods.stream()
+        Pod newest = pods.stream()
                 .filter(TrainJobLogs::started)
                 .max(Comparator.comparing(p -> p.getMetadata().getCreationTimestamp() == null ? ""
                         : p.getMetadata().getCreationTimestamp()))
                 .orElseThrow();
+        Pod current = client.pods().inNamespace(request.namespace()).withName(newest.getMetadata().getName()).get();
+        return current != null && started(current) ? current : newest;
     }
 
     private List<Pod> awaitPods(Request request, Map<String, String> labels,
