@@ -40,6 +40,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "apiretrybackoff":
         case "apiRetryBackoff": getOrCreateConfiguration(target).setApiRetryBackoff(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "args": getOrCreateConfiguration(target).setArgs(property(camelContext, java.lang.String.class, value)); return true;
+        case "authorizecaller":
+        case "authorizeCaller": getOrCreateConfiguration(target).setAuthorizeCaller(property(camelContext, boolean.class, value)); return true;
         case "autowiredenabled":
         case "autowiredEnabled": target.setAutowiredEnabled(property(camelContext, boolean.class, value)); return true;
         case "bodytype":
@@ -190,6 +192,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "apiretrybackoff":
         case "apiRetryBackoff": return long.class;
         case "args": return java.lang.String.class;
+        case "authorizecaller":
+        case "authorizeCaller": return boolean.class;
         case "autowiredenabled":
         case "autowiredEnabled": return boolean.class;
         case "bodytype":
@@ -336,6 +340,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "apiretrybackoff":
         case "apiRetryBackoff": return getOrCreateConfiguration(target).getApiRetryBackoff();
         case "args": return getOrCreateConfiguration(target).getArgs();
+        case "authorizecaller":
+        case "authorizeCaller": return getOrCreateConfiguration(target).isAuthorizeCaller();
         case "autowiredenabled":
         case "autowiredEnabled": return target.isAutowiredEnabled();
         case "bodytype":

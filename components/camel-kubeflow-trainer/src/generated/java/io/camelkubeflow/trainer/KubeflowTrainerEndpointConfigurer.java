@@ -33,6 +33,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "apiretrybackoff":
         case "apiRetryBackoff": target.getConfiguration().setApiRetryBackoff(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "args": target.getConfiguration().setArgs(property(camelContext, java.lang.String.class, value)); return true;
+        case "authorizecaller":
+        case "authorizeCaller": target.getConfiguration().setAuthorizeCaller(property(camelContext, boolean.class, value)); return true;
         case "bodytype":
         case "bodyType": target.getConfiguration().setBodyType(property(camelContext, io.camelkubeflow.trainer.BodyType.class, value)); return true;
         case "bridgeerrorhandler":
@@ -180,6 +182,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "apiretrybackoff":
         case "apiRetryBackoff": return long.class;
         case "args": return java.lang.String.class;
+        case "authorizecaller":
+        case "authorizeCaller": return boolean.class;
         case "bodytype":
         case "bodyType": return io.camelkubeflow.trainer.BodyType.class;
         case "bridgeerrorhandler":
@@ -323,6 +327,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "apiretrybackoff":
         case "apiRetryBackoff": return target.getConfiguration().getApiRetryBackoff();
         case "args": return target.getConfiguration().getArgs();
+        case "authorizecaller":
+        case "authorizeCaller": return target.getConfiguration().isAuthorizeCaller();
         case "bodytype":
         case "bodyType": return target.getConfiguration().getBodyType();
         case "bridgeerrorhandler":

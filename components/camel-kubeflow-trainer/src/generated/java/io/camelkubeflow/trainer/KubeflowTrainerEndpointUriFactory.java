@@ -23,13 +23,14 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(78);
+        Set<String> props = new HashSet<>(79);
         props.add("activeDeadlineSeconds");
         props.add("allNamespaces");
         props.add("annotations");
         props.add("apiRetryAttempts");
         props.add("apiRetryBackoff");
         props.add("args");
+        props.add("authorizeCaller");
         props.add("bodyType");
         props.add("bridgeErrorHandler");
         props.add("caCertData");

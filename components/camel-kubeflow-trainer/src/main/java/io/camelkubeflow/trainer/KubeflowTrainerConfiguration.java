@@ -245,6 +245,16 @@ public class KubeflowTrainerConfiguration implements Cloneable {
                             + " holds across restarts.")
     private long ttlAfterFinished;
 
+    @UriParam(label = "security", defaultValue = "false",
+              description = "Act within the rights of the caller the CamelKubeflowTrainerCallerUser and"
+                            + " CamelKubeflowTrainerCallerGroups headers name: before it acts, each operation asks the"
+                            + " API server (SubjectAccessReview) whether that caller may do it itself: train, create"
+                            + " trainjobs in the namespace and get every Secret and ConfigMap the TrainJob references;"
+                            + " get and wait, get trainjobs; list, list them; logs, get pods/log; delete, delete them;"
+                            + " suspend and resume, patch them. A message without a caller, or a denied one, fails with"
+                            + " AccessDeniedException before anything is written. Needs create on"
+                            + " subjectaccessreviews.authorization.k8s.io.")
+    private boolean authorizeCaller;
     @UriParam(label = "common,security",
               description = "Kubernetes API server URL; unset: kubeconfig or in-cluster config.")
     private String masterUrl;
@@ -558,6 +568,14 @@ public class KubeflowTrainerConfiguration implements Cloneable {
 
     public void setResources(Map<String, Object> resources) {
         this.resources = resources;
+    }
+
+    public boolean isAuthorizeCaller() {
+        return authorizeCaller;
+    }
+
+    public void setAuthorizeCaller(boolean authorizeCaller) {
+        this.authorizeCaller = authorizeCaller;
     }
 
     public String getMasterUrl() {

@@ -50,6 +50,18 @@ public final class KubeflowTrainerConstants {
               javaType = "Boolean")
     public static final String DELETED = "CamelKubeflowTrainerDeleted";
 
+    // the caller a request acts for (authorizeCaller)
+
+    @Metadata(label = "security", description = "The Kubernetes user the message acts for, with authorizeCaller: each"
+                                                + " operation is reviewed with the API server (SubjectAccessReview) as"
+                                                + " this user first. Set it only from an authenticated identity (a"
+                                                + " TokenReview, OIDC), never from what a request says of itself.",
+              javaType = "String")
+    public static final String CALLER_USER = "CamelKubeflowTrainerCallerUser";
+    @Metadata(label = "security", description = "The groups of that user: a List or comma-separated.",
+              javaType = "java.util.List<String>")
+    public static final String CALLER_GROUPS = "CamelKubeflowTrainerCallerGroups";
+
     // runtime and launcher
 
     @Metadata(label = "train", description = "Name of the ClusterTrainingRuntime or TrainingRuntime.", javaType = "String")

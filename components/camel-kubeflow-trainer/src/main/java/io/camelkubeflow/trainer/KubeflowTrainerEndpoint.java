@@ -2,6 +2,9 @@ package io.camelkubeflow.trainer;
 
 import java.time.Duration;
 
+import io.camelkubeflow.trainer.access.Access;
+import io.camelkubeflow.trainer.access.AccessReviewer;
+import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.job.TrainJobReaper;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.watch.ClusterInformers;
@@ -9,6 +12,7 @@ import io.camelkubeflow.trainer.watch.TrainJobWatcher;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import org.apache.camel.Category;
 import org.apache.camel.Consumer;
+import org.apache.camel.Message;
 import org.apache.camel.Processor;
 import org.apache.camel.Producer;
 import org.apache.camel.component.kubernetes.KubernetesConfiguration;
@@ -134,6 +138,19 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
     /** The TTL reaper of this endpoint's client, started on first use. */
     TrainJobReaper ttlReaper() {
         return getComponent().reaperFor(client, apiRetry());
+    }
+
+    /**
+     * With authorizeCaller, reviews with the API server that the message's caller may do {@code access} (throwing
+     * AccessDeniedException otherwise) and answers the caller; without, answers null and checks nothing.
+     */
+    Caller authorize(Message message, Access access) {
+        if (!configuration.isAuthorizeCaller()) {
+            return null;
+        }
+        Caller caller = TrainJobHeaders.caller(message);
+        new AccessReviewer(client, apiRetry()).check(caller, access);
+        return caller;
     }
 
     /** The informers shared by every endpoint using this endpoint's client. */

@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 
+import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.logs.LogStep;
@@ -62,6 +63,7 @@ final class LogsHandler extends OperationHandler {
         LogStep step;
         try {
             job = TrainJobHeaders.reference(exchange.getMessage(), endpoint.defaultNamespace());
+            endpoint.authorize(exchange.getMessage(), Access.readPodLogs(job.namespace()));
             String stepText = exchange.getMessage().getHeader(LOG_STEP, String.class);
             step = stepText == null ? defaultStep : LogStep.parse(LOG_STEP, stepText);
         } catch (RuntimeException e) {

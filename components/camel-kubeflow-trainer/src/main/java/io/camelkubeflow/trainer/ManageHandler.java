@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer;
 
+import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.job.TrainJobManager;
 import org.apache.camel.Exchange;
@@ -33,8 +34,11 @@ final class ManageHandler extends OperationHandler.Synchronous {
         action.run(this, exchange);
     }
 
-    private TrainJobRef job(Exchange exchange) {
-        return TrainJobHeaders.reference(exchange.getMessage(), endpoint.defaultNamespace());
+    /** The job the message names, once its caller (with authorizeCaller) may {@code verb} it. */
+    private TrainJobRef job(Exchange exchange, String verb) {
+        TrainJobRef job = TrainJobHeaders.reference(exchange.getMessage(), endpoint.defaultNamespace());
+        endpoint.authorize(exchange.getMessage(), Access.trainJobs(verb, job.namespace(), job.name()));
+        return job;
     }
 
     private String namespace(Exchange exchange) {
@@ -43,7 +47,7 @@ final class ManageHandler extends OperationHandler.Synchronous {
 
     static ManageHandler get(KubeflowTrainerEndpoint endpoint) {
         return new ManageHandler(endpoint, (h, exchange) -> {
-            TrainJobRef job = h.job(exchange);
+            TrainJobRef job = h.job(exchange, "get");
             TrainJobHeaders.jobWithStatus(exchange.getMessage(), h.jobs.get(job.namespace(), job.name()));
         });
     }
@@ -51,14 +55,15 @@ final class ManageHandler extends OperationHandler.Synchronous {
     static ManageHandler list(KubeflowTrainerEndpoint endpoint) {
         return new ManageHandler(endpoint, (h, exchange) -> {
             KubeflowTrainerConfiguration configuration = endpoint.getConfiguration();
-            exchange.getMessage().setBody(h.jobs.list(configuration.isAllNamespaces() ? null : h.namespace(exchange),
-                    configuration.getLabelSelector()));
+            String namespace = configuration.isAllNamespaces() ? null : h.namespace(exchange);
+            endpoint.authorize(exchange.getMessage(), Access.trainJobs("list", namespace, null));
+            exchange.getMessage().setBody(h.jobs.list(namespace, configuration.getLabelSelector()));
         });
     }
 
     static ManageHandler delete(KubeflowTrainerEndpoint endpoint) {
         return new ManageHandler(endpoint, (h, exchange) -> {
-            TrainJobRef job = h.job(exchange);
+            TrainJobRef job = h.job(exchange, "delete");
             Message out = exchange.getMessage();
             out.setHeader(DELETED, h.jobs.delete(job.namespace(), job.name(),
                     endpoint.getConfiguration().getDeletePropagation()));
@@ -75,7 +80,7 @@ final class ManageHandler extends OperationHandler.Synchronous {
     }
 
     private void setSuspended(Exchange exchange, boolean suspended) {
-        TrainJobRef job = job(exchange);
+        TrainJobRef job = job(exchange, "patch");
         TrainJobHeaders.jobWithStatus(exchange.getMessage(), jobs.setSuspended(job.namespace(), job.name(), suspended));
     }
 }

@@ -1,5 +1,7 @@
 package io.camelkubeflow.trainer;
 
+import io.camelkubeflow.trainer.access.AccessDeniedException;
+import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.SubmitResult;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
@@ -51,6 +53,15 @@ final class TrainHandler extends OperationHandler.Synchronous {
                 .idempotencyKey(ExchangeTrainRequests.idempotencyKey(exchange, idempotencyKey));
         if (request.runKey() == null && runKey != null) {
             request.runKey(runKey.evaluate(exchange, String.class));
+        }
+        if (endpoint.getConfiguration().isAuthorizeCaller()) {
+            // the submit reviews each access the TrainJob needs as this caller, before any write
+            Caller caller = TrainJobHeaders.caller(exchange.getMessage());
+            if (caller == null) {
+                throw new AccessDeniedException(null, null, "this endpoint acts within its caller's rights"
+                        + " (authorizeCaller); set the " + CALLER_USER + " header from an authenticated identity");
+            }
+            request.caller(caller);
         }
         SubmitResult result = submitter.submit(request, endpoint.defaultNamespace());
         endpoint.getComponent().metrics().trained(result);

@@ -1,5 +1,9 @@
 package io.camelkubeflow.trainer;
 
+import java.util.Arrays;
+import java.util.List;
+
+import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.api.TrainJobRef;
@@ -34,6 +38,19 @@ final class TrainJobHeaders {
             namespace = bodyJob.getMetadata().getNamespace();
         }
         return new TrainJobRef(namespace != null ? namespace : defaultNamespace, name);
+    }
+
+    /** The caller a message acts for (its caller headers), or null when it names none. */
+    static Caller caller(Message in) {
+        String user = in.getHeader(CALLER_USER, String.class);
+        if (user == null || user.isBlank()) {
+            return null;
+        }
+        Object groups = in.getHeader(CALLER_GROUPS);
+        List<String> names = groups instanceof List<?> list ? list.stream().map(String::valueOf).toList()
+                : groups == null ? List.of()
+                : Arrays.stream(groups.toString().split(",")).map(String::trim).filter(g -> !g.isEmpty()).toList();
+        return new Caller(user, names);
     }
 
     /** The namespace a message names (header), else the endpoint's. */

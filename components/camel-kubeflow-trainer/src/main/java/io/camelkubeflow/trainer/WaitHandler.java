@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer;
 import java.time.Duration;
 import java.util.concurrent.CompletionException;
 
+import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
@@ -41,6 +42,7 @@ final class WaitHandler extends OperationHandler {
         Duration timeout;
         try {
             job = TrainJobHeaders.reference(in, endpoint.defaultNamespace());
+            endpoint.authorize(in, Access.trainJobs("get", job.namespace(), job.name()));
             String wanted = in.getHeader(WAIT_FOR, String.class);
             target = wanted == null ? configuration.getWaitFor() : WaitTarget.parse(WAIT_FOR, wanted);
             timeout = timeout(exchange, configuration);

@@ -24,6 +24,7 @@ class LayeringTest {
                 .layer("Watch").definedBy("io.camelkubeflow.trainer.watch..")
                 .layer("Job").definedBy("io.camelkubeflow.trainer.job..")
                 .layer("Runtime").definedBy("io.camelkubeflow.trainer.runtime..")
+                .layer("Access").definedBy("io.camelkubeflow.trainer.access..")
                 .layer("Api").definedBy("io.camelkubeflow.trainer.api..")
                 .layer("Support").definedBy("io.camelkubeflow.trainer.support..")
                 .whereLayer("EndpointDsl").mayNotBeAccessedByAnyLayer()
@@ -32,15 +33,18 @@ class LayeringTest {
                 .whereLayer("Watch").mayOnlyBeAccessedByLayers("Logs", "Camel", "EndpointDsl")
                 .whereLayer("Job").mayOnlyBeAccessedByLayers("Watch", "Logs", "Camel", "EndpointDsl")
                 .whereLayer("Runtime").mayOnlyBeAccessedByLayers("Job", "Watch", "Logs", "Camel", "EndpointDsl")
-                .whereLayer("Api").mayOnlyBeAccessedByLayers("Runtime", "Job", "Watch", "Logs", "Camel", "EndpointDsl")
-                .whereLayer("Support").mayOnlyBeAccessedByLayers("Api", "Runtime", "Job", "Watch", "Logs", "Camel",
+                .whereLayer("Access").mayOnlyBeAccessedByLayers("Job", "Watch", "Logs", "Camel", "EndpointDsl")
+                .whereLayer("Api").mayOnlyBeAccessedByLayers("Access", "Runtime", "Job", "Watch", "Logs", "Camel",
                         "EndpointDsl")
+                .whereLayer("Support").mayOnlyBeAccessedByLayers("Api", "Access", "Runtime", "Job", "Watch", "Logs",
+                        "Camel", "EndpointDsl")
                 .check(MAIN);
     }
 
     @Test
     void theDomainKnowsNothingOfCamel() {
-        noClasses().that().resideInAnyPackage("io.camelkubeflow.trainer.api..", "io.camelkubeflow.trainer.runtime..",
+        noClasses().that().resideInAnyPackage("io.camelkubeflow.trainer.api..", "io.camelkubeflow.trainer.access..",
+                        "io.camelkubeflow.trainer.runtime..",
                         "io.camelkubeflow.trainer.job..", "io.camelkubeflow.trainer.watch..",
                         "io.camelkubeflow.trainer.logs..", "io.camelkubeflow.trainer.support..")
                 .should().dependOnClassesThat().resideInAPackage("org.apache.camel..")

@@ -7,15 +7,15 @@ import java.util.Map;
 
 /**
  * Which Kubernetes API the app talks to. {@code auto} takes a real cluster when one is configured (in-cluster service
- * account, $KUBECONFIG or ~/.kube/config) and otherwise the local sandbox, so the app starts on a fresh machine.
+ * account, $KUBECONFIG or ~/.kube/config) and otherwise the local sandbox, so the app starts on a fresh machine. Inside
+ * a pod it always means the cluster: a pod without its service account token fails loudly instead of falling back to
+ * the sandbox.
  */
 public enum ClusterConnection {
     /** The in-cluster service account, or a kubeconfig: fabric8's own auto-configuration. */
     CLUSTER,
-    /** The local Trainer sandbox: an emulation that stores TrainJobs but runs nothing. */
+    /** The local Trainer sandbox: an emulation of the API server and the Trainer; it may run staged scripts. */
     SANDBOX;
-
-    static final String SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
     /**
      * @param setting {@code auto}, {@code cluster} or {@code sandbox}
@@ -27,11 +27,10 @@ public enum ClusterConnection {
             case "sandbox":
                 return SANDBOX;
             case "auto":
-                boolean inCluster = env.containsKey("KUBERNETES_SERVICE_HOST")
-                        && Files.exists(Path.of(SERVICE_ACCOUNT_TOKEN));
+                boolean inPod = env.containsKey("KUBERNETES_SERVICE_HOST");
                 boolean kubeconfig = env.containsKey("KUBECONFIG")
                         || Files.exists(home.resolve(".kube").resolve("config"));
-                return inCluster || kubeconfig ? CLUSTER : SANDBOX;
+                return inPod || kubeconfig ? CLUSTER : SANDBOX;
             default:
                 throw new IllegalArgumentException("trainer.cluster='" + setting
                         + "' is not a choice; use auto, cluster or sandbox");

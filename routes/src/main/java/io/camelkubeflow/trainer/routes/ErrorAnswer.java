@@ -6,7 +6,10 @@ import java.util.Map;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-/** The JSON body of the HTTP API's error answers: {@code {"error": message, "field": field}} (field when known). */
+/**
+ * The JSON body of the HTTP API's error answers: {@code {"error": message, "field": field, "fix": fix}} (field and
+ * fix when known).
+ */
 final class ErrorAnswer {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -14,10 +17,17 @@ final class ErrorAnswer {
     }
 
     static String json(Throwable cause, String field) {
+        return json(cause.getMessage(), field, null);
+    }
+
+    static String json(String error, String field, String fix) {
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("error", cause.getMessage());
+        body.put("error", error);
         if (field != null) {
             body.put("field", field);
+        }
+        if (fix != null) {
+            body.put("fix", fix);
         }
         try {
             return JSON.writeValueAsString(body);

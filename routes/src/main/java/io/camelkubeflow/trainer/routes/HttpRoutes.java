@@ -1,13 +1,20 @@
 package io.camelkubeflow.trainer.routes;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.core.JacksonException;
+import io.camelkubeflow.trainer.access.Access;
+import io.camelkubeflow.trainer.access.AccessDeniedException;
+import io.camelkubeflow.trainer.access.AccessReviewer;
+import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
+import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.camel.Exchange;
@@ -19,12 +26,18 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
  * The HTTP API: {@code POST /trainjobs} starts a TrainJob from a JSON train request, {@code GET /trainjobs/{name}}
- * tells its status. {@code GET /trainjobs/{name}/logs} is {@link TrainJobLogStream}.
+ * tells its status. {@code GET /trainjobs/{name}/logs} is {@link TrainJobLogStream}. Every request comes from a caller
+ * {@link HttpAuthentication} vouched for, and each acts within that caller's rights (403 naming what was denied).
  */
 @ApplicationScoped
 public class HttpRoutes extends RouteBuilder {
     @Inject
     TrainJobStatusView statusView;
+
+    @Inject
+    KubernetesClient client;
+
+    private AccessReviewer access;
 
     @ConfigProperty(name = "trainer.namespace")
     String defaultNamespace;
@@ -32,6 +45,7 @@ public class HttpRoutes extends RouteBuilder {
     @Override
     public void configure() {
         restConfiguration().bindingMode(RestBindingMode.off);
+        access = new AccessReviewer(client, ApiRetry.DEFAULT);
 
         onException(InvalidOptionException.class).handled(true)
                 .process(e -> error(e, 400, e.getProperty(Exchange.EXCEPTION_CAUGHT, InvalidOptionException.class)
@@ -39,6 +53,7 @@ public class HttpRoutes extends RouteBuilder {
         onException(JacksonException.class).handled(true).process(e -> error(e, 400, "body"));
         onException(TrainJobConflictException.class).handled(true).process(e -> error(e, 409, null));
         onException(TrainJobNotFoundException.class).handled(true).process(e -> error(e, 404, null));
+        onException(AccessDeniedException.class).handled(true).process(e -> error(e, 403, null));
 
         rest("/trainjobs")
                 .post().to("direct:http-train")
@@ -47,16 +62,22 @@ public class HttpRoutes extends RouteBuilder {
         from("direct:http-train").routeId("http-train")
                 // only the JSON body speaks for the caller: no HTTP header may set a component option
                 .removeHeaders("CamelKubeflowTrainer*")
+                .process(HttpRoutes::callerFromAuthentication)
                 .setHeader(IDEMPOTENCY_KEY, header("Idempotency-Key"))
                 .unmarshal().json(Map.class)
                 .bean("trainRequestMessage", "apply")
-                .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=ignore")
+                // as the caller: the API server decides whether it may create the TrainJob and read what it references
+                .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=ignore"
+                        + "&authorizeCaller=true")
                 .process(this::trainAnswer)
                 .marshal().json();
 
         from("direct:http-status").routeId("http-status")
-                .process(e -> e.getMessage().setBody(statusView.describe(namespace(e),
-                        e.getMessage().getHeader("name", String.class))))
+                .process(e -> {
+                    String name = e.getMessage().getHeader("name", String.class);
+                    access.check(caller(e), Access.trainJobs("get", namespace(e), name));
+                    e.getMessage().setBody(statusView.describe(namespace(e), name));
+                })
                 .marshal().json();
     }
 
@@ -69,6 +90,19 @@ public class HttpRoutes extends RouteBuilder {
         answer.put("adopted", adopted);
         exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, adopted ? 200 : 201);
         exchange.getMessage().setBody(answer);
+    }
+
+    /** The caller HttpAuthentication vouched for, as the component's caller headers. */
+    private static void callerFromAuthentication(Exchange exchange) {
+        exchange.getMessage().setHeader(CALLER_USER, exchange.getMessage().getHeader(HttpAuthentication.USER_HEADER));
+        exchange.getMessage().setHeader(CALLER_GROUPS, exchange.getMessage()
+                .getHeader(HttpAuthentication.GROUPS_HEADER));
+    }
+
+    private static Caller caller(Exchange exchange) {
+        String groups = exchange.getMessage().getHeader(HttpAuthentication.GROUPS_HEADER, String.class);
+        return new Caller(exchange.getMessage().getHeader(HttpAuthentication.USER_HEADER, String.class),
+                groups == null || groups.isEmpty() ? List.of() : List.of(groups.split(",")));
     }
 
     private String namespace(Exchange exchange) {

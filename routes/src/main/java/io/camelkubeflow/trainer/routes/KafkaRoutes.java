@@ -35,7 +35,8 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 @ApplicationScoped
 public class KafkaRoutes extends RouteBuilder {
     /** Label of the TrainJobs started from Kafka, so the result route reports only those. */
-    static final String SOURCE_LABEL = TrainJobMetadata.DOMAIN + "/source";
+    /** Which entry point of the app made a job; the app's own domain, as camelkubeflow.io/* is the component's. */
+    static final String SOURCE_LABEL = "routes." + TrainJobMetadata.DOMAIN + "/source";
     private static final Pattern METRIC = Pattern.compile("(?:^|\\s)([A-Za-z_][\\w.\\-/]*)=(\\S+)");
 
     @Inject

@@ -56,6 +56,11 @@ public class KubernetesClientProducer {
         return sandbox.client();
     }
 
+    /** The local sandbox, when the app runs on it; else null. */
+    TrainerSandbox sandbox() {
+        return sandbox;
+    }
+
     void close(@Disposes KubernetesClient client) {
         if (sandbox != null) {
             sandbox.close();

@@ -8,11 +8,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
+import io.camelkubeflow.trainer.access.Access;
+import io.camelkubeflow.trainer.access.AccessDeniedException;
+import io.camelkubeflow.trainer.access.AccessReviewer;
+import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.logs.LogSink;
 import io.camelkubeflow.trainer.logs.LogStartTimeoutException;
 import io.camelkubeflow.trainer.logs.LogStep;
 import io.camelkubeflow.trainer.logs.TrainJobLogs;
+import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.http.HttpServerResponse;
@@ -55,10 +60,13 @@ public class TrainJobLogStream {
     @ConfigProperty(name = "trainer.namespace")
     String defaultNamespace;
 
+    private AccessReviewer access;
+
     /** Reading a log blocks on its stream for as long as the job runs: one thread per reader, off the event loop. */
     private final ExecutorService readers = Executors.newCachedThreadPool(new ReaderThreads());
 
     void register(@Observes Router router) {
+        access = new AccessReviewer(client, ApiRetry.DEFAULT);
         // ahead of the REST DSL's routes, which Camel adds to the same router later
         router.get("/trainjobs/:name/logs").order(-1).handler(this::handle);
     }
@@ -74,12 +82,16 @@ public class TrainJobLogStream {
         String stepText = context.queryParams().get("step");
         boolean follow = "true".equals(context.queryParams().get("follow"));
         HttpServerResponse response = context.response();
-        readers.execute(() -> stream(namespace == null ? defaultNamespace : namespace, name, stepText, follow, response));
+        Caller caller = context.get(HttpAuthentication.CALLER);
+        readers.execute(() -> stream(caller, namespace == null ? defaultNamespace : namespace, name, stepText, follow,
+                response));
     }
 
-    private void stream(String namespace, String name, String stepText, boolean follow, HttpServerResponse response) {
+    private void stream(Caller caller, String namespace, String name, String stepText, boolean follow,
+            HttpServerResponse response) {
         try {
             LogStep step = LogStep.parse("step", stepText);
+            access.check(caller, Access.readPodLogs(namespace));
             statusView.describe(namespace, name);
             response.setChunked(true).putHeader("Content-Type", "text/plain; charset=utf-8");
             new TrainJobLogs(client, camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
@@ -101,6 +113,7 @@ public class TrainJobLogStream {
             return;
         }
         int status = e instanceof InvalidOptionException ? 400
+                : e instanceof AccessDeniedException ? 403
                 : e instanceof TrainJobNotFoundException ? 404
                 : e instanceof LogStartTimeoutException ? 504 : 500;
         response.setChunked(false).setStatusCode(status).putHeader("Content-Type", "application/json")

@@ -24,6 +24,14 @@ class ClusterConnectionTest {
     }
 
     @Test
+    void insideAPodItIsAlwaysTheClusterNeverASilentSandbox() {
+        // a pod whose service account token is missing (automountServiceAccountToken: false) must fail on the
+        // cluster's API, not run TrainJobs on a sandbox nobody sees
+        assertEquals(ClusterConnection.CLUSTER, ClusterConnection.choose("auto",
+                Map.of("KUBERNETES_SERVICE_HOST", "10.0.0.1"), home));
+    }
+
+    @Test
     void explicitChoicesWinAndTyposAreRefused() {
         assertEquals(ClusterConnection.SANDBOX, ClusterConnection.choose("sandbox", Map.of("KUBECONFIG", "/k"), home));
         assertEquals(ClusterConnection.CLUSTER, ClusterConnection.choose("Cluster", Map.of(), home));

@@ -8,14 +8,15 @@ import java.util.Map;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
 /**
- * Gives each test run of the app an empty inbox and outbox, so nothing from an earlier run is picked up, and sends
- * completion events to files in a fresh folder.
+ * Gives each test run of the app an empty inbox and outbox, so nothing from an earlier run is picked up, sends
+ * completion events to files in a fresh folder, and writes the local HTTP token to a fresh file.
  */
 public class FreshFolders implements QuarkusTestResourceLifecycleManager {
     @Override
     public Map<String, String> start() {
         try {
-            return Map.of("trainer.inbox", Files.createTempDirectory("inbox").toString(),
+            return Map.of("trainer.http.token-file", Files.createTempDirectory("http").resolve("token").toString(),
+                    "trainer.inbox", Files.createTempDirectory("inbox").toString(),
                     "trainer.outbox", Files.createTempDirectory("outbox").toString(),
                     "trainer.completion.uri", "file:" + Files.createTempDirectory("completions")
                             + "?fileName=$simple{header.CamelKubeflowTrainerJobName}.json");

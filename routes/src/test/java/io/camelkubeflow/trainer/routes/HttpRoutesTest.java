@@ -27,9 +27,22 @@ class HttpRoutesTest {
     @TestHTTPResource("/trainjobs")
     URL trainjobs;
 
+    /** The local developer's token the app wrote at start, read from its file as a user of the sandbox reads it. */
+    static String localToken() throws Exception {
+        return java.nio.file.Files.readString(java.nio.file.Path.of(org.eclipse.microprofile.config.ConfigProvider
+                .getConfig().getValue("trainer.http.token-file", String.class)));
+    }
+
     HttpResponse<String> post(String json, String idempotencyKey) throws Exception {
+        return post(json, idempotencyKey, localToken());
+    }
+
+    HttpResponse<String> post(String json, String idempotencyKey, String token) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(trainjobs.toURI())
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
         if (idempotencyKey != null) {
             request.header("Idempotency-Key", idempotencyKey);
         }
@@ -37,8 +50,8 @@ class HttpRoutesTest {
     }
 
     HttpResponse<String> get(String path) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs + path)).timeout(Duration.ofSeconds(90)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs + path)).timeout(Duration.ofSeconds(90))
+                .header("Authorization", "Bearer " + localToken()).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     static Map<?, ?> json(HttpResponse<String> response) throws Exception {
@@ -86,7 +99,8 @@ class HttpRoutesTest {
         String name = (String) json(created).get("name");
 
         HttpResponse<java.util.stream.Stream<String>> log = HTTP.send(HttpRequest.newBuilder(
-                URI.create(trainjobs + "/" + name + "/logs?follow=true")).timeout(Duration.ofSeconds(90)).build(),
+                URI.create(trainjobs + "/" + name + "/logs?follow=true")).timeout(Duration.ofSeconds(90))
+                .header("Authorization", "Bearer " + localToken()).build(),
                 HttpResponse.BodyHandlers.ofLines());
         assertEquals(200, log.statusCode());
         assertEquals("text/plain; charset=utf-8", log.headers().firstValue("Content-Type").orElseThrow());
@@ -132,6 +146,7 @@ class HttpRoutesTest {
     void httpHeadersCannotSetComponentOptions() throws Exception {
         HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(trainjobs.toURI())
                 .header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + localToken())
                 .header("CamelKubeflowTrainerImage", "attacker.example.com/miner:latest")
                 .header("CamelKubeflowTrainerNamespace", "kube-system")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/app/t.py\"}")).build(),

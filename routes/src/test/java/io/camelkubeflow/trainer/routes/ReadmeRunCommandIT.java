@@ -39,6 +39,56 @@ class ReadmeRunCommandIT {
         });
     }
 
+    /**
+     * The local default is not a remote shell: the HTTP API listens on loopback only, and even there a request needs
+     * the token the app wrote to a file only its user can read (a web page can send to localhost, not read that file).
+     */
+    @Test
+    void theLocalHttpApiListensOnLoopbackOnlyAndNeedsTheTokenFromItsFile() throws Exception {
+        runApp(Map.of(), output -> {
+            String listening = output.stream().filter(l -> l.contains("Listening on: http://")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no listening line in\n" + String.join("\n", output)));
+            java.util.regex.Matcher address = java.util.regex.Pattern.compile("http://([^:/]+):(\\d+)")
+                    .matcher(listening);
+            assertTrue(address.find(), listening);
+            assertEquals("127.0.0.1", address.group(1), listening);
+            int port = Integer.parseInt(address.group(2));
+            for (java.net.InetAddress other : nonLoopbackAddresses()) {
+                try (java.net.Socket socket = new java.net.Socket()) {
+                    socket.connect(new java.net.InetSocketAddress(other, port), 2000);
+                    throw new AssertionError("the HTTP API answered on " + other + ":" + port);
+                } catch (java.io.IOException refused) {
+                    // not reachable from outside this machine
+                }
+            }
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            java.net.URI job = java.net.URI.create("http://127.0.0.1:" + port + "/trainjobs/no-such-job");
+            assertEquals(401, http.send(java.net.http.HttpRequest.newBuilder(job).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode());
+            Path tokenFile = work.resolve(".camel-kubeflow-trainer/http-token");
+            assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(tokenFile)));
+            String token = Files.readString(tokenFile);
+            assertTrue(output.stream().anyMatch(l -> l.contains(tokenFile.toString())), "the app names its token file");
+            assertTrue(output.stream().noneMatch(l -> l.contains(token)), "the token was logged");
+            assertEquals(404, http.send(java.net.http.HttpRequest.newBuilder(job)
+                    .header("Authorization", "Bearer " + token).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode());
+        });
+    }
+
+    private static List<java.net.InetAddress> nonLoopbackAddresses() throws java.net.SocketException {
+        List<java.net.InetAddress> addresses = new java.util.ArrayList<>();
+        for (java.net.NetworkInterface nic : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+            for (java.net.InetAddress address : java.util.Collections.list(nic.getInetAddresses())) {
+                if (!address.isLoopbackAddress() && address instanceof java.net.Inet4Address) {
+                    addresses.add(address);
+                }
+            }
+        }
+        return addresses;
+    }
+
     @Test
     void asDeployedItWritesJsonLinesWhoseMdcNamesTheTrainJob() throws Exception {
         runApp(Map.of("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "true"), output -> {

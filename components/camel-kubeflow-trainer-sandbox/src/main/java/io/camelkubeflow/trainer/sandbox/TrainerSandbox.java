@@ -101,6 +101,7 @@ public final class TrainerSandbox implements AutoCloseable {
     private final Map<String, Integer> goneWatches = new ConcurrentHashMap<>();
     private final PodLogs podLogs = new PodLogs();
     private final CrdSchemaValidator trainJobSchema = CrdSchemaValidator.trainJobs();
+    private final AccessReviews accessReviews = new AccessReviews(dispatcher::stored);
     private final java.util.concurrent.atomic.AtomicInteger refusedCreates = new java.util.concurrent.atomic.AtomicInteger();
     private volatile int refusedCreateCode;
 
@@ -328,6 +329,15 @@ public final class TrainerSandbox implements AutoCloseable {
         return path.startsWith(TRAINJOBS_PREFIX) && path.contains("/trainjobs");
     }
 
+    /**
+     * A bearer token the sandbox's TokenReview accepts for this user and groups, as a cluster's authenticator would.
+     * What the user may do is decided by the Roles, ClusterRoles and bindings created in the sandbox
+     * (SubjectAccessReview).
+     */
+    public String issueToken(String user, String... groups) {
+        return accessReviews.issueToken(user, List.of(groups));
+    }
+
     /** The sandbox's pod logs, which the emulated controller writes and the log endpoint serves. */
     public PodLogs podLogs() {
         return podLogs;
@@ -349,8 +359,17 @@ public final class TrainerSandbox implements AutoCloseable {
             return super.dispatch(request);
         }
 
+        /** The JSON the store holds at a path (an object or a list), read in process; null when there is none. */
+        String stored(String path) {
+            MockResponse answer = super.handleGet(path);
+            return answer.code() == 200 ? answer.getBody().readUtf8() : null;
+        }
+
         @Override
         public MockResponse handleCreate(RecordedRequest request) {
+            if (AccessReviews.isReview(request.getPath())) {
+                return accessReviews.answer(request, request.getUtf8Body());
+            }
             if (isTrainJobPath(request.getPath()) && refusedCreates.getAndUpdate(n -> Math.max(n - 1, 0)) > 0) {
                 return failure(refusedCreateCode, null, "refused by the sandbox (fault injection)");
             }

@@ -239,6 +239,32 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
+         * Act within the rights of the caller the CamelKubeflowTrainerCallerUser and
+         * CamelKubeflowTrainerCallerGroups headers name: before it acts, each operation asks the API server
+         * (SubjectAccessReview) whether that caller may do it itself: train, create trainjobs in the namespace
+         * and get every Secret and ConfigMap the TrainJob references; get and wait, get trainjobs; list, list
+         * them; logs, get pods/log; delete, delete them; suspend and resume, patch them. A message without a
+         * caller, or a denied one, fails with AccessDeniedException before anything is written. Needs create
+         * on subjectaccessreviews.authorization.k8s.io. Default: false.
+         */
+        default KubeflowTrainerEndpointConsumerBuilder authorizeCaller(boolean authorizeCaller) {
+            doSetProperty("authorizeCaller", authorizeCaller);
+            return this;
+        }
+        /**
+         * Act within the rights of the caller the CamelKubeflowTrainerCallerUser and
+         * CamelKubeflowTrainerCallerGroups headers name: before it acts, each operation asks the API server
+         * (SubjectAccessReview) whether that caller may do it itself: train, create trainjobs in the namespace
+         * and get every Secret and ConfigMap the TrainJob references; get and wait, get trainjobs; list, list
+         * them; logs, get pods/log; delete, delete them; suspend and resume, patch them. A message without a
+         * caller, or a denied one, fails with AccessDeniedException before anything is written. Needs create
+         * on subjectaccessreviews.authorization.k8s.io. Default: false.
+         */
+        default KubeflowTrainerEndpointConsumerBuilder authorizeCaller(String authorizeCaller) {
+            doSetProperty("authorizeCaller", authorizeCaller);
+            return this;
+        }
+        /**
          * CA certificate data.
          */
         default KubeflowTrainerEndpointConsumerBuilder caCertData(String caCertData) {
@@ -586,6 +612,32 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointProducerBuilder tailLines(String tailLines) {
             doSetProperty("tailLines", tailLines);
+            return this;
+        }
+        /**
+         * Act within the rights of the caller the CamelKubeflowTrainerCallerUser and
+         * CamelKubeflowTrainerCallerGroups headers name: before it acts, each operation asks the API server
+         * (SubjectAccessReview) whether that caller may do it itself: train, create trainjobs in the namespace
+         * and get every Secret and ConfigMap the TrainJob references; get and wait, get trainjobs; list, list
+         * them; logs, get pods/log; delete, delete them; suspend and resume, patch them. A message without a
+         * caller, or a denied one, fails with AccessDeniedException before anything is written. Needs create
+         * on subjectaccessreviews.authorization.k8s.io. Default: false.
+         */
+        default KubeflowTrainerEndpointProducerBuilder authorizeCaller(boolean authorizeCaller) {
+            doSetProperty("authorizeCaller", authorizeCaller);
+            return this;
+        }
+        /**
+         * Act within the rights of the caller the CamelKubeflowTrainerCallerUser and
+         * CamelKubeflowTrainerCallerGroups headers name: before it acts, each operation asks the API server
+         * (SubjectAccessReview) whether that caller may do it itself: train, create trainjobs in the namespace
+         * and get every Secret and ConfigMap the TrainJob references; get and wait, get trainjobs; list, list
+         * them; logs, get pods/log; delete, delete them; suspend and resume, patch them. A message without a
+         * caller, or a denied one, fails with AccessDeniedException before anything is written. Needs create
+         * on subjectaccessreviews.authorization.k8s.io. Default: false.
+         */
+        default KubeflowTrainerEndpointProducerBuilder authorizeCaller(String authorizeCaller) {
+            doSetProperty("authorizeCaller", authorizeCaller);
             return this;
         }
         /**
@@ -1241,6 +1293,32 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointBuilder labelSelector(String labelSelector) {
             doSetProperty("labelSelector", labelSelector);
+            return this;
+        }
+        /**
+         * Act within the rights of the caller the CamelKubeflowTrainerCallerUser and
+         * CamelKubeflowTrainerCallerGroups headers name: before it acts, each operation asks the API server
+         * (SubjectAccessReview) whether that caller may do it itself: train, create trainjobs in the namespace
+         * and get every Secret and ConfigMap the TrainJob references; get and wait, get trainjobs; list, list
+         * them; logs, get pods/log; delete, delete them; suspend and resume, patch them. A message without a
+         * caller, or a denied one, fails with AccessDeniedException before anything is written. Needs create
+         * on subjectaccessreviews.authorization.k8s.io. Default: false.
+         */
+        default KubeflowTrainerEndpointBuilder authorizeCaller(boolean authorizeCaller) {
+            doSetProperty("authorizeCaller", authorizeCaller);
+            return this;
+        }
+        /**
+         * Act within the rights of the caller the CamelKubeflowTrainerCallerUser and
+         * CamelKubeflowTrainerCallerGroups headers name: before it acts, each operation asks the API server
+         * (SubjectAccessReview) whether that caller may do it itself: train, create trainjobs in the namespace
+         * and get every Secret and ConfigMap the TrainJob references; get and wait, get trainjobs; list, list
+         * them; logs, get pods/log; delete, delete them; suspend and resume, patch them. A message without a
+         * caller, or a denied one, fails with AccessDeniedException before anything is written. Needs create
+         * on subjectaccessreviews.authorization.k8s.io. Default: false.
+         */
+        default KubeflowTrainerEndpointBuilder authorizeCaller(String authorizeCaller) {
+            doSetProperty("authorizeCaller", authorizeCaller);
             return this;
         }
         /**

@@ -86,13 +86,16 @@ public final class TrainJobDocument {
         TrainRequest request = new TrainRequest();
         if (job.getMetadata() != null) {
             request.jobName(job.getMetadata().getName()).namespace(job.getMetadata().getNamespace());
+            // what this component put on an earlier job (its idempotency key, group, run key, TTL, handled marks)
+            // describes that submit, not this one: a body copied from a TrainJob does not carry it over
             if (job.getMetadata().getLabels() != null) {
-                job.getMetadata().getLabels().forEach(request::label);
+                job.getMetadata().getLabels().entrySet().stream()
+                        .filter(e -> !TrainJobMetadata.isReserved(e.getKey()))
+                        .forEach(e -> request.label(e.getKey(), e.getValue()));
             }
             if (job.getMetadata().getAnnotations() != null) {
-                // annotations this component writes describe an earlier submit, not this one
                 job.getMetadata().getAnnotations().entrySet().stream()
-                        .filter(e -> !e.getKey().startsWith(TrainJobMetadata.DOMAIN + "/"))
+                        .filter(e -> !TrainJobMetadata.isReserved(e.getKey()))
                         .forEach(e -> request.annotation(e.getKey(), e.getValue()));
             }
         }

@@ -48,13 +48,22 @@ public final class TrainJobMetadata {
         return (prefix == null ? DEFAULT_NAME_PREFIX : prefix) + "-" + sha256(idempotencyKey).substring(0, 12);
     }
 
-    /** A label value standing for a run key of any length. */
+    /**
+     * Whether a label or annotation key is the component's own: {@code camelkubeflow.io/*} and the managed-by label.
+     * A request cannot set them, or it could pose as another request's job, count against or block an in-flight cap,
+     * or mark an end as handled.
+     */
+    public static boolean isReserved(String key) {
+        return key.startsWith(DOMAIN + "/") || MANAGED_BY_LABEL.equals(key);
+    }
+
     /** Whether the job was given a TTL (its {@link #TTL_LABEL}), so the reaper looks after it. */
     public static boolean hasTtl(TrainJob job) {
         Map<String, String> labels = job.getMetadata().getLabels();
         return labels != null && "true".equals(labels.get(TTL_LABEL));
     }
 
+    /** A label value standing for a run key of any length. */
     public static String runKeyLabel(String runKey) {
         return sha256(runKey).substring(0, 40);
     }

@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
+import io.camelkubeflow.trainer.access.AccessDeniedException;
+import io.camelkubeflow.trainer.access.AccessReviewer;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.runtime.LauncherRule;
@@ -62,8 +64,16 @@ public class TrainJobSubmitter {
         return TrainJobFactory.build(request, runtime, namespace, name, request.idempotencyKey());
     }
 
+    /**
+     * Creates (or adopts) the TrainJob a request asks for. A request with a caller acts within the caller's rights:
+     * each access the job needs ({@link TrainJobAccess}) is reviewed with the API server first, and a denial is an
+     * {@link AccessDeniedException} before anything is written.
+     */
     public SubmitResult submit(TrainRequest request, String defaultNamespace) {
         PreparedTrainJob prepared = prepare(request, defaultNamespace);
+        if (request.caller() != null) {
+            new AccessReviewer(client, retry).check(request.caller(), TrainJobAccess.required(prepared));
+        }
         TrainJob wanted = prepared.trainJob();
         String namespace = wanted.getMetadata().getNamespace();
         String name = wanted.getMetadata().getName();

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.runtime.ImageRule;
 import io.camelkubeflow.trainer.runtime.Launcher;
@@ -52,6 +53,8 @@ public final class TrainRequest {
     private Boolean suspend;
     private String managedBy;
     private final List<RuntimePatch> runtimePatches = new ArrayList<>();
+    /** Who the request acts for; never from a request's own fields, only from an authenticated identity. */
+    private Caller caller;
 
     /**
      * A new request with this one's values overridden by every value {@code top} sets. The payload (command,
@@ -102,6 +105,7 @@ public final class TrainRequest {
         merged.managedBy = pick(top.managedBy, managedBy);
         merged.runtimePatches.addAll(runtimePatches);
         merged.runtimePatches.addAll(top.runtimePatches);
+        merged.caller = pick(top.caller, caller);
         return merged;
     }
 
@@ -179,6 +183,8 @@ public final class TrainRequest {
     public TrainRequest ttlAfterFinishedSeconds(Long v) { ttlAfterFinishedSeconds = v; return this; }
     public TrainRequest suspend(Boolean v) { suspend = v; return this; }
     public TrainRequest managedBy(String v) { managedBy = v; return this; }
+    /** Act within this caller's rights: the submit checks them with the API server before any write. */
+    public TrainRequest caller(Caller v) { caller = v; return this; }
 
     public String namespace() { return namespace; }
     public String jobName() { return jobName; }
@@ -215,5 +221,6 @@ public final class TrainRequest {
     public Long ttlAfterFinishedSeconds() { return ttlAfterFinishedSeconds; }
     public Boolean suspend() { return suspend; }
     public String managedBy() { return managedBy; }
+    public Caller caller() { return caller; }
     public List<RuntimePatch> runtimePatches() { return runtimePatches; }
 }

@@ -256,6 +256,11 @@ public final class TrainRequestValidator {
         int bytes = 0;
         for (Map.Entry<String, String> entry : entries.entrySet()) {
             qualifiedName(field + "." + entry.getKey(), entry.getKey());
+            if (TrainJobMetadata.isReserved(entry.getKey())) {
+                throw new InvalidOptionException(field + "." + entry.getKey(), "'" + entry.getKey() + "' is reserved:"
+                        + " the component sets it (idempotency, in-flight groups, run keys, TTLs, handled marks), so a"
+                        + " request cannot; use a key of your own domain, e.g. example.com/team");
+            }
             String value = entry.getValue();
             if (value == null) {
                 throw new InvalidOptionException(field + "." + entry.getKey(), "no value given; give a string");

@@ -1,0 +1,36 @@
+package io.camelkubeflow.trainer.access;
+
+/**
+ * Something a caller may or may not do, in Kubernetes' terms: a verb on a resource of an API group, in a namespace,
+ * optionally on one named object.
+ *
+ * @param group       the API group, "" for the core group
+ * @param subresource e.g. {@code log} of pods, or null
+ * @param name        one object, or null for any
+ */
+public record Access(String verb, String group, String resource, String subresource, String namespace, String name) {
+    private static final String TRAINER = "trainer.kubeflow.org";
+
+    public static Access trainJobs(String verb, String namespace, String name) {
+        return new Access(verb, TRAINER, "trainjobs", null, namespace, name);
+    }
+
+    public static Access readSecret(String namespace, String name) {
+        return new Access("get", "", "secrets", null, namespace, name);
+    }
+
+    public static Access readConfigMap(String namespace, String name) {
+        return new Access("get", "", "configmaps", null, namespace, name);
+    }
+
+    public static Access readPodLogs(String namespace) {
+        return new Access("get", "", "pods", "log", namespace, null);
+    }
+
+    /** As kubectl auth can-i says it: {@code create trainjobs.trainer.kubeflow.org in namespace ml}. */
+    public String describe() {
+        return verb + " " + resource + (subresource == null ? "" : "/" + subresource) + (group.isEmpty() ? "" : "." + group)
+                + (name == null ? "" : " '" + name + "'") + (namespace == null ? " in all namespaces"
+                : " in namespace " + namespace);
+    }
+}

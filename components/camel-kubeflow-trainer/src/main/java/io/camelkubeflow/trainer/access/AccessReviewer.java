@@ -1,0 +1,49 @@
+package io.camelkubeflow.trainer.access;
+
+import java.util.Collection;
+
+import io.camelkubeflow.trainer.support.ApiRetry;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+/**
+ * Asks the API server, with a SubjectAccessReview, whether a caller may do something, so that a request acts within
+ * its caller's rights and not the component's: Kubernetes RBAC (or whatever authorizer the cluster runs) decides, as
+ * it would for the caller's own kubectl. The component's identity needs {@code create} on
+ * {@code subjectaccessreviews.authorization.k8s.io}.
+ */
+public class AccessReviewer {
+    private final KubernetesClient client;
+    private final ApiRetry retry;
+
+    public AccessReviewer(KubernetesClient client, ApiRetry retry) {
+        this.client = client;
+        this.retry = retry.forClient(client);
+    }
+
+    /** Returns when the caller may do all of it; else throws for the first access denied. */
+    public void check(Caller caller, Collection<Access> accesses) {
+        for (Access access : accesses) {
+            check(caller, access);
+        }
+    }
+
+    public void check(Caller caller, Access access) {
+        if (caller == null || caller.user() == null || caller.user().isBlank()) {
+            throw new AccessDeniedException(null, access, "this endpoint acts within its caller's rights"
+                    + " (authorizeCaller); set the caller headers from an authenticated identity");
+        }
+        SubjectAccessReview review = retry.call("SubjectAccessReview for " + caller.user(), () -> client.authorization()
+                .v1().subjectAccessReview().create(new SubjectAccessReviewBuilder().withNewSpec()
+                        .withUser(caller.user()).withGroups(caller.groups())
+                        .withNewResourceAttributes().withVerb(access.verb()).withGroup(access.group())
+                        .withResource(access.resource()).withSubresource(access.subresource())
+                        .withNamespace(access.namespace()).withName(access.name()).endResourceAttributes()
+                        .endSpec().build()));
+        if (review.getStatus() == null || !Boolean.TRUE.equals(review.getStatus().getAllowed())) {
+            String reason = review.getStatus() == null ? null : review.getStatus().getReason();
+            throw new AccessDeniedException(caller, access, reason == null || reason.isBlank() ? null : reason);
+        }
+    }
+}

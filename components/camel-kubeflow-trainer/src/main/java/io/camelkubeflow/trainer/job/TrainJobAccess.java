@@ -1,0 +1,48 @@
+package io.camelkubeflow.trainer.job;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import io.camelkubeflow.trainer.access.Access;
+import io.camelkubeflow.trainer.api.Initializer;
+import io.camelkubeflow.trainer.api.StorageInitializer;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.fabric8.kubernetes.api.model.EnvVar;
+
+/**
+ * What a caller must be allowed to do for a TrainJob to be made on its behalf: create TrainJobs in the namespace,
+ * and read every Secret and ConfigMap the job would hand its pods (env references, initializer credentials), since
+ * the pods could print them. The inline script's ConfigMap is the component's own doing and needs nothing more.
+ */
+public final class TrainJobAccess {
+    private TrainJobAccess() {
+    }
+
+    public static List<Access> required(PreparedTrainJob prepared) {
+        TrainJob job = prepared.trainJob();
+        String namespace = job.getMetadata().getNamespace();
+        Set<Access> needed = new LinkedHashSet<>();
+        needed.add(Access.trainJobs("create", namespace, null));
+        if (job.getSpec().trainer() != null && job.getSpec().trainer().env() != null) {
+            for (EnvVar var : job.getSpec().trainer().env()) {
+                if (var.getValueFrom() != null && var.getValueFrom().getSecretKeyRef() != null) {
+                    needed.add(Access.readSecret(namespace, var.getValueFrom().getSecretKeyRef().getName()));
+                }
+                if (var.getValueFrom() != null && var.getValueFrom().getConfigMapKeyRef() != null) {
+                    needed.add(Access.readConfigMap(namespace, var.getValueFrom().getConfigMapKeyRef().getName()));
+                }
+            }
+        }
+        Initializer initializer = job.getSpec().initializer();
+        if (initializer != null) {
+            for (StorageInitializer storage : new StorageInitializer[] { initializer.dataset(), initializer.model() }) {
+                if (storage != null && storage.secretRef() != null) {
+                    needed.add(Access.readSecret(namespace, storage.secretRef().getName()));
+                }
+            }
+        }
+        return new ArrayList<>(needed);
+    }
+}

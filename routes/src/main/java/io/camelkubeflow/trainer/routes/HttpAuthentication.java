@@ -1,0 +1,117 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+
+import io.camelkubeflow.trainer.access.Caller;
+import io.fabric8.kubernetes.api.model.authentication.TokenReview;
+import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.quarkus.runtime.StartupEvent;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/**
+ * Who is calling the HTTP API: every request under {@code /trainjobs} needs {@code Authorization: Bearer <token>}, a
+ * Kubernetes token the API server vouches for (TokenReview), so a caller is a Kubernetes user or service account and
+ * the routes then act within that caller's rights. No token, or one the API server does not accept: 401 with a JSON
+ * body saying how to authenticate. The caller goes on to the routes in {@link #USER_HEADER}/{@link #GROUPS_HEADER},
+ * which are first removed from what the client sent, so no client can name a caller of its choosing.
+ *
+ * <p>On the local sandbox a token is made at start for the local developer (full rights on the sandbox) and written
+ * to {@code trainer.http.token-file}, readable by its owner only, as Jupyter does: a web page in a browser can send a
+ * request to localhost, but cannot read that file.
+ */
+@ApplicationScoped
+public class HttpAuthentication {
+    /** The authenticated caller, set here for the routes; any value a client sends is removed first. */
+    static final String USER_HEADER = "X-Kubeflow-Trainer-Caller-User";
+    static final String GROUPS_HEADER = "X-Kubeflow-Trainer-Caller-Groups";
+    /** The caller in the routing context, for the Vert.x routes. */
+    static final String CALLER = "kubeflow-trainer-caller";
+    private static final Logger LOG = Logger.getLogger(HttpAuthentication.class);
+    private static final String HOW = "send 'Authorization: Bearer <token>' with a Kubernetes token: a service"
+            + " account's (kubectl create token <serviceaccount> -n <namespace>) or your own; on the local sandbox, the"
+            + " token in the file the app named at start";
+
+    @Inject
+    KubernetesClient client;
+
+    @Inject
+    KubernetesClientProducer clients;
+
+    @ConfigProperty(name = "trainer.http.token-file", defaultValue = ".camel-kubeflow-trainer/http-token")
+    String tokenFile;
+
+    void register(@Observes Router router) {
+        // ahead of the log stream (-1) and the REST DSL's routes
+        router.route("/trainjobs*").order(-10).blockingHandler(this::authenticate, false);
+    }
+
+    /** On the sandbox: a token for the local developer, in a file only its owner can read. */
+    void onStart(@Observes StartupEvent start) {
+        if (clients.sandbox() == null) {
+            return;
+        }
+        String token = clients.sandbox().issueToken("developer", "system:masters");
+        Path file = Path.of(tokenFile).toAbsolutePath();
+        try {
+            Files.createDirectories(file.getParent());
+            Files.deleteIfExists(file);
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            Files.writeString(file, token);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the local HTTP token to " + file, e);
+        }
+        LOG.infof("The HTTP API listens on loopback only and needs 'Authorization: Bearer <token>': the token for"
+                + " the local sandbox is in %s (readable by you only), e.g. curl -H \"Authorization: Bearer $(cat %s)\""
+                + " http://127.0.0.1:<port>/trainjobs/<name>", file, file);
+    }
+
+    private void authenticate(RoutingContext context) {
+        context.request().headers().remove(USER_HEADER).remove(GROUPS_HEADER);
+        String authorization = context.request().getHeader("Authorization");
+        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)
+                || authorization.substring(7).isBlank()) {
+            refuse(context, 401, "no bearer token");
+            return;
+        }
+        TokenReview review;
+        try {
+            review = client.authentication().v1().tokenReviews().create(new TokenReviewBuilder().withNewSpec()
+                    .withToken(authorization.substring(7).trim()).endSpec().build());
+        } catch (KubernetesClientException e) {
+            LOG.warnf("Could not review a bearer token with the Kubernetes API: %s", e.getMessage());
+            context.response().setStatusCode(503).putHeader("Content-Type", "application/json")
+                    .end(ErrorAnswer.json("the Kubernetes API could not check the token; try again", "Authorization",
+                            null));
+            return;
+        }
+        if (review.getStatus() == null || !Boolean.TRUE.equals(review.getStatus().getAuthenticated())) {
+            refuse(context, 401, "the Kubernetes API does not accept this token");
+            return;
+        }
+        List<String> groups = review.getStatus().getUser().getGroups() == null ? List.of()
+                : review.getStatus().getUser().getGroups();
+        Caller caller = new Caller(review.getStatus().getUser().getUsername(), groups);
+        context.put(CALLER, caller);
+        context.request().headers().set(USER_HEADER, caller.user()).set(GROUPS_HEADER, String.join(",", groups));
+        context.next();
+    }
+
+    private static void refuse(RoutingContext context, int status, String why) {
+        context.response().setStatusCode(status).putHeader("Content-Type", "application/json")
+                .putHeader("WWW-Authenticate", "Bearer")
+                .end(ErrorAnswer.json(why, "Authorization", HOW));
+    }
+}

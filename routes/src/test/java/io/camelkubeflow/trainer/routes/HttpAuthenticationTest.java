@@ -1,0 +1,113 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every HTTP request is authenticated (a Kubernetes bearer token, reviewed by the API server) and acts within its
+ * caller's rights (reviewed as that caller); each refusal writes nothing. The sandbox reviews tokens and access from
+ * the RBAC objects it holds, as a cluster does.
+ */
+@QuarkusTest
+@QuarkusTestResource(FreshFolders.class)
+class HttpAuthenticationTest {
+    private static final String SCRIPT = "{\"script\": \"print(1)\"}";
+
+    @TestHTTPResource("/trainjobs")
+    URL trainjobs;
+
+    @Inject
+    KubernetesClient client;
+
+    @Inject
+    KubernetesClientProducer clients;
+
+    private HttpResponse<String> send(String method, String path, String body, String token, Map<String, String> extra)
+            throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(trainjobs + path))
+                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        extra.forEach(request::header);
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private int trainJobs() {
+        return client.resources(TrainJob.class).inNamespace("default").list().getItems().size();
+    }
+
+    @Test
+    void withoutATokenTheAnswerIs401SayingHowToAuthenticateAndNothingIsWritten() throws Exception {
+        int before = trainJobs();
+        for (HttpResponse<String> refused : java.util.List.of(send("POST", "", SCRIPT, null, Map.of()),
+                send("POST", "", SCRIPT, "forged-token", Map.of()), send("GET", "/some-job", null, null, Map.of()),
+                send("GET", "/some-job/logs", null, null, Map.of()))) {
+            assertEquals(401, refused.statusCode(), refused.body());
+            assertEquals("Bearer", refused.headers().firstValue("WWW-Authenticate").orElseThrow());
+            Map<?, ?> answer = json(refused);
+            assertEquals("Authorization", answer.get("field"));
+            assertTrue(String.valueOf(answer.get("fix")).contains("Authorization: Bearer <token>"), refused.body());
+        }
+        assertEquals(before, trainJobs());
+    }
+
+    @Test
+    void aCallerWithoutCreateRightsIs403NamingWhatWasDenied() throws Exception {
+        String mallory = clients.sandbox().issueToken("mallory");
+        int before = trainJobs();
+        // a client cannot name another caller: the headers HttpAuthentication sets are replaced
+        HttpResponse<String> refused = send("POST", "", SCRIPT, mallory,
+                Map.of(HttpAuthentication.USER_HEADER, "developer", HttpAuthentication.GROUPS_HEADER, "system:masters"));
+        assertEquals(403, refused.statusCode(), refused.body());
+        assertEquals("caller 'mallory' may not create trainjobs.trainer.kubeflow.org in namespace default",
+                json(refused).get("error"));
+        assertEquals(before, trainJobs());
+        assertEquals(403, send("GET", "/some-job", null, mallory, Map.of()).statusCode());
+        assertEquals(403, send("GET", "/some-job/logs", null, mallory, Map.of()).statusCode());
+    }
+
+    @Test
+    void aSecretTheCallerMayNotReadIs403() throws Exception {
+        client.resource(new RoleBuilder().withNewMetadata().withName("carol-trains").withNamespace("default")
+                .endMetadata().withRules(new PolicyRuleBuilder().withApiGroups("trainer.kubeflow.org")
+                        .withResources("trainjobs").withVerbs("create", "get").build()).build()).createOr(r -> r.update());
+        client.resource(new RoleBindingBuilder().withNewMetadata().withName("carol").withNamespace("default")
+                .endMetadata().addNewSubject().withKind("User").withName("carol").endSubject().withNewRoleRef()
+                .withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName("carol-trains").endRoleRef()
+                .build()).createOr(r -> r.update());
+        String carol = clients.sandbox().issueToken("carol");
+        int before = trainJobs();
+        HttpResponse<String> refused = send("POST", "", "{\"script\": \"print(1)\", \"env\": {\"DB\":"
+                + " \"secretKeyRef:db-credentials/password\"}}", carol, Map.of());
+        assertEquals(403, refused.statusCode(), refused.body());
+        assertTrue(String.valueOf(json(refused).get("error"))
+                .contains("may not get secrets 'db-credentials' in namespace default"), refused.body());
+        assertEquals(before, trainJobs());
+        HttpResponse<String> allowed = send("POST", "", SCRIPT, carol, Map.of("Idempotency-Key", "carol-1"));
+        assertEquals(201, allowed.statusCode(), allowed.body());
+        assertEquals(before + 1, trainJobs());
+    }
+}
