@@ -46,6 +46,8 @@ class ReadmeRunCommandIT {
     @Test
     void theLocalHttpApiListensOnLoopbackOnlyAndNeedsTheTokenFromItsFile() throws Exception {
         runApp(Map.of(), output -> {
+            // Camel's "started in" can come before Quarkus's line about the HTTP server
+            await(() -> output.stream().anyMatch(l -> l.contains("Listening on: http://")), output);
             String listening = output.stream().filter(l -> l.contains("Listening on: http://")).findFirst()
                     .orElseThrow(() -> new AssertionError("no listening line in\n" + String.join("\n", output)));
             java.util.regex.Matcher address = java.util.regex.Pattern.compile("http://([^:/]+):(\\d+)")
