@@ -86,6 +86,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "handledMark": getOrCreateConfiguration(target).setHandledMark(property(camelContext, java.lang.String.class, value)); return true;
         case "idempotencykey":
         case "idempotencyKey": getOrCreateConfiguration(target).setIdempotencyKey(property(camelContext, java.lang.String.class, value)); return true;
+        case "idempotencyscope":
+        case "idempotencyScope": getOrCreateConfiguration(target).setIdempotencyScope(property(camelContext, java.lang.String.class, value)); return true;
         case "image": getOrCreateConfiguration(target).setImage(property(camelContext, java.lang.String.class, value)); return true;
         case "imagerules":
         case "imageRules": getOrCreateConfiguration(target).setImageRules(property(camelContext, java.lang.String.class, value)); return true;
@@ -238,6 +240,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "handledMark": return java.lang.String.class;
         case "idempotencykey":
         case "idempotencyKey": return java.lang.String.class;
+        case "idempotencyscope":
+        case "idempotencyScope": return java.lang.String.class;
         case "image": return java.lang.String.class;
         case "imagerules":
         case "imageRules": return java.lang.String.class;
@@ -386,6 +390,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "handledMark": return getOrCreateConfiguration(target).getHandledMark();
         case "idempotencykey":
         case "idempotencyKey": return getOrCreateConfiguration(target).getIdempotencyKey();
+        case "idempotencyscope":
+        case "idempotencyScope": return getOrCreateConfiguration(target).getIdempotencyScope();
         case "image": return getOrCreateConfiguration(target).getImage();
         case "imagerules":
         case "imageRules": return getOrCreateConfiguration(target).getImageRules();

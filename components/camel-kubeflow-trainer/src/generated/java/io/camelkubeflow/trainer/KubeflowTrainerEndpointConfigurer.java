@@ -80,6 +80,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "handledMark": target.getConfiguration().setHandledMark(property(camelContext, java.lang.String.class, value)); return true;
         case "idempotencykey":
         case "idempotencyKey": target.getConfiguration().setIdempotencyKey(property(camelContext, java.lang.String.class, value)); return true;
+        case "idempotencyscope":
+        case "idempotencyScope": target.getConfiguration().setIdempotencyScope(property(camelContext, java.lang.String.class, value)); return true;
         case "image": target.getConfiguration().setImage(property(camelContext, java.lang.String.class, value)); return true;
         case "imagerules":
         case "imageRules": target.getConfiguration().setImageRules(property(camelContext, java.lang.String.class, value)); return true;
@@ -229,6 +231,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "handledMark": return java.lang.String.class;
         case "idempotencykey":
         case "idempotencyKey": return java.lang.String.class;
+        case "idempotencyscope":
+        case "idempotencyScope": return java.lang.String.class;
         case "image": return java.lang.String.class;
         case "imagerules":
         case "imageRules": return java.lang.String.class;
@@ -374,6 +378,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "handledMark": return target.getConfiguration().getHandledMark();
         case "idempotencykey":
         case "idempotencyKey": return target.getConfiguration().getIdempotencyKey();
+        case "idempotencyscope":
+        case "idempotencyScope": return target.getConfiguration().getIdempotencyScope();
         case "image": return target.getConfiguration().getImage();
         case "imagerules":
         case "imageRules": return target.getConfiguration().getImageRules();

@@ -23,7 +23,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(79);
+        Set<String> props = new HashSet<>(80);
         props.add("activeDeadlineSeconds");
         props.add("allNamespaces");
         props.add("annotations");
@@ -56,6 +56,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("gpu");
         props.add("handledMark");
         props.add("idempotencyKey");
+        props.add("idempotencyScope");
         props.add("image");
         props.add("imageRules");
         props.add("inFlightGroup");

@@ -120,6 +120,11 @@ public class KubeflowTrainerConfiguration implements Cloneable {
     @UriParam(label = "train",
               description = "Simple expression giving the idempotency key, e.g. ${header.orderId}. When unset: the key header, else Kafka topic/partition/offset, S3 bucket/key/etag, file path/modified time, else the exchange id.")
     private String idempotencyKey;
+    @UriParam(label = "train,security",
+              description = "The key space of idempotency keys, e.g. the entry point (kafka) or the caller: the same key"
+                            + " in two scopes names two TrainJobs, so one scope's requests can never adopt, or"
+                            + " pre-empt, another's. Recorded on the job as camelkubeflow.io/idempotency-scope.")
+    private String idempotencyScope;
     @UriParam(label = "train", prefix = "env.", multiValue = true,
               description = "Trainer env, as env.NAME=value; a value secretKeyRef:SECRET/KEY or configMapKeyRef:CONFIGMAP/KEY becomes a reference (the secret value never enters the spec).")
     private Map<String, Object> env;
@@ -536,6 +541,14 @@ public class KubeflowTrainerConfiguration implements Cloneable {
 
     public void setIdempotencyKey(String idempotencyKey) {
         this.idempotencyKey = idempotencyKey;
+    }
+
+    public String getIdempotencyScope() {
+        return idempotencyScope;
+    }
+
+    public void setIdempotencyScope(String idempotencyScope) {
+        this.idempotencyScope = idempotencyScope;
     }
 
     public Map<String, Object> getEnv() {

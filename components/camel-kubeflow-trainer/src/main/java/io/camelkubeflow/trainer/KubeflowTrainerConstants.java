@@ -27,6 +27,11 @@ public final class KubeflowTrainerConstants {
               javaType = "String")
     public static final String IDEMPOTENCY_KEY = "CamelKubeflowTrainerIdempotencyKey";
 
+    @Metadata(label = "train", description = "The key space of the idempotency key (an entry point, a caller): the same"
+                                             + " key in two scopes names two TrainJobs. Set it from the route, never"
+                                             + " from what a request says of itself.",
+              javaType = "String")
+    public static final String IDEMPOTENCY_SCOPE = "CamelKubeflowTrainerIdempotencyScope";
     @Metadata(label = "train", description = "What counts as the same training for skipIfRunning.", javaType = "String")
     public static final String RUN_KEY = "CamelKubeflowTrainerRunKey";
     @Metadata(label = "train", description = "True when no TrainJob was started because one for the same run key is"

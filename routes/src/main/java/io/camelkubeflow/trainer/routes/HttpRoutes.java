@@ -92,8 +92,13 @@ public class HttpRoutes extends RouteBuilder {
         exchange.getMessage().setBody(answer);
     }
 
-    /** The caller HttpAuthentication vouched for, as the component's caller headers. */
+    /**
+     * The caller HttpAuthentication vouched for, as the component's caller headers; and its own key space, so that
+     * no caller's Idempotency-Key can adopt or pre-empt another caller's job, or a job of the Kafka or S3 routes.
+     */
     private static void callerFromAuthentication(Exchange exchange) {
+        exchange.getMessage().setHeader(IDEMPOTENCY_SCOPE, "http:" + exchange.getMessage()
+                .getHeader(HttpAuthentication.USER_HEADER));
         exchange.getMessage().setHeader(CALLER_USER, exchange.getMessage().getHeader(HttpAuthentication.USER_HEADER));
         exchange.getMessage().setHeader(CALLER_GROUPS, exchange.getMessage()
                 .getHeader(HttpAuthentication.GROUPS_HEADER));

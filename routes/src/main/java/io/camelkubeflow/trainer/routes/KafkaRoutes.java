@@ -66,7 +66,7 @@ public class KafkaRoutes extends RouteBuilder {
                 .bean("trainRequestMessage", "apply")
                 .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=ignore"
                     + "&labels." + SOURCE_LABEL + "=kafka&inFlightGroup=kafka&maxInFlight={{?trainer.kafka.max-in-flight}}"
-                    + "&skipIfRunning={{trainer.kafka.skip-if-running}}")
+                    + "&skipIfRunning={{trainer.kafka.skip-if-running}}&idempotencyScope=kafka")
                 .log("TrainJob ${header.CamelKubeflowTrainerNamespace}/${header.CamelKubeflowTrainerJobName} for"
                      + " ${header.CamelKubeflowTrainerIdempotencyKey} (adopted=${header.CamelKubeflowTrainerAdopted})")
                 .process(KafkaRoutes::commit);

@@ -24,7 +24,7 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 @ApplicationScoped
 public class S3Routes extends RouteBuilder {
     static final String REPORT_SUFFIX = ".trainjob.json";
-    private static final String SOURCE = "&labels." + KafkaRoutes.SOURCE_LABEL + "=s3";
+    private static final String SOURCE = "&labels." + KafkaRoutes.SOURCE_LABEL + "=s3&idempotencyScope=s3";
 
     @Inject
     TrainJobStatusView statusView;

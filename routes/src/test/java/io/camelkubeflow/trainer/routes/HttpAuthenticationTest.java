@@ -89,8 +89,8 @@ class HttpAuthenticationTest {
         assertEquals(403, send("GET", "/some-job/logs", null, mallory, Map.of()).statusCode());
     }
 
-    @Test
-    void aSecretTheCallerMayNotReadIs403() throws Exception {
+    /** carol may create and get TrainJobs in default, and read no Secret. */
+    private String carolsToken() {
         client.resource(new RoleBuilder().withNewMetadata().withName("carol-trains").withNamespace("default")
                 .endMetadata().withRules(new PolicyRuleBuilder().withApiGroups("trainer.kubeflow.org")
                         .withResources("trainjobs").withVerbs("create", "get").build()).build()).createOr(r -> r.update());
@@ -98,7 +98,12 @@ class HttpAuthenticationTest {
                 .endMetadata().addNewSubject().withKind("User").withName("carol").endSubject().withNewRoleRef()
                 .withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName("carol-trains").endRoleRef()
                 .build()).createOr(r -> r.update());
-        String carol = clients.sandbox().issueToken("carol");
+        return clients.sandbox().issueToken("carol");
+    }
+
+    @Test
+    void aSecretTheCallerMayNotReadIs403() throws Exception {
+        String carol = carolsToken();
         int before = trainJobs();
         HttpResponse<String> refused = send("POST", "", "{\"script\": \"print(1)\", \"env\": {\"DB\":"
                 + " \"secretKeyRef:db-credentials/password\"}}", carol, Map.of());
@@ -109,5 +114,19 @@ class HttpAuthenticationTest {
         HttpResponse<String> allowed = send("POST", "", SCRIPT, carol, Map.of("Idempotency-Key", "carol-1"));
         assertEquals(201, allowed.statusCode(), allowed.body());
         assertEquals(before + 1, trainJobs());
+    }
+
+    @Test
+    void oneCallersIdempotencyKeyNeverReachesAnothersJob() throws Exception {
+        String carol = carolsToken();
+        String developer = HttpRoutesTest.localToken();
+        HttpResponse<String> first = send("POST", "", SCRIPT, developer, Map.of("Idempotency-Key", "shared-key"));
+        HttpResponse<String> second = send("POST", "", SCRIPT, carol, Map.of("Idempotency-Key", "shared-key"));
+        assertEquals(201, first.statusCode(), first.body());
+        assertEquals(201, second.statusCode(), "carol's request adopted the developer's job: " + second.body());
+        assertTrue(!json(first).get("name").equals(json(second).get("name")));
+        HttpResponse<String> retry = send("POST", "", SCRIPT, carol, Map.of("Idempotency-Key", "shared-key"));
+        assertEquals(200, retry.statusCode(), retry.body());
+        assertEquals(json(second).get("name"), json(retry).get("name"));
     }
 }

@@ -697,6 +697,15 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
+         * The key space of idempotency keys, e.g. the entry point (kafka) or the caller: the same key in two
+         * scopes names two TrainJobs, so one scope's requests can never adopt, or pre-empt, another's.
+         * Recorded on the job as camelkubeflow.io/idempotency-scope.
+         */
+        default KubeflowTrainerEndpointProducerBuilder idempotencyScope(String idempotencyScope) {
+            doSetProperty("idempotencyScope", idempotencyScope);
+            return this;
+        }
+        /**
          * Kubernetes API server URL; unset: kubeconfig or in-cluster config.
          */
         default KubeflowTrainerEndpointProducerBuilder masterUrl(String masterUrl) {

@@ -19,6 +19,7 @@ public enum TrainField {
     JOB_NAME("jobName", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.jobName((String) v)),
     JOB_NAME_PREFIX("jobNamePrefix", Kind.TEXT, Exposure.ROUTE, (r, v, f) -> r.jobNamePrefix((String) v)),
     IDEMPOTENCY_KEY("idempotencyKey", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.idempotencyKey((String) v)),
+    IDEMPOTENCY_SCOPE("idempotencyScope", Kind.TEXT, Exposure.ROUTE, (r, v, f) -> r.idempotencyScope((String) v)),
     RUN_KEY("runKey", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.runKey((String) v)),
     SKIP_IF_RUNNING("skipIfRunning", Kind.BOOLEAN, Exposure.ROUTE, (r, v, f) -> r.skipIfRunning((Boolean) v)),
     MAX_IN_FLIGHT("maxInFlight", Kind.INTEGER, Exposure.ROUTE, (r, v, f) -> r.maxInFlight((Integer) v)),

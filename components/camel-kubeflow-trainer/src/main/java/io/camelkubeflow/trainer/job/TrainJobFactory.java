@@ -121,7 +121,11 @@ public final class TrainJobFactory {
             }
         }
         if (idempotencyKey != null) {
-            annotations.put(TrainJobMetadata.IDEMPOTENCY_HASH_ANNOTATION, TrainJobMetadata.sha256(idempotencyKey));
+            annotations.put(TrainJobMetadata.IDEMPOTENCY_HASH_ANNOTATION, TrainJobMetadata.sha256(
+                    TrainJobMetadata.scopedKey(request.idempotencyScope(), idempotencyKey)));
+            if (request.idempotencyScope() != null) {
+                annotations.put(TrainJobMetadata.IDEMPOTENCY_SCOPE_ANNOTATION, request.idempotencyScope());
+            }
             if (idempotencyKey.length() <= TrainJobMetadata.MAX_RECORDED_KEY_LENGTH) {
                 annotations.put(TrainJobMetadata.IDEMPOTENCY_KEY_ANNOTATION, idempotencyKey);
             }

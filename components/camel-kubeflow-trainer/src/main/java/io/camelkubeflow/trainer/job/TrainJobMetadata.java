@@ -18,6 +18,8 @@ public final class TrainJobMetadata {
     public static final String TRAINJOB_LABEL = DOMAIN + "/trainjob";
     public static final String IDEMPOTENCY_KEY_ANNOTATION = DOMAIN + "/idempotency-key";
     public static final String IDEMPOTENCY_HASH_ANNOTATION = DOMAIN + "/idempotency-key-sha256";
+    /** The key space the idempotency key belongs to (an entry point, a caller), when one was given. */
+    public static final String IDEMPOTENCY_SCOPE_ANNOTATION = DOMAIN + "/idempotency-scope";
     /** Label of jobs whose in-flight count is capped together (maxInFlight). */
     public static final String GROUP_LABEL = DOMAIN + "/group";
     /** Label holding a hash of the run key (skipIfRunning); the key itself is in the annotation of the same name. */
@@ -61,6 +63,14 @@ public final class TrainJobMetadata {
     public static boolean hasTtl(TrainJob job) {
         Map<String, String> labels = job.getMetadata().getLabels();
         return labels != null && "true".equals(labels.get(TTL_LABEL));
+    }
+
+    /**
+     * The key as it identifies a job: within its scope, so that the same key in two scopes (two callers, two entry
+     * points) names two jobs, and no one can pre-empt another scope's key.
+     */
+    public static String scopedKey(String scope, String idempotencyKey) {
+        return scope == null ? idempotencyKey : scope + "\n" + idempotencyKey;
     }
 
     /** A label value standing for a run key of any length. */

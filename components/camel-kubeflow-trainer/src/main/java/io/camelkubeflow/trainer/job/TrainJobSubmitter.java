@@ -85,7 +85,7 @@ public class TrainJobSubmitter {
             TrainJob existing = retry.call("GET TrainJob " + namespace + "/" + name,
                     () -> trainJobs(namespace).withName(name).get());
             if (existing != null) {
-                return adopt(existing, prepared, request.idempotencyKey());
+                return adopt(existing, prepared, request);
             }
         }
         if (request.skipIfRunning()) {
@@ -120,7 +120,7 @@ public class TrainJobSubmitter {
                 TrainJob winner = retry.call("GET TrainJob " + namespace + "/" + name,
                         () -> trainJobs(namespace).withName(name).get());
                 if (winner != null) {
-                    return adopt(winner, prepared, request.idempotencyKey());
+                    return adopt(winner, prepared, request);
                 }
             }
             if (script != null) {
@@ -144,12 +144,14 @@ public class TrainJobSubmitter {
         return new SubmitResult(created, false, false, prepared.decision(), request.idempotencyKey());
     }
 
-    private SubmitResult adopt(TrainJob existing, PreparedTrainJob prepared, String key) {
+    private SubmitResult adopt(TrainJob existing, PreparedTrainJob prepared, TrainRequest request) {
+        String key = request.idempotencyKey();
         String name = existing.getMetadata().getName();
         Map<String, String> annotations = existing.getMetadata().getAnnotations();
         String existingHash = annotations == null ? null
                 : annotations.get(TrainJobMetadata.IDEMPOTENCY_HASH_ANNOTATION);
-        if (key == null || !Objects.equals(existingHash, TrainJobMetadata.sha256(key))) {
+        if (key == null || !Objects.equals(existingHash,
+                TrainJobMetadata.sha256(TrainJobMetadata.scopedKey(request.idempotencyScope(), key)))) {
             throw new TrainJobConflictException(name, existing.getMetadata().getNamespace(), key == null
                     ? "it exists and this request has no idempotency key to prove it is the same job; set"
                             + " 'idempotencyKey' or choose another 'jobName'"
@@ -240,7 +242,9 @@ public class TrainJobSubmitter {
     }
 
     private static String keyOrRandom(TrainRequest request) {
-        return request.idempotencyKey() != null ? request.idempotencyKey() : UUID.randomUUID().toString();
+        return request.idempotencyKey() != null
+                ? TrainJobMetadata.scopedKey(request.idempotencyScope(), request.idempotencyKey())
+                : UUID.randomUUID().toString();
     }
 
     /** Reads the runtime the request names; a missing runtime is an input error, reported before any write. */

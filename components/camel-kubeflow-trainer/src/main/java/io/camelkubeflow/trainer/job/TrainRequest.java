@@ -21,6 +21,7 @@ public final class TrainRequest {
     private String jobName;
     private String jobNamePrefix;
     private String idempotencyKey;
+    private String idempotencyScope;
     private String runKey;
     private Boolean skipIfRunning;
     private String inFlightGroup;
@@ -67,6 +68,7 @@ public final class TrainRequest {
         merged.jobName = pick(top.jobName, jobName);
         merged.jobNamePrefix = pick(top.jobNamePrefix, jobNamePrefix);
         merged.idempotencyKey = pick(top.idempotencyKey, idempotencyKey);
+        merged.idempotencyScope = pick(top.idempotencyScope, idempotencyScope);
         merged.runKey = pick(top.runKey, runKey);
         merged.skipIfRunning = pick(top.skipIfRunning, skipIfRunning);
         merged.inFlightGroup = pick(top.inFlightGroup, inFlightGroup);
@@ -154,6 +156,8 @@ public final class TrainRequest {
     public TrainRequest jobName(String v) { jobName = v; return this; }
     public TrainRequest jobNamePrefix(String v) { jobNamePrefix = v; return this; }
     public TrainRequest idempotencyKey(String v) { idempotencyKey = v; return this; }
+    /** The key space of the idempotency key: the same key in two scopes names two jobs. */
+    public TrainRequest idempotencyScope(String v) { idempotencyScope = v; return this; }
     /** What "the same training" means for skipIfRunning, e.g. a model name. */
     public TrainRequest runKey(String v) { runKey = v; return this; }
     public TrainRequest skipIfRunning(Boolean v) { skipIfRunning = v; return this; }
@@ -190,6 +194,7 @@ public final class TrainRequest {
     public String jobName() { return jobName; }
     public String jobNamePrefix() { return jobNamePrefix; }
     public String idempotencyKey() { return idempotencyKey; }
+    public String idempotencyScope() { return idempotencyScope; }
     public String runKey() { return runKey; }
     public boolean skipIfRunning() { return Boolean.TRUE.equals(skipIfRunning); }
     public String inFlightGroup() { return inFlightGroup; }
