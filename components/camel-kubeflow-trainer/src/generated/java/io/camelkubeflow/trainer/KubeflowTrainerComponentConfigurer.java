@@ -139,6 +139,7 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "password": getOrCreateConfiguration(target).setPassword(property(camelContext, java.lang.String.class, value)); return true;
         case "pipindexurls":
         case "pipIndexUrls": getOrCreateConfiguration(target).setPipIndexUrls(property(camelContext, java.lang.String.class, value)); return true;
+        case "policy": getOrCreateConfiguration(target).setPolicy(property(camelContext, io.camelkubeflow.trainer.job.RequestPolicy.class, value)); return true;
         case "progressinterval":
         case "progressInterval": getOrCreateConfiguration(target).setProgressInterval(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "pythonfile":
@@ -293,6 +294,7 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "password": return java.lang.String.class;
         case "pipindexurls":
         case "pipIndexUrls": return java.lang.String.class;
+        case "policy": return io.camelkubeflow.trainer.job.RequestPolicy.class;
         case "progressinterval":
         case "progressInterval": return long.class;
         case "pythonfile":
@@ -443,6 +445,7 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "password": return getOrCreateConfiguration(target).getPassword();
         case "pipindexurls":
         case "pipIndexUrls": return getOrCreateConfiguration(target).getPipIndexUrls();
+        case "policy": return getOrCreateConfiguration(target).getPolicy();
         case "progressinterval":
         case "progressInterval": return getOrCreateConfiguration(target).getProgressInterval();
         case "pythonfile":

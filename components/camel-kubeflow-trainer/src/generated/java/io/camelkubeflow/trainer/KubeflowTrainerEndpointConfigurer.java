@@ -131,6 +131,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "password": target.getConfiguration().setPassword(property(camelContext, java.lang.String.class, value)); return true;
         case "pipindexurls":
         case "pipIndexUrls": target.getConfiguration().setPipIndexUrls(property(camelContext, java.lang.String.class, value)); return true;
+        case "policy": target.getConfiguration().setPolicy(property(camelContext, io.camelkubeflow.trainer.job.RequestPolicy.class, value)); return true;
         case "progressinterval":
         case "progressInterval": target.getConfiguration().setProgressInterval(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "pythonfile":
@@ -282,6 +283,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "password": return java.lang.String.class;
         case "pipindexurls":
         case "pipIndexUrls": return java.lang.String.class;
+        case "policy": return io.camelkubeflow.trainer.job.RequestPolicy.class;
         case "progressinterval":
         case "progressInterval": return long.class;
         case "pythonfile":
@@ -429,6 +431,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "password": return target.getConfiguration().getPassword();
         case "pipindexurls":
         case "pipIndexUrls": return target.getConfiguration().getPipIndexUrls();
+        case "policy": return target.getConfiguration().getPolicy();
         case "progressinterval":
         case "progressInterval": return target.getConfiguration().getProgressInterval();
         case "pythonfile":

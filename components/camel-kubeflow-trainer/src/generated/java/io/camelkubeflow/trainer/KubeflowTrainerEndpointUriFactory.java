@@ -23,7 +23,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(80);
+        Set<String> props = new HashSet<>(81);
         props.add("activeDeadlineSeconds");
         props.add("allNamespaces");
         props.add("annotations");
@@ -86,6 +86,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("packages");
         props.add("password");
         props.add("pipIndexUrls");
+        props.add("policy");
         props.add("progressInterval");
         props.add("pythonFile");
         props.add("resources");

@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.camelkubeflow.trainer.job.RequestPolicy;
 import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.watch.WaitTarget;
@@ -260,6 +261,13 @@ public class KubeflowTrainerConfiguration implements Cloneable {
                             + " AccessDeniedException before anything is written. Needs create on"
                             + " subjectaccessreviews.authorization.k8s.io.")
     private boolean authorizeCaller;
+    @UriParam(label = "security",
+              description = "What a request may ask for (io.camelkubeflow.trainer.job.RequestPolicy, e.g."
+                            + " #trainRequestPolicy): namespaces, runtimes, image and command overrides, the Secrets and"
+                            + " ConfigMaps it may reference, maxima for nodes, processes, GPUs, CPU, memory, run time"
+                            + " and script size. A request asking for more fails with PolicyViolationException naming"
+                            + " the rule, before anything is written. Unset: anything valid.")
+    private RequestPolicy policy;
     @UriParam(label = "common,security",
               description = "Kubernetes API server URL; unset: kubeconfig or in-cluster config.")
     private String masterUrl;
@@ -581,6 +589,14 @@ public class KubeflowTrainerConfiguration implements Cloneable {
 
     public void setResources(Map<String, Object> resources) {
         this.resources = resources;
+    }
+
+    public RequestPolicy getPolicy() {
+        return policy;
+    }
+
+    public void setPolicy(RequestPolicy policy) {
+        this.policy = policy;
     }
 
     public boolean isAuthorizeCaller() {

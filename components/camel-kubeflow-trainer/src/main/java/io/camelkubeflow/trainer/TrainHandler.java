@@ -33,7 +33,7 @@ final class TrainHandler extends OperationHandler.Synchronous {
         endpointDefaults = ExchangeTrainRequests.fromConfiguration(endpoint);
         idempotencyKey = simple(configuration.getIdempotencyKey());
         runKey = simple(configuration.getRunKey());
-        submitter = new TrainJobSubmitter(endpoint.getClient(), endpoint.apiRetry());
+        submitter = new TrainJobSubmitter(endpoint.getClient(), endpoint.apiRetry(), configuration.getPolicy());
         if (configuration.getTtlAfterFinished() > 0) {
             // after a restart too: the jobs of this namespace with a TTL are looked after again
             endpoint.ttlReaper().watchNamespace(endpoint.defaultNamespace());

@@ -11,6 +11,7 @@ import io.camelkubeflow.trainer.access.AccessReviewer;
 import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
+import io.camelkubeflow.trainer.job.PolicyViolationException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
@@ -54,6 +55,7 @@ public class HttpRoutes extends RouteBuilder {
         onException(TrainJobConflictException.class).handled(true).process(e -> error(e, 409, null));
         onException(TrainJobNotFoundException.class).handled(true).process(e -> error(e, 404, null));
         onException(AccessDeniedException.class).handled(true).process(e -> error(e, 403, null));
+        onException(PolicyViolationException.class).handled(true).process(e -> error(e, 403, null));
 
         rest("/trainjobs")
                 .post().to("direct:http-train")
@@ -68,7 +70,7 @@ public class HttpRoutes extends RouteBuilder {
                 .bean("trainRequestMessage", "apply")
                 // as the caller: the API server decides whether it may create the TrainJob and read what it references
                 .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=ignore"
-                        + "&authorizeCaller=true")
+                        + "&authorizeCaller=true&policy=#trainRequestPolicy")
                 .process(this::trainAnswer)
                 .marshal().json();
 

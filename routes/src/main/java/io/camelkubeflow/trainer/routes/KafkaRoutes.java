@@ -8,6 +8,7 @@ import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.core.JacksonException;
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.PolicyViolationException;
 import io.camelkubeflow.trainer.job.TrainJobCapacityException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
@@ -48,7 +49,8 @@ public class KafkaRoutes extends RouteBuilder {
                 + "&autoCommitEnable=false&allowManualCommit=true&breakOnFirstError=true")
                 .routeId("kafka-train").autoStartup("{{trainer.kafka.enabled}}")
                 // a request that can never succeed is parked with its reason, and its offset committed
-                .onException(InvalidOptionException.class, JacksonException.class, TrainJobConflictException.class)
+                .onException(InvalidOptionException.class, JacksonException.class, TrainJobConflictException.class,
+                        PolicyViolationException.class)
                     .handled(true)
                     .process(this::deadLetterForRequest)
                     .marshal().json()
@@ -66,7 +68,7 @@ public class KafkaRoutes extends RouteBuilder {
                 .bean("trainRequestMessage", "apply")
                 .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=ignore"
                     + "&labels." + SOURCE_LABEL + "=kafka&inFlightGroup=kafka&maxInFlight={{?trainer.kafka.max-in-flight}}"
-                    + "&skipIfRunning={{trainer.kafka.skip-if-running}}&idempotencyScope=kafka")
+                    + "&skipIfRunning={{trainer.kafka.skip-if-running}}&idempotencyScope=kafka&policy=#trainRequestPolicy")
                 .log("TrainJob ${header.CamelKubeflowTrainerNamespace}/${header.CamelKubeflowTrainerJobName} for"
                      + " ${header.CamelKubeflowTrainerIdempotencyKey} (adopted=${header.CamelKubeflowTrainerAdopted})")
                 .process(KafkaRoutes::commit);
@@ -94,6 +96,9 @@ public class KafkaRoutes extends RouteBuilder {
         letter.put("error", cause.getMessage());
         if (cause instanceof InvalidOptionException invalid) {
             letter.put("field", invalid.getField());
+        }
+        if (cause instanceof PolicyViolationException violation) {
+            letter.put("rule", violation.getRule());
         }
         letter.put("topic", exchange.getMessage().getHeader(KafkaConstants.TOPIC));
         letter.put("partition", exchange.getMessage().getHeader(KafkaConstants.PARTITION));

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.PolicyViolationException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.camel.Exchange;
@@ -24,7 +25,8 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 @ApplicationScoped
 public class S3Routes extends RouteBuilder {
     static final String REPORT_SUFFIX = ".trainjob.json";
-    private static final String SOURCE = "&labels." + KafkaRoutes.SOURCE_LABEL + "=s3&idempotencyScope=s3";
+    private static final String SOURCE = "&labels." + KafkaRoutes.SOURCE_LABEL + "=s3&idempotencyScope=s3"
+            + "&policy=#trainRequestPolicy";
 
     @Inject
     TrainJobStatusView statusView;
@@ -38,6 +40,13 @@ public class S3Routes extends RouteBuilder {
             // not merely stopped: aws2-s3 refuses to create an endpoint without credentials, which would stop the app
             return;
         }
+        // an upload the request policy refuses trains nothing: its report says which rule refused it
+        onException(PolicyViolationException.class).handled(true)
+                .process(S3Routes::refusal)
+                .marshal().json()
+                .setHeader(AWS2S3Constants.KEY, simple("${exchangeProperty.uploadKey}" + REPORT_SUFFIX))
+                .to("aws2-s3://{{trainer.s3.bucket}}");
+
         from("aws2-s3://{{trainer.s3.bucket}}?prefix={{trainer.s3.script-prefix}}&deleteAfterRead=false"
                 + "&delay={{trainer.s3.poll-millis}}")
                 .routeId("s3-script")
@@ -45,6 +54,7 @@ public class S3Routes extends RouteBuilder {
                 .idempotentConsumer(simple("${header.CamelAwsS3Key}@${header.CamelAwsS3ETag}"),
                         MemoryIdempotentRepository.memoryIdempotentRepository(10_000))
                 .removeHeaders("CamelKubeflowTrainer*")
+                .setProperty("uploadKey", header(AWS2S3Constants.KEY))
                 .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=script"
                     + "&jobNamePrefix=s3" + SOURCE)
                 .wireTap("direct:s3-report");
@@ -57,6 +67,7 @@ public class S3Routes extends RouteBuilder {
                         MemoryIdempotentRepository.memoryIdempotentRepository(10_000))
                 .removeHeaders("CamelKubeflowTrainer*")
                 .setHeader(DATASET_URI, simple("s3://${header.CamelAwsS3BucketName}/${header.CamelAwsS3Key}"))
+                .setProperty("uploadKey", header(AWS2S3Constants.KEY))
                 .to("kubeflow-trainer:train?runtime={{trainer.s3.dataset-runtime}}&namespace={{trainer.namespace}}"
                     + "&bodyType=ignore&jobNamePrefix=s3" + SOURCE)
                 .wireTap("direct:s3-report");
@@ -70,6 +81,19 @@ public class S3Routes extends RouteBuilder {
                 .removeHeaders("CamelAwsS3*")
                 .setHeader(AWS2S3Constants.KEY, exchangeProperty("reportKey"))
                 .to("aws2-s3://{{trainer.s3.bucket}}");
+    }
+
+    private static void refusal(Exchange exchange) {
+        PolicyViolationException violation = exchange.getProperty(Exchange.EXCEPTION_CAUGHT,
+                PolicyViolationException.class);
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("object", "s3://" + exchange.getMessage().getHeader(AWS2S3Constants.BUCKET_NAME) + "/"
+                + exchange.getProperty("uploadKey"));
+        report.put("status", "Refused");
+        report.put("rule", violation.getRule());
+        report.put("message", violation.getMessage());
+        exchange.getMessage().removeHeaders("CamelAwsS3*");
+        exchange.getMessage().setBody(report);
     }
 
     private void report(Exchange exchange) {

@@ -129,4 +129,23 @@ class HttpAuthenticationTest {
         assertEquals(200, retry.statusCode(), retry.body());
         assertEquals(json(second).get("name"), json(retry).get("name"));
     }
+
+    @Test
+    void theRequestPolicyHoldsEvenForACallerWithAllRights() throws Exception {
+        String developer = HttpRoutesTest.localToken();
+        int before = trainJobs();
+        for (Map.Entry<String, String> attempt : Map.of(
+                "imageOverride", "{\"pythonFile\": \"/a.py\", \"image\": \"attacker.example.com/miner:latest\"}",
+                "namespaces", "{\"pythonFile\": \"/a.py\", \"namespace\": \"kube-system\"}",
+                "maxNumNodes", "{\"pythonFile\": \"/a.py\", \"numNodes\": 100000}",
+                "maxGpu", "{\"pythonFile\": \"/a.py\", \"gpu\": \"1000\"}",
+                "secrets", "{\"pythonFile\": \"/a.py\", \"env\": {\"X\": \"secretKeyRef:db-credentials/password\"}}")
+                .entrySet()) {
+            HttpResponse<String> refused = send("POST", "", attempt.getValue(), developer, Map.of());
+            assertEquals(403, refused.statusCode(), refused.body());
+            assertTrue(String.valueOf(json(refused).get("error")).contains("policy rule '" + attempt.getKey() + "'"),
+                    refused.body());
+        }
+        assertEquals(before, trainJobs());
+    }
 }

@@ -49,10 +49,12 @@ class KafkaRoutesTest {
         String failing = "{\"script\": \"raise SystemExit(4)\\n\"}";
         String invalid = "{\"script\": \"print(1)\", \"cpu\": \"2 cores\"}";
         String notJson = "{\"script\": ";
+        String beyondPolicy = "{\"pythonFile\": \"/app/t.py\", \"image\": \"attacker.example.com/miner:latest\"}";
         send(good);
         send(good);
         send(failing);
         send(invalid);
+        send(beyondPolicy);
         long notJsonOffset = send(notJson);
 
         // other tests' S3-started jobs are reported on the same topic: pick this request's result
@@ -64,6 +66,10 @@ class KafkaRoutesTest {
         assertTrue(result.get("durationMillis") instanceof Number, result.toString());
 
         awaitMatching("trainjob-dead-letters", l -> "cpu".equals(l.get("field")));
+        // the request policy holds on Kafka as on HTTP: refused naming the rule, parked, nothing written
+        awaitMatching("trainjob-dead-letters", l -> "imageOverride".equals(l.get("rule")));
+        assertTrue(client.resources(TrainJob.class).inAnyNamespace().list().getItems().stream()
+                .noneMatch(j -> "attacker.example.com/miner:latest".equals(j.getSpec().trainer().image())));
         awaitMatching("trainjob-dead-letters", l -> "Failed".equals(l.get("status")) && "FailedJobs".equals(l.get("reason")));
         awaitMatching("trainjob-dead-letters", l -> notJson.equals(l.get("request"))
                 && !String.valueOf(l.get("error")).isBlank() && Long.valueOf(notJsonOffset).equals(

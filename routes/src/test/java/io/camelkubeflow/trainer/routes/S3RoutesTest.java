@@ -10,8 +10,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
 import io.camelkubeflow.trainer.testing.SecretScan;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -52,6 +52,16 @@ class S3RoutesTest {
         assertEquals("s3://training/datasets/alpaca-2026-12.parquet", job.getSpec().initializer().dataset().storageUri());
         assertTrue(job.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key")
                 .startsWith("s3:training/datasets/alpaca-2026-12.parquet@"));
+
+        // an upload the request policy refuses (tests allow 100 000-byte scripts) trains nothing and is reported so
+        s3.put(S3ServerResource.BUCKET, "scripts/too-big.py", "#".repeat(150_000) + "\nprint(1)\n");
+        Map<?, ?> refused = awaitReport("scripts/too-big.py");
+        assertEquals("Refused", refused.get("status"), refused.toString());
+        assertEquals("maxScriptBytes", refused.get("rule"), refused.toString());
+        assertEquals("s3://training/scripts/too-big.py", refused.get("object"));
+        assertTrue(client.resources(TrainJob.class).inAnyNamespace().list().getItems().stream()
+                .noneMatch(j -> String.valueOf(j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key"))
+                        .startsWith("s3:training/scripts/too-big.py")), "a refused upload made a TrainJob");
 
         // with Kafka on (as in these tests), the S3-started jobs are reported on the result topic too
         Map<?, ?> onKafka = KafkaRoutesTest.awaitMatching("trainjob-results",

@@ -342,6 +342,28 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
+         * What a request may ask for (io.camelkubeflow.trainer.job.RequestPolicy, e.g. #trainRequestPolicy):
+         * namespaces, runtimes, image and command overrides, the Secrets and ConfigMaps it may reference,
+         * maxima for nodes, processes, GPUs, CPU, memory, run time and script size. A request asking for more
+         * fails with PolicyViolationException naming the rule, before anything is written. Unset: anything
+         * valid.
+         */
+        default KubeflowTrainerEndpointConsumerBuilder policy(io.camelkubeflow.trainer.job.RequestPolicy policy) {
+            doSetProperty("policy", policy);
+            return this;
+        }
+        /**
+         * What a request may ask for (io.camelkubeflow.trainer.job.RequestPolicy, e.g. #trainRequestPolicy):
+         * namespaces, runtimes, image and command overrides, the Secrets and ConfigMaps it may reference,
+         * maxima for nodes, processes, GPUs, CPU, memory, run time and script size. A request asking for more
+         * fails with PolicyViolationException naming the rule, before anything is written. Unset: anything
+         * valid.
+         */
+        default KubeflowTrainerEndpointConsumerBuilder policy(String policy) {
+            doSetProperty("policy", policy);
+            return this;
+        }
+        /**
          * Trust the API server's certificate without checking it. Default: false.
          */
         default KubeflowTrainerEndpointConsumerBuilder trustCerts(Boolean trustCerts) {
@@ -724,6 +746,28 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointProducerBuilder password(String password) {
             doSetProperty("password", password);
+            return this;
+        }
+        /**
+         * What a request may ask for (io.camelkubeflow.trainer.job.RequestPolicy, e.g. #trainRequestPolicy):
+         * namespaces, runtimes, image and command overrides, the Secrets and ConfigMaps it may reference,
+         * maxima for nodes, processes, GPUs, CPU, memory, run time and script size. A request asking for more
+         * fails with PolicyViolationException naming the rule, before anything is written. Unset: anything
+         * valid.
+         */
+        default KubeflowTrainerEndpointProducerBuilder policy(io.camelkubeflow.trainer.job.RequestPolicy policy) {
+            doSetProperty("policy", policy);
+            return this;
+        }
+        /**
+         * What a request may ask for (io.camelkubeflow.trainer.job.RequestPolicy, e.g. #trainRequestPolicy):
+         * namespaces, runtimes, image and command overrides, the Secrets and ConfigMaps it may reference,
+         * maxima for nodes, processes, GPUs, CPU, memory, run time and script size. A request asking for more
+         * fails with PolicyViolationException naming the rule, before anything is written. Unset: anything
+         * valid.
+         */
+        default KubeflowTrainerEndpointProducerBuilder policy(String policy) {
+            doSetProperty("policy", policy);
             return this;
         }
         /**
@@ -1405,6 +1449,28 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointBuilder password(String password) {
             doSetProperty("password", password);
+            return this;
+        }
+        /**
+         * What a request may ask for (io.camelkubeflow.trainer.job.RequestPolicy, e.g. #trainRequestPolicy):
+         * namespaces, runtimes, image and command overrides, the Secrets and ConfigMaps it may reference,
+         * maxima for nodes, processes, GPUs, CPU, memory, run time and script size. A request asking for more
+         * fails with PolicyViolationException naming the rule, before anything is written. Unset: anything
+         * valid.
+         */
+        default KubeflowTrainerEndpointBuilder policy(io.camelkubeflow.trainer.job.RequestPolicy policy) {
+            doSetProperty("policy", policy);
+            return this;
+        }
+        /**
+         * What a request may ask for (io.camelkubeflow.trainer.job.RequestPolicy, e.g. #trainRequestPolicy):
+         * namespaces, runtimes, image and command overrides, the Secrets and ConfigMaps it may reference,
+         * maxima for nodes, processes, GPUs, CPU, memory, run time and script size. A request asking for more
+         * fails with PolicyViolationException naming the rule, before anything is written. Unset: anything
+         * valid.
+         */
+        default KubeflowTrainerEndpointBuilder policy(String policy) {
+            doSetProperty("policy", policy);
             return this;
         }
         /**

@@ -39,6 +39,7 @@ public class TrainJobSubmitter {
 
     private final KubernetesClient client;
     private final ApiRetry retry;
+    private final RequestPolicy policy;
 
     public TrainJobSubmitter(KubernetesClient client) {
         this(client, ApiRetry.DEFAULT);
@@ -46,8 +47,14 @@ public class TrainJobSubmitter {
 
     /** @param retry how API calls that fail with 429 or 5xx are retried (not at all when the client retries itself) */
     public TrainJobSubmitter(KubernetesClient client, ApiRetry retry) {
+        this(client, retry, null);
+    }
+
+    /** @param policy what requests may ask for; null: anything the validator accepts */
+    public TrainJobSubmitter(KubernetesClient client, ApiRetry retry, RequestPolicy policy) {
         this.client = client;
         this.retry = retry.forClient(client);
+        this.policy = policy;
     }
 
     /**
@@ -67,12 +74,16 @@ public class TrainJobSubmitter {
     /**
      * Creates (or adopts) the TrainJob a request asks for. A request with a caller acts within the caller's rights:
      * each access the job needs ({@link TrainJobAccess}) is reviewed with the API server first, and a denial is an
-     * {@link AccessDeniedException} before anything is written.
+     * {@link AccessDeniedException} before anything is written; then the request policy, if any, is applied
+     * ({@link PolicyViolationException}).
      */
     public SubmitResult submit(TrainRequest request, String defaultNamespace) {
         PreparedTrainJob prepared = prepare(request, defaultNamespace);
         if (request.caller() != null) {
             new AccessReviewer(client, retry).check(request.caller(), TrainJobAccess.required(prepared));
+        }
+        if (policy != null) {
+            policy.check(request, prepared);
         }
         TrainJob wanted = prepared.trainJob();
         String namespace = wanted.getMetadata().getNamespace();

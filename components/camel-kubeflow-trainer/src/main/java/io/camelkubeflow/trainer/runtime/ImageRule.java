@@ -13,7 +13,7 @@ import io.camelkubeflow.trainer.support.InvalidOptionException;
 public record ImageRule(String glob, Launcher launcher, Pattern pattern) {
 
     public static ImageRule of(String glob, Launcher launcher) {
-        return new ImageRule(glob, launcher, globToPattern(glob));
+        return new ImageRule(glob, launcher, globPattern(glob));
     }
 
     public boolean matches(String image) {
@@ -41,7 +41,8 @@ public record ImageRule(String glob, Launcher launcher, Pattern pattern) {
         return rules;
     }
 
-    private static Pattern globToPattern(String glob) {
+    /** An image glob as a pattern: {@code *} any run of characters, {@code ?} one, the rest literal. */
+    public static Pattern globPattern(String glob) {
         StringBuilder regex = new StringBuilder();
         StringBuilder literal = new StringBuilder();
         for (char c : glob.toCharArray()) {

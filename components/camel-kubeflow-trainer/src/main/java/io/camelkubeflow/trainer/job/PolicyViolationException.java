@@ -1,0 +1,19 @@
+package io.camelkubeflow.trainer.job;
+
+/**
+ * A request asks for more than the request policy allows. Thrown before anything is written; names the rule, what the
+ * request asked and what the policy allows.
+ */
+public class PolicyViolationException extends RuntimeException {
+    private final String rule;
+
+    public PolicyViolationException(String rule, String message) {
+        super("refused by policy rule '" + rule + "': " + message);
+        this.rule = rule;
+    }
+
+    /** The policy rule at fault, e.g. maxNumNodes. */
+    public String getRule() {
+        return rule;
+    }
+}

@@ -1,0 +1,171 @@
+package io.camelkubeflow.trainer.job;
+
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+import io.camelkubeflow.trainer.access.Access;
+import io.camelkubeflow.trainer.runtime.ImageRule;
+import io.fabric8.kubernetes.api.model.Quantity;
+
+/**
+ * What a request may ask for, whoever sends it and whatever its entry point: the namespaces and runtimes it may name,
+ * whether it may replace the runtime's image (and with which images) or give its own command, the Secrets and
+ * ConfigMaps it may hand to its pods, and the most nodes, processes, GPUs, CPU, memory, run time and script size it
+ * may ask for. Checked on the TrainJob a request would make, before anything is written; a request asking for more
+ * fails with {@link PolicyViolationException} naming the rule. Immutable: each {@code with...} gives a new policy.
+ * {@link #safeDefaults()} allows no image override and no Secret or ConfigMap, with small maxima.
+ */
+public final class RequestPolicy {
+    /** In a set of names: any name. */
+    public static final String ANY = "*";
+
+    private final Set<String> namespaces;
+    private final Set<String> runtimes;
+    private final boolean imageOverride;
+    private final List<String> images;
+    private final boolean commandOverride;
+    private final Set<String> secrets;
+    private final Set<String> configMaps;
+    private final int maxNumNodes;
+    private final int maxNumProcPerNode;
+    private final Quantity maxGpu;
+    private final Quantity maxCpu;
+    private final Quantity maxMemory;
+    private final long maxActiveDeadlineSeconds;
+    private final int maxScriptBytes;
+
+    private RequestPolicy(Set<String> namespaces, Set<String> runtimes, boolean imageOverride, List<String> images,
+            boolean commandOverride, Set<String> secrets, Set<String> configMaps, int maxNumNodes,
+            int maxNumProcPerNode, Quantity maxGpu, Quantity maxCpu, Quantity maxMemory, long maxActiveDeadlineSeconds,
+            int maxScriptBytes) {
+        this.namespaces = Set.copyOf(namespaces);
+        this.runtimes = Set.copyOf(runtimes);
+        this.imageOverride = imageOverride;
+        this.images = List.copyOf(images);
+        this.commandOverride = commandOverride;
+        this.secrets = Set.copyOf(secrets);
+        this.configMaps = Set.copyOf(configMaps);
+        this.maxNumNodes = maxNumNodes;
+        this.maxNumProcPerNode = maxNumProcPerNode;
+        this.maxGpu = maxGpu;
+        this.maxCpu = maxCpu;
+        this.maxMemory = maxMemory;
+        this.maxActiveDeadlineSeconds = maxActiveDeadlineSeconds;
+        this.maxScriptBytes = maxScriptBytes;
+    }
+
+    /**
+     * Any namespace and runtime; no image override; commands allowed (they run in the runtime's image); no Secret or
+     * ConfigMap; at most 4 nodes of 8 processes, 8 GPUs, 32 CPUs and 256Gi each, 7 days, a 1 MiB script.
+     */
+    public static RequestPolicy safeDefaults() {
+        return new RequestPolicy(Set.of(ANY), Set.of(ANY), false, List.of(), true, Set.of(), Set.of(), 4, 8,
+                new Quantity("8"), new Quantity("32"), new Quantity("256Gi"), 7 * 24 * 3600L,
+                TrainRequestValidator.MAX_CONFIG_MAP_BYTES);
+    }
+
+    public RequestPolicy withNamespaces(Set<String> names) {
+        return new RequestPolicy(names, runtimes, imageOverride, images, commandOverride, secrets, configMaps,
+                maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds, maxScriptBytes);
+    }
+
+    public RequestPolicy withRuntimes(Set<String> names) {
+        return new RequestPolicy(namespaces, names, imageOverride, images, commandOverride, secrets, configMaps,
+                maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds, maxScriptBytes);
+    }
+
+    /** @param globs the images allowed (e.g. registry.example.com/team/*); empty: any image */
+    public RequestPolicy withImageOverride(boolean allowed, List<String> globs) {
+        return new RequestPolicy(namespaces, runtimes, allowed, globs, commandOverride, secrets, configMaps,
+                maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds, maxScriptBytes);
+    }
+
+    public RequestPolicy withCommandOverride(boolean allowed) {
+        return new RequestPolicy(namespaces, runtimes, imageOverride, images, allowed, secrets, configMaps,
+                maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds, maxScriptBytes);
+    }
+
+    public RequestPolicy withSecrets(Set<String> names) {
+        return new RequestPolicy(namespaces, runtimes, imageOverride, images, commandOverride, names, configMaps,
+                maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds, maxScriptBytes);
+    }
+
+    public RequestPolicy withConfigMaps(Set<String> names) {
+        return new RequestPolicy(namespaces, runtimes, imageOverride, images, commandOverride, secrets, names,
+                maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds, maxScriptBytes);
+    }
+
+    public RequestPolicy withMaxima(int numNodes, int numProcPerNode, String gpu, String cpu, String memory,
+            long activeDeadlineSeconds, int scriptBytes) {
+        return new RequestPolicy(namespaces, runtimes, imageOverride, images, commandOverride, secrets, configMaps,
+                numNodes, numProcPerNode, new Quantity(gpu), new Quantity(cpu), new Quantity(memory),
+                activeDeadlineSeconds, scriptBytes);
+    }
+
+    /** Refuses, naming the rule, a request whose TrainJob asks for more than this policy allows. */
+    public void check(TrainRequest request, PreparedTrainJob prepared) {
+        String namespace = prepared.trainJob().getMetadata().getNamespace();
+        allowed("namespaces", namespaces, namespace, "namespace");
+        allowed("runtimes", runtimes, prepared.runtime().name(), "runtime");
+        if (request.image() != null) {
+            if (!imageOverride) {
+                throw new PolicyViolationException("imageOverride", "the request replaces the runtime's image with '"
+                        + request.image() + "'; requests run the runtime's own image here");
+            }
+            if (!images.isEmpty() && images.stream().map(ImageRule::globPattern).map(Pattern::asMatchPredicate)
+                    .noneMatch(matches -> matches.test(request.image()))) {
+                throw new PolicyViolationException("images", "image '" + request.image() + "' is none of " + images);
+            }
+        }
+        if (request.command() != null && !commandOverride) {
+            throw new PolicyViolationException("commandOverride", "the request gives its own command; give a script or"
+                    + " a pythonFile instead");
+        }
+        for (Access access : TrainJobAccess.required(prepared)) {
+            if ("secrets".equals(access.resource())) {
+                allowed("secrets", secrets, access.name(), "Secret");
+            } else if ("configmaps".equals(access.resource())) {
+                allowed("configMaps", configMaps, access.name(), "ConfigMap");
+            }
+        }
+        atMost("maxNumNodes", "numNodes", request.numNodes(), maxNumNodes);
+        atMost("maxNumProcPerNode", "numProcPerNode", request.numProcPerNode(), maxNumProcPerNode);
+        atMost("maxGpu", "gpu", request.resources().get("nvidia.com/gpu"), maxGpu);
+        atMost("maxCpu", "cpu", request.resources().get("cpu"), maxCpu);
+        atMost("maxMemory", "memory", request.resources().get("memory"), maxMemory);
+        if (request.activeDeadlineSeconds() != null && request.activeDeadlineSeconds() > maxActiveDeadlineSeconds) {
+            throw new PolicyViolationException("maxActiveDeadlineSeconds", "activeDeadlineSeconds "
+                    + request.activeDeadlineSeconds() + " is over " + maxActiveDeadlineSeconds);
+        }
+        if (request.script() != null
+                && request.script().getBytes(StandardCharsets.UTF_8).length > maxScriptBytes) {
+            throw new PolicyViolationException("maxScriptBytes", "the script is "
+                    + request.script().getBytes(StandardCharsets.UTF_8).length + " bytes, over " + maxScriptBytes);
+        }
+    }
+
+    private static void allowed(String rule, Set<String> allowed, String value, String what) {
+        if (!allowed.contains(ANY) && !allowed.contains(value)) {
+            throw new PolicyViolationException(rule, what + " '" + value + "' is not allowed"
+                    + (allowed.isEmpty() ? " (none is)" : "; allowed: " + allowed.stream().sorted().toList()));
+        }
+    }
+
+    private static void atMost(String rule, String field, Integer value, int max) {
+        if (value != null && value > max) {
+            throw new PolicyViolationException(rule, field + " " + value + " is over " + max);
+        }
+    }
+
+    private static void atMost(String rule, String field, String quantity, Quantity max) {
+        if (quantity != null) {
+            BigDecimal asked = new Quantity(quantity).getNumericalAmount();
+            if (asked.compareTo(max.getNumericalAmount()) > 0) {
+                throw new PolicyViolationException(rule, field + " " + quantity + " is over " + max);
+            }
+        }
+    }
+}

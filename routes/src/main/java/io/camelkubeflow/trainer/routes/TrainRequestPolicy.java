@@ -1,0 +1,68 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import io.camelkubeflow.trainer.job.RequestPolicy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Named;
+import jakarta.inject.Singleton;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * The one request policy of the app, from {@code trainer.policy.*}: every entry point (HTTP, Kafka, S3, the inbox)
+ * trains with {@code policy=#trainRequestPolicy}, so a request is held to the same rules whichever way it comes.
+ */
+@ApplicationScoped
+public class TrainRequestPolicy {
+    @ConfigProperty(name = "trainer.policy.namespaces")
+    List<String> namespaces;
+    @ConfigProperty(name = "trainer.policy.runtimes")
+    List<String> runtimes;
+    @ConfigProperty(name = "trainer.policy.image-override")
+    boolean imageOverride;
+    @ConfigProperty(name = "trainer.policy.images")
+    Optional<List<String>> images;
+    @ConfigProperty(name = "trainer.policy.command-override")
+    boolean commandOverride;
+    @ConfigProperty(name = "trainer.policy.secrets")
+    Optional<List<String>> secrets;
+    @ConfigProperty(name = "trainer.policy.config-maps")
+    Optional<List<String>> configMaps;
+    @ConfigProperty(name = "trainer.policy.max-num-nodes")
+    int maxNumNodes;
+    @ConfigProperty(name = "trainer.policy.max-num-proc-per-node")
+    int maxNumProcPerNode;
+    @ConfigProperty(name = "trainer.policy.max-gpu")
+    String maxGpu;
+    @ConfigProperty(name = "trainer.policy.max-cpu")
+    String maxCpu;
+    @ConfigProperty(name = "trainer.policy.max-memory")
+    String maxMemory;
+    @ConfigProperty(name = "trainer.policy.max-active-deadline-seconds")
+    long maxActiveDeadlineSeconds;
+    @ConfigProperty(name = "trainer.policy.max-script-bytes")
+    int maxScriptBytes;
+
+    @Produces
+    @Singleton
+    @Named("trainRequestPolicy")
+    RequestPolicy policy() {
+        return RequestPolicy.safeDefaults()
+                .withNamespaces(set(namespaces))
+                .withRuntimes(set(runtimes))
+                .withImageOverride(imageOverride, images.orElse(List.of()))
+                .withCommandOverride(commandOverride)
+                .withSecrets(set(secrets.orElse(List.of())))
+                .withConfigMaps(set(configMaps.orElse(List.of())))
+                .withMaxima(maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds,
+                        maxScriptBytes);
+    }
+
+    private static Set<String> set(List<String> names) {
+        return new HashSet<>(names.stream().map(String::trim).filter(n -> !n.isEmpty()).toList());
+    }
+}
