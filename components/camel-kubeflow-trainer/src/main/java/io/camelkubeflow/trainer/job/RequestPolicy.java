@@ -22,39 +22,23 @@ public final class RequestPolicy {
     /** In a set of names: any name. */
     public static final String ANY = "*";
 
-    private final Set<String> namespaces;
-    private final Set<String> runtimes;
-    private final boolean imageOverride;
-    private final List<String> images;
-    private final boolean commandOverride;
-    private final Set<String> secrets;
-    private final Set<String> configMaps;
-    private final int maxNumNodes;
-    private final int maxNumProcPerNode;
-    private final Quantity maxGpu;
-    private final Quantity maxCpu;
-    private final Quantity maxMemory;
-    private final long maxActiveDeadlineSeconds;
-    private final int maxScriptBytes;
+    // not final only so that each with... can change its own fresh copy; no instance changes once handed out
+    private Set<String> namespaces = Set.of(ANY);
+    private Set<String> runtimes = Set.of(ANY);
+    private boolean imageOverride;
+    private List<String> images = List.of();
+    private boolean commandOverride = true;
+    private Set<String> secrets = Set.of();
+    private Set<String> configMaps = Set.of();
+    private int maxNumNodes = 4;
+    private int maxNumProcPerNode = 8;
+    private Quantity maxGpu = new Quantity("8");
+    private Quantity maxCpu = new Quantity("32");
+    private Quantity maxMemory = new Quantity("256Gi");
+    private long maxActiveDeadlineSeconds = 7 * 24 * 3600L;
+    private int maxScriptBytes = TrainRequestValidator.MAX_CONFIG_MAP_BYTES;
 
-    private RequestPolicy(Set<String> namespaces, Set<String> runtimes, boolean imageOverride, List<String> images,
-            boolean commandOverride, Set<String> secrets, Set<String> configMaps, int maxNumNodes,
-            int maxNumProcPerNode, Quantity maxGpu, Quantity maxCpu, Quantity maxMemory, long maxActiveDeadlineSeconds,
-            int maxScriptBytes) {
-        this.namespaces = Set.copyOf(namespaces);
-        this.runtimes = Set.copyOf(runtimes);
-        this.imageOverride = imageOverride;
-        this.images = List.copyOf(images);
-        this.commandOverride = commandOverride;
-        this.secrets = Set.copyOf(secrets);
-        this.configMaps = Set.copyOf(configMaps);
-        this.maxNumNodes = maxNumNodes;
-        this.maxNumProcPerNode = maxNumProcPerNode;
-        this.maxGpu = maxGpu;
-        this.maxCpu = maxCpu;
-        this.maxMemory = maxMemory;
-        this.maxActiveDeadlineSeconds = maxActiveDeadlineSeconds;
-        this.maxScriptBytes = maxScriptBytes;
+    private RequestPolicy() {
     }
 
     /**
@@ -62,47 +46,77 @@ public final class RequestPolicy {
      * ConfigMap; at most 4 nodes of 8 processes, 8 GPUs, 32 CPUs and 256Gi each, 7 days, a 1 MiB script.
      */
     public static RequestPolicy safeDefaults() {
-        return new RequestPolicy(Set.of(ANY), Set.of(ANY), false, List.of(), true, Set.of(), Set.of(), 4, 8,
-                new Quantity("8"), new Quantity("32"), new Quantity("256Gi"), 7 * 24 * 3600L,
-                TrainRequestValidator.MAX_CONFIG_MAP_BYTES);
+        return new RequestPolicy();
+    }
+
+    private RequestPolicy copy() {
+        RequestPolicy copy = new RequestPolicy();
+        copy.namespaces = namespaces;
+        copy.runtimes = runtimes;
+        copy.imageOverride = imageOverride;
+        copy.images = images;
+        copy.commandOverride = commandOverride;
+        copy.secrets = secrets;
+        copy.configMaps = configMaps;
+        copy.maxNumNodes = maxNumNodes;
+        copy.maxNumProcPerNode = maxNumProcPerNode;
+        copy.maxGpu = maxGpu;
+        copy.maxCpu = maxCpu;
+        copy.maxMemory = maxMemory;
+        copy.maxActiveDeadlineSeconds = maxActiveDeadlineSeconds;
+        copy.maxScriptBytes = maxScriptBytes;
+        return copy;
     }
 
     public RequestPolicy withNamespaces(Set<String> names) {
-        return new RequestPolicy(names, runtimes, imageOverride, images, commandOverride, secrets, configMaps,
-                maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds, maxScriptBytes);
+        RequestPolicy policy = copy();
+        policy.namespaces = Set.copyOf(names);
+        return policy;
     }
 
     public RequestPolicy withRuntimes(Set<String> names) {
-        return new RequestPolicy(namespaces, names, imageOverride, images, commandOverride, secrets, configMaps,
-                maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds, maxScriptBytes);
+        RequestPolicy policy = copy();
+        policy.runtimes = Set.copyOf(names);
+        return policy;
     }
 
     /** @param globs the images allowed (e.g. registry.example.com/team/*); empty: any image */
     public RequestPolicy withImageOverride(boolean allowed, List<String> globs) {
-        return new RequestPolicy(namespaces, runtimes, allowed, globs, commandOverride, secrets, configMaps,
-                maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds, maxScriptBytes);
+        RequestPolicy policy = copy();
+        policy.imageOverride = allowed;
+        policy.images = List.copyOf(globs);
+        return policy;
     }
 
     public RequestPolicy withCommandOverride(boolean allowed) {
-        return new RequestPolicy(namespaces, runtimes, imageOverride, images, allowed, secrets, configMaps,
-                maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds, maxScriptBytes);
+        RequestPolicy policy = copy();
+        policy.commandOverride = allowed;
+        return policy;
     }
 
     public RequestPolicy withSecrets(Set<String> names) {
-        return new RequestPolicy(namespaces, runtimes, imageOverride, images, commandOverride, names, configMaps,
-                maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds, maxScriptBytes);
+        RequestPolicy policy = copy();
+        policy.secrets = Set.copyOf(names);
+        return policy;
     }
 
     public RequestPolicy withConfigMaps(Set<String> names) {
-        return new RequestPolicy(namespaces, runtimes, imageOverride, images, commandOverride, secrets, names,
-                maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds, maxScriptBytes);
+        RequestPolicy policy = copy();
+        policy.configMaps = Set.copyOf(names);
+        return policy;
     }
 
     public RequestPolicy withMaxima(int numNodes, int numProcPerNode, String gpu, String cpu, String memory,
             long activeDeadlineSeconds, int scriptBytes) {
-        return new RequestPolicy(namespaces, runtimes, imageOverride, images, commandOverride, secrets, configMaps,
-                numNodes, numProcPerNode, new Quantity(gpu), new Quantity(cpu), new Quantity(memory),
-                activeDeadlineSeconds, scriptBytes);
+        RequestPolicy policy = copy();
+        policy.maxNumNodes = numNodes;
+        policy.maxNumProcPerNode = numProcPerNode;
+        policy.maxGpu = new Quantity(gpu);
+        policy.maxCpu = new Quantity(cpu);
+        policy.maxMemory = new Quantity(memory);
+        policy.maxActiveDeadlineSeconds = activeDeadlineSeconds;
+        policy.maxScriptBytes = scriptBytes;
+        return policy;
     }
 
     /** Refuses, naming the rule, a request whose TrainJob asks for more than this policy allows. */
