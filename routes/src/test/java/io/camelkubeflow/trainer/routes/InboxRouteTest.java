@@ -45,6 +45,8 @@ class InboxRouteTest {
         drop("mnist.py", good);
         drop("broken.py", broken);
         drop("empty.py", "  \n");
+        // over the request policy's script size (100 000 bytes in tests): refused like any request, whatever its door
+        drop("too-big.py", "#".repeat(150_000) + "\nprint(1)\n");
 
         Map<String, String> logs = awaitOutbox(".log", 2);
         Map<String, String> yamls = awaitOutbox(".yaml", 2);
@@ -71,6 +73,10 @@ class InboxRouteTest {
 
         // a script that can never train is parked; the trained ones are done
         awaitFile(inbox.resolve(".failed/empty.py"));
+        awaitFile(inbox.resolve(".failed/too-big.py"));
+        assertTrue(client.resources(TrainJob.class).inAnyNamespace().list().getItems().stream().noneMatch(j ->
+                String.valueOf(j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key"))
+                        .contains("too-big.py")), "a script the policy refuses made a TrainJob");
         assertTrue(Files.exists(inbox.resolve(".done/mnist.py")) && Files.exists(inbox.resolve(".done/broken.py")));
 
         // the completion route chained an event for each ended job
