@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer;
 import java.time.Duration;
 
 import io.camelkubeflow.trainer.access.Access;
+import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.access.AccessReviewer;
 import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.job.TrainJobReaper;
@@ -141,15 +142,23 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
     }
 
     /**
-     * With authorizeCaller, reviews with the API server that the message's caller may do {@code access} (throwing
-     * AccessDeniedException otherwise) and answers the caller; without, answers null and checks nothing.
+     * With authorizeCaller, reviews with the API server that the message's caller may do {@code access}, throwing
+     * AccessDeniedException otherwise; without, checks nothing.
      */
-    Caller authorize(Message message, Access access) {
-        if (!configuration.isAuthorizeCaller()) {
-            return null;
+    void authorize(Message message, Access access) {
+        if (configuration.isAuthorizeCaller()) {
+            new AccessReviewer(client, apiRetry()).check(requiredCaller(message), access);
         }
+    }
+
+    /** The caller the message's headers name; AccessDeniedException when they name none. */
+    Caller requiredCaller(Message message) {
         Caller caller = TrainJobHeaders.caller(message);
-        new AccessReviewer(client, apiRetry()).check(caller, access);
+        if (caller == null) {
+            throw new AccessDeniedException(null, null, "this endpoint acts within its caller's rights"
+                    + " (authorizeCaller); set the " + KubeflowTrainerConstants.CALLER_USER + " header from an"
+                    + " authenticated identity");
+        }
         return caller;
     }
 

@@ -1,7 +1,5 @@
 package io.camelkubeflow.trainer;
 
-import io.camelkubeflow.trainer.access.AccessDeniedException;
-import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.SubmitResult;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
@@ -56,12 +54,7 @@ final class TrainHandler extends OperationHandler.Synchronous {
         }
         if (endpoint.getConfiguration().isAuthorizeCaller()) {
             // the submit reviews each access the TrainJob needs as this caller, before any write
-            Caller caller = TrainJobHeaders.caller(exchange.getMessage());
-            if (caller == null) {
-                throw new AccessDeniedException(null, null, "this endpoint acts within its caller's rights"
-                        + " (authorizeCaller); set the " + CALLER_USER + " header from an authenticated identity");
-            }
-            request.caller(caller);
+            request.caller(endpoint.requiredCaller(exchange.getMessage()));
         }
         SubmitResult result = submitter.submit(request, endpoint.defaultNamespace());
         endpoint.getComponent().metrics().trained(result);

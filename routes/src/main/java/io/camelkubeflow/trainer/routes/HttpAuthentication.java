@@ -109,6 +109,13 @@ public class HttpAuthentication {
         context.next();
     }
 
+    /** The caller this filter vouched for, as it left it in a routed message's headers. */
+    static Caller callerOf(org.apache.camel.Message message) {
+        String groups = message.getHeader(GROUPS_HEADER, String.class);
+        return new Caller(message.getHeader(USER_HEADER, String.class),
+                groups == null || groups.isEmpty() ? List.of() : List.of(groups.split(",")));
+    }
+
     private static void refuse(RoutingContext context, int status, String why) {
         context.response().setStatusCode(status).putHeader("Content-Type", "application/json")
                 .putHeader("WWW-Authenticate", "Bearer")

@@ -1,7 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.core.JacksonException;
@@ -77,7 +76,8 @@ public class HttpRoutes extends RouteBuilder {
         from("direct:http-status").routeId("http-status")
                 .process(e -> {
                     String name = e.getMessage().getHeader("name", String.class);
-                    access.check(caller(e), Access.trainJobs("get", namespace(e), name));
+                    access.check(HttpAuthentication.callerOf(e.getMessage()), Access.trainJobs("get", namespace(e),
+                            name));
                     e.getMessage().setBody(statusView.describe(namespace(e), name));
                 })
                 .marshal().json();
@@ -99,17 +99,10 @@ public class HttpRoutes extends RouteBuilder {
      * no caller's Idempotency-Key can adopt or pre-empt another caller's job, or a job of the Kafka or S3 routes.
      */
     private static void callerFromAuthentication(Exchange exchange) {
-        exchange.getMessage().setHeader(IDEMPOTENCY_SCOPE, "http:" + exchange.getMessage()
-                .getHeader(HttpAuthentication.USER_HEADER));
-        exchange.getMessage().setHeader(CALLER_USER, exchange.getMessage().getHeader(HttpAuthentication.USER_HEADER));
-        exchange.getMessage().setHeader(CALLER_GROUPS, exchange.getMessage()
-                .getHeader(HttpAuthentication.GROUPS_HEADER));
-    }
-
-    private static Caller caller(Exchange exchange) {
-        String groups = exchange.getMessage().getHeader(HttpAuthentication.GROUPS_HEADER, String.class);
-        return new Caller(exchange.getMessage().getHeader(HttpAuthentication.USER_HEADER, String.class),
-                groups == null || groups.isEmpty() ? List.of() : List.of(groups.split(",")));
+        Caller caller = HttpAuthentication.callerOf(exchange.getMessage());
+        exchange.getMessage().setHeader(IDEMPOTENCY_SCOPE, "http:" + caller.user());
+        exchange.getMessage().setHeader(CALLER_USER, caller.user());
+        exchange.getMessage().setHeader(CALLER_GROUPS, caller.groups());
     }
 
     private String namespace(Exchange exchange) {

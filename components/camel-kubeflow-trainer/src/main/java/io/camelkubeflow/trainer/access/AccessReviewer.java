@@ -31,8 +31,8 @@ public class AccessReviewer {
 
     public void check(Caller caller, Access access) {
         if (caller == null || caller.user() == null || caller.user().isBlank()) {
-            throw new AccessDeniedException(null, access, "this endpoint acts within its caller's rights"
-                    + " (authorizeCaller); set the caller headers from an authenticated identity");
+            throw new AccessDeniedException(null, access, "acting within a caller's rights needs an authenticated"
+                    + " caller");
         }
         SubjectAccessReview review = retry.call("SubjectAccessReview for " + caller.user(), () -> client.authorization()
                 .v1().subjectAccessReview().create(new SubjectAccessReviewBuilder().withNewSpec()
