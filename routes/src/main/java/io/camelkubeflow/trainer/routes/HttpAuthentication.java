@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Optional;
 
 import io.camelkubeflow.trainer.access.Caller;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
@@ -24,7 +25,9 @@ import org.jboss.logging.Logger;
 /**
  * Who is calling the HTTP API: every request under {@code /trainjobs} needs {@code Authorization: Bearer <token>}, a
  * Kubernetes token the API server vouches for (TokenReview), so a caller is a Kubernetes user or service account and
- * the routes then act within that caller's rights. No token, or one the API server does not accept: 401 with a JSON
+ * the routes then act within that caller's rights. With {@code trainer.http.oidc.issuer} set, an ID token of that
+ * OIDC provider is accepted too, for human users, and names the caller as the API server's OIDC authenticator would
+ * (see {@link OidcVerifier}). No token, or one the API server does not accept: 401 with a JSON
  * body saying how to authenticate. The caller goes on to the routes in {@link #USER_HEADER}/{@link #GROUPS_HEADER},
  * which are first removed from what the client sent, so no client can name a caller of its choosing.
  *
@@ -53,6 +56,26 @@ public class HttpAuthentication {
     @ConfigProperty(name = "trainer.http.token-file", defaultValue = ".camel-kubeflow-trainer/http-token")
     String tokenFile;
 
+    @ConfigProperty(name = "trainer.http.oidc.issuer")
+    Optional<String> oidcIssuer;
+
+    @ConfigProperty(name = "trainer.http.oidc.audience", defaultValue = "camel-kubeflow-trainer")
+    String oidcAudience;
+
+    @ConfigProperty(name = "trainer.http.oidc.username-claim", defaultValue = "sub")
+    String oidcUsernameClaim;
+
+    @ConfigProperty(name = "trainer.http.oidc.username-prefix", defaultValue = "oidc:")
+    String oidcUsernamePrefix;
+
+    @ConfigProperty(name = "trainer.http.oidc.groups-claim", defaultValue = "groups")
+    String oidcGroupsClaim;
+
+    @ConfigProperty(name = "trainer.http.oidc.groups-prefix", defaultValue = "oidc:")
+    String oidcGroupsPrefix;
+
+    private Optional<OidcVerifier> oidc = Optional.empty();
+
     void register(@Observes Router router) {
         // ahead of the log stream (-1) and the REST DSL's routes
         router.route("/trainjobs*").order(-10).blockingHandler(this::authenticate, false);
@@ -60,6 +83,10 @@ public class HttpAuthentication {
 
     /** On the sandbox: a token for the local developer, in a file only its owner can read. */
     void onStart(@Observes StartupEvent start) {
+        oidc = oidcIssuer.map(issuer -> new OidcVerifier(new OidcVerifier.Settings(issuer, oidcAudience,
+                oidcUsernameClaim, oidcUsernamePrefix, oidcGroupsClaim, oidcGroupsPrefix)));
+        oidcIssuer.ifPresent(issuer -> LOG.infof("The HTTP API accepts ID tokens of the OIDC provider %s for audience"
+                + " %s, besides Kubernetes tokens", issuer, oidcAudience));
         if (clients.sandbox() == null) {
             return;
         }
@@ -86,27 +113,43 @@ public class HttpAuthentication {
             refuse(context, 401, "no bearer token");
             return;
         }
-        TokenReview review;
+        Caller caller;
         try {
-            review = client.authentication().v1().tokenReviews().create(new TokenReviewBuilder().withNewSpec()
-                    .withToken(authorization.substring(7).trim()).endSpec().build());
-        } catch (KubernetesClientException e) {
-            LOG.warnf("Could not review a bearer token with the Kubernetes API: %s", e.getMessage());
+            caller = callerOf(authorization.substring(7).trim());
+        } catch (OidcVerifier.RejectedTokenException e) {
+            refuse(context, 401, e.getMessage());
+            return;
+        } catch (OidcVerifier.ProviderUnavailableException | KubernetesClientException e) {
+            LOG.warnf("Could not check a bearer token: %s", e.getMessage());
             context.response().setStatusCode(503).putHeader("Content-Type", "application/json")
-                    .end(ErrorAnswer.json("the Kubernetes API could not check the token; try again", "Authorization",
-                            null));
+                    .end(ErrorAnswer.json("the token could not be checked now (its issuer did not answer); try again",
+                            "Authorization", null));
             return;
         }
-        if (review.getStatus() == null || !Boolean.TRUE.equals(review.getStatus().getAuthenticated())) {
+        if (caller == null) {
             refuse(context, 401, "the Kubernetes API does not accept this token");
             return;
         }
+        context.put(CALLER, caller);
+        context.request().headers().set(USER_HEADER, caller.user()).set(GROUPS_HEADER, String.join(",",
+                caller.groups()));
+        context.next();
+    }
+
+    /** The caller an OIDC token of the configured issuer names, else the one the Kubernetes API vouches for; null when neither. */
+    private Caller callerOf(String token) {
+        Optional<Caller> human = oidc.flatMap(verifier -> verifier.verify(token));
+        if (human.isPresent()) {
+            return human.get();
+        }
+        TokenReview review = client.authentication().v1().tokenReviews().create(new TokenReviewBuilder().withNewSpec()
+                .withToken(token).endSpec().build());
+        if (review.getStatus() == null || !Boolean.TRUE.equals(review.getStatus().getAuthenticated())) {
+            return null;
+        }
         List<String> groups = review.getStatus().getUser().getGroups() == null ? List.of()
                 : review.getStatus().getUser().getGroups();
-        Caller caller = new Caller(review.getStatus().getUser().getUsername(), groups);
-        context.put(CALLER, caller);
-        context.request().headers().set(USER_HEADER, caller.user()).set(GROUPS_HEADER, String.join(",", groups));
-        context.next();
+        return new Caller(review.getStatus().getUser().getUsername(), groups);
     }
 
     /** The caller this filter vouched for, as it left it in a routed message's headers. */
@@ -116,9 +159,11 @@ public class HttpAuthentication {
                 groups == null || groups.isEmpty() ? List.of() : List.of(groups.split(",")));
     }
 
-    private static void refuse(RoutingContext context, int status, String why) {
+    private void refuse(RoutingContext context, int status, String why) {
+        String how = oidcIssuer.map(issuer -> HOW + ", or an ID token of " + issuer + " for audience " + oidcAudience)
+                .orElse(HOW);
         context.response().setStatusCode(status).putHeader("Content-Type", "application/json")
                 .putHeader("WWW-Authenticate", "Bearer")
-                .end(ErrorAnswer.json(why, "Authorization", HOW));
+                .end(ErrorAnswer.json(why, "Authorization", how));
     }
 }

@@ -7,6 +7,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.core.JacksonException;
+import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.PolicyViolationException;
 import io.camelkubeflow.trainer.job.TrainJobCapacityException;
@@ -20,6 +21,7 @@ import org.apache.camel.LoggingLevel;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.kafka.KafkaConstants;
 import org.apache.camel.component.kafka.consumer.KafkaManualCommit;
+import org.eclipse.microprofile.config.Config;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
@@ -31,7 +33,9 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  * log tail and the metrics the script printed ("METRIC name=value ..." lines); failed jobs and bad requests go to the
  * dead-letter topic with the reason. With trainer.kafka.max-in-flight, a request beyond the cap waits (uncommitted)
  * until a Kafka-started job ends; with trainer.kafka.skip-if-running, a request whose runKey has a job running is
- * answered by that job instead of a new one. Both routes run only with trainer.kafka.enabled=true.
+ * answered by that job instead of a new one. With trainer.kafka.caller-user, each request is authorized as that user
+ * too (see {@link EntryPointCaller}); a request it may not make is a dead letter naming what was denied. Both routes
+ * run only with trainer.kafka.enabled=true.
  */
 @ApplicationScoped
 public class KafkaRoutes extends RouteBuilder {
@@ -43,14 +47,18 @@ public class KafkaRoutes extends RouteBuilder {
     @Inject
     TrainJobStatusView statusView;
 
+    @Inject
+    Config config;
+
     @Override
     public void configure() {
+        EntryPointCaller caller = EntryPointCaller.of(config, "kafka");
         from("kafka:{{trainer.kafka.request-topic}}?groupId={{trainer.kafka.group-id}}&autoOffsetReset=earliest"
                 + "&autoCommitEnable=false&allowManualCommit=true&breakOnFirstError=true")
                 .routeId("kafka-train").autoStartup("{{trainer.kafka.enabled}}")
                 // a request that can never succeed is parked with its reason, and its offset committed
                 .onException(InvalidOptionException.class, JacksonException.class, TrainJobConflictException.class,
-                        PolicyViolationException.class)
+                        PolicyViolationException.class, AccessDeniedException.class)
                     .handled(true)
                     .process(this::deadLetterForRequest)
                     .marshal().json()
@@ -66,9 +74,11 @@ public class KafkaRoutes extends RouteBuilder {
                 .removeHeaders("CamelKubeflowTrainer*")
                 .unmarshal().json(Map.class)
                 .bean("trainRequestMessage", "apply")
+                .process(caller)
                 .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=ignore"
                     + "&labels." + SOURCE_LABEL + "=kafka&inFlightGroup=kafka&maxInFlight={{?trainer.kafka.max-in-flight}}"
-                    + "&skipIfRunning={{trainer.kafka.skip-if-running}}&idempotencyScope=kafka&policy=#trainRequestPolicy")
+                    + "&skipIfRunning={{trainer.kafka.skip-if-running}}&idempotencyScope=kafka&policy=#trainRequestPolicy"
+                    + caller.authorizeOption())
                 .log("TrainJob ${header.CamelKubeflowTrainerNamespace}/${header.CamelKubeflowTrainerJobName} for"
                      + " ${header.CamelKubeflowTrainerIdempotencyKey} (adopted=${header.CamelKubeflowTrainerAdopted})")
                 .process(KafkaRoutes::commit);

@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer.routes;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.PolicyViolationException;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -11,6 +12,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.aws2.s3.AWS2S3Constants;
 import org.apache.camel.support.processor.idempotent.MemoryIdempotentRepository;
+import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
@@ -20,7 +22,8 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  * the pods); a new object under trainer.s3.dataset-prefix becomes a TrainJob on trainer.s3.dataset-runtime with the
  * object's s3:// URI as the dataset initializer's storageUri. When the job ends, a JSON report is written next to the
  * object as {@code <key>.trainjob.json}. Objects are left in place; each version (key and ETag) trains once, and a
- * version seen again (after a restart) adopts its TrainJob. Runs only with trainer.s3.enabled=true.
+ * version seen again (after a restart) adopts its TrainJob. With trainer.s3.caller-user, each upload is authorized as
+ * that user too (see {@link EntryPointCaller}). Runs only with trainer.s3.enabled=true.
  */
 @ApplicationScoped
 public class S3Routes extends RouteBuilder {
@@ -34,14 +37,18 @@ public class S3Routes extends RouteBuilder {
     @ConfigProperty(name = "trainer.s3.enabled")
     boolean enabled;
 
+    @Inject
+    Config config;
+
     @Override
     public void configure() {
         if (!enabled) {
             // not merely stopped: aws2-s3 refuses to create an endpoint without credentials, which would stop the app
             return;
         }
-        // an upload the request policy refuses trains nothing: its report says which rule refused it
-        onException(PolicyViolationException.class).handled(true)
+        EntryPointCaller caller = EntryPointCaller.of(config, "s3");
+        // an upload the request policy (or the configured caller's rights) refuses trains nothing: its report says why
+        onException(PolicyViolationException.class, AccessDeniedException.class).handled(true)
                 .process(S3Routes::refusal)
                 .marshal().json()
                 .setHeader(AWS2S3Constants.KEY, simple("${exchangeProperty.uploadKey}" + REPORT_SUFFIX))
@@ -55,8 +62,9 @@ public class S3Routes extends RouteBuilder {
                         MemoryIdempotentRepository.memoryIdempotentRepository(10_000))
                 .removeHeaders("CamelKubeflowTrainer*")
                 .setProperty("uploadKey", header(AWS2S3Constants.KEY))
+                .process(caller)
                 .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=script"
-                    + "&jobNamePrefix=s3" + SOURCE)
+                    + "&jobNamePrefix=s3" + SOURCE + caller.authorizeOption())
                 .wireTap("direct:s3-report");
 
         from("aws2-s3://{{trainer.s3.bucket}}?prefix={{trainer.s3.dataset-prefix}}&deleteAfterRead=false"
@@ -68,8 +76,9 @@ public class S3Routes extends RouteBuilder {
                 .removeHeaders("CamelKubeflowTrainer*")
                 .setHeader(DATASET_URI, simple("s3://${header.CamelAwsS3BucketName}/${header.CamelAwsS3Key}"))
                 .setProperty("uploadKey", header(AWS2S3Constants.KEY))
+                .process(caller)
                 .to("kubeflow-trainer:train?runtime={{trainer.s3.dataset-runtime}}&namespace={{trainer.namespace}}"
-                    + "&bodyType=ignore&jobNamePrefix=s3" + SOURCE)
+                    + "&bodyType=ignore&jobNamePrefix=s3" + SOURCE + caller.authorizeOption())
                 .wireTap("direct:s3-report");
 
         from("direct:s3-report").routeId("s3-report")
@@ -84,14 +93,17 @@ public class S3Routes extends RouteBuilder {
     }
 
     private static void refusal(Exchange exchange) {
-        PolicyViolationException violation = exchange.getProperty(Exchange.EXCEPTION_CAUGHT,
-                PolicyViolationException.class);
+        Exception refusal = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
         Map<String, Object> report = new LinkedHashMap<>();
         report.put("object", "s3://" + exchange.getMessage().getHeader(AWS2S3Constants.BUCKET_NAME) + "/"
                 + exchange.getProperty("uploadKey"));
         report.put("status", "Refused");
-        report.put("rule", violation.getRule());
-        report.put("message", violation.getMessage());
+        if (refusal instanceof PolicyViolationException violation) {
+            report.put("rule", violation.getRule());
+        } else if (refusal instanceof AccessDeniedException denied && denied.getAccess() != null) {
+            report.put("denied", denied.getAccess().describe());
+        }
+        report.put("message", refusal.getMessage());
         exchange.getMessage().removeHeaders("CamelAwsS3*");
         exchange.getMessage().setBody(report);
     }

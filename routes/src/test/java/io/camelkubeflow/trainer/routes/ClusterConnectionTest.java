@@ -9,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ClusterConnectionTest {
     @TempDir
@@ -34,7 +35,22 @@ class ClusterConnectionTest {
     @Test
     void explicitChoicesWinAndTyposAreRefused() {
         assertEquals(ClusterConnection.SANDBOX, ClusterConnection.choose("sandbox", Map.of("KUBECONFIG", "/k"), home));
-        assertEquals(ClusterConnection.CLUSTER, ClusterConnection.choose("Cluster", Map.of(), home));
+        assertEquals(ClusterConnection.CLUSTER, ClusterConnection.choose("Cluster", Map.of("KUBECONFIG", "/k"), home));
         assertThrows(IllegalArgumentException.class, () -> ClusterConnection.choose("local", Map.of(), home));
+    }
+
+    @Test
+    void anExplicitClusterWithNoneConfiguredStopsTheAppInsteadOfRunningTheSandbox() {
+        IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> ClusterConnection.choose("cluster", Map.of(), home));
+        assertTrue(refused.getMessage().contains("set trainer.cluster=sandbox"), refused.getMessage());
+        assertEquals(ClusterConnection.CLUSTER, ClusterConnection.choose("cluster",
+                Map.of("KUBERNETES_MASTER", "https://api.example.com:6443"), home));
+    }
+
+    @Test
+    void theAppsImagePinsTheClusterSoAContainerNeverRunsTheSandbox() throws Exception {
+        assertTrue(Files.readAllLines(Path.of("src/main/docker/Dockerfile.jvm")).contains("ENV TRAINER_CLUSTER=cluster"));
+        assertTrue(Files.readString(Path.of("../deploy/configmap.yaml")).contains("trainer.cluster=cluster"));
     }
 }

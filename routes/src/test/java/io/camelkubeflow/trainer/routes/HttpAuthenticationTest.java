@@ -30,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @QuarkusTestResource(FreshFolders.class)
+@QuarkusTestResource(OidcProviderResource.class)
 class HttpAuthenticationTest {
     private static final String SCRIPT = "{\"script\": \"print(1)\"}";
 
@@ -91,14 +92,42 @@ class HttpAuthenticationTest {
 
     /** carol may create and get TrainJobs in default, and read no Secret. */
     private String carolsToken() {
-        client.resource(new RoleBuilder().withNewMetadata().withName("carol-trains").withNamespace("default")
+        allowToTrain("carol");
+        return clients.sandbox().issueToken("carol");
+    }
+
+    /** The user may create and get TrainJobs in default, and read no Secret. */
+    private void allowToTrain(String user) {
+        client.resource(new RoleBuilder().withNewMetadata().withName("trains").withNamespace("default")
                 .endMetadata().withRules(new PolicyRuleBuilder().withApiGroups("trainer.kubeflow.org")
                         .withResources("trainjobs").withVerbs("create", "get").build()).build()).createOr(r -> r.update());
-        client.resource(new RoleBindingBuilder().withNewMetadata().withName("carol").withNamespace("default")
-                .endMetadata().addNewSubject().withKind("User").withName("carol").endSubject().withNewRoleRef()
-                .withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName("carol-trains").endRoleRef()
-                .build()).createOr(r -> r.update());
-        return clients.sandbox().issueToken("carol");
+        client.resource(new RoleBindingBuilder().withNewMetadata().withName(user.replace(':', '-'))
+                .withNamespace("default").endMetadata().addNewSubject().withKind("User").withName(user).endSubject()
+                .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName("trains")
+                .endRoleRef().build()).createOr(r -> r.update());
+    }
+
+    @Test
+    void aHumanWithAnOidcIdTokenActsWithinTheRightsRbacGivesTheirOidcName() throws Exception {
+        String alice = OidcProviderResource.provider.token("alice", java.util.List.of("ml-team"));
+        int before = trainJobs();
+        HttpResponse<String> refused = send("POST", "", SCRIPT, alice, Map.of());
+        assertEquals(403, refused.statusCode(), refused.body());
+        assertTrue(String.valueOf(json(refused).get("error")).startsWith("caller 'oidc:alice' (groups [oidc:ml-team])"
+                + " may not create trainjobs"), refused.body());
+        assertEquals(before, trainJobs());
+
+        allowToTrain("oidc:alice");
+        HttpResponse<String> created = send("POST", "", SCRIPT, alice, Map.of("Idempotency-Key", "alice-1"));
+        assertEquals(201, created.statusCode(), created.body());
+        assertEquals(200, send("GET", "/" + json(created).get("name"), null, alice, Map.of()).statusCode());
+
+        HttpResponse<String> forged = send("POST", "", SCRIPT, OidcProviderResource.provider.forgedToken("alice"),
+                Map.of());
+        assertEquals(401, forged.statusCode(), forged.body());
+        assertTrue(String.valueOf(json(forged).get("fix")).contains("an ID token of "
+                + OidcProviderResource.provider.issuer()), forged.body());
+        assertEquals(before + 1, trainJobs());
     }
 
     @Test

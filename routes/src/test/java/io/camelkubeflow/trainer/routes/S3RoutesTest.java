@@ -10,6 +10,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
 import io.camelkubeflow.trainer.testing.SecretScan;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -17,6 +21,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,6 +37,37 @@ class S3RoutesTest {
 
     @Inject
     KubernetesClient client;
+
+    /** The S3 routes' configured caller may create TrainJobs in default through its group. */
+    @BeforeEach
+    void allowTheS3CallerToTrain() {
+        client.resource(new RoleBuilder().withNewMetadata().withName("s3-trains").withNamespace("default")
+                .endMetadata().withRules(new PolicyRuleBuilder().withApiGroups("trainer.kubeflow.org")
+                        .withResources("trainjobs").withVerbs("create").build()).build()).createOr(r -> r.update());
+        client.resource(callerBinding()).createOr(r -> r.update());
+    }
+
+    private static RoleBinding callerBinding() {
+        return new RoleBindingBuilder().withNewMetadata().withName("s3-uploaders").withNamespace("default")
+                .endMetadata().addNewSubject().withKind("Group").withName(S3ServerResource.CALLER_GROUP).endSubject()
+                .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName("s3-trains")
+                .endRoleRef().build();
+    }
+
+    @Test
+    void anUploadItsConfiguredCallerMayNotMakeIsReportedAsRefusedAndTrainsNothing() throws Exception {
+        client.resource(callerBinding()).delete();
+        S3ServerResource.s3.put(S3ServerResource.BUCKET, "scripts/not-allowed.py", "print(1)\n");
+        Map<?, ?> refused = awaitReport("scripts/not-allowed.py");
+        assertEquals("Refused", refused.get("status"), refused.toString());
+        assertEquals("create trainjobs.trainer.kubeflow.org in namespace default", refused.get("denied"),
+                refused.toString());
+        assertTrue(String.valueOf(refused.get("message")).startsWith("caller '" + S3ServerResource.CALLER + "'"),
+                refused.toString());
+        assertTrue(client.resources(TrainJob.class).inAnyNamespace().list().getItems().stream()
+                .noneMatch(j -> String.valueOf(j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key"))
+                        .startsWith("s3:training/scripts/not-allowed.py")), "a refused upload made a TrainJob");
+    }
 
     @Test
     void uploadedScriptsAndDatasetsRetrainAndAreReportedOn() throws Exception {

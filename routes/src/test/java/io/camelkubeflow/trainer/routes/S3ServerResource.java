@@ -8,6 +8,9 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 public class S3ServerResource implements QuarkusTestResourceLifecycleManager {
     static final String BUCKET = "training";
     static S3Server s3;
+    /** Who the S3 routes act as: S3RoutesTest binds the group the rights to train. */
+    static final String CALLER = "system:serviceaccount:default:s3-uploads";
+    static final String CALLER_GROUP = "s3-uploaders";
 
     @Override
     public Map<String, String> start() {
@@ -23,6 +26,7 @@ public class S3ServerResource implements QuarkusTestResourceLifecycleManager {
         System.setProperty("aws.requestChecksumCalculation", "WHEN_REQUIRED");
         System.setProperty("aws.responseChecksumValidation", "WHEN_REQUIRED");
         return Map.of("trainer.s3.enabled", "true", "trainer.s3.bucket", BUCKET, "trainer.s3.poll-millis", "200",
+                "trainer.s3.caller-user", CALLER, "trainer.s3.caller-groups", CALLER_GROUP,
                 "camel.component.aws2-s3.override-endpoint", "true",
                 "camel.component.aws2-s3.uri-endpoint-override", s3.endpoint(),
                 "camel.component.aws2-s3.force-path-style", "true",
