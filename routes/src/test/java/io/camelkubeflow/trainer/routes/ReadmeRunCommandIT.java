@@ -76,6 +76,14 @@ class ReadmeRunCommandIT {
             assertEquals(404, http.send(java.net.http.HttpRequest.newBuilder(job)
                     .header("Authorization", "Bearer " + token).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode());
+            // readiness (open, as health endpoints are) says the app acts on the local sandbox, not a cluster
+            java.net.http.HttpResponse<String> ready = http.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + port + "/q/health/ready")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, ready.statusCode(), ready.body());
+            JsonNode connection = new ObjectMapper().readTree(ready.body()).path("checks").get(0);
+            assertEquals("kubernetes-connection", connection.path("name").asText(), ready.body());
+            assertEquals("sandbox", connection.path("data").path("connection").asText(), ready.body());
         });
     }
 
