@@ -110,6 +110,9 @@ public class KafkaRoutes extends RouteBuilder {
         if (cause instanceof PolicyViolationException violation) {
             letter.put("rule", violation.getRule());
         }
+        if (cause instanceof AccessDeniedException denied && denied.getAccess() != null) {
+            letter.put("denied", denied.getAccess().describe());
+        }
         letter.put("topic", exchange.getMessage().getHeader(KafkaConstants.TOPIC));
         letter.put("partition", exchange.getMessage().getHeader(KafkaConstants.PARTITION));
         letter.put("offset", exchange.getMessage().getHeader(KafkaConstants.OFFSET));

@@ -1,7 +1,13 @@
 package io.camelkubeflow.trainer.routes;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -33,6 +39,10 @@ public class KubernetesClientProducer {
     @ConfigProperty(name = "trainer.sandbox.run-scripts", defaultValue = "true")
     boolean sandboxRunScripts;
 
+    /** YAML files the sandbox is given at start, as kubectl create -f would: RBAC, runtimes, Secrets... */
+    @ConfigProperty(name = "trainer.sandbox.manifests")
+    Optional<List<Path>> sandboxManifests;
+
     private TrainerSandbox sandbox;
 
     @Produces
@@ -48,6 +58,14 @@ public class KubernetesClientProducer {
         TrainerSandbox.Options options = TrainerSandbox.Options.defaults().withPort(sandboxPort)
                 .withController(Duration.ofMillis(sandboxStartMillis), Duration.ofMillis(sandboxRunMillis));
         sandbox = TrainerSandbox.start(sandboxRunScripts ? options.withScriptsRun() : options);
+        for (Path manifest : sandboxManifests.orElse(List.of())) {
+            try (InputStream yaml = Files.newInputStream(manifest)) {
+                sandbox.client().load(yaml).items().forEach(item -> sandbox.client().resource(item).create());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read trainer.sandbox.manifests file " + manifest, e);
+            }
+            LOG.infof("Created the objects of %s in the sandbox", manifest);
+        }
         LOG.warnf("No Kubernetes cluster configured: using the LOCAL TRAINER SANDBOX at %s, an emulation holding the"
                 + " Kubeflow Trainer CRDs and default runtimes, whose emulated controller runs TrainJobs%s. Set"
                 + " trainer.cluster=cluster (or provide a kubeconfig) to use a real cluster.", sandbox.masterUrl(),

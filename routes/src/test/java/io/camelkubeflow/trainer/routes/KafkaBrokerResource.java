@@ -1,10 +1,14 @@
 package io.camelkubeflow.trainer.routes;
 
+import java.nio.file.Path;
 import java.util.Map;
 
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
-/** Starts a real in-process Kafka broker for the app under test and turns its Kafka routes on. */
+/**
+ * Starts a real in-process Kafka broker for the app under test and turns its Kafka routes on, acting as a configured
+ * identity that may train in default (and capacity) only.
+ */
 public class KafkaBrokerResource implements QuarkusTestResourceLifecycleManager {
     static KafkaBroker broker;
 
@@ -15,7 +19,12 @@ public class KafkaBrokerResource implements QuarkusTestResourceLifecycleManager 
         } catch (Exception e) {
             throw new IllegalStateException("the in-process Kafka broker did not start", e);
         }
-        return Map.of("trainer.kafka.enabled", "true", "camel.component.kafka.brokers", broker.bootstrapServers());
+        // the Kafka routes act as this identity, whose rights the sandbox is given at start
+        return Map.of("trainer.kafka.enabled", "true", "camel.component.kafka.brokers", broker.bootstrapServers(),
+                "trainer.kafka.caller-user", "system:serviceaccount:default:kafka-producer",
+                "trainer.kafka.caller-groups", "kafka-producers",
+                "trainer.sandbox.manifests", Path.of("target/test-classes/kafka-producers-rbac.yaml").toAbsolutePath()
+                        .toString());
     }
 
     @Override

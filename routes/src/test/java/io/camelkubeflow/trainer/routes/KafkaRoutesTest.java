@@ -50,7 +50,9 @@ class KafkaRoutesTest {
         String invalid = "{\"script\": \"print(1)\", \"cpu\": \"2 cores\"}";
         String notJson = "{\"script\": ";
         String beyondPolicy = "{\"pythonFile\": \"/app/t.py\", \"image\": \"attacker.example.com/miner:latest\"}";
+        String beyondRights = "{\"pythonFile\": \"/app/t.py\", \"namespace\": \"team-b\"}";
         send(good);
+        send(beyondRights);
         send(good);
         send(failing);
         send(invalid);
@@ -70,6 +72,12 @@ class KafkaRoutesTest {
         awaitMatching("trainjob-dead-letters", l -> "imageOverride".equals(l.get("rule")));
         assertTrue(client.resources(TrainJob.class).inAnyNamespace().list().getItems().stream()
                 .noneMatch(j -> "attacker.example.com/miner:latest".equals(j.getSpec().trainer().image())));
+        // the Kafka routes' configured identity may not train in team-b: refused as that identity, nothing written
+        Map<?, ?> denied = awaitMatching("trainjob-dead-letters", l -> l.get("denied") != null);
+        assertEquals("create trainjobs.trainer.kubeflow.org in namespace team-b", denied.get("denied"), denied.toString());
+        assertTrue(String.valueOf(denied.get("error")).startsWith(
+                "caller 'system:serviceaccount:default:kafka-producer' (groups [kafka-producers])"), denied.toString());
+        assertTrue(client.resources(TrainJob.class).inNamespace("team-b").list().getItems().isEmpty());
         awaitMatching("trainjob-dead-letters", l -> "Failed".equals(l.get("status")) && "FailedJobs".equals(l.get("reason")));
         awaitMatching("trainjob-dead-letters", l -> notJson.equals(l.get("request"))
                 && !String.valueOf(l.get("error")).isBlank() && Long.valueOf(notJsonOffset).equals(
