@@ -40,6 +40,12 @@ final class ExchangeTrainRequests {
     private static final String FILE_PATH = "CamelFileAbsolutePath";
     private static final String FILE_MODIFIED = "CamelFileLastModified";
 
+    /** The route node of the exchange's first train step. */
+    private static final String FIRST_TRAIN_STEP_PROPERTY = "CamelKubeflowTrainerFirstTrainStep";
+    /** Headers a train step writes as its outcome that a train step also reads as input. */
+    private static final List<String> OUTCOME_HEADERS = List.of(JOB_NAME, NAMESPACE, IDEMPOTENCY_KEY);
+    private static final String WRITTEN_PROPERTY_PREFIX = "CamelKubeflowTrainerWritten.";
+
     /** Train options whose value is a Simple expression the producer evaluates per message, not a value. */
     static final Set<TrainField> EXPRESSION_OPTIONS = EnumSet.of(TrainField.IDEMPOTENCY_KEY, TrainField.RUN_KEY);
 
@@ -119,32 +125,51 @@ final class ExchangeTrainRequests {
         for (TrainField field : TrainField.values()) {
             String header = KubeflowTrainerConstants.header(field);
             Object value = in.getHeader(header);
-            if (value != null) {
+            if (value != null && callersHeader(exchange, header)) {
                 field.apply(request, headerValue(exchange, field, header, value), header);
             }
         }
         return request;
     }
 
+    /**
+     * A header's value as its field's kind: text from any scalar, numbers range-checked (never rounded or wrapped),
+     * lists of scalars; a list or map where text is wanted is refused.
+     */
     private static Object headerValue(Exchange exchange, TrainField field, String header, Object value) {
         return switch (field.kind()) {
-            case TEXT -> value.toString();
+            case TEXT -> scalar(header, value);
             case WORDS -> words(header, value);
-            case LIST -> value instanceof List<?> list ? list.stream().map(String::valueOf).toList()
+            case LIST -> value instanceof List<?> list ? list.stream().map(item -> scalar(header, item)).toList()
                     : commaList(value.toString());
             case MAP -> map(header, value);
+            case INTEGER -> value instanceof Number
+                    ? (int) TrainField.wholeNumber(value, header, Integer.MIN_VALUE, Integer.MAX_VALUE)
+                    : typed(exchange, header, value, Integer.class);
+            case LONG -> value instanceof Number ? TrainField.wholeNumber(value, header, Long.MIN_VALUE, Long.MAX_VALUE)
+                    : typed(exchange, header, value, Long.class);
             default -> typed(exchange, header, value, field.kind().javaType());
         };
     }
 
+    private static String scalar(String header, Object value) {
+        if (value instanceof Map || value instanceof java.util.Collection || value.getClass().isArray()) {
+            throw new InvalidOptionException(header, "a " + value.getClass().getSimpleName() + " was given where text"
+                    + " is wanted; set the header to a String");
+        }
+        return value.toString();
+    }
+
     /**
-     * The idempotency key: the header, else the endpoint's expression, else the identity of the event the message
-     * carries (Kafka record, S3 object version, file version), else the exchange id, which Camel keeps across
-     * redeliveries of one exchange.
+     * The idempotency key: the header, else the endpoint's expression, else one derived from the identity of the event
+     * the message carries (Kafka record, S3 object version, file version), else from the exchange id, which Camel
+     * keeps across redeliveries of one exchange. A derived key belongs to one train step: a later train step of the
+     * same exchange (another route node) derives its own, so two steps never share a job; the key a step wrote to the
+     * header is not taken by the next as the caller's.
      */
     static String idempotencyKey(Exchange exchange, Expression configured) {
         Message in = exchange.getMessage();
-        String key = in.getHeader(IDEMPOTENCY_KEY, String.class);
+        String key = callersHeader(exchange, IDEMPOTENCY_KEY) ? in.getHeader(IDEMPOTENCY_KEY, String.class) : null;
         if (key == null && configured != null) {
             key = configured.evaluate(exchange, String.class);
             if (key == null || key.isBlank()) {
@@ -152,17 +177,68 @@ final class ExchangeTrainRequests {
                         + " message; make it always yield a key, or set the " + IDEMPOTENCY_KEY + " header");
             }
         }
-        if (key == null && in.getHeader(KAFKA_TOPIC) != null && in.getHeader(KAFKA_OFFSET) != null) {
-            key = "kafka:" + in.getHeader(KAFKA_TOPIC) + "/" + in.getHeader(KAFKA_PARTITION) + "/"
-                  + in.getHeader(KAFKA_OFFSET);
+        if (key != null) {
+            return key;
         }
-        if (key == null && in.getHeader(S3_BUCKET) != null && in.getHeader(S3_KEY) != null) {
-            key = "s3:" + in.getHeader(S3_BUCKET) + "/" + in.getHeader(S3_KEY) + "@" + in.getHeader(S3_ETAG);
+        return derivedKey(exchange) + stepSuffix(exchange);
+    }
+
+    /**
+     * The values of the outcome headers before a train step writes its outcome, to tell afterwards which of them the
+     * step wrote (rather than the caller).
+     */
+    static Map<String, Object> outcomeHeaders(Exchange exchange) {
+        Map<String, Object> values = new java.util.HashMap<>();
+        OUTCOME_HEADERS.forEach(header -> values.put(header, exchange.getMessage().getHeader(header)));
+        return values;
+    }
+
+    /**
+     * Remembers which outcome headers the train step changed: a later train step of the exchange does not take its
+     * outcome (the job it made, its namespace, its derived key) for what the caller asked.
+     */
+    static void recordOutcome(Exchange exchange, Map<String, Object> before) {
+        for (String header : OUTCOME_HEADERS) {
+            Object written = exchange.getMessage().getHeader(header);
+            if (written != null && !written.equals(before.get(header))) {
+                exchange.setProperty(WRITTEN_PROPERTY_PREFIX + header, written);
+            }
         }
-        if (key == null && in.getHeader(FILE_PATH) != null) {
-            key = "file:" + in.getHeader(FILE_PATH) + "@" + in.getHeader(FILE_MODIFIED);
+    }
+
+    /** Whether the header holds what the caller set, not the outcome an earlier train step wrote. */
+    private static boolean callersHeader(Exchange exchange, String header) {
+        Object value = exchange.getMessage().getHeader(header);
+        return value != null && !value.equals(exchange.getProperty(WRITTEN_PROPERTY_PREFIX + header));
+    }
+
+    private static String derivedKey(Exchange exchange) {
+        Message in = exchange.getMessage();
+        if (in.getHeader(KAFKA_TOPIC) != null && in.getHeader(KAFKA_OFFSET) != null) {
+            return "kafka:" + in.getHeader(KAFKA_TOPIC) + "/" + in.getHeader(KAFKA_PARTITION) + "/"
+                   + in.getHeader(KAFKA_OFFSET);
         }
-        return key != null ? key : "exchange:" + exchange.getExchangeId();
+        if (in.getHeader(S3_BUCKET) != null && in.getHeader(S3_KEY) != null) {
+            return "s3:" + in.getHeader(S3_BUCKET) + "/" + in.getHeader(S3_KEY) + "@" + in.getHeader(S3_ETAG);
+        }
+        if (in.getHeader(FILE_PATH) != null) {
+            return "file:" + in.getHeader(FILE_PATH) + "@" + in.getHeader(FILE_MODIFIED);
+        }
+        return "exchange:" + exchange.getExchangeId();
+    }
+
+    /**
+     * Nothing for the exchange's first train step (so its keys stay what they were), {@code #<node id>} for any other:
+     * a redelivery retries the same node, so it derives the same key again.
+     */
+    private static String stepSuffix(Exchange exchange) {
+        String node = exchange.getExchangeExtension().getHistoryNodeId();
+        String first = exchange.getProperty(FIRST_TRAIN_STEP_PROPERTY, String.class);
+        if (first == null) {
+            exchange.setProperty(FIRST_TRAIN_STEP_PROPERTY, String.valueOf(node));
+            return "";
+        }
+        return first.equals(String.valueOf(node)) ? "" : "#" + node;
     }
 
     private static Object typed(Exchange exchange, String header, Object value, Class<?> type) {
@@ -177,7 +253,7 @@ final class ExchangeTrainRequests {
     /** A List header is taken word for word; a String header is split like a shell would. */
     private static List<String> words(String header, Object value) {
         if (value instanceof List<?> list) {
-            return list.stream().map(String::valueOf).toList();
+            return list.stream().map(item -> scalar(header, item)).toList();
         }
         if (value instanceof String[] array) {
             return List.of(array);

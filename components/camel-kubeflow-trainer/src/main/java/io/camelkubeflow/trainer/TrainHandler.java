@@ -1,10 +1,14 @@
 package io.camelkubeflow.trainer;
 
+import java.util.Map;
+
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.RuntimeLookup;
 import io.camelkubeflow.trainer.job.SubmitResult;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.job.TrainJobSubmitter;
 import io.camelkubeflow.trainer.job.TrainRequest;
+import io.camelkubeflow.trainer.watch.WatchedRuntimes;
 import org.apache.camel.Exchange;
 import org.apache.camel.Expression;
 import org.apache.camel.Message;
@@ -31,7 +35,9 @@ final class TrainHandler extends OperationHandler.Synchronous {
         endpointDefaults = ExchangeTrainRequests.fromConfiguration(endpoint);
         idempotencyKey = simple(configuration.getIdempotencyKey());
         runKey = simple(configuration.getRunKey());
-        submitter = new TrainJobSubmitter(endpoint.getClient(), endpoint.apiRetry(), configuration.getPolicy());
+        submitter = new TrainJobSubmitter(endpoint.getClient(), endpoint.apiRetry(), configuration.getPolicy(),
+                new WatchedRuntimes(endpoint.informers(), RuntimeLookup.direct(endpoint.getClient(),
+                        endpoint.apiRetry())));
         if (configuration.getTtlAfterFinished() > 0) {
             // after a restart too: the jobs of this namespace with a TTL are looked after again
             endpoint.ttlReaper().watchNamespace(endpoint.defaultNamespace());
@@ -64,6 +70,7 @@ final class TrainHandler extends OperationHandler.Synchronous {
         }
 
         Message out = exchange.getMessage();
+        Map<String, Object> before = ExchangeTrainRequests.outcomeHeaders(exchange);
         TrainJobHeaders.job(out, job);
         out.setHeader(IDEMPOTENCY_KEY, result.idempotencyKey());
         out.setHeader(ADOPTED, result.adopted());
@@ -71,5 +78,6 @@ final class TrainHandler extends OperationHandler.Synchronous {
         out.setHeader(LAUNCHER_CHOSEN, result.decision().launcher().optionValue());
         out.setHeader(LAUNCHER_RULE, result.decision().rule().name());
         out.setHeader(LAUNCHER_REASON, result.decision().reason());
+        ExchangeTrainRequests.recordOutcome(exchange, before);
     }
 }

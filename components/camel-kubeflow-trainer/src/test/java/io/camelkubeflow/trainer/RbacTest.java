@@ -46,14 +46,27 @@ class RbacTest {
     static final String USER_AGENT = "camel-kubeflow-trainer-under-test";
     static final Path DEPLOY = Path.of("../../deploy");
     static final Pattern NAMESPACED = Pattern.compile(
-            "/(?:api/v1|apis/([^/]+)/[^/]+)/namespaces/[^/]+/([^/?]+)(?:/([^/?]+))?(?:/([^/?]+))?");
+            "/(?:api/v1|apis/([^/]+)/[^/]+)/namespaces/([^/]+)/([^/?]+)(?:/([^/?]+))?(?:/([^/?]+))?");
+    /** The app's own namespace, where deploy/'s RoleBinding grants its Role: here, where the component acts. */
+    static final String APP_NAMESPACE = "rbac";
     static final Pattern CLUSTER = Pattern.compile("/apis/([^/]+)/[^/]+/([^/?]+)(?:/([^/?]+))?");
 
-    /** One API call as RBAC sees it: verb, API group, resource (with subresource), and whether it is namespaced. */
-    record Call(String verb, String group, String resource, boolean namespaced) {
+    /**
+     * One API call as RBAC sees it: verb, API group, resource (with subresource), and its namespace (null: a
+     * cluster-scoped resource, or all namespaces). As a permission: a Role's, bound in {@link #APP_NAMESPACE}, or a
+     * ClusterRole's (namespace null).
+     */
+    record Call(String verb, String group, String resource, String namespace) {
         @Override
         public String toString() {
-            return verb + " " + (group.isEmpty() ? "core" : group) + "/" + resource + (namespaced ? "" : " (cluster)");
+            return verb + " " + (group.isEmpty() ? "core" : group) + "/" + resource + (namespace == null
+                    ? " (cluster)" : " in " + namespace);
+        }
+
+        /** Whether this permission allows that call. */
+        boolean allows(Call call) {
+            return verb.equals(call.verb) && group.equals(call.group) && resource.equals(call.resource)
+                    && (namespace == null || namespace.equals(call.namespace));
         }
     }
 
@@ -61,7 +74,8 @@ class RbacTest {
      * Calls the routes app makes itself, not through the component: the TokenReview of each HTTP request's bearer
      * token (HttpAuthentication; HttpAuthenticationTest in the routes module makes it against the sandbox).
      */
-    private static final List<Call> APP_CALLS = List.of(new Call("create", "authentication.k8s.io", "tokenreviews", false));
+    private static final List<Call> APP_CALLS = List.of(new Call("create", "authentication.k8s.io", "tokenreviews",
+            null));
 
     @Test
     void theRolesAllowEveryCallAndGrantNothingUnused() throws Exception {
@@ -70,13 +84,13 @@ class RbacTest {
         Set<Call> granted = granted();
         Set<String> denied = new TreeSet<>();
         for (Call call : calls) {
-            if (!granted.contains(call)) {
+            if (granted.stream().noneMatch(permission -> permission.allows(call))) {
                 denied.add(call.toString());
             }
         }
         Set<String> unused = new TreeSet<>();
         for (Call permission : granted) {
-            if (!calls.contains(permission)) {
+            if (calls.stream().noneMatch(permission::allows)) {
                 unused.add(permission.toString());
             }
         }
@@ -114,15 +128,16 @@ class RbacTest {
             api.createRuntime(RuntimeYaml.of("team-runtime", "rbac", "torch", "{torch: {}}", "img"));
             assertNull(template.send("kubeflow-trainer:train?runtime=team-runtime&runtimeKind=TrainingRuntime"
                     + "&namespace=rbac&pythonFile=/a.py", e -> { }).getException());
-            // a refused create removes the staged script again
+            // a refused create stages no script; a script that cannot be staged takes its job back (delete)
             api.sandbox().refuseNextTrainJobCreates(1, 403);
             template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k2"));
-            // a leftover script of an attempt that died before its TrainJob existed is replaced
             api.client().configMaps().inNamespace("rbac").resource(new ConfigMapBuilder().withNewMetadata()
-                    .withName("leftover-script").addToLabels("app.kubernetes.io/managed-by", "camel-kubeflow-trainer")
-                    .addToLabels("camelkubeflow.io/trainjob", "leftover").endMetadata().build()).create();
-            assertNull(template.send(train + "&jobName=leftover", e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k3"))
-                    .getException());
+                    .withName("foreign-script").endMetadata().build()).create();
+            template.send(train + "&jobName=foreign", e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k3"));
+            // a runtime the watched cache does not hold is looked up directly (here: one that does not exist)
+            template.send("kubeflow-trainer:train?runtime=no-such&namespace=rbac&pythonFile=/a.py", e -> { });
+            template.send("kubeflow-trainer:train?runtime=no-such&runtimeKind=TrainingRuntime&namespace=rbac"
+                    + "&pythonFile=/a.py", e -> { });
             // wait, including a failure whose pods are looked at, and logs of every step
             template.send("kubeflow-trainer:wait", trained);
             Exchange failed = template.send(train, e -> {
@@ -168,11 +183,12 @@ class RbacTest {
         String group;
         String resource;
         String name;
-        boolean isNamespaced = namespaced.lookingAt();
-        if (isNamespaced) {
+        String namespace = null;
+        if (namespaced.lookingAt()) {
             group = namespaced.group(1) == null ? "" : namespaced.group(1);
-            resource = namespaced.group(2) + (namespaced.group(4) == null ? "" : "/" + namespaced.group(4));
-            name = namespaced.group(3);
+            namespace = namespaced.group(2);
+            resource = namespaced.group(3) + (namespaced.group(5) == null ? "" : "/" + namespaced.group(5));
+            name = namespaced.group(4);
         } else {
             Matcher cluster = CLUSTER.matcher(path);
             if (!cluster.lookingAt()) {
@@ -190,25 +206,25 @@ class RbacTest {
             case "DELETE" -> "delete";
             default -> throw new AssertionError("unexpected method " + request.getMethod());
         };
-        return new Call(verb, group, resource, isNamespaced);
+        return new Call(verb, group, resource, namespace);
     }
 
     private static Set<Call> granted() throws IOException {
         Set<Call> granted = new LinkedHashSet<>();
         for (PolicyRule rule : load("role.yaml", Role.class).getRules()) {
-            expand(rule, true, granted);
+            expand(rule, APP_NAMESPACE, granted);
         }
         for (PolicyRule rule : load("clusterrole.yaml", ClusterRole.class).getRules()) {
-            expand(rule, false, granted);
+            expand(rule, null, granted);
         }
         return granted;
     }
 
-    private static void expand(PolicyRule rule, boolean namespaced, Set<Call> into) {
+    private static void expand(PolicyRule rule, String namespace, Set<Call> into) {
         for (String group : rule.getApiGroups()) {
             for (String resource : rule.getResources()) {
                 for (String verb : rule.getVerbs()) {
-                    into.add(new Call(verb, group, resource, namespaced));
+                    into.add(new Call(verb, group, resource, namespace));
                 }
             }
         }

@@ -2,6 +2,7 @@ package io.camelkubeflow.trainer.routes;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.UUID;
 
 import com.fasterxml.jackson.core.JacksonException;
 import io.camelkubeflow.trainer.access.Access;
@@ -15,12 +16,14 @@ import io.camelkubeflow.trainer.job.TrainJobConflictException;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.model.rest.RestBindingMode;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
@@ -31,6 +34,8 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  */
 @ApplicationScoped
 public class HttpRoutes extends RouteBuilder {
+    private static final Logger LOG = Logger.getLogger(HttpRoutes.class);
+
     @Inject
     TrainJobStatusView statusView;
 
@@ -51,10 +56,14 @@ public class HttpRoutes extends RouteBuilder {
                 .process(e -> error(e, 400, e.getProperty(Exchange.EXCEPTION_CAUGHT, InvalidOptionException.class)
                         .getField()));
         onException(JacksonException.class).handled(true).process(e -> error(e, 400, "body"));
-        onException(TrainJobConflictException.class).handled(true).process(e -> error(e, 409, null));
+        // same key, different request: the request cannot be processed as sent (422); a name taken by another key: 409
+        onException(TrainJobConflictException.class).handled(true).process(e -> error(e, e.getProperty(
+                Exchange.EXCEPTION_CAUGHT, TrainJobConflictException.class).getDiffering().isEmpty() ? 409 : 422, null));
         onException(TrainJobNotFoundException.class).handled(true).process(e -> error(e, 404, null));
         onException(AccessDeniedException.class).handled(true).process(e -> error(e, 403, null));
         onException(PolicyViolationException.class).handled(true).process(e -> error(e, 403, null));
+        onException(KubernetesClientException.class).handled(true).process(HttpRoutes::apiError);
+        onException(Exception.class).handled(true).process(HttpRoutes::internalError);
 
         rest("/trainjobs")
                 .post().to("direct:http-train")
@@ -65,6 +74,7 @@ public class HttpRoutes extends RouteBuilder {
                 .removeHeaders("CamelKubeflowTrainer*")
                 .process(HttpRoutes::callerFromAuthentication)
                 .setHeader(IDEMPOTENCY_KEY, header("Idempotency-Key"))
+                .process(HttpRoutes::requireBody)
                 .unmarshal().json(Map.class)
                 .bean("trainRequestMessage", "apply")
                 // as the caller: the API server decides whether it may create the TrainJob and read what it references
@@ -110,10 +120,55 @@ public class HttpRoutes extends RouteBuilder {
         return namespace == null ? defaultNamespace : namespace;
     }
 
-    private static void error(Exchange exchange, int status, String field) {
+    private static void requireBody(Exchange exchange) {
+        String body = exchange.getMessage().getBody(String.class);
+        if (body == null || body.isBlank()) {
+            throw new InvalidOptionException("body", "the request has no body; send a JSON object such as"
+                    + " {\"script\": \"print(1)\"} with Content-Type: application/json");
+        }
+        exchange.getMessage().setBody(body);
+    }
+
+    /**
+     * What the Kubernetes API answered, as the HTTP API's answer: its refusals (403, 404, 409, 422) keep their status
+     * and message; an API server that does not answer, or answers 429 or 5xx, is 503 (try again), never a 500.
+     */
+    private static void apiError(Exchange exchange) {
+        KubernetesClientException refused = exchange.getProperty(Exchange.EXCEPTION_CAUGHT,
+                KubernetesClientException.class);
+        int code = refused.getCode();
+        String message = refused.getStatus() != null && refused.getStatus().getMessage() != null
+                ? refused.getStatus().getMessage() : refused.getMessage();
+        if (code == 0 || code == 429 || code >= 500) {
+            answer(exchange, 503, ErrorAnswer.json(code == 0 ? "Kubernetes API unreachable"
+                    : "the Kubernetes API is unavailable (" + code + ")", null, "try again shortly; nothing was"
+                            + " changed unless a later retry with the same Idempotency-Key adopts it"));
+        } else if (code == 403 || code == 404 || code == 409 || code == 422 || code == 400) {
+            answer(exchange, code, ErrorAnswer.json("the Kubernetes API refused the request (" + code + "): "
+                    + message, null, null));
+        } else {
+            answer(exchange, 502, ErrorAnswer.json("the Kubernetes API answered " + code + ": " + message, null,
+                    null));
+        }
+    }
+
+    /** A fault of the app itself: a 500 that says so and where to look, never an empty one. */
+    private static void internalError(Exchange exchange) {
+        Exception fault = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
+        String id = UUID.randomUUID().toString().substring(0, 8);
+        LOG.errorf(fault, "HTTP request failed (error %s)", id);
+        answer(exchange, 500, ErrorAnswer.json("internal error " + id + ": the app's log has the details", null,
+                null));
+    }
+
+    private static void answer(Exchange exchange, int status, String json) {
         exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, status);
         exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, "application/json");
-        exchange.getMessage().setBody(ErrorAnswer.json(exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class),
+        exchange.getMessage().setBody(json);
+    }
+
+    private static void error(Exchange exchange, int status, String field) {
+        answer(exchange, status, ErrorAnswer.json(exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class),
                 field));
     }
 }

@@ -52,6 +52,9 @@ public class KubernetesClientProducer {
                 Path.of(System.getProperty("user.home")));
         if (connection == ClusterConnection.CLUSTER) {
             KubernetesClient client = new KubernetesClientBuilder().build();
+            // the component retries 429, 5xx and refused connections itself (about 3 s); fabric8's own 10 retries
+            // would stack on it and hold a caller ~20 s before its 503
+            client.getConfiguration().setRequestRetryBackoffLimit(0);
             LOG.infof("Using the Kubernetes cluster at %s", client.getMasterUrl());
             return client;
         }
@@ -71,6 +74,7 @@ public class KubernetesClientProducer {
                 + " trainer.cluster=cluster (or provide a kubeconfig) to use a real cluster.", sandbox.masterUrl(),
                 sandboxRunScripts ? " (a staged Python script runs once with the local python3; other code does not run)"
                         : " without running their code");
+        sandbox.client().getConfiguration().setRequestRetryBackoffLimit(0);
         return sandbox.client();
     }
 

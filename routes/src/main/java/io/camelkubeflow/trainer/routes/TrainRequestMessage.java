@@ -1,9 +1,7 @@
 package io.camelkubeflow.trainer.routes;
 
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
@@ -16,7 +14,8 @@ import org.apache.camel.Exchange;
 /**
  * The JSON message that asks the routes app for a TrainJob (an HTTP body today; a Kafka record with the Kafka route).
  * Each field becomes the kubeflow-trainer header of the same meaning, so the component validates it and names the
- * field on error; an unknown field is refused, never ignored. The fields are the component's train fields that a
+ * field on error; an unknown field is refused, never ignored, and a value of the wrong JSON type is refused, never
+ * converted ({@link TrainField#fromJson}). The fields are the component's train fields that a
  * request message may set ({@link TrainField#inMessages()}).
  */
 @ApplicationScoped
@@ -25,11 +24,6 @@ public class TrainRequestMessage {
     /** Message field -> component header: the train fields a request message may set. */
     static final Map<String, String> FIELDS = Arrays.stream(TrainField.values()).filter(TrainField::inMessages)
             .collect(Collectors.toUnmodifiableMap(TrainField::fieldName, KubeflowTrainerConstants::header));
-
-    /** Values that must be text; the others (lists, maps, numbers, booleans) are handed on as they are. */
-    private static final Set<String> TEXT_FIELDS = Arrays.stream(TrainField.values())
-            .filter(field -> field.kind() == TrainField.Kind.TEXT).map(TrainField::fieldName)
-            .collect(Collectors.toUnmodifiableSet());
 
     /** Sets the headers the message body (a JSON object, already read into a Map) asks for. */
     public void apply(Exchange exchange) {
@@ -49,11 +43,8 @@ public class TrainRequestMessage {
             if (value == null) {
                 continue;
             }
-            if (TEXT_FIELDS.contains(field) && (value instanceof Map || value instanceof List)) {
-                throw new InvalidOptionException(field, "must be a string, not " + (value instanceof Map
-                        ? "an object" : "a list"));
-            }
-            exchange.getMessage().setHeader(header, TEXT_FIELDS.contains(field) ? value.toString() : value);
+            // the JSON type the field takes, never converted: 42 is not a script, 1.5 not a number of nodes
+            exchange.getMessage().setHeader(header, TrainField.named(field).fromJson(value, field));
         }
     }
 }

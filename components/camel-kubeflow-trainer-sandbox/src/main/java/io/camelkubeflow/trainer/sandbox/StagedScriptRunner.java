@@ -44,34 +44,55 @@ final class StagedScriptRunner {
         if (command.isEmpty() || command.contains("bash")) {
             return Optional.empty();
         }
-        for (Object patch : list(spec.get("runtimePatches"))) {
-            for (Object replicatedJob : list(map(map(map(map(patch).get("trainingRuntimeSpec")).get("template"))
-                    .get("spec")).get("replicatedJobs"))) {
-                Map<String, Object> podSpec = map(map(map(map(map(replicatedJob).get("template")).get("spec"))
-                        .get("template")).get("spec"));
-                for (Object volume : list(podSpec.get("volumes"))) {
-                    String configMapName = (String) map(map(volume).get("configMap")).get("name");
-                    String mountPath = mountPathOf(podSpec, (String) map(volume).get("name"));
-                    if (configMapName == null || mountPath == null) {
-                        continue;
-                    }
-                    ConfigMap configMap = client.configMaps().inNamespace(job.getMetadata().getNamespace())
-                            .withName(configMapName).get();
-                    if (configMap == null || configMap.getData() == null) {
-                        continue;
-                    }
-                    for (Map.Entry<String, String> file : configMap.getData().entrySet()) {
-                        int at = command.indexOf(mountPath + "/" + file.getKey());
-                        if (at >= 0) {
-                            List<String> args = new ArrayList<>(command.subList(at + 1, command.size()));
-                            list(trainer.get("args")).forEach(a -> args.add(String.valueOf(a)));
-                            return Optional.of(new Script(file.getKey(), file.getValue(), args, plainEnv(trainer)));
-                        }
+        for (Map<String, Object> podSpec : patchedPodSpecs(job)) {
+            for (Object volume : list(podSpec.get("volumes"))) {
+                String configMapName = (String) map(map(volume).get("configMap")).get("name");
+                String mountPath = mountPathOf(podSpec, (String) map(volume).get("name"));
+                if (configMapName == null || mountPath == null) {
+                    continue;
+                }
+                ConfigMap configMap = client.configMaps().inNamespace(job.getMetadata().getNamespace())
+                        .withName(configMapName).get();
+                if (configMap == null || configMap.getData() == null) {
+                    continue;
+                }
+                for (Map.Entry<String, String> file : configMap.getData().entrySet()) {
+                    int at = command.indexOf(mountPath + "/" + file.getKey());
+                    if (at >= 0) {
+                        List<String> args = new ArrayList<>(command.subList(at + 1, command.size()));
+                        list(trainer.get("args")).forEach(a -> args.add(String.valueOf(a)));
+                        return Optional.of(new Script(file.getKey(), file.getValue(), args, plainEnv(trainer)));
                     }
                 }
             }
         }
         return Optional.empty();
+    }
+
+    /** The ConfigMaps the job's runtime patches mount as volumes (not marked optional): pods start once they exist. */
+    static List<String> mountedConfigMaps(GenericKubernetesResource job) {
+        List<String> names = new ArrayList<>();
+        for (Map<String, Object> podSpec : patchedPodSpecs(job)) {
+            for (Object volume : list(podSpec.get("volumes"))) {
+                Map<String, Object> configMap = map(map(volume).get("configMap"));
+                if (configMap.get("name") instanceof String name && !Boolean.TRUE.equals(configMap.get("optional"))) {
+                    names.add(name);
+                }
+            }
+        }
+        return names;
+    }
+
+    private static List<Map<String, Object>> patchedPodSpecs(GenericKubernetesResource job) {
+        List<Map<String, Object>> podSpecs = new ArrayList<>();
+        for (Object patch : list(map(job.getAdditionalProperties().get("spec")).get("runtimePatches"))) {
+            for (Object replicatedJob : list(map(map(map(map(patch).get("trainingRuntimeSpec")).get("template"))
+                    .get("spec")).get("replicatedJobs"))) {
+                podSpecs.add(map(map(map(map(map(replicatedJob).get("template")).get("spec")).get("template"))
+                        .get("spec")));
+            }
+        }
+        return podSpecs;
     }
 
     /** Runs the script, sending each output line to {@code log}; returns the exit code (137 when it ran too long). */

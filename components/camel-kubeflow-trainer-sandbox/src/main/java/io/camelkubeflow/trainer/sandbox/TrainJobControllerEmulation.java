@@ -54,6 +54,8 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
      * line the controller writes trainerStatus (percentage, remaining seconds, a loss metric), and 100% at the end.
      */
     public static final String REPORT_PROGRESS_ANNOTATION = "sandbox.camelkubeflow.io/report-progress";
+    /** How often a pod waiting for a missing ConfigMap volume looks for it again. */
+    private static final Duration MOUNT_RETRY = Duration.ofMillis(100);
     public static final String JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name";
     public static final String REPLICATED_JOB_LABEL = "jobset.sigs.k8s.io/replicatedjob-name";
     public static final String COMPLETION_INDEX_LABEL = "batch.kubernetes.io/job-completion-index";
@@ -171,6 +173,17 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
 
     private void run(GenericKubernetesResource job, List<Pod> pods) {
         try {
+            String namespace = job.getMetadata().getNamespace();
+            if (StagedScriptRunner.mountedConfigMaps(job).stream()
+                    .anyMatch(name -> client.configMaps().inNamespace(namespace).withName(name).get() == null)) {
+                if (client.genericKubernetesResources(TRAINJOBS).inNamespace(namespace)
+                        .withName(job.getMetadata().getName()).get() == null) {
+                    return;
+                }
+                // as a kubelet does: a pod whose ConfigMap volume is missing stays Pending and mounts it once it exists
+                scheduler.schedule(() -> run(job, pods), MOUNT_RETRY.toMillis(), TimeUnit.MILLISECONDS);
+                return;
+            }
             for (Pod pod : pods) {
                 setPodPhase(pod, "Running", null);
             }

@@ -6,6 +6,7 @@ import java.util.Map;
 
 import io.camelkubeflow.trainer.runtime.ImageRule;
 import io.camelkubeflow.trainer.runtime.Launcher;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 
 /**
  * Every field of a {@link TrainRequest} a caller can set, declared once: the name callers write (the endpoint option,
@@ -132,6 +133,99 @@ public enum TrainField {
         if (value != null) {
             setter.apply(request, value, field);
         }
+    }
+
+    /**
+     * A value from a JSON request message (HTTP, Kafka) as this field's kind, never converted from another JSON type:
+     * text must be a string; a whole number an integer within the field's range; a flag true or false; a list an array
+     * of strings (or one string, split as the field's kind says); a map an object of strings. Anything else is
+     * refused naming the field as the message wrote it, before anything is written.
+     */
+    public Object fromJson(Object value, String field) {
+        return switch (kind) {
+            case TEXT -> jsonType(value, String.class, field, "a string");
+            case INTEGER -> (int) wholeNumber(value, field, Integer.MIN_VALUE, Integer.MAX_VALUE);
+            case LONG -> wholeNumber(value, field, Long.MIN_VALUE, Long.MAX_VALUE);
+            case BOOLEAN -> jsonType(value, Boolean.class, field, "true or false");
+            case WORDS, LIST -> value instanceof String ? value : jsonStrings(value, field);
+            case MAP -> jsonStringMap(value, field);
+            case DURATION -> value;
+        };
+    }
+
+    /**
+     * A whole number in [min, max] from a Java number; a fraction, or a number outside the range, is refused, never
+     * rounded or wrapped.
+     */
+    public static long wholeNumber(Object value, String field, long min, long max) {
+        String range = "a whole number from " + min + " to " + max;
+        if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte) {
+            long number = ((Number) value).longValue();
+            if (number < min || number > max) {
+                throw new InvalidOptionException(field, value + " is out of range; give " + range);
+            }
+            return number;
+        }
+        if (value instanceof java.math.BigInteger big) {
+            if (big.bitLength() >= 64 || big.longValue() < min || big.longValue() > max) {
+                throw new InvalidOptionException(field, value + " is out of range; give " + range);
+            }
+            return big.longValue();
+        }
+        throw new InvalidOptionException(field, describe(value) + " is not " + range);
+    }
+
+    private static Object jsonType(Object value, Class<?> type, String field, String wanted) {
+        if (!type.isInstance(value)) {
+            throw new InvalidOptionException(field, describe(value) + " is not " + wanted + "; write it as "
+                    + wanted + " in the JSON");
+        }
+        return value;
+    }
+
+    private static List<String> jsonStrings(Object value, String field) {
+        if (!(value instanceof List<?> list)) {
+            throw new InvalidOptionException(field, describe(value) + " is not an array of strings");
+        }
+        for (int i = 0; i < list.size(); i++) {
+            if (!(list.get(i) instanceof String)) {
+                throw new InvalidOptionException(field, "item " + i + " is " + describe(list.get(i))
+                        + ", not a string; write every item as a JSON string, e.g. [\"--lr\", \"0.1\"]");
+            }
+        }
+        @SuppressWarnings("unchecked")
+        List<String> strings = (List<String>) list;
+        return strings;
+    }
+
+    private static Map<?, ?> jsonStringMap(Object value, String field) {
+        if (!(value instanceof Map<?, ?> map)) {
+            throw new InvalidOptionException(field, describe(value) + " is not an object of strings");
+        }
+        map.forEach((key, item) -> {
+            if (!(item instanceof String)) {
+                throw new InvalidOptionException(field, "the value of '" + key + "' is " + describe(item)
+                        + ", not a string; write it as a JSON string, e.g. \"" + key + "\": \"4\"");
+            }
+        });
+        return map;
+    }
+
+    /** A value as the caller sent it, with its JSON type: {@code the number 1.5}, {@code an object}. */
+    static String describe(Object value) {
+        if (value instanceof Map) {
+            return "an object";
+        }
+        if (value instanceof List) {
+            return "an array";
+        }
+        if (value instanceof Number) {
+            return "the number " + value;
+        }
+        if (value instanceof Boolean) {
+            return "the boolean " + value;
+        }
+        return value instanceof String ? "the string '" + value + "'" : "a " + value.getClass().getSimpleName();
     }
 
     /** The field callers write under this name, or null. */

@@ -135,6 +135,8 @@ public final class TrainJobFactory {
         trainJob.setMetadata(new ObjectMetaBuilder().withName(jobName).withNamespace(namespace)
                 .withLabels(labels).withAnnotations(annotations).build());
         trainJob.setSpec(spec);
+        trainJob.getMetadata().getAnnotations().put(TrainJobMetadata.REQUEST_FINGERPRINT_ANNOTATION,
+                RequestFingerprint.format(RequestFingerprint.of(trainJob, scriptConfigMap)));
         return new PreparedTrainJob(trainJob, scriptConfigMap, runtime, decision);
     }
 

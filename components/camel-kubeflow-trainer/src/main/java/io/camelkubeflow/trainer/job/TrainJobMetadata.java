@@ -19,6 +19,8 @@ public final class TrainJobMetadata {
     public static final String IDEMPOTENCY_KEY_ANNOTATION = DOMAIN + "/idempotency-key";
     public static final String IDEMPOTENCY_HASH_ANNOTATION = DOMAIN + "/idempotency-key-sha256";
     /** The key space the idempotency key belongs to (an entry point, a caller), when one was given. */
+    /** What the request that made the job asked for, part by part ({@link RequestFingerprint}). */
+    public static final String REQUEST_FINGERPRINT_ANNOTATION = DOMAIN + "/request-fingerprint";
     public static final String IDEMPOTENCY_SCOPE_ANNOTATION = DOMAIN + "/idempotency-scope";
     /** Label of jobs whose in-flight count is capped together (maxInFlight). */
     public static final String GROUP_LABEL = DOMAIN + "/group";

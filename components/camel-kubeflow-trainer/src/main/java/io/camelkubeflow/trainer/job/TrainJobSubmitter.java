@@ -17,6 +17,7 @@ import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.support.TrainJobMdc;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
@@ -24,15 +25,15 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Creates TrainJobs idempotently. Everything is checked (request, runtime, launcher, command) before the first write;
- * a job of the same name made for the same idempotency key is adopted, one made for another key is an error. An
- * inline script's ConfigMap is written before the TrainJob (so pods never start without it) and then handed to the
- * TrainJob as owner, so deleting the job deletes the script.
+ * a job of the same name made for the same idempotency key from the same request is adopted, one made for another
+ * key or from a different request is a {@link TrainJobConflictException}. A create is one request, two with an inline
+ * script: the TrainJob, then its script's ConfigMap owned by it (its pods wait for the volume, as pods do), so
+ * deleting the job deletes the script and no update can meet a concurrent one.
  */
 public class TrainJobSubmitter {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobSubmitter.class);
@@ -40,6 +41,7 @@ public class TrainJobSubmitter {
     private final KubernetesClient client;
     private final ApiRetry retry;
     private final RequestPolicy policy;
+    private final RuntimeLookup runtimes;
 
     public TrainJobSubmitter(KubernetesClient client) {
         this(client, ApiRetry.DEFAULT);
@@ -47,14 +49,18 @@ public class TrainJobSubmitter {
 
     /** @param retry how API calls that fail with 429 or 5xx are retried (not at all when the client retries itself) */
     public TrainJobSubmitter(KubernetesClient client, ApiRetry retry) {
-        this(client, retry, null);
+        this(client, retry, null, RuntimeLookup.direct(client, retry));
     }
 
-    /** @param policy what requests may ask for; null: anything the validator accepts */
-    public TrainJobSubmitter(KubernetesClient client, ApiRetry retry, RequestPolicy policy) {
+    /**
+     * @param policy   what requests may ask for; null: anything the validator accepts
+     * @param runtimes where runtimes are found (a watched cache saves a GET per create)
+     */
+    public TrainJobSubmitter(KubernetesClient client, ApiRetry retry, RequestPolicy policy, RuntimeLookup runtimes) {
         this.client = client;
         this.retry = retry.forClient(client);
         this.policy = policy;
+        this.runtimes = runtimes;
     }
 
     /**
@@ -89,10 +95,9 @@ public class TrainJobSubmitter {
         String namespace = wanted.getMetadata().getNamespace();
         String name = wanted.getMetadata().getName();
 
-        ConfigMap script = prepared.scriptConfigMap();
-        if (script != null || request.skipIfRunning() || request.maxInFlight() != null) {
-            // a job that exists already must not get its script restaged nor count against the checks below; a
-            // plain create needs no such look first: the server answers 409 and the job is adopted below
+        if (request.skipIfRunning() || request.maxInFlight() != null) {
+            // a job that exists already must not count against the checks below; a plain create needs no such look
+            // first: the server answers 409 and the job is adopted below
             TrainJob existing = retry.call("GET TrainJob " + namespace + "/" + name,
                     () -> trainJobs(namespace).withName(name).get());
             if (existing != null) {
@@ -117,30 +122,30 @@ public class TrainJobSubmitter {
                 throw new TrainJobCapacityException(namespace, group, inFlight, request.maxInFlight());
             }
         }
-        if (script != null) {
-            stageScript(script);
-        }
         TrainJob created;
         try {
             created = retry.call("create TrainJob " + namespace + "/" + name,
                     () -> trainJobs(namespace).resource(wanted).create());
         } catch (KubernetesClientException e) {
             if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
-                // the job exists: made by an earlier attempt of this event, or by another replica racing this one;
-                // adopted when it was made for this key
+                // the job exists: made by an earlier attempt of this request, or by a concurrent one; adopted when
+                // it was made for this key from the same request
                 TrainJob winner = retry.call("GET TrainJob " + namespace + "/" + name,
                         () -> trainJobs(namespace).withName(name).get());
                 if (winner != null) {
                     return adopt(winner, prepared, request);
                 }
             }
-            if (script != null) {
-                deleteQuietly(script);
-            }
             throw e;
         }
-        if (script != null) {
-            takeOwnership(script, created);
+        if (prepared.scriptConfigMap() != null) {
+            try {
+                stageScript(prepared.scriptConfigMap(), created);
+            } catch (RuntimeException e) {
+                // a job whose script cannot be staged would wait for it forever: it is taken back
+                deleteQuietly(created);
+                throw e;
+            }
         }
         try (var log = TrainJobMdc.of(namespace, name)) {
             if (prepared.decision().rule() == LauncherRule.FALLBACK) {
@@ -169,14 +174,20 @@ public class TrainJobSubmitter {
                     : "it was created for another idempotency key (" + describeKey(annotations)
                             + "); choose another 'jobName' or 'jobNamePrefix'");
         }
-        if (prepared.scriptConfigMap() != null) {
-            // the attempt that created the job may have failed before handing it the script
-            String scriptName = prepared.scriptConfigMap().getMetadata().getName();
-            ConfigMap script = retry.call("GET ConfigMap " + scriptName, () -> client.configMaps()
-                    .inNamespace(existing.getMetadata().getNamespace()).withName(scriptName).get());
-            if (script != null && isStagedFor(script, name) && script.getMetadata().getOwnerReferences().isEmpty()) {
-                takeOwnership(script, existing);
+        String recorded = annotations.get(TrainJobMetadata.REQUEST_FINGERPRINT_ANNOTATION);
+        if (recorded != null) {
+            List<String> differing = RequestFingerprint.differing(recorded, RequestFingerprint.of(prepared.trainJob(),
+                    prepared.scriptConfigMap()));
+            if (!differing.isEmpty()) {
+                throw new TrainJobConflictException(name, existing.getMetadata().getNamespace(), "it was made for"
+                        + " idempotency key '" + key + "' from a different request, which differs in "
+                        + String.join(", ", differing) + "; send the same request again, or use a new idempotency"
+                        + " key for a new TrainJob", differing);
             }
+        }
+        if (prepared.scriptConfigMap() != null) {
+            // the attempt that created the job may have died before staging its script
+            stageScript(prepared.scriptConfigMap(), existing);
         }
         try (var log = TrainJobMdc.of(existing.getMetadata().getNamespace(), name)) {
             LOG.info("Adopted existing TrainJob {}/{} for idempotency key {}", existing.getMetadata().getNamespace(),
@@ -198,28 +209,39 @@ public class TrainJobSubmitter {
     }
 
     /**
-     * Creates the script ConfigMap. One left by an earlier attempt for the same job (which failed before its TrainJob
-     * existed) is replaced; a ConfigMap of that name that this component did not stage for this job is never touched.
+     * Creates the script ConfigMap, owned by its TrainJob (so deleting the job deletes the script). Its pods wait for
+     * it as pods wait for any ConfigMap volume. One that exists already and is owned by this very job was staged by a
+     * concurrent or earlier attempt (the job's fingerprint covers the script) and is left as it is; one owned by an
+     * earlier job of the name (being deleted), or one this component did not stage for this job, is never touched.
      */
-    private void stageScript(ConfigMap script) {
+    private void stageScript(ConfigMap script, TrainJob owner) {
         String namespace = script.getMetadata().getNamespace();
-        String jobName = script.getMetadata().getLabels().get(TrainJobMetadata.TRAINJOB_LABEL);
+        String configMap = script.getMetadata().getName();
+        ConfigMap owned = new ConfigMapBuilder(script).editMetadata().withOwnerReferences(new OwnerReferenceBuilder()
+                .withApiVersion(TrainJob.API_VERSION).withKind("TrainJob").withName(owner.getMetadata().getName())
+                .withUid(owner.getMetadata().getUid()).withBlockOwnerDeletion(false).withController(false).build())
+                .endMetadata().build();
         try {
-            retry.call("create ConfigMap " + script.getMetadata().getName(),
-                    () -> client.configMaps().inNamespace(namespace).resource(script).create());
+            retry.call("create ConfigMap " + configMap,
+                    () -> client.configMaps().inNamespace(namespace).resource(owned).create());
         } catch (KubernetesClientException e) {
             if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
                 throw e;
             }
-            ConfigMap existing = retry.call("GET ConfigMap " + script.getMetadata().getName(),
-                    () -> client.configMaps().inNamespace(namespace).withName(script.getMetadata().getName()).get());
+            ConfigMap existing = retry.call("GET ConfigMap " + configMap,
+                    () -> client.configMaps().inNamespace(namespace).withName(configMap).get());
+            String jobName = owner.getMetadata().getName();
             if (existing == null || !isStagedFor(existing, jobName)) {
-                throw new TrainJobConflictException(jobName, namespace, "ConfigMap " + script.getMetadata().getName()
-                        + " exists and was not staged by this component for this job; rename or delete it, or choose"
-                        + " another 'jobName'");
+                throw new TrainJobConflictException(jobName, namespace, "ConfigMap " + configMap + " exists and was"
+                        + " not staged by this component for this job; rename or delete it, or choose another"
+                        + " 'jobName'");
             }
-            retry.call("update ConfigMap " + script.getMetadata().getName(),
-                    () -> client.configMaps().inNamespace(namespace).resource(script).update());
+            if (existing.getMetadata().getOwnerReferences().stream()
+                    .noneMatch(reference -> owner.getMetadata().getUid().equals(reference.getUid()))) {
+                throw new TrainJobConflictException(jobName, namespace, "ConfigMap " + configMap + " still holds the"
+                        + " script of an earlier TrainJob of this name, which Kubernetes is deleting; try again"
+                        + " shortly");
+            }
         }
     }
 
@@ -229,26 +251,15 @@ public class TrainJobSubmitter {
                 && jobName.equals(labels.get(TrainJobMetadata.TRAINJOB_LABEL));
     }
 
-    private void takeOwnership(ConfigMap script, TrainJob owner) {
-        retry.call("hand ConfigMap " + script.getMetadata().getName() + " to its TrainJob", () -> client.configMaps()
-                .inNamespace(script.getMetadata().getNamespace())
-                .withName(script.getMetadata().getName())
-                .edit(cm -> {
-                    cm.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder()
-                            .withApiVersion(TrainJob.API_VERSION).withKind("TrainJob")
-                            .withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid())
-                            .withBlockOwnerDeletion(false).withController(false).build()));
-                    return cm;
-                }));
-    }
-
-    private void deleteQuietly(ConfigMap script) {
+    private void deleteQuietly(TrainJob job) {
+        String namespace = job.getMetadata().getNamespace();
+        String name = job.getMetadata().getName();
         try {
-            retry.call("delete ConfigMap " + script.getMetadata().getName(), () -> client.configMaps()
-                    .inNamespace(script.getMetadata().getNamespace()).withName(script.getMetadata().getName()).delete());
+            retry.call("delete TrainJob " + namespace + "/" + name,
+                    () -> trainJobs(namespace).withName(name).delete());
         } catch (KubernetesClientException e) {
-            LOG.warn("Could not delete staged script ConfigMap {} after a failed create: {}",
-                    script.getMetadata().getName(), e.getMessage());
+            LOG.warn("Could not delete TrainJob {}/{} whose script could not be staged: {}", namespace, name,
+                    e.getMessage());
         }
     }
 
@@ -258,19 +269,17 @@ public class TrainJobSubmitter {
                 : UUID.randomUUID().toString();
     }
 
-    /** Reads the runtime the request names; a missing runtime is an input error, reported before any write. */
+    /** Finds the runtime the request names; a missing runtime is an input error, reported before any write. */
     public TrainingRuntimeDescriptor lookupRuntime(TrainRequest request, String namespace) {
         RuntimeKind kind = request.runtimeKind() != null ? RuntimeKind.of(request.runtimeKind())
                 : RuntimeKind.ClusterTrainingRuntime;
-        boolean namespaced = kind.namespaced();
-        ResourceDefinitionContext context = kind.context();
-        GenericKubernetesResource runtime = retry.call("GET " + kind + " " + request.runtime(), () -> namespaced
-                ? client.genericKubernetesResources(context).inNamespace(namespace).withName(request.runtime()).get()
-                : client.genericKubernetesResources(context).withName(request.runtime()).get());
+        GenericKubernetesResource runtime = runtimes.find(kind, namespace, request.runtime());
         if (runtime == null) {
+            boolean namespaced = kind.namespaced();
             throw new InvalidOptionException("runtime", kind + " '" + request.runtime() + "' does not exist"
                     + (namespaced ? " in namespace " + namespace : "") + "; list them with kubectl get "
-                    + context.getPlural() + (namespaced ? "" : ", or set runtimeKind=TrainingRuntime for a namespaced one"));
+                    + kind.context().getPlural() + (namespaced ? ""
+                            : ", or set runtimeKind=TrainingRuntime for a namespaced one"));
         }
         return TrainingRuntimeDescriptor.from(runtime);
     }

@@ -76,6 +76,7 @@ public final class TrainRequestValidator {
             throw new InvalidOptionException("image", "'" + request.image()
                     + "' is not an image reference (non-empty, no whitespace, at most 500 characters)");
         }
+        noNul(request);
         payload(request);
         packages(request);
         admission(request);
@@ -154,7 +155,8 @@ public final class TrainRequestValidator {
                 throw new InvalidOptionException("script", "the inline script is empty; give the Python source");
             }
             String fileName = scriptFileName(request);
-            if (fileName.length() > 253 || !CONFIG_MAP_KEY.matcher(fileName).matches()) {
+            if (fileName.length() > 253 || !CONFIG_MAP_KEY.matcher(fileName).matches() || fileName.equals(".")
+                    || fileName.equals("..")) {
                 throw new InvalidOptionException("scriptFileName", "'" + fileName
                         + "' is not a file name a ConfigMap can hold; use letters, digits, '-', '_' or '.', e.g. train.py");
             }
@@ -168,6 +170,47 @@ public final class TrainRequestValidator {
         if (request.args() != null && request.args().size() > MAX_LIST_ITEMS) {
             throw new InvalidOptionException("args", request.args().size() + " arguments given; the TrainJob CRD"
                     + " allows at most " + MAX_LIST_ITEMS + "; pass the rest in a config file or env");
+        }
+    }
+
+    /**
+     * No text of the request holds a NUL character: no process argument, environment value or file can carry one, and
+     * the API server would store what the pod cannot use.
+     */
+    private static void noNul(TrainRequest request) {
+        noNul("command", request.command());
+        noNul("args", request.args());
+        noNul("packages", request.packages());
+        noNul("pipIndexUrls", request.pipIndexUrls());
+        noNul("script", request.script());
+        noNul("scriptFileName", request.scriptFileName());
+        noNul("image", request.image());
+        noNul("runKey", request.runKey());
+        noNul("idempotencyKey", request.idempotencyKey());
+        noNul("datasetUri", request.datasetUri());
+        noNul("modelUri", request.modelUri());
+        request.env().forEach((name, value) -> noNul("env", "env " + name, value.getValue()));
+        request.labels().forEach((key, value) -> noNul("labels", "label " + key, value));
+        request.annotations().forEach((key, value) -> noNul("annotations", "annotation " + key, value));
+    }
+
+    private static void noNul(String field, List<String> values) {
+        if (values != null) {
+            for (int i = 0; i < values.size(); i++) {
+                noNul(field, field + "[" + i + "]", values.get(i));
+            }
+        }
+    }
+
+    private static void noNul(String field, String value) {
+        noNul(field, field, value);
+    }
+
+    /** @param what the field, or the item of it, that holds the value */
+    private static void noNul(String field, String what, String value) {
+        if (value != null && value.indexOf('\0') >= 0) {
+            throw new InvalidOptionException(field, what + " contains a NUL character (\\u0000), which no process"
+                    + " argument, environment value or file name can carry; remove it");
         }
     }
 

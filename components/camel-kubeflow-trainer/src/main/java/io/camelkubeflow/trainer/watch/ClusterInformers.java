@@ -10,6 +10,8 @@ import java.util.function.Predicate;
 import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.runtime.RuntimeKind;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -22,7 +24,8 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
  * The informers of one client, shared by everything that watches through it: one TrainJob informer per namespace
  * (waits, events consumers and progress all read it; an events consumer with a label selector gets one for its
  * selector, filtered by the API server) and one informer of TrainJob pods per namespace (log reads waiting for a pod,
- * progress counting ready pods). Each is started on first use, with its first list done before it is handed out, so
+ * progress counting ready pods), and one informer per runtime kind (and namespace) that creates read their runtime
+ * from. Each is started on first use, with its first list done before it is handed out, so
  * its cache is complete; all are stopped by {@link #close}.
  */
 public final class ClusterInformers implements AutoCloseable {
@@ -32,6 +35,8 @@ public final class ClusterInformers implements AutoCloseable {
     private final WatchConnectionMonitor connections;
     private final ConcurrentMap<Scope, SharedIndexInformer<TrainJob>> trainJobs = new ConcurrentHashMap<>();
     private final ConcurrentMap<Scope, SharedIndexInformer<Pod>> pods = new ConcurrentHashMap<>();
+    private final ConcurrentMap<Scope, SharedIndexInformer<GenericKubernetesResource>> runtimes
+            = new ConcurrentHashMap<>();
 
     /** @param connections told of each informer started here, to report lost and restored watch connections */
     public ClusterInformers(KubernetesClient client, WatchConnectionMonitor connections) {
@@ -64,6 +69,21 @@ public final class ClusterInformers implements AutoCloseable {
             // blocks until the first list is done: the cache is complete before anyone reads it
             SharedIndexInformer<TrainJob> informer = jobs.inform();
             connections.monitor("trainjobs/" + s.describe(), informer);
+            return informer;
+        });
+    }
+
+    /**
+     * The runtime informer of a kind: all ClusterTrainingRuntimes, or the TrainingRuntimes of a namespace.
+     *
+     * @param namespace the namespace of TrainingRuntimes (ignored for ClusterTrainingRuntimes)
+     */
+    public SharedIndexInformer<GenericKubernetesResource> runtimes(RuntimeKind kind, String namespace) {
+        return runtimes.computeIfAbsent(new Scope(kind.namespaced() ? namespace : null, kind.name()), s -> {
+            var all = client.genericKubernetesResources(kind.context());
+            SharedIndexInformer<GenericKubernetesResource> informer = s.namespace() == null ? all.inform()
+                    : all.inNamespace(s.namespace()).inform();
+            connections.monitor(kind.context().getPlural() + "/" + s.describe(), informer);
             return informer;
         });
     }
@@ -138,6 +158,8 @@ public final class ClusterInformers implements AutoCloseable {
         trainJobs.clear();
         pods.values().forEach(this::stop);
         pods.clear();
+        runtimes.values().forEach(this::stop);
+        runtimes.clear();
     }
 
     private void stop(SharedIndexInformer<?> informer) {

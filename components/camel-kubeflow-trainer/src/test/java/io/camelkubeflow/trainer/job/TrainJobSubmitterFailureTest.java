@@ -35,9 +35,6 @@ class TrainJobSubmitterFailureTest {
         request = new TrainRequest().runtime("torch-distributed").namespace("ml").script("print(1)")
                 .idempotencyKey("kafka:t/0/1");
         name = TrainJobMetadata.nameFor(null, "kafka:t/0/1");
-        api.server.expect().get().withPath(JOBS + "/" + name).andReturn(404, notFound()).once();
-        api.server.expect().post().withPath(CONFIG_MAPS).andReturn(201, new ConfigMapBuilder().withNewMetadata()
-                .withName(name + "-script").withNamespace("ml").endMetadata().build()).once();
     }
 
     @AfterEach
@@ -45,29 +42,90 @@ class TrainJobSubmitterFailureTest {
         api.close();
     }
 
+    private TrainJob stored() {
+        TrainJob job = new TrainJobSubmitter(api.client).prepare(request, null).trainJob();
+        job.getMetadata().setUid("job-uid");
+        return job;
+    }
+
     @Test
-    void aRefusedCreateRemovesTheStagedScriptAndRethrows() throws Exception {
+    void aRefusedCreateStagesNoScriptAndRethrows() throws Exception {
         // e.g. the Trainer admission webhook denying the job
-        api.server.expect().post().withPath(JOBS).andReturn(403, notFound()).once();
-        api.server.expect().delete().withPath(CONFIG_MAPS + "/" + name + "-script").andReturn(200, notFound()).once();
+        api.server.expect().post().withPath(JOBS).andReturn(403, status()).once();
 
         KubernetesClientException error = assertThrows(KubernetesClientException.class,
                 () -> new TrainJobSubmitter(api.client).submit(request, null));
         assertEquals(403, error.getCode());
-        assertTrue(requests().contains("DELETE " + CONFIG_MAPS + "/" + name + "-script"), requests().toString());
+        assertTrue(requests().stream().noneMatch(r -> r.contains("configmaps")), requests().toString());
     }
 
     @Test
-    void losingTheCreateRaceAdoptsTheWinnersJobAndKeepsItsScript() throws Exception {
-        TrainJob winner = new TrainJobSubmitter(api.client).prepare(request, null).trainJob();
+    void aScriptThatCannotBeStagedTakesTheJobBackAndRethrows() throws Exception {
+        api.server.expect().post().withPath(JOBS).andReturn(201, stored()).once();
+        api.server.expect().post().withPath(CONFIG_MAPS).andReturn(403, status()).once();
+        api.server.expect().delete().withPath(JOBS + "/" + name).andReturn(200, status()).once();
+
+        KubernetesClientException error = assertThrows(KubernetesClientException.class,
+                () -> new TrainJobSubmitter(api.client).submit(request, null));
+        assertEquals(403, error.getCode());
+        assertTrue(requests().contains("DELETE " + JOBS + "/" + name), "the job without its script was left");
+    }
+
+    @Test
+    void losingTheCreateRaceAdoptsTheWinnersJobAndItsStagedScript() throws Exception {
+        TrainJob winner = stored();
         winner.getMetadata().setUid("winner-uid");
-        api.server.expect().post().withPath(JOBS).andReturn(409, notFound()).once();
+        api.server.expect().post().withPath(JOBS).andReturn(409, status()).once();
         api.server.expect().get().withPath(JOBS + "/" + name).andReturn(200, winner).once();
+        api.server.expect().post().withPath(CONFIG_MAPS).andReturn(409, status()).once();
+        api.server.expect().get().withPath(CONFIG_MAPS + "/" + name + "-script").andReturn(200, scriptOwnedBy(
+                "winner-uid")).once();
 
         SubmitResult result = new TrainJobSubmitter(api.client).submit(request, null);
         assertTrue(result.adopted());
         assertEquals("winner-uid", result.trainJob().getMetadata().getUid());
-        assertTrue(requests().stream().noneMatch(r -> r.startsWith("DELETE")), requests().toString());
+        List<String> requests = requests();
+        assertTrue(requests.stream().noneMatch(r -> r.startsWith("DELETE") || r.startsWith("PUT")
+                || r.startsWith("PATCH")), requests.toString());
+    }
+
+    private io.fabric8.kubernetes.api.model.ConfigMap scriptOwnedBy(String uid) {
+        return new ConfigMapBuilder(new TrainJobSubmitter(api.client).prepare(request, null).scriptConfigMap())
+                .editMetadata().addNewOwnerReference().withUid(uid).withKind("TrainJob").withName(name)
+                .withApiVersion(TrainJob.API_VERSION).endOwnerReference().endMetadata().build();
+    }
+
+    @Test
+    void theScriptOfAnEarlierJobOfTheNameStillBeingDeletedIsNotTakenAndTheNewJobIsTakenBack() throws Exception {
+        api.server.expect().post().withPath(JOBS).andReturn(201, stored()).once();
+        api.server.expect().post().withPath(CONFIG_MAPS).andReturn(409, status()).once();
+        api.server.expect().get().withPath(CONFIG_MAPS + "/" + name + "-script").andReturn(200, scriptOwnedBy(
+                "earlier-uid")).once();
+        api.server.expect().delete().withPath(JOBS + "/" + name).andReturn(200, status()).once();
+
+        TrainJobConflictException conflict = assertThrows(TrainJobConflictException.class,
+                () -> new TrainJobSubmitter(api.client).submit(request, null));
+        assertTrue(conflict.getMessage().contains("try again shortly"), conflict.getMessage());
+        assertTrue(requests().contains("DELETE " + JOBS + "/" + name), "the job without its script was left");
+    }
+
+    @Test
+    void aCreateWithAScriptWritesTheJobThenItsScriptOwnedByIt() throws Exception {
+        api.server.expect().post().withPath(JOBS).andReturn(201, stored()).once();
+        api.server.expect().post().withPath(CONFIG_MAPS).andReturn(201, new ConfigMapBuilder().build()).once();
+
+        new TrainJobSubmitter(api.client).submit(request, null);
+        List<RecordedRequest> writes = new ArrayList<>();
+        RecordedRequest next;
+        while ((next = api.server.takeRequest(10, TimeUnit.MILLISECONDS)) != null) {
+            if (!next.getPath().equals(ScriptedApiServer.RUNTIME_PATH)) {
+                writes.add(next);
+            }
+        }
+        assertEquals(List.of("POST " + JOBS, "POST " + CONFIG_MAPS), writes.stream()
+                .map(r -> r.getMethod() + " " + r.getPath()).toList());
+        assertTrue(writes.get(1).getBody().readUtf8().contains("\"uid\":\"job-uid\""),
+                "the script is not owned by its job");
     }
 
     private List<String> requests() throws InterruptedException {
@@ -79,7 +137,7 @@ class TrainJobSubmitterFailureTest {
         return seen;
     }
 
-    private static io.fabric8.kubernetes.api.model.Status notFound() {
+    private static io.fabric8.kubernetes.api.model.Status status() {
         return new StatusBuilder().withStatus("Failure").withMessage("scripted").build();
     }
 }

@@ -1,0 +1,112 @@
+package io.camelkubeflow.trainer.job;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+
+/**
+ * What a request made, part by part, so that a later request with the same idempotency key can be told to be the same
+ * request or not (as the IETF Idempotency-Key draft and payment APIs do): a short hash of the canonical JSON of each
+ * part of the TrainJob the request shapes — each field of {@code spec}, each field of {@code spec.trainer} and {@code
+ * spec.initializer} on its own, the request's own labels and annotations, and the staged script. It is computed from
+ * the TrainJob to write, not from the request's wording, so a header and a body field asking the same thing agree; it
+ * is recorded on the job as {@link TrainJobMetadata#REQUEST_FINGERPRINT_ANNOTATION} ({@code part=hash,...}), so the
+ * parts that differ can be named.
+ */
+final class RequestFingerprint {    /** The spec fields whose own fields are compared one by one. */
+    private static final List<String> SPLIT = List.of("trainer", "initializer");
+    private static final ObjectMapper CANONICAL = new ObjectMapper()
+            .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+
+    private RequestFingerprint() {
+    }
+
+    /** Each part of the TrainJob (and its script) to its hash, in name order. */
+    static Map<String, String> of(TrainJob wanted, ConfigMap script) {
+        Map<String, String> parts = new TreeMap<>();
+        JsonNode spec = CANONICAL.valueToTree(wanted.getSpec());
+        for (Iterator<Map.Entry<String, JsonNode>> fields = spec.fields(); fields.hasNext(); ) {
+            Map.Entry<String, JsonNode> field = fields.next();
+            if (SPLIT.contains(field.getKey()) && field.getValue().isObject()) {
+                field.getValue().fields().forEachRemaining(inner -> parts.put("spec." + field.getKey() + "."
+                        + inner.getKey(), hash(inner.getValue())));
+            } else {
+                parts.put("spec." + field.getKey(), hash(field.getValue()));
+            }
+        }
+        putIfAny(parts, "metadata.labels", requestOwn(wanted.getMetadata().getLabels()));
+        putIfAny(parts, "metadata.annotations", requestOwn(wanted.getMetadata().getAnnotations()));
+        if (script != null) {
+            parts.put("script", hash(CANONICAL.valueToTree(script.getData())));
+        }
+        return parts;
+    }
+
+    static String format(Map<String, String> parts) {
+        StringBuilder text = new StringBuilder();
+        parts.forEach((part, hash) -> text.append(text.length() == 0 ? "" : ",").append(part).append('=').append(hash));
+        return text.toString();
+    }
+
+    /**
+     * The parts whose hashes differ between a recorded fingerprint and a wanted one, in name order; a part present in
+     * one only differs too.
+     */
+    static List<String> differing(String recorded, Map<String, String> wanted) {
+        Map<String, String> before = new TreeMap<>();
+        for (String pair : recorded.split(",")) {
+            int equals = pair.indexOf('=');
+            if (equals > 0) {
+                before.put(pair.substring(0, equals), pair.substring(equals + 1));
+            }
+        }
+        TreeSet<String> names = new TreeSet<>(before.keySet());
+        names.addAll(wanted.keySet());
+        List<String> differing = new ArrayList<>();
+        for (String name : names) {
+            if (!String.valueOf(before.get(name)).equals(String.valueOf(wanted.get(name)))) {
+                differing.add(name);
+            }
+        }
+        return differing;
+    }
+
+    private static void putIfAny(Map<String, String> parts, String part, Map<String, String> values) {
+        if (!values.isEmpty()) {
+            parts.put(part, hash(CANONICAL.valueToTree(values)));
+        }
+    }
+
+    /** The labels or annotations the request asked for: the component's own say how, not what. */
+    private static Map<String, String> requestOwn(Map<String, String> values) {
+        Map<String, String> own = new TreeMap<>();
+        if (values != null) {
+            values.forEach((key, value) -> {
+                if (!TrainJobMetadata.isReserved(key)) {
+                    own.put(key, value);
+                }
+            });
+        }
+        return own;
+    }
+
+    /** 16 hex digits of the SHA-256 of the canonical JSON (map keys sorted). */
+    private static String hash(JsonNode value) {
+        try {
+            return TrainJobMetadata.sha256(CANONICAL.writeValueAsString(CANONICAL.treeToValue(value, Object.class)))
+                    .substring(0, 16);
+        } catch (JsonProcessingException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+}

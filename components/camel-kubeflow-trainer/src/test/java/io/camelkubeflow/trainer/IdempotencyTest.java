@@ -1,0 +1,129 @@
+package io.camelkubeflow.trainer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.TrainJobConflictException;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Idempotency as the Idempotency-Key draft defines it: the same key and the same request adopt the job it made; the
+ * same key with a different request is a conflict naming what differs; train steps never share a derived key; and
+ * concurrent retries of one key all end as created or adopted.
+ */
+class IdempotencyTest extends TrainerRouteTestSupport {
+    private static final String TORCH_SCRIPT = "kubeflow-trainer:train?runtime=torch-distributed&namespace=idem"
+            + "&bodyType=ignore";
+    private static final String TORCH = TORCH_SCRIPT + "&pythonFile=/app/train.py";
+
+    @BeforeAll
+    static void routes() throws Exception {
+        camel.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("direct:two-trainings")
+                        .to(TORCH)
+                        .setProperty("first", header(JOB_NAME))
+                        .to("kubeflow-trainer:train?runtime=deepspeed-distributed&namespace=idem&bodyType=ignore"
+                            + "&pythonFile=/app/train.py");
+            }
+        });
+    }
+
+    @Test
+    void twoTrainStepsOfOneExchangeMakeTwoJobsEachWithItsOwnLauncher() {
+        for (Map<String, Object> event : List.<Map<String, Object>>of(Map.of(),
+                Map.of("kafka.TOPIC", "retrain", "kafka.PARTITION", 0, "kafka.OFFSET", 7L))) {
+            Exchange exchange = send("direct:two-trainings", null, event);
+            assertEquals(null, exchange.getException());
+            String first = exchange.getProperty("first", String.class);
+            String second = exchange.getMessage().getHeader(JOB_NAME, String.class);
+            assertNotEquals(first, second, "the second train step adopted the first one's job");
+            assertEquals(false, exchange.getMessage().getHeader(ADOPTED));
+            assertEquals("mpirun", exchange.getMessage().getHeader(LAUNCHER_CHOSEN));
+            assertEquals("deepspeed-distributed", stored("idem", second).getSpec().runtimeRef().name());
+            assertEquals("torch-distributed", stored("idem", first).getSpec().runtimeRef().name());
+        }
+        // a redelivered Kafka record (a new exchange, same record) adopts both jobs again, step by step
+        int jobs = api.client().resources(TrainJob.class).inNamespace("idem").list().getItems().size();
+        Exchange again = send("direct:two-trainings", null,
+                Map.of("kafka.TOPIC", "retrain", "kafka.PARTITION", 0, "kafka.OFFSET", 7L));
+        assertEquals(true, again.getMessage().getHeader(ADOPTED));
+        assertEquals(jobs, api.client().resources(TrainJob.class).inNamespace("idem").list().getItems().size());
+    }
+
+    @Test
+    void theSameKeyAndTheSameRequestAdopt() {
+        Map<String, Object> request = Map.of(IDEMPOTENCY_KEY, "same-1", NUM_NODES, 2, ENV, Map.of("LR", "0.1"));
+        TrainJob first = trainJob(send(TORCH, null, request));
+        Exchange retry = send(TORCH, null, request);
+        assertEquals(true, retry.getMessage().getHeader(ADOPTED));
+        assertEquals(first.getMetadata().getUid(), trainJob(retry).getMetadata().getUid());
+    }
+
+    @Test
+    void theSameKeyWithADifferentRequestIsAConflictNamingTheKeyAndWhatDiffers() {
+        trainJob(send(TORCH_SCRIPT + "&script=print(1)", null, Map.of(IDEMPOTENCY_KEY, "order-9", NUM_NODES, 1)));
+        Exchange other = send(TORCH_SCRIPT + "&script=print(2)", null,
+                Map.of(IDEMPOTENCY_KEY, "order-9", NUM_NODES, 2));
+        TrainJobConflictException conflict = assertInstanceOf(other.getException());
+        assertEquals(List.of("script", "spec.trainer.numNodes"), conflict.getDiffering());
+        assertTrue(conflict.getMessage().contains("'order-9'") && conflict.getMessage().contains(
+                "differs in script, spec.trainer.numNodes"), conflict.getMessage());
+        assertTrue(api.writesSinceMark().stream().noneMatch(w -> w.contains("ConfigMap")),
+                "the conflicting request restaged the script: " + api.writesSinceMark());
+        assertEquals(Map.of("train.py", "print(1)"), storedConfigMap("idem",
+                stored("idem", conflict.getJobName()).getMetadata().getName() + "-script").getData());
+    }
+
+    private static TrainJobConflictException assertInstanceOf(Exception exception) {
+        assertTrue(exception instanceof TrainJobConflictException, String.valueOf(exception));
+        return (TrainJobConflictException) exception;
+    }
+
+    @Test
+    void concurrentRetriesOfOneKeyWithAStagedScriptAllEndCreatedOrAdopted() throws Exception {
+        int threads = 10;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Exchange>> attempts = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            Callable<Exchange> attempt = () -> {
+                start.await();
+                return template.send(TORCH_SCRIPT + "&script=print('race')",
+                        e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "race-1"));
+            };
+            attempts.add(pool.submit(attempt));
+        }
+        start.countDown();
+        int created = 0;
+        for (Future<Exchange> attempt : attempts) {
+            Exchange exchange = attempt.get();
+            assertEquals(null, exchange.getException(), "a retry of a matching request failed");
+            created += Boolean.FALSE.equals(exchange.getMessage().getHeader(ADOPTED)) ? 1 : 0;
+        }
+        pool.shutdown();
+        assertEquals(1, created);
+        String name = attempts.get(0).get().getMessage().getHeader(JOB_NAME, String.class);
+        TrainJob job = stored("idem", name);
+        var script = storedConfigMap("idem", name + "-script");
+        assertEquals(job.getMetadata().getUid(), script.getMetadata().getOwnerReferences().get(0).getUid());
+        assertFalse(script.getData().isEmpty());
+    }
+}
