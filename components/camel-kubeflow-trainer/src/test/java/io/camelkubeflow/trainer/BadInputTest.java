@@ -30,7 +30,7 @@ class BadInputTest extends TrainerRouteTestSupport {
                 bad("no runtime", "kubeflow-trainer:train?pythonFile=/app/t.py", null, Map.of(), "runtime"),
                 bad("unknown runtime", "kubeflow-trainer:train?runtime=nope&pythonFile=/a.py", null, Map.of(), "runtime"),
                 bad("runtime name", "kubeflow-trainer:train?runtime=Torch_Distributed&pythonFile=/a.py", null, Map.of(),
-                        "runtime"),
+                        "runtime", "is not a Kubernetes object name"),
                 bad("runtime kind", TORCH_FILE + "&runtimeKind=Runtime", null, Map.of(), "runtimeKind"),
                 bad("namespaced runtime missing", TORCH_FILE + "&runtimeKind=TrainingRuntime", null, Map.of(), "runtime"),
                 bad("uppercase job name", TORCH_FILE + "&jobName=Nightly", null, Map.of(), "jobName"),
@@ -72,7 +72,8 @@ class BadInputTest extends TrainerRouteTestSupport {
                 bad("nodes header type", TORCH_FILE, null, Map.of(NUM_NODES, "two"), NUM_NODES),
                 bad("procs per node", TORCH_FILE, null, Map.of(NUM_PROC_PER_NODE, -1), "numProcPerNode"),
                 bad("suspend header type", TORCH_FILE, null, Map.of(SUSPEND, List.of()), SUSPEND),
-                bad("dataset uri", TORCH_FILE + "&datasetUri=bucket/data", null, Map.of(), "datasetUri"),
+                bad("dataset uri", "kubeflow-trainer:train?runtime=torchtune-llama3.2-1b&namespace=ml"
+                        + "&datasetUri=bucket/data", null, Map.of(), "datasetUri", "is not a storage URI"),
                 bad("dataset on runtime without initializer", TORCH_FILE + "&datasetUri=s3://b/d", null, Map.of(),
                         "datasetUri"),
                 bad("model secret", "kubeflow-trainer:train?runtime=torchtune-llama3.2-1b&modelUri=hf://m"
@@ -111,13 +112,18 @@ class BadInputTest extends TrainerRouteTestSupport {
     }
 
     static Arguments bad(String name, String uri, Object body, Map<String, Object> headers, String field) {
-        return Arguments.of(name, uri, body, headers, field);
+        return bad(name, uri, body, headers, field, null);
+    }
+
+    /** @param says what the message must say, where a later check would refuse the same field for another reason */
+    static Arguments bad(String name, String uri, Object body, Map<String, Object> headers, String field, String says) {
+        return Arguments.of(name, uri, body, headers, field, says);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("badRequests")
     void failsNamingTheFieldBeforeAnyWrite(String name, String uri, Object body, Map<String, Object> headers,
-            String field) {
+            String field, String says) {
         Throwable failure;
         try {
             failure = send(uri, body, headers).getException();
@@ -136,6 +142,9 @@ class BadInputTest extends TrainerRouteTestSupport {
                 "expected an InvalidOptionException");
         assertEquals(field, error.getField(), error.getMessage());
         assertTrue(error.getMessage().contains("'" + field + "'"), error.getMessage());
+        if (says != null) {
+            assertTrue(error.getMessage().contains(says), error.getMessage());
+        }
         assertEquals(0, writes, "bad input must not write anything: " + api.writesSinceMark());
     }
 

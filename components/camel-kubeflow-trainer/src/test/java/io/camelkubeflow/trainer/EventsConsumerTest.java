@@ -7,6 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.testing.Eventually;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.junit.jupiter.api.Test;
@@ -40,11 +41,10 @@ class EventsConsumerTest extends TrainerRouteTestSupport {
         return trained.getMessage().getHeader(JOB_NAME, String.class);
     }
 
+    /** Fails when fewer than {@code size} events came within 20 s, naming those that came. */
     static void await(List<String> events, int size) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (events.size() < size && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        Eventually.await(Duration.ofSeconds(20), () -> events.size() >= size,
+                () -> "expected " + size + " events, got " + events);
     }
 
     @Test

@@ -143,7 +143,7 @@ class HttpRoutesTest {
     }
 
     @Test
-    void httpHeadersCannotSetComponentOptions() throws Exception {
+    void httpHeadersCannotSetComponentOptionsAndTheBodysSameFieldsAreHeldToThePolicy() throws Exception {
         HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(trainjobs.toURI())
                 .header("Content-Type", "application/json")
                 .header("Authorization", "Bearer " + localToken())
@@ -156,6 +156,19 @@ class HttpRoutesTest {
         io.camelkubeflow.trainer.api.TrainJob job = client.resources(io.camelkubeflow.trainer.api.TrainJob.class)
                 .inNamespace("default").withName((String) json(created).get("name")).get();
         assertEquals(null, job.getSpec().trainer().image());
+
+        // the body may name the same fields: the request policy bounds them, whoever the caller is
+        int jobs = client.resources(io.camelkubeflow.trainer.api.TrainJob.class).inAnyNamespace().list().getItems()
+                .size();
+        for (String beyond : java.util.List.of(
+                "{\"pythonFile\": \"/app/t.py\", \"image\": \"attacker.example.com/miner:latest\"}",
+                "{\"pythonFile\": \"/app/t.py\", \"namespace\": \"kube-system\"}")) {
+            HttpResponse<String> refused = post(beyond, null);
+            assertEquals(403, refused.statusCode(), refused.body());
+            assertTrue(String.valueOf(json(refused).get("error")).contains("policy rule"), refused.body());
+        }
+        assertEquals(jobs, client.resources(io.camelkubeflow.trainer.api.TrainJob.class).inAnyNamespace().list()
+                .getItems().size());
     }
 
     @jakarta.inject.Inject

@@ -17,6 +17,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** With trainer.kafka.max-in-flight=1, a second request waits until the first TrainJob has ended. */
 @QuarkusTest
@@ -49,6 +50,15 @@ class KafkaCapacityTest {
             Thread.sleep(100);
         }
         assertEquals(2, jobs().size(), "the second request must start once the first job has ended");
+        List<TrainJob> byCreation = jobs().stream().sorted(java.util.Comparator.comparing(
+                job -> java.time.Instant.parse(job.getMetadata().getCreationTimestamp()))).toList();
+        TrainJob first = client.resources(TrainJob.class).inNamespace("capacity")
+                .withName(byCreation.get(0).getMetadata().getName()).get();
+        var ended = io.camelkubeflow.trainer.api.TrainJobPhase.decidingCondition(first);
+        assertTrue(ended != null, "the second job started while the first had not ended: " + first.getStatus());
+        assertTrue(!java.time.Instant.parse(byCreation.get(1).getMetadata().getCreationTimestamp())
+                .isBefore(java.time.OffsetDateTime.parse(ended.getLastTransitionTime()).toInstant().truncatedTo(
+                        java.time.temporal.ChronoUnit.SECONDS)), "the second job was created before the first ended");
     }
 
     private List<TrainJob> jobs() {
