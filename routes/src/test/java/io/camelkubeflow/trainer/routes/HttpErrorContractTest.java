@@ -140,4 +140,21 @@ class HttpErrorContractTest {
         assertTrue(String.valueOf(json(unavailable).get("error")).contains("unavailable"), unavailable.body());
         clients.sandbox().refuseNextTrainJobCreates(0, 500);
     }
+
+    @Test
+    void concurrentRetriesOfOneKeyWithAScriptAllAnswerCreatedOrAdopted() throws Exception {
+        int attempts = 50;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(16);
+        List<java.util.concurrent.Future<HttpResponse<String>>> answers = new ArrayList<>();
+        for (int i = 0; i < attempts; i++) {
+            answers.add(pool.submit(() -> send("POST", "", HttpRequest.BodyPublishers.ofString(
+                    "{\"script\": \"print('once')\"}"), "concurrent-1")));
+        }
+        Map<Integer, Integer> statuses = new java.util.TreeMap<>();
+        for (java.util.concurrent.Future<HttpResponse<String>> answer : answers) {
+            statuses.merge(answer.get().statusCode(), 1, Integer::sum);
+        }
+        pool.shutdown();
+        assertEquals(Map.of(201, 1, 200, attempts - 1), statuses);
+    }
 }
