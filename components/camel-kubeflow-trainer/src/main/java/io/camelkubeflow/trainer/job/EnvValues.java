@@ -23,6 +23,10 @@ public final class EnvValues {
             throw new InvalidOptionException("env." + name, "no value given; give a value, or"
                     + " secretKeyRef:<secret>/<key> or configMapKeyRef:<configmap>/<key>");
         }
+        if (value instanceof java.util.Map || value instanceof java.util.Collection) {
+            throw new InvalidOptionException("env." + name, "a " + value.getClass().getSimpleName() + " was given;"
+                    + " give the value as text");
+        }
         String text = value.toString();
         if (text.startsWith(SECRET_PREFIX)) {
             String[] ref = reference(name, text.substring(SECRET_PREFIX.length()), SECRET_PREFIX);

@@ -1,0 +1,72 @@
+package io.camelkubeflow.trainer.job;
+
+import java.math.BigInteger;
+import java.util.List;
+import java.util.Map;
+
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A JSON message's values are taken in the JSON type their field takes, or refused naming the field; never converted. */
+class TrainFieldJsonTest {
+    private static InvalidOptionException refused(TrainField field, Object value) {
+        InvalidOptionException error = assertThrows(InvalidOptionException.class,
+                () -> field.fromJson(value, field.fieldName()));
+        assertEquals(field.fieldName(), error.getField());
+        return error;
+    }
+
+    @Test
+    void textMustBeAString() {
+        assertEquals("print(1)", TrainField.SCRIPT.fromJson("print(1)", "script"));
+        assertTrue(refused(TrainField.SCRIPT, 42).getMessage().contains("the number 42 is not a string"));
+        refused(TrainField.IMAGE, true);
+        refused(TrainField.RUNTIME, Map.of());
+        refused(TrainField.RUNTIME, List.of());
+    }
+
+    @Test
+    void wholeNumbersAreRangeCheckedNeverWrappedOrRounded() {
+        assertEquals(2, TrainField.NUM_NODES.fromJson(2, "numNodes"));
+        assertEquals(2, TrainField.NUM_NODES.fromJson(2L, "numNodes"));
+        assertEquals(Integer.MAX_VALUE, TrainField.NUM_NODES.fromJson((long) Integer.MAX_VALUE, "numNodes"));
+        assertTrue(refused(TrainField.NUM_NODES, 4294967298L).getMessage().contains("out of range"));
+        refused(TrainField.NUM_NODES, (long) Integer.MIN_VALUE - 1);
+        refused(TrainField.NUM_NODES, 1.5);
+        refused(TrainField.NUM_NODES, 2.0);
+        refused(TrainField.NUM_NODES, "2");
+        assertEquals(7_200_000_000L, TrainField.ACTIVE_DEADLINE_SECONDS.fromJson(7_200_000_000L, "x"));
+        assertEquals(5L, TrainField.ACTIVE_DEADLINE_SECONDS.fromJson(BigInteger.valueOf(5), "x"));
+        refused(TrainField.ACTIVE_DEADLINE_SECONDS, BigInteger.TWO.pow(64));
+    }
+
+    @Test
+    void flagsMustBeBooleans() {
+        assertEquals(true, TrainField.SUSPEND.fromJson(true, "suspend"));
+        refused(TrainField.SUSPEND, "true");
+        refused(TrainField.SUSPEND, 1);
+    }
+
+    @Test
+    void listsAreArraysOfStringsOrOneString() {
+        assertEquals(List.of("--lr", "0.1"), TrainField.ARGS.fromJson(List.of("--lr", "0.1"), "args"));
+        assertEquals("--lr 0.1", TrainField.ARGS.fromJson("--lr 0.1", "args"));
+        assertEquals("numpy,pandas", TrainField.PACKAGES.fromJson("numpy,pandas", "packages"));
+        assertTrue(refused(TrainField.ARGS, List.of("--lr", 0.1)).getMessage().contains("item 1 is the number 0.1"));
+        refused(TrainField.ARGS, Map.of("lr", 0.1));
+        refused(TrainField.PACKAGES, List.of(Map.of("name", "numpy")));
+    }
+
+    @Test
+    void mapsAreObjectsOfStrings() {
+        assertEquals(Map.of("LR", "0.1"), TrainField.ENV.fromJson(Map.of("LR", "0.1"), "env"));
+        assertTrue(refused(TrainField.RESOURCES, Map.of("cpu", 4)).getMessage().contains("\"cpu\": \"4\""));
+        refused(TrainField.ENV, Map.of("LR", Map.of("v", 1)));
+        refused(TrainField.LABELS, List.of("a"));
+        refused(TrainField.ANNOTATIONS, "a=b");
+    }
+}
