@@ -59,17 +59,25 @@ final class RequestFingerprint {    /** The spec fields whose own fields are com
     }
 
     /**
-     * The parts whose hashes differ between a recorded fingerprint and a wanted one, in name order; a part present in
-     * one only differs too.
+     * The parts whose hashes differ between two fingerprints as {@link #format} wrote them, in name order; a part
+     * present in one only differs too.
      */
-    static List<String> differing(String recorded, Map<String, String> wanted) {
-        Map<String, String> before = new TreeMap<>();
-        for (String pair : recorded.split(",")) {
+    static List<String> differing(String recorded, String wanted) {
+        return differing(parse(recorded), parse(wanted));
+    }
+
+    private static Map<String, String> parse(String fingerprint) {
+        Map<String, String> parts = new TreeMap<>();
+        for (String pair : fingerprint.split(",")) {
             int equals = pair.indexOf('=');
             if (equals > 0) {
-                before.put(pair.substring(0, equals), pair.substring(equals + 1));
+                parts.put(pair.substring(0, equals), pair.substring(equals + 1));
             }
         }
+        return parts;
+    }
+
+    private static List<String> differing(Map<String, String> before, Map<String, String> wanted) {
         TreeSet<String> names = new TreeSet<>(before.keySet());
         names.addAll(wanted.keySet());
         List<String> differing = new ArrayList<>();

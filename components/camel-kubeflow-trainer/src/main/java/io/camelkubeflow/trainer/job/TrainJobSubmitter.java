@@ -176,8 +176,9 @@ public class TrainJobSubmitter {
         }
         String recorded = annotations.get(TrainJobMetadata.REQUEST_FINGERPRINT_ANNOTATION);
         if (recorded != null) {
-            List<String> differing = RequestFingerprint.differing(recorded, RequestFingerprint.of(prepared.trainJob(),
-                    prepared.scriptConfigMap()));
+            // the prepared job carries this request's fingerprint already (TrainJobFactory recorded it)
+            List<String> differing = RequestFingerprint.differing(recorded, prepared.trainJob().getMetadata()
+                    .getAnnotations().get(TrainJobMetadata.REQUEST_FINGERPRINT_ANNOTATION));
             if (!differing.isEmpty()) {
                 throw new TrainJobConflictException(name, existing.getMetadata().getNamespace(), "it was made for"
                         + " idempotency key '" + key + "' from a different request, which differs in "

@@ -35,7 +35,7 @@ public final class ClusterInformers implements AutoCloseable {
     private final WatchConnectionMonitor connections;
     private final ConcurrentMap<Scope, SharedIndexInformer<TrainJob>> trainJobs = new ConcurrentHashMap<>();
     private final ConcurrentMap<Scope, SharedIndexInformer<Pod>> pods = new ConcurrentHashMap<>();
-    private final ConcurrentMap<Scope, SharedIndexInformer<GenericKubernetesResource>> runtimes
+    private final ConcurrentMap<RuntimeScope, SharedIndexInformer<GenericKubernetesResource>> runtimes
             = new ConcurrentHashMap<>();
 
     /** @param connections told of each informer started here, to report lost and restored watch connections */
@@ -49,6 +49,10 @@ public final class ClusterInformers implements AutoCloseable {
         String describe() {
             return (namespace == null ? "all-namespaces" : namespace) + (labelSelector == null ? "" : "?" + labelSelector);
         }
+    }
+
+    /** A runtime kind, and the namespace of a namespaced one (null for ClusterTrainingRuntimes). */
+    private record RuntimeScope(RuntimeKind kind, String namespace) {
     }
 
     /**
@@ -79,11 +83,12 @@ public final class ClusterInformers implements AutoCloseable {
      * @param namespace the namespace of TrainingRuntimes (ignored for ClusterTrainingRuntimes)
      */
     public SharedIndexInformer<GenericKubernetesResource> runtimes(RuntimeKind kind, String namespace) {
-        return runtimes.computeIfAbsent(new Scope(kind.namespaced() ? namespace : null, kind.name()), s -> {
+        return runtimes.computeIfAbsent(new RuntimeScope(kind, kind.namespaced() ? namespace : null), s -> {
             var all = client.genericKubernetesResources(kind.context());
             SharedIndexInformer<GenericKubernetesResource> informer = s.namespace() == null ? all.inform()
                     : all.inNamespace(s.namespace()).inform();
-            connections.monitor(kind.context().getPlural() + "/" + s.describe(), informer);
+            connections.monitor(kind.context().getPlural() + (s.namespace() == null ? "" : "/" + s.namespace()),
+                    informer);
             return informer;
         });
     }

@@ -38,7 +38,8 @@ class RequestFingerprintTest {
         Map<String, String> one = RequestFingerprint.of(job("numNodes: 2, image: a", "team: x, tier: y"), null);
         Map<String, String> two = RequestFingerprint.of(job("image: a, numNodes: 2", "tier: y, team: x"), null);
         assertEquals(one, two);
-        assertEquals(List.of(), RequestFingerprint.differing(RequestFingerprint.format(one), two));
+        assertEquals(List.of(), RequestFingerprint.differing(RequestFingerprint.format(one),
+                RequestFingerprint.format(two)));
     }
 
     @Test
@@ -48,7 +49,7 @@ class RequestFingerprintTest {
         Map<String, String> wanted = RequestFingerprint.of(job("numNodes: 2, image: a, args: [x]", "team: y"),
                 script("print(2)"));
         assertEquals(List.of("metadata.labels", "script", "spec.trainer.args", "spec.trainer.numNodes"),
-                RequestFingerprint.differing(recorded, wanted));
+                RequestFingerprint.differing(recorded, RequestFingerprint.format(wanted)));
     }
 
     @Test
@@ -63,8 +64,10 @@ class RequestFingerprintTest {
         Map<String, String> withScript = RequestFingerprint.of(job("image: a", ""), script("print(1)"));
         Map<String, String> without = new TreeMap<>(withScript);
         without.remove("script");
-        assertEquals(List.of("script"), RequestFingerprint.differing(RequestFingerprint.format(withScript), without));
-        assertEquals(List.of("script"), RequestFingerprint.differing(RequestFingerprint.format(without), withScript));
+        assertEquals(List.of("script"), RequestFingerprint.differing(RequestFingerprint.format(withScript),
+                RequestFingerprint.format(without)));
+        assertEquals(List.of("script"), RequestFingerprint.differing(RequestFingerprint.format(without),
+                RequestFingerprint.format(withScript)));
         assertNotEquals(RequestFingerprint.format(withScript), RequestFingerprint.format(without));
     }
 }
