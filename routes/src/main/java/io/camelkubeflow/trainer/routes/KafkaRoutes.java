@@ -39,8 +39,10 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  */
 @ApplicationScoped
 public class KafkaRoutes extends RouteBuilder {
-    /** Label of the TrainJobs started from Kafka, so the result route reports only those. */
-    /** Which entry point of the app made a job; the app's own domain, as camelkubeflow.io/* is the component's. */
+    /**
+     * Which entry point of the app made a job, so the result route reports only Kafka's and S3's; the app's own
+     * domain, as camelkubeflow.io/* is the component's.
+     */
     static final String SOURCE_LABEL = "routes." + TrainJobMetadata.DOMAIN + "/source";
     private static final Pattern METRIC = Pattern.compile("(?:^|\\s)([A-Za-z_][\\w.\\-/]*)=(\\S+)");
 
@@ -104,15 +106,7 @@ public class KafkaRoutes extends RouteBuilder {
         Exception cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
         Map<String, Object> letter = new LinkedHashMap<>();
         letter.put("error", cause.getMessage());
-        if (cause instanceof InvalidOptionException invalid) {
-            letter.put("field", invalid.getField());
-        }
-        if (cause instanceof PolicyViolationException violation) {
-            letter.put("rule", violation.getRule());
-        }
-        if (cause instanceof AccessDeniedException denied && denied.getAccess() != null) {
-            letter.put("denied", denied.getAccess().describe());
-        }
+        RefusalDetails.addTo(letter, cause);
         letter.put("topic", exchange.getMessage().getHeader(KafkaConstants.TOPIC));
         letter.put("partition", exchange.getMessage().getHeader(KafkaConstants.PARTITION));
         letter.put("offset", exchange.getMessage().getHeader(KafkaConstants.OFFSET));

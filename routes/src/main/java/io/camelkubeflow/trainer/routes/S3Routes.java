@@ -98,11 +98,7 @@ public class S3Routes extends RouteBuilder {
         report.put("object", "s3://" + exchange.getMessage().getHeader(AWS2S3Constants.BUCKET_NAME) + "/"
                 + exchange.getProperty("uploadKey"));
         report.put("status", "Refused");
-        if (refusal instanceof PolicyViolationException violation) {
-            report.put("rule", violation.getRule());
-        } else if (refusal instanceof AccessDeniedException denied && denied.getAccess() != null) {
-            report.put("denied", denied.getAccess().describe());
-        }
+        RefusalDetails.addTo(report, refusal);
         report.put("message", refusal.getMessage());
         exchange.getMessage().removeHeaders("CamelAwsS3*");
         exchange.getMessage().setBody(report);
