@@ -65,7 +65,7 @@ public class KubeflowTrainerConfiguration implements Cloneable {
               description = "Inline Python script to stage into the pods: a resource such as classpath:train.py or file:/path/train.py. See also bodyType=script.")
     private String script;
     @UriParam(label = "train", defaultValue = "train.py",
-              description = "File name the staged script gets in the pod.")
+              description = "File name the inline script gets in the pod.")
     private String scriptFileName;
     @UriParam(label = "train", defaultValue = "auto",
               description = "How the message body is read: auto merges a body that is a TrainJob (typed, Map, JSON or YAML) and ignores others; trainJob requires one; script takes the body as the inline Python script; ignore never reads it.")
@@ -166,7 +166,7 @@ public class KubeflowTrainerConfiguration implements Cloneable {
     private boolean emitExisting;
 
     @UriParam(label = "delete", defaultValue = "Background",
-              description = "What happens to a deleted TrainJob's JobSet, pods and staged script: deleted by the garbage"
+              description = "What happens to a deleted TrainJob's JobSet and pods: deleted by the garbage"
                             + " collector after the job (Background), before it (Foreground), or kept (Orphan).")
     private DeletionPropagation deletePropagation = DeletionPropagation.BACKGROUND;
 
@@ -245,7 +245,7 @@ public class KubeflowTrainerConfiguration implements Cloneable {
     private boolean deleteOnTimeout;
 
     @UriParam(label = "train", javaType = "java.time.Duration", defaultValue = "0",
-              description = "When above 0, delete the TrainJob (Background: with its JobSet, pods and staged script) this long after"
+              description = "When above 0, delete the TrainJob (Background: with its JobSet and pods) this long after"
                             + " it finished, or after the logs operation last read its log to the end, whichever is"
                             + " later. The component checks every ttlCheckInterval; the TTL is kept on the job, so it"
                             + " holds across restarts.")

@@ -96,7 +96,7 @@ public final class KubeflowTrainerConstants {
     public static final String PYTHON_FILE = "CamelKubeflowTrainerPythonFile";
     @Metadata(label = "train", description = "Inline Python source to stage into the pods.", javaType = "String")
     public static final String SCRIPT = "CamelKubeflowTrainerScript";
-    @Metadata(label = "train", description = "File name of the staged script.", javaType = "String")
+    @Metadata(label = "train", description = "File name of the inline script in the pod.", javaType = "String")
     public static final String SCRIPT_FILE_NAME = "CamelKubeflowTrainerScriptFileName";
     @Metadata(label = "train", description = "pip packages to install first: a List or comma-separated.",
               javaType = "java.util.List<String>")

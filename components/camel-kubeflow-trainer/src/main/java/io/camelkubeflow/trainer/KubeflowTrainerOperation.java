@@ -17,7 +17,7 @@ public enum KubeflowTrainerOperation {
     get(ManageHandler::get),
     /** List the TrainJobs of the namespace (or all namespaces) matching labelSelector. */
     list(ManageHandler::list),
-    /** Delete a TrainJob with its JobSet, pods and staged script (deletePropagation). */
+    /** Delete a TrainJob with its JobSet and pods (deletePropagation). */
     delete(ManageHandler::delete),
     /** Suspend a TrainJob: its pods stop until it is resumed. */
     suspend(ManageHandler::suspend),

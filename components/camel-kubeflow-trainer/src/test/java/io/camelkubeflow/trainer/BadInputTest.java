@@ -47,7 +47,7 @@ class BadInputTest extends TrainerRouteTestSupport {
                 bad("empty command", TORCH, null, Map.of(COMMAND, List.of()), "command"),
                 bad("unclosed quote", TORCH, null, Map.of(COMMAND, "python 'x.py"), COMMAND),
                 bad("empty script body", TORCH + "&bodyType=script", "  ", Map.of(), "body"),
-                bad("script too large", TORCH + "&bodyType=script", "#".repeat(1024 * 1024 + 1), Map.of(), "script"),
+                bad("script too large", TORCH + "&bodyType=script", "#".repeat(io.camelkubeflow.trainer.job.TrainRequestValidator.MAX_SCRIPT_BYTES + 1), Map.of(), "script"),
                 bad("script file name", TORCH + "&bodyType=script&scriptFileName=../x.py", "print(1)", Map.of(),
                         "scriptFileName"),
                 bad("script on torchtune", "kubeflow-trainer:train?runtime=torchtune-llama3.2-1b&bodyType=script",

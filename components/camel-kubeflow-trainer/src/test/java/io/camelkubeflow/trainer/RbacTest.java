@@ -17,7 +17,6 @@ import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
 import io.camelkubeflow.trainer.testing.RuntimeYaml;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -120,7 +119,7 @@ class RbacTest {
             ProducerTemplate template = camel.createProducerTemplate();
             String train = "kubeflow-trainer:train?runtime=torch-distributed&namespace=rbac&script=print(1)";
 
-            // train with a staged script, then a retry that adopts it
+            // train with an inline script, then a retry that adopts it
             Exchange trained = template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k1"));
             assertNull(trained.getException());
             assertNull(template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k1")).getException());
@@ -128,12 +127,9 @@ class RbacTest {
             api.createRuntime(RuntimeYaml.of("team-runtime", "rbac", "torch", "{torch: {}}", "img"));
             assertNull(template.send("kubeflow-trainer:train?runtime=team-runtime&runtimeKind=TrainingRuntime"
                     + "&namespace=rbac&pythonFile=/a.py", e -> { }).getException());
-            // a refused create stages no script; a script that cannot be staged takes its job back (delete)
+            // a refused create
             api.sandbox().refuseNextTrainJobCreates(1, 403);
             template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k2"));
-            api.client().configMaps().inNamespace("rbac").resource(new ConfigMapBuilder().withNewMetadata()
-                    .withName("foreign-script").endMetadata().build()).create();
-            template.send(train + "&jobName=foreign", e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k3"));
             // a runtime the watched cache does not hold is looked up directly (here: one that does not exist)
             template.send("kubeflow-trainer:train?runtime=no-such&namespace=rbac&pythonFile=/a.py", e -> { });
             template.send("kubeflow-trainer:train?runtime=no-such&runtimeKind=TrainingRuntime&namespace=rbac"

@@ -10,7 +10,6 @@ import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.TrainJobFactory;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.testing.RuntimeYaml;
-import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Quantity;
 import org.apache.camel.Exchange;
@@ -90,9 +89,7 @@ class TrainOperationTest extends TrainerRouteTestSupport {
                         .stream().map(RuntimePatch.ReplicatedJobPatch::name).toList();
         assertEquals(patchedJobs, mounted);
         if (!patchedJobs.isEmpty()) {
-            ConfigMap script = storedConfigMap("ml", job.getMetadata().getName() + "-script");
-            assertEquals("import sys\nprint('training', sys.argv)\n", script.getData().get("train.py"));
-            assertEquals(job.getMetadata().getUid(), script.getMetadata().getOwnerReferences().get(0).getUid());
+            assertEquals(Map.of("train.py", "import sys\nprint('training', sys.argv)\n"), stagedScript(job));
         }
     }
 
@@ -156,8 +153,6 @@ class TrainOperationTest extends TrainerRouteTestSupport {
         String uri = "kubeflow-trainer:train?runtime=torch-distributed&namespace=ml&bodyType=script";
         Exchange first = send(uri, "print(1)", record);
         int jobs = api.client().resources(TrainJob.class).inNamespace("ml").list().getItems().size();
-        String script = first.getMessage().getHeader(JOB_NAME) + "-script";
-        String scriptVersion = storedConfigMap("ml", script).getMetadata().getResourceVersion();
         Exchange second = send(uri, "print(1)", record);
         assertEquals(trainJob(first).getMetadata().getUid(), trainJob(second).getMetadata().getUid());
         assertEquals(false, first.getMessage().getHeader(ADOPTED));
@@ -166,7 +161,8 @@ class TrainOperationTest extends TrainerRouteTestSupport {
         assertEquals(TrainJobMetadata.nameFor(null, "kafka:retrain/3/42"), second.getMessage().getHeader(JOB_NAME));
         // the redelivery's creates were refused (409) and it changed nothing
         assertEquals(jobs, api.client().resources(TrainJob.class).inNamespace("ml").list().getItems().size());
-        assertEquals(scriptVersion, storedConfigMap("ml", script).getMetadata().getResourceVersion());
+        assertEquals(trainJob(first).getMetadata().getResourceVersion(),
+                stored("ml", trainJob(first).getMetadata().getName()).getMetadata().getResourceVersion());
     }
 
     @Test
@@ -292,7 +288,7 @@ class TrainOperationTest extends TrainerRouteTestSupport {
                 + "&scriptFileName=s3_job.py", new java.io.ByteArrayInputStream(source), Map.of()));
         assertEquals(List.of("torchrun", TrainJobFactory.SCRIPT_DIR + "/s3_job.py"), job.getSpec().trainer().command());
         assertEquals(new String(source, java.nio.charset.StandardCharsets.UTF_8),
-                storedConfigMap("ml", job.getMetadata().getName() + "-script").getData().get("s3_job.py"));
+                stagedScript(job).get("s3_job.py"));
     }
 
     @Test
@@ -300,8 +296,7 @@ class TrainOperationTest extends TrainerRouteTestSupport {
         TrainJob job = trainJob(send("kubeflow-trainer:train?runtime=xgboost-distributed&namespace=ml"
                 + "&script=classpath:scripts/train_xgb.py", null, Map.of()));
         assertEquals(List.of("python", SCRIPT_PATH), job.getSpec().trainer().command());
-        assertTrue(storedConfigMap("ml", job.getMetadata().getName() + "-script").getData().get("train.py")
-                .contains("import xgboost"));
+        assertTrue(stagedScript(job).get("train.py").contains("import xgboost"));
     }
 
     @Test
@@ -335,29 +330,24 @@ class TrainOperationTest extends TrainerRouteTestSupport {
     }
 
     @Test
-    void aForeignConfigMapOfTheScriptsNameIsNeverOverwritten() {
-        api.client().configMaps().inNamespace("ml").resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
-                .withNewMetadata().withName("taken-script").endMetadata().addToData("app.conf", "mine").build()).create();
-        Exchange exchange = send("kubeflow-trainer:train?runtime=torch-distributed&namespace=ml&jobName=taken"
-                + "&script=print(1)", null, Map.of());
-        assertTrue(exchange.getException() instanceof io.camelkubeflow.trainer.job.TrainJobConflictException,
-                String.valueOf(exchange.getException()));
-        assertEquals(Map.of("app.conf", "mine"), storedConfigMap("ml", "taken-script").getData());
-        assertNull(stored("ml", "taken"));
-    }
-
-    @Test
-    void anAdoptingRetryStagesTheScriptIfTheFirstAttemptDiedBeforeIt() {
-        String uri = "kubeflow-trainer:train?runtime=torch-distributed&namespace=ml&script=print(1)";
-        Map<String, Object> key = Map.of(IDEMPOTENCY_KEY, "scriptless-job");
-        TrainJob job = trainJob(send(uri, null, key));
-        String configMap = job.getMetadata().getName() + "-script";
-        // as if the first attempt died between creating the TrainJob and staging its script
-        api.client().configMaps().inNamespace("ml").withName(configMap).delete();
-        assertEquals(true, send(uri, null, key).getMessage().getHeader(ADOPTED));
-        assertEquals(Map.of("train.py", "print(1)"), storedConfigMap("ml", configMap).getData());
-        assertEquals(job.getMetadata().getUid(),
-                storedConfigMap("ml", configMap).getMetadata().getOwnerReferences().get(0).getUid());
+    void anInlineScriptTravelsInTheTrainJobAsAReadOnlyFileOfItsPods() {
+        TrainJob job = trainJob(send("kubeflow-trainer:train?runtime=deepspeed-distributed&namespace=inline"
+                + "&script=print(1)", null, Map.of()));
+        assertEquals(List.of(), api.client().configMaps().inNamespace("inline").list().getItems());
+        // MPI: the launcher runs mpirun, the nodes run the file, so both get it
+        List<RuntimePatch.ReplicatedJobPatch> jobs = job.getSpec().runtimePatches().get(0).trainingRuntimeSpec()
+                .template().spec().replicatedJobs();
+        assertEquals(List.of("node", "launcher"), jobs.stream().map(RuntimePatch.ReplicatedJobPatch::name).toList());
+        for (RuntimePatch.ReplicatedJobPatch replicatedJob : jobs) {
+            var pod = replicatedJob.template().spec().template().spec();
+            var mount = pod.containers().get(0).volumeMounts().get(0);
+            assertEquals("node", pod.containers().get(0).name());
+            assertEquals(TrainJobFactory.SCRIPT_DIR, mount.getMountPath());
+            assertEquals(true, mount.getReadOnly());
+            assertEquals(mount.getName(), pod.volumes().get(0).getName());
+            assertEquals(0444, pod.volumes().get(0).getDownwardAPI().getDefaultMode());
+        }
+        assertEquals(Map.of("train.py", "print(1)"), stagedScript(job));
     }
 
     @Test

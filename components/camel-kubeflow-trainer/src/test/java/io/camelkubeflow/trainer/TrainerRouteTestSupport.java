@@ -1,10 +1,14 @@
 package io.camelkubeflow.trainer;
 
+import java.util.List;
 import java.util.Map;
 
+import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
-import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.DownwardAPIVolumeFile;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -15,6 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * One mock Trainer API server and one CamelContext per test class. After every test, each TrainJob the component
@@ -68,7 +73,32 @@ abstract class TrainerRouteTestSupport {
         return api.client().resources(TrainJob.class).inNamespace(namespace).withName(name).get();
     }
 
-    static ConfigMap storedConfigMap(String namespace, String name) {
-        return api.client().configMaps().inNamespace(namespace).withName(name).get();
+    /**
+     * The inline script files a TrainJob's pods get, read as a kubelet would: the downward API volume items of the
+     * component's runtime patch, each from the pod annotation it names; the same in every patched replicated job.
+     */
+    static Map<String, String> stagedScript(TrainJob job) {
+        Map<String, String> files = null;
+        for (RuntimePatch patch : job.getSpec().runtimePatches() == null ? List.<RuntimePatch>of()
+                : job.getSpec().runtimePatches()) {
+            if (!TrainJobMetadata.PATCH_MANAGER.equals(patch.manager())) {
+                continue;
+            }
+            for (RuntimePatch.ReplicatedJobPatch replicatedJob : patch.trainingRuntimeSpec().template().spec()
+                    .replicatedJobs()) {
+                RuntimePatch.PodTemplatePatch pod = replicatedJob.template().spec().template();
+                Map<String, String> podFiles = new java.util.TreeMap<>();
+                for (Volume volume : pod.spec().volumes()) {
+                    for (DownwardAPIVolumeFile item : volume.getDownwardAPI().getItems()) {
+                        String field = item.getFieldRef().getFieldPath();
+                        String annotation = field.substring("metadata.annotations['".length(), field.length() - 2);
+                        podFiles.put(item.getPath(), pod.metadata().annotations().get(annotation));
+                    }
+                }
+                assertTrue(files == null || files.equals(podFiles), "replicated jobs get different scripts");
+                files = podFiles;
+            }
+        }
+        return files == null ? Map.of() : files;
     }
 }

@@ -37,7 +37,7 @@ public class HttpBodyLimit {
                 .putHeader("Connection", "close")
                 .end(ErrorAnswer.json("the request body is " + (length == null ? "too large" : length + " bytes")
                         + ", over the limit of " + maxBodyBytes + " bytes", "body", "send a smaller request: an"
-                                + " inline script is staged in a ConfigMap of at most 1 MiB; bake larger code into"
-                                + " the image and name it with pythonFile"));
+                                + " inline script may be at most 200 KiB; bake larger code into the image and name it"
+                                + " with pythonFile"));
     }
 }

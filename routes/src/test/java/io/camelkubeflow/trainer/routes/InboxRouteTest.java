@@ -10,7 +10,6 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -68,8 +67,9 @@ class InboxRouteTest {
         assertEquals("torch-distributed", job.getSpec().runtimeRef().name());
         assertEquals(List.of("torchrun", "/opt/camel-kubeflow-trainer/train.py"), job.getSpec().trainer().command());
         assertTrue(goodJob.startsWith("inbox-"), goodJob);
-        ConfigMap staged = client.configMaps().inNamespace("default").withName(goodJob + "-script").get();
-        assertEquals(good, staged.getData().get("train.py"));
+        assertEquals(good, job.getSpec().runtimePatches().get(0).trainingRuntimeSpec().template().spec()
+                .replicatedJobs().get(0).template().spec().template().metadata().annotations()
+                .get("camelkubeflow.io/script"));
 
         // a script that can never train is parked; the trained ones are done
         awaitFile(inbox.resolve(".failed/empty.py"));

@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -24,11 +26,14 @@ import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.map;
 /**
  * Runs a TrainJob's staged Python script for real, once, as one local {@code python3} process: the sandbox's way of
  * letting a newcomer see their script's output without a cluster. A script is "staged" when the trainer command
- * names a file of a ConfigMap that a runtime patch mounts into the {@code node} container. Commands that install
+ * names a file of a volume (a downward API volume over a pod annotation, or a ConfigMap) that a runtime patch mounts
+ * into the {@code node} container. Commands that install
  * packages first (bash wrappers) are not run: the sandbox has no package index.
  */
 final class StagedScriptRunner {
     static final Duration MAX_RUN = Duration.ofMinutes(10);
+    /** A downward API field path naming one annotation of the pod. */
+    private static final Pattern ANNOTATION_FIELD = Pattern.compile("metadata\\.annotations\\['(.+)'\\]");
 
     /** The script and its arguments, when the job runs a staged script. */
     record Script(String fileName, String source, List<String> args, Map<String, String> env) {
@@ -44,19 +49,15 @@ final class StagedScriptRunner {
         if (command.isEmpty() || command.contains("bash")) {
             return Optional.empty();
         }
-        for (Map<String, Object> podSpec : patchedPodSpecs(job)) {
+        for (Map<String, Object> podTemplate : patchedPodTemplates(job)) {
+            Map<String, Object> podSpec = map(podTemplate.get("spec"));
             for (Object volume : list(podSpec.get("volumes"))) {
-                String configMapName = (String) map(map(volume).get("configMap")).get("name");
                 String mountPath = mountPathOf(podSpec, (String) map(volume).get("name"));
-                if (configMapName == null || mountPath == null) {
+                if (mountPath == null) {
                     continue;
                 }
-                ConfigMap configMap = client.configMaps().inNamespace(job.getMetadata().getNamespace())
-                        .withName(configMapName).get();
-                if (configMap == null || configMap.getData() == null) {
-                    continue;
-                }
-                for (Map.Entry<String, String> file : configMap.getData().entrySet()) {
+                for (Map.Entry<String, String> file : files(client, job, map(podTemplate.get("metadata")),
+                        map(volume)).entrySet()) {
                     int at = command.indexOf(mountPath + "/" + file.getKey());
                     if (at >= 0) {
                         List<String> args = new ArrayList<>(command.subList(at + 1, command.size()));
@@ -69,11 +70,35 @@ final class StagedScriptRunner {
         return Optional.empty();
     }
 
+    /**
+     * The files a volume holds, as a kubelet would write them: a ConfigMap's keys, or a downward API volume's items
+     * taken from the pod's annotations.
+     */
+    private static Map<String, String> files(KubernetesClient client, GenericKubernetesResource job,
+            Map<String, Object> podMetadata, Map<String, Object> volume) {
+        Map<String, String> files = new java.util.LinkedHashMap<>();
+        if (map(volume.get("configMap")).get("name") instanceof String configMapName) {
+            ConfigMap configMap = client.configMaps().inNamespace(job.getMetadata().getNamespace())
+                    .withName(configMapName).get();
+            if (configMap != null && configMap.getData() != null) {
+                files.putAll(configMap.getData());
+            }
+        }
+        Map<String, Object> annotations = map(podMetadata.get("annotations"));
+        for (Object item : list(map(volume.get("downwardAPI")).get("items"))) {
+            Matcher annotation = ANNOTATION_FIELD.matcher(String.valueOf(map(map(item).get("fieldRef")).get("fieldPath")));
+            if (annotation.matches() && annotations.get(annotation.group(1)) instanceof String value) {
+                files.put(String.valueOf(map(item).get("path")), value);
+            }
+        }
+        return files;
+    }
+
     /** The ConfigMaps the job's runtime patches mount as volumes (not marked optional): pods start once they exist. */
     static List<String> mountedConfigMaps(GenericKubernetesResource job) {
         List<String> names = new ArrayList<>();
-        for (Map<String, Object> podSpec : patchedPodSpecs(job)) {
-            for (Object volume : list(podSpec.get("volumes"))) {
+        for (Map<String, Object> podTemplate : patchedPodTemplates(job)) {
+            for (Object volume : list(map(podTemplate.get("spec")).get("volumes"))) {
                 Map<String, Object> configMap = map(map(volume).get("configMap"));
                 if (configMap.get("name") instanceof String name && !Boolean.TRUE.equals(configMap.get("optional"))) {
                     names.add(name);
@@ -83,16 +108,16 @@ final class StagedScriptRunner {
         return names;
     }
 
-    private static List<Map<String, Object>> patchedPodSpecs(GenericKubernetesResource job) {
-        List<Map<String, Object>> podSpecs = new ArrayList<>();
+    /** The pod templates (metadata and spec) of every replicated job the job's runtime patches patch. */
+    private static List<Map<String, Object>> patchedPodTemplates(GenericKubernetesResource job) {
+        List<Map<String, Object>> podTemplates = new ArrayList<>();
         for (Object patch : list(map(job.getAdditionalProperties().get("spec")).get("runtimePatches"))) {
             for (Object replicatedJob : list(map(map(map(map(patch).get("trainingRuntimeSpec")).get("template"))
                     .get("spec")).get("replicatedJobs"))) {
-                podSpecs.add(map(map(map(map(map(replicatedJob).get("template")).get("spec")).get("template"))
-                        .get("spec")));
+                podTemplates.add(map(map(map(map(replicatedJob).get("template")).get("spec")).get("template")));
             }
         }
-        return podSpecs;
+        return podTemplates;
     }
 
     /** Runs the script, sending each output line to {@code log}; returns the exit code (137 when it ran too long). */

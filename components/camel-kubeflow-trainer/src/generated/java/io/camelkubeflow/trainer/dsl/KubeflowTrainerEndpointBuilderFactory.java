@@ -486,18 +486,18 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * What happens to a deleted TrainJob's JobSet, pods and staged script: deleted by the garbage
-         * collector after the job (Background), before it (Foreground), or kept (Orphan). One of: Orphan,
-         * Background, Foreground. Default: Background.
+         * What happens to a deleted TrainJob's JobSet and pods: deleted by the garbage collector after the job
+         * (Background), before it (Foreground), or kept (Orphan). One of: Orphan, Background, Foreground.
+         * Default: Background.
          */
         default KubeflowTrainerEndpointProducerBuilder deletePropagation(io.fabric8.kubernetes.api.model.DeletionPropagation deletePropagation) {
             doSetProperty("deletePropagation", deletePropagation);
             return this;
         }
         /**
-         * What happens to a deleted TrainJob's JobSet, pods and staged script: deleted by the garbage
-         * collector after the job (Background), before it (Foreground), or kept (Orphan). One of: Orphan,
-         * Background, Foreground. Default: Background.
+         * What happens to a deleted TrainJob's JobSet and pods: deleted by the garbage collector after the job
+         * (Background), before it (Foreground), or kept (Orphan). One of: Orphan, Background, Foreground.
+         * Default: Background.
          */
         default KubeflowTrainerEndpointProducerBuilder deletePropagation(String deletePropagation) {
             doSetProperty("deletePropagation", deletePropagation);
@@ -1124,7 +1124,7 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * File name the staged script gets in the pod. Default: train.py.
+         * File name the inline script gets in the pod. Default: train.py.
          */
         default KubeflowTrainerEndpointProducerBuilder scriptFileName(String scriptFileName) {
             doSetProperty("scriptFileName", scriptFileName);
@@ -1161,8 +1161,8 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * When above 0, delete the TrainJob (Background: with its JobSet, pods and staged script) this long
-         * after it finished, or after the logs operation last read its log to the end, whichever is later. The
+         * When above 0, delete the TrainJob (Background: with its JobSet and pods) this long after it
+         * finished, or after the logs operation last read its log to the end, whichever is later. The
          * component checks every ttlCheckInterval; the TTL is kept on the job, so it holds across restarts.
          * Default: 0. A duration: milliseconds, or text such as 30s, 5m, 1h.
          */
@@ -1171,8 +1171,8 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * When above 0, delete the TrainJob (Background: with its JobSet, pods and staged script) this long
-         * after it finished, or after the logs operation last read its log to the end, whichever is later. The
+         * When above 0, delete the TrainJob (Background: with its JobSet and pods) this long after it
+         * finished, or after the logs operation last read its log to the end, whichever is later. The
          * component checks every ttlCheckInterval; the TTL is kept on the job, so it holds across restarts.
          * Default: 0. A duration: milliseconds, or text such as 30s, 5m, 1h.
          */

@@ -11,19 +11,21 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.fabric8.kubernetes.api.model.ConfigMap;
 
 /**
  * What a request made, part by part, so that a later request with the same idempotency key can be told to be the same
  * request or not (as the IETF Idempotency-Key draft and payment APIs do): a short hash of the canonical JSON of each
  * part of the TrainJob the request shapes — each field of {@code spec}, each field of {@code spec.trainer} and {@code
- * spec.initializer} on its own, the request's own labels and annotations, and the staged script. It is computed from
+ * spec.initializer} on its own, the request's own runtime patches, labels and annotations, and the inline script (the
+ * component's own runtime patch, which carries it). It is computed from
  * the TrainJob to write, not from the request's wording, so a header and a body field asking the same thing agree; it
  * is recorded on the job as {@link TrainJobMetadata#REQUEST_FINGERPRINT_ANNOTATION} ({@code part=hash,...}), so the
  * parts that differ can be named.
  */
-final class RequestFingerprint {    /** The spec fields whose own fields are compared one by one. */
+final class RequestFingerprint {
+    /** The spec fields whose own fields are compared one by one. */
     private static final List<String> SPLIT = List.of("trainer", "initializer");
     private static final ObjectMapper CANONICAL = new ObjectMapper()
             .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
@@ -31,13 +33,15 @@ final class RequestFingerprint {    /** The spec fields whose own fields are com
     private RequestFingerprint() {
     }
 
-    /** Each part of the TrainJob (and its script) to its hash, in name order. */
-    static Map<String, String> of(TrainJob wanted, ConfigMap script) {
+    /** Each part of the TrainJob to its hash, in name order. */
+    static Map<String, String> of(TrainJob wanted) {
         Map<String, String> parts = new TreeMap<>();
         JsonNode spec = CANONICAL.valueToTree(wanted.getSpec());
         for (Iterator<Map.Entry<String, JsonNode>> fields = spec.fields(); fields.hasNext(); ) {
             Map.Entry<String, JsonNode> field = fields.next();
-            if (SPLIT.contains(field.getKey()) && field.getValue().isObject()) {
+            if (field.getKey().equals("runtimePatches")) {
+                putPatches(parts, field.getValue());
+            } else if (SPLIT.contains(field.getKey()) && field.getValue().isObject()) {
                 field.getValue().fields().forEachRemaining(inner -> parts.put("spec." + field.getKey() + "."
                         + inner.getKey(), hash(inner.getValue())));
             } else {
@@ -46,10 +50,22 @@ final class RequestFingerprint {    /** The spec fields whose own fields are com
         }
         putIfAny(parts, "metadata.labels", requestOwn(wanted.getMetadata().getLabels()));
         putIfAny(parts, "metadata.annotations", requestOwn(wanted.getMetadata().getAnnotations()));
-        if (script != null) {
-            parts.put("script", hash(CANONICAL.valueToTree(script.getData())));
-        }
         return parts;
+    }
+
+    /** The request's own runtime patches as one part, the component's (the inline script) as the part "script". */
+    private static void putPatches(Map<String, String> parts, JsonNode patches) {
+        ArrayNode own = CANONICAL.createArrayNode();
+        for (JsonNode patch : patches) {
+            if (TrainJobMetadata.PATCH_MANAGER.equals(patch.path("manager").asText())) {
+                parts.put("script", hash(patch));
+            } else {
+                own.add(patch);
+            }
+        }
+        if (!own.isEmpty()) {
+            parts.put("spec.runtimePatches", hash(own));
+        }
     }
 
     static String format(Map<String, String> parts) {

@@ -36,14 +36,15 @@ public final class RequestPolicy {
     private Quantity maxCpu = new Quantity("32");
     private Quantity maxMemory = new Quantity("256Gi");
     private long maxActiveDeadlineSeconds = 7 * 24 * 3600L;
-    private int maxScriptBytes = TrainRequestValidator.MAX_CONFIG_MAP_BYTES;
+    private int maxScriptBytes = TrainRequestValidator.MAX_SCRIPT_BYTES;
 
     private RequestPolicy() {
     }
 
     /**
      * Any namespace and runtime; no image override; commands allowed (they run in the runtime's image); no Secret or
-     * ConfigMap; at most 4 nodes of 8 processes, 8 GPUs, 32 CPUs and 256Gi each, 7 days, a 1 MiB script.
+     * ConfigMap; at most 4 nodes of 8 processes, 8 GPUs, 32 CPUs and 256Gi each, 7 days, a 200 KiB script (the
+     * most any inline script may be).
      */
     public static RequestPolicy safeDefaults() {
         return new RequestPolicy();

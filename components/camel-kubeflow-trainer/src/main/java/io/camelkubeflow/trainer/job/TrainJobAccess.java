@@ -14,7 +14,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 /**
  * What a caller must be allowed to do for a TrainJob to be made on its behalf: create TrainJobs in the namespace,
  * and read every Secret and ConfigMap the job would hand its pods (env references, initializer credentials), since
- * the pods could print them. The inline script's ConfigMap is the component's own doing and needs nothing more.
+ * the pods could print them. An inline script travels inside the TrainJob and needs nothing more.
  */
 public final class TrainJobAccess {
     private TrainJobAccess() {

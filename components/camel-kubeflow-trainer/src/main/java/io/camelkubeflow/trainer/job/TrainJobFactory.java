@@ -11,6 +11,7 @@ import io.camelkubeflow.trainer.api.RuntimePatch.JobSetSpecPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.JobSetTemplatePatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.JobSpecPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.JobTemplatePatch;
+import io.camelkubeflow.trainer.api.RuntimePatch.MetadataPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.PodSpecPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.PodTemplatePatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.ReplicatedJobPatch;
@@ -26,8 +27,6 @@ import io.camelkubeflow.trainer.runtime.LauncherResolver;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor.ReplicatedJob;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
-import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -38,8 +37,7 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 
 /**
- * Turns a validated {@link TrainRequest} and the runtime it names into the TrainJob (and staged-script ConfigMap) to
- * write. Pure: no cluster access, so every path can be tested and the result is known before any write.
+ * Turns a validated {@link TrainRequest} and the runtime it names into the TrainJob to write. Pure: no cluster access, so every path can be tested and the result is known before any write.
  */
 public final class TrainJobFactory {
     /** Where an inline script is mounted in every container that may run user code. */
@@ -64,7 +62,6 @@ public final class TrainJobFactory {
                 request.launcher());
 
         String scriptPath = null;
-        ConfigMap scriptConfigMap = null;
         List<RuntimePatch> patches = new ArrayList<>();
         // a body copied from an earlier TrainJob may carry this component's patch: it is rebuilt, not duplicated
         request.runtimePatches().stream()
@@ -73,8 +70,7 @@ public final class TrainJobFactory {
         if (request.script() != null) {
             String fileName = TrainRequestValidator.scriptFileName(request);
             scriptPath = SCRIPT_DIR + "/" + fileName;
-            scriptConfigMap = scriptConfigMap(namespace, jobName, fileName, request.script());
-            patches.add(scriptPatch(runtime, scriptConfigMap.getMetadata().getName()));
+            patches.add(scriptPatch(runtime, fileName, request.script()));
         }
         if (patches.size() > MAX_RUNTIME_PATCHES) {
             throw new InvalidOptionException("runtimePatches", patches.size() + " runtime patches; the"
@@ -136,8 +132,8 @@ public final class TrainJobFactory {
                 .withLabels(labels).withAnnotations(annotations).build());
         trainJob.setSpec(spec);
         trainJob.getMetadata().getAnnotations().put(TrainJobMetadata.REQUEST_FINGERPRINT_ANNOTATION,
-                RequestFingerprint.format(RequestFingerprint.of(trainJob, scriptConfigMap)));
-        return new PreparedTrainJob(trainJob, scriptConfigMap, runtime, decision);
+                RequestFingerprint.format(RequestFingerprint.of(trainJob)));
+        return new PreparedTrainJob(trainJob, runtime, decision);
     }
 
     private static ResourceRequirements resources(Map<String, String> resources) {
@@ -174,28 +170,25 @@ public final class TrainJobFactory {
         return new StorageInitializer(uri, null, secret == null ? null : new LocalObjectReference(secret));
     }
 
-    private static ConfigMap scriptConfigMap(String namespace, String jobName, String fileName, String script) {
-        return new ConfigMapBuilder()
-                .withNewMetadata()
-                .withName(TrainJobMetadata.scriptConfigMapName(jobName))
-                .withNamespace(namespace)
-                .addToLabels(TrainJobMetadata.MANAGED_BY_LABEL, TrainJobMetadata.MANAGED_BY_VALUE)
-                .addToLabels(TrainJobMetadata.TRAINJOB_LABEL, jobName)
-                .endMetadata()
-                .addToData(fileName, script)
-                .build();
-    }
-
-    /** Mounts the script ConfigMap on the node container of every replicated job that may run user code. */
-    private static RuntimePatch scriptPatch(TrainingRuntimeDescriptor runtime, String configMapName) {
+    /**
+     * Puts the script into the pods of every replicated job that may run user code, as the file {@code fileName} of a
+     * downward API volume over a pod annotation mounted on the node container (SDK-style: in the TrainJob itself, so
+     * one request creates everything, nothing outlives the job and no second object can race the first; the
+     * annotation limit of 256 KiB bounds the script, see {@link TrainRequestValidator#MAX_SCRIPT_BYTES}).
+     */
+    private static RuntimePatch scriptPatch(TrainingRuntimeDescriptor runtime, String fileName, String script) {
         List<ReplicatedJob> targets = runtime.jobsRunningUserCode();
         if (targets.isEmpty()) {
             throw new InvalidOptionException("script", runtime.describe() + " has no replicated job with a '"
                     + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container to stage the script into; use"
                     + " pythonFile or command with an image that holds the code");
         }
-        Volume volume = new VolumeBuilder().withName(SCRIPT_VOLUME)
-                .withNewConfigMap().withName(configMapName).withDefaultMode(0444).endConfigMap().build();
+        Volume volume = new VolumeBuilder().withName(SCRIPT_VOLUME).withNewDownwardAPI().withDefaultMode(0444)
+                .addNewItem().withPath(fileName).withNewFieldRef()
+                .withFieldPath("metadata.annotations['" + TrainJobMetadata.SCRIPT_ANNOTATION + "']").endFieldRef()
+                .endItem().endDownwardAPI().build();
+        MetadataPatch podMetadata = new MetadataPatch(null, Map.of(TrainJobMetadata.SCRIPT_ANNOTATION, script), null,
+                null, null);
         VolumeMount mount = new VolumeMountBuilder().withName(SCRIPT_VOLUME).withMountPath(SCRIPT_DIR)
                 .withReadOnly(true).build();
         List<ReplicatedJobPatch> jobs = new ArrayList<>();
@@ -203,7 +196,7 @@ public final class TrainJobFactory {
             PodSpecPatch podSpec = PodSpecPatch.volumes(List.of(volume),
                     List.of(new ContainerPatch(TrainingRuntimeDescriptor.TRAINER_CONTAINER, null, List.of(mount), null)));
             jobs.add(new ReplicatedJobPatch(job.name(),
-                    new JobTemplatePatch(null, new JobSpecPatch(new PodTemplatePatch(null, podSpec)))));
+                    new JobTemplatePatch(null, new JobSpecPatch(new PodTemplatePatch(podMetadata, podSpec)))));
         }
         return new RuntimePatch(TrainJobMetadata.PATCH_MANAGER, null,
                 new TrainingRuntimeSpecPatch(new JobSetTemplatePatch(null, new JobSetSpecPatch(jobs))));

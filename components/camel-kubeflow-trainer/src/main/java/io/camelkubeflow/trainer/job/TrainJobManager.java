@@ -50,7 +50,7 @@ public class TrainJobManager {
     }
 
     /**
-     * Deletes the job; its JobSet, pods and staged script go with it as {@code propagation} says (the API server's
+     * Deletes the job; its JobSet and pods go with it as {@code propagation} says (the API server's
      * garbage collector: Background at once, Foreground before the job itself, Orphan never).
      *
      * @return false when there was no such job (deleting is idempotent)

@@ -14,8 +14,11 @@ public final class TrainJobMetadata {
     public static final String DOMAIN = "camelkubeflow.io";
     public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
     public static final String MANAGED_BY_VALUE = "camel-kubeflow-trainer";
-    /** Label on a staged-script ConfigMap naming the TrainJob that owns it. */
-    public static final String TRAINJOB_LABEL = DOMAIN + "/trainjob";
+    /**
+     * Pod annotation holding an inline script, which a downward API volume turns into the script's file: it travels in
+     * the TrainJob itself, so a create is one request.
+     */
+    public static final String SCRIPT_ANNOTATION = DOMAIN + "/script";
     public static final String IDEMPOTENCY_KEY_ANNOTATION = DOMAIN + "/idempotency-key";
     public static final String IDEMPOTENCY_HASH_ANNOTATION = DOMAIN + "/idempotency-key-sha256";
     /** The key space the idempotency key belongs to (an entry point, a caller), when one was given. */
@@ -78,10 +81,6 @@ public final class TrainJobMetadata {
     /** A label value standing for a run key of any length. */
     public static String runKeyLabel(String runKey) {
         return sha256(runKey).substring(0, 40);
-    }
-
-    public static String scriptConfigMapName(String jobName) {
-        return jobName + "-script";
     }
 
     public static String sha256(String text) {

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Deletes finished TrainJobs that carry a TTL ({@link TrainJobMetadata#TTL_ANNOTATION}) once it has passed, counted
  * from the later of the job's end and the last time the logs operation read its log to the end, so a log that is
- * being captured is not deleted under it. Deletion is Background: the JobSet, pods and staged script follow. Every
+ * being captured is not deleted under it. Deletion is Background: the JobSet and pods follow. Every
  * decision is read from the jobs themselves, so any replica, and any app after a restart, carries it on.
  */
 public class TrainJobReaper implements AutoCloseable {

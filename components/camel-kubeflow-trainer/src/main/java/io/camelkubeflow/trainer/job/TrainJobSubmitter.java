@@ -16,11 +16,8 @@ import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.support.TrainJobMdc;
-import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
@@ -31,9 +28,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Creates TrainJobs idempotently. Everything is checked (request, runtime, launcher, command) before the first write;
  * a job of the same name made for the same idempotency key from the same request is adopted, one made for another
- * key or from a different request is a {@link TrainJobConflictException}. A create is one request, two with an inline
- * script: the TrainJob, then its script's ConfigMap owned by it (its pods wait for the volume, as pods do), so
- * deleting the job deletes the script and no update can meet a concurrent one.
+ * key or from a different request is a {@link TrainJobConflictException}. A create is one request, whatever the
+ * payload (an inline script travels inside the TrainJob), so concurrent attempts meet only at the create itself.
  */
 public class TrainJobSubmitter {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobSubmitter.class);
@@ -138,15 +134,6 @@ public class TrainJobSubmitter {
             }
             throw e;
         }
-        if (prepared.scriptConfigMap() != null) {
-            try {
-                stageScript(prepared.scriptConfigMap(), created);
-            } catch (RuntimeException e) {
-                // a job whose script cannot be staged would wait for it forever: it is taken back
-                deleteQuietly(created);
-                throw e;
-            }
-        }
         try (var log = TrainJobMdc.of(namespace, name)) {
             if (prepared.decision().rule() == LauncherRule.FALLBACK) {
                 LOG.warn("Created TrainJob {}/{} with a FALLBACK launcher: {}", namespace, name,
@@ -186,10 +173,6 @@ public class TrainJobSubmitter {
                         + " key for a new TrainJob", differing);
             }
         }
-        if (prepared.scriptConfigMap() != null) {
-            // the attempt that created the job may have died before staging its script
-            stageScript(prepared.scriptConfigMap(), existing);
-        }
         try (var log = TrainJobMdc.of(existing.getMetadata().getNamespace(), name)) {
             LOG.info("Adopted existing TrainJob {}/{} for idempotency key {}", existing.getMetadata().getNamespace(),
                     name, key);
@@ -207,61 +190,6 @@ public class TrainJobSubmitter {
     private static String describeKey(Map<String, String> annotations) {
         String recorded = annotations == null ? null : annotations.get(TrainJobMetadata.IDEMPOTENCY_KEY_ANNOTATION);
         return recorded == null ? "none recorded" : "'" + recorded + "'";
-    }
-
-    /**
-     * Creates the script ConfigMap, owned by its TrainJob (so deleting the job deletes the script). Its pods wait for
-     * it as pods wait for any ConfigMap volume. One that exists already and is owned by this very job was staged by a
-     * concurrent or earlier attempt (the job's fingerprint covers the script) and is left as it is; one owned by an
-     * earlier job of the name (being deleted), or one this component did not stage for this job, is never touched.
-     */
-    private void stageScript(ConfigMap script, TrainJob owner) {
-        String namespace = script.getMetadata().getNamespace();
-        String configMap = script.getMetadata().getName();
-        ConfigMap owned = new ConfigMapBuilder(script).editMetadata().withOwnerReferences(new OwnerReferenceBuilder()
-                .withApiVersion(TrainJob.API_VERSION).withKind("TrainJob").withName(owner.getMetadata().getName())
-                .withUid(owner.getMetadata().getUid()).withBlockOwnerDeletion(false).withController(false).build())
-                .endMetadata().build();
-        try {
-            retry.call("create ConfigMap " + configMap,
-                    () -> client.configMaps().inNamespace(namespace).resource(owned).create());
-        } catch (KubernetesClientException e) {
-            if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
-                throw e;
-            }
-            ConfigMap existing = retry.call("GET ConfigMap " + configMap,
-                    () -> client.configMaps().inNamespace(namespace).withName(configMap).get());
-            String jobName = owner.getMetadata().getName();
-            if (existing == null || !isStagedFor(existing, jobName)) {
-                throw new TrainJobConflictException(jobName, namespace, "ConfigMap " + configMap + " exists and was"
-                        + " not staged by this component for this job; rename or delete it, or choose another"
-                        + " 'jobName'");
-            }
-            if (existing.getMetadata().getOwnerReferences().stream()
-                    .noneMatch(reference -> owner.getMetadata().getUid().equals(reference.getUid()))) {
-                throw new TrainJobConflictException(jobName, namespace, "ConfigMap " + configMap + " still holds the"
-                        + " script of an earlier TrainJob of this name, which Kubernetes is deleting; try again"
-                        + " shortly");
-            }
-        }
-    }
-
-    private static boolean isStagedFor(ConfigMap configMap, String jobName) {
-        Map<String, String> labels = configMap.getMetadata().getLabels();
-        return labels != null && TrainJobMetadata.MANAGED_BY_VALUE.equals(labels.get(TrainJobMetadata.MANAGED_BY_LABEL))
-                && jobName.equals(labels.get(TrainJobMetadata.TRAINJOB_LABEL));
-    }
-
-    private void deleteQuietly(TrainJob job) {
-        String namespace = job.getMetadata().getNamespace();
-        String name = job.getMetadata().getName();
-        try {
-            retry.call("delete TrainJob " + namespace + "/" + name,
-                    () -> trainJobs(namespace).withName(name).delete());
-        } catch (KubernetesClientException e) {
-            LOG.warn("Could not delete TrainJob {}/{} whose script could not be staged: {}", namespace, name,
-                    e.getMessage());
-        }
     }
 
     private static String keyOrRandom(TrainRequest request) {

@@ -28,7 +28,7 @@ public final class TrainRequestValidator {
     private static final Pattern LABEL_NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
     private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
     private static final Pattern ENV_NAME = Pattern.compile("[-._a-zA-Z][-._a-zA-Z0-9]*");
-    private static final Pattern CONFIG_MAP_KEY = Pattern.compile("[-._a-zA-Z0-9]+");
+    private static final Pattern SCRIPT_FILE_NAME = Pattern.compile("[-._a-zA-Z0-9]+");
     /** The CRD's CEL rule for initializer storageUri. */
     private static final Pattern STORAGE_URI = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://.+");
     /** Variables the Trainer webhook reserves for the launchers it configures. */
@@ -37,8 +37,11 @@ public final class TrainRequestValidator {
             "kueue.x-k8s.io/multikueue");
     /** The CRD's maxItems on trainer.command, trainer.args and env lists. */
     static final int MAX_LIST_ITEMS = 128;
-    /** Kubernetes caps a ConfigMap's data (keys and values together) at 1 MiB. */
-    public static final int MAX_CONFIG_MAP_BYTES = 1024 * 1024;
+    /**
+     * The largest inline script: it travels as a pod annotation (see {@link TrainJobFactory}), and Kubernetes caps a
+     * pod's annotations at 256 KiB in all, which leaves room for the runtime's and JobSet's own.
+     */
+    public static final int MAX_SCRIPT_BYTES = 200 * 1024;
     /** Kubernetes caps the total size of an object's annotations at 256 KiB. */
     private static final int MAX_ANNOTATIONS_BYTES = 256 * 1024;
     /** A generated name is prefix + '-' + 12 hex digits and must stay within the 63 characters of an RFC 1035 label. */
@@ -155,16 +158,16 @@ public final class TrainRequestValidator {
                 throw new InvalidOptionException("script", "the inline script is empty; give the Python source");
             }
             String fileName = scriptFileName(request);
-            if (fileName.length() > 253 || !CONFIG_MAP_KEY.matcher(fileName).matches() || fileName.equals(".")
+            if (fileName.length() > 253 || !SCRIPT_FILE_NAME.matcher(fileName).matches() || fileName.equals(".")
                     || fileName.equals("..")) {
                 throw new InvalidOptionException("scriptFileName", "'" + fileName
-                        + "' is not a file name a ConfigMap can hold; use letters, digits, '-', '_' or '.', e.g. train.py");
+                        + "' is not a plain file name; use letters, digits, '-', '_' or '.', e.g. train.py");
             }
-            long bytes = request.script().getBytes(StandardCharsets.UTF_8).length + fileName.length();
-            if (bytes > MAX_CONFIG_MAP_BYTES) {
-                throw new InvalidOptionException("script", "the inline script is " + bytes
-                        + " bytes with its file name, over the " + MAX_CONFIG_MAP_BYTES + "-byte (1 MiB) limit of the"
-                        + " ConfigMap it is staged in; bake it into the image and use pythonFile, or fetch it at start");
+            long bytes = request.script().getBytes(StandardCharsets.UTF_8).length;
+            if (bytes > MAX_SCRIPT_BYTES) {
+                throw new InvalidOptionException("script", "the inline script is " + bytes + " bytes, over the "
+                        + MAX_SCRIPT_BYTES + "-byte (200 KiB) limit of a script carried in the pods' annotations"
+                        + " (Kubernetes allows 256 KiB of them); bake it into the image and use pythonFile");
             }
         }
         if (request.args() != null && request.args().size() > MAX_LIST_ITEMS) {

@@ -5,8 +5,6 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.api.Test;
 
@@ -29,14 +27,33 @@ class RequestFingerprintTest {
                 """.formatted(labels, trainer), TrainJob.class);
     }
 
-    private static ConfigMap script(String source) {
-        return new ConfigMapBuilder().addToData("train.py", source).build();
+    /** The job with a runtime patch: the component's own (an inline script) or, with another manager, a request's. */
+    private static TrainJob patched(TrainJob job, String manager, String annotation) {
+        return Serialization.unmarshal(Serialization.asYaml(job).replace("spec:\n", """
+                spec:
+                  runtimePatches:
+                  - manager: %s
+                    trainingRuntimeSpec:
+                      template:
+                        spec:
+                          replicatedJobs:
+                          - name: node
+                            template:
+                              spec:
+                                template:
+                                  metadata:
+                                    annotations: {camelkubeflow.io/script: "%s"}
+                """.formatted(manager, annotation)), TrainJob.class);
+    }
+
+    private static TrainJob withScript(TrainJob job, String source) {
+        return patched(job, TrainJobMetadata.PATCH_MANAGER, source);
     }
 
     @Test
     void theSameRequestHasTheSameFingerprintWhateverTheOrderOfItsMaps() {
-        Map<String, String> one = RequestFingerprint.of(job("numNodes: 2, image: a", "team: x, tier: y"), null);
-        Map<String, String> two = RequestFingerprint.of(job("image: a, numNodes: 2", "tier: y, team: x"), null);
+        Map<String, String> one = RequestFingerprint.of(job("numNodes: 2, image: a", "team: x, tier: y"));
+        Map<String, String> two = RequestFingerprint.of(job("image: a, numNodes: 2", "tier: y, team: x"));
         assertEquals(one, two);
         assertEquals(List.of(), RequestFingerprint.differing(RequestFingerprint.format(one),
                 RequestFingerprint.format(two)));
@@ -44,24 +61,24 @@ class RequestFingerprintTest {
 
     @Test
     void eachDifferingPartIsNamedOnceInOrder() {
-        String recorded = RequestFingerprint.format(RequestFingerprint.of(job("numNodes: 1, image: a", "team: x"),
-                script("print(1)")));
-        Map<String, String> wanted = RequestFingerprint.of(job("numNodes: 2, image: a, args: [x]", "team: y"),
-                script("print(2)"));
+        String recorded = RequestFingerprint.format(RequestFingerprint.of(withScript(
+                job("numNodes: 1, image: a", "team: x"), "print(1)")));
+        Map<String, String> wanted = RequestFingerprint.of(withScript(
+                job("numNodes: 2, image: a, args: [x]", "team: y"), "print(2)"));
         assertEquals(List.of("metadata.labels", "script", "spec.trainer.args", "spec.trainer.numNodes"),
                 RequestFingerprint.differing(recorded, RequestFingerprint.format(wanted)));
     }
 
     @Test
     void theComponentsOwnLabelsAndAnnotationsSayHowNotWhat() {
-        Map<String, String> plain = RequestFingerprint.of(job("image: a", ""), null);
+        Map<String, String> plain = RequestFingerprint.of(job("image: a", ""));
         TrainJob marked = job("image: a", "camelkubeflow.io/group: kafka, app.kubernetes.io/managed-by: c");
-        assertEquals(plain, RequestFingerprint.of(marked, null));
+        assertEquals(plain, RequestFingerprint.of(marked));
     }
 
     @Test
     void aPartPresentOnOneSideOnlyDiffers() {
-        Map<String, String> withScript = RequestFingerprint.of(job("image: a", ""), script("print(1)"));
+        Map<String, String> withScript = RequestFingerprint.of(withScript(job("image: a", ""), "print(1)"));
         Map<String, String> without = new TreeMap<>(withScript);
         without.remove("script");
         assertEquals(List.of("script"), RequestFingerprint.differing(RequestFingerprint.format(withScript),
@@ -69,5 +86,13 @@ class RequestFingerprintTest {
         assertEquals(List.of("script"), RequestFingerprint.differing(RequestFingerprint.format(without),
                 RequestFingerprint.format(withScript)));
         assertNotEquals(RequestFingerprint.format(withScript), RequestFingerprint.format(without));
+    }
+
+    @Test
+    void aRequestsOwnRuntimePatchesArePartOfTheSpecTheInlineScriptIsAPartOfItsOwn() {
+        Map<String, String> requestPatch = RequestFingerprint.of(patched(job("image: a", ""), "example.com/team", "x"));
+        Map<String, String> script = RequestFingerprint.of(withScript(job("image: a", ""), "x"));
+        assertEquals(List.of("script", "spec.runtimePatches"), RequestFingerprint.differing(
+                RequestFingerprint.format(requestPatch), RequestFingerprint.format(script)));
     }
 }

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.mockwebserver.http.RecordedRequest;
@@ -23,7 +22,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TrainJobSubmitterFailureTest {
     static final String JOBS = ScriptedApiServer.JOBS;
-    static final String CONFIG_MAPS = "/api/v1/namespaces/ml/configmaps";
 
     ScriptedApiServer api;
     TrainRequest request;
@@ -49,70 +47,44 @@ class TrainJobSubmitterFailureTest {
     }
 
     @Test
-    void aRefusedCreateStagesNoScriptAndRethrows() throws Exception {
+    void aRefusedCreateWritesNothingElseAndRethrows() throws Exception {
         // e.g. the Trainer admission webhook denying the job
         api.server.expect().post().withPath(JOBS).andReturn(403, status()).once();
 
         KubernetesClientException error = assertThrows(KubernetesClientException.class,
                 () -> new TrainJobSubmitter(api.client).submit(request, null));
         assertEquals(403, error.getCode());
-        assertTrue(requests().stream().noneMatch(r -> r.contains("configmaps")), requests().toString());
+        assertEquals(List.of("POST " + JOBS), writes());
     }
 
     @Test
-    void aScriptThatCannotBeStagedTakesTheJobBackAndRethrows() throws Exception {
-        api.server.expect().post().withPath(JOBS).andReturn(201, stored()).once();
-        api.server.expect().post().withPath(CONFIG_MAPS).andReturn(403, status()).once();
-        api.server.expect().delete().withPath(JOBS + "/" + name).andReturn(200, status()).once();
-
-        KubernetesClientException error = assertThrows(KubernetesClientException.class,
-                () -> new TrainJobSubmitter(api.client).submit(request, null));
-        assertEquals(403, error.getCode());
-        assertTrue(requests().contains("DELETE " + JOBS + "/" + name), "the job without its script was left");
-    }
-
-    @Test
-    void losingTheCreateRaceAdoptsTheWinnersJobAndItsStagedScript() throws Exception {
+    void losingTheCreateRaceAdoptsTheWinnersJobWithoutWritingAgain() throws Exception {
         TrainJob winner = stored();
         winner.getMetadata().setUid("winner-uid");
         api.server.expect().post().withPath(JOBS).andReturn(409, status()).once();
         api.server.expect().get().withPath(JOBS + "/" + name).andReturn(200, winner).once();
-        api.server.expect().post().withPath(CONFIG_MAPS).andReturn(409, status()).once();
-        api.server.expect().get().withPath(CONFIG_MAPS + "/" + name + "-script").andReturn(200, scriptOwnedBy(
-                "winner-uid")).once();
 
         SubmitResult result = new TrainJobSubmitter(api.client).submit(request, null);
         assertTrue(result.adopted());
         assertEquals("winner-uid", result.trainJob().getMetadata().getUid());
-        List<String> requests = requests();
-        assertTrue(requests.stream().noneMatch(r -> r.startsWith("DELETE") || r.startsWith("PUT")
-                || r.startsWith("PATCH")), requests.toString());
-    }
-
-    private io.fabric8.kubernetes.api.model.ConfigMap scriptOwnedBy(String uid) {
-        return new ConfigMapBuilder(new TrainJobSubmitter(api.client).prepare(request, null).scriptConfigMap())
-                .editMetadata().addNewOwnerReference().withUid(uid).withKind("TrainJob").withName(name)
-                .withApiVersion(TrainJob.API_VERSION).endOwnerReference().endMetadata().build();
+        assertEquals(List.of("POST " + JOBS), writes());
     }
 
     @Test
-    void theScriptOfAnEarlierJobOfTheNameStillBeingDeletedIsNotTakenAndTheNewJobIsTakenBack() throws Exception {
-        api.server.expect().post().withPath(JOBS).andReturn(201, stored()).once();
-        api.server.expect().post().withPath(CONFIG_MAPS).andReturn(409, status()).once();
-        api.server.expect().get().withPath(CONFIG_MAPS + "/" + name + "-script").andReturn(200, scriptOwnedBy(
-                "earlier-uid")).once();
-        api.server.expect().delete().withPath(JOBS + "/" + name).andReturn(200, status()).once();
+    void losingTheCreateRaceToAnotherScriptForTheKeyIsAConflictNamingTheScript() {
+        TrainJob winner = stored();
+        request.script("print(2)");
+        api.server.expect().post().withPath(JOBS).andReturn(409, status()).once();
+        api.server.expect().get().withPath(JOBS + "/" + name).andReturn(200, winner).once();
 
         TrainJobConflictException conflict = assertThrows(TrainJobConflictException.class,
                 () -> new TrainJobSubmitter(api.client).submit(request, null));
-        assertTrue(conflict.getMessage().contains("try again shortly"), conflict.getMessage());
-        assertTrue(requests().contains("DELETE " + JOBS + "/" + name), "the job without its script was left");
+        assertEquals(List.of("script"), conflict.getDiffering());
     }
 
     @Test
-    void aCreateWithAScriptWritesTheJobThenItsScriptOwnedByIt() throws Exception {
+    void aCreateWithAScriptIsOneRequestCarryingTheScript() throws Exception {
         api.server.expect().post().withPath(JOBS).andReturn(201, stored()).once();
-        api.server.expect().post().withPath(CONFIG_MAPS).andReturn(201, new ConfigMapBuilder().build()).once();
 
         new TrainJobSubmitter(api.client).submit(request, null);
         List<RecordedRequest> writes = new ArrayList<>();
@@ -122,10 +94,14 @@ class TrainJobSubmitterFailureTest {
                 writes.add(next);
             }
         }
-        assertEquals(List.of("POST " + JOBS, "POST " + CONFIG_MAPS), writes.stream()
-                .map(r -> r.getMethod() + " " + r.getPath()).toList());
-        assertTrue(writes.get(1).getBody().readUtf8().contains("\"uid\":\"job-uid\""),
-                "the script is not owned by its job");
+        assertEquals(List.of("POST " + JOBS), writes.stream().map(r -> r.getMethod() + " " + r.getPath()).toList());
+        assertTrue(writes.get(0).getBody().readUtf8().contains("\"camelkubeflow.io/script\":\"print(1)\""),
+                "the script is not in the TrainJob");
+    }
+
+    /** The requests other than reads, in order. */
+    private List<String> writes() throws InterruptedException {
+        return requests().stream().filter(r -> !r.startsWith("GET")).toList();
     }
 
     private List<String> requests() throws InterruptedException {
