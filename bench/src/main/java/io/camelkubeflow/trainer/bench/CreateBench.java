@@ -24,27 +24,44 @@ import org.apache.camel.impl.DefaultCamelContext;
 /**
  * Create throughput: a burst of exchanges sent to {@code kubeflow-trainer:train} by concurrent producers, each
  * exchange a new TrainJob (the sandbox validates each against the CRD), for each payload kind; and, as the baseline,
- * the Kubeflow Python SDK's request pattern for one create (GET the namespaced TrainingRuntime, GET the
- * ClusterTrainingRuntime, POST the TrainJob) sent with a plain fabric8 client on as many threads.
+ * the Kubeflow Python SDK's request pattern for one create of the same payload (GET the namespaced TrainingRuntime,
+ * GET the ClusterTrainingRuntime, POST the TrainJob the SDK would send) with a plain fabric8 client on as many
+ * threads.
  */
 final class CreateBench implements AutoCloseable {
     /** A create's payload, as the endpoint options that give it. */
     enum Payload {
-        COMMAND("command", "&command=python -u -c 'print(1)'"),
-        PYTHON_FILE("pythonFile", "&pythonFile=/app/train.py"),
-        SCRIPT("inline script", "&script=print(1)");
+        COMMAND("command", "&command=python -u -c 'print(1)'", List.of("python", "-u", "-c", "print(1)")),
+        PYTHON_FILE("pythonFile", "&pythonFile=/app/train.py", List.of("torchrun", "/app/train.py")),
+        // the SDK sends a function as a bash script that writes it to a file and runs that (CustomTrainer)
+        SCRIPT("inline script", "&script=print(1)", List.of("bash", "-c", """
+                read -r -d '' SCRIPT << EOM
+
+                print(1)
+                EOM
+                printf "%s" "$SCRIPT" > "train.py"
+                torchrun "train.py\""""));
 
         final String label;
         final String options;
+        /** The trainer command of the TrainJob the Kubeflow SDK sends for the same payload. */
+        final List<String> sdkCommand;
 
-        Payload(String label, String options) {
+        Payload(String label, String options, List<String> sdkCommand) {
             this.label = label;
             this.options = options;
+            this.sdkCommand = sdkCommand;
         }
     }
 
     /** Creates per second, and API requests the server received per create. */
     record Run(double createsPerSecond, double requestsPerCreate) {
+        /** The run of median rate among rounds of the same setting. */
+        static Run median(List<Run> rounds) {
+            List<Run> sorted = rounds.stream().sorted(java.util.Comparator.comparingDouble(Run::createsPerSecond))
+                    .toList();
+            return sorted.get(sorted.size() / 2);
+        }
     }
 
     private final TrainerSandbox sandbox = TrainerSandbox.start();
@@ -77,13 +94,13 @@ final class CreateBench implements AutoCloseable {
         return run;
     }
 
-    /** The SDK's three requests per create, the TrainJob being what the SDK sends for a command. */
-    Run sdkPattern(int exchanges, int producers) throws Exception {
+    /** The SDK's three requests per create, the TrainJob being what the SDK sends for the payload. */
+    Run sdkPattern(Payload payload, int exchanges, int producers) throws Exception {
         String namespace = "sdk-" + (++runs);
         String name = "torch-distributed";
-        Callable<Object> warm = sdkCreate(namespace, name, "warm");
+        Callable<Object> warm = sdkCreate(namespace, name, "warm", payload);
         warm.call();
-        Run run = burst(exchanges, producers, i -> sdkCreate(namespace, name, "sdk-" + runs + "-" + i));
+        Run run = burst(exchanges, producers, i -> sdkCreate(namespace, name, "sdk-" + runs + "-" + i, payload));
         clean(namespace);
         return run;
     }
@@ -101,7 +118,7 @@ final class CreateBench implements AutoCloseable {
         }
     }
 
-    private Callable<Object> sdkCreate(String namespace, String runtime, String jobName) {
+    private Callable<Object> sdkCreate(String namespace, String runtime, String jobName, Payload payload) {
         return () -> {
             GenericKubernetesResource namespaced = sdkClient.genericKubernetesResources(
                     RuntimeKind.TrainingRuntime.context()).inNamespace(namespace).withName(runtime).get();
@@ -120,8 +137,9 @@ final class CreateBench implements AutoCloseable {
                       runtimeRef:
                         name: %s
                       trainer:
-                        command: ["python", "-u", "-c", "print(1)"]
-                    """.formatted(jobName, namespace, runtime), TrainJob.class);
+                        command: %s
+                    """.formatted(jobName, namespace, runtime, Serialization.asJson(payload.sdkCommand)),
+                    TrainJob.class);
             return sdkClient.resources(TrainJob.class).inNamespace(namespace).resource(job).create();
         };
     }

@@ -21,6 +21,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
  */
 public final class CrdSchemaValidator {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String STORAGE_URI_RULE = "self == '' || self.matches('^[A-Za-z][A-Za-z0-9+.-]*://.+$')";
     private static final String MANAGED_BY_RULE
             = "self in ['trainer.kubeflow.org/trainjob-controller', 'kueue.x-k8s.io/multikueue']";
@@ -52,15 +53,16 @@ public final class CrdSchemaValidator {
 
     /** Every violation, each as "path: problem"; empty when the object is valid. */
     public List<String> validate(Object object) {
-        JsonNode node = YAML.valueToTree(object instanceof String text ? readTree(text) : object);
+        JsonNode node = object instanceof String text ? readTree(text) : JSON.valueToTree(object);
         List<String> violations = new ArrayList<>();
         check(node, schema, "", violations);
         return violations;
     }
 
+    /** JSON (what clients send) with the JSON parser, which is several times faster; anything else as YAML. */
     private static JsonNode readTree(String text) {
         try {
-            return YAML.readTree(text);
+            return text.stripLeading().startsWith("{") ? JSON.readTree(text) : YAML.readTree(text);
         } catch (java.io.IOException e) {
             throw new IllegalArgumentException(e);
         }
