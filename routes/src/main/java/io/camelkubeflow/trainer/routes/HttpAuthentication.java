@@ -121,9 +121,12 @@ public class HttpAuthentication {
             return;
         } catch (OidcVerifier.ProviderUnavailableException | KubernetesClientException e) {
             LOG.warnf("Could not check a bearer token: %s", e.getMessage());
+            String who = !(e instanceof KubernetesClientException api) ? "OIDC provider unreachable"
+                    : api.getCode() <= 0 ? "Kubernetes API unreachable"
+                    : "the Kubernetes API did not review the token (" + api.getCode() + ")";
             context.response().setStatusCode(503).putHeader("Content-Type", "application/json")
-                    .end(ErrorAnswer.json("the token could not be checked now (its issuer did not answer); try again",
-                            "Authorization", null));
+                    .end(ErrorAnswer.json(who + ": the token could not be checked now", "Authorization",
+                            "try again shortly; nothing was changed"));
             return;
         }
         if (caller == null) {

@@ -29,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @QuarkusTestResource(FreshFolders.class)
+@QuarkusTestResource(OidcProviderResource.class)
 class HttpErrorContractTest {
     @TestHTTPResource("/trainjobs")
     URL trainjobs;
@@ -139,6 +140,43 @@ class HttpErrorContractTest {
         assertEquals(503, unavailable.statusCode(), unavailable.body());
         assertTrue(String.valueOf(json(unavailable).get("error")).contains("unavailable"), unavailable.body());
         clients.sandbox().refuseNextTrainJobCreates(0, 500);
+    }
+
+    @Test
+    void anUnreachableApiIs503InSecondsAndTheAppRecoversWhenItIsBack() throws Exception {
+        String request = "{\"pythonFile\": \"/a.py\"}";
+        // an OIDC token is checked without the API server, so the request gets as far as its access review
+        String oidc = "Bearer " + OidcProviderResource.provider.token("outage", List.of());
+        clients.sandbox().stopApiServer();
+        HttpResponse<String> tokenReview;
+        HttpResponse<String> accessReview;
+        long took;
+        try {
+            tokenReview = post(request);
+            long started = System.nanoTime();
+            accessReview = HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs.toString()))
+                    .timeout(Duration.ofSeconds(30)).header("Authorization", oidc)
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(request))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            took = (System.nanoTime() - started) / 1_000_000;
+        } finally {
+            clients.sandbox().startApiServer();
+        }
+        for (HttpResponse<String> during : List.of(tokenReview, accessReview)) {
+            assertEquals(503, during.statusCode(), during.body());
+            assertTrue(String.valueOf(json(during).get("error")).startsWith("Kubernetes API unreachable"),
+                    during.body());
+        }
+        // the component's bounded retries (about 3 s), not fabric8's on top of them (19.5 s before)
+        assertTrue(took < 10_000, "answered after " + took + " ms");
+        HttpResponse<String> after = null;
+        for (long deadline = System.nanoTime() + 30_000_000_000L; System.nanoTime() < deadline; Thread.sleep(200)) {
+            after = send("POST", "", HttpRequest.BodyPublishers.ofString(request), "outage-1");
+            if (after.statusCode() != 503) {
+                break;
+            }
+        }
+        assertEquals(201, after.statusCode(), after.body());
     }
 
     @Test

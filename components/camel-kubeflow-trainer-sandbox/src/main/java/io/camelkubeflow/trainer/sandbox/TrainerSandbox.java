@@ -55,6 +55,8 @@ public final class TrainerSandbox implements AutoCloseable {
     private static final String TRAINJOBS_PREFIX = "/apis/trainer.kubeflow.org/v1alpha1/namespaces/";
 
     private volatile KubernetesMockServer server;
+    /** The API server's port, kept across restarts so clients reconnect to it. */
+    private final int port;
     private final KubernetesClient client;
     private final List<Consumer<String>> trainJobWriteListeners = new CopyOnWriteArrayList<>();
     private final Deque<RecordedRequest> recorded = new ArrayDeque<>();
@@ -108,6 +110,7 @@ public final class TrainerSandbox implements AutoCloseable {
     private TrainerSandbox(int port) {
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
         server.init(InetAddress.getLoopbackAddress(), port);
+        this.port = server.getPort();
         client = server.createClient();
         drainer.scheduleWithFixedDelay(this::drain, 1, 1, TimeUnit.SECONDS);
     }
@@ -213,14 +216,26 @@ public final class TrainerSandbox implements AutoCloseable {
      * it listens again, {@code downtime} later. Clients must reconnect; their resourceVersions stay valid.
      */
     public synchronized void restartApiServer(Duration downtime) {
-        drain();
-        int port = server.getPort();
-        server.destroy();
+        stopApiServer();
         try {
             Thread.sleep(downtime.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        startApiServer();
+    }
+
+    /**
+     * Stops the API server, keeping its stored objects and port, as an outage would: open connections break and
+     * requests are refused until {@link #startApiServer()}.
+     */
+    public synchronized void stopApiServer() {
+        drain();
+        server.destroy();
+    }
+
+    /** Starts a stopped API server again on its port, with the objects it held. */
+    public synchronized void startApiServer() {
         KubernetesMockServer restarted = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                 dispatcher, false);
         restarted.init(InetAddress.getLoopbackAddress(), port);

@@ -8,6 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -41,7 +42,14 @@ public class TrainJobEventStream implements AutoCloseable {
     /** With progress: the tick that looks, and the progress last emitted. */
     private ScheduledExecutorService progressTicks;
     private final Map<String, TrainJobProgress> lastProgress = new ConcurrentHashMap<>();
-    private boolean closed;
+    private volatile boolean closed;
+    /** Held while an event is given to the listener: one event at a time, and close waits for the one in hand. */
+    private final ReentrantLock delivering = new ReentrantLock();
+    /**
+     * How long close waits for the event in hand: a listener stuck on it (a route waiting on an API server that is
+     * down) must not hold its route's shutdown for ever.
+     */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
 
     /** @param informers the client's informers, whose TrainJob (and, for progress, pod) informers this reads */
     public TrainJobEventStream(Consumer<TrainJobEvent> listener, ClusterInformers informers) {
@@ -96,18 +104,33 @@ public class TrainJobEventStream implements AutoCloseable {
 
     // changed, deleted and emitProgress run on the delivery thread and the progress tick: one at a time, so the
     // listener gets one event at a time and a job's Progress never comes before its Running; close waits for the
-    // event in hand, so what the listener does with it (a handled mark) is done before the stream is closed
+    // event in hand (up to CLOSE_WAIT), so what the listener does with it (a handled mark) is done before the
+    // stream is closed
 
-    private synchronized void deleted(TrainJob job) {
-        if (closed) {
-            return;
+    private void deleted(TrainJob job) {
+        delivering.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            lastEmitted.remove(job.getMetadata().getUid());
+            lastProgress.remove(job.getMetadata().getUid());
+            listener.accept(new TrainJobEvent(TrainJobEvent.DELETED, job, null, null, TrainJobProgress.reported(job)));
+        } finally {
+            delivering.unlock();
         }
-        lastEmitted.remove(job.getMetadata().getUid());
-        lastProgress.remove(job.getMetadata().getUid());
-        listener.accept(new TrainJobEvent(TrainJobEvent.DELETED, job, null, null, TrainJobProgress.reported(job)));
     }
 
-    private synchronized void changed(TrainJob job) {
+    private void changed(TrainJob job) {
+        delivering.lock();
+        try {
+            changedLocked(job);
+        } finally {
+            delivering.unlock();
+        }
+    }
+
+    private void changedLocked(TrainJob job) {
         if (closed) {
             return;
         }
@@ -139,10 +162,18 @@ public class TrainJobEventStream implements AutoCloseable {
                 TimeUnit.MILLISECONDS);
     }
 
-    private synchronized void emitProgress() {
-        if (closed) {
-            return;
+    private void emitProgress() {
+        delivering.lock();
+        try {
+            if (!closed) {
+                emitProgressLocked();
+            }
+        } finally {
+            delivering.unlock();
         }
+    }
+
+    private void emitProgressLocked() {
         try {
             for (TrainJob job : informer.getStore().list()) {
                 String uid = job.getMetadata().getUid();
@@ -166,11 +197,22 @@ public class TrainJobEventStream implements AutoCloseable {
         }
     }
 
-    /** Stops emitting; an event in hand is finished first, so what the listener does with it is done. */
+    /**
+     * Stops emitting; an event in hand is finished first (waited for up to {@link #CLOSE_WAIT}), so what the listener
+     * does with it is done.
+     */
     @Override
     public void close() {
-        synchronized (this) {
-            closed = true;
+        closed = true;
+        try {
+            if (delivering.tryLock(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                delivering.unlock();
+            } else {
+                LOG.warn("Closed the TrainJob events of {} while its route still handles one after {}; that event is"
+                        + " not marked handled and comes again at the next start", namespace, CLOSE_WAIT);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         if (progressTicks != null) {
             progressTicks.shutdownNow();

@@ -2,6 +2,7 @@ package io.camelkubeflow.trainer.job;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -94,5 +95,17 @@ class RequestFingerprintTest {
         Map<String, String> script = RequestFingerprint.of(withScript(job("image: a", ""), "x"));
         assertEquals(List.of("script", "spec.runtimePatches"), RequestFingerprint.differing(
                 RequestFingerprint.format(requestPatch), RequestFingerprint.format(script)));
+        assertEquals(Set.of("spec.runtimePatches", "spec.runtimeRef", "spec.trainer.image"), requestPatch.keySet());
+        assertEquals(Set.of("script", "spec.runtimeRef", "spec.trainer.image"), script.keySet());
+    }
+
+    @Test
+    void annotationsOfTheRequestArePartOfIt() {
+        TrainJob plain = job("image: a", "");
+        TrainJob annotated = job("image: a", "");
+        annotated.getMetadata().getAnnotations().put("example.com/owner", "me");
+        assertEquals(List.of("metadata.annotations"), RequestFingerprint.differing(
+                RequestFingerprint.format(RequestFingerprint.of(plain)),
+                RequestFingerprint.format(RequestFingerprint.of(annotated))));
     }
 }

@@ -19,6 +19,21 @@ class ShellTest {
     }
 
     @Test
+    void escapesAtTheEndOfALineOrAQuoteStayWhatTheyAre() {
+        // a backslash with nothing after it is a backslash
+        assertEquals(List.of("a\\"), Shell.split("args", "a\\"));
+        // inside double quotes a backslash escapes only a quote or a backslash
+        assertEquals(List.of("a\\"), Shell.split("args", "\"a\\\\\""));
+        assertEquals(List.of("a\\n"), Shell.split("args", "\"a\\n\""));
+        assertEquals(List.of("ab", "c"), Shell.split("args", "a'b' c"));
+        assertEquals(List.of("", "x"), Shell.split("args", "\"\" x"));
+        // an escaped quote as the last character leaves the quote open
+        assertEquals("args", assertThrows(InvalidOptionException.class,
+                () -> Shell.split("args", "\"a\\\"")).getField());
+        assertEquals("args", assertThrows(InvalidOptionException.class, () -> Shell.split("args", "'")).getField());
+    }
+
+    @Test
     void unclosedQuotesNameTheField() {
         assertEquals("command", assertThrows(InvalidOptionException.class,
                 () -> Shell.split("command", "python 'train.py")).getField());

@@ -8,6 +8,7 @@ import io.camelkubeflow.trainer.support.InvalidOptionException;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -68,5 +69,39 @@ class TrainFieldJsonTest {
         refused(TrainField.ENV, Map.of("LR", Map.of("v", 1)));
         refused(TrainField.LABELS, List.of("a"));
         refused(TrainField.ANNOTATIONS, "a=b");
+    }
+
+    @Test
+    void theRangeOfAWholeNumberIncludesBothEnds() {
+        assertEquals(5L, TrainField.wholeNumber(5, "f", 5, 10));
+        assertEquals(10L, TrainField.wholeNumber((short) 10, "f", 5, 10));
+        assertEquals(10L, TrainField.wholeNumber(BigInteger.TEN, "f", 5, 10));
+        assertEquals(5L, TrainField.wholeNumber(BigInteger.valueOf(5), "f", 5, 10));
+        for (Object outside : List.of(4, 11L, (byte) 4, BigInteger.valueOf(4), BigInteger.valueOf(11))) {
+            InvalidOptionException error = assertThrows(InvalidOptionException.class,
+                    () -> TrainField.wholeNumber(outside, "f", 5, 10));
+            assertEquals("f", error.getField());
+            assertTrue(error.getMessage().contains(outside + " is out of range; give a whole number from 5 to 10"),
+                    error.getMessage());
+        }
+    }
+
+    @Test
+    void aRefusedValueIsDescribedByItsJsonType() {
+        assertEquals("an object", TrainField.describe(Map.of()));
+        assertEquals("an array", TrainField.describe(List.of()));
+        assertEquals("the number 1.5", TrainField.describe(1.5));
+        assertEquals("the boolean true", TrainField.describe(true));
+        assertEquals("the string 'x'", TrainField.describe("x"));
+        assertEquals("a Character", TrainField.describe('x'));
+    }
+
+    @Test
+    void aFieldIsFoundByTheNameCallersWrite() {
+        assertEquals(TrainField.NUM_NODES, TrainField.named("numNodes"));
+        assertEquals(null, TrainField.named("numnodes"));
+        assertTrue(TrainField.NUM_NODES.inMessages());
+        // set by the route that knows the entry point, never by what a message says of itself
+        assertFalse(TrainField.IDEMPOTENCY_SCOPE.inMessages());
     }
 }

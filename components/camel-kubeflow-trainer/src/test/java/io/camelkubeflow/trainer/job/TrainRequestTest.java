@@ -1,0 +1,55 @@
+package io.camelkubeflow.trainer.job;
+
+import java.util.List;
+import java.util.Map;
+
+import io.camelkubeflow.trainer.access.Caller;
+import io.camelkubeflow.trainer.api.RuntimePatch;
+import io.camelkubeflow.trainer.runtime.ImageRule;
+import io.camelkubeflow.trainer.runtime.Launcher;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A request is written as one chain of setters, and reads back what was set. */
+class TrainRequestTest {
+    @Test
+    void everySetterChainsAndEveryValueReadsBack() {
+        Caller caller = new Caller("alice", List.of("team"));
+        RuntimePatch patch = new RuntimePatch("example.com/x", null, null);
+        List<ImageRule> rules = ImageRule.parseList("imageRules", "*ds*=mpirun");
+        TrainRequest request = new TrainRequest()
+                .namespace("ml").jobName("j").jobNamePrefix("p").idempotencyKey("k").idempotencyScope("s")
+                .runKey("r").skipIfRunning(true).inFlightGroup("g").maxInFlight(2).runtime("rt")
+                .runtimeKind("TrainingRuntime").image("img").launcher(Launcher.PYTHON).imageRules(rules)
+                .command(List.of("python")).args(List.of("--x")).verbatimCommand(true).pythonFile("/a.py")
+                .script("print(1)").scriptFileName("t.py").packages(List.of("numpy"))
+                .pipIndexUrls(List.of("https://i/simple")).numNodes(3).numProcPerNode(4).datasetUri("s3://d")
+                .datasetSecret("ds").modelUri("hf://m").modelSecret("ms").activeDeadlineSeconds(60L)
+                .ttlAfterFinishedSeconds(30L).suspend(true).managedBy("m").caller(caller)
+                .env("A", "1").resource("cpu", "2").label("team", "x").annotation("note", "y").runtimePatch(patch);
+        assertEquals(List.of("ml", "j", "p", "k", "s", "r", "g", "rt", "TrainingRuntime", "img", "/a.py",
+                        "print(1)", "t.py", "s3://d", "ds", "hf://m", "ms", "m"),
+                List.of(request.namespace(), request.jobName(), request.jobNamePrefix(), request.idempotencyKey(),
+                        request.idempotencyScope(), request.runKey(), request.inFlightGroup(), request.runtime(),
+                        request.runtimeKind(), request.image(), request.pythonFile(), request.script(),
+                        request.scriptFileName(), request.datasetUri(), request.datasetSecret(), request.modelUri(),
+                        request.modelSecret(), request.managedBy()));
+        assertTrue(request.skipIfRunning() && request.verbatimCommand() && request.suspend());
+        assertEquals(List.of(2, 3, 4), List.of(request.maxInFlight(), request.numNodes(), request.numProcPerNode()));
+        assertEquals(List.of(60L, 30L), List.of(request.activeDeadlineSeconds(), request.ttlAfterFinishedSeconds()));
+        assertEquals(Launcher.PYTHON, request.launcher());
+        assertEquals(rules, request.imageRules());
+        assertEquals(List.of("python"), request.command());
+        assertEquals(List.of("--x"), request.args());
+        assertEquals(List.of("numpy"), request.packages());
+        assertEquals(List.of("https://i/simple"), request.pipIndexUrls());
+        assertEquals(caller, request.caller());
+        assertEquals("1", request.env().get("A").getValue());
+        assertEquals(Map.of("cpu", "2"), request.resources());
+        assertEquals(Map.of("team", "x"), request.labels());
+        assertEquals(Map.of("note", "y"), request.annotations());
+        assertEquals(List.of(patch), request.runtimePatches());
+    }
+}
