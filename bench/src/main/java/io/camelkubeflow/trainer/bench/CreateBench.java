@@ -113,9 +113,6 @@ final class CreateBench implements AutoCloseable {
         for (TrainJob job : client.resources(TrainJob.class).inNamespace(namespace).list().getItems()) {
             client.resource(job).delete();
         }
-        for (var configMap : client.configMaps().inNamespace(namespace).list().getItems()) {
-            client.resource(configMap).delete();
-        }
     }
 
     private Callable<Object> sdkCreate(String namespace, String runtime, String jobName, Payload payload) {

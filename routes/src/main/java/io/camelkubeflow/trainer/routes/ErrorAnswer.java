@@ -5,6 +5,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 
 /**
  * The JSON body of the HTTP API's error answers: {@code {"error": message, "field": field, "fix": fix}} (field and
@@ -12,8 +13,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  */
 final class ErrorAnswer {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** What an answer says when the Kubernetes API did not answer at all. */
+    static final String API_UNREACHABLE = "Kubernetes API unreachable";
 
     private ErrorAnswer() {
+    }
+
+    /** Whether the Kubernetes API did not answer at all: fabric8 gives a failed connection no status, 0 or -1. */
+    static boolean apiUnreachable(KubernetesClientException e) {
+        return e.getCode() <= 0;
     }
 
     static String json(Throwable cause, String field) {

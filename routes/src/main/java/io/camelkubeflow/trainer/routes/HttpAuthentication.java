@@ -122,7 +122,7 @@ public class HttpAuthentication {
         } catch (OidcVerifier.ProviderUnavailableException | KubernetesClientException e) {
             LOG.warnf("Could not check a bearer token: %s", e.getMessage());
             String who = !(e instanceof KubernetesClientException api) ? "OIDC provider unreachable"
-                    : api.getCode() <= 0 ? "Kubernetes API unreachable"
+                    : ErrorAnswer.apiUnreachable(api) ? ErrorAnswer.API_UNREACHABLE
                     : "the Kubernetes API did not review the token (" + api.getCode() + ")";
             context.response().setStatusCode(503).putHeader("Content-Type", "application/json")
                     .end(ErrorAnswer.json(who + ": the token could not be checked now", "Authorization",

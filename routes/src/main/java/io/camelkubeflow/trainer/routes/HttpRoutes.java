@@ -139,9 +139,9 @@ public class HttpRoutes extends RouteBuilder {
         int code = refused.getCode();
         String message = refused.getStatus() != null && refused.getStatus().getMessage() != null
                 ? refused.getStatus().getMessage() : refused.getMessage();
-        // fabric8 gives a connection that failed no status: 0 or -1
-        if (code <= 0 || code == 429 || code >= 500) {
-            answer(exchange, 503, ErrorAnswer.json(code <= 0 ? "Kubernetes API unreachable"
+        boolean unreachable = ErrorAnswer.apiUnreachable(refused);
+        if (unreachable || code == 429 || code >= 500) {
+            answer(exchange, 503, ErrorAnswer.json(unreachable ? ErrorAnswer.API_UNREACHABLE
                     : "the Kubernetes API is unavailable (" + code + ")", null, "try again shortly; nothing was"
                             + " changed unless a later retry with the same Idempotency-Key adopts it"));
         } else if (code == 403 || code == 404 || code == 409 || code == 422 || code == 400) {

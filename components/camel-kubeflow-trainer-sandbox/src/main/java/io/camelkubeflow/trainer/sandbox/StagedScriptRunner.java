@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -76,7 +77,7 @@ final class StagedScriptRunner {
      */
     private static Map<String, String> files(KubernetesClient client, GenericKubernetesResource job,
             Map<String, Object> podMetadata, Map<String, Object> volume) {
-        Map<String, String> files = new java.util.LinkedHashMap<>();
+        Map<String, String> files = new LinkedHashMap<>();
         if (map(volume.get("configMap")).get("name") instanceof String configMapName) {
             ConfigMap configMap = client.configMaps().inNamespace(job.getMetadata().getNamespace())
                     .withName(configMapName).get();

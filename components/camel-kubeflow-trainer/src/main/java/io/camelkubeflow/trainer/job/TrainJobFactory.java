@@ -37,7 +37,8 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 
 /**
- * Turns a validated {@link TrainRequest} and the runtime it names into the TrainJob to write. Pure: no cluster access, so every path can be tested and the result is known before any write.
+ * Turns a validated {@link TrainRequest} and the runtime it names into the TrainJob to write. Pure: no cluster
+ * access, so every path can be tested and the result is known before any write.
  */
 public final class TrainJobFactory {
     /** Where an inline script is mounted in every container that may run user code. */

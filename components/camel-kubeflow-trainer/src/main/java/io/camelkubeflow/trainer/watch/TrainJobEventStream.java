@@ -107,33 +107,31 @@ public class TrainJobEventStream implements AutoCloseable {
     // event in hand (up to CLOSE_WAIT), so what the listener does with it (a handled mark) is done before the
     // stream is closed
 
-    private void deleted(TrainJob job) {
+    /** Runs {@code delivery} holding the delivery lock, unless the stream is closed. */
+    private void whileOpen(Runnable delivery) {
         delivering.lock();
         try {
-            if (closed) {
-                return;
+            if (!closed) {
+                delivery.run();
             }
+        } finally {
+            delivering.unlock();
+        }
+    }
+
+    private void deleted(TrainJob job) {
+        whileOpen(() -> {
             lastEmitted.remove(job.getMetadata().getUid());
             lastProgress.remove(job.getMetadata().getUid());
             listener.accept(new TrainJobEvent(TrainJobEvent.DELETED, job, null, null, TrainJobProgress.reported(job)));
-        } finally {
-            delivering.unlock();
-        }
+        });
     }
 
     private void changed(TrainJob job) {
-        delivering.lock();
-        try {
-            changedLocked(job);
-        } finally {
-            delivering.unlock();
-        }
+        whileOpen(() -> changedWhileOpen(job));
     }
 
-    private void changedLocked(TrainJob job) {
-        if (closed) {
-            return;
-        }
+    private void changedWhileOpen(TrainJob job) {
         TrainJobPhase phase = TrainJobPhase.of(job);
         TrainJobPhase previous = lastEmitted.get(job.getMetadata().getUid());
         if (previous == TrainJobPhase.RUNNING && phase == TrainJobPhase.CREATED) {
@@ -163,17 +161,10 @@ public class TrainJobEventStream implements AutoCloseable {
     }
 
     private void emitProgress() {
-        delivering.lock();
-        try {
-            if (!closed) {
-                emitProgressLocked();
-            }
-        } finally {
-            delivering.unlock();
-        }
+        whileOpen(this::emitProgressWhileOpen);
     }
 
-    private void emitProgressLocked() {
+    private void emitProgressWhileOpen() {
         try {
             for (TrainJob job : informer.getStore().list()) {
                 String uid = job.getMetadata().getUid();
