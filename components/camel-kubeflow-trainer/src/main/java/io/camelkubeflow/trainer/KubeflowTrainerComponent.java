@@ -115,8 +115,8 @@ public class KubeflowTrainerComponent extends DefaultComponent {
     }
 
     /**
-     * Registers the readiness check of a client and namespace, once (ids kubeflow-trainer, kubeflow-trainer-2, ...),
-     * when the context has a health check registry.
+     * Registers the readiness check of a client and namespace, once, when the context has a health check registry. Its
+     * id names what it checks: {@code kubeflow-trainer:<namespace>@<API server host:port>}.
      */
     void registerHealthCheck(KubernetesClient client, String namespace) {
         HealthCheckRegistry registry = HealthCheckRegistry.get(getCamelContext());
@@ -125,8 +125,7 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         }
         healthChecks.computeIfAbsent(new HealthCheckKey(client, namespace), key -> {
             KubeflowTrainerHealthCheck check = new KubeflowTrainerHealthCheck(
-                    healthChecks.isEmpty() ? "kubeflow-trainer" : "kubeflow-trainer-" + (healthChecks.size() + 1),
-                    client, namespace);
+                    KubeflowTrainerHealthCheck.id(client, namespace), client, namespace);
             registry.register(check);
             return check;
         });

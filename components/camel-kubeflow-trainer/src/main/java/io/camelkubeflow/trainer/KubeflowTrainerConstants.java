@@ -54,6 +54,14 @@ public final class KubeflowTrainerConstants {
     @Metadata(label = "delete", description = "True when delete removed a TrainJob, false when there was none (out).",
               javaType = "Boolean")
     public static final String DELETED = "CamelKubeflowTrainerDeleted";
+    @Metadata(label = "delete", description = "What happens to the deleted TrainJob's JobSet and pods (in), instead of"
+                                              + " the deletePropagation option: Background, Foreground or Orphan.",
+              javaType = "String")
+    public static final String DELETE_PROPAGATION = "CamelKubeflowTrainerDeletePropagation";
+    @Metadata(label = "list", description = "Only TrainJobs matching this label selector (in), instead of the"
+                                            + " labelSelector option, e.g. team=vision.",
+              javaType = "String")
+    public static final String LABEL_SELECTOR = "CamelKubeflowTrainerLabelSelector";
 
     // the caller a request acts for (authorizeCaller)
 

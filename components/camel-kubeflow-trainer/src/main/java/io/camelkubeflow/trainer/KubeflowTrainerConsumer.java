@@ -2,6 +2,8 @@ package io.camelkubeflow.trainer;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
@@ -28,14 +30,21 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  * {@code from("master:trainjob-events:kubeflow-trainer:events")}. With {@code handledMark}, each end (Complete,
  * Failed) the route processed without error is recorded on the TrainJob, and ends that happened while the route was
  * stopped are emitted when it starts: each end is handled once across restarts (at least once if the app dies between
- * handling it and marking it).
+ * handling it and marking it). A consumer that cannot list TrainJobs when it starts (the API server does not answer)
+ * starts all the same and keeps trying in the background, so an app is not stopped by an outage.
  */
 public class KubeflowTrainerConsumer extends DefaultConsumer {
     private static final Logger LOG = LoggerFactory.getLogger(KubeflowTrainerConsumer.class);
     private TrainJobManager jobs;
-    private TrainJobEventStream events;
+    /** Set once the events are followed (at start, or by a retry when the API server was down then). */
+    private volatile TrainJobEventStream events;
     /** With handledMark: the annotation that records that this route handled a job's end. */
     private String handledAnnotation;
+    /** While the API server does not answer at start: tries the first list again, backing off up to a limit. */
+    private ScheduledExecutorService retries;
+    private volatile boolean stopping;
+    private static final Duration START_RETRY_FIRST = Duration.ofSeconds(1);
+    private static final Duration START_RETRY_MAX = Duration.ofSeconds(30);
 
     public KubeflowTrainerConsumer(KubeflowTrainerEndpoint endpoint, Processor processor) {
         super(endpoint, processor);
@@ -49,21 +58,71 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
     @Override
     protected void doStart() throws Exception {
         super.doStart();
+        stopping = false;
         KubeflowTrainerConfiguration configuration = getEndpoint().getConfiguration();
-        String namespace = configuration.isAllNamespaces() ? null : getEndpoint().defaultNamespace();
         jobs = new TrainJobManager(getEndpoint().getClient(), getEndpoint().apiRetry());
         handledAnnotation = configuration.getHandledMark() == null ? null
                 : TrainJobMetadata.handledAnnotation(configuration.getHandledMark());
-        events = new TrainJobEventStream(this::emit, getEndpoint().informers());
-        events.start(namespace, configuration.getLabelSelector(),
-                configuration.isEmitExisting(), handledAnnotation == null ? null : this::unhandled);
-        if (configuration.getProgressInterval() > 0) {
-            events.emitProgressEvery(Duration.ofMillis(configuration.getProgressInterval()));
+        try {
+            startEvents();
+        } catch (KubernetesClientException e) {
+            // an outage is a state, not a crash: the route starts and its events follow once the API answers
+            retries = getEndpoint().getCamelContext().getExecutorServiceManager()
+                    .newSingleThreadScheduledExecutor(this, "KubeflowTrainerEventsStart");
+            retryStart(e, START_RETRY_FIRST);
         }
+    }
+
+    /**
+     * Lists the jobs (the first list of the namespace's informer) and follows their changes from there; a stream that
+     * failed to start is closed, so a retry starts afresh.
+     */
+    private void startEvents() {
+        KubeflowTrainerConfiguration configuration = getEndpoint().getConfiguration();
+        String namespace = configuration.isAllNamespaces() ? null : getEndpoint().defaultNamespace();
+        TrainJobEventStream stream = new TrainJobEventStream(this::emit, getEndpoint().informers());
+        try {
+            stream.start(namespace, configuration.getLabelSelector(),
+                    configuration.isEmitExisting(), handledAnnotation == null ? null : this::unhandled);
+            if (configuration.getProgressInterval() > 0) {
+                stream.emitProgressEvery(Duration.ofMillis(configuration.getProgressInterval()));
+            }
+        } catch (RuntimeException e) {
+            stream.close();
+            throw e;
+        }
+        events = stream;
+        if (stopping) {
+            // stopped while a retry was starting it
+            stream.close();
+        }
+    }
+
+    private void retryStart(KubernetesClientException failure, Duration delay) {
+        LOG.warn("Cannot list TrainJobs for {} yet ({}); trying again in {} s, events follow once the Kubernetes API"
+                + " answers", getEndpoint().getEndpointBaseUri(), failure.getMessage(), delay.toSeconds());
+        retries.schedule(() -> {
+            if (stopping) {
+                return;
+            }
+            try {
+                startEvents();
+                LOG.info("Listing TrainJobs for {} works again: its events follow from now on",
+                        getEndpoint().getEndpointBaseUri());
+            } catch (KubernetesClientException e) {
+                Duration next = delay.multipliedBy(2);
+                retryStart(e, next.compareTo(START_RETRY_MAX) > 0 ? START_RETRY_MAX : next);
+            }
+        }, delay.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
     protected void doStop() throws Exception {
+        stopping = true;
+        if (retries != null) {
+            getEndpoint().getCamelContext().getExecutorServiceManager().shutdownNow(retries);
+            retries = null;
+        }
         if (events != null) {
             events.close();
             events = null;

@@ -24,6 +24,13 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
         this.namespace = namespace;
     }
 
+    /** {@code kubeflow-trainer:<namespace>@<host:port>}: which namespace of which API server the check is about. */
+    static String id(KubernetesClient client, String namespace) {
+        java.net.URL api = client.getMasterUrl();
+        return "kubeflow-trainer:" + namespace + "@" + api.getHost() + ":"
+                + (api.getPort() == -1 ? api.getDefaultPort() : api.getPort());
+    }
+
     @Override
     public boolean isLiveness() {
         return false;
@@ -38,7 +45,10 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
                     .list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
             builder.up();
         } catch (KubernetesClientException e) {
-            builder.message(explain(e)).error(e).down();
+            // the explanation as a detail too: health endpoints (MicroProfile Health) show details, not the message;
+            // no stack trace, as health endpoints are open to probes
+            String explanation = explain(e);
+            builder.message(explanation).detail("reason", explanation).down();
         }
     }
 

@@ -2,7 +2,10 @@ package io.camelkubeflow.trainer;
 
 import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.job.LabelSelectors;
 import io.camelkubeflow.trainer.job.TrainJobManager;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 
@@ -56,8 +59,13 @@ final class ManageHandler extends OperationHandler.Synchronous {
         return new ManageHandler(endpoint, (h, exchange) -> {
             KubeflowTrainerConfiguration configuration = endpoint.getConfiguration();
             String namespace = configuration.isAllNamespaces() ? null : h.namespace(exchange);
+            String selector = exchange.getMessage().getHeader(LABEL_SELECTOR, String.class);
+            if (selector != null) {
+                LabelSelectors.check(LABEL_SELECTOR, selector);
+            }
             endpoint.authorize(exchange.getMessage(), Access.trainJobs("list", namespace, null));
-            exchange.getMessage().setBody(h.jobs.list(namespace, configuration.getLabelSelector()));
+            exchange.getMessage().setBody(h.jobs.list(namespace, selector != null ? selector
+                    : configuration.getLabelSelector()));
         });
     }
 
@@ -65,10 +73,23 @@ final class ManageHandler extends OperationHandler.Synchronous {
         return new ManageHandler(endpoint, (h, exchange) -> {
             TrainJobRef job = h.job(exchange, "delete");
             Message out = exchange.getMessage();
-            out.setHeader(DELETED, h.jobs.delete(job.namespace(), job.name(),
-                    endpoint.getConfiguration().getDeletePropagation()));
+            String propagation = out.getHeader(DELETE_PROPAGATION, String.class);
+            out.setHeader(DELETED, h.jobs.delete(job.namespace(), job.name(), propagation == null
+                    ? endpoint.getConfiguration().getDeletePropagation() : propagation(propagation)));
             TrainJobHeaders.identity(out, job);
         });
+    }
+
+    /** A propagation as the API writes it (Background, Foreground, Orphan), in any case; anything else is refused. */
+    private static DeletionPropagation propagation(String value) {
+        for (DeletionPropagation propagation : DeletionPropagation.values()) {
+            if (propagation.toString().equalsIgnoreCase(value.trim())) {
+                return propagation;
+            }
+        }
+        throw new InvalidOptionException(DELETE_PROPAGATION, "'" + value + "' is not a deletion propagation; use"
+                + " Background (the default: the JobSet and pods go after the TrainJob), Foreground (before it) or"
+                + " Orphan (they stay)");
     }
 
     static ManageHandler suspend(KubeflowTrainerEndpoint endpoint) {

@@ -11,6 +11,7 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.health.HealthCheck;
 import org.apache.camel.health.HealthCheckHelper;
+import org.apache.camel.health.HealthCheckRegistry;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.Test;
 
@@ -30,11 +31,35 @@ class HealthCheckTest {
                 }
             });
             camel.start();
+            // every result, not only the first (Camel's default exposure)
+            HealthCheckRegistry.get(camel).setExposureLevel("full");
             Collection<HealthCheck.Result> liveness = HealthCheckHelper.invokeLiveness(camel);
-            assertTrue(liveness.stream().noneMatch(r -> r.getCheck().getId().equals("kubeflow-trainer")),
+            assertTrue(liveness.stream().noneMatch(r -> r.getCheck().getId().startsWith("kubeflow-trainer")),
                     "an unreachable API server must not restart the app");
+            String id = "kubeflow-trainer:ml@" + client.getMasterUrl().getHost() + ":" + client.getMasterUrl().getPort();
             return HealthCheckHelper.invokeReadiness(camel).stream()
-                    .filter(r -> r.getCheck().getId().equals("kubeflow-trainer")).findFirst().orElseThrow();
+                    .filter(r -> r.getCheck().getId().equals(id)).findFirst().orElseThrow();
+        }
+    }
+
+    @Test
+    void eachNamespaceOfEachApiServerHasOneCheckNamedForIt() throws Exception {
+        try (TrainerApiServer api = TrainerApiServer.start(); CamelContext camel = new DefaultCamelContext()) {
+            camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(api.client());
+            camel.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("direct:a").to("kubeflow-trainer:get?namespace=team-a");
+                    from("direct:a2").to("kubeflow-trainer:list?namespace=team-a");
+                    from("direct:b").to("kubeflow-trainer:get?namespace=team-b");
+                }
+            });
+            camel.start();
+            HealthCheckRegistry.get(camel).setExposureLevel("full");
+            String server = "@" + api.client().getMasterUrl().getHost() + ":" + api.client().getMasterUrl().getPort();
+            assertEquals(java.util.List.of("kubeflow-trainer:team-a" + server, "kubeflow-trainer:team-b" + server),
+                    HealthCheckHelper.invokeReadiness(camel).stream().map(r -> r.getCheck().getId())
+                            .filter(id -> id.startsWith("kubeflow-trainer")).sorted().toList());
         }
     }
 

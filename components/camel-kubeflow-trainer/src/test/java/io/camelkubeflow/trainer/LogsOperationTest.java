@@ -89,6 +89,26 @@ class LogsOperationTest extends TrainerRouteTestSupport {
     }
 
     @Test
+    void followingRidesOutAnApiServerOutageWithoutRepeatsOrGaps() throws Exception {
+        Exchange trained = train("torch-distributed", "&pythonFile=/a.py", 30, 6000);
+        // as the app's client: fabric8's own retries off, the component's bounded ones only
+        camel.getRegistry().bind("clientWithoutRetries", new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+                .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(api.client().getConfiguration())
+                        .withRequestRetryBackoffLimit(0).build()).build());
+        api.mark();
+        java.util.concurrent.CompletableFuture<Exchange> follow = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> template.send("kubeflow-trainer:logs?follow=true&kubernetesClient=#clientWithoutRetries",
+                        trained));
+        io.camelkubeflow.trainer.testing.Eventually.await(java.time.Duration.ofSeconds(30),
+                () -> api.requestsSinceMark().stream().anyMatch(r -> r.getPath().contains("/log?")),
+                () -> "the follow never read the log");
+        // longer than the follow's old give-up point (5 broken streams 200 ms apart)
+        api.sandbox().restartApiServer(java.time.Duration.ofSeconds(3));
+        List<String> lines = bodyLines(follow.get(60, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(expectedLines(30, 0), lines.subList(1, lines.size()));
+    }
+
+    @Test
     void everyStepCanBeRead() {
         Exchange torchtune = train("torchtune-llama3.2-1b", "&args=epochs=1", 2, 200);
         template.send("kubeflow-trainer:wait", torchtune);

@@ -17,11 +17,13 @@ import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.model.rest.RestBindingMode;
+import org.apache.camel.model.rest.RestParamType;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -29,12 +31,17 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
  * The HTTP API: {@code POST /trainjobs} starts a TrainJob from a JSON train request, {@code GET /trainjobs/{name}}
- * tells its status. {@code GET /trainjobs/{name}/logs} is {@link TrainJobLogStream}. Every request comes from a caller
+ * tells its status, {@code GET /trainjobs} lists them, {@code DELETE /trainjobs/{name}} deletes one and {@code POST
+ * /trainjobs/{name}/suspend} and {@code /resume} suspend and resume one, each through the component's operation of
+ * that name. {@code GET /trainjobs/{name}/logs} is {@link TrainJobLogStream}. Every request comes from a caller
  * {@link HttpAuthentication} vouched for, and each acts within that caller's rights (403 naming what was denied).
  */
 @ApplicationScoped
 public class HttpRoutes extends RouteBuilder {
     private static final Logger LOG = Logger.getLogger(HttpRoutes.class);
+    /** Component header -> the query parameter or path segment of the HTTP API that sets it. */
+    private static final Map<String, String> CALLER_FIELDS = Map.of(LABEL_SELECTOR, "labelSelector",
+            DELETE_PROPAGATION, "propagation", NAMESPACE, "namespace", JOB_NAME, "name");
 
     @Inject
     TrainJobStatusView statusView;
@@ -47,14 +54,20 @@ public class HttpRoutes extends RouteBuilder {
     @ConfigProperty(name = "trainer.namespace")
     String defaultNamespace;
 
+    @PostConstruct
+    void reviewAccessWithTheAppsClient() {
+        access = new AccessReviewer(client, ApiRetry.DEFAULT);
+    }
+
+    /**
+     * Only route definitions: Camel Quarkus also runs this at build time, without injection, to generate the
+     * OpenAPI document at /q/openapi.
+     */
     @Override
     public void configure() {
         restConfiguration().bindingMode(RestBindingMode.off);
-        access = new AccessReviewer(client, ApiRetry.DEFAULT);
 
-        onException(InvalidOptionException.class).handled(true)
-                .process(e -> error(e, 400, e.getProperty(Exchange.EXCEPTION_CAUGHT, InvalidOptionException.class)
-                        .getField()));
+        onException(InvalidOptionException.class).handled(true).process(HttpRoutes::invalid);
         onException(JacksonException.class).handled(true).process(e -> error(e, 400, "body"));
         // same key, different request: the request cannot be processed as sent (422); a name taken by another key: 409
         onException(TrainJobConflictException.class).handled(true).process(e -> error(e, e.getProperty(
@@ -65,9 +78,44 @@ public class HttpRoutes extends RouteBuilder {
         onException(KubernetesClientException.class).handled(true).process(HttpRoutes::apiError);
         onException(Exception.class).handled(true).process(HttpRoutes::internalError);
 
-        rest("/trainjobs")
-                .post().to("direct:http-train")
-                .get("/{name}").to("direct:http-status");
+        rest("/trainjobs").description("TrainJobs: start, read, list, suspend, resume and delete them")
+                .post().description("Start a TrainJob from a train request (JSON); an Idempotency-Key header makes"
+                        + " retries adopt the job the first attempt made").consumes("application/json")
+                        .produces("application/json")
+                    .param().name("Idempotency-Key").type(RestParamType.header).required(false)
+                        .description("The request's key: the same key and request adopt, the same key and another"
+                                + " request is 422").endParam()
+                    .responseMessage().code(201).message("Created: the TrainJob's summary").endResponseMessage()
+                    .responseMessage().code(200).message("Adopted: the job an earlier attempt with this key made")
+                        .endResponseMessage()
+                    .responseMessage().code(400).message("Invalid request: {error, field, fix}").endResponseMessage()
+                    .responseMessage().code(422).message("The key was used for another request").endResponseMessage()
+                    .to("direct:http-train")
+                .get().description("List TrainJobs of a namespace").produces("application/json")
+                    .param().name("namespace").type(RestParamType.query).required(false)
+                        .description("The namespace (default: the app's)").endParam()
+                    .param().name("labelSelector").type(RestParamType.query).required(false)
+                        .description("Only jobs matching it, e.g. team=vision,!gpu").endParam()
+                    .to("direct:http-list")
+                .get("/{name}").description("A TrainJob's status").produces("application/json")
+                    .param().name("namespace").type(RestParamType.query).required(false).endParam()
+                    .responseMessage().code(404).message("No such TrainJob").endResponseMessage()
+                    .to("direct:http-status")
+                .delete("/{name}").description("Delete a TrainJob; its JobSet and pods go as propagation says")
+                        .produces("application/json")
+                    .param().name("namespace").type(RestParamType.query).required(false).endParam()
+                    .param().name("propagation").type(RestParamType.query).required(false)
+                        .allowableValues("Background", "Foreground", "Orphan")
+                        .description("Background (default), Foreground or Orphan").endParam()
+                    .responseMessage().code(404).message("No such TrainJob").endResponseMessage()
+                    .to("direct:http-delete")
+                .post("/{name}/suspend").description("Suspend a TrainJob: the Trainer stops its pods")
+                        .produces("application/json")
+                    .param().name("namespace").type(RestParamType.query).required(false).endParam()
+                    .to("direct:http-suspend")
+                .post("/{name}/resume").description("Resume a suspended TrainJob").produces("application/json")
+                    .param().name("namespace").type(RestParamType.query).required(false).endParam()
+                    .to("direct:http-resume");
 
         from("direct:http-train").routeId("http-train")
                 // only the JSON body speaks for the caller: no HTTP header may set a component option
@@ -82,6 +130,50 @@ public class HttpRoutes extends RouteBuilder {
                         + "&authorizeCaller=true&policy=#trainRequestPolicy")
                 .process(this::trainAnswer)
                 .marshal().json();
+
+        from("direct:http-list").routeId("http-list")
+                .removeHeaders("CamelKubeflowTrainer*")
+                .process(HttpRoutes::callerHeaders)
+                .process(this::namespaceHeader)
+                .setHeader(LABEL_SELECTOR, header("labelSelector"))
+                .to("kubeflow-trainer:list?namespace={{trainer.namespace}}&authorizeCaller=true")
+                .process(e -> {
+                    Map<String, Object> answer = new LinkedHashMap<>();
+                    answer.put("namespace", e.getMessage().getHeader(NAMESPACE));
+                    answer.put("items", e.getMessage().getBody(java.util.List.class).stream()
+                            .map(job -> statusView.summary((TrainJob) job)).toList());
+                    e.getMessage().setBody(answer);
+                })
+                .marshal().json();
+
+        from("direct:http-delete").routeId("http-delete")
+                .removeHeaders("CamelKubeflowTrainer*")
+                .process(HttpRoutes::callerHeaders)
+                .process(this::jobHeaders)
+                .setHeader(DELETE_PROPAGATION, header("propagation"))
+                .to("kubeflow-trainer:delete?namespace={{trainer.namespace}}&authorizeCaller=true")
+                .process(e -> {
+                    Map<String, Object> answer = new LinkedHashMap<>();
+                    answer.put("name", e.getMessage().getHeader(JOB_NAME));
+                    answer.put("namespace", e.getMessage().getHeader(NAMESPACE));
+                    if (!e.getMessage().getHeader(DELETED, Boolean.class)) {
+                        throw new TrainJobNotFoundException("TrainJob " + answer.get("namespace") + "/"
+                                + answer.get("name") + " does not exist");
+                    }
+                    answer.put("deleted", true);
+                    e.getMessage().setBody(answer);
+                })
+                .marshal().json();
+
+        for (String operation : new String[] {"suspend", "resume"}) {
+            from("direct:http-" + operation).routeId("http-" + operation)
+                    .removeHeaders("CamelKubeflowTrainer*")
+                    .process(HttpRoutes::callerHeaders)
+                    .process(this::jobHeaders)
+                    .to("kubeflow-trainer:" + operation + "?namespace={{trainer.namespace}}&authorizeCaller=true")
+                    .process(e -> e.getMessage().setBody(statusView.summary(e.getMessage().getBody(TrainJob.class))))
+                    .marshal().json();
+        }
 
         from("direct:http-status").routeId("http-status")
                 .process(e -> {
@@ -109,8 +201,14 @@ public class HttpRoutes extends RouteBuilder {
      * no caller's Idempotency-Key can adopt or pre-empt another caller's job, or a job of the Kafka or S3 routes.
      */
     private static void callerFromAuthentication(Exchange exchange) {
+        callerHeaders(exchange);
+        exchange.getMessage().setHeader(IDEMPOTENCY_SCOPE, "http:" + HttpAuthentication.callerOf(exchange.getMessage())
+                .user());
+    }
+
+    /** The caller HttpAuthentication vouched for, as the component's caller headers (authorizeCaller). */
+    private static void callerHeaders(Exchange exchange) {
         Caller caller = HttpAuthentication.callerOf(exchange.getMessage());
-        exchange.getMessage().setHeader(IDEMPOTENCY_SCOPE, "http:" + caller.user());
         exchange.getMessage().setHeader(CALLER_USER, caller.user());
         exchange.getMessage().setHeader(CALLER_GROUPS, caller.groups());
     }
@@ -118,6 +216,27 @@ public class HttpRoutes extends RouteBuilder {
     private String namespace(Exchange exchange) {
         String namespace = exchange.getMessage().getHeader("namespace", String.class);
         return namespace == null ? defaultNamespace : namespace;
+    }
+
+    private void namespaceHeader(Exchange exchange) {
+        exchange.getMessage().setHeader(NAMESPACE, namespace(exchange));
+    }
+
+    /** The job the path names, in the namespace the query names (default: the app's). */
+    private void jobHeaders(Exchange exchange) {
+        namespaceHeader(exchange);
+        exchange.getMessage().setHeader(JOB_NAME, exchange.getMessage().getHeader("name"));
+    }
+
+    /**
+     * A refused field, named as the caller wrote it: the query parameters and path segment that became component
+     * headers keep their own names.
+     */
+    private static void invalid(Exchange exchange) {
+        InvalidOptionException invalid = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, InvalidOptionException.class);
+        String callerField = CALLER_FIELDS.get(invalid.getField());
+        InvalidOptionException named = callerField == null ? invalid : invalid.as(callerField);
+        answer(exchange, 400, ErrorAnswer.json(named, named.getField()));
     }
 
     private static void requireBody(Exchange exchange) {

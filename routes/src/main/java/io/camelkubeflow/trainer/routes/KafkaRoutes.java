@@ -21,7 +21,7 @@ import org.apache.camel.LoggingLevel;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.kafka.KafkaConstants;
 import org.apache.camel.component.kafka.consumer.KafkaManualCommit;
-import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
@@ -49,12 +49,11 @@ public class KafkaRoutes extends RouteBuilder {
     @Inject
     TrainJobStatusView statusView;
 
-    @Inject
-    Config config;
-
     @Override
     public void configure() {
-        EntryPointCaller caller = EntryPointCaller.of(config, "kafka");
+        // the config as Camel Quarkus also has it at build time, when it runs configure() without injection to generate
+        // the OpenAPI document
+        EntryPointCaller caller = EntryPointCaller.of(ConfigProvider.getConfig(), "kafka");
         from("kafka:{{trainer.kafka.request-topic}}?groupId={{trainer.kafka.group-id}}&autoOffsetReset=earliest"
                 + "&autoCommitEnable=false&allowManualCommit=true&breakOnFirstError=true")
                 .routeId("kafka-train").autoStartup("{{trainer.kafka.enabled}}")
@@ -92,7 +91,7 @@ public class KafkaRoutes extends RouteBuilder {
                 .routeId("kafka-results").autoStartup("{{trainer.kafka.enabled}}")
                 .filter(header(EVENT).in("Complete", "Failed"))
                 .setProperty("trainJob", body())
-                .to("kubeflow-trainer:logs?tailLines={{trainer.kafka.log-tail-lines}}")
+                .to("kubeflow-trainer:logs?namespace={{trainer.namespace}}&tailLines={{trainer.kafka.log-tail-lines}}")
                 .process(this::result)
                 .setHeader(KafkaConstants.KEY, header(JOB_NAME))
                 .choice()

@@ -12,7 +12,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.aws2.s3.AWS2S3Constants;
 import org.apache.camel.support.processor.idempotent.MemoryIdempotentRepository;
-import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
@@ -37,16 +37,15 @@ public class S3Routes extends RouteBuilder {
     @ConfigProperty(name = "trainer.s3.enabled")
     boolean enabled;
 
-    @Inject
-    Config config;
-
     @Override
     public void configure() {
         if (!enabled) {
             // not merely stopped: aws2-s3 refuses to create an endpoint without credentials, which would stop the app
             return;
         }
-        EntryPointCaller caller = EntryPointCaller.of(config, "s3");
+        // the config as Camel Quarkus also has it at build time, when it runs configure() without injection to generate
+        // the OpenAPI document
+        EntryPointCaller caller = EntryPointCaller.of(ConfigProvider.getConfig(), "s3");
         // an upload the request policy (or the configured caller's rights) refuses trains nothing: its report says why
         onException(PolicyViolationException.class, AccessDeniedException.class).handled(true)
                 .process(S3Routes::refusal)
@@ -84,7 +83,7 @@ public class S3Routes extends RouteBuilder {
         from("direct:s3-report").routeId("s3-report")
                 .setProperty("object", simple("s3://${header.CamelAwsS3BucketName}/${header.CamelAwsS3Key}"))
                 .setProperty("reportKey", simple("${header.CamelAwsS3Key}" + REPORT_SUFFIX))
-                .to("kubeflow-trainer:wait?throwOnFailure=false&waitTimeout={{trainer.wait-timeout}}")
+                .to("kubeflow-trainer:wait?namespace={{trainer.namespace}}&throwOnFailure=false&waitTimeout={{trainer.wait-timeout}}")
                 .process(this::report)
                 .marshal().json()
                 .removeHeaders("CamelAwsS3*")

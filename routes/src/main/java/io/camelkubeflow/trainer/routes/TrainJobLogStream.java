@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code GET /trainjobs/{name}/logs}: a TrainJob's log as chunked text, each line sent as soon as it is read, so
  * {@code ?follow=true} shows a running job's output live until the job ends. Query parameters: {@code follow},
- * {@code step} (trainer, node-N, launcher, dataset-initializer, model-initializer, all) and {@code namespace}.
+ * {@code step} (trainer, node-N, launcher, dataset-initializer, model-initializer, all), {@code namespace} and
+ * {@code offset} (lines the client already has: a broken follow resumes where it was). A follow whose own stream
+ * from the API server breaks (a restart, an outage) resumes by itself without repeats or gaps.
  *
  * <p>This one endpoint is a Vert.x route rather than a platform-http one: platform-http (Camel 4.17) writes a
  * streamed body in 4 KiB pieces once the exchange has ended, so a follower would see a slow job's lines in bursts,
@@ -81,28 +83,55 @@ public class TrainJobLogStream {
         String namespace = context.queryParams().get("namespace");
         String stepText = context.queryParams().get("step");
         boolean follow = "true".equals(context.queryParams().get("follow"));
+        String offsetText = context.queryParams().get("offset");
         HttpServerResponse response = context.response();
         Caller caller = context.get(HttpAuthentication.CALLER);
         readers.execute(() -> stream(caller, namespace == null ? defaultNamespace : namespace, name, stepText, follow,
-                response));
+                offsetText, response));
     }
 
     private void stream(Caller caller, String namespace, String name, String stepText, boolean follow,
-            HttpServerResponse response) {
+            String offsetText, HttpServerResponse response) {
         try {
             LogStep step = LogStep.parse("step", stepText);
+            long offset = offset(offsetText, step);
             access.check(caller, Access.readPodLogs(namespace));
             statusView.describe(namespace, name);
             response.setChunked(true).putHeader("Content-Type", "text/plain; charset=utf-8");
             new TrainJobLogs(client, camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
                     .informersFor(client)).read(new TrainJobLogs.Request(namespace, name, step, follow, null, null,
-                    START_TIMEOUT), new ResponseSink(response, step.kind() == LogStep.Kind.ALL), readers);
+                    START_TIMEOUT), new ResponseSink(response, step.kind() == LogStep.Kind.ALL, offset), readers);
             response.end();
         } catch (ClientGoneException e) {
             LOG.debug("Client of the log of {}/{} went away", namespace, name);
         } catch (RuntimeException e) {
             fail(response, e, namespace, name);
         }
+    }
+
+    /**
+     * Lines the client already has ({@code offset}, a count from the log's first line): a client whose connection
+     * broke asks again from where it was. Only for one step's log, whose lines have one order.
+     */
+    private static long offset(String text, LogStep step) {
+        if (text == null) {
+            return 0;
+        }
+        long offset;
+        try {
+            offset = Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            offset = -1;
+        }
+        if (offset < 0) {
+            throw new InvalidOptionException("offset", "'" + text + "' is not a line count; give the number of lines"
+                    + " already received (0 or more)");
+        }
+        if (offset > 0 && step.kind() == LogStep.Kind.ALL) {
+            throw new InvalidOptionException("offset", "the lines of step=all interleave several pods, so a count"
+                    + " does not say where to resume; follow one step (trainer, node-N, launcher) to resume by offset");
+        }
+        return offset;
     }
 
     private static void fail(HttpServerResponse response, RuntimeException e, String namespace, String name) {
@@ -120,20 +149,29 @@ public class TrainJobLogStream {
                 .end(ErrorAnswer.json(e, e instanceof InvalidOptionException invalid ? invalid.getField() : null));
     }
 
-    /** Writes each line to the response, waiting while the client reads slower than the job logs. */
+    /**
+     * Writes each line to the response, after the {@code offset} lines the client already has, waiting while the
+     * client reads slower than the job logs.
+     */
     private static final class ResponseSink implements LogSink {
         private final HttpServerResponse response;
         private final boolean prefixSteps;
+        private long toSkip;
 
-        ResponseSink(HttpServerResponse response, boolean prefixSteps) {
+        ResponseSink(HttpServerResponse response, boolean prefixSteps, long offset) {
             this.response = response;
             this.prefixSteps = prefixSteps;
+            this.toSkip = offset;
         }
 
         @Override
         public void line(String step, String text) {
             if (response.closed()) {
                 throw new ClientGoneException();
+            }
+            if (toSkip > 0) {
+                toSkip--;
+                return;
             }
             if (response.writeQueueFull()) {
                 CountDownLatch drained = new CountDownLatch(1);

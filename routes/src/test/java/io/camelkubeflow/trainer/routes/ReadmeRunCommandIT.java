@@ -77,14 +77,96 @@ class ReadmeRunCommandIT {
                     .header("Authorization", "Bearer " + token).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode());
             // readiness (open, as health endpoints are) says the app acts on the local sandbox, not a cluster
-            java.net.http.HttpResponse<String> ready = http.send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create("http://127.0.0.1:" + port + "/q/health/ready")).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
-            assertEquals(200, ready.statusCode(), ready.body());
-            JsonNode connection = new ObjectMapper().readTree(ready.body()).path("checks").get(0);
-            assertEquals("kubernetes-connection", connection.path("name").asText(), ready.body());
+            // ready once every consumer has polled (the inbox's first poll comes a moment after the start)
+            await(() -> get(http, port, "/q/health/ready").statusCode() == 200, output);
+            java.net.http.HttpResponse<String> ready = get(http, port, "/q/health/ready");
+            assertTrue(ready.body().contains("\"kubeflow-trainer:default@"), ready.body());
+            assertTrue(!ready.body().contains("kubeflow-trainer:test@"), "a check for a namespace the app does not use: "
+                    + ready.body());
+            JsonNode connection = null;
+            for (JsonNode check : new ObjectMapper().readTree(ready.body()).path("checks")) {
+                if ("kubernetes-connection".equals(check.path("name").asText())) {
+                    connection = check;
+                }
+            }
+            assertTrue(connection != null, "no kubernetes-connection check in " + ready.body());
             assertEquals("sandbox", connection.path("data").path("connection").asText(), ready.body());
         });
+    }
+
+    /**
+     * An outage is a state, not a crash: with its cluster's API server down, the app starts, stays live, is not ready
+     * (saying why), answers 503 at once; when the API server is back it becomes ready, creates, and its completion
+     * route (whose first list failed at start) reports the job's end, with no restart.
+     */
+    @Test
+    void theAppStartsWhileItsClusterIsDownAndServesOnceItIsBack() throws Exception {
+        int apiPort;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            apiPort = socket.getLocalPort();
+        }
+        Path kubeconfig = work.resolve("kubeconfig");
+        Files.writeString(kubeconfig, """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: down, cluster: {server: "http://127.0.0.1:%d"}}]
+                users: [{name: app, user: {token: app-token}}]
+                contexts: [{name: down, context: {cluster: down, user: app, namespace: default}}]
+                current-context: down
+                """.formatted(apiPort));
+        runApp(Map.of("KUBECONFIG", kubeconfig.toString(), "TRAINER_CLUSTER", "cluster"), output -> {
+            int port = httpPort(output);
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            assertEquals(200, get(http, port, "/q/health/live").statusCode());
+            java.net.http.HttpResponse<String> notReady = get(http, port, "/q/health/ready");
+            assertEquals(503, notReady.statusCode(), notReady.body());
+            assertTrue(notReady.body().contains("kubeflow-trainer:default@127.0.0.1:" + apiPort)
+                    && notReady.body().contains("does not answer"), notReady.body());
+            java.net.http.HttpResponse<String> refused = post(http, port, "any-token");
+            assertEquals(503, refused.statusCode(), refused.body());
+            assertTrue(refused.body().contains("Kubernetes API unreachable"), refused.body());
+
+            try (io.camelkubeflow.trainer.sandbox.TrainerSandbox cluster = io.camelkubeflow.trainer.sandbox
+                    .TrainerSandbox.start(io.camelkubeflow.trainer.sandbox.TrainerSandbox.Options.defaults()
+                            .withPort(apiPort).withController(Duration.ofMillis(50), Duration.ofMillis(200)))) {
+                await(() -> get(http, port, "/q/health/ready").statusCode() == 200, output);
+                java.net.http.HttpResponse<String> created = post(http, port,
+                        cluster.issueToken("developer", "system:masters"));
+                assertEquals(201, created.statusCode(), created.body());
+                String job = new ObjectMapper().readTree(created.body()).path("name").asText();
+                await(() -> output.stream().anyMatch(l -> l.contains("\"event\": \"model-ready\"")
+                        && l.contains(job)), output);
+            }
+        });
+    }
+
+    private static int httpPort(List<String> output) throws Exception {
+        await(() -> output.stream().anyMatch(l -> l.contains("Listening on: http://")), output);
+        java.util.regex.Matcher address = java.util.regex.Pattern.compile("http://[^:/]+:(\\d+)").matcher(output
+                .stream().filter(l -> l.contains("Listening on: http://")).findFirst().orElseThrow());
+        assertTrue(address.find());
+        return Integer.parseInt(address.group(1));
+    }
+
+    private static java.net.http.HttpResponse<String> get(java.net.http.HttpClient http, int port, String path) {
+        try {
+            return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port
+                    + path)).timeout(Duration.ofSeconds(30)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static java.net.http.HttpResponse<String> post(java.net.http.HttpClient http, int port, String token)
+            throws Exception {
+        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port
+                + "/trainjobs")).timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + token)
+                .header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/app/train.py\"}")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
     }
 
     private static List<java.net.InetAddress> nonLoopbackAddresses() throws java.net.SocketException {

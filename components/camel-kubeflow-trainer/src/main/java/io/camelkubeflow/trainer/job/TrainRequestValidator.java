@@ -311,7 +311,7 @@ public final class TrainRequestValidator {
             if (value == null) {
                 throw new InvalidOptionException(field + "." + entry.getKey(), "no value given; give a string");
             }
-            if (labels && (value.length() > 63 || !LABEL_VALUE.matcher(value).matches())) {
+            if (labels && !isLabelValue(value)) {
                 throw new InvalidOptionException(field + "." + entry.getKey(), "'" + value + "' is not a label"
                         + " value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or"
                         + " digit; put free text in an annotation");
@@ -326,6 +326,15 @@ public final class TrainRequestValidator {
 
     /** A label or annotation key, or a resource name: an optional DNS-subdomain prefix and a name of 63 characters. */
     private static void qualifiedName(String field, String key) {
+        if (!isQualifiedName(key)) {
+            throw new InvalidOptionException(field, "'" + key + "' is not a valid key: an optional DNS"
+                    + " prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a"
+                    + " letter or digit (e.g. example.com/team)");
+        }
+    }
+
+    /** Whether {@code key} may be a label key: an optional DNS-subdomain prefix and '/', then a name of 63 characters. */
+    static boolean isQualifiedName(String key) {
         String prefix = null;
         String name = key;
         int slash = key.indexOf('/');
@@ -335,11 +344,12 @@ public final class TrainRequestValidator {
         }
         boolean validPrefix = prefix == null
                 || (prefix.length() <= 253 && RFC1123_SUBDOMAIN.matcher(prefix).matches());
-        if (!validPrefix || name.length() > 63 || !LABEL_NAME.matcher(name).matches()) {
-            throw new InvalidOptionException(field, "'" + key + "' is not a valid key: an optional DNS"
-                    + " prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a"
-                    + " letter or digit (e.g. example.com/team)");
-        }
+        return validPrefix && name.length() <= 63 && LABEL_NAME.matcher(name).matches();
+    }
+
+    /** Whether {@code value} may be a label value: empty, or 63 characters starting and ending alphanumeric. */
+    static boolean isLabelValue(String value) {
+        return value.length() <= 63 && LABEL_VALUE.matcher(value).matches();
     }
 
     private static void storage(String uriField, String uri, String secretField, String secret) {

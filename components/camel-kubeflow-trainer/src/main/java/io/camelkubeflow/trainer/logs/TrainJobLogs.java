@@ -33,6 +33,7 @@ import io.camelkubeflow.trainer.support.TrainJobMdc;
 import io.camelkubeflow.trainer.watch.ClusterInformers;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.LogWatch;
 import io.fabric8.kubernetes.client.dsl.Loggable;
 import io.fabric8.kubernetes.client.dsl.PodResource;
@@ -52,10 +53,14 @@ public class TrainJobLogs {
     /** The replicated jobs that run user code, in the trainer container: the nodes and any launcher's own job. */
     private static final Set<String> TRAINER_JOBS = Arrays.stream(Launcher.values()).map(Launcher::replicatedJob)
             .collect(Collectors.toSet());
-    /** Streams that may break in a row, without delivering a line, before following gives up. */
-    private static final int MAX_BROKEN_IN_A_ROW = 5;
-    /** Pause before resuming a stream that ended while its pod still runs. */
+    /**
+     * How long following keeps resuming a stream that breaks without delivering a line (an API server restart or
+     * outage) before it gives up.
+     */
+    private static final Duration MAX_OUTAGE = Duration.ofMinutes(2);
+    /** Pause before resuming a stream that ended while its pod still runs; doubled while it keeps breaking. */
     private static final Duration RESUME_PAUSE = Duration.ofMillis(200);
+    private static final Duration MAX_RESUME_PAUSE = Duration.ofSeconds(5);
 
     private final KubernetesClient client;
     private final ClusterInformers informers;
@@ -132,12 +137,16 @@ public class TrainJobLogs {
     private void readPod(Request request, Selector selector, LogSink sink) {
         Position position = new Position();
         boolean first = true;
-        int brokenInARow = 0;
+        // since when the stream breaks without delivering a line (System.nanoTime), or 0
+        long brokenSince = 0;
+        Duration pause = RESUME_PAUSE;
         int restartsSeen = 0;
         while (true) {
             Pod pod = awaitStarted(request, selector);
             String container = container(pod, selector);
             boolean endedBeforeRead = TERMINAL.contains(pod.getStatus().getPhase());
+            Instant lastBefore = position.lastTime;
+            int deliveredBefore = position.deliveredAtLastTime;
             PodResource resource = client.pods().inNamespace(request.namespace()).withName(pod.getMetadata().getName());
             int restarts = restartCount(pod, container);
             try {
@@ -165,25 +174,41 @@ public class TrainJobLogs {
                 } else {
                     deliver(readerOf(logs.getLog()), position, sink, selector.step);
                 }
-                brokenInARow = 0;
+                brokenSince = 0;
+                pause = RESUME_PAUSE;
             } catch (SinkFailedException e) {
                 // the receiver of the lines failed (a closed HTTP response, a failing destination route): that is not
                 // a broken stream, and resuming would only skip the line it refused
                 throw e.sinkFailure();
             } catch (IOException | RuntimeException e) {
-                // a broken stream (IOException, or the HTTP client's own closed-connection error) is resumed; only a
-                // stream that keeps breaking is given up on
-                if (!request.follow() || ++brokenInARow > MAX_BROKEN_IN_A_ROW) {
+                // a broken stream (IOException, or the HTTP client's own closed-connection error) is resumed from
+                // the last line delivered, backing off while the API server is away; only a stream that delivers
+                // nothing for MAX_OUTAGE is given up on
+                boolean delivered = !java.util.Objects.equals(lastBefore, position.lastTime)
+                        || deliveredBefore != position.deliveredAtLastTime;
+                if (delivered || brokenSince == 0) {
+                    brokenSince = System.nanoTime();
+                    pause = RESUME_PAUSE;
+                }
+                // a refusal (401, 403 on pods/log) is not an outage: waiting would not change it (a 404 is: JobSet
+                // replaced the pod, which the next look finds by its labels)
+                boolean refused = e instanceof KubernetesClientException k && (k.getCode() == 401 || k.getCode() == 403);
+                if (!request.follow() || refused || System.nanoTime() - brokenSince > MAX_OUTAGE.toNanos()) {
                     throw e instanceof RuntimeException r ? r : new UncheckedIOException((IOException) e);
                 }
                 try (var log = TrainJobMdc.of(request.namespace(), request.jobName())) {
-                    LOG.debug("Log stream of {} broke, resuming: {}", pod.getMetadata().getName(), e.getMessage());
+                    LOG.debug("Log stream of {} broke, resuming in {} ms: {}", pod.getMetadata().getName(),
+                            pause.toMillis(), e.getMessage());
                 }
+                pause(pause);
+                Duration doubled = pause.multipliedBy(2);
+                pause = doubled.compareTo(MAX_RESUME_PAUSE) > 0 ? MAX_RESUME_PAUSE : doubled;
+                continue;
             }
             if (!request.follow() || endedBeforeRead) {
                 return;
             }
-            pause();
+            pause(RESUME_PAUSE);
         }
     }
 
@@ -269,7 +294,14 @@ public class TrainJobLogs {
                 .max(Comparator.comparing(p -> p.getMetadata().getCreationTimestamp() == null ? ""
                         : p.getMetadata().getCreationTimestamp()))
                 .orElseThrow();
-        Pod current = client.pods().inNamespace(request.namespace()).withName(newest.getMetadata().getName()).get();
+        Pod current;
+        try {
+            current = client.pods().inNamespace(request.namespace()).withName(newest.getMetadata().getName()).get();
+        } catch (KubernetesClientException e) {
+            // the API server is away (a resumed follow during an outage): the informer's copy will do, and the log
+            // read that follows meets the same outage and backs off
+            return newest;
+        }
         return current != null && started(current) ? current : newest;
     }
 
@@ -318,9 +350,9 @@ public class TrainJobLogs {
         return pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(key);
     }
 
-    private static void pause() {
+    private static void pause(Duration pause) {
         try {
-            Thread.sleep(RESUME_PAUSE.toMillis());
+            Thread.sleep(pause.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while following logs", e);

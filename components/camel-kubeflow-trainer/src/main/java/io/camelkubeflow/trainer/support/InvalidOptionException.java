@@ -6,15 +6,26 @@ package io.camelkubeflow.trainer.support;
  */
 public class InvalidOptionException extends IllegalArgumentException {
     private final String field;
+    private final String detail;
 
     public InvalidOptionException(String field, String message) {
         super("Invalid '" + field + "': " + message);
         this.field = field;
+        this.detail = message;
     }
 
     public InvalidOptionException(String field, String message, Throwable cause) {
         super("Invalid '" + field + "': " + message, cause);
         this.field = field;
+        this.detail = message;
+    }
+
+    /**
+     * The same refusal for a caller who wrote the field under another name (an HTTP query parameter that became
+     * this header): the message names {@code callerField}.
+     */
+    public InvalidOptionException as(String callerField) {
+        return new InvalidOptionException(callerField, detail, getCause());
     }
 
     /** The endpoint option (or body field) at fault. */

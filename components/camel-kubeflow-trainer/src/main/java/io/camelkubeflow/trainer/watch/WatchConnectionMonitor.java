@@ -49,6 +49,11 @@ public final class WatchConnectionMonitor implements AutoCloseable {
         watched.remove(informer);
     }
 
+    /** How many monitored watches are connected now (as of the last sample). */
+    public int connected() {
+        return (int) watched.values().stream().filter(w -> w.established && w.lostAt == 0).count();
+    }
+
     /** How many monitored watches are down now. */
     public int disconnected() {
         return (int) watched.values().stream().filter(w -> w.lostAt != 0).count();

@@ -1,0 +1,156 @@
+package io.camelkubeflow.trainer.watch;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.TimeUnit;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.runtime.RuntimeKind;
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.testing.Eventually;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** One informer per scope, each named for the watch monitor, all stopped by close; against the sandbox's API server. */
+class ClusterInformersTest {
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+    private TrainerSandbox sandbox;
+    private final Set<String> reconnected = new CopyOnWriteArraySet<>();
+    private WatchConnectionMonitor monitor;
+    private ClusterInformers informers;
+
+    @BeforeEach
+    void start() {
+        sandbox = TrainerSandbox.start();
+        monitor = new WatchConnectionMonitor((watch, down) -> reconnected.add(watch));
+        informers = new ClusterInformers(sandbox.client(), monitor);
+    }
+
+    @AfterEach
+    void stop() {
+        informers.close();
+        monitor.close();
+        sandbox.close();
+    }
+
+    private void job(String namespace, String name, String labels) {
+        sandbox.client().resources(TrainJob.class).inNamespace(namespace).resource(Serialization.unmarshal("""
+                apiVersion: trainer.kubeflow.org/v1alpha1
+                kind: TrainJob
+                metadata: {name: %s, labels: {%s}}
+                spec: {runtimeRef: {name: torch-distributed}}
+                """.formatted(name, labels), TrainJob.class)).create();
+    }
+
+    private Pod pod(String namespace, String job, String name, String replicatedJob) {
+        return sandbox.client().pods().inNamespace(namespace).resource(Serialization.unmarshal("""
+                metadata: {name: %s, labels: {jobset.sigs.k8s.io/jobset-name: %s,
+                  jobset.sigs.k8s.io/replicatedjob-name: %s}}
+                spec: {containers: [{name: node, image: i}]}
+                """.formatted(name, job, replicatedJob), Pod.class)).create();
+    }
+
+    private static List<String> names(SharedIndexInformer<TrainJob> informer) {
+        return informer.getStore().list().stream().map(j -> j.getMetadata().getNamespace() + "/"
+                + j.getMetadata().getName()).sorted().toList();
+    }
+
+    @Test
+    void eachScopeHasOneInformerWithTheJobsOfItsScope() {
+        job("team-a", "one", "team: vision");
+        job("team-a", "two", "team: nlp");
+        job("team-b", "three", "team: vision");
+        assertSame(informers.trainJobs("team-a", null), informers.trainJobs("team-a", " "));
+        assertEquals(List.of("team-a/one", "team-a/two"), names(informers.trainJobs("team-a", null)));
+        assertEquals(List.of("team-a/one"), names(informers.trainJobs("team-a", "team=vision")));
+        assertEquals(List.of("team-a/one", "team-b/three"), names(informers.trainJobs(null, "team=vision")));
+        assertNotSame(informers.trainJobs("team-a", null), informers.trainJobs("team-b", null));
+
+        assertSame(informers.runtimes(RuntimeKind.ClusterTrainingRuntime, "team-a"),
+                informers.runtimes(RuntimeKind.ClusterTrainingRuntime, "team-b"));
+        assertNotSame(informers.runtimes(RuntimeKind.TrainingRuntime, "team-a"),
+                informers.runtimes(RuntimeKind.TrainingRuntime, "team-b"));
+        assertSame(informers.trainJobPods("team-a"), informers.trainJobPods("team-a"));
+    }
+
+    @Test
+    void podsAreFoundByTheirJobInTheNamespaceOrAllNamespaces() throws Exception {
+        pod("team-a", "one", "one-node-0-0", "node");
+        pod("team-a", "two", "two-node-0-0", "node");
+        pod("team-b", "one", "one-node-0-0", "node");
+        Eventually.await(DEADLINE, () -> informers.podsOf("team-a", new TrainJobRef("team-a", "one")).size() == 1
+                && informers.podsOf(null, new TrainJobRef("team-b", "one")).size() == 1,
+                () -> "pods not indexed by their job");
+        assertEquals("team-a", informers.podsOf("team-a", new TrainJobRef("team-a", "one")).get(0).getMetadata()
+                .getNamespace());
+    }
+
+    @Test
+    void awaitPodsCompletesOnceTheLabelledPodsMeetTheConditionAndStopsLooking() throws Exception {
+        pod("waits", "job", "job-initializer-0-0", "dataset-initializer");
+        CompletableFuture<List<Pod>> two = informers.awaitPods("waits", "job",
+                Map.of("jobset.sigs.k8s.io/replicatedjob-name", "node"), pods -> pods.size() == 2);
+        CompletableFuture<List<Pod>> any = informers.awaitPods("waits", "job", Map.of(), pods -> !pods.isEmpty());
+        assertEquals(1, any.get(10, TimeUnit.SECONDS).size(), "a pod already there is found at once");
+        pod("waits", "job", "job-node-0-0", "node");
+        pod("waits", "other", "other-node-0-0", "node");
+        assertFalse(two.isDone());
+        pod("waits", "job", "job-node-0-1", "node");
+        assertEquals(List.of("job-node-0-0", "job-node-0-1"), two.get(10, TimeUnit.SECONDS).stream()
+                .map(p -> p.getMetadata().getName()).sorted().toList());
+    }
+
+    @Test
+    void everyInformerIsMonitoredUnderTheNameOfItsWatch() throws Exception {
+        informers.trainJobs("team-a", null);
+        informers.trainJobs(null, "team=vision");
+        informers.trainJobPods("team-a");
+        informers.trainJobPods(null);
+        informers.runtimes(RuntimeKind.ClusterTrainingRuntime, "team-a");
+        informers.runtimes(RuntimeKind.TrainingRuntime, "team-a");
+        // lost for as long as it takes the monitor to see all six down, then back
+        Eventually.await(DEADLINE, () -> monitor.connected() == 6, () -> "connected: " + monitor.connected());
+        sandbox.stopApiServer();
+        Eventually.await(DEADLINE, () -> monitor.disconnected() == 6, () -> "down: " + monitor.disconnected());
+        sandbox.startApiServer();
+        Set<String> expected = Set.of("trainjobs/team-a", "trainjobs/all-namespaces?team=vision", "pods/team-a",
+                "pods/all-namespaces", "clustertrainingruntimes", "trainingruntimes/team-a");
+        Eventually.await(DEADLINE, () -> reconnected.equals(expected), () -> "reconnected: " + reconnected);
+    }
+
+    @Test
+    void closeStopsEveryInformerAndForgetsThemAndANewOneCanBeHadAfter() throws Exception {
+        SharedIndexInformer<TrainJob> jobs = informers.trainJobs("team-a", null);
+        SharedIndexInformer<Pod> pods = informers.trainJobPods("team-a");
+        var runtimes = informers.runtimes(RuntimeKind.ClusterTrainingRuntime, null);
+        Eventually.await(DEADLINE, () -> monitor.connected() == 3, () -> "connected: " + monitor.connected());
+        sandbox.stopApiServer();
+        Eventually.await(DEADLINE, () -> monitor.disconnected() == 3, () -> "down: " + monitor.disconnected());
+        informers.close();
+        assertEquals(0, monitor.disconnected(), "closed informers are still monitored");
+        assertFalse(jobs.isRunning());
+        assertFalse(pods.isRunning());
+        assertFalse(runtimes.isRunning());
+        sandbox.startApiServer();
+        SharedIndexInformer<TrainJob> again = informers.trainJobs("team-a", null);
+        assertNotSame(jobs, again);
+        assertTrue(again.isRunning());
+        assertNotSame(pods, informers.trainJobPods("team-a"));
+        assertNotSame(runtimes, informers.runtimes(RuntimeKind.ClusterTrainingRuntime, null));
+    }
+}

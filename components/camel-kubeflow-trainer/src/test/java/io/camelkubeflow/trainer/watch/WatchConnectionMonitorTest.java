@@ -1,0 +1,118 @@
+package io.camelkubeflow.trainer.watch;
+
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.camelkubeflow.trainer.testing.Eventually;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The monitor samples informers' flags; here the flags are the test's own, so each change is one the test made. */
+class WatchConnectionMonitorTest {
+    private static final Duration DEADLINE = Duration.ofSeconds(10);
+    private final List<String> reconnects = new CopyOnWriteArrayList<>();
+    private final List<Duration> downs = new CopyOnWriteArrayList<>();
+    private final WatchConnectionMonitor monitor = new WatchConnectionMonitor((watch, down) -> {
+        reconnects.add(watch);
+        downs.add(down);
+    });
+
+    /** Times the monitor looked at an informer's watch: each sample looks once at each. */
+    private final AtomicInteger looks = new AtomicInteger();
+
+    /** An informer that answers isWatching and isRunning from the flags it is given, and nothing else. */
+    private SharedIndexInformer<?> informer(AtomicBoolean watching, AtomicBoolean running) {
+        return (SharedIndexInformer<?>) Proxy.newProxyInstance(WatchConnectionMonitorTest.class.getClassLoader(),
+                new Class<?>[] {SharedIndexInformer.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "isWatching" -> {
+                        looks.incrementAndGet();
+                        yield watching.get();
+                    }
+                    case "isRunning" -> running.get();
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+    }
+
+    /** Waits for the sampler to look at every informer twice more: a change made before has been seen. */
+    private void twoSamples(int informers) throws InterruptedException {
+        int until = looks.get() + 2 * informers;
+        Eventually.await(DEADLINE, () -> looks.get() >= until, () -> "the monitor stopped sampling");
+    }
+
+    @AfterEach
+    void close() {
+        monitor.close();
+    }
+
+    @Test
+    void aLostWatchIsCountedUntilItIsBackAndThenReportedOnce() throws Exception {
+        AtomicBoolean watching = new AtomicBoolean(true);
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicBoolean otherWatching = new AtomicBoolean(true);
+        monitor.monitor("trainjobs/a", informer(watching, running));
+        monitor.monitor("pods/a", informer(otherWatching, new AtomicBoolean(true)));
+        Eventually.await(DEADLINE, () -> monitor.connected() == 2, () -> "connected: " + monitor.connected());
+        long lost = System.nanoTime();
+        watching.set(false);
+        Eventually.await(DEADLINE, () -> monitor.disconnected() == 1, () -> "disconnected: " + monitor.disconnected());
+        watching.set(true);
+        Eventually.await(DEADLINE, () -> !reconnects.isEmpty(), () -> "no reconnect reported");
+        assertEquals(2, monitor.connected());
+        Duration longestPossible = Duration.ofNanos(System.nanoTime() - lost);
+        assertTrue(!downs.get(0).isNegative() && downs.get(0).compareTo(longestPossible) <= 0,
+                "reported down for " + downs.get(0) + ", but the watch was lost for at most " + longestPossible);
+        assertEquals(0, monitor.disconnected());
+        twoSamples(2);
+        assertEquals(List.of("trainjobs/a"), reconnects);
+    }
+
+    @Test
+    void theFirstConnectionAndAStoppedInformerAreNotLosses() throws Exception {
+        AtomicBoolean watching = new AtomicBoolean(false);
+        AtomicBoolean running = new AtomicBoolean(true);
+        monitor.monitor("trainjobs/b", informer(watching, running));
+        twoSamples(1);
+        assertEquals(0, monitor.disconnected(), "not yet connected is not lost");
+        assertEquals(0, monitor.connected());
+        watching.set(true);
+        twoSamples(1);
+        running.set(false);
+        watching.set(false);
+        twoSamples(1);
+        assertEquals(0, monitor.disconnected(), "a stopped informer has no watch to lose");
+        assertTrue(reconnects.isEmpty(), reconnects.toString());
+    }
+
+    @Test
+    void aForgottenInformerIsNoLongerCounted() throws Exception {
+        AtomicBoolean watching = new AtomicBoolean(true);
+        SharedIndexInformer<?> informer = informer(watching, new AtomicBoolean(true));
+        monitor.monitor("trainjobs/c", informer);
+        twoSamples(1);
+        watching.set(false);
+        Eventually.await(DEADLINE, () -> monitor.disconnected() == 1, () -> "disconnected: " + monitor.disconnected());
+        monitor.forget(informer);
+        assertEquals(0, monitor.disconnected());
+    }
+
+    @Test
+    void aClosedMonitorCountsNothing() throws Exception {
+        AtomicBoolean watching = new AtomicBoolean(true);
+        monitor.monitor("trainjobs/d", informer(watching, new AtomicBoolean(true)));
+        twoSamples(1);
+        watching.set(false);
+        Eventually.await(DEADLINE, () -> monitor.disconnected() == 1, () -> "disconnected: " + monitor.disconnected());
+        monitor.close();
+        assertEquals(0, monitor.disconnected());
+    }
+}
