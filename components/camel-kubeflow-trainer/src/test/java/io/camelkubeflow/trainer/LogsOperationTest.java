@@ -183,9 +183,20 @@ class LogsOperationTest extends TrainerRouteTestSupport {
 
     @Test
     void followingARestartedContainerKeepsTheEndOfTheCrashedAttempt() {
+        followARestartedContainer(0);
+    }
+
+    /** As a kubelet may: the new container logs for a while before the pod's status reports the restart. */
+    @Test
+    void followingKeepsTheEndOfTheCrashedAttemptWhenTheRestartIsReportedLate() {
+        followARestartedContainer(1000);
+    }
+
+    private static void followARestartedContainer(long statusDelayMillis) {
         Exchange trained = send("kubeflow-trainer:train?runtime=torch-distributed&namespace=logs&pythonFile=/a.py",
-                null, Map.of(ANNOTATIONS, Map.of(LOG_LINES_ANNOTATION, "20", RUN_MILLIS_ANNOTATION, "2500",
-                        TrainJobControllerEmulation.RESTARTS_ANNOTATION, "1")));
+                null, Map.of(ANNOTATIONS, Map.of(LOG_LINES_ANNOTATION, "20", RUN_MILLIS_ANNOTATION, "3000",
+                        TrainJobControllerEmulation.RESTARTS_ANNOTATION, "1",
+                        TrainJobControllerEmulation.RESTART_STATUS_DELAY_ANNOTATION, Long.toString(statusDelayMillis))));
         List<String> lines = bodyLines(template.send("kubeflow-trainer:logs?follow=true", trained));
         List<String> steps = lines.stream().filter(l -> l.startsWith("step=")).toList();
         assertEquals(expectedLines(20, 0).subList(0, 20), steps, "every step once, in order: " + lines);

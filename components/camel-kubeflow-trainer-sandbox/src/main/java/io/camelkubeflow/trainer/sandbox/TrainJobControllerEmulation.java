@@ -47,6 +47,11 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     public static final String EXIT_CODE_ANNOTATION = "sandbox.camelkubeflow.io/exit-code";
     /** How many times the trainer pod's container crashes and is restarted during the run (default 0). */
     public static final String RESTARTS_ANNOTATION = "sandbox.camelkubeflow.io/restarts";
+    /**
+     * How long after a restarted container starts logging its pod's status reports the restart (restartCount, the
+     * crashed attempt as lastState), default 0: a kubelet reports it some time after the new container runs.
+     */
+    public static final String RESTART_STATUS_DELAY_ANNOTATION = "sandbox.camelkubeflow.io/restart-status-delay-millis";
     /** How many "step=i of n" lines each pod logs while it runs (default 10). */
     public static final String LOG_LINES_ANNOTATION = "sandbox.camelkubeflow.io/log-lines";
     /**
@@ -215,12 +220,13 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                 }, at, TimeUnit.MILLISECONDS);
             }
             int restarts = Integer.parseInt(annotations.getOrDefault(RESTARTS_ANNOTATION, "0"));
+            long statusDelay = Long.parseLong(annotations.getOrDefault(RESTART_STATUS_DELAY_ANNOTATION, "0"));
             Pod trainer = trainerPod(pods);
             for (int attempt = 1; attempt <= restarts && trainer != null; attempt++) {
                 int restart = attempt;
                 // between two step lines, so each attempt's log ends with lines only its previous log holds
                 long at = runMillis * (2L * attempt * steps / (restarts + 1) + 1) / (2L * (steps + 1));
-                scheduler.schedule(() -> restartContainer(trainer, restart), at, TimeUnit.MILLISECONDS);
+                scheduler.schedule(() -> restartContainer(trainer, restart, statusDelay), at, TimeUnit.MILLISECONDS);
             }
             scheduler.schedule(() -> finish(job, pods, fail, exitCode), runMillis, TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
@@ -271,20 +277,24 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                 .or(() -> pods.stream().filter(p -> "node".equals(replicatedJob(p))).findFirst()).orElse(null);
     }
 
-    private void restartContainer(Pod pod, int attempt) {
-        try {
-            log(pod, "sandbox: crashed (attempt " + attempt + ")");
-            podLogs.restart(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
-            client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
-                    .editStatus(p -> new PodBuilder(p).editStatus().editFirstContainerStatus()
-                            .withRestartCount(attempt)
-                            .withNewLastState().withNewTerminated().withExitCode(1).withReason("Error")
-                            .withFinishedAt(now()).endTerminated().endLastState()
-                            .endContainerStatus().endStatus().build());
-            log(pod, "sandbox: restarted (attempt " + (attempt + 1) + ")");
-        } catch (RuntimeException e) {
-            LOG.warn("Sandbox controller could not restart {}: {}", pod.getMetadata().getName(), e.getMessage());
-        }
+    /** The container crashes and a new one starts logging; the pod's status says so {@code statusDelay} ms later. */
+    private void restartContainer(Pod pod, int attempt, long statusDelay) {
+        log(pod, "sandbox: crashed (attempt " + attempt + ")");
+        podLogs.restart(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
+        log(pod, "sandbox: restarted (attempt " + (attempt + 1) + ")");
+        String finishedAt = now();
+        scheduler.schedule(() -> {
+            try {
+                client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+                        .editStatus(p -> new PodBuilder(p).editStatus().editFirstContainerStatus()
+                                .withRestartCount(attempt)
+                                .withNewLastState().withNewTerminated().withExitCode(1).withReason("Error")
+                                .withFinishedAt(finishedAt).endTerminated().endLastState()
+                                .endContainerStatus().endStatus().build());
+            } catch (RuntimeException e) {
+                LOG.warn("Sandbox controller could not restart {}: {}", pod.getMetadata().getName(), e.getMessage());
+            }
+        }, statusDelay, TimeUnit.MILLISECONDS);
     }
 
     private void log(Pod pod, String line) {

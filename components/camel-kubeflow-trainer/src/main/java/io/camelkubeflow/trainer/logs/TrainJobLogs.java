@@ -168,8 +168,13 @@ public class TrainJobLogs {
                 first = false;
                 if (request.follow()) {
                     try (LogWatch watch = logs.watchLog()) {
-                        deliver(new BufferedReader(new InputStreamReader(watch.getOutput(), StandardCharsets.UTF_8)),
-                                position, sink, selector.step);
+                        BufferedReader current = new BufferedReader(new InputStreamReader(watch.getOutput(),
+                                StandardCharsets.UTF_8));
+                        if (position.lastTime == null) {
+                            deliver(current, position, sink, selector.step);
+                        } else {
+                            deliverResumed(current, resource, container, position, sink, selector.step);
+                        }
                     }
                 } else {
                     deliver(readerOf(logs.getLog()), position, sink, selector.step);
@@ -236,19 +241,80 @@ public class TrainJobLogs {
 
     private static void deliver(BufferedReader reader, Position position, LogSink sink, String step)
             throws IOException {
-        int skippedAtLastTime = 0;
+        LineFilter filter = new LineFilter(position);
         String raw;
         while ((raw = reader.readLine()) != null) {
-            int space = raw.indexOf(' ');
-            Instant time = space < 0 ? null : parseTime(raw.substring(0, space));
-            String text = time == null ? raw : raw.substring(space + 1);
+            filter.deliver(raw, sink, step);
+        }
+    }
+
+    /**
+     * A resumed follow of the current container: the container may have restarted since the pod was looked at (the
+     * kubelet reports the restart count after the new container's log is there), so before the first new line of the
+     * current container, the end of the previous container's log that is newer than what was delivered comes first.
+     * Without a restart there is no previous log (the API server answers 400) or nothing in it is newer.
+     */
+    private void deliverResumed(BufferedReader current, PodResource resource, String container, Position position,
+            LogSink sink, String step) throws IOException {
+        LineFilter filter = new LineFilter(position);
+        String first = current.readLine();
+        if (first == null) {
+            return;
+        }
+        Instant firstTime = timeOf(first);
+        if (firstTime != null && firstTime.isAfter(position.lastTime)) {
+            String previous;
+            try {
+                previous = since(resource.inContainer(container).usingTimestamps().terminated(), position).getLog();
+            } catch (KubernetesClientException e) {
+                previous = null;
+            }
+            BufferedReader lines = readerOf(previous);
+            LineFilter previousFilter = new LineFilter(position);
+            String raw;
+            while ((raw = lines.readLine()) != null) {
+                Instant time = timeOf(raw);
+                if (time != null && time.isBefore(firstTime)) {
+                    previousFilter.deliver(raw, sink, step);
+                }
+            }
+            // what the previous log delivered is older than the current container's lines: nothing of those to skip
+            filter = new LineFilter(position);
+        }
+        filter.deliver(first, sink, step);
+        String raw;
+        while ((raw = current.readLine()) != null) {
+            filter.deliver(raw, sink, step);
+        }
+    }
+
+    private static Instant timeOf(String raw) {
+        int space = raw.indexOf(' ');
+        return space < 0 ? null : parseTime(raw.substring(0, space));
+    }
+
+    /**
+     * Delivers the lines of one read that come after the position (the API server's sinceTime is to the second, so a
+     * resumed read repeats the lines of that second already delivered), moving the position on.
+     */
+    private static final class LineFilter {
+        private final Position position;
+        private int skippedAtLastTime;
+
+        LineFilter(Position position) {
+            this.position = position;
+        }
+
+        void deliver(String raw, LogSink sink, String step) {
+            Instant time = timeOf(raw);
+            String text = time == null ? raw : raw.substring(raw.indexOf(' ') + 1);
             if (time != null && position.lastTime != null) {
                 if (time.isBefore(position.lastTime)) {
-                    continue;
+                    return;
                 }
                 if (time.equals(position.lastTime) && skippedAtLastTime < position.deliveredAtLastTime) {
                     skippedAtLastTime++;
-                    continue;
+                    return;
                 }
             }
             if (time != null && !time.equals(position.lastTime)) {

@@ -1,0 +1,155 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.introspect.Annotated;
+import com.fasterxml.jackson.databind.introspect.JacksonAnnotationIntrospector;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HTTPGetAction;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * deploy/ as kubectl renders it ({@code kubectl kustomize}, the same as {@code kubectl apply -k} sends): every object
+ * read strictly into its Kubernetes model type (a misspelt or misplaced field fails, naming it), the pod under the
+ * restricted Pod Security Standard, its probes on the app's health endpoints, the NetworkPolicy on its pods.
+ */
+class DeployManifestsTest {
+    private static final Map<String, Class<? extends HasMetadata>> KINDS = Map.of(
+            "ServiceAccount", ServiceAccount.class, "Role", Role.class, "ClusterRole", ClusterRole.class,
+            "RoleBinding", RoleBinding.class, "ClusterRoleBinding", ClusterRoleBinding.class,
+            "ConfigMap", ConfigMap.class, "Service", Service.class, "Deployment", Deployment.class,
+            "NetworkPolicy", NetworkPolicy.class);
+    /** Fails on any field the Kubernetes type does not have, instead of keeping it aside as the models do. */
+    private static final ObjectMapper STRICT = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .setAnnotationIntrospector(new JacksonAnnotationIntrospector() {
+                @Override
+                public Boolean hasAnySetter(Annotated annotated) {
+                    return Boolean.FALSE;
+                }
+            });
+    private static final Map<String, HasMetadata> OBJECTS = new LinkedHashMap<>();
+
+    @BeforeAll
+    static void render() throws Exception {
+        Process kubectl = new ProcessBuilder("kubectl", "kustomize", "../deploy").redirectErrorStream(true).start();
+        String rendered = new String(kubectl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(kubectl.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, kubectl.exitValue(), "kubectl kustomize deploy/ failed:\n" + rendered);
+        List<String> violations = new ArrayList<>();
+        for (String document : rendered.split("(?m)^---$")) {
+            if (document.isBlank()) {
+                continue;
+            }
+            Map<?, ?> object = Serialization.unmarshal(document, Map.class);
+            String kind = String.valueOf(object.get("kind"));
+            Class<? extends HasMetadata> type = KINDS.get(kind);
+            if (type == null) {
+                violations.add("a " + kind + " this test does not know; add its type to KINDS");
+                continue;
+            }
+            try {
+                HasMetadata typed = STRICT.convertValue(object, type);
+                OBJECTS.put(kind + "/" + typed.getMetadata().getName(), typed);
+            } catch (IllegalArgumentException e) {
+                violations.add(kind + ": " + e.getMessage());
+            }
+        }
+        assertEquals(List.of(), violations);
+    }
+
+    private static Deployment deployment() {
+        return (Deployment) OBJECTS.get("Deployment/camel-kubeflow-trainer");
+    }
+
+    @Test
+    void everyObjectIsInTheNamespaceKustomizeSetsOrClusterWide() {
+        Set<String> clusterWide = Set.of("ClusterRole", "ClusterRoleBinding");
+        OBJECTS.forEach((name, object) -> assertEquals(clusterWide.contains(object.getKind()) ? null : "kubeflow-jobs",
+                object.getMetadata().getNamespace(), name));
+        assertTrue(OBJECTS.keySet().containsAll(List.of("Deployment/camel-kubeflow-trainer",
+                "NetworkPolicy/camel-kubeflow-trainer", "Service/camel-kubeflow-trainer")), OBJECTS.keySet().toString());
+    }
+
+    @Test
+    void thePodMeetsTheRestrictedPodSecurityStandard() {
+        PodSpec pod = deployment().getSpec().getTemplate().getSpec();
+        assertEquals(true, pod.getSecurityContext().getRunAsNonRoot());
+        assertEquals("RuntimeDefault", pod.getSecurityContext().getSeccompProfile().getType());
+        for (Container container : pod.getContainers()) {
+            var security = container.getSecurityContext();
+            assertEquals(false, security.getAllowPrivilegeEscalation(), container.getName());
+            assertEquals(List.of("ALL"), security.getCapabilities().getDrop(), container.getName());
+            assertEquals(true, security.getReadOnlyRootFilesystem(), container.getName());
+            assertTrue(security.getSeccompProfile() == null
+                    || "RuntimeDefault".equals(security.getSeccompProfile().getType()), container.getName());
+            assertEquals("IfNotPresent", container.getImagePullPolicy(), container.getName());
+            assertTrue(container.getResources().getRequests().containsKey("memory")
+                    && container.getResources().getLimits().containsKey("memory"), container.getName());
+        }
+    }
+
+    @Test
+    void theProbesAskTheAppsHealthEndpointsOnItsHttpPort() {
+        Container app = deployment().getSpec().getTemplate().getSpec().getContainers().get(0);
+        Map<String, HTTPGetAction> probes = Map.of("startup", app.getStartupProbe().getHttpGet(),
+                "liveness", app.getLivenessProbe().getHttpGet(), "readiness", app.getReadinessProbe().getHttpGet());
+        assertEquals("/q/health/started", probes.get("startup").getPath());
+        assertEquals("/q/health/live", probes.get("liveness").getPath());
+        assertEquals("/q/health/ready", probes.get("readiness").getPath());
+        probes.values().forEach(probe -> assertEquals("http", probe.getPort().getStrVal()));
+        assertEquals("http", app.getPorts().get(0).getName());
+        assertEquals(8080, app.getPorts().get(0).getContainerPort());
+    }
+
+    @Test
+    void theNetworkPolicySelectsTheAppsPodsAndLetsOnlyItsHttpPortIn() {
+        NetworkPolicy policy = (NetworkPolicy) OBJECTS.get("NetworkPolicy/camel-kubeflow-trainer");
+        Map<String, String> podLabels = deployment().getSpec().getTemplate().getMetadata().getLabels();
+        assertTrue(podLabels.entrySet().containsAll(policy.getSpec().getPodSelector().getMatchLabels().entrySet()),
+                "the policy selects no pod of the app");
+        assertEquals(List.of("Ingress", "Egress"), policy.getSpec().getPolicyTypes());
+        assertEquals(1, policy.getSpec().getIngress().size());
+        assertEquals(List.of(8080), policy.getSpec().getIngress().get(0).getPorts().stream()
+                .map(port -> port.getPort().getIntVal()).toList());
+        assertTrue(policy.getSpec().getIngress().get(0).getFrom().stream()
+                .allMatch(peer -> peer.getNamespaceSelector() != null), "ingress from anything but labelled namespaces");
+    }
+
+    @Test
+    void aMisspeltFieldIsCaught() throws IOException {
+        IllegalArgumentException misspelt = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> STRICT.convertValue(Serialization.unmarshal("""
+                        apiVersion: apps/v1
+                        kind: Deployment
+                        metadata: {name: x}
+                        spec: {template: {spec: {containers: [{name: a, image: i, readinesProbe: {}}]}}}
+                        """, Map.class), Deployment.class));
+        assertTrue(misspelt.getMessage().contains("readinesProbe"), misspelt.getMessage());
+    }
+}
