@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer;
 import java.time.Duration;
 import java.util.Map;
 
+import io.camelkubeflow.trainer.job.LabelSelectors;
 import io.camelkubeflow.trainer.job.TrainJobReaper;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
@@ -76,6 +77,10 @@ public class KubeflowTrainerComponent extends DefaultComponent {
             setProperties(endpoint, parameters);
         } catch (PropertyBindingException e) {
             throw unknownEnumValue(e);
+        }
+        if (configuration.getLabelSelector() != null) {
+            // refused when the route starts, rather than by the API server at the first list or watch
+            LabelSelectors.check("labelSelector", configuration.getLabelSelector());
         }
         return endpoint;
     }

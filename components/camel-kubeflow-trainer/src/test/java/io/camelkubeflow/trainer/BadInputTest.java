@@ -108,7 +108,13 @@ class BadInputTest extends TrainerRouteTestSupport {
                 bad("inFlightGroup", TORCH_FILE + "&maxInFlight=1&inFlightGroup=night shift", null, Map.of(),
                         "inFlightGroup"),
                 bad("idempotency expression yields nothing", TORCH_FILE + "&idempotencyKey=${header.missing}", null,
-                        Map.of(), "idempotencyKey"));
+                        Map.of(), "idempotencyKey"),
+                bad("label selector option", "kubeflow-trainer:list?namespace=bad&labelSelector=team>1", null,
+                        Map.of(), "labelSelector"),
+                bad("label selector header", "kubeflow-trainer:list?namespace=bad", null,
+                        Map.of(LABEL_SELECTOR, "tier in ()"), LABEL_SELECTOR, "has no values"),
+                bad("delete propagation header", "kubeflow-trainer:delete?namespace=bad", null,
+                        Map.of(JOB_NAME, "some-job", DELETE_PROPAGATION, "Sideways"), DELETE_PROPAGATION));
     }
 
     static Arguments bad(String name, String uri, Object body, Map<String, Object> headers, String field) {

@@ -6,6 +6,7 @@ import java.util.List;
 import io.camelkubeflow.trainer.job.RuntimeLookup;
 import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.testing.RuntimeYaml;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -37,22 +38,8 @@ class WatchedRuntimesTest {
         try (TrainerSandbox sandbox = TrainerSandbox.start();
                 WatchConnectionMonitor monitor = new WatchConnectionMonitor((watch, down) -> { });
                 ClusterInformers informers = new ClusterInformers(sandbox.client(), monitor)) {
-            sandbox.createRuntime("""
-                    apiVersion: trainer.kubeflow.org/v1alpha1
-                    kind: TrainingRuntime
-                    metadata: {name: team-torch, namespace: team-a, labels: {trainer.kubeflow.org/framework: torch}}
-                    spec:
-                      mlPolicy: {numNodes: 1, torch: {numProcPerNode: auto}}
-                      template:
-                        spec:
-                          replicatedJobs:
-                          - name: node
-                            template:
-                              spec:
-                                template:
-                                  spec:
-                                    containers: [{name: node, image: pytorch/pytorch}]
-                    """);
+            sandbox.createRuntime(RuntimeYaml.of("team-torch", "team-a", "torch", "{numNodes: 1, torch: {}}",
+                    "pytorch/pytorch"));
             CountingLookup direct = new CountingLookup(null);
             WatchedRuntimes runtimes = new WatchedRuntimes(informers, direct);
 
