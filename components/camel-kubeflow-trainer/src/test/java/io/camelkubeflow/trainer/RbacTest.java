@@ -17,6 +17,7 @@ import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
 import io.camelkubeflow.trainer.testing.RuntimeYaml;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -29,6 +30,9 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.component.kubernetes.KubernetesConfiguration;
+import org.apache.camel.component.kubernetes.cluster.KubernetesClusterService;
+import org.apache.camel.component.kubernetes.cluster.LeaseResourceType;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.Test;
 
@@ -106,11 +110,14 @@ class RbacTest {
                         new ConfigBuilder(api.client().getConfiguration()).withUserAgent(USER_AGENT).build()).build();
                 CamelContext camel = new DefaultCamelContext()) {
             camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(componentClient);
+            camel.addService(leaseClusterService(api, componentClient));
             List<String> events = new CopyOnWriteArrayList<>();
             camel.addRoutes(new RouteBuilder() {
                 @Override
                 public void configure() {
-                    from("kubeflow-trainer:events?namespace=rbac&handledMark=rbac-test&progressInterval=100ms").process(e -> events.add("event"));
+                    // as the routes app runs its event routes: on the replica holding the Lease
+                    from("master:rbac-events:kubeflow-trainer:events?namespace=rbac&handledMark=rbac-test"
+                            + "&progressInterval=100ms").process(e -> events.add("event"));
                 }
             });
             // from before the start: the informers an events route opens at start are shared by the waits and log reads
@@ -166,10 +173,42 @@ class RbacTest {
                     .get("camelkubeflow.io/handled-rbac-test") == null) {
                 Thread.sleep(50);
             }
+            // and the leader renews its Lease (every retry period once it holds it)
+            while (System.nanoTime() < deadline && api.sandbox().requestsSince(mark).stream().noneMatch(
+                    r -> "PUT".equals(r.getMethod()) && r.getPath().contains("/leases/"))) {
+                Thread.sleep(50);
+            }
             return api.sandbox().requestsSince(mark).stream()
                     .filter(r -> USER_AGENT.equals(r.getHeader("User-Agent")))
                     .map(RbacTest::call).toList();
         }
+    }
+
+    /**
+     * The cluster service deploy/ configures (trainer.ha.cluster-service=kubernetes): a Lease in the app's namespace
+     * among the pods labelled as the app's, this replica being the pod "rbac-replica".
+     */
+    private static KubernetesClusterService leaseClusterService(TrainerApiServer api, KubernetesClient componentClient) {
+        api.client().pods().inNamespace(APP_NAMESPACE).resource(new PodBuilder().withNewMetadata()
+                .withName("rbac-replica").addToLabels("app.kubernetes.io/name", "camel-kubeflow-trainer").endMetadata()
+                .withNewSpec().addNewContainer().withName("routes").withImage("app").endContainer().endSpec().build())
+                .create();
+        api.client().pods().inNamespace(APP_NAMESPACE).withName("rbac-replica").editStatus(p -> new PodBuilder(p)
+                .withNewStatus().withPhase("Running").addNewCondition().withType("Ready").withStatus("True")
+                .endCondition().endStatus().build());
+        KubernetesConfiguration connection = new KubernetesConfiguration();
+        connection.setKubernetesClient(new KubernetesClientBuilder().withConfig(componentClient.getConfiguration())
+                .build());
+        KubernetesClusterService cluster = new KubernetesClusterService(connection);
+        cluster.setKubernetesNamespace(APP_NAMESPACE);
+        cluster.setKubernetesResourcesNamespace(APP_NAMESPACE);
+        cluster.setPodName("rbac-replica");
+        cluster.setClusterLabels(Map.of("app.kubernetes.io/name", "camel-kubeflow-trainer"));
+        cluster.setLeaseResourceType(LeaseResourceType.Lease);
+        cluster.setLeaseDurationMillis(2000);
+        cluster.setRenewDeadlineMillis(1500);
+        cluster.setRetryPeriodMillis(200);
+        return cluster;
     }
 
     static Call call(RecordedRequest request) {

@@ -86,7 +86,9 @@ public class KafkaRoutes extends RouteBuilder {
 
         // jobs started from S3 uploads are reported on Kafka too, when Kafka is on
         // handledMark: a job that ends while the app is down is reported when it starts again, and only once
-        from("kubeflow-trainer:events?namespace={{trainer.namespace}}&labelSelector=" + SOURCE_LABEL + " in (kafka,s3)"
+        // on one replica at a time (ClusterServices), so each result is published once
+        from("master:kafka-results:kubeflow-trainer:events?namespace={{trainer.namespace}}&labelSelector=" + SOURCE_LABEL
+                + " in (kafka,s3)"
                 + "&handledMark=kafka-results")
                 .routeId("kafka-results").autoStartup("{{trainer.kafka.enabled}}")
                 .filter(header(EVENT).in("Complete", "Failed"))

@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -43,7 +44,7 @@ class DeployManifestsTest {
             "ServiceAccount", ServiceAccount.class, "Role", Role.class, "ClusterRole", ClusterRole.class,
             "RoleBinding", RoleBinding.class, "ClusterRoleBinding", ClusterRoleBinding.class,
             "ConfigMap", ConfigMap.class, "Service", Service.class, "Deployment", Deployment.class,
-            "NetworkPolicy", NetworkPolicy.class);
+            "NetworkPolicy", NetworkPolicy.class, "PodDisruptionBudget", PodDisruptionBudget.class);
     /** Fails on any field the Kubernetes type does not have, instead of keeping it aside as the models do. */
     private static final ObjectMapper STRICT = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -139,6 +140,25 @@ class DeployManifestsTest {
                 .map(port -> port.getPort().getIntVal()).toList());
         assertTrue(policy.getSpec().getIngress().get(0).getFrom().stream()
                 .allMatch(peer -> peer.getNamespaceSelector() != null), "ingress from anything but labelled namespaces");
+    }
+
+    @Test
+    void twoReplicasElectTheEventRoutesLeaderWithALeaseAndADrainLeavesOne() {
+        Deployment deployment = deployment();
+        assertTrue(deployment.getSpec().getReplicas() >= 2, "one replica is no high availability");
+        Container app = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertEquals("metadata.name", app.getEnv().stream().filter(e -> e.getName().equals("POD_NAME")).findFirst()
+                .orElseThrow().getValueFrom().getFieldRef().getFieldPath(), "the pod's name for the election");
+        String properties = ((ConfigMap) OBJECTS.get("ConfigMap/camel-kubeflow-trainer")).getData()
+                .get("application.properties");
+        assertTrue(properties.contains("trainer.ha.cluster-service=kubernetes"), properties);
+        Role role = (Role) OBJECTS.get("Role/camel-kubeflow-trainer");
+        assertTrue(role.getRules().stream().anyMatch(rule -> rule.getApiGroups().contains("coordination.k8s.io")
+                && rule.getResources().contains("leases")), "no Lease rule in the Role");
+        PodDisruptionBudget budget = (PodDisruptionBudget) OBJECTS.get("PodDisruptionBudget/camel-kubeflow-trainer");
+        assertEquals(1, budget.getSpec().getMinAvailable().getIntVal());
+        assertTrue(deployment.getSpec().getTemplate().getMetadata().getLabels().entrySet()
+                .containsAll(budget.getSpec().getSelector().getMatchLabels().entrySet()), "the budget selects no pod");
     }
 
     @Test

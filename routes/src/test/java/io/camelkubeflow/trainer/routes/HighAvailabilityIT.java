@@ -1,0 +1,235 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.testing.ReliabilityFigures;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Two replicas of the packaged app, as deploy/ runs them, on one API server and one Kafka broker: the requests are
+ * shared by the consumer group, the result route runs on the replica holding the Lease. The leader is stopped
+ * mid-batch: every request still makes exactly one TrainJob and every job's result is published exactly once.
+ */
+class HighAvailabilityIT {
+    static final int REQUESTS = 1000;
+    static final String NAMESPACE = "ha";
+
+    @TempDir
+    Path work;
+
+    @Test
+    void twoReplicasShareTheRequestsAndOneLeaderPublishesEachResultOnceThroughAFailover() throws Exception {
+        try (KafkaBroker kafka = new KafkaBroker();
+                TrainerSandbox cluster = TrainerSandbox.start(TrainerSandbox.Options.defaults()
+                        .withController(Duration.ofMillis(50), Duration.ofMillis(300)))) {
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+                admin.createTopics(List.of(new NewTopic("trainjob-requests", 4, (short) 1),
+                        new NewTopic("trainjob-results", 1, (short) 1),
+                        new NewTopic("trainjob-dead-letters", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            }
+            Path kubeconfig = work.resolve("kubeconfig");
+            Files.writeString(kubeconfig, """
+                    apiVersion: v1
+                    kind: Config
+                    clusters: [{name: sandbox, cluster: {server: "%s"}}]
+                    users: [{name: app, user: {token: app-token}}]
+                    contexts: [{name: sandbox, context: {cluster: sandbox, user: app, namespace: %s}}]
+                    current-context: sandbox
+                    """.formatted(cluster.masterUrl(), NAMESPACE));
+            Map<String, Replica> replicas = new HashMap<>();
+            for (String pod : List.of("replica-a", "replica-b")) {
+                replicas.put(pod, Replica.start(work, pod, cluster.client(), kubeconfig, kafka.bootstrapServers()));
+            }
+            try {
+                // both replicas in the consumer group, each with its partitions, before the batch
+                try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+                    await(Duration.ofMinutes(2), () -> {
+                        try {
+                            var group = admin.describeConsumerGroups(List.of("camel-kubeflow-trainer"))
+                                    .describedGroups().get("camel-kubeflow-trainer").get(30, TimeUnit.SECONDS);
+                            return group.members().size() == 2 && group.members().stream()
+                                    .allMatch(m -> !m.assignment().topicPartitions().isEmpty());
+                        } catch (java.util.concurrent.ExecutionException notYet) {
+                            // the group does not exist until a replica's consumer joins it
+                            return false;
+                        }
+                    }, () -> "the consumer group never had both replicas", replicas);
+                }
+                List<ConsumerRecord<String, String>> results = new CopyOnWriteArrayList<>();
+                CompletableFuture<Void> reading = CompletableFuture.runAsync(() -> read(kafka, results));
+                try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                        "bootstrap.servers", kafka.bootstrapServers(), "key.serializer", StringSerializer.class,
+                        "value.serializer", StringSerializer.class))) {
+                    for (int i = 0; i < REQUESTS; i++) {
+                        producer.send(new ProducerRecord<>("trainjob-requests", "key-" + i,
+                                "{\"pythonFile\": \"/app/train.py\", \"idempotencyKey\": \"ha-" + i + "\"}"));
+                    }
+                }
+                await(Duration.ofMinutes(4), () -> results.size() >= REQUESTS / 4, () -> results.size() + " results",
+                        replicas);
+                // the leader goes away, pod and all, with a quarter of the results out
+                String leader = cluster.client().leases().inNamespace(NAMESPACE).withName("leaders-kafka-results").get()
+                        .getSpec().getHolderIdentity();
+                Replica stopped = replicas.remove(leader);
+                assertTrue(stopped != null, "the Lease is held by " + leader + ", not a replica");
+                stopped.stop();
+                cluster.client().pods().inNamespace(NAMESPACE).withName(leader).delete();
+                int resultsAtFailover = results.size();
+                String survivor = replicas.keySet().iterator().next();
+
+                await(Duration.ofMinutes(6), () -> jobs(cluster.client()).size() == REQUESTS
+                        && jobs(cluster.client()).stream().allMatch(job -> TrainJobPhase.of(job).isTerminal()
+                                && job.getMetadata().getAnnotations().containsKey("camelkubeflow.io/handled-kafka-results")),
+                        () -> jobs(cluster.client()).size() + " jobs, " + results.size() + " results", replicas);
+                List<TrainJob> jobs = jobs(cluster.client());
+                assertEquals(REQUESTS, jobs.stream().map(j -> j.getMetadata().getAnnotations()
+                        .get("camelkubeflow.io/idempotency-key")).distinct().count(), "one TrainJob per key");
+                // every end is marked handled: no result is still to come, so the count is final
+                Map<String, Integer> perJob = new ConcurrentHashMap<>();
+                results.forEach(r -> perJob.merge(r.key(), 1, Integer::sum));
+                assertEquals(REQUESTS, perJob.size(), "jobs with a result");
+                assertEquals(List.of(), perJob.entrySet().stream().filter(e -> e.getValue() > 1).toList(),
+                        "results published more than once");
+                assertTrue(resultsAtFailover < REQUESTS, "the leader had published everything before it stopped");
+                assertEquals(survivor, cluster.client().leases().inNamespace(NAMESPACE).withName("leaders-kafka-results")
+                        .get().getSpec().getHolderIdentity(), "the survivor did not take the Lease");
+                long createdByStopped = stopped.output.stream().filter(l -> l.contains("Created TrainJob")).count();
+                long createdBySurvivor = replicas.get(survivor).output.stream()
+                        .filter(l -> l.contains("Created TrainJob")).count();
+                assertTrue(createdByStopped > 0 && createdBySurvivor > 0, "the consumer group did not share the requests:"
+                        + " " + leader + " created " + createdByStopped + ", " + survivor + " " + createdBySurvivor);
+                ReliabilityFigures.record("high availability", "2 replicas of the packaged app on one API server and"
+                        + " one Kafka broker, " + REQUESTS + " requests on 4 partitions (" + leader + " created "
+                        + createdByStopped + " TrainJobs, " + survivor + " " + createdBySurvivor + "); the leader of"
+                        + " the result route stopped with " + resultsAtFailover + " results out, " + survivor
+                        + " took the Lease: " + jobs.size() + " TrainJobs for " + REQUESTS + " keys, " + results.size()
+                        + " results, 0 published twice", true);
+                reading.cancel(true);
+            } finally {
+                replicas.values().forEach(Replica::stop);
+            }
+        }
+    }
+
+    private static List<TrainJob> jobs(KubernetesClient client) {
+        return client.resources(TrainJob.class).inNamespace(NAMESPACE).list().getItems();
+    }
+
+    private static void read(KafkaBroker kafka, List<ConsumerRecord<String, String>> into) {
+        Properties properties = new Properties();
+        properties.putAll(Map.of("bootstrap.servers", kafka.bootstrapServers(), "group.id", "ha-test",
+                "auto.offset.reset", "earliest", "key.deserializer", StringDeserializer.class.getName(),
+                "value.deserializer", StringDeserializer.class.getName()));
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(properties)) {
+            consumer.subscribe(List.of("trainjob-results", "trainjob-dead-letters"));
+            while (!Thread.currentThread().isInterrupted()) {
+                consumer.poll(Duration.ofMillis(200)).forEach(into::add);
+            }
+        } catch (org.apache.kafka.common.errors.InterruptException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private interface Check {
+        boolean met() throws Exception;
+    }
+
+    private static void await(Duration timeout, Check condition, java.util.function.Supplier<String> seen,
+            Map<String, Replica> replicas) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.met()) {
+            if (System.nanoTime() > deadline) {
+                StringBuilder logs = new StringBuilder();
+                replicas.forEach((pod, replica) -> logs.append("\n--- ").append(pod).append(" (last 40 lines)\n")
+                        .append(String.join("\n", replica.output.subList(Math.max(0, replica.output.size() - 40),
+                                replica.output.size()))));
+                throw new AssertionError("timed out: " + seen.get() + logs);
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    /** One replica: the packaged app as a process, and its pod in the API server (which the election looks for). */
+    private static final class Replica {
+        final Process process;
+        final List<String> output = new CopyOnWriteArrayList<>();
+
+        private Replica(Process process) {
+            this.process = process;
+            CompletableFuture.runAsync(() -> {
+                try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                        StandardCharsets.UTF_8))) {
+                    lines.lines().forEach(output::add);
+                } catch (java.io.IOException ignored) {
+                    // stopped
+                }
+            });
+        }
+
+        static Replica start(Path work, String pod, KubernetesClient client, Path kubeconfig, String brokers)
+                throws Exception {
+            client.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(pod)
+                    .addToLabels("app.kubernetes.io/name", "camel-kubeflow-trainer").endMetadata().withNewSpec()
+                    .addNewContainer().withName("routes").withImage("app").endContainer().endSpec().build()).create();
+            client.pods().inNamespace(NAMESPACE).withName(pod).editStatus(p -> new PodBuilder(p).withNewStatus()
+                    .withPhase("Running").addNewCondition().withType("Ready").withStatus("True").endCondition()
+                    .endStatus().build());
+            Path home = Files.createDirectories(work.resolve(pod));
+            ProcessBuilder builder = new ProcessBuilder("java", "-Duser.home=" + home, "-jar",
+                    Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString())
+                    .directory(home.toFile()).redirectErrorStream(true);
+            Map<String, String> env = builder.environment();
+            env.remove("KUBERNETES_SERVICE_HOST");
+            env.putAll(Map.of("KUBECONFIG", kubeconfig.toString(), "TRAINER_CLUSTER", "cluster",
+                    "TRAINER_NAMESPACE", NAMESPACE, "QUARKUS_HTTP_PORT", "0", "TRAINER_KAFKA_ENABLED", "true",
+                    "CAMEL_COMPONENT_KAFKA_BROKERS", brokers, "TRAINER_HA_CLUSTER_SERVICE", "kubernetes",
+                    "POD_NAME", pod, "TRAINER_COMPLETION_ENABLED", "false"));
+            // a short Lease, so the follower takes over within seconds
+            env.putAll(Map.of("TRAINER_HA_LEASE_DURATION_MILLIS", "2000", "TRAINER_HA_RENEW_DEADLINE_MILLIS", "1500",
+                    "TRAINER_HA_RETRY_PERIOD_MILLIS", "200"));
+            return new Replica(builder.start());
+        }
+
+        void stop() {
+            process.destroy();
+            try {
+                if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
