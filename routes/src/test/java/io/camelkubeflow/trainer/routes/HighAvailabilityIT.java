@@ -134,7 +134,8 @@ class HighAvailabilityIT {
                         + createdByStopped + " TrainJobs, " + survivor + " " + createdBySurvivor + "); the leader of"
                         + " the result route stopped with " + resultsAtFailover + " results out, " + survivor
                         + " took the Lease: " + jobs.size() + " TrainJobs for " + REQUESTS + " keys, " + results.size()
-                        + " results, 0 published twice", true);
+                        + " results, 0 published twice; the survivor's peak resident memory "
+                        + replicas.get(survivor).peakRssMib() + " MiB", true);
                 reading.cancel(true);
             } finally {
                 replicas.values().forEach(Replica::stop);
@@ -219,6 +220,16 @@ class HighAvailabilityIT {
             env.putAll(Map.of("TRAINER_HA_LEASE_DURATION_MILLIS", "2000", "TRAINER_HA_RENEW_DEADLINE_MILLIS", "1500",
                     "TRAINER_HA_RETRY_PERIOD_MILLIS", "200"));
             return new Replica(builder.start());
+        }
+
+        /** VmHWM: the most resident memory the replica's JVM has had (what deploy/'s memory request is sized on). */
+        long peakRssMib() throws java.io.IOException {
+            for (String line : Files.readAllLines(Path.of("/proc/" + process.pid() + "/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("\\D+", "")) / 1024;
+                }
+            }
+            return -1;
         }
 
         void stop() {
