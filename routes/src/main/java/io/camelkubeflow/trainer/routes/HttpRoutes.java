@@ -22,6 +22,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.model.RouteDefinition;
 import org.apache.camel.model.rest.RestBindingMode;
 import org.apache.camel.model.rest.RestParamType;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -131,9 +132,7 @@ public class HttpRoutes extends RouteBuilder {
                 .process(this::trainAnswer)
                 .marshal().json();
 
-        from("direct:http-list").routeId("http-list")
-                .removeHeaders("CamelKubeflowTrainer*")
-                .process(HttpRoutes::callerHeaders)
+        asCaller("list")
                 .process(this::namespaceHeader)
                 .setHeader(LABEL_SELECTOR, header("labelSelector"))
                 .to("kubeflow-trainer:list?namespace={{trainer.namespace}}&authorizeCaller=true")
@@ -146,9 +145,7 @@ public class HttpRoutes extends RouteBuilder {
                 })
                 .marshal().json();
 
-        from("direct:http-delete").routeId("http-delete")
-                .removeHeaders("CamelKubeflowTrainer*")
-                .process(HttpRoutes::callerHeaders)
+        asCaller("delete")
                 .process(this::jobHeaders)
                 .setHeader(DELETE_PROPAGATION, header("propagation"))
                 .to("kubeflow-trainer:delete?namespace={{trainer.namespace}}&authorizeCaller=true")
@@ -166,9 +163,7 @@ public class HttpRoutes extends RouteBuilder {
                 .marshal().json();
 
         for (String operation : new String[] {"suspend", "resume"}) {
-            from("direct:http-" + operation).routeId("http-" + operation)
-                    .removeHeaders("CamelKubeflowTrainer*")
-                    .process(HttpRoutes::callerHeaders)
+            asCaller(operation)
                     .process(this::jobHeaders)
                     .to("kubeflow-trainer:" + operation + "?namespace={{trainer.namespace}}&authorizeCaller=true")
                     .process(e -> e.getMessage().setBody(statusView.summary(e.getMessage().getBody(TrainJob.class))))
@@ -204,6 +199,16 @@ public class HttpRoutes extends RouteBuilder {
         callerHeaders(exchange);
         exchange.getMessage().setHeader(IDEMPOTENCY_SCOPE, "http:" + HttpAuthentication.callerOf(exchange.getMessage())
                 .user());
+    }
+
+    /**
+     * The route of one operation of the HTTP API, acting as its caller: no HTTP header may set a component header,
+     * and the caller HttpAuthentication vouched for becomes the component's caller.
+     */
+    private RouteDefinition asCaller(String operation) {
+        return from("direct:http-" + operation).routeId("http-" + operation)
+                .removeHeaders("CamelKubeflowTrainer*")
+                .process(HttpRoutes::callerHeaders);
     }
 
     /** The caller HttpAuthentication vouched for, as the component's caller headers (authorizeCaller). */
