@@ -85,6 +85,7 @@ final class CreateBench implements AutoCloseable {
     Run component(Payload payload, int exchanges, int producers) throws Exception {
         String uri = "kubeflow-trainer:train?runtime=torch-distributed&namespace=create-" + (++runs)
                 + "&bodyType=ignore" + payload.options;
+        sandbox.createNamespace("create-" + runs);
         // warm the endpoint, its runtime cache and the connection pool
         check(template.send(uri, e -> e.getMessage().setHeader(KubeflowTrainerConstants.IDEMPOTENCY_KEY, "warm")));
         String prefix = "burst-" + runs + "-";
@@ -97,6 +98,7 @@ final class CreateBench implements AutoCloseable {
     /** The SDK's three requests per create, the TrainJob being what the SDK sends for the payload. */
     Run sdkPattern(Payload payload, int exchanges, int producers) throws Exception {
         String namespace = "sdk-" + (++runs);
+        sandbox.createNamespace(namespace);
         String name = "torch-distributed";
         Callable<Object> warm = sdkCreate(namespace, name, "warm", payload);
         warm.call();

@@ -27,6 +27,7 @@ final class LogBench implements AutoCloseable {
     private final AtomicLong linesSeen = new AtomicLong();
 
     LogBench() throws Exception {
+        sandbox.createNamespace("logs");
         camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(sandbox.client());
         camel.addRoutes(new RouteBuilder() {
             @Override

@@ -162,6 +162,7 @@ final class WaitBench implements AutoCloseable {
     }
 
     private List<TrainJob> createJobs(String namespace, int count) throws Exception {
+        sandbox.createNamespace(namespace);
         TrainJobSubmitter submitter = new TrainJobSubmitter(sandbox.client());
         ExecutorService creators = Executors.newFixedThreadPool(8);
         List<java.util.concurrent.Future<TrainJob>> created = new ArrayList<>();

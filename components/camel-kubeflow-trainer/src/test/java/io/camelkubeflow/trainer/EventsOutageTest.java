@@ -6,6 +6,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -28,6 +29,7 @@ class EventsOutageTest {
                         .ConfigBuilder(sandbox.client().getConfiguration()).withRequestRetryBackoffLimit(0).build())
                         .build();
                 CamelContext camel = new DefaultCamelContext()) {
+            TrainerApiServer.createNamespaces(sandbox);
             sandbox.stopApiServer();
             camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(client);
             List<String> events = new CopyOnWriteArrayList<>();

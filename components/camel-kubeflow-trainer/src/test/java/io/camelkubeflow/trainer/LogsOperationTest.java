@@ -80,8 +80,15 @@ class LogsOperationTest extends TrainerRouteTestSupport {
     @Test
     void followingWaitsForThePodAndResumesBrokenStreamsWithoutRepeatsOrGaps() {
         Exchange trained = train("torch-distributed", "&pythonFile=/a.py", 25, 2500);
+        // a proxy that breaks every stream after 7 lines
+        api.sandbox().podLogs().cutFollowsAfter(7);
         api.mark();
-        Exchange exchange = template.send("kubeflow-trainer:logs?follow=true", trained);
+        Exchange exchange;
+        try {
+            exchange = template.send("kubeflow-trainer:logs?follow=true", trained);
+        } finally {
+            api.sandbox().podLogs().cutFollowsAfter(0);
+        }
         List<String> lines = bodyLines(exchange);
         assertEquals(expectedLines(25, 0), lines.subList(1, lines.size()));
         long reads = api.requestsSinceMark().stream().filter(r -> r.getPath().contains("/log?")).count();

@@ -43,6 +43,9 @@ public class KubernetesClientProducer {
     @ConfigProperty(name = "trainer.sandbox.manifests")
     Optional<List<Path>> sandboxManifests;
 
+    @ConfigProperty(name = "trainer.namespace", defaultValue = "default")
+    String namespace;
+
     private TrainerSandbox sandbox;
 
     @Produces
@@ -69,10 +72,12 @@ public class KubernetesClientProducer {
             }
             LOG.infof("Created the objects of %s in the sandbox", manifest);
         }
+        // the app's own namespace, as the cluster's admin would have made it (the manifests may have made it already)
+        sandbox.createNamespace(namespace);
         LOG.warnf("No Kubernetes cluster configured: using the LOCAL TRAINER SANDBOX at %s, an emulation holding the"
                 + " Kubeflow Trainer CRDs and default runtimes, whose emulated controller runs TrainJobs%s. Set"
                 + " trainer.cluster=cluster (or provide a kubeconfig) to use a real cluster.", sandbox.masterUrl(),
-                sandboxRunScripts ? " (a staged Python script runs once with the local python3; other code does not run)"
+                sandboxRunScripts ? " (a staged Python script runs with the local python3, one process per node; other code does not run)"
                         : " without running their code");
         sandbox.client().getConfiguration().setRequestRetryBackoffLimit(0);
         return sandbox.client();

@@ -53,6 +53,7 @@ class HighAvailabilityIT {
         try (KafkaBroker kafka = new KafkaBroker();
                 TrainerSandbox cluster = TrainerSandbox.start(TrainerSandbox.Options.defaults()
                         .withController(Duration.ofMillis(50), Duration.ofMillis(300)))) {
+            cluster.createNamespace(NAMESPACE);
             try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
                 admin.createTopics(List.of(new NewTopic("trainjob-requests", 4, (short) 1),
                         new NewTopic("trainjob-results", 1, (short) 1),

@@ -2,7 +2,7 @@ package io.camelkubeflow.trainer.kamelets;
 
 
 import io.camelkubeflow.examples.RetrainRoute;
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.sandbox.TrainerSandboxExtension;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.PluginHelper;
@@ -10,6 +10,7 @@ import org.apache.camel.support.ResourceHelper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -18,15 +19,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The examples in examples/ (Java DSL, YAML DSL, a Pipe of a Kamelet), run as they are against the sandbox. */
 class ExamplesTest {
-    static SandboxCamel app;
-    static TrainerSandbox sandbox;
+    @RegisterExtension
+    static final TrainerSandboxExtension TRAINER = SandboxCamel.extension();
     static CamelContext camel;
 
     @BeforeAll
     static void start() throws Exception {
-        app = SandboxCamel.create();
-        sandbox = app.sandbox();
-        camel = app.camel();
+        camel = SandboxCamel.camel(TRAINER);
         camel.addRoutes(new RetrainRoute());
         var loader = PluginHelper.getRoutesLoader(camel);
         loader.loadRoutes(ResourceHelper.resolveResource(camel, "file:../../examples/yaml/train-wait-report.camel.yaml"));
@@ -36,7 +35,7 @@ class ExamplesTest {
 
     @AfterAll
     static void stop() {
-        app.close();
+        camel.stop();
     }
 
     @Test

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.sandbox.TrainerSandboxExtension;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -16,6 +16,7 @@ import org.apache.camel.builder.RouteBuilder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -23,17 +24,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Both Kamelets, loaded by camel-kamelet from the classpath as Camel K would, running against the sandbox. */
 class KameletsTest {
-    static SandboxCamel app;
-    static TrainerSandbox sandbox;
+    @RegisterExtension
+    static final TrainerSandboxExtension TRAINER = SandboxCamel.extension();
     static CamelContext camel;
     static final List<String> EVENTS = new CopyOnWriteArrayList<>();
     static final List<Object> PROGRESS = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void start() throws Exception {
-        app = SandboxCamel.create();
-        sandbox = app.sandbox();
-        camel = app.camel();
+        camel = SandboxCamel.camel(TRAINER);
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
@@ -56,7 +55,7 @@ class KameletsTest {
 
     @AfterAll
     static void stop() {
-        app.close();
+        camel.stop();
     }
 
     @Test

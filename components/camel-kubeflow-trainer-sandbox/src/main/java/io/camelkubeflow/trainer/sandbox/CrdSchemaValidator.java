@@ -53,10 +53,91 @@ public final class CrdSchemaValidator {
 
     /** Every violation, each as "path: problem"; empty when the object is valid. */
     public List<String> validate(Object object) {
-        JsonNode node = object instanceof String text ? readTree(text) : JSON.valueToTree(object);
+        return admit(object instanceof String text ? readTree(text) : JSON.valueToTree(object)).violations();
+    }
+
+    /**
+     * What the API server makes of a JSON write: its violations, and the object it would store. A JSON number with an
+     * integral value ({@code 1.0}) is an integer to the API server, and is stored and served as one ({@code 1}).
+     */
+    public record Admission(List<String> violations, String stored) {
+    }
+
+    /**
+     * Admits a JSON write as the API server does: the schema's defaults applied to the fields left out (under every
+     * object that is present), integral numbers made integers, then validated.
+     */
+    public Admission admit(String json) {
+        JsonNode node = readTree(json);
+        boolean defaulted = applyDefaults(node, schema);
+        boolean changed = integralNumbersAsIntegers(node) | defaulted;
+        Admission admission = admit(node);
+        return changed ? new Admission(admission.violations(), node.toString())
+                : new Admission(admission.violations(), json);
+    }
+
+    /** Sets each absent property that has a schema default, in this object and the objects it holds. */
+    private static boolean applyDefaults(JsonNode value, JsonNode schema) {
+        boolean changed = false;
+        if (value instanceof com.fasterxml.jackson.databind.node.ObjectNode object) {
+            Iterator<Map.Entry<String, JsonNode>> properties = schema.path("properties").fields();
+            while (properties.hasNext()) {
+                Map.Entry<String, JsonNode> property = properties.next();
+                if (!object.has(property.getKey()) && property.getValue().has("default")) {
+                    object.set(property.getKey(), property.getValue().get("default").deepCopy());
+                    changed = true;
+                }
+                if (object.has(property.getKey())) {
+                    changed |= applyDefaults(object.get(property.getKey()), property.getValue());
+                }
+            }
+        } else if (value instanceof com.fasterxml.jackson.databind.node.ArrayNode array && schema.has("items")) {
+            for (JsonNode item : array) {
+                changed |= applyDefaults(item, schema.get("items"));
+            }
+        }
+        return changed;
+    }
+
+    private Admission admit(JsonNode node) {
         List<String> violations = new ArrayList<>();
         check(node, schema, "", violations);
-        return violations;
+        return new Admission(violations, null);
+    }
+
+    /** Replaces each floating-point number with an integral value by that integer; true when one was replaced. */
+    private static boolean integralNumbersAsIntegers(JsonNode node) {
+        boolean replaced = false;
+        if (node instanceof com.fasterxml.jackson.databind.node.ObjectNode object) {
+            Iterator<Map.Entry<String, JsonNode>> fields = object.fields();
+            while (fields.hasNext()) {
+                Map.Entry<String, JsonNode> field = fields.next();
+                if (isIntegralFloat(field.getValue())) {
+                    field.setValue(JSON.getNodeFactory().numberNode(field.getValue().decimalValue().toBigInteger()));
+                    replaced = true;
+                } else {
+                    replaced |= integralNumbersAsIntegers(field.getValue());
+                }
+            }
+        } else if (node instanceof com.fasterxml.jackson.databind.node.ArrayNode array) {
+            for (int i = 0; i < array.size(); i++) {
+                if (isIntegralFloat(array.get(i))) {
+                    array.set(i, JSON.getNodeFactory().numberNode(array.get(i).decimalValue().toBigInteger()));
+                    replaced = true;
+                } else {
+                    replaced |= integralNumbersAsIntegers(array.get(i));
+                }
+            }
+        }
+        return replaced;
+    }
+
+    private static boolean isIntegralFloat(JsonNode value) {
+        return value.isFloatingPointNumber() && value.decimalValue().stripTrailingZeros().scale() <= 0;
+    }
+
+    private static boolean isInteger(JsonNode value) {
+        return value.isIntegralNumber() || isIntegralFloat(value);
     }
 
     /** JSON (what clients send) with the JSON parser, which is several times faster; anything else as YAML. */
@@ -78,7 +159,7 @@ public final class CrdSchemaValidator {
         boolean intOrString = schema.path("x-kubernetes-int-or-string").asBoolean(false);
         String type = schema.path("type").asText("");
         if (intOrString) {
-            if (!(value.isIntegralNumber() || value.isTextual())) {
+            if (!(isInteger(value) || value.isTextual())) {
                 out.add(path + ": must be an integer or a string, was " + value.getNodeType());
                 return;
             }
@@ -136,7 +217,7 @@ public final class CrdSchemaValidator {
             case "object" -> value.isObject();
             case "array" -> value.isArray();
             case "string" -> value.isTextual();
-            case "integer" -> value.isIntegralNumber();
+            case "integer" -> isInteger(value);
             case "number" -> value.isNumber();
             case "boolean" -> value.isBoolean();
             default -> false;
@@ -172,8 +253,8 @@ public final class CrdSchemaValidator {
                 }
             }
         }
-        if (value.isIntegralNumber()) {
-            BigInteger number = value.bigIntegerValue();
+        if (isInteger(value)) {
+            BigInteger number = value.decimalValue().toBigInteger();
             if (schema.has("minimum") && number.compareTo(schema.get("minimum").bigIntegerValue()) < 0) {
                 out.add(path + ": " + number + " is below " + schema.get("minimum"));
             }

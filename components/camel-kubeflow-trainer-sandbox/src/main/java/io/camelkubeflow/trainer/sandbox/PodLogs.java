@@ -17,8 +17,9 @@ import io.fabric8.mockwebserver.http.MockResponse;
 /**
  * The sandbox's pod logs: lines appended by the emulated controller, served on the API server's log endpoint with
  * its parameters (container, timestamps, sinceTime, sinceSeconds, tailLines, limitBytes, previous: the log of the
- * container attempt before the last restart). A follow request
- * gets the log as it is and then ends, as a broken stream would: clients resume with sinceTime.
+ * container attempt before the last restart). A follow request ({@code follow=true}) streams the running container's
+ * lines as they are appended and ends when that container ends (it exits, or crashes and is restarted), as a kubelet's
+ * log stream does.
  */
 public final class PodLogs {
     static final Pattern LOG_PATH = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/log(\\?.*)?");
@@ -26,29 +27,139 @@ public final class PodLogs {
     private record Line(Instant time, String text) {
     }
 
-    /** Per pod, the log of each container attempt; the last is the running one. */
-    private final Map<String, List<List<Line>>> logs = new ConcurrentHashMap<>();
+    /** A follower of a container's log: the stream it writes to, whether it writes timestamps, how many it wrote. */
+    private final class Follower {
+        final ApiHttpServer.ChunkedStream stream;
+        final boolean timestamps;
+        int written;
+
+        Follower(ApiHttpServer.ChunkedStream stream, boolean timestamps) {
+            this.stream = stream;
+            this.timestamps = timestamps;
+        }
+
+        /** Writes a line; false once the stream has ended (the client left, or the cut fault ended it). */
+        boolean write(Line line) {
+            if (!stream.write(format(line, timestamps))) {
+                return false;
+            }
+            int cut = cutFollowsAfter;
+            if (cut > 0 && ++written >= cut) {
+                stream.end();
+                return false;
+            }
+            return true;
+        }
+
+        ApiHttpServer.ChunkedStream stream() {
+            return stream;
+        }
+    }
+
+    /** A fault: follow streams end after this many lines (0: never), as broken connections would. */
+    private volatile int cutFollowsAfter;
+
+    /**
+     * From now on, every log follow stream ends after {@code lines} lines (0: never), as a stream broken by the
+     * network or a proxy would: clients must resume it.
+     */
+    public void cutFollowsAfter(int lines) {
+        cutFollowsAfter = lines;
+    }
+
+    /** One container attempt's log; ended once the container exited; its followers while it runs. */
+    private static final class Attempt {
+        final List<Line> lines = new ArrayList<>();
+        final List<Follower> followers = new ArrayList<>();
+        boolean ended;
+
+        void end() {
+            ended = true;
+            followers.forEach(f -> f.stream().end());
+            followers.clear();
+        }
+    }
+
+    /** Per pod, the log of each container attempt; the last is the running one. Each list is its own lock. */
+    private final Map<String, List<Attempt>> logs = new ConcurrentHashMap<>();
 
     /** Starts a pod's (empty) log: from now on the log endpoint answers for the pod. */
     public void create(String namespace, String pod) {
-        logs.putIfAbsent(namespace + "/" + pod, new ArrayList<>(List.of(new ArrayList<>())));
+        logs.putIfAbsent(namespace + "/" + pod, new ArrayList<>(List.of(new Attempt())));
     }
 
-    /** Appends a line to the log of a pod's running container, stamped now. */
+    /** Appends a line to the log of a pod's running container, stamped now, and writes it to its followers. */
     public void append(String namespace, String pod, String text) {
-        List<List<Line>> attempts = logs.computeIfAbsent(namespace + "/" + pod,
-                k -> new ArrayList<>(List.of(new ArrayList<>())));
+        List<Attempt> attempts = logs.computeIfAbsent(namespace + "/" + pod,
+                k -> new ArrayList<>(List.of(new Attempt())));
         synchronized (attempts) {
-            attempts.get(attempts.size() - 1).add(new Line(Instant.now(), text));
+            Attempt running = attempts.get(attempts.size() - 1);
+            Line line = new Line(Instant.now(), text);
+            running.lines.add(line);
+            running.followers.removeIf(f -> !f.write(line));
         }
     }
 
-    /** The pod's container restarted: its log so far becomes the previous one ({@code previous=true}). */
+    /**
+     * The pod's container restarted: its log so far becomes the previous one ({@code previous=true}) and its
+     * followers' streams end.
+     */
     public void restart(String namespace, String pod) {
-        List<List<Line>> attempts = logs.get(namespace + "/" + pod);
+        List<Attempt> attempts = logs.get(namespace + "/" + pod);
         synchronized (attempts) {
-            attempts.add(new ArrayList<>());
+            attempts.get(attempts.size() - 1).end();
+            attempts.add(new Attempt());
         }
+    }
+
+    /** The pod's container exited (or the pod is gone): streams following its log end. */
+    public void end(String namespace, String pod) {
+        List<Attempt> attempts = logs.get(namespace + "/" + pod);
+        if (attempts != null) {
+            synchronized (attempts) {
+                attempts.get(attempts.size() - 1).end();
+            }
+        }
+    }
+
+    /** Whether a request path asks to follow a pod's log. */
+    static boolean isFollow(String path) {
+        Matcher matcher = LOG_PATH.matcher(path);
+        return matcher.matches() && "true".equals(query(matcher.group(3)).get("follow"));
+    }
+
+    /**
+     * Follows a pod's log: writes the lines so far to {@code stream}, then each new one, and ends it when the
+     * container ends. Returns null when it streams, else the complete answer (a pod without a log, a previous
+     * container's log, a container that already ended).
+     */
+    MockResponse follow(String path, ApiHttpServer.ChunkedStream stream) {
+        Matcher matcher = LOG_PATH.matcher(path);
+        List<Attempt> attempts = matcher.matches() ? logs.get(matcher.group(1) + "/" + matcher.group(2)) : null;
+        Map<String, String> query = matcher.matches() ? query(matcher.group(3)) : Map.of();
+        if (attempts == null || "true".equals(query.get("previous"))) {
+            return answer(path);
+        }
+        synchronized (attempts) {
+            Attempt running = attempts.get(attempts.size() - 1);
+            if (running.ended) {
+                return answer(path);
+            }
+            Follower follower = new Follower(stream, "true".equals(query.get("timestamps")));
+            stream.write("");
+            for (Line line : select(running.lines, query)) {
+                if (!follower.write(line)) {
+                    return null;
+                }
+            }
+            running.followers.add(follower);
+            stream.onClose(() -> {
+                synchronized (attempts) {
+                    running.followers.remove(follower);
+                }
+            });
+        }
+        return null;
     }
 
     /** The response to a log request, or null when the path is not a log path. */
@@ -57,7 +168,7 @@ public final class PodLogs {
         if (!matcher.matches()) {
             return null;
         }
-        List<List<Line>> attempts = logs.get(matcher.group(1) + "/" + matcher.group(2));
+        List<Attempt> attempts = logs.get(matcher.group(1) + "/" + matcher.group(2));
         if (attempts == null) {
             return new MockResponse().setResponseCode(404).setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\","
                     + "\"status\":\"Failure\",\"reason\":\"NotFound\",\"code\":404,\"message\":\"pods \\\""
@@ -72,8 +183,27 @@ public final class PodLogs {
                         + "\"status\":\"Failure\",\"reason\":\"BadRequest\",\"code\":400,\"message\":"
                         + "\"previous terminated container not found\"}");
             }
-            selected = new ArrayList<>(attempts.get(attempts.size() - (previous ? 2 : 1)));
+            selected = select(attempts.get(attempts.size() - (previous ? 2 : 1)).lines, query);
         }
+        boolean timestamps = "true".equals(query.get("timestamps"));
+        StringBuilder body = new StringBuilder();
+        for (Line line : selected) {
+            body.append(format(line, timestamps));
+        }
+        String text = body.toString();
+        if (query.containsKey("limitBytes")) {
+            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+            int limit = Integer.parseInt(query.get("limitBytes"));
+            if (bytes.length > limit) {
+                text = new String(bytes, 0, limit, StandardCharsets.UTF_8);
+            }
+        }
+        return new MockResponse().setResponseCode(200).setHeader("Content-Type", "text/plain").setBody(text);
+    }
+
+    /** The lines of a log that sinceTime, sinceSeconds and tailLines select. */
+    private static List<Line> select(List<Line> lines, Map<String, String> query) {
+        List<Line> selected = new ArrayList<>(lines);
         if (query.containsKey("sinceTime")) {
             // the API server reads sinceTime with second precision
             Instant since = OffsetDateTime.parse(query.get("sinceTime")).toInstant();
@@ -86,23 +216,11 @@ public final class PodLogs {
             int tail = Integer.parseInt(query.get("tailLines"));
             selected = selected.subList(Math.max(0, selected.size() - tail), selected.size());
         }
-        boolean timestamps = "true".equals(query.get("timestamps"));
-        StringBuilder body = new StringBuilder();
-        for (Line line : selected) {
-            if (timestamps) {
-                body.append(line.time()).append(' ');
-            }
-            body.append(line.text()).append('\n');
-        }
-        String text = body.toString();
-        if (query.containsKey("limitBytes")) {
-            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-            int limit = Integer.parseInt(query.get("limitBytes"));
-            if (bytes.length > limit) {
-                text = new String(bytes, 0, limit, StandardCharsets.UTF_8);
-            }
-        }
-        return new MockResponse().setResponseCode(200).setHeader("Content-Type", "text/plain").setBody(text);
+        return selected;
+    }
+
+    private static String format(Line line, boolean timestamps) {
+        return timestamps ? line.time() + " " + line.text() + "\n" : line.text() + "\n";
     }
 
     private static Map<String, String> query(String part) {

@@ -25,7 +25,7 @@ import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.list;
 import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.map;
 
 /**
- * Runs a TrainJob's staged Python script for real, once, as one local {@code python3} process: the sandbox's way of
+ * Runs a TrainJob's staged Python script for real, as local {@code python3} processes (one per node): the sandbox's way of
  * letting a newcomer see their script's output without a cluster. A script is "staged" when the trainer command
  * names a file of a volume (a downward API volume over a pod annotation, or a ConfigMap) that a runtime patch mounts
  * into the {@code node} container. Commands that install
@@ -34,7 +34,7 @@ import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.map;
 final class StagedScriptRunner {
     static final Duration MAX_RUN = Duration.ofMinutes(10);
     /** A downward API field path naming one annotation of the pod. */
-    private static final Pattern ANNOTATION_FIELD = Pattern.compile("metadata\\.annotations\\['(.+)'\\]");
+    static final Pattern ANNOTATION_FIELD = Pattern.compile("metadata\\.annotations\\['(.+)'\\]");
 
     /** The script and its arguments, when the job runs a staged script. */
     record Script(String fileName, String source, List<String> args, Map<String, String> env) {
@@ -121,8 +121,12 @@ final class StagedScriptRunner {
         return podTemplates;
     }
 
-    /** Runs the script, sending each output line to {@code log}; returns the exit code (137 when it ran too long). */
-    static int run(Script script, Consumer<String> log) {
+    /**
+     * Runs the script with a pod's env, sending each output line to {@code log}; returns the exit code (137 when it
+     * ran too long). Its rank and world size are what torchrun would give the pod's one process: the node rank
+     * (PET_NODE_RANK) and the node count (PET_NNODES), else 0 and 1.
+     */
+    static int run(Script script, Map<String, String> podEnv, Consumer<String> log) {
         try {
             Path dir = Files.createTempDirectory("trainer-sandbox-");
             Path file = dir.resolve(script.fileName());
@@ -131,10 +135,11 @@ final class StagedScriptRunner {
             command.addAll(script.args());
             ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
             builder.environment().putAll(script.env());
-            // what torchrun would tell a single process
-            builder.environment().putIfAbsent("RANK", "0");
+            builder.environment().putAll(podEnv);
+            // what torchrun would tell the node's one process
+            builder.environment().putIfAbsent("RANK", podEnv.getOrDefault("PET_NODE_RANK", "0"));
             builder.environment().putIfAbsent("LOCAL_RANK", "0");
-            builder.environment().putIfAbsent("WORLD_SIZE", "1");
+            builder.environment().putIfAbsent("WORLD_SIZE", podEnv.getOrDefault("PET_NNODES", "1"));
             Process process = builder.start();
             try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
                     StandardCharsets.UTF_8))) {

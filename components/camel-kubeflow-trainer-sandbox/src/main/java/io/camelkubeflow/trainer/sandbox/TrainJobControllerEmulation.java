@@ -31,14 +31,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An emulation of what the Kubeflow Trainer controller and JobSet do with a TrainJob, for the local sandbox: it makes
- * the pods JobSet would make (same names and labels), moves them Pending, Running, then Succeeded or Failed, and
- * writes the TrainJob's jobsStatus and conditions as the v2.3 controller does (Complete/AllJobsCompleted,
- * Failed/FailedJobs, Suspended/Suspended and Resumed), and writes pod logs (a start line, "step=i of n" lines spread
- * over the run, an exit line). It runs no code, except, when asked to, a staged Python script, once, with the local
- * python3 ({@link StagedScriptRunner}): its output is the trainer pod's log and its exit code the job's outcome.
- * Otherwise a job's outcome, run time and log length come from the annotations
- * {@value #OUTCOME_ANNOTATION} (Complete or Failed), {@value #RUN_MILLIS_ANNOTATION} and {@value #LOG_LINES_ANNOTATION}.
+ * An emulation of what the Kubeflow Trainer controller, JobSet, the Job controller and a kubelet do with a TrainJob,
+ * for the local sandbox: it makes the JobSet, Jobs and pods they would make (same names, labels and owner
+ * references; pods rendered by {@link PodRendering}; initializers before the jobs that depend on them), moves the pods
+ * Pending, Running, then Succeeded or Failed as a kubelet reports them, records their Events, writes the TrainJob's
+ * jobsStatus and conditions as the v2.3 controller does (Complete/AllJobsCompleted, Failed/FailedJobs,
+ * Failed/DeadlineExceeded, Suspended/Suspended and Resumed) and the JobSet's and Jobs' status, and writes pod logs (a
+ * start line, "step=i of n" lines spread over the run, an exit line). It runs no code, except, when asked to, a staged
+ * Python script with the local python3, one process per node ({@link StagedScriptRunner}): their output is the pods'
+ * logs and their exit codes the job's outcome. Otherwise a job's outcome, run time and log length come from the
+ * annotations {@value #OUTCOME_ANNOTATION} (Complete or Failed), {@value #RUN_MILLIS_ANNOTATION} and
+ * {@value #LOG_LINES_ANNOTATION}.
  */
 public final class TrainJobControllerEmulation implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobControllerEmulation.class);
@@ -59,6 +62,8 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
      * line the controller writes trainerStatus (percentage, remaining seconds, a loss metric), and 100% at the end.
      */
     public static final String REPORT_PROGRESS_ANNOTATION = "sandbox.camelkubeflow.io/report-progress";
+    /** How long an initializer runs in the sandbox before it completes. */
+    private static final long INITIALIZER_MILLIS = 100;
     /** How often a pod waiting for a missing ConfigMap volume looks for it again. */
     private static final Duration MOUNT_RETRY = Duration.ofMillis(100);
     public static final String JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name";
@@ -76,6 +81,8 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     });
     /** uid of every TrainJob already started, so informer resyncs and status updates never start it twice. */
     private final Set<String> started = ConcurrentHashMap.newKeySet();
+    /** uid of every TrainJob whose run has ended (finished, or failed at its deadline), so it ends once. */
+    private final Set<String> ended = ConcurrentHashMap.newKeySet();
     private final SharedIndexInformer<GenericKubernetesResource> informer;
 
     /** The User-Agent of the emulated controller's requests, so counts of a client's requests can leave them out. */
@@ -114,6 +121,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         @Override
         public void onDelete(GenericKubernetesResource job, boolean unknown) {
             started.remove(job.getMetadata().getUid());
+            ended.remove(job.getMetadata().getUid());
         }
     }
 
@@ -133,44 +141,138 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
 
     private void start(GenericKubernetesResource job) {
         try {
-            List<Pod> pods = createPods(job);
+            GenericKubernetesResource jobSet = createJobSet(job);
+            Set<String> awaited = awaitedJobs(job);
+            if (!awaited.isEmpty()) {
+                List<Pod> initializers = createPods(job, jobSet, awaited::contains);
+                scheduler.schedule(() -> initialize(job, jobSet, initializers, awaited), startDelay.toMillis(),
+                        TimeUnit.MILLISECONDS);
+                return;
+            }
+            List<Pod> pods = createPods(job, jobSet, name -> true);
             scheduler.schedule(() -> run(job, pods), startDelay.toMillis(), TimeUnit.MILLISECONDS);
+            Object deadline = map(job.getAdditionalProperties().get("spec")).get("activeDeadlineSeconds");
+            if (deadline instanceof Number seconds) {
+                scheduler.schedule(() -> exceedDeadline(job, pods), seconds.longValue(), TimeUnit.SECONDS);
+            }
         } catch (RuntimeException e) {
             LOG.warn("Sandbox controller could not start TrainJob {}: {}", job.getMetadata().getName(), e.getMessage());
         }
     }
 
-    /** The pods JobSet makes: one per index of each replicated job, named and labelled like JobSet's. */
-    private List<Pod> createPods(GenericKubernetesResource job) {
+    /**
+     * The replicated jobs others wait for with JobSet's {@code dependsOn: [{status: Complete}]} (the initializers): JobSet
+     * creates the waiting jobs only once these complete.
+     */
+    private Set<String> awaitedJobs(GenericKubernetesResource job) {
+        Set<String> awaited = new java.util.LinkedHashSet<>();
+        for (Object item : list(map(map(map(runtime(job).getAdditionalProperties().get("spec")).get("template"))
+                .get("spec")).get("replicatedJobs"))) {
+            for (Object dependency : list(map(item).get("dependsOn"))) {
+                if ("Complete".equals(map(dependency).get("status"))) {
+                    awaited.add((String) map(dependency).get("name"));
+                }
+            }
+        }
+        return awaited;
+    }
+
+    /**
+     * Runs the initializers (each logs the storage it fetched and completes), then, as JobSet does once they are
+     * Complete, creates the jobs that depended on them and runs those.
+     */
+    private void initialize(GenericKubernetesResource job, GenericKubernetesResource jobSet, List<Pod> initializers,
+            Set<String> awaited) {
+        try {
+            for (Pod pod : initializers) {
+                setPodPhase(pod, "Running", null);
+                String uri = pod.getSpec().getContainers().get(0).getEnv().stream()
+                        .filter(e -> "STORAGE_URI".equals(e.getName())).map(io.fabric8.kubernetes.api.model.EnvVar::getValue)
+                        .findFirst().orElse("nothing");
+                log(pod, "sandbox: " + pod.getMetadata().getName() + " fetched " + uri
+                        + " (nothing is downloaded in the sandbox)");
+            }
+            updateJobsStatus(job, initializers, "active");
+            scheduler.schedule(() -> {
+                try {
+                    initializers.forEach(pod -> exit(pod, "sandbox: exited with code 0", "Succeeded", 0));
+                    updateJobsStatus(job, initializers, "succeeded");
+                    if (ended.contains(job.getMetadata().getUid()) || client.genericKubernetesResources(TRAINJOBS)
+                            .inNamespace(job.getMetadata().getNamespace()).withName(job.getMetadata().getName())
+                            .get() == null) {
+                        return;
+                    }
+                    List<Pod> pods = createPods(job, jobSet, name -> !awaited.contains(name));
+                    scheduler.schedule(() -> run(job, pods), startDelay.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (RuntimeException e) {
+                    LOG.warn("Sandbox controller could not start the trainer of {}: {}", job.getMetadata().getName(),
+                            e.getMessage());
+                }
+            }, INITIALIZER_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            LOG.warn("Sandbox controller could not initialize TrainJob {}: {}", job.getMetadata().getName(),
+                    e.getMessage());
+        }
+    }
+
+    /** The TrainJob's JobSet, as the Trainer's jobset plugin makes it (kept if it exists: a resumed job has one). */
+    private GenericKubernetesResource createJobSet(GenericKubernetesResource job) {
+        Map<String, Object> runtimeSpec = map(runtime(job).getAdditionalProperties().get("spec"));
+        var jobSets = client.genericKubernetesResources(JobSetObjects.JOBSETS).inNamespace(job.getMetadata().getNamespace());
+        GenericKubernetesResource existing = jobSets.withName(job.getMetadata().getName()).get();
+        return existing != null ? existing
+                : jobSets.resource(JobSetObjects.jobSet(job, runtimeSpec, numNodes(job, runtimeSpec))).create();
+    }
+
+    private static int numNodes(GenericKubernetesResource job, Map<String, Object> runtimeSpec) {
+        Map<String, Object> trainer = map(map(job.getAdditionalProperties().get("spec")).get("trainer"));
+        return number(trainer.get("numNodes"), number(map(runtimeSpec.get("mlPolicy")).get("numNodes"), 1));
+    }
+
+    /**
+     * The Jobs and pods JobSet makes: a Job per replicated job, a pod per index, named, labelled and owned like
+     * JobSet's.
+     */
+    private List<Pod> createPods(GenericKubernetesResource job, GenericKubernetesResource jobSet,
+            java.util.function.Predicate<String> replicatedJobs) {
         String namespace = job.getMetadata().getNamespace();
         String name = job.getMetadata().getName();
         GenericKubernetesResource runtime = runtime(job);
         Map<String, Object> runtimeSpec = map(runtime.getAdditionalProperties().get("spec"));
         Map<String, Object> mlPolicy = map(runtimeSpec.get("mlPolicy"));
-        Map<String, Object> trainer = map(map(job.getAdditionalProperties().get("spec")).get("trainer"));
-        int numNodes = number(trainer.get("numNodes"), number(mlPolicy.get("numNodes"), 1));
-        boolean mpi = mlPolicy.containsKey("mpi");
+        int numNodes = numNodes(job, runtimeSpec);
         List<Pod> pods = new ArrayList<>();
         for (Object item : list(map(map(runtimeSpec.get("template")).get("spec")).get("replicatedJobs"))) {
             Map<String, Object> replicatedJob = map(item);
             String jobName = (String) replicatedJob.get("name");
-            int count = "node".equals(jobName) ? (mpi ? Math.max(numNodes - 1, 1) : numNodes) : 1;
-            Map<String, Object> podSpec = map(map(map(map(replicatedJob.get("template")).get("spec")).get("template"))
-                    .get("spec"));
-            String container = (String) map(list(podSpec.get("containers")).get(0)).get("name");
+            if (!replicatedJobs.test(jobName)) {
+                continue;
+            }
+            int count = PodRendering.podCount(replicatedJob, mlPolicy, numNodes);
+            io.fabric8.kubernetes.api.model.batch.v1.Job owner = client.batch().v1().jobs().inNamespace(namespace)
+                    .resource(JobSetObjects.job(jobSet, jobName)).create();
             for (int index = 0; index < count; index++) {
-                Pod pod = new PodBuilder().withNewMetadata()
+                Pod pod = new PodBuilder().withMetadata(PodRendering.metadata(job, replicatedJob)).editMetadata()
                         .withName(name + "-" + jobName + "-0-" + index + "-" + UUID.randomUUID().toString().substring(0, 5))
                         .withNamespace(namespace)
                         .addToLabels(JOBSET_NAME_LABEL, name)
                         .addToLabels(REPLICATED_JOB_LABEL, jobName)
+                        .addToLabels("jobset.sigs.k8s.io/job-index", "0")
+                        .addToLabels("batch.kubernetes.io/job-name", name + "-" + jobName + "-0")
+                        .addToLabels("job-name", name + "-" + jobName + "-0")
                         .addToLabels(COMPLETION_INDEX_LABEL, Integer.toString(index))
+                        .addToAnnotations(COMPLETION_INDEX_LABEL, Integer.toString(index))
+                        .withOwnerReferences(JobSetObjects.ownedBy(owner))
                         .endMetadata()
-                        .withNewSpec().addNewContainer().withName(container).withImage("sandbox").endContainer().endSpec()
-                        .withNewStatus().withPhase("Pending").endStatus()
+                        .withSpec(PodRendering.spec(job, runtimeSpec, replicatedJob, numNodes))
+                        .editSpec().withHostname(name + "-" + jobName + "-0-" + index).withSubdomain(name)
+                        .withRestartPolicy("OnFailure").withNodeName("sandbox-node").endSpec()
+                        .withNewStatus().withPhase("Pending").withQosClass("BestEffort").endStatus()
                         .build();
                 podLogs.create(namespace, pod.getMetadata().getName());
-                pods.add(client.pods().inNamespace(namespace).resource(pod).create());
+                Pod created = client.pods().inNamespace(namespace).resource(pod).create();
+                pods.add(created);
+                jobEvent(created, "Normal", "SuccessfulCreate", "Created pod: " + created.getMetadata().getName());
             }
         }
         return pods;
@@ -191,6 +293,14 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             }
             for (Pod pod : pods) {
                 setPodPhase(pod, "Running", null);
+                String container = pod.getSpec().getContainers().get(0).getName();
+                String image = pod.getSpec().getContainers().get(0).getImage();
+                podEvent(pod, "Normal", "Scheduled", "Successfully assigned " + namespace + "/"
+                        + pod.getMetadata().getName() + " to sandbox-node", "default-scheduler");
+                podEvent(pod, "Normal", "Pulled", "Container image \"" + image + "\" already present on machine",
+                        "kubelet");
+                podEvent(pod, "Normal", "Created", "Created container: " + container, "kubelet");
+                podEvent(pod, "Normal", "Started", "Started container " + container, "kubelet");
             }
             updateJobsStatus(job, pods, "active");
             Map<String, String> annotations = annotations(job);
@@ -234,23 +344,88 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         }
     }
 
+    /** A core/v1 Event, as the component named by {@code source} records one on {@code kind}/{@code name}. */
+    private void event(String namespace, String kind, String apiVersion, String name, String uid, String type,
+            String reason, String message, String source) {
+        try {
+            String now = now();
+            client.v1().events().inNamespace(namespace).resource(new io.fabric8.kubernetes.api.model.EventBuilder()
+                    .withNewMetadata().withName(name + "." + Long.toHexString(System.nanoTime())).withNamespace(namespace)
+                    .endMetadata()
+                    .withNewInvolvedObject().withKind(kind).withApiVersion(apiVersion).withName(name)
+                    .withNamespace(namespace).withUid(uid).endInvolvedObject()
+                    .withType(type).withReason(reason).withMessage(message).withCount(1)
+                    .withFirstTimestamp(now).withLastTimestamp(now)
+                    .withNewSource().withComponent(source).endSource().withReportingComponent(source)
+                    .withReportingInstance(source).build()).create();
+        } catch (KubernetesClientException e) {
+            LOG.debug("Sandbox could not record event {} on {}: {}", reason, name, e.getMessage());
+        }
+    }
+
+    private void podEvent(Pod pod, String type, String reason, String message, String source) {
+        event(pod.getMetadata().getNamespace(), "Pod", "v1", pod.getMetadata().getName(), pod.getMetadata().getUid(),
+                type, reason, message, source);
+    }
+
+    private void jobEvent(Pod pod, String type, String reason, String message) {
+        event(pod.getMetadata().getNamespace(), "Job", "batch/v1", pod.getMetadata().getLabels()
+                .get("batch.kubernetes.io/job-name"), "", type, reason, message, "job-controller");
+    }
+
+    /**
+     * What the Trainer does when a TrainJob outlives its activeDeadlineSeconds: its pods are terminated and it fails
+     * with reason DeadlineExceeded.
+     */
+    private void exceedDeadline(GenericKubernetesResource job, List<Pod> pods) {
+        if (!ended.add(job.getMetadata().getUid())) {
+            return;
+        }
+        try {
+            pods.forEach(pod -> exit(pod, "sandbox: terminated (deadline exceeded)", "Failed", 143));
+            updateJobsStatus(job, pods, "failed");
+            setCondition(job, "Failed", "True", "DeadlineExceeded", "TrainJob exceeded its active deadline");
+            endJobSet(job, false, "FailedJobs", "jobset failed (its pods were terminated at the TrainJob's deadline)");
+        } catch (RuntimeException e) {
+            LOG.warn("Sandbox controller could not end TrainJob {} at its deadline: {}", job.getMetadata().getName(),
+                    e.getMessage());
+        }
+    }
+
     private void finish(GenericKubernetesResource job, List<Pod> pods, boolean fail, int exitCode) {
+        if (!ended.add(job.getMetadata().getUid())) {
+            return;
+        }
         try {
             // the trainer step fails: the MPI launcher if there is one, else the first node
             Pod failing = fail ? trainerPod(pods) : null;
             for (Pod pod : pods) {
                 int code = pod == failing ? exitCode : 0;
-                log(pod, "sandbox: exited with code " + code);
-                setPodPhase(pod, pod == failing ? "Failed" : "Succeeded", code);
+                exit(pod, "sandbox: exited with code " + code, pod == failing ? "Failed" : "Succeeded", code);
             }
             updateJobsStatus(job, pods, fail ? "failed" : "succeeded");
+            String namespace = job.getMetadata().getNamespace();
             if (fail) {
+                jobEvent(failing == null ? pods.get(0) : failing, "Warning", "BackoffLimitExceeded",
+                        "Job has reached the specified backoff limit");
+                event(namespace, "JobSet", "jobset.x-k8s.io/v1alpha2", job.getMetadata().getName(), "", "Warning",
+                        "FailedJobs", "jobset failed", "jobset");
+            } else {
+                pods.stream().collect(java.util.stream.Collectors.toMap(pod -> replicatedJob(pod), pod -> pod,
+                        (first, second) -> first, LinkedHashMap::new))
+                        .values().forEach(pod -> jobEvent(pod, "Normal", "Completed", "Job completed"));
+                event(namespace, "JobSet", "jobset.x-k8s.io/v1alpha2", job.getMetadata().getName(), "", "Normal",
+                        "AllJobsCompleted", "jobset completed successfully", "jobset");
+            }
+            if (fail) {
+                endJobSet(job, false, "FailedJobs", "jobset failed");
                 setCondition(job, "Failed", "True", "FailedJobs", "jobset failed (first failed job: "
                         + job.getMetadata().getName() + "-" + (failing == null ? "node" : replicatedJob(failing)) + "-0)");
             } else {
                 if (reportsProgress(job)) {
                     reportProgress(job, 100, 0, 0.05);
                 }
+                endJobSet(job, true, "AllJobsCompleted", "jobset completed successfully");
                 setCondition(job, "Complete", "True", "AllJobsCompleted", "jobset completed successfully");
             }
         } catch (RuntimeException e) {
@@ -258,17 +433,55 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         }
     }
 
-    /** Runs the staged script on a thread of its own; the trainer pod's log is the script's output. */
+    /**
+     * Runs the staged script as the pods would: one local python3 process per trainer node (the MPI launcher alone
+     * when there is one: mpirun is not emulated), each with its pod's env resolved (trainer env, PET_*, its node
+     * rank), its output that pod's log. The job fails when a process fails (the trainer step reports the first
+     * failure's exit code).
+     */
     private void runScript(GenericKubernetesResource job, List<Pod> pods, StagedScriptRunner.Script script) {
         Pod trainer = trainerPod(pods);
+        List<Pod> runners = "launcher".equals(replicatedJob(trainer)) ? List.of(trainer)
+                : pods.stream().filter(p -> "node".equals(replicatedJob(p))).toList();
         for (Pod pod : pods) {
-            log(pod, "sandbox: " + pod.getMetadata().getName() + (pod == trainer
-                    ? " runs " + script.fileName() + " with the local python3 (one process)" : " started"));
+            log(pod, "sandbox: " + pod.getMetadata().getName() + (runners.contains(pod)
+                    ? " runs " + script.fileName() + " with the local python3" : " started"));
         }
-        scriptRunners.execute(() -> {
-            int exitCode = StagedScriptRunner.run(script, line -> log(trainer, line));
-            scheduler.execute(() -> finish(job, pods, exitCode != 0, exitCode));
-        });
+        java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger(runners.size());
+        java.util.concurrent.atomic.AtomicInteger firstFailure = new java.util.concurrent.atomic.AtomicInteger();
+        for (Pod runner : runners) {
+            scriptRunners.execute(() -> {
+                int exitCode = StagedScriptRunner.run(script, podEnv(runner), line -> log(runner, line));
+                if (exitCode != 0) {
+                    firstFailure.compareAndSet(0, exitCode);
+                }
+                if (running.decrementAndGet() == 0) {
+                    int failed = firstFailure.get();
+                    scheduler.execute(() -> finish(job, pods, failed != 0, failed));
+                }
+            });
+        }
+    }
+
+    /** The env of a pod's first container as the kubelet gives it: values, and field references to the pod's metadata. */
+    private static Map<String, String> podEnv(Pod pod) {
+        Map<String, String> env = new LinkedHashMap<>();
+        for (io.fabric8.kubernetes.api.model.EnvVar var : pod.getSpec().getContainers().get(0).getEnv()) {
+            if (var.getValue() != null) {
+                env.put(var.getName(), var.getValue());
+            } else if (var.getValueFrom() != null && var.getValueFrom().getFieldRef() != null) {
+                String path = var.getValueFrom().getFieldRef().getFieldPath();
+                java.util.regex.Matcher annotation = StagedScriptRunner.ANNOTATION_FIELD.matcher(path);
+                if (annotation.matches() && pod.getMetadata().getAnnotations().containsKey(annotation.group(1))) {
+                    env.put(var.getName(), pod.getMetadata().getAnnotations().get(annotation.group(1)));
+                } else if (path.equals("metadata.name")) {
+                    env.put(var.getName(), pod.getMetadata().getName());
+                } else if (path.equals("metadata.namespace")) {
+                    env.put(var.getName(), pod.getMetadata().getNamespace());
+                }
+            }
+        }
+        return env;
     }
 
     /** The pod of the trainer step: the MPI launcher if there is one, else the first node. */
@@ -297,6 +510,13 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         }, statusDelay, TimeUnit.MILLISECONDS);
     }
 
+    /** The pod's container writes its last line and exits: its log streams end, its phase is final. */
+    private void exit(Pod pod, String lastLine, String phase, int exitCode) {
+        log(pod, lastLine);
+        podLogs.end(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
+        setPodPhase(pod, phase, exitCode);
+    }
+
     private void log(Pod pod, String line) {
         podLogs.append(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), line);
     }
@@ -308,7 +528,8 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     private void setPodPhase(Pod pod, String phase, Integer exitCode) {
         client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
                 .editStatus(p -> {
-                    String container = p.getSpec().getContainers().get(0).getName();
+                    var spec = p.getSpec().getContainers().get(0);
+                    String container = spec.getName();
                     var before = p.getStatus().getContainerStatuses().isEmpty() ? null
                             : p.getStatus().getContainerStatuses().get(0);
                     PodBuilder builder = new PodBuilder(p);
@@ -318,14 +539,27 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                                     .withStatus(exitCode == null ? "True" : "False")
                                     .withReason(exitCode == null ? null : "PodCompleted")
                                     .withLastTransitionTime(now()).build()).endStatus();
+                    // what a kubelet always reports of a container: its image, the digest it ran, its restarts
+                    if (p.getStatus().getStartTime() == null) {
+                        builder.editStatus().withStartTime(now()).withHostIP("10.0.0.1").withPodIP(podIp(p))
+                                .withPodIPs(new io.fabric8.kubernetes.api.model.PodIP(podIp(p)))
+                                .endStatus();
+                    }
                     if (exitCode == null) {
                         builder.editStatus().addNewContainerStatus().withName(container).withReady(true)
+                                .withStarted(true).withImage(spec.getImage()).withImageID(PodRendering.imageId(
+                                        spec.getImage())).withRestartCount(0).withContainerID(containerId(p))
                                 .withNewState().withNewRunning().withStartedAt(now()).endRunning().endState()
                                 .endContainerStatus().endStatus();
                     } else {
+                        String startedAt = before == null || before.getState().getRunning() == null ? now()
+                                : before.getState().getRunning().getStartedAt();
                         builder.editStatus().addNewContainerStatus().withName(container).withReady(false)
+                                .withStarted(false).withImage(spec.getImage()).withImageID(PodRendering.imageId(
+                                        spec.getImage())).withRestartCount(0).withContainerID(containerId(p))
                                 .withNewState().withNewTerminated().withExitCode(exitCode)
-                                .withReason(exitCode == 0 ? "Completed" : "Error").withFinishedAt(now()).endTerminated()
+                                .withReason(exitCode == 0 ? "Completed" : "Error").withStartedAt(startedAt)
+                                .withFinishedAt(now()).withContainerID(containerId(p)).endTerminated()
                                 .endState().endContainerStatus().endStatus();
                     }
                     if (before != null) {
@@ -335,6 +569,14 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                     }
                     return builder.build();
                 });
+    }
+
+    private static String podIp(Pod pod) {
+        return "10.244.0." + (Math.floorMod(pod.getMetadata().getName().hashCode(), 250) + 2);
+    }
+
+    private static String containerId(Pod pod) {
+        return "containerd://" + PodRendering.imageId(pod.getMetadata().getUid()).replaceAll(".*sha256:", "");
     }
 
     @SuppressWarnings("unchecked")
@@ -350,7 +592,54 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                 status.merge(counter, 1, (a, b) -> (Integer) a + (Integer) b);
             }
         }
-        editStatus(job, status -> status.put("jobsStatus", new ArrayList<>(byJob.values())));
+        // the other replicated jobs keep the counts they had; the JobSet holds the same counts
+        editStatus(job, TRAINJOBS, status -> status.put("jobsStatus", merged(status.get("jobsStatus"), byJob)));
+        editStatus(job, JobSetObjects.JOBSETS, status -> status.put("replicatedJobsStatus",
+                merged(status.get("replicatedJobsStatus"), byJob)));
+        byJob.forEach((replicated, counts) -> editJobStatus(job, replicated, counts, counter));
+    }
+
+    private static List<Map<String, Object>> merged(Object current, Map<String, Map<String, Object>> byJob) {
+        List<Map<String, Object>> jobs = new ArrayList<>();
+        for (Object existing : list(current)) {
+            if (!byJob.containsKey((String) map(existing).get("name"))) {
+                jobs.add(map(existing));
+            }
+        }
+        jobs.addAll(byJob.values());
+        return jobs;
+    }
+
+    /** The Job controller's status of a replicated job's Job: its pod counts, and its condition once it ended. */
+    private void editJobStatus(GenericKubernetesResource job, String replicated, Map<String, Object> counts,
+            String counter) {
+        try {
+            client.batch().v1().jobs().inNamespace(job.getMetadata().getNamespace())
+                    .withName(job.getMetadata().getName() + "-" + replicated + "-0").editStatus(j -> {
+                        var status = new io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder(j.getStatus() == null
+                                ? new io.fabric8.kubernetes.api.model.batch.v1.JobStatus() : j.getStatus())
+                                .withActive((Integer) counts.get("active")).withReady((Integer) counts.get("ready"))
+                                .withSucceeded((Integer) counts.get("succeeded")).withFailed((Integer) counts.get("failed"));
+                        if (j.getStatus() == null || j.getStatus().getStartTime() == null) {
+                            status.withStartTime(now());
+                        }
+                        if (!"active".equals(counter)) {
+                            boolean complete = "succeeded".equals(counter);
+                            status.withCompletionTime(complete ? now() : null).withConditions(
+                                    new io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder()
+                                            .withType(complete ? "Complete" : "Failed").withStatus("True")
+                                            .withReason(complete ? "CompletionsReached" : "BackoffLimitExceeded")
+                                            .withMessage(complete ? "Reached expected number of succeeded pods"
+                                                    : "Job has reached the specified backoff limit")
+                                            .withLastTransitionTime(now()).build());
+                        }
+                        j.setStatus(status.build());
+                        return j;
+                    });
+        } catch (KubernetesClientException e) {
+            LOG.debug("Job of {} changed or vanished under the sandbox controller: {}", job.getMetadata().getName(),
+                    e.getMessage());
+        }
     }
 
     /** trainerStatus as the training code would report it through the TrainJobStatus feature. */
@@ -369,6 +658,15 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         return job.getMetadata().getAnnotations() == null ? Map.of() : job.getMetadata().getAnnotations();
     }
 
+    /** JobSet's own end: its Completed or Failed condition and terminal state. */
+    private void endJobSet(GenericKubernetesResource job, boolean completed, String reason, String message) {
+        editStatus(job, JobSetObjects.JOBSETS, status -> {
+            status.put("terminalState", completed ? "Completed" : "Failed");
+            status.put("conditions", List.of(new LinkedHashMap<>(Map.of("type", completed ? "Completed" : "Failed",
+                    "status", "True", "reason", reason, "message", message, "lastTransitionTime", now()))));
+        });
+    }
+
     @SuppressWarnings("unchecked")
     private void setCondition(GenericKubernetesResource job, String type, String status, String reason, String message) {
         editStatus(job, jobStatus -> {
@@ -381,10 +679,15 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         });
     }
 
-    @SuppressWarnings("unchecked")
     private void editStatus(GenericKubernetesResource job, java.util.function.Consumer<Map<String, Object>> change) {
+        editStatus(job, TRAINJOBS, change);
+    }
+
+    /** Edits the status of the TrainJob, or of its JobSet (same name and namespace). */
+    private void editStatus(GenericKubernetesResource job, ResourceDefinitionContext kind,
+            java.util.function.Consumer<Map<String, Object>> change) {
         try {
-            client.genericKubernetesResources(TRAINJOBS).inNamespace(job.getMetadata().getNamespace())
+            client.genericKubernetesResources(kind).inNamespace(job.getMetadata().getNamespace())
                     .withName(job.getMetadata().getName()).editStatus(current -> {
                         Map<String, Object> status = new LinkedHashMap<>(map(current.getAdditionalProperties()
                                 .get("status")));

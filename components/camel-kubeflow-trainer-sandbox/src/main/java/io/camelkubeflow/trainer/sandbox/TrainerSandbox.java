@@ -2,34 +2,37 @@ package io.camelkubeflow.trainer.sandbox;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
@@ -37,36 +40,40 @@ import io.fabric8.mockwebserver.http.WebSocket;
 
 /**
  * A local emulation of a Kubernetes API server with Kubeflow Trainer v2.3.0's CRDs and default
- * ClusterTrainingRuntimes installed: fabric8's mock API server in CRUD mode, on loopback. It stores and serves
- * objects (create, get, list, watch, patch, delete); with {@link Options#withController} a
- * {@link TrainJobControllerEmulation} also gives TrainJobs pods and status as the Trainer would; no code runs except,
- * with {@link Options#withScriptsRun}, a staged Python script, once, with the local python3 ({@link StagedScriptRunner}). It
- * records the requests it receives (the latest {@value #MAX_RECORDED}) so tests and benchmarks can
- * count them.
+ * ClusterTrainingRuntimes installed, on loopback: fabric8's mock server's store behind an HTTP front
+ * ({@link ApiHttpServer}) that answers as a kube-apiserver does, so kubectl, the Kubeflow Python SDK and any
+ * client-go or fabric8 program accept it. It stores and serves objects (create, get, list, watch, patch, delete); with
+ * {@link Options#withController} a {@link TrainJobControllerEmulation} also gives TrainJobs pods, Events and status as
+ * the Trainer, JobSet and a kubelet would; no code runs except, with {@link Options#withScriptsRun}, a staged Python
+ * script, with the local python3, one process per node ({@link StagedScriptRunner}). It records the requests it
+ * receives (the latest {@value #MAX_RECORDED}) so tests and benchmarks can count them.
  */
 public final class TrainerSandbox implements AutoCloseable {
     public static final String CRDS = "/kubeflow-trainer/crds/";
     public static final String RUNTIMES = "/kubeflow-trainer/runtimes/";
+    /** JobSet's CRD (v0.12.0, the release Trainer v2.3.0 builds on): the Trainer makes a JobSet per TrainJob. */
+    static final String JOBSET_CRD = "/jobset/crds/jobset.x-k8s.io_jobsets.yaml";
     public static final List<String> DEFAULT_RUNTIMES = List.of(
             "torch_distributed.yaml", "deepspeed_distributed.yaml", "mlx_distributed.yaml", "jax_distributed.yaml",
             "xgboost_distributed.yaml", "torchtune/llama3_2/llama3_2_1B.yaml", "torchtune/llama3_2/llama3_2_3B.yaml",
             "torchtune/qwen2_5/qwen2_5_1.5B.yaml", "data-cache/torch_distributed_with_cache.yaml");
     static final int MAX_RECORDED = 100_000;
+    /** The Trainer release whose CRDs and runtimes the sandbox holds. */
+    public static final String TRAINER_VERSION = "v2.3.0";
+    /** Where the Trainer's control plane lives, with its public ConfigMap the SDK reads. */
+    public static final String TRAINER_SYSTEM_NAMESPACE = "kubeflow-system";
+    /** The cluster, user and context name of the kubeconfig {@link #writeKubeconfig} writes. */
+    public static final String KUBECONFIG_CONTEXT = "trainer-sandbox";
     private static final String TRAINJOBS_PREFIX = "/apis/trainer.kubeflow.org/v1alpha1/namespaces/";
 
-    private volatile KubernetesMockServer server;
+    private final ApiHttpServer http;
     /** The API server's port, kept across restarts so clients reconnect to it. */
     private final int port;
     private final KubernetesClient client;
     private final List<Consumer<String>> trainJobWriteListeners = new CopyOnWriteArrayList<>();
+    /** The latest requests; also the lock of {@link #recordedTotal}. */
     private final Deque<RecordedRequest> recorded = new ArrayDeque<>();
     private long recordedTotal;
-    /** The mock server queues every request it receives; draining it keeps a long-running sandbox's memory flat. */
-    private final ScheduledExecutorService drainer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread thread = new Thread(r, "trainer-sandbox-request-drain");
-        thread.setDaemon(true);
-        return thread;
-    });
 
     /**
      * How to start a sandbox.
@@ -76,7 +83,7 @@ public final class TrainerSandbox implements AutoCloseable {
      *                   TrainJobs are only stored
      * @param startDelay time from TrainJob creation to Running, with the controller
      * @param runTime    time from Running to Complete (a job may set its own with the run-millis annotation)
-     * @param runScripts whether a staged Python script is really run (once, with the local python3)
+     * @param runScripts whether a staged Python script is really run (with the local python3, one process per node)
      */
     public record Options(int port, boolean controller, Duration startDelay, Duration runTime, boolean runScripts) {
         /** A free port, no controller. */
@@ -100,6 +107,12 @@ public final class TrainerSandbox implements AutoCloseable {
 
     private TrainJobControllerEmulation controller;
     private final ObservingCrudDispatcher dispatcher = new ObservingCrudDispatcher();
+    private final Discovery discovery = new Discovery(dispatcher::stored);
+    private static final String NAMESPACES = "/api/v1/namespaces";
+    /** A path inside a namespace: /api/v1/namespaces/NS/... or /apis/GROUP/VERSION/namespaces/NS/... */
+    private static final Pattern NAMESPACED_PATH = Pattern.compile("^/apis?/(?:[^/]+/)?[^/]+/namespaces/([^/?]+)/[^/?]+");
+    /** The namespaces that exist: a write into any other is refused, as on a cluster. */
+    private final Set<String> namespaces = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> goneWatches = new ConcurrentHashMap<>();
     private final PodLogs podLogs = new PodLogs();
     private final CrdSchemaValidator trainJobSchema = CrdSchemaValidator.trainJobs();
@@ -108,11 +121,11 @@ public final class TrainerSandbox implements AutoCloseable {
     private volatile int refusedCreateCode;
 
     private TrainerSandbox(int port) {
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
-        server.init(InetAddress.getLoopbackAddress(), port);
-        this.port = server.getPort();
-        client = server.createClient();
-        drainer.scheduleWithFixedDelay(this::drain, 1, 1, TimeUnit.SECONDS);
+        http = new ApiHttpServer(dispatcher, discovery, podLogs, this::record);
+        this.port = http.listen(port);
+        client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(Config.empty())
+                .withMasterUrl("http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + this.port + "/")
+                .withNamespace("test").withHttp2Disable(true).build()).build();
     }
 
     /** Starts a sandbox on a free loopback port with the CRDs and the default runtimes, storing TrainJobs only. */
@@ -127,9 +140,16 @@ public final class TrainerSandbox implements AutoCloseable {
             sandbox.client.apiextensions().v1().customResourceDefinitions()
                     .resource(load(CRDS + crd, CustomResourceDefinition.class)).create();
         }
+        sandbox.client.apiextensions().v1().customResourceDefinitions()
+                .resource(load(JOBSET_CRD, CustomResourceDefinition.class)).create();
         for (String runtime : DEFAULT_RUNTIMES) {
             sandbox.createRuntime(load(RUNTIMES + runtime, GenericKubernetesResource.class));
         }
+        // what a cluster with the Trainer installed has before anyone uses it
+        sandbox.createNamespace("default", "kube-system", "kube-public", TRAINER_SYSTEM_NAMESPACE);
+        sandbox.client.configMaps().inNamespace(TRAINER_SYSTEM_NAMESPACE).resource(
+                new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata().withName("kubeflow-trainer-public")
+                        .endMetadata().addToData("kubeflow_trainer_version", TRAINER_VERSION).build()).create();
         if (options.controller()) {
             sandbox.controller = new TrainJobControllerEmulation(sandbox.client, sandbox.podLogs, options.startDelay(),
                     options.runTime(), options.runScripts());
@@ -144,6 +164,54 @@ public final class TrainerSandbox implements AutoCloseable {
 
     public String masterUrl() {
         return client.getMasterUrl().toString();
+    }
+
+    /**
+     * Writes a kubeconfig for this sandbox at {@code path} (context {@value #KUBECONFIG_CONTEXT}, namespace "default"),
+     * readable only by its owner where the file system allows, for kubectl, the Kubeflow Python SDK or any client.
+     */
+    public Path writeKubeconfig(Path path) {
+        String yaml = """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                - name: %1$s
+                  cluster:
+                    server: %2$s
+                users:
+                - name: %1$s
+                  user: {}
+                contexts:
+                - name: %1$s
+                  context: {cluster: %1$s, user: %1$s, namespace: default}
+                current-context: %1$s
+                """.formatted(KUBECONFIG_CONTEXT, masterUrl().replaceAll("/$", ""));
+        try {
+            Path absolute = path.toAbsolutePath();
+            Files.createDirectories(absolute.getParent());
+            Files.deleteIfExists(absolute);
+            if (absolute.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+                Files.createFile(absolute, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            }
+            Files.writeString(absolute, yaml);
+            return absolute;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the sandbox's kubeconfig to " + path, e);
+        }
+    }
+
+    /**
+     * Creates each namespace that does not exist yet, as {@code kubectl create namespace} would: objects can be
+     * created only in namespaces that exist.
+     */
+    public void createNamespace(String... names) {
+        for (String name : names) {
+            if (!namespaces.contains(name)) {
+                client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+                        .withName(name).addToLabels("kubernetes.io/metadata.name", name).endMetadata()
+                        .withNewStatus().withPhase("Active").endStatus().build()).create();
+            }
+        }
     }
 
     /** Creates a ClusterTrainingRuntime or (namespaced) TrainingRuntime. */
@@ -230,16 +298,12 @@ public final class TrainerSandbox implements AutoCloseable {
      * requests are refused until {@link #startApiServer()}.
      */
     public synchronized void stopApiServer() {
-        drain();
-        server.destroy();
+        http.stop();
     }
 
     /** Starts a stopped API server again on its port, with the objects it held. */
     public synchronized void startApiServer() {
-        KubernetesMockServer restarted = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                dispatcher, false);
-        restarted.init(InetAddress.getLoopbackAddress(), port);
-        server = restarted;
+        http.listen(port);
     }
 
     /**
@@ -285,37 +349,35 @@ public final class TrainerSandbox implements AutoCloseable {
     }
 
     /** How many requests the sandbox has received since it started. */
-    public synchronized long requestCount() {
-        drain();
-        return recordedTotal;
+    public long requestCount() {
+        synchronized (recorded) {
+            return recordedTotal;
+        }
     }
 
     /** The requests received after the first {@code since} (as counted by {@link #requestCount()}). */
-    public synchronized List<RecordedRequest> requestsSince(long since) {
-        drain();
-        long skip = Math.max(0, since - (recordedTotal - recorded.size()));
-        List<RecordedRequest> result = new ArrayList<>();
-        long index = 0;
-        for (RecordedRequest request : recorded) {
-            if (index++ >= skip) {
-                result.add(request);
-            }
-        }
-        return result;
-    }
-
-    private synchronized void drain() {
-        try {
-            RecordedRequest request;
-            while ((request = server.takeRequest(0, TimeUnit.MILLISECONDS)) != null) {
-                recorded.addLast(request);
-                recordedTotal++;
-                if (recorded.size() > MAX_RECORDED) {
-                    recorded.removeFirst();
+    public List<RecordedRequest> requestsSince(long since) {
+        synchronized (recorded) {
+            long skip = Math.max(0, since - (recordedTotal - recorded.size()));
+            List<RecordedRequest> result = new ArrayList<>();
+            long index = 0;
+            for (RecordedRequest request : recorded) {
+                if (index++ >= skip) {
+                    result.add(request);
                 }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return result;
+        }
+    }
+
+    /** Records a request; its own lock, as the API server's event loops record while a restart holds the sandbox's. */
+    private void record(RecordedRequest request) {
+        synchronized (recorded) {
+            recorded.addLast(request);
+            recordedTotal++;
+            if (recorded.size() > MAX_RECORDED) {
+                recorded.removeFirst();
+            }
         }
     }
 
@@ -335,9 +397,8 @@ public final class TrainerSandbox implements AutoCloseable {
         if (controller != null) {
             controller.close();
         }
-        drainer.shutdownNow();
         client.close();
-        server.destroy();
+        http.close();
     }
 
     private static boolean isTrainJobPath(String path) {
@@ -363,21 +424,152 @@ public final class TrainerSandbox implements AutoCloseable {
      * would, serving pod logs and answering planned faults.
      */
     private final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
-        @Override
-        public MockResponse dispatch(RecordedRequest request) {
-            if ("GET".equals(request.getMethod())) {
-                MockResponse log = podLogs.answer(request.getPath());
-                if (log != null) {
-                    return log;
-                }
+        private final StoreIndex index = new StoreIndex();
+        /** The store's resourceVersion counter, which lists report. */
+        private final java.util.concurrent.atomic.AtomicLong resourceVersion = storeResourceVersion();
+
+        private java.util.concurrent.atomic.AtomicLong storeResourceVersion() {
+            try {
+                Field field = KubernetesCrudDispatcher.class.getDeclaredField("resourceVersion");
+                field.setAccessible(true);
+                return (java.util.concurrent.atomic.AtomicLong) field.get(this);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("this fabric8 mock server version hides its resourceVersion", e);
             }
-            return super.dispatch(request);
         }
 
         /** The JSON the store holds at a path (an object or a list), read in process; null when there is none. */
         String stored(String path) {
-            MockResponse answer = super.handleGet(path);
+            MockResponse answer = handleGet(path);
             return answer.code() == 200 ? answer.getBody().readUtf8() : null;
+        }
+
+        /** Reads of one object or one collection from the index; watches as the store serves them. */
+        @Override
+        public MockResponse handleGet(String path) {
+            if (path.contains("watch=true")) {
+                return super.handleGet(path);
+            }
+            AttributeSet query = getKey(path);
+            Map.Entry<AttributeSet, String> found = index.find(query);
+            if (found == null) {
+                return new MockResponse().setResponseCode(404);
+            }
+            if (found != StoreIndex.UNINDEXED) {
+                return new MockResponse().setResponseCode(200).setBody(found.getValue());
+            }
+            if (query.getAttribute(io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor.PLURAL)
+                    == null) {
+                return super.handleGet(path);
+            }
+            return new MockResponse().setResponseCode(200).setBody("{\"apiVersion\":\"v1\",\"kind\":\"List\","
+                    + " \"items\": [" + String.join(",", index.list(query)) + "], \"metadata\": {\"resourceVersion\": \""
+                    + resourceVersion.get() + "\", \"selfLink\": \"\"}}");
+        }
+
+        /** The writes find the object they change from the index. */
+        @Override
+        public Map.Entry<AttributeSet, String> findResource(AttributeSet attributes) {
+            Map.Entry<AttributeSet, String> found = index.find(attributes);
+            return found == StoreIndex.UNINDEXED ? super.findResource(attributes) : found;
+        }
+
+        /** Every change of the store, kept in the index under the key the store gives it. */
+        @Override
+        public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
+                GenericKubernetesResource resource, String newState) {
+            super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
+            AttributeSet newAttributes = null;
+            if (newState != null) {
+                var extractor = (io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor) attributeExtractor;
+                newAttributes = resource != null ? extractor.extract(resource) : extractor.fromResource(newState);
+                if (!newAttributes.containsKey(io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor
+                        .PLURAL)) {
+                    newAttributes = AttributeSet.merge(pathAttributes, newAttributes);
+                }
+            }
+            index.changed(oldAttributes, newAttributes, newState);
+        }
+
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+            String path = request.getPath();
+            boolean write = !"GET".equals(request.getMethod());
+            Matcher namespaced = NAMESPACED_PATH.matcher(path);
+            if (write && !"DELETE".equals(request.getMethod()) && namespaced.find()
+                    && !namespaces.contains(namespaced.group(1))) {
+                return failure(404, "NotFound", "namespaces \"" + namespaced.group(1) + "\" not found");
+            }
+            try {
+                MockResponse response = super.dispatch(request);
+                if ("DELETE".equals(request.getMethod()) && response != null && response.code() == 200) {
+                    collectGarbage(request, response);
+                }
+                return response;
+            } finally {
+                if (write && path.startsWith(Discovery.CRDS)) {
+                    discovery.crdsChanged();
+                } else if (write && path.startsWith(NAMESPACES)) {
+                    refreshNamespaces();
+                }
+            }
+        }
+
+        /**
+         * What Kubernetes' garbage collector does after a delete (background propagation, unless the request asked to
+         * orphan): every object whose ownerReferences name a deleted object goes too, and so on down; a deleted pod's
+         * log streams end.
+         */
+        private void collectGarbage(RecordedRequest request, MockResponse response) {
+            String body = response.getBody() == null ? ""
+                    : new String(response.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            String options = request.getBody() == null ? ""
+                    : new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (body.isEmpty() || request.getPath().contains("propagationPolicy=Orphan")
+                    || options.contains("\"Orphan\"")) {
+                return;
+            }
+            List<GenericKubernetesResource> deleted = new ArrayList<>();
+            GenericKubernetesResource object = Serialization.unmarshal(body, GenericKubernetesResource.class);
+            if (object.getKind() != null && object.getKind().endsWith("List")) {
+                return;
+            }
+            deleted.add(object);
+            while (!deleted.isEmpty()) {
+                GenericKubernetesResource owner = deleted.remove(0);
+                if ("Pod".equals(owner.getKind())) {
+                    podLogs.end(owner.getMetadata().getNamespace(), owner.getMetadata().getName());
+                }
+                String uid = owner.getMetadata().getUid();
+                if (uid == null) {
+                    continue;
+                }
+                List<String> dependents;
+                synchronized (map) {
+                    dependents = map.values().stream().filter(json -> json.contains(uid)).toList();
+                }
+                for (String json : dependents) {
+                    GenericKubernetesResource dependent = Serialization.unmarshal(json, GenericKubernetesResource.class);
+                    boolean owned = dependent.getMetadata().getOwnerReferences().stream()
+                            .anyMatch(ref -> uid.equals(ref.getUid()));
+                    String path = owned ? discovery.path(dependent) : null;
+                    if (path != null && super.handleDelete(path).code() == 200) {
+                        deleted.add(dependent);
+                    }
+                }
+            }
+        }
+
+        /** The namespaces the store holds, read again after a namespace was written. */
+        private void refreshNamespaces() {
+            Set<String> current = new java.util.HashSet<>();
+            String list = stored(NAMESPACES);
+            if (list != null) {
+                Serialization.unmarshal(list, io.fabric8.kubernetes.api.model.NamespaceList.class).getItems()
+                        .forEach(n -> current.add(n.getMetadata().getName()));
+            }
+            namespaces.retainAll(current);
+            namespaces.addAll(current);
         }
 
         @Override
@@ -406,40 +598,28 @@ public final class TrainerSandbox implements AutoCloseable {
             return super.handleWatch(path);
         }
 
-        /** Shows a TrainJob write to the listeners, then refuses it (422) or lets {@code store} store it. */
+        /**
+         * Shows a TrainJob write to the listeners, then refuses it with 422 as the CRD's schema or CEL rules would, or
+         * lets {@code store} store what the API server would store. (Stricter than a real server in one way: unknown
+         * fields are refused, not pruned, so a setting cannot vanish unnoticed.)
+         */
         private MockResponse writeTrainJob(RecordedRequest request,
                 java.util.function.Function<RecordedRequest, MockResponse> store) {
-            String body = observe(request);
-            MockResponse invalid = refuseInvalidTrainJob(request.getPath(), body);
-            return invalid != null ? invalid : store.apply(withBody(request, body));
-        }
-
-        /** Reads a TrainJob write's body (which reading consumes) and shows it to the listeners. */
-        private String observe(RecordedRequest request) {
             String body = request.getUtf8Body();
             trainJobWriteListeners.forEach(listener -> listener.accept(body));
-            return body;
+            if (request.getPath().contains("/status")) {
+                return store.apply(withBody(request, body));
+            }
+            CrdSchemaValidator.Admission admission = trainJobSchema.admit(body);
+            if (!admission.violations().isEmpty()) {
+                return failure(422, "Invalid", "TrainJob is invalid: " + String.join("; ", admission.violations()));
+            }
+            return store.apply(withBody(request, admission.stored()));
         }
 
         private RecordedRequest withBody(RecordedRequest request, String body) {
             return new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
                     request.getHeaders(), new Buffer().writeUtf8(body));
-        }
-
-        /**
-         * A real API server answers 422 to a TrainJob its CRD's schema or CEL rules refuse; so does the sandbox,
-         * where fabric8's mock server would store anything. (Stricter than a real server in one way: unknown fields
-         * are refused, not pruned, so a setting cannot vanish unnoticed.)
-         */
-        private MockResponse refuseInvalidTrainJob(String path, String body) {
-            if (path.contains("/status")) {
-                return null;
-            }
-            List<String> violations = trainJobSchema.validate(body);
-            if (violations.isEmpty()) {
-                return null;
-            }
-            return failure(422, "Invalid", "TrainJob is invalid: " + String.join("; ", violations));
         }
 
         /** A Kubernetes Status answer, as the API server gives for a refused request. */

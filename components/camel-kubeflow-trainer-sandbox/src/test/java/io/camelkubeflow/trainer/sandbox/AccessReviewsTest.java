@@ -21,6 +21,7 @@ class AccessReviewsTest {
     @BeforeAll
     static void start() {
         sandbox = TrainerSandbox.start();
+        sandbox.createNamespace("ml");
         client = sandbox.client();
         client.resource(role("Role", "trainer", "ml", "trainer.kubeflow.org", "trainjobs", "create")).create();
         client.resource(binding("RoleBinding", "alice-trains", "ml", "Role", "trainer", "User", "alice", null)).create();

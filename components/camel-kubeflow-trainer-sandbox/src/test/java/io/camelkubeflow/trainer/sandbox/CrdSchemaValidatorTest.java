@@ -61,6 +61,7 @@ class CrdSchemaValidatorTest {
     @Test
     void theSandboxRefusesWhatTheCrdRefusesWith422() {
         try (TrainerSandbox sandbox = TrainerSandbox.start()) {
+            sandbox.createNamespace("ml");
             GenericKubernetesResource invalid = Serialization.unmarshal(job("Not_A_Label",
                     "  runtimeRef: {name: torch-distributed}\n  activeDeadlineSeconds: 0\n"),
                     GenericKubernetesResource.class);

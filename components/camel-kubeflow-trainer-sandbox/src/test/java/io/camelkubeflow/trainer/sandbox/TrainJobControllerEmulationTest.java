@@ -25,6 +25,7 @@ class TrainJobControllerEmulationTest {
                 .withController(Duration.ofMillis(50), Duration.ofMillis(300)))) {
             MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>>
                     trainJobs = sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob");
+            sandbox.createNamespace("ml");
             trainJobs.inNamespace("ml").resource(Serialization.unmarshal("""
                     apiVersion: trainer.kubeflow.org/v1alpha1
                     kind: TrainJob
@@ -43,6 +44,62 @@ class TrainJobControllerEmulationTest {
                     .withLabel("jobset.sigs.k8s.io/jobset-name", "two-nodes")
                     .withLabel("jobset.sigs.k8s.io/replicatedjob-name", "node").list().getItems();
             assertEquals(2, nodes.size(), "one pod per node");
+        }
+    }
+
+    @Test
+    void aStagedScriptRunsOnceOnEveryNodeWithThatPodsEnv() throws Exception {
+        try (TrainerSandbox sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
+                .withController(Duration.ofMillis(50), Duration.ofMillis(300)).withScriptsRun())) {
+            MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>>
+                    trainJobs = sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob");
+            trainJobs.inNamespace("default").resource(Serialization.unmarshal("""
+                    apiVersion: trainer.kubeflow.org/v1alpha1
+                    kind: TrainJob
+                    metadata: {name: ranks, namespace: default}
+                    spec:
+                      runtimeRef: {name: torch-distributed}
+                      trainer:
+                        numNodes: 2
+                        command: [python, /opt/script/train.py]
+                        env: [{name: LR, value: "0.5"}]
+                      runtimePatches:
+                      - manager: example.com/test
+                        trainingRuntimeSpec:
+                          template:
+                            spec:
+                              replicatedJobs:
+                              - name: node
+                                template:
+                                  spec:
+                                    template:
+                                      metadata:
+                                        annotations:
+                                          example.com/script: |
+                                            import os
+                                            print("rank", os.environ["RANK"], "of", os.environ["WORLD_SIZE"], "lr", os.environ["LR"])
+                                      spec:
+                                        volumes:
+                                        - name: script
+                                          downwardAPI:
+                                            items:
+                                            - path: train.py
+                                              fieldRef: {fieldPath: "metadata.annotations['example.com/script']"}
+                                        containers:
+                                        - name: node
+                                          volumeMounts: [{name: script, mountPath: /opt/script}]
+                    """, GenericKubernetesResource.class)).create();
+            trainJobs.inNamespace("default").withName("ranks").waitUntilCondition(job -> conditions(job).stream()
+                    .anyMatch(c -> "Complete".equals(c.get("type"))), 60, TimeUnit.SECONDS);
+            for (Pod pod : sandbox.client().pods().inNamespace("default")
+                    .withLabel("jobset.sigs.k8s.io/jobset-name", "ranks").list().getItems()) {
+                String index = pod.getMetadata().getLabels().get("batch.kubernetes.io/job-completion-index");
+                String log = sandbox.client().pods().inNamespace("default").withName(pod.getMetadata().getName())
+                        .getLog();
+                assertTrue(log.contains("rank " + index + " of 2 lr 0.5"), "node " + index + " logged:\n" + log);
+                assertTrue(pod.getMetadata().getAnnotations().containsKey("example.com/script"),
+                        "the runtime patch's pod annotation is on the pod");
+            }
         }
     }
 

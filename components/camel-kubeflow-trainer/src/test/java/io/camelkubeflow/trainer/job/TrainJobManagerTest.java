@@ -8,6 +8,7 @@ import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
@@ -36,6 +37,7 @@ class TrainJobManagerTest {
     @BeforeAll
     static void start() {
         sandbox = TrainerSandbox.start();
+        TrainerApiServer.createNamespaces(sandbox);
         client = sandbox.client();
         jobs = new TrainJobManager(client, ApiRetry.DEFAULT);
     }

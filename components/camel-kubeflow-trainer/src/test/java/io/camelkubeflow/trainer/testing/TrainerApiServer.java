@@ -20,13 +20,26 @@ public final class TrainerApiServer implements AutoCloseable {
     private final List<String> trainJobBodies = new CopyOnWriteArrayList<>();
     private final CrdSchemaValidator trainJobSchema = CrdSchemaValidator.trainJobs();
     private long mark;
+    /** Every namespace the component's tests write to. */
+    public static final List<String> NAMESPACES = List.of("test", "acl", "bad", "capped", "crowd", "dsl", "ev1", "ev2",
+            "ev3", "ev4", "failed", "from-component", "idem", "inline", "le", "logs", "metrics", "ml", "ops", "outage",
+            "own", "pol", "progress1", "progress2", "progress3", "progress4", "rbac", "requests", "restart", "scopes",
+            "secrets", "shared", "skips", "team-a", "team-b", "ttl", "waits", "faults", "chaos", "delete", "list-a",
+            "list-b", "marks", "reap", "reap-elsewhere", "suspend");
 
     private TrainerApiServer() {
         // the emulated controller runs TrainJobs quickly; its own requests are left out of the counts below
         sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
                 .withController(Duration.ofMillis(50), Duration.ofMillis(200)));
         sandbox.onTrainJobWrite(trainJobBodies::add);
+        // the namespaces the tests work in, as a cluster's admin would have made them
+        createNamespaces(sandbox);
         mark();
+    }
+
+    /** Creates in {@code sandbox} every namespace the component's tests write to. */
+    public static void createNamespaces(TrainerSandbox sandbox) {
+        sandbox.createNamespace(NAMESPACES.toArray(String[]::new));
     }
 
     public static TrainerApiServer start() {

@@ -12,6 +12,7 @@ import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -37,6 +38,7 @@ class ClusterInformersTest {
     @BeforeEach
     void start() {
         sandbox = TrainerSandbox.start();
+        TrainerApiServer.createNamespaces(sandbox);
         monitor = new WatchConnectionMonitor((watch, down) -> reconnected.add(watch));
         informers = new ClusterInformers(sandbox.client(), monitor);
     }

@@ -1,6 +1,7 @@
 package io.camelkubeflow.trainer.watch;
 
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.api.Test;
@@ -50,6 +51,7 @@ class FailedPodDetailTest {
     @Test
     void theJobsPodsAreLookedAtInNameOrderAndOtherJobsPodsAreIgnored() {
         try (TrainerSandbox sandbox = TrainerSandbox.start()) {
+            TrainerApiServer.createNamespaces(sandbox);
             var pods = sandbox.client().pods().inNamespace("failed");
             String failed = "{containerStatuses: [{name: node, state: {terminated: {exitCode: %d}}}]}";
             pods.resource(pod("job-node-0-1", failed.formatted(3))).create();

@@ -32,6 +32,7 @@ abstract class WatchTestSupport {
     void startInformers(TestInfo test) {
         String method = test.getTestMethod().orElseThrow().getName().toLowerCase();
         namespace = method.substring(0, Math.min(method.length(), 63));
+        sandbox.createNamespace(namespace);
         monitor = new WatchConnectionMonitor((watch, down) -> { });
         informers = new ClusterInformers(sandbox.client(), monitor);
         jobs = new StoredTrainJobs(sandbox.client(), namespace);

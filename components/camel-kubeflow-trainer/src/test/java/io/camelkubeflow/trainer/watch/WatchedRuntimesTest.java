@@ -6,6 +6,7 @@ import java.util.List;
 import io.camelkubeflow.trainer.job.RuntimeLookup;
 import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import io.camelkubeflow.trainer.testing.RuntimeYaml;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
@@ -38,6 +39,7 @@ class WatchedRuntimesTest {
         try (TrainerSandbox sandbox = TrainerSandbox.start();
                 WatchConnectionMonitor monitor = new WatchConnectionMonitor((watch, down) -> { });
                 ClusterInformers informers = new ClusterInformers(sandbox.client(), monitor)) {
+            TrainerApiServer.createNamespaces(sandbox);
             sandbox.createRuntime(RuntimeYaml.of("team-torch", "team-a", "torch", "{numNodes: 1, torch: {}}",
                     "pytorch/pytorch"));
             CountingLookup direct = new CountingLookup(null);

@@ -1,0 +1,363 @@
+package io.camelkubeflow.trainer.sandbox;
+
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.Headers;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.http.WebSocket;
+import io.fabric8.mockwebserver.http.WebSocketListener;
+import io.fabric8.mockwebserver.vertx.ServerWebSocketHandler;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+
+/**
+ * The sandbox's HTTP front, as a kube-apiserver answers on the wire: discovery and version, the stored objects (the
+ * CRUD dispatcher), watches both as WebSocket (fabric8) and as a chunked HTTP stream of JSON lines (kubectl, client-go,
+ * the Python client), pod logs with {@code follow=true} streamed while the container runs, and a {@code Status} body on
+ * every error answer. Every request is shown to a recorder first, so tests and benchmarks can count them.
+ */
+final class ApiHttpServer implements AutoCloseable {
+    private final Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
+    private final Dispatcher dispatcher;
+    private final Discovery discovery;
+    private final PodLogs podLogs;
+    private final Consumer<RecordedRequest> recorder;
+    private volatile HttpServer server;
+
+    ApiHttpServer(Dispatcher dispatcher, Discovery discovery, PodLogs podLogs, Consumer<RecordedRequest> recorder) {
+        this.dispatcher = dispatcher;
+        this.discovery = discovery;
+        this.podLogs = podLogs;
+        this.recorder = recorder;
+    }
+
+    /** Listens on loopback at {@code port} (0: a free one) and returns the port. */
+    synchronized int listen(int port) {
+        HttpServer created = vertx.createHttpServer(new HttpServerOptions()
+                .setHost(InetAddress.getLoopbackAddress().getHostAddress()).setPort(port)
+                .setHandle100ContinueAutomatically(true).setCompressionSupported(false)
+                // as a kube-apiserver: HTTP/2 only over TLS, never as an upgrade of a cleartext connection
+                .setHttp2ClearTextEnabled(false));
+        created.requestHandler(this::handle);
+        server = await(created.listen());
+        return server.actualPort();
+    }
+
+    /** Stops listening; open connections (watches, log streams) break. */
+    synchronized void stop() {
+        if (server != null) {
+            await(server.close());
+            server = null;
+        }
+    }
+
+    private void handle(HttpServerRequest event) {
+        // a WebSocket upgrade must find its request unread
+        Future<io.vertx.core.buffer.Buffer> read = hasBody(event) ? event.body() : Future.succeededFuture(null);
+        read.onSuccess(body -> {
+            RecordedRequest request = new RecordedRequest(event.version().alpnName().toUpperCase(Locale.ROOT),
+                    HttpMethod.fromVertx(event.method()), event.uri(),
+                    Headers.builder().addAll(event.headers()).build(), new Buffer(body == null ? null : body.getBytes()));
+            recorder.accept(request);
+            try {
+                respond(event, withPath(request, goBooleans(request.getPath())));
+            } catch (RuntimeException e) {
+                if (!event.response().headWritten()) {
+                    write(event.response(), status(500, "InternalError", "sandbox failure: " + e));
+                }
+            }
+        });
+    }
+
+    private void respond(HttpServerRequest event, RecordedRequest request) {
+        boolean get = "GET".equals(event.method().name());
+        if (get) {
+            MockResponse known = discovery.answer(request);
+            if (known != null) {
+                write(event.response(), known);
+                return;
+            }
+            if (PodLogs.isFollow(request.getPath())) {
+                event.response().putHeader(HttpHeaders.CONTENT_TYPE, "text/plain");
+                MockResponse complete = podLogs.follow(request.getPath(), new ChunkedStream(event.response()));
+                if (complete != null) {
+                    write(event.response(), complete);
+                }
+                return;
+            }
+            MockResponse log = podLogs.answer(request.getPath());
+            if (log != null) {
+                write(event.response(), log);
+                return;
+            }
+        }
+        Selection selection = null;
+        if (get) {
+            try {
+                selection = Selection.of(request.getPath(), plural(request.getPath()));
+            } catch (IllegalArgumentException e) {
+                write(event.response(), status(400, "BadRequest", e.getMessage()));
+                return;
+            }
+        }
+        MockResponse response = dispatcher.dispatch(selection == null ? request : withPath(request,
+                selection.remainingPath()));
+        if (selection != null && response != null) {
+            response = select(selection, response);
+        }
+        if (get && response != null && response.getWebSocketListener() == null && response.code() == 200) {
+            response = typedList(request.getPath(), response);
+            if (Tables.wanted(request.getHeader("Accept"))) {
+                response = table(response);
+            }
+        }
+        if (response == null) {
+            write(event.response(), status(405, "MethodNotAllowed", "the sandbox does not serve " + event.method()));
+        } else if (response.getWebSocketListener() == null) {
+            write(event.response(), response);
+        } else if (isWebSocketUpgrade(event)) {
+            event.toWebSocket().onSuccess(new ServerWebSocketHandler(request, response));
+        } else {
+            streamWatch(event, request, response);
+        }
+    }
+
+    private static final java.util.regex.Pattern BOOLEAN_PARAMETER = java.util.regex.Pattern.compile(
+            "([?&](?:watch|follow|previous|timestamps|allowWatchBookmarks|insecureSkipTLSVerifyBackend)=)"
+                    + "(1|t|T|TRUE|True|0|f|F|FALSE|False)(?=&|$)");
+
+    /**
+     * The query's boolean parameters as the API server reads them (Go's strconv.ParseBool: {@code True}, {@code 1},
+     * {@code t} are true), written {@code true}/{@code false} for the store and the log endpoint: the Python client
+     * sends {@code follow=True}.
+     */
+    static String goBooleans(String path) {
+        if (path.indexOf('?') < 0) {
+            return path;
+        }
+        java.util.regex.Matcher matcher = BOOLEAN_PARAMETER.matcher(path);
+        StringBuilder normalized = new StringBuilder();
+        while (matcher.find()) {
+            boolean value = List.of("1", "t", "T", "TRUE", "True").contains(matcher.group(2));
+            matcher.appendReplacement(normalized, matcher.group(1) + value);
+        }
+        matcher.appendTail(normalized);
+        return normalized.toString();
+    }
+
+    /** What the store answered to a list or watch of every candidate, narrowed to the selected objects. */
+    private static MockResponse select(Selection selection, MockResponse response) {
+        if (response.getWebSocketListener() != null) {
+            return new MockResponse().withWebSocketUpgrade(selection.selectEvents(response.getWebSocketListener()));
+        }
+        if (response.code() != 200 || response.getBody() == null) {
+            return response;
+        }
+        String body = response.getBody().readUtf8();
+        return response.setBody(body.contains("\"items\"") ? selection.selectItems(body) : body);
+    }
+
+    /**
+     * The store answers every list as a "v1 List"; an API server names the list's type ("v1 PodList",
+     * "trainer.kubeflow.org/v1alpha1 TrainJobList"), which typed clients (client-go's, the Python client's) decode by.
+     */
+    private MockResponse typedList(String path, MockResponse response) {
+        String[] type = discovery.listType(path);
+        if (type == null || response.getBody() == null) {
+            return response;
+        }
+        String body = response.getBody().readUtf8();
+        String untyped = "{\"apiVersion\":\"v1\",\"kind\":\"List\"";
+        return response.setBody(body.startsWith(untyped) ? "{\"apiVersion\":\"" + type[0] + "\",\"kind\":\"" + type[1]
+                + "\"" + body.substring(untyped.length()) : body);
+    }
+
+    /** An object or list answer as the table kubectl asked for. */
+    @SuppressWarnings("unchecked")
+    private MockResponse table(MockResponse response) {
+        String body = response.getBody().readUtf8();
+        Map<String, Object> answer = Serialization.unmarshal(body, Map.class);
+        String kind = String.valueOf(answer.get("kind"));
+        if (answer.containsKey("items") && kind.endsWith("List")) {
+            kind = kind.substring(0, kind.length() - "List".length());
+        } else if (answer.containsKey("items")) {
+            return response.setBody(body);
+        }
+        return response.setBody(Serialization.asJson(Tables.of(answer, kind, discovery.customResources(),
+                java.time.Instant.now())));
+    }
+
+    private static RecordedRequest withPath(RecordedRequest request, String path) {
+        return new RecordedRequest(request.getHttpVersion(), request.method(), path, request.getHeaders(),
+                request.getBody());
+    }
+
+    /** The resource a path names: "pods" in /api/v1/namespaces/ns/pods/name. */
+    static String plural(String path) {
+        int question = path.indexOf('?');
+        String[] parts = (question < 0 ? path : path.substring(0, question)).split("/");
+        int resource = parts.length > 1 && parts[1].equals("api") ? 3 : 4;
+        if (parts.length > resource + 1 && parts[resource].equals("namespaces")) {
+            resource += 2;
+        }
+        return parts.length > resource ? parts[resource] : "";
+    }
+
+    /** A watch as kubectl and client-go read it: one JSON event per line on a chunked response. */
+    private void streamWatch(HttpServerRequest event, RecordedRequest request, MockResponse response) {
+        WebSocketListener listener = response.getWebSocketListener();
+        HttpServerResponse http = event.response().setStatusCode(200).setChunked(true)
+                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
+        http.write("");
+        ChunkedStream stream = new ChunkedStream(http);
+        WebSocket socket = new WatchStream(request, stream);
+        listener.onOpen(socket, response);
+        Runnable closed = () -> listener.onClosed(socket, 1000, "watch ended");
+        http.closeHandler(v -> closed.run());
+        http.endHandler(v -> closed.run());
+        String timeout = event.getParam("timeoutSeconds");
+        if (timeout != null && timeout.matches("\\d+")) {
+            vertx.setTimer(TimeUnit.SECONDS.toMillis(Long.parseLong(timeout)) + 1, id -> stream.end());
+        }
+    }
+
+    private static boolean hasBody(HttpServerRequest event) {
+        String length = event.getHeader(HttpHeaders.CONTENT_LENGTH);
+        return length != null ? !length.trim().equals("0") : event.headers().contains(HttpHeaders.TRANSFER_ENCODING)
+                || event.headers().contains(HttpHeaders.CONTENT_TYPE);
+    }
+
+    private static boolean isWebSocketUpgrade(HttpServerRequest event) {
+        String upgrade = event.getHeader(HttpHeaders.UPGRADE);
+        return upgrade != null && upgrade.equalsIgnoreCase("websocket");
+    }
+
+    /** Writes a complete answer; an error without a body gets the Status object a kube-apiserver sends. */
+    private static void write(HttpServerResponse http, MockResponse response) {
+        MockResponse answer = response.code() >= 400 && (response.getBody() == null || response.getBody().size() == 0)
+                ? status(response.code(), reason(response.code()), message(response.code())) : response;
+        http.setStatusCode(answer.code());
+        answer.getHeaders().toMultimap().forEach((key, values) -> http.headers().set(key, values));
+        if (!http.headers().contains(HttpHeaders.CONTENT_TYPE)) {
+            http.putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
+        }
+        byte[] body = answer.getBody() == null ? new byte[0] : answer.getBody().getBytes();
+        http.end(io.vertx.core.buffer.Buffer.buffer(body));
+    }
+
+    static MockResponse status(int code, String reason, String message) {
+        return new MockResponse().setResponseCode(code).setHeader("Content-Type", "application/json")
+                .setBody(Serialization.asJson(new StatusBuilder().withStatus("Failure").withCode(code)
+                        .withReason(reason).withMessage(message).build()));
+    }
+
+    private static final Map<Integer, String> REASONS = Map.of(400, "BadRequest", 401, "Unauthorized", 403,
+            "Forbidden", 404, "NotFound", 405, "MethodNotAllowed", 409, "Conflict", 410, "Expired", 422, "Invalid",
+            429, "TooManyRequests", 500, "InternalError");
+
+    private static String reason(int code) {
+        return REASONS.getOrDefault(code, "Unknown");
+    }
+
+    private static String message(int code) {
+        return code == 404 ? "the server could not find the requested resource" : "the server refused the request";
+    }
+
+    private static <T> T await(Future<T> future) {
+        try {
+            return future.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("the sandbox's API server could not listen: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+        CompletableFuture<Void> closed = vertx.close().toCompletionStage().toCompletableFuture();
+        try {
+            closed.get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // the sandbox is going away; a slow close of its event loops changes nothing for its clients
+        }
+    }
+
+    /** A chunked response written from any thread; ends once. */
+    static final class ChunkedStream {
+        private final HttpServerResponse http;
+        private boolean ended;
+
+        ChunkedStream(HttpServerResponse http) {
+            this.http = http;
+            if (!http.headWritten()) {
+                http.setChunked(true);
+            }
+        }
+
+        /** Writes {@code text}; false once the stream has ended or its connection is gone. */
+        synchronized boolean write(String text) {
+            if (ended || http.closed() || http.ended()) {
+                return false;
+            }
+            http.write(text);
+            return true;
+        }
+
+        synchronized void end() {
+            if (!ended) {
+                ended = true;
+                if (!http.closed() && !http.ended()) {
+                    http.end();
+                }
+            }
+        }
+
+        void onClose(Runnable action) {
+            http.closeHandler(v -> action.run());
+        }
+    }
+
+    /** The watch listener's socket, as a stream of JSON lines. */
+    private record WatchStream(RecordedRequest request, ChunkedStream stream) implements WebSocket {
+        @Override
+        public boolean send(String text) {
+            return stream.write(text + "\n");
+        }
+
+        @Override
+        public boolean send(byte[] bytes) {
+            return send(new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public boolean close(int code, String reason) {
+            stream.end();
+            return true;
+        }
+    }
+}

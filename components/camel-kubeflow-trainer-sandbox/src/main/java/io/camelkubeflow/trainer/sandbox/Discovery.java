@@ -1,0 +1,235 @@
+package io.camelkubeflow.trainer.sandbox;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+import io.fabric8.kubernetes.api.model.APIGroup;
+import io.fabric8.kubernetes.api.model.APIGroupBuilder;
+import io.fabric8.kubernetes.api.model.APIGroupListBuilder;
+import io.fabric8.kubernetes.api.model.APIResource;
+import io.fabric8.kubernetes.api.model.APIResourceBuilder;
+import io.fabric8.kubernetes.api.model.APIResourceListBuilder;
+import io.fabric8.kubernetes.api.model.APIVersionsBuilder;
+import io.fabric8.kubernetes.api.model.GroupVersionForDiscoveryBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionList;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+
+/**
+ * What a kube-apiserver tells clients about itself: {@code /version}, the legacy discovery documents ({@code /api},
+ * {@code /api/v1}, {@code /apis}, {@code /apis/<group>/<version>}) listing the built-in resources the sandbox serves
+ * and every stored CustomResourceDefinition's, and the OpenAPI v3 documents of the CRDs' group versions (what
+ * {@code kubectl explain} and field validation read). Clients asking for aggregated discovery get the legacy
+ * documents, which they accept, as from an API server older than 1.30.
+ */
+final class Discovery {
+    static final String KUBERNETES_VERSION = "v1.33.0";
+    static final String CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    private static final List<String> READ_WRITE = List.of("create", "delete", "deletecollection", "get", "list",
+            "patch", "update", "watch");
+
+    /** group/version → its built-in resources. */
+    private static final Map<String, List<APIResource>> BUILT_IN = new LinkedHashMap<>();
+
+    static {
+        BUILT_IN.put("v1", List.of(
+                resource("configmaps", "ConfigMap", true, READ_WRITE, "cm"),
+                resource("events", "Event", true, READ_WRITE, "ev"),
+                resource("namespaces", "Namespace", false, List.of("create", "delete", "get", "list", "patch",
+                        "update", "watch"), "ns"),
+                resource("pods", "Pod", true, READ_WRITE, "po"),
+                resource("pods/log", "Pod", true, List.of("get")),
+                resource("pods/status", "Pod", true, List.of("get", "patch", "update")),
+                resource("secrets", "Secret", true, READ_WRITE),
+                resource("serviceaccounts", "ServiceAccount", true, READ_WRITE, "sa"),
+                resource("services", "Service", true, READ_WRITE, "svc")));
+        BUILT_IN.put("apiextensions.k8s.io/v1", List.of(
+                resource("customresourcedefinitions", "CustomResourceDefinition", false, READ_WRITE, "crd", "crds")));
+        BUILT_IN.put("authentication.k8s.io/v1", List.of(
+                resource("tokenreviews", "TokenReview", false, List.of("create"))));
+        BUILT_IN.put("authorization.k8s.io/v1", List.of(
+                resource("subjectaccessreviews", "SubjectAccessReview", false, List.of("create"))));
+        BUILT_IN.put("batch/v1", List.of(resource("jobs", "Job", true, READ_WRITE),
+                resource("jobs/status", "Job", true, List.of("get", "patch", "update"))));
+        BUILT_IN.put("coordination.k8s.io/v1", List.of(resource("leases", "Lease", true, READ_WRITE)));
+        BUILT_IN.put("rbac.authorization.k8s.io/v1", List.of(
+                resource("clusterrolebindings", "ClusterRoleBinding", false, READ_WRITE),
+                resource("clusterroles", "ClusterRole", false, READ_WRITE),
+                resource("rolebindings", "RoleBinding", true, READ_WRITE),
+                resource("roles", "Role", true, READ_WRITE)));
+    }
+
+    private final Function<String, String> stored;
+
+    /** @param stored the JSON the store holds at a path, null when none */
+    Discovery(Function<String, String> stored) {
+        this.stored = stored;
+    }
+
+    /** The answer to a discovery, version or OpenAPI request; null for any other path. */
+    MockResponse answer(RecordedRequest request) {
+        String path = request.getPath();
+        int query = path.indexOf('?');
+        String bare = query < 0 ? path : path.substring(0, query);
+        if (bare.endsWith("/") && bare.length() > 1) {
+            bare = bare.substring(0, bare.length() - 1);
+        }
+        switch (bare) {
+            case "/version":
+                return json(Map.of("major", "1", "minor", "33", "gitVersion", KUBERNETES_VERSION,
+                        "gitTreeState", "clean", "goVersion", "go1.24", "compiler", "gc", "platform", "linux/amd64",
+                        "buildDate", "2026-01-01T00:00:00Z", "gitCommit", "trainer-sandbox"));
+            case "/api":
+                return json(new APIVersionsBuilder().withVersions("v1").withServerAddressByClientCIDRs(
+                        new io.fabric8.kubernetes.api.model.ServerAddressByClientCIDR("0.0.0.0/0", "localhost"))
+                        .build());
+            case "/apis":
+                return json(new APIGroupListBuilder().withGroups(groups()).build());
+            case "/openapi/v3":
+                return json(OpenApiDocuments.index(customResources()));
+            default:
+                break;
+        }
+        if (bare.startsWith("/openapi/v3/apis/")) {
+            String groupVersion = bare.substring("/openapi/v3/apis/".length());
+            Map<String, Object> document = OpenApiDocuments.groupVersion(customResources(), groupVersion);
+            return document == null ? null : json(document);
+        }
+        String groupVersion = bare.equals("/api/v1") ? "v1"
+                : bare.matches("/apis/[^/]+/[^/]+") ? bare.substring("/apis/".length()) : null;
+        if (groupVersion == null) {
+            return null;
+        }
+        List<APIResource> resources = resources().get(groupVersion);
+        return resources == null ? null
+                : json(new APIResourceListBuilder().withGroupVersion(groupVersion).withResources(resources).build());
+    }
+
+    /** The served resources, computed again after a CRD write. */
+    private volatile Map<String, List<APIResource>> served;
+
+    /** A CustomResourceDefinition was written: what is served may have changed. */
+    void crdsChanged() {
+        served = null;
+    }
+
+    /**
+     * The apiVersion and kind of a list answer for a collection path (["v1", "PodList"]), or null when the path is
+     * not a served collection.
+     */
+    String[] listType(String path) {
+        int question = path.indexOf('?');
+        String[] parts = (question < 0 ? path : path.substring(0, question)).split("/");
+        boolean core = parts.length > 2 && parts[1].equals("api");
+        if (!core && !(parts.length > 3 && parts[1].equals("apis"))) {
+            return null;
+        }
+        String groupVersion = core ? parts[2] : parts[2] + "/" + parts[3];
+        int resource = core ? 3 : 4;
+        if (parts.length > resource + 2 && parts[resource].equals("namespaces")) {
+            resource += 2;
+        }
+        if (parts.length != resource + 1) {
+            return null;
+        }
+        String plural = parts[resource];
+        for (APIResource candidate : resources().getOrDefault(groupVersion, List.of())) {
+            if (candidate.getName().equals(plural)) {
+                return new String[] {groupVersion, candidate.getKind() + "List"};
+            }
+        }
+        return null;
+    }
+
+    /** The path of a stored object, from its apiVersion, kind, namespace and name; null for a kind not served. */
+    String path(io.fabric8.kubernetes.api.model.HasMetadata object) {
+        String groupVersion = object.getApiVersion();
+        for (APIResource resource : resources().getOrDefault(groupVersion, List.of())) {
+            if (resource.getKind().equals(object.getKind()) && !resource.getName().contains("/")) {
+                String namespace = object.getMetadata().getNamespace();
+                return (groupVersion.contains("/") ? "/apis/" : "/api/") + groupVersion
+                        + (resource.getNamespaced() && namespace != null ? "/namespaces/" + namespace : "") + "/"
+                        + resource.getName() + "/" + object.getMetadata().getName();
+            }
+        }
+        return null;
+    }
+
+    /** Every served group/version and its resources: the built-in ones, then the CRDs'. */
+    private Map<String, List<APIResource>> resources() {
+        Map<String, List<APIResource>> known = served;
+        if (known == null) {
+            known = computeResources();
+            served = known;
+        }
+        return known;
+    }
+
+    private Map<String, List<APIResource>> computeResources() {
+        Map<String, List<APIResource>> all = new LinkedHashMap<>(BUILT_IN);
+        for (CustomResourceDefinition crd : customResources()) {
+            var names = crd.getSpec().getNames();
+            boolean namespaced = "Namespaced".equals(crd.getSpec().getScope());
+            for (CustomResourceDefinitionVersion version : crd.getSpec().getVersions()) {
+                if (!Boolean.TRUE.equals(version.getServed())) {
+                    continue;
+                }
+                List<APIResource> list = all.computeIfAbsent(crd.getSpec().getGroup() + "/" + version.getName(),
+                        k -> new ArrayList<>());
+                list = new ArrayList<>(list);
+                list.add(new APIResourceBuilder(resource(names.getPlural(), names.getKind(), namespaced, READ_WRITE,
+                        names.getShortNames() == null ? new String[0] : names.getShortNames().toArray(String[]::new)))
+                        .withSingularName(names.getSingular()).withCategories(names.getCategories()).build());
+                if (version.getSubresources() != null && version.getSubresources().getStatus() != null) {
+                    list.add(resource(names.getPlural() + "/status", names.getKind(), namespaced,
+                            List.of("get", "patch", "update")));
+                }
+                all.put(crd.getSpec().getGroup() + "/" + version.getName(), list);
+            }
+        }
+        return all;
+    }
+
+    private List<APIGroup> groups() {
+        Map<String, List<String>> versions = new TreeMap<>();
+        for (String groupVersion : resources().keySet()) {
+            int slash = groupVersion.indexOf('/');
+            if (slash > 0) {
+                versions.computeIfAbsent(groupVersion.substring(0, slash), g -> new ArrayList<>())
+                        .add(groupVersion.substring(slash + 1));
+            }
+        }
+        List<APIGroup> groups = new ArrayList<>();
+        versions.forEach((group, list) -> groups.add(new APIGroupBuilder().withName(group)
+                .withVersions(list.stream().map(v -> new GroupVersionForDiscoveryBuilder().withGroupVersion(group + "/" + v)
+                        .withVersion(v).build()).toList())
+                .withPreferredVersion(new GroupVersionForDiscoveryBuilder().withGroupVersion(group + "/" + list.get(0))
+                        .withVersion(list.get(0)).build())
+                .build()));
+        return groups;
+    }
+
+    List<CustomResourceDefinition> customResources() {
+        String list = stored.apply(CRDS);
+        return list == null ? List.of() : Serialization.unmarshal(list, CustomResourceDefinitionList.class).getItems();
+    }
+
+    private static APIResource resource(String plural, String kind, boolean namespaced, List<String> verbs,
+            String... shortNames) {
+        return new APIResourceBuilder().withName(plural).withKind(kind).withNamespaced(namespaced)
+                .withSingularName(plural.contains("/") ? "" : kind.toLowerCase(java.util.Locale.ROOT))
+                .withVerbs(verbs).withShortNames(shortNames.length == 0 ? null : List.of(shortNames)).build();
+    }
+
+    private static MockResponse json(Object body) {
+        return new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json")
+                .setBody(Serialization.asJson(body));
+    }
+}

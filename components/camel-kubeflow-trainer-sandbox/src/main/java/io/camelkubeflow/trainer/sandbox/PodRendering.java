@@ -1,0 +1,274 @@
+package io.camelkubeflow.trainer.sandbox;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.client.utils.Serialization;
+
+import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.list;
+import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.map;
+
+/**
+ * The pod spec JobSet would give one pod of a TrainJob, rendered as the Trainer v2.3 runtime plugins do: the runtime's
+ * replicated-job pod template, the TrainJob's runtime patches merged into it, the trainer settings (image, command,
+ * args, env, resourcesPerNode) on the trainer's {@code node} container, the env the torch plugin (PET_*) or the MPI
+ * plugin (OMPI_MCA_*, the hostfile volume) inject, and the initializers' storage URIs.
+ */
+final class PodRendering {
+    static final String ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step";
+    private static final int TORCH_PORT = 29500;
+
+    private PodRendering() {
+    }
+
+    /** How many pods a replicated job runs: the trainer's numNodes (less the MPI launcher when it runs as a node). */
+    static int podCount(Map<String, Object> replicatedJob, Map<String, Object> mlPolicy, int numNodes) {
+        if (!"node".equals(replicatedJob.get("name"))) {
+            return 1;
+        }
+        boolean launcherAsNode = Boolean.TRUE.equals(map(mlPolicy.get("mpi")).get("runLauncherAsNode"));
+        return mlPolicy.containsKey("mpi") && launcherAsNode ? Math.max(numNodes - 1, 1) : numNodes;
+    }
+
+    /** The spec of pod {@code index} of {@code replicatedJob} for {@code job} on {@code runtime}. */
+    static PodSpec spec(GenericKubernetesResource job, Map<String, Object> runtimeSpec,
+            Map<String, Object> replicatedJob, int numNodes) {
+        String jobName = (String) replicatedJob.get("name");
+        Map<String, Object> template = map(map(map(replicatedJob.get("template")).get("spec")).get("template"));
+        PodSpec spec = Serialization.jsonMapper().convertValue(map(template.get("spec")), PodSpec.class);
+        Map<String, Object> jobSpec = map(job.getAdditionalProperties().get("spec"));
+        for (Object patch : list(jobSpec.get("runtimePatches"))) {
+            for (Object patchedJob : list(map(map(map(map(patch).get("trainingRuntimeSpec")).get("template"))
+                    .get("spec")).get("replicatedJobs"))) {
+                if (jobName.equals(map(patchedJob).get("name"))) {
+                    merge(spec, map(map(map(map(map(patchedJob).get("template")).get("spec")).get("template"))
+                            .get("spec")));
+                }
+            }
+        }
+        Map<String, Object> mlPolicy = map(runtimeSpec.get("mlPolicy"));
+        Map<String, Object> trainer = map(jobSpec.get("trainer"));
+        String ancestor = ancestor(replicatedJob);
+        Container node = container(spec, "node");
+        if ("trainer".equals(ancestor) && node != null) {
+            applyTrainer(node, trainer);
+            if (mlPolicy.containsKey("torch")) {
+                injectTorch(node, job.getMetadata().getName(), trainer, numNodes);
+            }
+        }
+        if (mlPolicy.containsKey("mpi")) {
+            injectMpi(spec, job.getMetadata().getName(), "trainer".equals(ancestor), map(mlPolicy.get("mpi")));
+        }
+        Map<String, Object> initializer = map(jobSpec.get("initializer"));
+        if ("dataset-initializer".equals(ancestor) || "model-initializer".equals(ancestor)) {
+            Map<String, Object> settings = map(initializer.get(ancestor.replace("-initializer", "")));
+            Container container = spec.getContainers().isEmpty() ? null : spec.getContainers().get(0);
+            if (container != null && settings.get("storageUri") instanceof String uri) {
+                upsertEnv(container, List.of(new EnvVarBuilder().withName("STORAGE_URI").withValue(uri).build()));
+            }
+            if (container != null) {
+                upsertEnv(container, envVars(settings.get("env")));
+            }
+        }
+        return spec;
+    }
+
+    /**
+     * The labels and annotations of a replicated job's pods: its pod template's, then those the TrainJob's runtime
+     * patches add (a staged script's annotation among them).
+     */
+    static io.fabric8.kubernetes.api.model.ObjectMeta metadata(GenericKubernetesResource job,
+            Map<String, Object> replicatedJob) {
+        String jobName = (String) replicatedJob.get("name");
+        Map<String, Object> template = map(map(map(replicatedJob.get("template")).get("spec")).get("template"));
+        Map<String, String> labels = new LinkedHashMap<>(strings(map(template.get("metadata")).get("labels")));
+        Map<String, String> annotations = new LinkedHashMap<>(strings(map(template.get("metadata")).get("annotations")));
+        for (Object patch : list(map(job.getAdditionalProperties().get("spec")).get("runtimePatches"))) {
+            for (Object patchedJob : list(map(map(map(map(patch).get("trainingRuntimeSpec")).get("template"))
+                    .get("spec")).get("replicatedJobs"))) {
+                if (jobName.equals(map(patchedJob).get("name"))) {
+                    Map<String, Object> metadata = map(map(map(map(map(patchedJob).get("template")).get("spec"))
+                            .get("template")).get("metadata"));
+                    labels.putAll(strings(metadata.get("labels")));
+                    annotations.putAll(strings(metadata.get("annotations")));
+                }
+            }
+        }
+        return new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withLabels(labels).withAnnotations(annotations)
+                .build();
+    }
+
+    static Map<String, String> strings(Object value) {
+        Map<String, String> strings = new LinkedHashMap<>();
+        map(value).forEach((k, v) -> strings.put(k, String.valueOf(v)));
+        return strings;
+    }
+
+    static String ancestor(Map<String, Object> replicatedJob) {
+        Object label = map(map(map(replicatedJob.get("template")).get("metadata")).get("labels")).get(ANCESTOR_LABEL);
+        return label instanceof String text ? text : "";
+    }
+
+    private static void applyTrainer(Container node, Map<String, Object> trainer) {
+        if (trainer.get("image") instanceof String image) {
+            node.setImage(image);
+        }
+        if (trainer.get("command") instanceof List<?> command) {
+            node.setCommand(command.stream().map(String::valueOf).toList());
+        }
+        if (trainer.get("args") instanceof List<?> args) {
+            node.setArgs(args.stream().map(String::valueOf).toList());
+        }
+        upsertEnv(node, envVars(trainer.get("env")));
+        if (trainer.get("resourcesPerNode") instanceof Map<?, ?> resources) {
+            node.setResources(Serialization.jsonMapper().convertValue(resources, ResourceRequirements.class));
+        }
+    }
+
+    private static void injectTorch(Container node, String jobName, Map<String, Object> trainer, int numNodes) {
+        Object perNode = trainer.get("numProcPerNode");
+        upsertEnv(node, List.of(
+                new EnvVarBuilder().withName("PET_NNODES").withValue(Integer.toString(numNodes)).build(),
+                new EnvVarBuilder().withName("PET_NPROC_PER_NODE")
+                        .withValue(perNode == null ? "auto" : String.valueOf(perNode)).build(),
+                new EnvVarBuilder().withName("PET_NODE_RANK").withNewValueFrom().withNewFieldRef()
+                        .withFieldPath("metadata.annotations['batch.kubernetes.io/job-completion-index']")
+                        .endFieldRef().endValueFrom().build(),
+                new EnvVarBuilder().withName("PET_MASTER_ADDR").withValue(jobName + "-node-0-0." + jobName).build(),
+                new EnvVarBuilder().withName("PET_MASTER_PORT").withValue(Integer.toString(TORCH_PORT)).build()));
+        if (node.getPorts().stream().noneMatch(p -> p.getContainerPort() == TORCH_PORT)) {
+            node.getPorts().add(new io.fabric8.kubernetes.api.model.ContainerPortBuilder()
+                    .withContainerPort(TORCH_PORT).withProtocol("TCP").build());
+        }
+    }
+
+    private static void injectMpi(PodSpec spec, String jobName, boolean launcher, Map<String, Object> mpi) {
+        String sshPath = mpi.get("sshAuthMountPath") instanceof String path ? path : "/root/.ssh";
+        upsertVolume(spec, new io.fabric8.kubernetes.api.model.VolumeBuilder().withName("mpi-ssh-auth")
+                .withNewSecret().withSecretName(jobName + "-mpi-ssh-auth").endSecret().build());
+        if (launcher) {
+            upsertVolume(spec, new io.fabric8.kubernetes.api.model.VolumeBuilder().withName("mpi-hostfile")
+                    .withNewConfigMap().withName(jobName + "-mpi-hostfile").endConfigMap().build());
+        }
+        for (Container container : spec.getContainers()) {
+            if (!"node".equals(container.getName())) {
+                continue;
+            }
+            upsertMount(container, new io.fabric8.kubernetes.api.model.VolumeMountBuilder().withName("mpi-ssh-auth")
+                    .withMountPath(sshPath).build());
+            if (launcher) {
+                upsertMount(container, new io.fabric8.kubernetes.api.model.VolumeMountBuilder().withName("mpi-hostfile")
+                        .withMountPath("/etc/mpi").build());
+                upsertEnv(container, List.of(
+                        new EnvVarBuilder().withName("OMPI_MCA_orte_default_hostfile").withValue("/etc/mpi/hostfile")
+                                .build(),
+                        new EnvVarBuilder().withName("OMPI_MCA_orte_keep_fqdn_hostnames").withValue("true").build(),
+                        new EnvVarBuilder().withName("OMPI_MCA_orte_set_default_slots")
+                                .withValue(String.valueOf(mpi.getOrDefault("numProcPerNode", 1))).build(),
+                        new EnvVarBuilder().withName("OMPI_MCA_plm_rsh_args").withValue("-o ConnectionAttempts=10")
+                                .build()));
+            }
+        }
+    }
+
+    /** A PodSpecPatch merged as the Trainer does: lists of named things by name, the rest replaced. */
+    private static void merge(PodSpec spec, Map<String, Object> patch) {
+        PodSpec patchSpec = Serialization.jsonMapper().convertValue(patch, PodSpec.class);
+        patchSpec.getVolumes().forEach(v -> upsertVolume(spec, v));
+        for (Container patched : patchSpec.getContainers()) {
+            Container container = container(spec, patched.getName());
+            if (container == null) {
+                continue;
+            }
+            upsertEnv(container, patched.getEnv());
+            patched.getVolumeMounts().forEach(m -> upsertMount(container, m));
+            if (patched.getSecurityContext() != null) {
+                container.setSecurityContext(patched.getSecurityContext());
+            }
+        }
+        List<Container> initContainers = new ArrayList<>(spec.getInitContainers());
+        initContainers.addAll(patchSpec.getInitContainers());
+        spec.setInitContainers(initContainers);
+        if (patch.containsKey("nodeSelector")) {
+            Map<String, String> selector = new LinkedHashMap<>(spec.getNodeSelector());
+            selector.putAll(patchSpec.getNodeSelector());
+            spec.setNodeSelector(selector);
+        }
+        if (patch.containsKey("tolerations")) {
+            spec.setTolerations(patchSpec.getTolerations());
+        }
+        if (patch.containsKey("affinity")) {
+            spec.setAffinity(patchSpec.getAffinity());
+        }
+        if (patch.containsKey("serviceAccountName")) {
+            spec.setServiceAccountName(patchSpec.getServiceAccountName());
+        }
+        if (patch.containsKey("imagePullSecrets")) {
+            spec.setImagePullSecrets(patchSpec.getImagePullSecrets());
+        }
+        if (patch.containsKey("securityContext")) {
+            spec.setSecurityContext(patchSpec.getSecurityContext());
+        }
+        if (patch.containsKey("schedulingGates")) {
+            spec.setSchedulingGates(patchSpec.getSchedulingGates());
+        }
+    }
+
+    private static Container container(PodSpec spec, String name) {
+        return spec.getContainers().stream().filter(c -> name.equals(c.getName())).findFirst().orElse(null);
+    }
+
+    private static List<EnvVar> envVars(Object env) {
+        return env instanceof List<?> list ? list.stream()
+                .map(e -> Serialization.jsonMapper().convertValue(e, EnvVar.class)).toList() : List.of();
+    }
+
+    private static void upsertEnv(Container container, List<EnvVar> env) {
+        List<EnvVar> merged = new ArrayList<>(container.getEnv());
+        for (EnvVar var : env) {
+            merged.removeIf(existing -> existing.getName().equals(var.getName()));
+            merged.add(var);
+        }
+        container.setEnv(merged);
+    }
+
+    private static void upsertVolume(PodSpec spec, Volume volume) {
+        List<Volume> volumes = new ArrayList<>(spec.getVolumes());
+        volumes.removeIf(existing -> existing.getName().equals(volume.getName()));
+        volumes.add(volume);
+        spec.setVolumes(volumes);
+    }
+
+    private static void upsertMount(Container container, VolumeMount mount) {
+        List<VolumeMount> mounts = new ArrayList<>(container.getVolumeMounts());
+        mounts.removeIf(existing -> existing.getName().equals(mount.getName()));
+        mounts.add(mount);
+        container.setVolumeMounts(mounts);
+    }
+
+    /** The image digest a kubelet reports for an image, stable for one image name. */
+    static String imageId(String image) {
+        String digest = String.format("%064x", new java.math.BigInteger(1, sha256(image)));
+        return (image.contains("/") ? "" : "docker.io/library/") + image.replaceAll(":[^/:]*$", "") + "@sha256:"
+                + digest;
+    }
+
+    private static byte[] sha256(String text) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

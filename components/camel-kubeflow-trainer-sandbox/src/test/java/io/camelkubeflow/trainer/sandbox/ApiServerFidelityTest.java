@@ -1,0 +1,406 @@
+package io.camelkubeflow.trainer.sandbox;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Each way fabric8's plain mock server departed from a real API server, Trainer controller, JobSet and kubelet, read
+ * with the fabric8 client (and a raw HTTP client where the wire matters): the sandbox now answers as a cluster does.
+ */
+class ApiServerFidelityTest {
+    private static TrainerSandbox sandbox;
+    private static MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList,
+            Resource<GenericKubernetesResource>> trainJobs;
+
+    @BeforeAll
+    static void start() {
+        sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
+                .withController(Duration.ofMillis(50), Duration.ofMillis(600)));
+        trainJobs = sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob");
+    }
+
+    @AfterAll
+    static void stop() {
+        sandbox.close();
+    }
+
+    private static GenericKubernetesResource createFrom(String yamlOrJson) {
+        return trainJobs.inNamespace("default").resource(Serialization.unmarshal(yamlOrJson,
+                GenericKubernetesResource.class)).create();
+    }
+
+    /** A one-node torch job that runs {@code runMillis} once started, with more spec fields. */
+    private static void createRunningFor(String name, long runMillis, String specFields) {
+        createFrom("""
+                apiVersion: trainer.kubeflow.org/v1alpha1
+                kind: TrainJob
+                metadata: {name: %s, namespace: default, annotations: {sandbox.camelkubeflow.io/run-millis: "%d"}}
+                spec:
+                  runtimeRef: {name: torch-distributed}
+                  %s
+                """.formatted(name, runMillis, specFields));
+    }
+
+    private static GenericKubernetesResource create(String name, String extra) {
+        return createFrom("""
+                apiVersion: trainer.kubeflow.org/v1alpha1
+                kind: TrainJob
+                metadata: {name: %s, namespace: default%s}
+                spec:
+                  runtimeRef: {name: torch-distributed}
+                  trainer: {numNodes: 2, image: example.com/train:1, command: [python, train.py],
+                            env: [{name: LR, value: "0.1"}]}
+                """.formatted(name, extra));
+    }
+
+    @Test
+    void errorAnswersCarryAStatusObject() {
+        var missing = assertThrows(io.fabric8.kubernetes.client.ResourceNotFoundException.class,
+                () -> sandbox.client().pods().inNamespace("default").withName("nowhere").require());
+        HttpAnswer raw = HttpAnswer.get(sandbox.masterUrl() + "api/v1/namespaces/default/pods/nowhere");
+        assertEquals(404, raw.code());
+        Map<?, ?> status = Serialization.unmarshal(raw.body(), Map.class);
+        assertEquals("Status", status.get("kind"));
+        assertEquals("NotFound", status.get("reason"));
+        assertEquals("NotFound", ((KubernetesClientException) missing.getCause()).getStatus().getReason(),
+                "fabric8 reads the reason from the Status body");
+    }
+
+    @Test
+    void discoveryAndVersionAreAnApiServers() {
+        assertEquals("1", sandbox.client().getKubernetesVersion().getMajor());
+        assertTrue(sandbox.client().getApiGroups().getGroups().stream()
+                .anyMatch(g -> g.getName().equals("trainer.kubeflow.org")));
+        assertTrue(sandbox.client().getApiResources("v1").getResources().stream()
+                .anyMatch(r -> r.getName().equals("pods/log")));
+        assertTrue(HttpAnswer.get(sandbox.masterUrl() + "api/v1/namespaces/default/pods").body()
+                .contains("\"kind\":\"PodList\""), "a typed list");
+    }
+
+    @Test
+    void setBasedSelectorsSelectInListsAndWatches() throws Exception {
+        List<String> events = new CopyOnWriteArrayList<>();
+        try (Watch watch = trainJobs.inNamespace("default").withLabelSelector("stage in (canary, prod)")
+                .watch(new Watcher<>() {
+                    @Override
+                    public void eventReceived(Action action, GenericKubernetesResource resource) {
+                        events.add(action + " " + resource.getMetadata().getName());
+                    }
+
+                    @Override
+                    public void onClose(WatcherException cause) {
+                    }
+                })) {
+            create("sel-canary", ", labels: {stage: canary}");
+            create("sel-dev", ", labels: {stage: dev}");
+            assertEquals(List.of("sel-canary"), trainJobs.inNamespace("default")
+                    .withLabelSelector("stage in (canary, prod)").list().getItems().stream()
+                    .map(j -> j.getMetadata().getName()).toList());
+            assertEquals(List.of("sel-dev"), trainJobs.inNamespace("default").withLabelSelector("stage, stage notin (canary)")
+                    .list().getItems().stream().map(j -> j.getMetadata().getName()).toList());
+            trainJobs.inNamespace("default").withName("sel-canary").edit(j -> {
+                j.getMetadata().getLabels().put("stage", "dev");
+                return j;
+            });
+            Eventually.until(() -> events.contains("DELETED sel-canary"));
+            assertEquals(List.of("ADDED sel-canary", "DELETED sel-canary"), events.stream()
+                    .filter(e -> !e.startsWith("MODIFIED")).toList(), "leaving the selection is a DELETED");
+        }
+        assertThrows(KubernetesClientException.class, () -> sandbox.client().pods().inNamespace("default")
+                .withLabelSelector("a in (b").list());
+    }
+
+    @Test
+    void crdDefaultsAndIntegralNumbersAreAppliedAsTheApiServerDoes() {
+        GenericKubernetesResource created = createFrom("""
+                {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+                 "metadata": {"name": "defaults", "namespace": "default"},
+                 "spec": {"runtimeRef": {"name": "torch-distributed"},
+                          "trainer": {"numNodes": 1.0, "resourcesPerNode": {"requests": {"cpu": 2.0}}}}}
+                """);
+        Map<?, ?> spec = (Map<?, ?>) created.getAdditionalProperties().get("spec");
+        assertEquals("trainer.kubeflow.org/trainjob-controller", spec.get("managedBy"));
+        assertEquals(false, spec.get("suspend"));
+        assertEquals(Map.of("name", "torch-distributed", "kind", "ClusterTrainingRuntime",
+                "apiGroup", "trainer.kubeflow.org"), spec.get("runtimeRef"));
+        Map<?, ?> trainer = (Map<?, ?>) spec.get("trainer");
+        assertEquals(1, trainer.get("numNodes"), "1.0 stored as the integer 1");
+        assertEquals(2, ((Map<?, ?>) ((Map<?, ?>) trainer.get("resourcesPerNode")).get("requests")).get("cpu"));
+        KubernetesClientException fraction = assertThrows(KubernetesClientException.class, () -> createFrom("""
+                        {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+                         "metadata": {"name": "fraction", "namespace": "default"},
+                         "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": 1.5}}}
+                        """));
+        assertEquals(422, fraction.getCode());
+    }
+
+    @Test
+    void podsAreRenderedFromTheRuntimeAndTheTrainJobAsAKubeletReportsThem() {
+        create("rendered", "");
+        List<Pod> pods = awaitPods("rendered", 2);
+        Eventually.until(() -> podsOf("rendered").stream().allMatch(p -> !p.getStatus().getContainerStatuses().isEmpty()));
+        Pod pod = podsOf("rendered").stream().filter(p -> "1".equals(p.getMetadata().getLabels()
+                .get("batch.kubernetes.io/job-completion-index"))).findFirst().orElseThrow();
+        var container = pod.getSpec().getContainers().get(0);
+        assertEquals("node", container.getName());
+        assertEquals("example.com/train:1", container.getImage());
+        assertEquals(List.of("python", "train.py"), container.getCommand());
+        Map<String, String> env = new java.util.HashMap<>();
+        for (EnvVar var : container.getEnv()) {
+            env.put(var.getName(), var.getValue() != null ? var.getValue() : var.getValueFrom().getFieldRef().getFieldPath());
+        }
+        assertEquals("0.1", env.get("LR"));
+        assertEquals("2", env.get("PET_NNODES"));
+        assertEquals("rendered-node-0-0.rendered", env.get("PET_MASTER_ADDR"));
+        assertTrue(env.get("PET_NODE_RANK").contains("job-completion-index"));
+        ContainerStatus status = pod.getStatus().getContainerStatuses().get(0);
+        assertEquals("example.com/train:1", status.getImage());
+        assertTrue(status.getImageID().startsWith("example.com/train@sha256:"), status.getImageID());
+        assertNotNull(status.getRestartCount());
+        assertEquals(2, pods.size());
+    }
+
+    @Test
+    void mpiLaunchersGetTheMpiEnvAndHostfile() {
+        createFrom("""
+                apiVersion: trainer.kubeflow.org/v1alpha1
+                kind: TrainJob
+                metadata: {name: mpi, namespace: default}
+                spec:
+                  runtimeRef: {name: deepspeed-distributed}
+                  trainer: {numNodes: 3, command: [mpirun, python, train.py]}
+                """);
+        List<Pod> pods = awaitPods("mpi", 3);
+        Pod launcher = pods.stream().filter(p -> "launcher".equals(p.getMetadata().getLabels()
+                .get("jobset.sigs.k8s.io/replicatedjob-name"))).findFirst().orElseThrow();
+        var container = launcher.getSpec().getContainers().get(0);
+        assertEquals(List.of("mpirun", "python", "train.py"), container.getCommand());
+        assertTrue(container.getEnv().stream().anyMatch(e -> e.getName().equals("OMPI_MCA_orte_default_hostfile")
+                && e.getValue().equals("/etc/mpi/hostfile")));
+        assertTrue(container.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/etc/mpi")));
+        assertEquals(2, pods.stream().filter(p -> "node".equals(p.getMetadata().getLabels()
+                .get("jobset.sigs.k8s.io/replicatedjob-name"))).count(), "the launcher runs as the first node");
+    }
+
+    @Test
+    void jobsThatDependOnInitializersStartOnlyOnceTheyComplete() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        try (Watch watch = sandbox.client().pods().inNamespace("default")
+                .withLabel("jobset.sigs.k8s.io/jobset-name", "tuned").watch(new Watcher<>() {
+                    @Override
+                    public void eventReceived(Action action, Pod pod) {
+                        seen.add(pod.getMetadata().getLabels().get("jobset.sigs.k8s.io/replicatedjob-name") + " "
+                                + pod.getStatus().getPhase());
+                    }
+
+                    @Override
+                    public void onClose(WatcherException cause) {
+                    }
+                })) {
+            createFrom("""
+                    apiVersion: trainer.kubeflow.org/v1alpha1
+                    kind: TrainJob
+                    metadata: {name: tuned, namespace: default}
+                    spec:
+                      runtimeRef: {name: torchtune-llama3.2-1b}
+                      initializer: {dataset: {storageUri: "hf://tatsu-lab/alpaca"}}
+                    """);
+            awaitDone("tuned");
+        }
+        int firstNode = seen.indexOf("node Pending");
+        assertTrue(firstNode > seen.lastIndexOf("dataset-initializer Succeeded")
+                && firstNode > seen.lastIndexOf("model-initializer Succeeded")
+                && seen.lastIndexOf("model-initializer Succeeded") >= 0, "dependsOn Complete: " + seen);
+        String log = sandbox.client().pods().inNamespace("default").withLabel("jobset.sigs.k8s.io/replicatedjob-name",
+                "dataset-initializer").withLabel("jobset.sigs.k8s.io/jobset-name", "tuned").list().getItems().get(0)
+                .getMetadata().getName();
+        assertTrue(sandbox.client().pods().inNamespace("default").withName(log).getLog()
+                .contains("hf://tatsu-lab/alpaca"));
+    }
+
+    @Test
+    void eventsAreRecordedAndDeletingATrainJobCollectsItsPods() {
+        create("collected", "");
+        awaitDone("collected");
+        List<Event> events = sandbox.client().v1().events().inNamespace("default").list().getItems();
+        List<String> reasons = events.stream().filter(e -> e.getInvolvedObject().getName().startsWith("collected"))
+                .map(Event::getReason).toList();
+        for (String reason : List.of("SuccessfulCreate", "Scheduled", "Pulled", "Created", "Started", "Completed",
+                "AllJobsCompleted")) {
+            assertTrue(reasons.contains(reason), reason + " missing from " + reasons);
+        }
+        assertTrue(events.stream().allMatch(e -> e.getFirstTimestamp() != null && e.getSource() != null));
+
+        GenericKubernetesResource trainJob = trainJobs.inNamespace("default").withName("collected").get();
+        GenericKubernetesResource jobSet = sandbox.client().genericKubernetesResources("jobset.x-k8s.io/v1alpha2",
+                "JobSet").inNamespace("default").withName("collected").get();
+        assertEquals(trainJob.getMetadata().getUid(), jobSet.getMetadata().getOwnerReferences().get(0).getUid());
+        assertEquals("Completed", ((Map<?, ?>) jobSet.getAdditionalProperties().get("status")).get("terminalState"));
+        var job = sandbox.client().batch().v1().jobs().inNamespace("default").withName("collected-node-0").get();
+        assertEquals(jobSet.getMetadata().getUid(), job.getMetadata().getOwnerReferences().get(0).getUid());
+        assertEquals(2, job.getStatus().getSucceeded());
+        assertTrue(podsOf("collected").stream().allMatch(p -> p.getMetadata().getOwnerReferences().get(0).getUid()
+                .equals(job.getMetadata().getUid())), "pods owned by their Job");
+
+        trainJobs.inNamespace("default").withName("collected").delete();
+        Eventually.until(() -> podsOf("collected").isEmpty());
+        assertEquals(null, sandbox.client().batch().v1().jobs().inNamespace("default").withName("collected-node-0")
+                .get(), "the garbage collector follows ownerReferences: TrainJob, JobSet, Job, pods");
+    }
+
+    @Test
+    void anOrphaningDeleteLeavesTheDependents() {
+        create("orphaning", "");
+        awaitPods("orphaning", 2);
+        trainJobs.inNamespace("default").withName("orphaning")
+                .withPropagationPolicy(io.fabric8.kubernetes.api.model.DeletionPropagation.ORPHAN).delete();
+        Eventually.until(() -> trainJobs.inNamespace("default").withName("orphaning").get() == null);
+        assertNotNull(sandbox.client().genericKubernetesResources("jobset.x-k8s.io/v1alpha2", "JobSet")
+                .inNamespace("default").withName("orphaning").get());
+        assertEquals(2, podsOf("orphaning").size());
+    }
+
+    @Test
+    void aTrainJobPastItsActiveDeadlineFailsWithDeadlineExceeded() {
+        createRunningFor("late", 60_000, "activeDeadlineSeconds: 1");
+        GenericKubernetesResource failed = trainJobs.inNamespace("default").withName("late").waitUntilCondition(
+                j -> condition(j, "Failed") != null, 30, TimeUnit.SECONDS);
+        assertEquals("DeadlineExceeded", condition(failed, "Failed").get("reason"));
+        Eventually.until(() -> podsOf("late").stream().allMatch(p -> "Failed".equals(p.getStatus().getPhase())));
+    }
+
+    @Test
+    void aLogFollowStreamsLinesAsTheyComeAndEndsWithTheContainer() throws Exception {
+        createRunningFor("streamed", 1500, "");
+        Pod pod = awaitPods("streamed", 1).get(0);
+        List<String> lines = new ArrayList<>();
+        java.net.HttpURLConnection connection = (java.net.HttpURLConnection) new java.net.URL(sandbox.masterUrl()
+                + "api/v1/namespaces/default/pods/" + pod.getMetadata().getName() + "/log?follow=True").openConnection();
+        try (BufferedReader reader = new BufferedReader(new InputStreamReader(connection.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = reader.readLine()) != null) {
+                lines.add(line);
+            }
+        }
+        assertEquals(12, lines.size(), "a start line, 10 steps and the exit, in one stream: " + lines);
+        assertEquals("sandbox: exited with code 0", lines.get(11));
+    }
+
+    @Test
+    void aWatchOverHttpStreamsJsonLinesUntilItsTimeout() throws Exception {
+        create("watched", "");
+        List<String> lines = new ArrayList<>();
+        // watch=1 is true to the API server (Go's ParseBool), as the Python client's watch=True is
+        java.net.HttpURLConnection connection = (java.net.HttpURLConnection) new java.net.URL(sandbox.masterUrl()
+                + "apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs?watch=1&timeoutSeconds=1"
+                + "&fieldSelector=metadata.name%3Dwatched").openConnection();
+        try (BufferedReader reader = new BufferedReader(new InputStreamReader(connection.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = reader.readLine()) != null) {
+                lines.add(line);
+            }
+        }
+        assertFalse(lines.isEmpty(), "no event before the timeout ended the stream");
+        Map<?, ?> first = Serialization.unmarshal(lines.get(0), Map.class);
+        assertEquals("ADDED", first.get("type"));
+        assertEquals("watched", ((Map<?, ?>) ((Map<?, ?>) first.get("object")).get("metadata")).get("name"));
+    }
+
+    @Test
+    void objectsLiveOnlyInNamespacesThatExist() {
+        KubernetesClientException missing = assertThrows(KubernetesClientException.class, () -> sandbox.client()
+                .configMaps().inNamespace("nowhere").resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                        .withNewMetadata().withName("c").endMetadata().build()).create());
+        assertEquals(404, missing.getCode());
+        assertEquals("namespaces \"nowhere\" not found", missing.getStatus().getMessage());
+        sandbox.createNamespace("somewhere");
+        sandbox.client().configMaps().inNamespace("somewhere").resource(new io.fabric8.kubernetes.api.model
+                .ConfigMapBuilder().withNewMetadata().withName("c").endMetadata().build()).create();
+    }
+
+    @Test
+    void theTrainerIsInstalledAsOnACluster() {
+        assertNotNull(sandbox.client().namespaces().withName("kubeflow-system").get());
+        assertNotNull(sandbox.client().namespaces().withName("default").get());
+        assertEquals(TrainerSandbox.TRAINER_VERSION, sandbox.client().configMaps().inNamespace("kubeflow-system")
+                .withName("kubeflow-trainer-public").get().getData().get("kubeflow_trainer_version"));
+    }
+
+    private static List<Pod> awaitPods(String job, int count) {
+        Eventually.until(() -> podsOf(job).size() == count);
+        return podsOf(job);
+    }
+
+    private static List<Pod> podsOf(String job) {
+        return sandbox.client().pods().inNamespace("default").withLabel("jobset.sigs.k8s.io/jobset-name", job).list()
+                .getItems();
+    }
+
+    private static void awaitDone(String job) {
+        trainJobs.inNamespace("default").withName(job).waitUntilCondition(j -> condition(j, "Complete") != null, 30,
+                TimeUnit.SECONDS);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> condition(GenericKubernetesResource job, String type) {
+        Object status = job.getAdditionalProperties().get("status");
+        Object conditions = status instanceof Map<?, ?> map ? map.get("conditions") : null;
+        if (conditions instanceof List<?> list) {
+            for (Object c : list) {
+                if (type.equals(((Map<String, Object>) c).get("type")) && "True".equals(((Map<String, Object>) c)
+                        .get("status"))) {
+                    return (Map<String, Object>) c;
+                }
+            }
+        }
+        return null;
+    }
+
+    record HttpAnswer(int code, String body) {
+        static HttpAnswer get(String url) {
+            try {
+                java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
+                        java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                return new HttpAnswer(response.statusCode(), response.body());
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}
