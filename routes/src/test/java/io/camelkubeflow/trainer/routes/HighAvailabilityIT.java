@@ -208,7 +208,9 @@ class HighAvailabilityIT {
                     .withPhase("Running").addNewCondition().withType("Ready").withStatus("True").endCondition()
                     .endStatus().build());
             Path home = Files.createDirectories(work.resolve(pod));
-            ProcessBuilder builder = new ProcessBuilder("java", "-Duser.home=" + home, "-jar",
+            // the heap the JVM gives itself in deploy/'s container (25 % of its 768Mi limit): outside a container it
+            // would take a quarter of this machine's memory and grow lazily, and its peak would say nothing of the pod
+            ProcessBuilder builder = new ProcessBuilder("java", "-Xmx192m", "-Duser.home=" + home, "-jar",
                     Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString())
                     .directory(home.toFile()).redirectErrorStream(true);
             Map<String, String> env = builder.environment();
