@@ -55,19 +55,23 @@ final class StoreIndex {
     }
 
     /**
-     * The objects of a collection query that match it: its namespace's, or (no namespace in the query: a
-     * cluster-scoped resource, or every namespace) all of its resource's.
+     * The objects of a collection query that match it, ordered by namespace and name: its namespace's, or (no
+     * namespace in the query: a cluster-scoped resource, or every namespace) all of its resource's.
      */
     List<String> list(AttributeSet query) {
         String plural = value(query, KubernetesAttributesExtractor.PLURAL);
         String namespace = value(query, KubernetesAttributesExtractor.NAMESPACE);
-        List<String> items = new ArrayList<>();
+        List<Map.Entry<AttributeSet, String>> found = new ArrayList<>();
         byCollection.forEach((collection, entries) -> {
             if (namespace != null ? collection.equals(plural + "/" + namespace) : collection.startsWith(plural + "/")) {
-                entries.values().stream().filter(e -> e.getKey().matches(query)).forEach(e -> items.add(e.getValue()));
+                entries.values().stream().filter(e -> e.getKey().matches(query)).forEach(found::add);
             }
         });
-        return items;
+        // in the API server's order: by namespace, then name (its storage keys)
+        found.sort(java.util.Comparator.comparing((Map.Entry<AttributeSet, String> e) -> String.valueOf(value(e.getKey(),
+                KubernetesAttributesExtractor.NAMESPACE))).thenComparing(e -> String.valueOf(value(
+                e.getKey(), KubernetesAttributesExtractor.NAME))));
+        return found.stream().map(Map.Entry::getValue).toList();
     }
 
     /** What {@link #find} answers for a query that does not name one object. */

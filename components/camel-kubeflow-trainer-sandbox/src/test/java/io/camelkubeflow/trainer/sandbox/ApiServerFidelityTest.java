@@ -351,6 +351,14 @@ class ApiServerFidelityTest {
     }
 
     @Test
+    void listsComeInTheApiServersOrderByNamespaceThenName() {
+        List<String> names = sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1",
+                "ClusterTrainingRuntime").list().getItems().stream().map(r -> r.getMetadata().getName()).toList();
+        assertEquals(names.stream().sorted().toList(), names);
+        assertEquals(TrainerSandbox.DEFAULT_RUNTIMES.size(), names.size());
+    }
+
+    @Test
     void theTrainerIsInstalledAsOnACluster() {
         assertNotNull(sandbox.client().namespaces().withName("kubeflow-system").get());
         assertNotNull(sandbox.client().namespaces().withName("default").get());
