@@ -5,15 +5,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.camelkubeflow.trainer.testing.LeaseReplicas;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
-import org.apache.camel.component.kubernetes.KubernetesConfiguration;
 import org.apache.camel.component.kubernetes.cluster.KubernetesClusterService;
-import org.apache.camel.component.kubernetes.cluster.LeaseResourceType;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.Test;
 
@@ -30,26 +27,10 @@ class LeaderElectionTest {
 
     /** The replica's pod, which the cluster service looks for among the members of the group. */
     static CamelContext replica(TrainerApiServer api, String pod, List<String> events) throws Exception {
-        api.client().pods().inNamespace("le").resource(new PodBuilder().withNewMetadata().withName(pod)
-                .addToLabels("app", "events-app").endMetadata().withNewSpec().addNewContainer().withName("app")
-                .withImage("app").endContainer().endSpec().build()).create();
-        // status is a subresource: set apart from the create, as the kubelet would
-        api.client().pods().inNamespace("le").withName(pod).editStatus(p -> new PodBuilder(p).withNewStatus()
-                .withPhase("Running").addNewCondition().withType("Ready").withStatus("True").endCondition()
-                .endStatus().build());
         CamelContext camel = new DefaultCamelContext();
-        KubernetesConfiguration connection = new KubernetesConfiguration();
-        // the cluster service closes its client when it stops: each replica has its own, as in real life
-        connection.setKubernetesClient(new KubernetesClientBuilder().withConfig(api.client().getConfiguration()).build());
-        KubernetesClusterService cluster = new KubernetesClusterService(connection);
-        cluster.setKubernetesNamespace("le");
-        cluster.setKubernetesResourcesNamespace("le");
-        cluster.setPodName(pod);
-        cluster.setClusterLabels(Map.of("app", "events-app"));
-        cluster.setLeaseResourceType(LeaseResourceType.Lease);
-        cluster.setLeaseDurationMillis(2000);
-        cluster.setRenewDeadlineMillis(1500);
-        cluster.setRetryPeriodMillis(200);
+        // each replica has its own client, as in real life
+        KubernetesClusterService cluster = LeaseReplicas.clusterService(api, api.client(), "le", pod,
+                Map.of("app", "events-app"));
         camel.addService(cluster);
         camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(api.client());
         camel.addRoutes(new RouteBuilder() {

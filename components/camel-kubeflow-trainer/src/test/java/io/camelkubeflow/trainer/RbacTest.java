@@ -16,8 +16,8 @@ import java.util.regex.Pattern;
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
 import io.camelkubeflow.trainer.testing.RuntimeYaml;
+import io.camelkubeflow.trainer.testing.LeaseReplicas;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -30,9 +30,6 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.RouteBuilder;
-import org.apache.camel.component.kubernetes.KubernetesConfiguration;
-import org.apache.camel.component.kubernetes.cluster.KubernetesClusterService;
-import org.apache.camel.component.kubernetes.cluster.LeaseResourceType;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.Test;
 
@@ -110,7 +107,10 @@ class RbacTest {
                         new ConfigBuilder(api.client().getConfiguration()).withUserAgent(USER_AGENT).build()).build();
                 CamelContext camel = new DefaultCamelContext()) {
             camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(componentClient);
-            camel.addService(leaseClusterService(api, componentClient));
+            // the cluster service deploy/ configures (trainer.ha.cluster-service=kubernetes): a Lease in the app's
+            // namespace among the pods labelled as the app's, this replica being the pod "rbac-replica"
+            camel.addService(LeaseReplicas.clusterService(api, componentClient, APP_NAMESPACE, "rbac-replica",
+                    Map.of("app.kubernetes.io/name", "camel-kubeflow-trainer")));
             List<String> events = new CopyOnWriteArrayList<>();
             camel.addRoutes(new RouteBuilder() {
                 @Override
@@ -182,33 +182,6 @@ class RbacTest {
                     .filter(r -> USER_AGENT.equals(r.getHeader("User-Agent")))
                     .map(RbacTest::call).toList();
         }
-    }
-
-    /**
-     * The cluster service deploy/ configures (trainer.ha.cluster-service=kubernetes): a Lease in the app's namespace
-     * among the pods labelled as the app's, this replica being the pod "rbac-replica".
-     */
-    private static KubernetesClusterService leaseClusterService(TrainerApiServer api, KubernetesClient componentClient) {
-        api.client().pods().inNamespace(APP_NAMESPACE).resource(new PodBuilder().withNewMetadata()
-                .withName("rbac-replica").addToLabels("app.kubernetes.io/name", "camel-kubeflow-trainer").endMetadata()
-                .withNewSpec().addNewContainer().withName("routes").withImage("app").endContainer().endSpec().build())
-                .create();
-        api.client().pods().inNamespace(APP_NAMESPACE).withName("rbac-replica").editStatus(p -> new PodBuilder(p)
-                .withNewStatus().withPhase("Running").addNewCondition().withType("Ready").withStatus("True")
-                .endCondition().endStatus().build());
-        KubernetesConfiguration connection = new KubernetesConfiguration();
-        connection.setKubernetesClient(new KubernetesClientBuilder().withConfig(componentClient.getConfiguration())
-                .build());
-        KubernetesClusterService cluster = new KubernetesClusterService(connection);
-        cluster.setKubernetesNamespace(APP_NAMESPACE);
-        cluster.setKubernetesResourcesNamespace(APP_NAMESPACE);
-        cluster.setPodName("rbac-replica");
-        cluster.setClusterLabels(Map.of("app.kubernetes.io/name", "camel-kubeflow-trainer"));
-        cluster.setLeaseResourceType(LeaseResourceType.Lease);
-        cluster.setLeaseDurationMillis(2000);
-        cluster.setRenewDeadlineMillis(1500);
-        cluster.setRetryPeriodMillis(200);
-        return cluster;
     }
 
     static Call call(RecordedRequest request) {

@@ -77,7 +77,8 @@ public class KubernetesClientProducer {
         LOG.warnf("No Kubernetes cluster configured: using the LOCAL TRAINER SANDBOX at %s, an emulation holding the"
                 + " Kubeflow Trainer CRDs and default runtimes, whose emulated controller runs TrainJobs%s. Set"
                 + " trainer.cluster=cluster (or provide a kubeconfig) to use a real cluster.", sandbox.masterUrl(),
-                sandboxRunScripts ? " (a staged Python script runs with the local python3, one process per node; other code does not run)"
+                sandboxRunScripts ? " (a staged Python script runs with the local python3, one process per node;"
+                        + " other code does not run)"
                         : " without running their code");
         sandbox.client().getConfiguration().setRequestRetryBackoffLimit(0);
         return sandbox.client();

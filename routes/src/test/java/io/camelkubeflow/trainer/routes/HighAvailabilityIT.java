@@ -59,15 +59,7 @@ class HighAvailabilityIT {
                         new NewTopic("trainjob-results", 1, (short) 1),
                         new NewTopic("trainjob-dead-letters", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
             }
-            Path kubeconfig = work.resolve("kubeconfig");
-            Files.writeString(kubeconfig, """
-                    apiVersion: v1
-                    kind: Config
-                    clusters: [{name: sandbox, cluster: {server: "%s"}}]
-                    users: [{name: app, user: {token: app-token}}]
-                    contexts: [{name: sandbox, context: {cluster: sandbox, user: app, namespace: %s}}]
-                    current-context: sandbox
-                    """.formatted(cluster.masterUrl(), NAMESPACE));
+            Path kubeconfig = AppKubeconfig.write(work, cluster.masterUrl(), NAMESPACE);
             Map<String, Replica> replicas = new HashMap<>();
             for (String pod : List.of("replica-a", "replica-b")) {
                 replicas.put(pod, Replica.start(work, pod, cluster.client(), kubeconfig, kafka.bootstrapServers()));

@@ -105,15 +105,7 @@ class ReadmeRunCommandIT {
         try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
             apiPort = socket.getLocalPort();
         }
-        Path kubeconfig = work.resolve("kubeconfig");
-        Files.writeString(kubeconfig, """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: down, cluster: {server: "http://127.0.0.1:%d"}}]
-                users: [{name: app, user: {token: app-token}}]
-                contexts: [{name: down, context: {cluster: down, user: app, namespace: default}}]
-                current-context: down
-                """.formatted(apiPort));
+        Path kubeconfig = AppKubeconfig.write(work, "http://127.0.0.1:" + apiPort, "default");
         runApp(Map.of("KUBECONFIG", kubeconfig.toString(), "TRAINER_CLUSTER", "cluster"), output -> {
             int port = httpPort(output);
             java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();

@@ -212,15 +212,10 @@ final class ApiHttpServer implements AutoCloseable {
                 request.getBody());
     }
 
-    /** The resource a path names: "pods" in /api/v1/namespaces/ns/pods/name. */
+    /** The resource a path names: "pods" in /api/v1/namespaces/ns/pods/name; empty when it names none. */
     static String plural(String path) {
-        int question = path.indexOf('?');
-        String[] parts = (question < 0 ? path : path.substring(0, question)).split("/");
-        int resource = parts.length > 1 && parts[1].equals("api") ? 3 : 4;
-        if (parts.length > resource + 1 && parts[resource].equals("namespaces")) {
-            resource += 2;
-        }
-        return parts.length > resource ? parts[resource] : "";
+        ResourcePath resource = ResourcePath.of(path);
+        return resource == null || resource.plural() == null ? "" : resource.plural();
     }
 
     /** A watch as kubectl and client-go read it: one JSON event per line on a chunked response. */

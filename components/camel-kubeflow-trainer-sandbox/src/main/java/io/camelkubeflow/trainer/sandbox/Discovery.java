@@ -112,11 +112,13 @@ final class Discovery {
                 : json(new APIResourceListBuilder().withGroupVersion(groupVersion).withResources(resources).build());
     }
 
-    /** The served resources, computed again after a CRD write. */
+    /** The stored CRDs and the resources served, read again after a CRD write (a CRD's JSON is large to parse). */
+    private volatile List<CustomResourceDefinition> crds;
     private volatile Map<String, List<APIResource>> served;
 
     /** A CustomResourceDefinition was written: what is served may have changed. */
     void crdsChanged() {
+        crds = null;
         served = null;
     }
 
@@ -125,21 +127,12 @@ final class Discovery {
      * not a served collection.
      */
     String[] listType(String path) {
-        int question = path.indexOf('?');
-        String[] parts = (question < 0 ? path : path.substring(0, question)).split("/");
-        boolean core = parts.length > 2 && parts[1].equals("api");
-        if (!core && !(parts.length > 3 && parts[1].equals("apis"))) {
+        ResourcePath resource = ResourcePath.of(path);
+        if (resource == null || resource.plural() == null || resource.name() != null) {
             return null;
         }
-        String groupVersion = core ? parts[2] : parts[2] + "/" + parts[3];
-        int resource = core ? 3 : 4;
-        if (parts.length > resource + 2 && parts[resource].equals("namespaces")) {
-            resource += 2;
-        }
-        if (parts.length != resource + 1) {
-            return null;
-        }
-        String plural = parts[resource];
+        String groupVersion = resource.groupVersion();
+        String plural = resource.plural();
         for (APIResource candidate : resources().getOrDefault(groupVersion, List.of())) {
             if (candidate.getName().equals(plural)) {
                 return new String[] {groupVersion, candidate.getKind() + "List"};
@@ -181,9 +174,9 @@ final class Discovery {
                 if (!Boolean.TRUE.equals(version.getServed())) {
                     continue;
                 }
-                List<APIResource> list = all.computeIfAbsent(crd.getSpec().getGroup() + "/" + version.getName(),
-                        k -> new ArrayList<>());
-                list = new ArrayList<>(list);
+                String groupVersion = crd.getSpec().getGroup() + "/" + version.getName();
+                // a copy: the built-in lists are shared and unmodifiable
+                List<APIResource> list = new ArrayList<>(all.getOrDefault(groupVersion, List.of()));
                 list.add(new APIResourceBuilder(resource(names.getPlural(), names.getKind(), namespaced, READ_WRITE,
                         names.getShortNames() == null ? new String[0] : names.getShortNames().toArray(String[]::new)))
                         .withSingularName(names.getSingular()).withCategories(names.getCategories()).build());
@@ -191,7 +184,7 @@ final class Discovery {
                     list.add(resource(names.getPlural() + "/status", names.getKind(), namespaced,
                             List.of("get", "patch", "update")));
                 }
-                all.put(crd.getSpec().getGroup() + "/" + version.getName(), list);
+                all.put(groupVersion, list);
             }
         }
         return all;
@@ -217,8 +210,14 @@ final class Discovery {
     }
 
     List<CustomResourceDefinition> customResources() {
-        String list = stored.apply(CRDS);
-        return list == null ? List.of() : Serialization.unmarshal(list, CustomResourceDefinitionList.class).getItems();
+        List<CustomResourceDefinition> known = crds;
+        if (known == null) {
+            String list = stored.apply(CRDS);
+            known = list == null ? List.of()
+                    : Serialization.unmarshal(list, CustomResourceDefinitionList.class).getItems();
+            crds = known;
+        }
+        return known;
     }
 
     private static APIResource resource(String plural, String kind, boolean namespaced, List<String> verbs,

@@ -31,7 +31,10 @@ final class JobSetObjects {
     private JobSetObjects() {
     }
 
-    /** The JobSet of a TrainJob: the runtime's JobSet template, each replicated job's pods as rendered. */
+    /**
+     * The JobSet of a TrainJob: the runtime's JobSet template, each replicated job's pod template (labels,
+     * annotations, spec) rendered once, as the Jobs and pods made from it will have it.
+     */
     static GenericKubernetesResource jobSet(GenericKubernetesResource trainJob, Map<String, Object> runtimeSpec,
             int numNodes) {
         Map<String, Object> template = map(runtimeSpec.get("template"));
@@ -45,6 +48,8 @@ final class JobSetObjects {
             Map<String, Object> jobSpec = new LinkedHashMap<>(map(jobTemplate.get("spec")));
             Map<String, Object> podTemplate = new LinkedHashMap<>(map(jobSpec.get("template")));
             PodSpec rendered = PodRendering.spec(trainJob, runtimeSpec, replicatedJob, numNodes);
+            podTemplate.put("metadata", Serialization.jsonMapper().convertValue(PodRendering.metadata(trainJob,
+                    replicatedJob), Map.class));
             podTemplate.put("spec", Serialization.jsonMapper().convertValue(rendered, Map.class));
             jobSpec.put("template", podTemplate);
             jobSpec.put("parallelism", count);

@@ -47,14 +47,8 @@ final class PodRendering {
         Map<String, Object> template = map(map(map(replicatedJob.get("template")).get("spec")).get("template"));
         PodSpec spec = Serialization.jsonMapper().convertValue(map(template.get("spec")), PodSpec.class);
         Map<String, Object> jobSpec = map(job.getAdditionalProperties().get("spec"));
-        for (Object patch : list(jobSpec.get("runtimePatches"))) {
-            for (Object patchedJob : list(map(map(map(map(patch).get("trainingRuntimeSpec")).get("template"))
-                    .get("spec")).get("replicatedJobs"))) {
-                if (jobName.equals(map(patchedJob).get("name"))) {
-                    merge(spec, map(map(map(map(map(patchedJob).get("template")).get("spec")).get("template"))
-                            .get("spec")));
-                }
-            }
+        for (Map<String, Object> patched : patchedPodTemplates(job, jobName::equals)) {
+            merge(spec, map(patched.get("spec")));
         }
         Map<String, Object> mlPolicy = map(runtimeSpec.get("mlPolicy"));
         Map<String, Object> trainer = map(jobSpec.get("trainer"));
@@ -93,19 +87,27 @@ final class PodRendering {
         Map<String, Object> template = map(map(map(replicatedJob.get("template")).get("spec")).get("template"));
         Map<String, String> labels = new LinkedHashMap<>(strings(map(template.get("metadata")).get("labels")));
         Map<String, String> annotations = new LinkedHashMap<>(strings(map(template.get("metadata")).get("annotations")));
-        for (Object patch : list(map(job.getAdditionalProperties().get("spec")).get("runtimePatches"))) {
-            for (Object patchedJob : list(map(map(map(map(patch).get("trainingRuntimeSpec")).get("template"))
-                    .get("spec")).get("replicatedJobs"))) {
-                if (jobName.equals(map(patchedJob).get("name"))) {
-                    Map<String, Object> metadata = map(map(map(map(map(patchedJob).get("template")).get("spec"))
-                            .get("template")).get("metadata"));
-                    labels.putAll(strings(metadata.get("labels")));
-                    annotations.putAll(strings(metadata.get("annotations")));
-                }
-            }
+        for (Map<String, Object> patched : patchedPodTemplates(job, jobName::equals)) {
+            labels.putAll(strings(map(patched.get("metadata")).get("labels")));
+            annotations.putAll(strings(map(patched.get("metadata")).get("annotations")));
         }
         return new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withLabels(labels).withAnnotations(annotations)
                 .build();
+    }
+
+    /** The pod templates (metadata and spec) the TrainJob's runtime patches give the replicated jobs named. */
+    static List<Map<String, Object>> patchedPodTemplates(GenericKubernetesResource job,
+            java.util.function.Predicate<String> replicatedJobs) {
+        List<Map<String, Object>> podTemplates = new ArrayList<>();
+        for (Object patch : list(map(job.getAdditionalProperties().get("spec")).get("runtimePatches"))) {
+            for (Object patchedJob : list(map(map(map(map(patch).get("trainingRuntimeSpec")).get("template"))
+                    .get("spec")).get("replicatedJobs"))) {
+                if (map(patchedJob).get("name") instanceof String name && replicatedJobs.test(name)) {
+                    podTemplates.add(map(map(map(map(patchedJob).get("template")).get("spec")).get("template")));
+                }
+            }
+        }
+        return podTemplates;
     }
 
     static Map<String, String> strings(Object value) {

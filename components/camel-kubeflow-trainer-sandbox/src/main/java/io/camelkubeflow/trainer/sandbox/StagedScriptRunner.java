@@ -19,6 +19,7 @@ import java.util.regex.Pattern;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.list;
@@ -34,7 +35,7 @@ import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.map;
 final class StagedScriptRunner {
     static final Duration MAX_RUN = Duration.ofMinutes(10);
     /** A downward API field path naming one annotation of the pod. */
-    static final Pattern ANNOTATION_FIELD = Pattern.compile("metadata\\.annotations\\['(.+)'\\]");
+    private static final Pattern ANNOTATION_FIELD = Pattern.compile("metadata\\.annotations\\['(.+)'\\]");
 
     /** The script and its arguments, when the job runs a staged script. */
     record Script(String fileName, String source, List<String> args, Map<String, String> env) {
@@ -50,7 +51,7 @@ final class StagedScriptRunner {
         if (command.isEmpty() || command.contains("bash")) {
             return Optional.empty();
         }
-        for (Map<String, Object> podTemplate : patchedPodTemplates(job)) {
+        for (Map<String, Object> podTemplate : PodRendering.patchedPodTemplates(job, name -> true)) {
             Map<String, Object> podSpec = map(podTemplate.get("spec"));
             for (Object volume : list(podSpec.get("volumes"))) {
                 String mountPath = mountPathOf(podSpec, (String) map(volume).get("name"));
@@ -98,7 +99,7 @@ final class StagedScriptRunner {
     /** The ConfigMaps the job's runtime patches mount as volumes (not marked optional): pods start once they exist. */
     static List<String> mountedConfigMaps(GenericKubernetesResource job) {
         List<String> names = new ArrayList<>();
-        for (Map<String, Object> podTemplate : patchedPodTemplates(job)) {
+        for (Map<String, Object> podTemplate : PodRendering.patchedPodTemplates(job, name -> true)) {
             for (Object volume : list(map(podTemplate.get("spec")).get("volumes"))) {
                 Map<String, Object> configMap = map(map(volume).get("configMap"));
                 if (configMap.get("name") instanceof String name && !Boolean.TRUE.equals(configMap.get("optional"))) {
@@ -109,24 +110,13 @@ final class StagedScriptRunner {
         return names;
     }
 
-    /** The pod templates (metadata and spec) of every replicated job the job's runtime patches patch. */
-    private static List<Map<String, Object>> patchedPodTemplates(GenericKubernetesResource job) {
-        List<Map<String, Object>> podTemplates = new ArrayList<>();
-        for (Object patch : list(map(job.getAdditionalProperties().get("spec")).get("runtimePatches"))) {
-            for (Object replicatedJob : list(map(map(map(map(patch).get("trainingRuntimeSpec")).get("template"))
-                    .get("spec")).get("replicatedJobs"))) {
-                podTemplates.add(map(map(map(map(replicatedJob).get("template")).get("spec")).get("template")));
-            }
-        }
-        return podTemplates;
-    }
-
     /**
-     * Runs the script with a pod's env, sending each output line to {@code log}; returns the exit code (137 when it
+     * Runs the script as {@code pod}'s process, with its env, sending each output line to {@code log}; returns the exit code (137 when it
      * ran too long). Its rank and world size are what torchrun would give the pod's one process: the node rank
      * (PET_NODE_RANK) and the node count (PET_NNODES), else 0 and 1.
      */
-    static int run(Script script, Map<String, String> podEnv, Consumer<String> log) {
+    static int run(Script script, Pod pod, Consumer<String> log) {
+        Map<String, String> podEnv = podEnv(pod);
         try {
             Path dir = Files.createTempDirectory("trainer-sandbox-");
             Path file = dir.resolve(script.fileName());
@@ -180,6 +170,27 @@ final class StagedScriptRunner {
             Object value = map(var).get("value");
             if (value != null) {
                 env.put(String.valueOf(map(var).get("name")), String.valueOf(value));
+            }
+        }
+        return env;
+    }
+
+    /** The env of a pod's first container as the kubelet gives it: values, and field references to the pod's metadata. */
+    private static Map<String, String> podEnv(Pod pod) {
+        Map<String, String> env = new LinkedHashMap<>();
+        for (io.fabric8.kubernetes.api.model.EnvVar var : pod.getSpec().getContainers().get(0).getEnv()) {
+            if (var.getValue() != null) {
+                env.put(var.getName(), var.getValue());
+            } else if (var.getValueFrom() != null && var.getValueFrom().getFieldRef() != null) {
+                String path = var.getValueFrom().getFieldRef().getFieldPath();
+                Matcher annotation = ANNOTATION_FIELD.matcher(path);
+                if (annotation.matches() && pod.getMetadata().getAnnotations().containsKey(annotation.group(1))) {
+                    env.put(var.getName(), pod.getMetadata().getAnnotations().get(annotation.group(1)));
+                } else if (path.equals("metadata.name")) {
+                    env.put(var.getName(), pod.getMetadata().getName());
+                } else if (path.equals("metadata.namespace")) {
+                    env.put(var.getName(), pod.getMetadata().getNamespace());
+                }
             }
         }
         return env;

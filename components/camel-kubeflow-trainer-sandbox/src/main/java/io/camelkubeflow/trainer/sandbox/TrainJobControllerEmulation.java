@@ -27,6 +27,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -142,7 +143,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     private void start(GenericKubernetesResource job) {
         try {
             GenericKubernetesResource jobSet = createJobSet(job);
-            Set<String> awaited = awaitedJobs(job);
+            Set<String> awaited = awaitedJobs(jobSet);
             if (!awaited.isEmpty()) {
                 List<Pod> initializers = createPods(job, jobSet, awaited::contains);
                 scheduler.schedule(() -> initialize(job, jobSet, initializers, awaited), startDelay.toMillis(),
@@ -164,10 +165,9 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
      * The replicated jobs others wait for with JobSet's {@code dependsOn: [{status: Complete}]} (the initializers): JobSet
      * creates the waiting jobs only once these complete.
      */
-    private Set<String> awaitedJobs(GenericKubernetesResource job) {
+    private static Set<String> awaitedJobs(GenericKubernetesResource jobSet) {
         Set<String> awaited = new java.util.LinkedHashSet<>();
-        for (Object item : list(map(map(map(runtime(job).getAdditionalProperties().get("spec")).get("template"))
-                .get("spec")).get("replicatedJobs"))) {
+        for (Object item : list(map(jobSet.getAdditionalProperties().get("spec")).get("replicatedJobs"))) {
             for (Object dependency : list(map(item).get("dependsOn"))) {
                 if ("Complete".equals(map(dependency).get("status"))) {
                     awaited.add((String) map(dependency).get("name"));
@@ -230,29 +230,28 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     }
 
     /**
-     * The Jobs and pods JobSet makes: a Job per replicated job, a pod per index, named, labelled and owned like
-     * JobSet's.
+     * The Jobs and pods JobSet makes from its replicated jobs' templates: a Job per replicated job, a pod per index,
+     * named, labelled and owned like JobSet's.
      */
     private List<Pod> createPods(GenericKubernetesResource job, GenericKubernetesResource jobSet,
             java.util.function.Predicate<String> replicatedJobs) {
         String namespace = job.getMetadata().getNamespace();
         String name = job.getMetadata().getName();
-        GenericKubernetesResource runtime = runtime(job);
-        Map<String, Object> runtimeSpec = map(runtime.getAdditionalProperties().get("spec"));
-        Map<String, Object> mlPolicy = map(runtimeSpec.get("mlPolicy"));
-        int numNodes = numNodes(job, runtimeSpec);
         List<Pod> pods = new ArrayList<>();
-        for (Object item : list(map(map(runtimeSpec.get("template")).get("spec")).get("replicatedJobs"))) {
+        for (Object item : list(map(jobSet.getAdditionalProperties().get("spec")).get("replicatedJobs"))) {
             Map<String, Object> replicatedJob = map(item);
             String jobName = (String) replicatedJob.get("name");
             if (!replicatedJobs.test(jobName)) {
                 continue;
             }
-            int count = PodRendering.podCount(replicatedJob, mlPolicy, numNodes);
+            Map<String, Object> jobSpec = map(map(replicatedJob.get("template")).get("spec"));
+            Map<String, Object> podTemplate = map(jobSpec.get("template"));
+            int count = number(jobSpec.get("parallelism"), 1);
             io.fabric8.kubernetes.api.model.batch.v1.Job owner = client.batch().v1().jobs().inNamespace(namespace)
                     .resource(JobSetObjects.job(jobSet, jobName)).create();
             for (int index = 0; index < count; index++) {
-                Pod pod = new PodBuilder().withMetadata(PodRendering.metadata(job, replicatedJob)).editMetadata()
+                Pod pod = new PodBuilder().withMetadata(Serialization.jsonMapper().convertValue(podTemplate.get("metadata"),
+                        io.fabric8.kubernetes.api.model.ObjectMeta.class)).editMetadata()
                         .withName(name + "-" + jobName + "-0-" + index + "-" + UUID.randomUUID().toString().substring(0, 5))
                         .withNamespace(namespace)
                         .addToLabels(JOBSET_NAME_LABEL, name)
@@ -264,7 +263,8 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                         .addToAnnotations(COMPLETION_INDEX_LABEL, Integer.toString(index))
                         .withOwnerReferences(JobSetObjects.ownedBy(owner))
                         .endMetadata()
-                        .withSpec(PodRendering.spec(job, runtimeSpec, replicatedJob, numNodes))
+                        .withSpec(Serialization.jsonMapper().convertValue(podTemplate.get("spec"),
+                                io.fabric8.kubernetes.api.model.PodSpec.class))
                         .editSpec().withHostname(name + "-" + jobName + "-0-" + index).withSubdomain(name)
                         .withRestartPolicy("OnFailure").withNodeName("sandbox-node").endSpec()
                         .withNewStatus().withPhase("Pending").withQosClass("BestEffort").endStatus()
@@ -451,7 +451,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         java.util.concurrent.atomic.AtomicInteger firstFailure = new java.util.concurrent.atomic.AtomicInteger();
         for (Pod runner : runners) {
             scriptRunners.execute(() -> {
-                int exitCode = StagedScriptRunner.run(script, podEnv(runner), line -> log(runner, line));
+                int exitCode = StagedScriptRunner.run(script, runner, line -> log(runner, line));
                 if (exitCode != 0) {
                     firstFailure.compareAndSet(0, exitCode);
                 }
@@ -461,27 +461,6 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                 }
             });
         }
-    }
-
-    /** The env of a pod's first container as the kubelet gives it: values, and field references to the pod's metadata. */
-    private static Map<String, String> podEnv(Pod pod) {
-        Map<String, String> env = new LinkedHashMap<>();
-        for (io.fabric8.kubernetes.api.model.EnvVar var : pod.getSpec().getContainers().get(0).getEnv()) {
-            if (var.getValue() != null) {
-                env.put(var.getName(), var.getValue());
-            } else if (var.getValueFrom() != null && var.getValueFrom().getFieldRef() != null) {
-                String path = var.getValueFrom().getFieldRef().getFieldPath();
-                java.util.regex.Matcher annotation = StagedScriptRunner.ANNOTATION_FIELD.matcher(path);
-                if (annotation.matches() && pod.getMetadata().getAnnotations().containsKey(annotation.group(1))) {
-                    env.put(var.getName(), pod.getMetadata().getAnnotations().get(annotation.group(1)));
-                } else if (path.equals("metadata.name")) {
-                    env.put(var.getName(), pod.getMetadata().getName());
-                } else if (path.equals("metadata.namespace")) {
-                    env.put(var.getName(), pod.getMetadata().getNamespace());
-                }
-            }
-        }
-        return env;
     }
 
     /** The pod of the trainer step: the MPI launcher if there is one, else the first node. */

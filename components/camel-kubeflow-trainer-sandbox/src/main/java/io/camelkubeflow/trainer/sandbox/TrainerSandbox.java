@@ -19,8 +19,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
@@ -109,8 +107,6 @@ public final class TrainerSandbox implements AutoCloseable {
     private final ObservingCrudDispatcher dispatcher = new ObservingCrudDispatcher();
     private final Discovery discovery = new Discovery(dispatcher::stored);
     private static final String NAMESPACES = "/api/v1/namespaces";
-    /** A path inside a namespace: /api/v1/namespaces/NS/... or /apis/GROUP/VERSION/namespaces/NS/... */
-    private static final Pattern NAMESPACED_PATH = Pattern.compile("^/apis?/(?:[^/]+/)?[^/]+/namespaces/([^/?]+)/[^/?]+");
     /** The namespaces that exist: a write into any other is refused, as on a cluster. */
     private final Set<String> namespaces = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> goneWatches = new ConcurrentHashMap<>();
@@ -495,10 +491,10 @@ public final class TrainerSandbox implements AutoCloseable {
         public MockResponse dispatch(RecordedRequest request) {
             String path = request.getPath();
             boolean write = !"GET".equals(request.getMethod());
-            Matcher namespaced = NAMESPACED_PATH.matcher(path);
-            if (write && !"DELETE".equals(request.getMethod()) && namespaced.find()
-                    && !namespaces.contains(namespaced.group(1))) {
-                return failure(404, "NotFound", "namespaces \"" + namespaced.group(1) + "\" not found");
+            ResourcePath resource = ResourcePath.of(path);
+            String namespace = resource == null || resource.plural() == null ? null : resource.namespace();
+            if (write && !"DELETE".equals(request.getMethod()) && namespace != null && !namespaces.contains(namespace)) {
+                return failure(404, "NotFound", "namespaces \"" + namespace + "\" not found");
             }
             try {
                 MockResponse response = super.dispatch(request);
