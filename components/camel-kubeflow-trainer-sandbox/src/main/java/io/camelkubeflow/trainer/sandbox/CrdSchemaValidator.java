@@ -30,6 +30,11 @@ public final class CrdSchemaValidator {
     private static final String LAST_UPDATED_RULE = "has(self.lastUpdatedTime)";
 
     private final JsonNode schema;
+    /** Per schema object (by identity: the schema never changes), its properties that have a default. */
+    private final Map<JsonNode, List<Map.Entry<String, JsonNode>>> defaults =
+            java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
+    /** The schema's {@code pattern}s, compiled once each. */
+    private static final Map<String, Pattern> PATTERNS = new java.util.concurrent.ConcurrentHashMap<>();
 
     private CrdSchemaValidator(JsonNode schema) {
         this.schema = schema;
@@ -76,19 +81,26 @@ public final class CrdSchemaValidator {
                 : new Admission(admission.violations(), json);
     }
 
-    /** Sets each absent property that has a schema default, in this object and the objects it holds. */
-    private static boolean applyDefaults(JsonNode value, JsonNode schema) {
+    /**
+     * Sets each absent property that has a schema default, in this object and the objects it holds: the defaults of
+     * the properties a schema object declares, then the properties the value has (a value holds a few of the many
+     * properties its schema declares, so it is walked, not the schema).
+     */
+    private boolean applyDefaults(JsonNode value, JsonNode schema) {
         boolean changed = false;
         if (value instanceof com.fasterxml.jackson.databind.node.ObjectNode object) {
-            Iterator<Map.Entry<String, JsonNode>> properties = schema.path("properties").fields();
-            while (properties.hasNext()) {
-                Map.Entry<String, JsonNode> property = properties.next();
-                if (!object.has(property.getKey()) && property.getValue().has("default")) {
-                    object.set(property.getKey(), property.getValue().get("default").deepCopy());
+            for (Map.Entry<String, JsonNode> property : defaultedProperties(schema)) {
+                if (!object.has(property.getKey())) {
+                    object.set(property.getKey(), property.getValue().deepCopy());
                     changed = true;
                 }
-                if (object.has(property.getKey())) {
-                    changed |= applyDefaults(object.get(property.getKey()), property.getValue());
+            }
+            JsonNode properties = schema.path("properties");
+            for (Iterator<Map.Entry<String, JsonNode>> fields = object.fields(); fields.hasNext(); ) {
+                Map.Entry<String, JsonNode> field = fields.next();
+                JsonNode propertySchema = properties.get(field.getKey());
+                if (propertySchema != null) {
+                    changed |= applyDefaults(field.getValue(), propertySchema);
                 }
             }
         } else if (value instanceof com.fasterxml.jackson.databind.node.ArrayNode array && schema.has("items")) {
@@ -97,6 +109,19 @@ public final class CrdSchemaValidator {
             }
         }
         return changed;
+    }
+
+    /** The properties of a schema object that have a default, each with it; found once per schema object. */
+    private List<Map.Entry<String, JsonNode>> defaultedProperties(JsonNode schema) {
+        return defaults.computeIfAbsent(schema, s -> {
+            List<Map.Entry<String, JsonNode>> found = new ArrayList<>();
+            s.path("properties").fields().forEachRemaining(property -> {
+                if (property.getValue().has("default")) {
+                    found.add(Map.entry(property.getKey(), property.getValue().get("default")));
+                }
+            });
+            return found;
+        });
     }
 
     private Admission admit(JsonNode node) {
@@ -242,7 +267,8 @@ public final class CrdSchemaValidator {
             if (schema.has("minLength") && text.codePointCount(0, text.length()) < schema.get("minLength").asInt()) {
                 out.add(path + ": shorter than " + schema.get("minLength").asInt());
             }
-            if (schema.has("pattern") && !Pattern.compile(schema.get("pattern").asText()).matcher(text).find()) {
+            if (schema.has("pattern") && !PATTERNS.computeIfAbsent(schema.get("pattern").asText(), Pattern::compile)
+                    .matcher(text).find()) {
                 out.add(path + ": '" + text + "' does not match " + schema.get("pattern").asText());
             }
             if ("date-time".equals(schema.path("format").asText())) {
@@ -275,10 +301,11 @@ public final class CrdSchemaValidator {
             boolean ok = switch (rule) {
                 case "self == oldSelf" -> true; // immutability: only on update
                 case STORAGE_URI_RULE -> value.asText().isEmpty()
-                        || Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*://.+$").matcher(value.asText()).find();
+                        || PATTERNS.computeIfAbsent("^[A-Za-z][A-Za-z0-9+.-]*://.+$", Pattern::compile)
+                                .matcher(value.asText()).find();
                 case MANAGED_BY_RULE -> List.of("trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue")
                         .contains(value.asText());
-                case NAME_PATTERN_RULE -> Pattern.compile("^[a-z]([-a-z0-9]*[a-z0-9])?$")
+                case NAME_PATTERN_RULE -> PATTERNS.computeIfAbsent("^[a-z]([-a-z0-9]*[a-z0-9])?$", Pattern::compile)
                         .matcher(value.path("metadata").path("name").asText()).find();
                 case NAME_SIZE_RULE -> value.path("metadata").path("name").asText().length() <= 63;
                 case LAST_UPDATED_RULE -> value.has("lastUpdatedTime");

@@ -10,7 +10,8 @@ import java.util.TreeSet;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.camelkubeflow.trainer.api.TrainJob;
 
@@ -27,8 +28,9 @@ import io.camelkubeflow.trainer.api.TrainJob;
 final class RequestFingerprint {
     /** The spec fields whose own fields are compared one by one. */
     private static final List<String> SPLIT = List.of("trainer", "initializer");
-    private static final ObjectMapper CANONICAL = new ObjectMapper()
-            .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+    /** Writes a tree with each object's properties in name order: the canonical form that is hashed. */
+    private static final ObjectMapper CANONICAL = JsonMapper.builder()
+            .enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED).build();
 
     private RequestFingerprint() {
     }
@@ -127,8 +129,7 @@ final class RequestFingerprint {
     /** 16 hex digits of the SHA-256 of the canonical JSON (map keys sorted). */
     private static String hash(JsonNode value) {
         try {
-            return TrainJobMetadata.sha256(CANONICAL.writeValueAsString(CANONICAL.treeToValue(value, Object.class)))
-                    .substring(0, 16);
+            return TrainJobMetadata.sha256(CANONICAL.writeValueAsString(value)).substring(0, 16);
         } catch (JsonProcessingException impossible) {
             throw new IllegalStateException(impossible);
         }

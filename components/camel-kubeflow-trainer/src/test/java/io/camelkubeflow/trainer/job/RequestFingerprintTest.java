@@ -108,4 +108,20 @@ class RequestFingerprintTest {
                 RequestFingerprint.format(RequestFingerprint.of(plain)),
                 RequestFingerprint.format(RequestFingerprint.of(annotated))));
     }
+
+    /**
+     * Jobs made by earlier versions carry their fingerprint: the same request must hash the same now, or a retry
+     * after an upgrade would be refused as a different request. The hashes were written by the first release of the
+     * fingerprint.
+     */
+    @Test
+    void theHashOfEachPartIsTheOneEarlierVersionsRecorded() {
+        TrainJob job = withScript(job("image: a, numNodes: 2, env: [{name: B, value: '1'}, {name: A, value: '2'}],"
+                + " resourcesPerNode: {limits: {cpu: '2', memory: 1Gi}}", "team: x"), "print(1)");
+        job.getMetadata().getAnnotations().put("example.com/owner", "me");
+        assertEquals("metadata.annotations=32b99a3e6d013952,metadata.labels=1fb3c22ed31bc001,script=b84ccf6c92928e73,"
+                + "spec.runtimeRef=21e6b6604a0f7cce,spec.trainer.env=2470a8362768e7fc,spec.trainer.image=ac8d8342bbb2362d,"
+                + "spec.trainer.numNodes=d4735e3a265e16ee,spec.trainer.resourcesPerNode=2cc2fb125ec32106",
+                RequestFingerprint.format(RequestFingerprint.of(job)));
+    }
 }
