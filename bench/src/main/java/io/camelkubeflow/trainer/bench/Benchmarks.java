@@ -16,6 +16,9 @@ import java.util.stream.Collectors;
 public final class Benchmarks {
     private static final int CREATE_ROUNDS = 5;
     private static final int CREATES_PER_ROUND = 400;
+    private static final int LOG_MEGABYTES = 32;
+    /** The parts of the bench to run: all, or those named in {@code -Dbench.sections=waits,creates,logs,start}. */
+    private static final java.util.Set<String> SECTIONS = java.util.Set.of("waits", "creates", "logs", "start");
 
     private Benchmarks() {
     }
@@ -23,7 +26,28 @@ public final class Benchmarks {
     public static void main(String[] args) throws Exception {
         Path root = Path.of(args.length > 0 ? args[0] : "..").toAbsolutePath().normalize();
         List<Result> results = new ArrayList<>();
+        java.util.Set<String> sections = System.getProperty("bench.sections", "").isBlank() ? SECTIONS
+                : java.util.Set.of(System.getProperty("bench.sections").split(","));
+        if (sections.contains("waits")) {
+            waits(results);
+        }
+        if (sections.contains("creates")) {
+            creates(results);
+        }
+        if (sections.contains("logs")) {
+            logs(results);
+        }
+        if (sections.contains("start")) {
+            start(results, root);
+        }
+        String machine = Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("java.vm.name")
+                + " " + System.getProperty("java.version") + ", max heap "
+                + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB";
+        print(results, machine);
+        writeCsv(root.resolve("bench/target/benchmarks.csv"), results);
+    }
 
+    private static void waits(List<Result> results) throws Exception {
         try (WaitBench waits = new WaitBench()) {
             waits.watch(10, 500, false); // warm-up: class loading, JIT, connection pools
             waits.polling(10, 500);
@@ -61,7 +85,9 @@ public final class Benchmarks {
                 }
             }
         }
+    }
 
+    private static void creates(List<Result> results) throws Exception {
         try (CreateBench creates = new CreateBench()) {
             creates.component(CreateBench.Payload.PYTHON_FILE, 200, 8); // warm-up
             creates.sdkPattern(CreateBench.Payload.PYTHON_FILE, 200, 8);
@@ -96,14 +122,34 @@ public final class Benchmarks {
                 }
             }
         }
+    }
 
+    private static void logs(List<Result> results) throws Exception {
         try (LogBench logs = new LogBench()) {
-            double[] follow = logs.follow(100);
-            String setting = String.format("%.0f MB, %.0f lines, follow through a route", follow[2], follow[3]);
-            results.add(Result.of("log follow throughput", setting, follow[0], "MB/s"));
-            results.add(Result.of("log follow throughput", setting, follow[1], "lines/s"));
+            logs.prepare(LOG_MEGABYTES);
+            List<LogBench.Reading> readings = logs.readAll();
+            for (LogBench.Reading r : readings) {
+                String setting = (r.follow() ? "follow" : "no follow") + ", " + (r.allRanks() ? "all " + LogBench.NODES
+                        + " ranks" : "node 0") + String.format(", %.0f MB, %d lines, ", r.megabytes(), r.lines())
+                        + r.reader();
+                results.add(Result.of("log read throughput", setting, r.megabytesPerSecond(), "MB/s"));
+                results.add(Result.of("log read throughput", setting, r.linesPerSecond(), "lines/s"));
+            }
+            for (LogBench.Reading own : readings.stream().filter(r -> r.reader().equals("component")).toList()) {
+                String setting = (own.follow() ? "follow" : "no follow") + ", " + (own.allRanks() ? "all "
+                        + LogBench.NODES + " ranks" : "node 0");
+                double sdk = own.megabytesPerSecond() / find(readings, own, "SDK pattern").megabytesPerSecond();
+                double raw = own.megabytesPerSecond() / find(readings, own, "raw GET, timestamps")
+                        .megabytesPerSecond();
+                results.add(Result.against("log read, component vs SDK pattern", setting, sdk, "x", ">= 1.2x",
+                        sdk >= 1.2));
+                results.add(Result.against("log read, component vs raw GET (same query)", setting, raw, "x",
+                        ">= 0.8x", raw >= 0.8));
+            }
         }
+    }
 
+    private static void start(List<Result> results, Path root) throws Exception {
         double[] startup = StartupBench.measure(root);
         if (startup == null) {
             results.add(Result.of("routes app start", "skipped: build routes/ first", Double.NaN, ""));
@@ -112,12 +158,11 @@ public final class Benchmarks {
             results.add(Result.of("routes app start (Quarkus 'started in')", "JVM mode, local sandbox", startup[1], "s"));
             results.add(Result.of("routes app resident memory", "JVM mode, idle 3 s after start", startup[2], "MiB"));
         }
+    }
 
-        String machine = Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("java.vm.name")
-                + " " + System.getProperty("java.version") + ", max heap "
-                + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB";
-        print(results, machine);
-        writeCsv(root.resolve("bench/target/benchmarks.csv"), results);
+    private static LogBench.Reading find(List<LogBench.Reading> readings, LogBench.Reading like, String reader) {
+        return readings.stream().filter(r -> r.reader().equals(reader) && r.follow() == like.follow()
+                && r.allRanks() == like.allRanks()).findFirst().orElseThrow();
     }
 
     private static void print(List<Result> results, String machine) {

@@ -1,91 +1,255 @@
 package io.camelkubeflow.trainer.bench;
 
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.LogWatch;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
 
 /**
- * Log follow throughput: a finished job's trainer pod holds a log of at least 100 MB; a route follows it
- * ({@code kubeflow-trainer:logs?follow=true}) and sends it on in chunks of 1,000 lines to another route that counts
- * them. Figures: MB/s and lines/s, from the send to the end of the read.
+ * Log reading: a finished job of {@value #NODES} nodes whose every node's trainer container holds a log of the same
+ * size, read three ways in the same run, each reader counting the lines it got:
+ * <ul>
+ * <li>the component: a route ({@code kubeflow-trainer:logs}) sending the lines on in chunks of 1,000 lines to another
+ * route that counts them;</li>
+ * <li>the Kubeflow Python SDK's request pattern ({@code TrainerClient.get_job_logs}), with a plain fabric8 client:
+ * its {@code get_job} (GET the TrainJob, GET the namespaced TrainingRuntime, GET the ClusterTrainingRuntime, LIST the
+ * job's pods), then the log without timestamps: read whole and split into lines, or (follow) streamed line by line;
+ * all ranks are one such call per step, one after the other, as the SDK reads one step per call;</li>
+ * <li>a raw HTTP GET of each pod's log with the same query as the component's (timestamps) and without them: the
+ * bytes counted, no lines made: the physical limit.</li>
+ * </ul>
+ * Each figure is the median of {@value #ROUNDS} rounds that interleave the readers.
  */
 final class LogBench implements AutoCloseable {
+    static final int NODES = 4;
+    private static final int ROUNDS = 3;
+    private static final String NAMESPACE = "logs";
+
+    /** A way to read: its name and, per run, the bytes and lines it read. */
+    record Reading(String reader, boolean follow, boolean allRanks, double megabytesPerSecond, double linesPerSecond,
+            double megabytes, long lines) {
+    }
+
     private final TrainerSandbox sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
             .withController(Duration.ofMillis(10), Duration.ofMillis(100)));
+    private final KubernetesClient sdkClient;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final CamelContext camel = new DefaultCamelContext();
     private final AtomicLong linesSeen = new AtomicLong();
+    private String jobName;
+    private List<Pod> nodePods;
+    /** Per node pod, the bytes and lines of its log without timestamps, as a raw GET counts them. */
+    private final List<long[]> sizes = new ArrayList<>();
 
     LogBench() throws Exception {
-        sandbox.createNamespace("logs");
+        sandbox.createNamespace(NAMESPACE);
+        sdkClient = new KubernetesClientBuilder().withConfig(sandbox.client().getConfiguration()).build();
         camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(sandbox.client());
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
-                from("direct:follow").to("kubeflow-trainer:logs?follow=true&logDestination=direct:lines"
-                        + "&logChunkLines=1000&maxLogBytes=1048576");
-                from("direct:lines").process(e -> linesSeen.addAndGet(
-                        e.getMessage().getBody(String.class).chars().filter(c -> c == '\n').count() + 1));
+                from("direct:lines").process(e -> linesSeen.addAndGet(lines(e.getMessage().getBody(String.class))));
             }
         });
         camel.start();
     }
 
-    /** Follows a log of {@code megabytes} MB; answers {MB/s, lines/s, MB, lines}. */
-    double[] follow(int megabytes) throws Exception {
+    /** Runs a job of {@value #NODES} nodes to its end and gives each node's log {@code megabytes} MB. */
+    void prepare(int megabytes) throws Exception {
         var template = camel.createProducerTemplate();
-        Exchange trained = template.send("kubeflow-trainer:train?runtime=torch-distributed&namespace=logs"
-                + "&pythonFile=/app/train.py", e -> e.getMessage().setHeader(KubeflowTrainerConstants.ANNOTATIONS,
-                        java.util.Map.of(TrainJobControllerEmulation.LOG_LINES_ANNOTATION, "1")));
-        String name = trained.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class);
-        template.send("kubeflow-trainer:wait?namespace=logs", e -> e.getMessage()
-                .setHeader(KubeflowTrainerConstants.JOB_NAME, name));
-        TrainJob job = sandbox.client().resources(TrainJob.class).inNamespace("logs").withName(name).get();
+        Exchange trained = template.send("kubeflow-trainer:train?runtime=torch-distributed&namespace=" + NAMESPACE
+                + "&pythonFile=/app/train.py&numNodes=" + NODES, e -> e.getMessage().setHeader(
+                        KubeflowTrainerConstants.ANNOTATIONS, Map.of(TrainJobControllerEmulation.LOG_LINES_ANNOTATION,
+                                "1")));
+        if (trained.getException() != null) {
+            throw trained.getException();
+        }
+        jobName = trained.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class);
+        template.send("kubeflow-trainer:wait?namespace=" + NAMESPACE, e -> e.getMessage()
+                .setHeader(KubeflowTrainerConstants.JOB_NAME, jobName));
+        TrainJob job = sdkClient.resources(TrainJob.class).inNamespace(NAMESPACE).withName(jobName).get();
         if (TrainJobPhase.of(job) != TrainJobPhase.COMPLETE) {
             throw new IllegalStateException("the log job did not complete");
         }
-        Pod pod = sandbox.client().pods().inNamespace("logs")
-                .withLabel(TrainJobControllerEmulation.JOBSET_NAME_LABEL, name).list().getItems().get(0);
+        nodePods = sdkClient.pods().inNamespace(NAMESPACE)
+                .withLabel(TrainJobControllerEmulation.JOBSET_NAME_LABEL, jobName).list().getItems().stream()
+                .filter(p -> "node".equals(p.getMetadata().getLabels().get("jobset.sigs.k8s.io/replicatedjob-name")))
+                .sorted(Comparator.comparing(p -> Integer.parseInt(p.getMetadata().getLabels()
+                        .get("batch.kubernetes.io/job-completion-index"))))
+                .toList();
+        if (nodePods.size() != NODES) {
+            throw new IllegalStateException(nodePods.size() + " node pods, not " + NODES);
+        }
         String line = "step=%08d loss=0.%08d lr=0.0003 tokens/s=12345.6 grad_norm=1.234 "
                 + "some more training output to make a realistic line";
-        long bytes = 0;
+        for (Pod pod : nodePods) {
+            long bytes = 0;
+            for (long lines = 0; bytes < megabytes * 1024L * 1024L; lines++) {
+                String text = String.format(line, lines, lines);
+                sandbox.podLogs().append(NAMESPACE, pod.getMetadata().getName(), text);
+                bytes += text.length() + 1;
+            }
+            // the log also holds what the controller wrote when the job ran
+            sizes.add(raw(false, false, pod));
+        }
+    }
+
+    /** Every reader, follow and not, node 0 and all ranks: the median of the rounds of each. */
+    List<Reading> readAll() throws Exception {
+        List<String> readers = List.of("component", "SDK pattern", "raw GET, timestamps", "raw GET, no timestamps");
+        for (String reader : readers) {
+            // warm-up, not counted: class loading, JIT, each client's connection
+            read(reader, true, false);
+        }
+        Map<String, List<Reading>> rounds = new java.util.LinkedHashMap<>();
+        for (int round = 0; round < ROUNDS; round++) {
+            for (boolean follow : new boolean[] {false, true}) {
+                for (boolean all : new boolean[] {false, true}) {
+                    for (String reader : readers) {
+                        Reading reading = read(reader, follow, all);
+                        rounds.computeIfAbsent(reader + follow + all, k -> new ArrayList<>()).add(reading);
+                    }
+                }
+            }
+        }
+        return rounds.values().stream().map(r -> r.stream()
+                .sorted(Comparator.comparingDouble(Reading::megabytesPerSecond)).toList().get(r.size() / 2)).toList();
+    }
+
+    private Reading read(String reader, boolean follow, boolean all) throws Exception {
+        int pods = all ? NODES : 1;
+        long started = System.nanoTime();
+        long expectedLines = sizes.stream().limit(pods).mapToLong(size -> size[1]).sum();
+        long bytes = sizes.stream().limit(pods).mapToLong(size -> size[0]).sum();
+        long lines = switch (reader) {
+            case "component" -> component(follow, all);
+            case "SDK pattern" -> {
+                long read = 0;
+                for (int node = 0; node < pods; node++) {
+                    read += sdkPattern(follow, node);
+                }
+                yield read;
+            }
+            case "raw GET, timestamps", "raw GET, no timestamps" -> {
+                long read = 0;
+                for (int node = 0; node < pods; node++) {
+                    read += raw(follow, reader.endsWith(", timestamps"), nodePods.get(node))[1];
+                }
+                yield read;
+            }
+            default -> throw new IllegalArgumentException(reader);
+        };
+        double seconds = (System.nanoTime() - started) / 1e9;
+        if (lines != expectedLines) {
+            throw new IllegalStateException(reader + " read " + lines + " lines, not " + expectedLines);
+        }
+        double megabytes = bytes / (1024.0 * 1024.0);
+        return new Reading(reader, follow, all, megabytes / seconds, lines / seconds, megabytes, lines);
+    }
+
+    private long component(boolean follow, boolean all) throws Exception {
+        linesSeen.set(0);
+        Exchange read = camel.createProducerTemplate().send("kubeflow-trainer:logs?namespace=" + NAMESPACE
+                + "&follow=" + follow + "&logStep=" + (all ? "all" : "trainer")
+                + "&logDestination=direct:lines&logChunkLines=1000&maxLogBytes=1048576",
+                e -> e.getMessage().setHeader(KubeflowTrainerConstants.JOB_NAME, jobName));
+        if (read.getException() != null) {
+            throw read.getException();
+        }
+        return linesSeen.get();
+    }
+
+    /** {@code TrainerClient.get_job_logs(name, follow, step="node-N")}: its requests, and lines as the SDK makes them. */
+    private long sdkPattern(boolean follow, int node) throws Exception {
+        // get_job: the TrainJob, its runtime (namespaced first), the job's pods for its steps
+        sdkClient.resources(TrainJob.class).inNamespace(NAMESPACE).withName(jobName).get();
+        if (sdkClient.genericKubernetesResources(RuntimeKind.TrainingRuntime.context()).inNamespace(NAMESPACE)
+                .withName("torch-distributed").get() == null) {
+            sdkClient.genericKubernetesResources(RuntimeKind.ClusterTrainingRuntime.context())
+                    .withName("torch-distributed").get();
+        }
+        Pod pod = sdkClient.pods().inNamespace(NAMESPACE)
+                .withLabel(TrainJobControllerEmulation.JOBSET_NAME_LABEL, jobName).list().getItems().stream()
+                .filter(p -> p.getMetadata().getName().equals(nodePods.get(node).getMetadata().getName()))
+                .findFirst().orElseThrow();
+        var log = sdkClient.pods().inNamespace(NAMESPACE).withName(pod.getMetadata().getName()).inContainer("node");
+        if (!follow) {
+            // read_namespaced_pod_log(...) then logs.splitlines()
+            return log.getLog().lines().toList().size();
+        }
+        // watch.Watch().stream(read_namespaced_pod_log, follow=True): the lines as they come
         long lines = 0;
-        while (bytes < megabytes * 1024L * 1024L) {
-            String text = String.format(line, lines, lines);
-            sandbox.podLogs().append("logs", pod.getMetadata().getName(), text);
-            bytes += text.length() + 1;
+        try (LogWatch watch = log.watchLog();
+                BufferedReader reader = new BufferedReader(new InputStreamReader(watch.getOutput(),
+                        StandardCharsets.UTF_8))) {
+            while (reader.readLine() != null) {
+                lines++;
+            }
+        }
+        return lines;
+    }
+
+    /** One GET of a pod's log, its bytes counted and its newlines the lines: {bytes, lines}. */
+    private long[] raw(boolean follow, boolean timestamps, Pod pod) throws Exception {
+        URI uri = URI.create(sandbox.masterUrl() + "api/v1/namespaces/" + NAMESPACE + "/pods/" + pod.getMetadata().getName()
+                + "/log?container=node" + (follow ? "&follow=true" : "") + (timestamps ? "&timestamps=true" : ""));
+        HttpResponse<InputStream> response = http.send(HttpRequest.newBuilder(uri).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        long lines = 0;
+        long bytes = 0;
+        try (InputStream body = response.body()) {
+            byte[] buffer = new byte[64 * 1024];
+            int n;
+            while ((n = body.read(buffer)) > 0) {
+                bytes += n;
+                for (int i = 0; i < n; i++) {
+                    if (buffer[i] == '\n') {
+                        lines++;
+                    }
+                }
+            }
+        }
+        return new long[] {bytes, lines};
+    }
+
+    private static long lines(String chunk) {
+        long lines = 1;
+        for (int i = chunk.indexOf('\n'); i >= 0; i = chunk.indexOf('\n', i + 1)) {
             lines++;
         }
-        linesSeen.set(0);
-        long started = System.nanoTime();
-        Exchange followed = template.send("direct:follow", e -> {
-            e.getMessage().setHeader(KubeflowTrainerConstants.JOB_NAME, name);
-            e.getMessage().setHeader(KubeflowTrainerConstants.NAMESPACE, "logs");
-        });
-        double seconds = (System.nanoTime() - started) / 1e9;
-        if (followed.getException() != null) {
-            throw followed.getException();
-        }
-        if (linesSeen.get() < lines) {
-            throw new IllegalStateException("only " + linesSeen.get() + " of " + lines + " lines arrived");
-        }
-        double megabytesRead = bytes / (1024.0 * 1024.0);
-        return new double[] {megabytesRead / seconds, linesSeen.get() / seconds, megabytesRead, linesSeen.get()};
+        return lines;
     }
 
     @Override
     public void close() throws Exception {
         camel.close();
+        sdkClient.close();
         sandbox.close();
     }
 }

@@ -1,6 +1,5 @@
 package io.camelkubeflow.trainer;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -48,9 +47,9 @@ final class LogCollector implements LogSink {
         lines++;
         String line = prefixSteps ? LogStep.prefixed(step, text) : text;
         kept.addLast(line);
-        keptBytes += line.getBytes(StandardCharsets.UTF_8).length + 1;
+        keptBytes += utf8Length(line) + 1;
         while (keptBytes > maxBytes && !kept.isEmpty()) {
-            keptBytes -= kept.removeFirst().getBytes(StandardCharsets.UTF_8).length + 1;
+            keptBytes -= utf8Length(kept.removeFirst()) + 1;
             truncated = true;
         }
         if (destinationUri != null) {
@@ -83,6 +82,30 @@ final class LogCollector implements LogSink {
             throw new RuntimeCamelException("logDestination " + destinationUri + " failed on a log chunk of "
                     + job + ": " + sent.getException().getMessage(), sent.getException());
         }
+    }
+
+    /**
+     * The bytes of the text in UTF-8, as {@code getBytes(UTF_8).length} counts them, without encoding it (a copy of
+     * every line was a log read's second cost).
+     */
+    static long utf8Length(String text) {
+        long bytes = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                bytes++;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
+                    && Character.isLowSurrogate(text.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else {
+                // an unpaired surrogate is encoded as '?'
+                bytes += Character.isSurrogate(c) ? 1 : 3;
+            }
+        }
+        return bytes;
     }
 
     String body() {

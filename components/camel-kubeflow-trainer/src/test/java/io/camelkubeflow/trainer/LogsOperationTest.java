@@ -13,6 +13,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.JOBSET_NAME_LABEL;
 import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.LOG_LINES_ANNOTATION;
 import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -93,6 +94,33 @@ class LogsOperationTest extends TrainerRouteTestSupport {
         assertEquals(expectedLines(25, 0), lines.subList(1, lines.size()));
         long reads = api.requestsSinceMark().stream().filter(r -> r.getPath().contains("/log?")).count();
         assertTrue(reads > 2, "the follow should have resumed several times, read " + reads + " times");
+    }
+
+    @Test
+    void aStreamBrokenAmongLinesOfOneTimestampResumesWithoutRepeatsOrGaps() {
+        Exchange trained = train("torch-distributed", "&pythonFile=/a.py", 2, 4000);
+        Exchange running = template.send("kubeflow-trainer:wait?waitFor=Running", trained);
+        assertNull(running.getException());
+        String pod = api.client().pods().inNamespace("logs").withLabel(JOBSET_NAME_LABEL,
+                trained.getMessage().getHeader(JOB_NAME, String.class)).list().getItems().stream()
+                .filter(p -> p.getMetadata().getName().contains("-node-0-0-")).findFirst().orElseThrow()
+                .getMetadata().getName();
+        List<String> burst = new ArrayList<>();
+        for (int i = 1; i <= 20; i++) {
+            burst.add("burst line " + i);
+        }
+        // 20 lines of one timestamp; every stream breaks after 3 lines, so each resume starts inside the burst
+        api.sandbox().podLogs().appendBurst("logs", pod, burst);
+        api.sandbox().podLogs().cutFollowsAfter(3);
+        Exchange exchange;
+        try {
+            exchange = template.send("kubeflow-trainer:logs?follow=true", trained);
+        } finally {
+            api.sandbox().podLogs().cutFollowsAfter(0);
+        }
+        List<String> lines = bodyLines(exchange);
+        assertEquals(burst, lines.stream().filter(l -> l.startsWith("burst line ")).toList());
+        assertEquals(expectedLines(2, 0), lines.stream().filter(l -> !l.startsWith("burst line ")).skip(1).toList());
     }
 
     @Test

@@ -24,8 +24,19 @@ import io.fabric8.mockwebserver.http.MockResponse;
 public final class PodLogs {
     static final Pattern LOG_PATH = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/log(\\?.*)?");
 
-    private record Line(Instant time, String text) {
+    /**
+     * A line as a container runtime's log file holds it: when it was written, and that time as the kubelet writes it
+     * before the line when asked for timestamps (RFC 3339 with nanoseconds, always nine digits), formatted once.
+     */
+    private record Line(Instant time, String stamp, String text) {
+        Line(Instant time, String text) {
+            this(time, KUBELET_TIME.format(time), text);
+        }
     }
+
+    /** The kubelet's timestamp format (Go's RFC3339NanoFixed), in UTC. */
+    private static final java.time.format.DateTimeFormatter KUBELET_TIME = java.time.format.DateTimeFormatter
+            .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSSSSSXXX").withZone(java.time.ZoneOffset.UTC);
 
     /** A follower of a container's log: the stream it writes to, whether it writes timestamps, how many it wrote. */
     private final class Follower {
@@ -90,13 +101,24 @@ public final class PodLogs {
 
     /** Appends a line to the log of a pod's running container, stamped now, and writes it to its followers. */
     public void append(String namespace, String pod, String text) {
+        appendBurst(namespace, pod, List.of(text));
+    }
+
+    /**
+     * Appends lines that the container wrote at once: a runtime stamps them with one time (to the nanosecond), so a
+     * reader resuming after one of them cannot tell them apart by time.
+     */
+    public void appendBurst(String namespace, String pod, List<String> texts) {
         List<Attempt> attempts = logs.computeIfAbsent(namespace + "/" + pod,
                 k -> new ArrayList<>(List.of(new Attempt())));
         synchronized (attempts) {
             Attempt running = attempts.get(attempts.size() - 1);
-            Line line = new Line(Instant.now(), text);
-            running.lines.add(line);
-            running.followers.removeIf(f -> !f.write(line));
+            Instant now = Instant.now();
+            for (String text : texts) {
+                Line line = new Line(now, text);
+                running.lines.add(line);
+                running.followers.removeIf(f -> !f.write(line));
+            }
         }
     }
 
@@ -220,7 +242,7 @@ public final class PodLogs {
     }
 
     private static String format(Line line, boolean timestamps) {
-        return timestamps ? line.time() + " " + line.text() + "\n" : line.text() + "\n";
+        return timestamps ? line.stamp() + " " + line.text() + "\n" : line.text() + "\n";
     }
 
     private static Map<String, String> query(String part) {

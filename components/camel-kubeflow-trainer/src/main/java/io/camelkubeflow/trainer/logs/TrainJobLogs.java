@@ -145,8 +145,7 @@ public class TrainJobLogs {
             Pod pod = awaitStarted(request, selector);
             String container = container(pod, selector);
             boolean endedBeforeRead = TERMINAL.contains(pod.getStatus().getPhase());
-            Instant lastBefore = position.lastTime;
-            int deliveredBefore = position.deliveredAtLastTime;
+            long deliveredBefore = position.delivered;
             PodResource resource = client.pods().inNamespace(request.namespace()).withName(pod.getMetadata().getName());
             int restarts = restartCount(pod, container);
             try {
@@ -158,7 +157,7 @@ public class TrainJobLogs {
                     restartsSeen = restarts;
                 }
                 Loggable logs = resource.inContainer(container).usingTimestamps();
-                if (position.lastTime != null) {
+                if (position.started()) {
                     logs = since(resource.inContainer(container).usingTimestamps(), position);
                 } else if (first && request.tailLines() != null) {
                     logs = resource.inContainer(container).usingTimestamps().tailingLines(request.tailLines());
@@ -170,7 +169,7 @@ public class TrainJobLogs {
                     try (LogWatch watch = logs.watchLog()) {
                         BufferedReader current = new BufferedReader(new InputStreamReader(watch.getOutput(),
                                 StandardCharsets.UTF_8));
-                        if (position.lastTime == null) {
+                        if (!position.started()) {
                             deliver(current, position, sink, selector.step);
                         } else {
                             deliverResumed(current, resource, container, position, sink, selector.step);
@@ -189,8 +188,7 @@ public class TrainJobLogs {
                 // a broken stream (IOException, or the HTTP client's own closed-connection error) is resumed from
                 // the last line delivered, backing off while the API server is away; only a stream that delivers
                 // nothing for MAX_OUTAGE is given up on
-                boolean delivered = !java.util.Objects.equals(lastBefore, position.lastTime)
-                        || deliveredBefore != position.deliveredAtLastTime;
+                boolean delivered = position.delivered != deliveredBefore;
                 if (delivered || brokenSince == 0) {
                     brokenSince = System.nanoTime();
                     pause = RESUME_PAUSE;
@@ -218,20 +216,56 @@ public class TrainJobLogs {
     }
 
     /**
-     * Where a reader of one pod is: the timestamp of the last line delivered and how many lines with exactly that
-     * timestamp were delivered. A resumed read starts at that second (the API server's sinceTime precision) and skips
-     * what was delivered, so no line is repeated or lost.
+     * Where a reader of one pod is: the last line delivered (its timestamp is where a resumed read starts) and how many
+     * lines with exactly that timestamp were delivered. A resumed read starts at that second (the API server's
+     * sinceTime precision) and skips what was delivered, so no line is repeated or lost. The timestamp is kept as the
+     * kubelet wrote it and parsed only when a read resumes: parsing every line was most of a read's cost.
      */
     private static final class Position {
-        Instant lastTime;
+        /** The last line delivered, with its timestamp; null before the first. */
+        private String lastLine;
+        /** Where the timestamp of {@link #lastLine} ends. */
+        private int stampEnd;
+        private Instant lastTime;
         int deliveredAtLastTime;
+        /** Lines delivered in all: a read that moved it on was not an outage. */
+        long delivered;
+
+        boolean started() {
+            return lastLine != null;
+        }
+
+        /** The timestamp of the last line delivered; null before the first. */
+        Instant lastTime() {
+            if (lastTime == null && lastLine != null) {
+                lastTime = parseTime(lastLine.substring(0, stampEnd));
+            }
+            return lastTime;
+        }
+
+        /** Whether {@code raw}'s timestamp, ending at {@code stampEnd}, is the last line's, as text. */
+        boolean atLastTime(String raw, int end) {
+            return lastLine != null && end == stampEnd && raw.regionMatches(0, lastLine, 0, end);
+        }
+
+        void delivered(String raw, int end) {
+            if (atLastTime(raw, end)) {
+                deliveredAtLastTime++;
+            } else {
+                lastLine = raw;
+                stampEnd = end;
+                lastTime = null;
+                deliveredAtLastTime = 1;
+            }
+            delivered++;
+        }
     }
 
     private static Loggable since(TimeTailPrettyLoggable logs, Position position) {
-        if (position.lastTime == null) {
+        if (!position.started()) {
             return logs;
         }
-        return logs.sinceTime(position.lastTime.truncatedTo(ChronoUnit.SECONDS).atOffset(ZoneOffset.UTC)
+        return logs.sinceTime(position.lastTime().truncatedTo(ChronoUnit.SECONDS).atOffset(ZoneOffset.UTC)
                 .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
     }
 
@@ -262,7 +296,7 @@ public class TrainJobLogs {
             return;
         }
         Instant firstTime = timeOf(first);
-        if (firstTime != null && firstTime.isAfter(position.lastTime)) {
+        if (firstTime != null && firstTime.isAfter(position.lastTime())) {
             String previous;
             try {
                 previous = since(resource.inContainer(container).usingTimestamps().terminated(), position).getLog();
@@ -289,41 +323,58 @@ public class TrainJobLogs {
     }
 
     private static Instant timeOf(String raw) {
+        int end = stampEnd(raw);
+        return end < 0 ? null : parseTime(raw.substring(0, end));
+    }
+
+    /**
+     * Where the timestamp the API server put before a line ends (the space after it), or -1 when the line does not
+     * start with one: a date and a time, {@code 2006-01-02T15:04:05...}; a full parse is left to when it is needed.
+     */
+    private static int stampEnd(String raw) {
         int space = raw.indexOf(' ');
-        return space < 0 ? null : parseTime(raw.substring(0, space));
+        return space >= 20 && raw.charAt(4) == '-' && raw.charAt(10) == 'T' ? space : -1;
     }
 
     /**
      * Delivers the lines of one read that come after the position (the API server's sinceTime is to the second, so a
-     * resumed read repeats the lines of that second already delivered), moving the position on.
+     * resumed read repeats the lines of that second already delivered), moving the position on. Only a resumed read's
+     * lines up to the first one newer than the position have their time parsed.
      */
     private static final class LineFilter {
         private final Position position;
+        /** Whether every line from here on is new: a fresh read, or a resumed one past the position. */
+        private boolean caughtUp;
         private int skippedAtLastTime;
 
         LineFilter(Position position) {
             this.position = position;
+            this.caughtUp = !position.started();
         }
 
         void deliver(String raw, LogSink sink, String step) {
-            Instant time = timeOf(raw);
-            String text = time == null ? raw : raw.substring(raw.indexOf(' ') + 1);
-            if (time != null && position.lastTime != null) {
-                if (time.isBefore(position.lastTime)) {
-                    return;
-                }
-                if (time.equals(position.lastTime) && skippedAtLastTime < position.deliveredAtLastTime) {
-                    skippedAtLastTime++;
-                    return;
+            int end = stampEnd(raw);
+            if (end >= 0 && !caughtUp) {
+                Instant time = parseTime(raw.substring(0, end));
+                if (time != null) {
+                    int order = time.compareTo(position.lastTime());
+                    if (order < 0) {
+                        return;
+                    }
+                    if (order == 0 && skippedAtLastTime < position.deliveredAtLastTime) {
+                        skippedAtLastTime++;
+                        return;
+                    }
+                    // past the position, or past the lines of its time already delivered: the rest is new
+                    caughtUp = true;
                 }
             }
-            if (time != null && !time.equals(position.lastTime)) {
-                position.lastTime = time;
-                position.deliveredAtLastTime = 0;
-                skippedAtLastTime = 0;
+            String text = end < 0 ? raw : raw.substring(end + 1);
+            if (end >= 0) {
+                position.delivered(raw, end);
+            } else {
+                position.delivered++;
             }
-            position.deliveredAtLastTime++;
-            skippedAtLastTime++;
             try {
                 sink.line(step, text);
             } catch (RuntimeException e) {
