@@ -23,6 +23,8 @@ import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.LogWatch;
@@ -50,6 +52,10 @@ final class LogBench implements AutoCloseable {
     static final int NODES = 4;
     private static final int ROUNDS = 3;
     private static final String NAMESPACE = "logs";
+    /** The real Kubeflow SDK's reader, run when {@code -Dbench.sdk.pythonpath} gives its Python path. */
+    static final String PYTHON_SDK = "Kubeflow SDK (Python)";
+    private static final String SDK_PYTHONPATH = System.getProperty("bench.sdk.pythonpath", "").isBlank() ? null
+            : System.getProperty("bench.sdk.pythonpath");
 
     /** A way to read: its name and, per run, the bytes and lines it read. */
     record Reading(String reader, boolean follow, boolean allRanks, double megabytesPerSecond, double linesPerSecond,
@@ -67,9 +73,16 @@ final class LogBench implements AutoCloseable {
     /** Per node pod, the bytes and lines of its log without timestamps, as a raw GET counts them. */
     private final List<long[]> sizes = new ArrayList<>();
 
-    LogBench() throws Exception {
+    /** The project's root: where bench/sdk is. */
+    private final java.nio.file.Path root;
+
+    LogBench(java.nio.file.Path root) throws Exception {
+        this.root = root;
         sandbox.createNamespace(NAMESPACE);
-        sdkClient = new KubernetesClientBuilder().withConfig(sandbox.client().getConfiguration()).build();
+        // as the Python client does (urllib3 retries a GET whose pooled connection was closed), fabric8's default
+        // retries: the sandbox's own client has none
+        sdkClient = new KubernetesClientBuilder().withConfig(new ConfigBuilder(sandbox.client().getConfiguration())
+                .withRequestRetryBackoffLimit(Config.DEFAULT_REQUEST_RETRY_BACKOFFLIMIT).build()).build();
         camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(sandbox.client());
         camel.addRoutes(new RouteBuilder() {
             @Override
@@ -122,7 +135,11 @@ final class LogBench implements AutoCloseable {
 
     /** Every reader, follow and not, node 0 and all ranks: the median of the rounds of each. */
     List<Reading> readAll() throws Exception {
-        List<String> readers = List.of("component", "SDK pattern", "raw GET, timestamps", "raw GET, no timestamps");
+        List<String> readers = new ArrayList<>(List.of("component", "SDK pattern", "raw GET, timestamps",
+                "raw GET, no timestamps"));
+        if (SDK_PYTHONPATH != null) {
+            readers.add(1, PYTHON_SDK);
+        }
         for (String reader : readers) {
             // warm-up, not counted: class loading, JIT, each client's connection
             read(reader, true, false);
@@ -144,9 +161,10 @@ final class LogBench implements AutoCloseable {
 
     private Reading read(String reader, boolean follow, boolean all) throws Exception {
         int pods = all ? NODES : 1;
-        long started = System.nanoTime();
         long expectedLines = sizes.stream().limit(pods).mapToLong(size -> size[1]).sum();
         long bytes = sizes.stream().limit(pods).mapToLong(size -> size[0]).sum();
+        double seconds = Double.NaN;
+        long started = System.nanoTime();
         long lines = switch (reader) {
             case "component" -> component(follow, all);
             case "SDK pattern" -> {
@@ -155,6 +173,11 @@ final class LogBench implements AutoCloseable {
                     read += sdkPattern(follow, node);
                 }
                 yield read;
+            }
+            case PYTHON_SDK -> {
+                double[] timed = pythonSdk(follow, pods);
+                seconds = timed[0];
+                yield (long) timed[1];
             }
             case "raw GET, timestamps", "raw GET, no timestamps" -> {
                 long read = 0;
@@ -165,7 +188,9 @@ final class LogBench implements AutoCloseable {
             }
             default -> throw new IllegalArgumentException(reader);
         };
-        double seconds = (System.nanoTime() - started) / 1e9;
+        if (Double.isNaN(seconds)) {
+            seconds = (System.nanoTime() - started) / 1e9;
+        }
         if (lines != expectedLines) {
             throw new IllegalStateException(reader + " read " + lines + " lines, not " + expectedLines);
         }
@@ -188,16 +213,18 @@ final class LogBench implements AutoCloseable {
     /** {@code TrainerClient.get_job_logs(name, follow, step="node-N")}: its requests, and lines as the SDK makes them. */
     private long sdkPattern(boolean follow, int node) throws Exception {
         // get_job: the TrainJob, its runtime (namespaced first), the job's pods for its steps
-        sdkClient.resources(TrainJob.class).inNamespace(NAMESPACE).withName(jobName).get();
-        if (sdkClient.genericKubernetesResources(RuntimeKind.TrainingRuntime.context()).inNamespace(NAMESPACE)
-                .withName("torch-distributed").get() == null) {
-            sdkClient.genericKubernetesResources(RuntimeKind.ClusterTrainingRuntime.context())
-                    .withName("torch-distributed").get();
-        }
-        Pod pod = sdkClient.pods().inNamespace(NAMESPACE)
-                .withLabel(TrainJobControllerEmulation.JOBSET_NAME_LABEL, jobName).list().getItems().stream()
-                .filter(p -> p.getMetadata().getName().equals(nodePods.get(node).getMetadata().getName()))
-                .findFirst().orElseThrow();
+        Pod pod = reconnecting(() -> {
+            sdkClient.resources(TrainJob.class).inNamespace(NAMESPACE).withName(jobName).get();
+            if (sdkClient.genericKubernetesResources(RuntimeKind.TrainingRuntime.context()).inNamespace(NAMESPACE)
+                    .withName("torch-distributed").get() == null) {
+                sdkClient.genericKubernetesResources(RuntimeKind.ClusterTrainingRuntime.context())
+                        .withName("torch-distributed").get();
+            }
+            return sdkClient.pods().inNamespace(NAMESPACE)
+                    .withLabel(TrainJobControllerEmulation.JOBSET_NAME_LABEL, jobName).list().getItems().stream()
+                    .filter(p -> p.getMetadata().getName().equals(nodePods.get(node).getMetadata().getName()))
+                    .findFirst().orElseThrow();
+        });
         var log = sdkClient.pods().inNamespace(NAMESPACE).withName(pod.getMetadata().getName()).inContainer("node");
         if (!follow) {
             // read_namespaced_pod_log(...) then logs.splitlines()
@@ -213,6 +240,46 @@ final class LogBench implements AutoCloseable {
             }
         }
         return lines;
+    }
+
+    /**
+     * {@code bench/sdk/sdk_logs.py}: the SDK's {@code get_job_logs}, one step after the other, timed by the script
+     * itself after a warm-up read (so Python's start and imports are not counted): {seconds, lines}.
+     */
+    private double[] pythonSdk(boolean follow, int pods) throws Exception {
+        java.nio.file.Path kubeconfig = sandbox.writeKubeconfig(java.nio.file.Files.createTempFile("bench-", ".kubeconfig"));
+        List<String> steps = new ArrayList<>();
+        for (int node = 0; node < pods; node++) {
+            steps.add("node-" + node);
+        }
+        ProcessBuilder python = new ProcessBuilder("python3", root.resolve("bench/sdk/sdk_logs.py").toString(),
+                NAMESPACE, jobName, Boolean.toString(follow), String.join(",", steps)).redirectErrorStream(true);
+        python.environment().put("PYTHONPATH", SDK_PYTHONPATH);
+        python.environment().put("KUBECONFIG", kubeconfig.toString());
+        Process process = python.start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        java.nio.file.Files.delete(kubeconfig);
+        if (process.waitFor() != 0) {
+            throw new IllegalStateException("the Kubeflow SDK's log read failed:\n" + output);
+        }
+        var result = io.fabric8.kubernetes.client.utils.Serialization.jsonMapper()
+                .readTree(output.substring(output.lastIndexOf('{')));
+        return new double[] {result.get("seconds").asDouble(), result.get("lines").asDouble()};
+    }
+
+    /**
+     * The Python client (urllib3) sends a GET again when the pooled connection it used was closed before the answer;
+     * fabric8 over Vert.x reports that as an {@code HttpClosedException}, which its own retries do not cover.
+     */
+    private static <T> T reconnecting(java.util.function.Supplier<T> requests) {
+        try {
+            return requests.get();
+        } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            if (!(e.getCause() instanceof io.vertx.core.http.HttpClosedException)) {
+                throw e;
+            }
+            return requests.get();
+        }
     }
 
     /** One GET of a pod's log, its bytes counted and its newlines the lines: {bytes, lines}. */

@@ -20,6 +20,7 @@ import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.api.TrainJobStatus;
 import io.camelkubeflow.trainer.job.TrainJobSubmitter;
 import io.camelkubeflow.trainer.job.TrainRequest;
+import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
@@ -36,11 +37,13 @@ import org.apache.camel.support.DefaultExchange;
  * Completion detection: N TrainJobs wait in a route ({@code direct:wait -> kubeflow-trainer:wait -> record}); after a
  * hold time the harness writes each job's Complete condition, and the latency is from the start of that write to the
  * moment the route's next step runs. The baseline does what the Kubeflow Python SDK's wait does: every 2 s, per job,
- * GET the TrainJob and LIST its pods, from a random phase. Requests are counted on the API server (the harness's own
+ * from a random phase, its get_job: GET the TrainJob, GET the namespaced TrainingRuntime (404), GET the
+ * ClusterTrainingRuntime, LIST the job's pods. Requests are counted on the API server (the harness's own
  * status writes excluded), connections on its port.
  */
 final class WaitBench implements AutoCloseable {
     static final long POLL_MILLIS = 2000;
+    private static final String RUNTIME = "torch-distributed";
 
     private final TrainerSandbox sandbox = TrainerSandbox.start();
     private final KubernetesClient componentClient = newClient();
@@ -80,8 +83,17 @@ final class WaitBench implements AutoCloseable {
     }
 
     Run watch(int waits, long holdMillis, boolean measureHeap) throws Exception {
-        String namespace = "watch-" + (++namespaces);
-        List<TrainJob> jobs = createJobs(namespace, waits);
+        return watch(waits, 1, holdMillis, measureHeap);
+    }
+
+    /** {@code waits} waits spread evenly over {@code namespaceCount} namespaces. */
+    Run watch(int waits, int namespaceCount, long holdMillis, boolean measureHeap) throws Exception {
+        List<TrainJob> jobs = new ArrayList<>();
+        int run = ++namespaces;
+        for (int n = 0; n < namespaceCount; n++) {
+            int share = waits / namespaceCount + (n < waits % namespaceCount ? 1 : 0);
+            jobs.addAll(createJobs("watch-" + run + (namespaceCount > 1 ? "-" + n : ""), share));
+        }
         continued = new ConcurrentHashMap<>();
         remaining = new CountDownLatch(waits);
         long heapBefore = measureHeap ? usedHeapAfterGc() : 0;
@@ -92,7 +104,7 @@ final class WaitBench implements AutoCloseable {
             for (TrainJob job : jobs) {
                 Exchange exchange = new DefaultExchange(camel);
                 exchange.getMessage().setHeader(KubeflowTrainerConstants.JOB_NAME, job.getMetadata().getName());
-                exchange.getMessage().setHeader(KubeflowTrainerConstants.NAMESPACE, namespace);
+                exchange.getMessage().setHeader(KubeflowTrainerConstants.NAMESPACE, job.getMetadata().getNamespace());
                 waitRoute.process(exchange, doneSync -> { });
             }
             Thread.sleep(holdMillis);
@@ -125,7 +137,14 @@ final class WaitBench implements AutoCloseable {
                     if (seen.containsKey(name)) {
                         return;
                     }
+                    // the SDK's wait_for_job_status polls get_job: the TrainJob, its runtime (the namespaced one
+                    // first: a 404 here, then the cluster's), the job's pods
                     TrainJob current = pollingClient.resources(TrainJob.class).inNamespace(namespace).withName(name).get();
+                    if (pollingClient.genericKubernetesResources(RuntimeKind.TrainingRuntime.context())
+                            .inNamespace(namespace).withName(RUNTIME).get() == null) {
+                        pollingClient.genericKubernetesResources(RuntimeKind.ClusterTrainingRuntime.context())
+                                .withName(RUNTIME).get();
+                    }
                     pollingClient.pods().inNamespace(namespace)
                             .withLabel(TrainJobControllerEmulation.JOBSET_NAME_LABEL, name).list();
                     if (TrainJobPhase.of(current).isTerminal() && seen.putIfAbsent(name, System.nanoTime()) == null) {
@@ -167,7 +186,7 @@ final class WaitBench implements AutoCloseable {
         ExecutorService creators = Executors.newFixedThreadPool(8);
         List<java.util.concurrent.Future<TrainJob>> created = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            TrainRequest request = new TrainRequest().runtime("torch-distributed").namespace(namespace)
+            TrainRequest request = new TrainRequest().runtime(RUNTIME).namespace(namespace)
                     .pythonFile("/app/train.py").idempotencyKey(namespace + "-" + i);
             created.add(creators.submit(() -> sandbox.client().resources(TrainJob.class).inNamespace(namespace)
                     .resource(submitter.prepare(request, namespace).trainJob()).create()));

@@ -4,4 +4,8 @@ package io.camelkubeflow.trainer.logs;
 @FunctionalInterface
 public interface LogSink {
     void line(String step, String text);
+
+    /** The reader has no more lines at hand for now: a sink that holds lines back delivers them. */
+    default void idle() {
+    }
 }

@@ -34,10 +34,6 @@ import io.camelkubeflow.trainer.watch.ClusterInformers;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.LogWatch;
-import io.fabric8.kubernetes.client.dsl.Loggable;
-import io.fabric8.kubernetes.client.dsl.PodResource;
-import io.fabric8.kubernetes.client.dsl.TimeTailPrettyLoggable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,14 +82,9 @@ public class TrainJobLogs {
             readPod(request, selectors.get(0), sink);
             return List.of(selectors.get(0).step);
         }
-        LogSink shared = (step, text) -> {
-            synchronized (sink) {
-                sink.line(step, text);
-            }
-        };
         List<CompletableFuture<Void>> tasks = new ArrayList<>();
         for (Selector selector : selectors) {
-            tasks.add(CompletableFuture.runAsync(() -> readPod(request, selector, shared), executor));
+            tasks.add(CompletableFuture.runAsync(() -> readPod(request, selector, new Batches(sink)), executor));
         }
         try {
             CompletableFuture.allOf(tasks.toArray(CompletableFuture[]::new)).get();
@@ -146,37 +137,31 @@ public class TrainJobLogs {
             String container = container(pod, selector);
             boolean endedBeforeRead = TERMINAL.contains(pod.getStatus().getPhase());
             long deliveredBefore = position.delivered;
-            PodResource resource = client.pods().inNamespace(request.namespace()).withName(pod.getMetadata().getName());
+            String podName = pod.getMetadata().getName();
             int restarts = restartCount(pod, container);
             try {
                 if (request.follow() && restarts > restartsSeen) {
                     // the container crashed and was restarted (JobSet restarts OnFailure): the end of the crashed
                     // attempt is only in its previous log
-                    deliver(readerOf(since(resource.inContainer(container).usingTimestamps().terminated(), position)
-                            .getLog()), position, sink, selector.step);
+                    try (BufferedReader previous = open(request.namespace(), podName,
+                            query(container, false, true, position, null, null))) {
+                        deliver(previous, position, sink, selector.step);
+                    }
                     restartsSeen = restarts;
                 }
-                Loggable logs = resource.inContainer(container).usingTimestamps();
-                if (position.started()) {
-                    logs = since(resource.inContainer(container).usingTimestamps(), position);
-                } else if (first && request.tailLines() != null) {
-                    logs = resource.inContainer(container).usingTimestamps().tailingLines(request.tailLines());
-                } else if (first && request.sinceSeconds() != null) {
-                    logs = resource.inContainer(container).usingTimestamps().sinceSeconds(request.sinceSeconds());
-                }
+                boolean resumed = position.started();
+                PodLogStream.Query query = query(container, request.follow(), false, position,
+                        first ? request.tailLines() : null, first ? request.sinceSeconds() : null);
                 first = false;
-                if (request.follow()) {
-                    try (LogWatch watch = logs.watchLog()) {
-                        BufferedReader current = new BufferedReader(new InputStreamReader(watch.getOutput(),
-                                StandardCharsets.UTF_8));
-                        if (!position.started()) {
-                            deliver(current, position, sink, selector.step);
-                        } else {
-                            deliverResumed(current, resource, container, position, sink, selector.step);
-                        }
+                try (BufferedReader current = open(request.namespace(), podName, query)) {
+                    if (!query.timestamps()) {
+                        deliverAsRead(current, sink, selector.step);
+                    } else if (resumed) {
+                        deliverResumed(current, request.namespace(), podName, container, position, sink,
+                                selector.step);
+                    } else {
+                        deliver(current, position, sink, selector.step);
                     }
-                } else {
-                    deliver(readerOf(logs.getLog()), position, sink, selector.step);
                 }
                 brokenSince = 0;
                 pause = RESUME_PAUSE;
@@ -245,7 +230,16 @@ public class TrainJobLogs {
 
         /** Whether {@code raw}'s timestamp, ending at {@code stampEnd}, is the last line's, as text. */
         boolean atLastTime(String raw, int end) {
-            return lastLine != null && end == stampEnd && raw.regionMatches(0, lastLine, 0, end);
+            if (lastLine == null || end != stampEnd) {
+                return false;
+            }
+            // from the end: two lines' times differ in their last digits, and share their date
+            for (int i = end - 1; i >= 0; i--) {
+                if (raw.charAt(i) != lastLine.charAt(i)) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         void delivered(String raw, int end) {
@@ -261,24 +255,119 @@ public class TrainJobLogs {
         }
     }
 
-    private static Loggable since(TimeTailPrettyLoggable logs, Position position) {
-        if (!position.started()) {
-            return logs;
+    /**
+     * A log read's query: from the position's second when there is one (the API server's sinceTime precision; the
+     * lines of that second already delivered are skipped by {@link LineFilter}), else from {@code tailLines} or
+     * {@code sinceSeconds} when given.
+     */
+    private static PodLogStream.Query query(String container, boolean follow, boolean previous, Position position,
+            Integer tailLines, Integer sinceSeconds) {
+        if (position.started()) {
+            return new PodLogStream.Query(container, follow, previous, position.lastTime()
+                    .truncatedTo(ChronoUnit.SECONDS).atOffset(ZoneOffset.UTC)
+                    .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME), null, null);
         }
-        return logs.sinceTime(position.lastTime().truncatedTo(ChronoUnit.SECONDS).atOffset(ZoneOffset.UTC)
-                .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
+        return new PodLogStream.Query(container, follow, previous, null, tailLines, tailLines == null ? sinceSeconds
+                : null);
     }
 
-    private static BufferedReader readerOf(String log) {
-        return new BufferedReader(new java.io.StringReader(log == null ? "" : log));
+    private BufferedReader open(String namespace, String pod, PodLogStream.Query query) throws IOException {
+        return new BufferedReader(new InputStreamReader(PodLogStream.open(client, namespace, pod, query),
+                StandardCharsets.UTF_8), 64 * 1024);
     }
 
     private static void deliver(BufferedReader reader, Position position, LogSink sink, String step)
             throws IOException {
-        LineFilter filter = new LineFilter(position);
-        String raw;
-        while ((raw = reader.readLine()) != null) {
-            filter.deliver(raw, sink, step);
+        deliver(reader, new LineFilter(position), sink, step);
+    }
+
+    /**
+     * Delivers a reader's lines through the filter; the sink hears when no more are at hand, and before a broken
+     * stream is resumed, so what it holds back is neither late nor lost.
+     */
+    private static void deliver(BufferedReader reader, LineFilter filter, LogSink sink, String step)
+            throws IOException {
+        try {
+            String raw;
+            while ((raw = reader.readLine()) != null) {
+                filter.deliver(raw, sink, step);
+                if (!reader.ready()) {
+                    idle(sink);
+                }
+            }
+        } finally {
+            idle(sink);
+        }
+    }
+
+    /** A read that is not resumed, so without timestamps: its lines as they are. */
+    private static void deliverAsRead(BufferedReader reader, LogSink sink, String step) throws IOException {
+        try {
+            String line;
+            while ((line = reader.readLine()) != null) {
+                try {
+                    sink.line(step, line);
+                } catch (RuntimeException e) {
+                    throw new SinkFailedException(e);
+                }
+                if (!reader.ready()) {
+                    idle(sink);
+                }
+            }
+        } finally {
+            idle(sink);
+        }
+    }
+
+    private static void idle(LogSink sink) {
+        try {
+            sink.idle();
+        } catch (RuntimeException e) {
+            throw new SinkFailedException(e);
+        }
+    }
+
+    /**
+     * The sink of one pod's reader when several pods are read at once: lines go to the shared sink in batches, each
+     * under one hold of its lock (a lock per line, taken in turn by every reader, was the cost of reading all ranks).
+     */
+    private static final class Batches implements LogSink {
+        private static final int MAX_BATCH = 1000;
+        private final LogSink shared;
+        private final List<String> texts = new ArrayList<>();
+        private String batchStep;
+
+        Batches(LogSink shared) {
+            this.shared = shared;
+        }
+
+        @Override
+        public void line(String step, String text) {
+            if (!texts.isEmpty() && !step.equals(batchStep)) {
+                idle();
+            }
+            batchStep = step;
+            texts.add(text);
+            if (texts.size() >= MAX_BATCH) {
+                idle();
+            }
+        }
+
+        @Override
+        public void idle() {
+            if (texts.isEmpty()) {
+                return;
+            }
+            try {
+                synchronized (shared) {
+                    for (String text : texts) {
+                        shared.line(batchStep, text);
+                    }
+                    shared.idle();
+                }
+            } finally {
+                texts.clear();
+            }
         }
     }
 
@@ -288,8 +377,8 @@ public class TrainJobLogs {
      * current container, the end of the previous container's log that is newer than what was delivered comes first.
      * Without a restart there is no previous log (the API server answers 400) or nothing in it is newer.
      */
-    private void deliverResumed(BufferedReader current, PodResource resource, String container, Position position,
-            LogSink sink, String step) throws IOException {
+    private void deliverResumed(BufferedReader current, String namespace, String pod, String container,
+            Position position, LogSink sink, String step) throws IOException {
         LineFilter filter = new LineFilter(position);
         String first = current.readLine();
         if (first == null) {
@@ -297,29 +386,25 @@ public class TrainJobLogs {
         }
         Instant firstTime = timeOf(first);
         if (firstTime != null && firstTime.isAfter(position.lastTime())) {
-            String previous;
-            try {
-                previous = since(resource.inContainer(container).usingTimestamps().terminated(), position).getLog();
-            } catch (KubernetesClientException e) {
-                previous = null;
-            }
-            BufferedReader lines = readerOf(previous);
             LineFilter previousFilter = new LineFilter(position);
-            String raw;
-            while ((raw = lines.readLine()) != null) {
-                Instant time = timeOf(raw);
-                if (time != null && time.isBefore(firstTime)) {
-                    previousFilter.deliver(raw, sink, step);
+            try (BufferedReader lines = open(namespace, pod, query(container, false, true, position, null, null))) {
+                String raw;
+                while ((raw = lines.readLine()) != null) {
+                    Instant time = timeOf(raw);
+                    if (time != null && time.isBefore(firstTime)) {
+                        previousFilter.deliver(raw, sink, step);
+                    }
                 }
+            } catch (KubernetesClientException e) {
+                // no previous container (400): nothing to add
+            } finally {
+                idle(sink);
             }
             // what the previous log delivered is older than the current container's lines: nothing of those to skip
             filter = new LineFilter(position);
         }
         filter.deliver(first, sink, step);
-        String raw;
-        while ((raw = current.readLine()) != null) {
-            filter.deliver(raw, sink, step);
-        }
+        deliver(current, filter, sink, step);
     }
 
     private static Instant timeOf(String raw) {
