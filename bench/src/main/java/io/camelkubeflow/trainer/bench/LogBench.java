@@ -268,8 +268,10 @@ final class LogBench implements AutoCloseable {
     }
 
     /**
-     * The Python client (urllib3) sends a GET again when the pooled connection it used was closed before the answer;
-     * fabric8 over Vert.x reports that as an {@code HttpClosedException}, which its own retries do not cover.
+     * The Python client (urllib3) sends a GET again when the pooled connection it used was closed before the answer.
+     * Here that happens after a follow: closing fabric8's {@code LogWatch} cancels its ended response, which closes
+     * the connection the client has pooled again, and the next request fails with an {@code HttpClosedException}
+     * that fabric8's retries do not cover. (The component's own log stream cancels only a response still coming.)
      */
     private static <T> T reconnecting(java.util.function.Supplier<T> requests) {
         try {

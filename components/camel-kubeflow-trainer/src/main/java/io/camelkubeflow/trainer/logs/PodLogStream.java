@@ -227,14 +227,20 @@ final class PodLogStream extends InputStream {
 
     @Override
     public void close() {
+        boolean unfinished;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
+            unfinished = !done;
             buffers.clear();
             notifyAll();
         }
-        body.thenAccept(AsyncBody::cancel);
+        // only a response still coming is cancelled: cancelling one that ended closes its connection, which the
+        // client has pooled again by then, and the client's next request fails with "Connection was closed"
+        if (unfinished) {
+            body.thenAccept(AsyncBody::cancel);
+        }
     }
 }
