@@ -67,7 +67,7 @@ final class StartupBench {
                 }
             }
         }
-        starts.add(bench.sandboxAlone(projectRoot));
+        starts.add(bench.sandboxAlone());
         return starts;
     }
 
@@ -87,7 +87,7 @@ final class StartupBench {
     }
 
     /** SandboxMain in a JVM of its own, on the bench's class path: until it says where it listens. */
-    private Start sandboxAlone(Path projectRoot) throws Exception {
+    private Start sandboxAlone() throws Exception {
         ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "io.camelkubeflow.trainer.sandbox.SandboxMain",
                 "--kubeconfig=" + work.resolve("alone.kubeconfig")).directory(work.toFile()).redirectErrorStream(true);

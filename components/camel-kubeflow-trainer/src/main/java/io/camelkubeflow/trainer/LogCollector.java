@@ -1,11 +1,11 @@
 package io.camelkubeflow.trainer;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 
 import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.logs.LineBatch;
 import io.camelkubeflow.trainer.logs.LogSink;
 import io.camelkubeflow.trainer.logs.LogStep;
 import org.apache.camel.Exchange;
@@ -23,14 +23,13 @@ final class LogCollector implements LogSink {
     private final long maxBytes;
     private final ProducerTemplate destination;
     private final String destinationUri;
-    private final int chunkLines;
+    /** The chunks sent to the destination; null without one. */
+    private final LineBatch chunks;
     private final TrainJobRef job;
     private final Deque<String> kept = new ArrayDeque<>();
     private long keptBytes;
     private long lines;
     private boolean truncated;
-    private final List<String> chunk = new ArrayList<>();
-    private String chunkStep;
 
     LogCollector(boolean prefixSteps, long maxBytes, ProducerTemplate destination, String destinationUri,
             int chunkLines, TrainJobRef job) {
@@ -38,7 +37,7 @@ final class LogCollector implements LogSink {
         this.maxBytes = maxBytes;
         this.destination = destination;
         this.destinationUri = destinationUri;
-        this.chunkLines = Math.max(1, chunkLines);
+        this.chunks = destinationUri == null ? null : new LineBatch(chunkLines, this::send);
         this.job = job;
     }
 
@@ -52,26 +51,20 @@ final class LogCollector implements LogSink {
             keptBytes -= utf8Length(kept.removeFirst()) + 1;
             truncated = true;
         }
-        if (destinationUri != null) {
-            if (!chunk.isEmpty() && !step.equals(chunkStep)) {
-                flush();
-            }
-            chunkStep = step;
-            chunk.add(line);
-            if (chunk.size() >= chunkLines) {
-                flush();
-            }
+        if (chunks != null) {
+            chunks.add(step, line);
         }
     }
 
     /** Sends what is left of the last chunk. */
     void flush() {
-        if (destinationUri == null || chunk.isEmpty()) {
-            return;
+        if (chunks != null) {
+            chunks.flush();
         }
+    }
+
+    private void send(String step, List<String> chunk) {
         String body = String.join("\n", chunk);
-        String step = chunkStep;
-        chunk.clear();
         Exchange sent = destination.send(destinationUri, exchange -> {
             exchange.getMessage().setBody(body);
             TrainJobHeaders.identity(exchange.getMessage(), job);

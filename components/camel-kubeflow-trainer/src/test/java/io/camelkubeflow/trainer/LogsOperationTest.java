@@ -61,6 +61,16 @@ class LogsOperationTest extends TrainerRouteTestSupport {
         return lines;
     }
 
+    /** Follows the job's log while a proxy breaks every stream after {@code lines} lines. */
+    static Exchange followWithStreamsCutAfter(int lines, Exchange trained) {
+        api.sandbox().podLogs().cutFollowsAfter(lines);
+        try {
+            return template.send("kubeflow-trainer:logs?follow=true", trained);
+        } finally {
+            api.sandbox().podLogs().cutFollowsAfter(0);
+        }
+    }
+
     static List<String> bodyLines(Exchange exchange) {
         assertNull(exchange.getException());
         String body = exchange.getMessage().getBody(String.class);
@@ -82,15 +92,8 @@ class LogsOperationTest extends TrainerRouteTestSupport {
     void followingWaitsForThePodAndResumesBrokenStreamsWithoutRepeatsOrGaps() {
         Exchange trained = train("torch-distributed", "&pythonFile=/a.py", 25, 2500);
         // a proxy that breaks every stream after 7 lines
-        api.sandbox().podLogs().cutFollowsAfter(7);
         api.mark();
-        Exchange exchange;
-        try {
-            exchange = template.send("kubeflow-trainer:logs?follow=true", trained);
-        } finally {
-            api.sandbox().podLogs().cutFollowsAfter(0);
-        }
-        List<String> lines = bodyLines(exchange);
+        List<String> lines = bodyLines(followWithStreamsCutAfter(7, trained));
         assertEquals(expectedLines(25, 0), lines.subList(1, lines.size()));
         long reads = api.requestsSinceMark().stream().filter(r -> r.getPath().contains("/log?")).count();
         assertTrue(reads > 2, "the follow should have resumed several times, read " + reads + " times");
@@ -111,14 +114,7 @@ class LogsOperationTest extends TrainerRouteTestSupport {
         }
         // 20 lines of one timestamp; every stream breaks after 3 lines, so each resume starts inside the burst
         api.sandbox().podLogs().appendBurst("logs", pod, burst);
-        api.sandbox().podLogs().cutFollowsAfter(3);
-        Exchange exchange;
-        try {
-            exchange = template.send("kubeflow-trainer:logs?follow=true", trained);
-        } finally {
-            api.sandbox().podLogs().cutFollowsAfter(0);
-        }
-        List<String> lines = bodyLines(exchange);
+        List<String> lines = bodyLines(followWithStreamsCutAfter(3, trained));
         assertEquals(burst, lines.stream().filter(l -> l.startsWith("burst line ")).toList());
         assertEquals(expectedLines(2, 0), lines.stream().filter(l -> !l.startsWith("burst line ")).skip(1).toList());
     }

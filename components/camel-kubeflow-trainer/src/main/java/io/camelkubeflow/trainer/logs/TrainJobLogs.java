@@ -333,43 +333,30 @@ public class TrainJobLogs {
      */
     private static final class Batches implements LogSink {
         private static final int MAX_BATCH = 1000;
-        private final LogSink shared;
-        private final List<String> texts = new ArrayList<>();
-        private String batchStep;
+        private final LineBatch batch;
 
         Batches(LogSink shared) {
-            this.shared = shared;
+            batch = new LineBatch(MAX_BATCH, (step, texts) -> {
+                synchronized (shared) {
+                    for (String text : texts) {
+                        shared.line(step, text);
+                    }
+                    shared.idle();
+                }
+            });
         }
 
         @Override
         public void line(String step, String text) {
-            if (!texts.isEmpty() && !step.equals(batchStep)) {
-                idle();
-            }
-            batchStep = step;
-            texts.add(text);
-            if (texts.size() >= MAX_BATCH) {
-                idle();
-            }
+            batch.add(step, text);
         }
 
         @Override
         public void idle() {
-            if (texts.isEmpty()) {
-                return;
-            }
-            try {
-                synchronized (shared) {
-                    for (String text : texts) {
-                        shared.line(batchStep, text);
-                    }
-                    shared.idle();
-                }
-            } finally {
-                texts.clear();
-            }
+            batch.flush();
         }
     }
+
 
     /**
      * A resumed follow of the current container: the container may have restarted since the pod was looked at (the
