@@ -1,6 +1,10 @@
 package io.camelkubeflow.trainer;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 
 import io.camelkubeflow.trainer.access.Access;
@@ -19,14 +23,16 @@ import org.slf4j.LoggerFactory;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
- * {@code logs}: reads (and follows) on the component's own log threads, never Camel's, and continues the exchange when
- * the read ends; lines go to logDestination as they come.
+ * {@code logs}: reads (and follows) on the component's own pool of log threads, never Camel's, holding none while a
+ * read waits for lines, and continues the exchange when the read ends; lines go to logDestination as they come.
  */
 final class LogsHandler extends OperationHandler {
     private static final Logger LOG = LoggerFactory.getLogger(LogsHandler.class);
     private LogStep defaultStep;
     private TrainJobManager jobs;
     private ExecutorService logThreads;
+    /** Reads in flight: stopping the producer ends them, and their exchanges continue with the cancellation. */
+    private final Set<CompletableFuture<List<String>>> reads = ConcurrentHashMap.newKeySet();
     private ProducerTemplate logDestination;
 
     LogsHandler(KubeflowTrainerEndpoint endpoint) {
@@ -39,7 +45,7 @@ final class LogsHandler extends OperationHandler {
         defaultStep = LogStep.parse("logStep", configuration.getLogStep());
         jobs = new TrainJobManager(endpoint.getClient(), endpoint.apiRetry());
         logThreads = endpoint.getCamelContext().getExecutorServiceManager()
-                .newCachedThreadPool(this, "KubeflowTrainerLogs");
+                .newDefaultThreadPool(this, "KubeflowTrainerLogs");
         logDestination = configuration.getLogDestination() == null ? null
                 : endpoint.getCamelContext().createProducerTemplate();
     }
@@ -48,8 +54,9 @@ final class LogsHandler extends OperationHandler {
     protected void doStop() throws Exception {
         if (logThreads != null) {
             endpoint.getCamelContext().getExecutorServiceManager().shutdownNow(logThreads);
-            logThreads = null;
         }
+        // after the threads are shut down, so the exchanges continue on this thread
+        reads.forEach(read -> read.cancel(false));
         if (logDestination != null) {
             logDestination.close();
             logDestination = null;
@@ -76,9 +83,15 @@ final class LogsHandler extends OperationHandler {
                 Duration.ofMillis(configuration.getLogStartTimeout()));
         LogCollector collector = new LogCollector(step.kind() == LogStep.Kind.ALL, configuration.getMaxLogBytes(),
                 logDestination, configuration.getLogDestination(), configuration.getLogChunkLines(), job);
-        logThreads.execute(() -> {
+        CompletableFuture<List<String>> read = new TrainJobLogs(endpoint.getClient(), endpoint.informers(), logThreads)
+                .read(request, collector);
+        reads.add(read);
+        read.whenCompleteAsync((steps, failure) -> {
+            reads.remove(read);
             try {
-                new TrainJobLogs(endpoint.getClient(), endpoint.informers()).read(request, collector, logThreads);
+                if (failure != null) {
+                    throw failure;
+                }
                 collector.flush();
                 if (endpoint.getComponent().existingReaper(endpoint.getClient()) != null) {
                     markLogsCaptured(job);
@@ -88,13 +101,25 @@ final class LogsHandler extends OperationHandler {
                 TrainJobHeaders.identity(out, job);
                 out.setHeader(LOG_LINES, collector.lines());
                 out.setHeader(LOG_TRUNCATED, collector.truncated());
-            } catch (Exception e) {
+            } catch (Throwable e) {
                 exchange.setException(e);
             } finally {
                 callback.done(false);
             }
-        });
+        }, this::onLogThread);
         return false;
+    }
+
+    /**
+     * Continues an exchange on the log threads, not on the thread that ended its read (an informer's, a timer's); on
+     * this one once they are shut down.
+     */
+    private void onLogThread(Runnable task) {
+        if (logThreads.isShutdown()) {
+            task.run();
+        } else {
+            logThreads.execute(task);
+        }
     }
 
     /**

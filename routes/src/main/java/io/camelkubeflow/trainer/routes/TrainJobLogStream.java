@@ -1,10 +1,12 @@
 package io.camelkubeflow.trainer.routes;
 
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
@@ -64,8 +66,12 @@ public class TrainJobLogStream {
 
     private AccessReviewer access;
 
-    /** Reading a log blocks on its stream for as long as the job runs: one thread per reader, off the event loop. */
-    private final ExecutorService readers = Executors.newCachedThreadPool(new ReaderThreads());
+    /**
+     * Checks a request (access and job lookups block) and reads its log, off the event loop. A reader holds none of
+     * these threads while it waits for lines, so a few serve any number of followers.
+     */
+    private final ExecutorService readers = Executors.newFixedThreadPool(
+            Math.max(2, Runtime.getRuntime().availableProcessors()), new ReaderThreads());
 
     void register(@Observes Router router) {
         access = new AccessReviewer(client, ApiRetry.DEFAULT);
@@ -98,12 +104,22 @@ public class TrainJobLogStream {
             access.check(caller, Access.readPodLogs(namespace));
             statusView.describe(namespace, name);
             response.setChunked(true).putHeader("Content-Type", "text/plain; charset=utf-8");
-            new TrainJobLogs(client, camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
-                    .informersFor(client)).read(new TrainJobLogs.Request(namespace, name, step, follow, null, null,
-                    START_TIMEOUT), new ResponseSink(response, step.kind() == LogStep.Kind.ALL, offset), readers);
-            response.end();
-        } catch (ClientGoneException e) {
-            LOG.debug("Client of the log of {}/{} went away", namespace, name);
+            CompletableFuture<List<String>> reading = new TrainJobLogs(client, camel.getComponent("kubeflow-trainer",
+                    KubeflowTrainerComponent.class).informersFor(client), readers).read(new TrainJobLogs.Request(
+                    namespace, name, step, follow, null, null, START_TIMEOUT), new ResponseSink(response,
+                    step.kind() == LogStep.Kind.ALL, offset));
+            // a client that leaves while no line comes ends the read at once, not at the job's next line
+            response.closeHandler(closed -> reading.cancel(false));
+            reading.whenComplete((steps, failure) -> {
+                if (failure == null) {
+                    response.end();
+                } else if (failure instanceof ClientGoneException || failure instanceof CancellationException) {
+                    LOG.debug("Client of the log of {}/{} went away", namespace, name);
+                } else {
+                    fail(response, failure instanceof RuntimeException e ? e : new IllegalStateException(failure),
+                            namespace, name);
+                }
+            });
         } catch (RuntimeException e) {
             fail(response, e, namespace, name);
         }
@@ -150,12 +166,13 @@ public class TrainJobLogStream {
     }
 
     /**
-     * Writes each line to the response, after the {@code offset} lines the client already has, waiting while the
-     * client reads slower than the job logs.
+     * Writes each line to the response, after the {@code offset} lines the client already has; while the client reads
+     * slower than the job logs, the reader is held back until the response's queue drains.
      */
     private static final class ResponseSink implements LogSink {
         private final HttpServerResponse response;
         private final boolean prefixSteps;
+        private final List<Runnable> waiting = new ArrayList<>();
         private long toSkip;
 
         ResponseSink(HttpServerResponse response, boolean prefixSteps, long offset) {
@@ -173,28 +190,32 @@ public class TrainJobLogStream {
                 toSkip--;
                 return;
             }
-            if (response.writeQueueFull()) {
-                CountDownLatch drained = new CountDownLatch(1);
-                response.drainHandler(v -> drained.countDown());
-                awaitDrain(drained);
-            }
             response.write((prefixSteps ? LogStep.prefixed(step, text) : text) + "\n");
         }
 
-        private void awaitDrain(CountDownLatch drained) {
-            try {
-                while (!drained.await(1, TimeUnit.SECONDS)) {
-                    if (response.closed()) {
-                        throw new ClientGoneException();
-                    }
-                    if (!response.writeQueueFull()) {
-                        return;
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ClientGoneException();
+        @Override
+        public boolean ready(Runnable resume) {
+            if (!response.writeQueueFull()) {
+                return true;
             }
+            synchronized (waiting) {
+                waiting.add(resume);
+            }
+            response.drainHandler(drained -> resumeWaiting());
+            // the queue may have drained before the handler was set
+            if (!response.writeQueueFull()) {
+                resumeWaiting();
+            }
+            return false;
+        }
+
+        private void resumeWaiting() {
+            List<Runnable> resumed;
+            synchronized (waiting) {
+                resumed = new ArrayList<>(waiting);
+                waiting.clear();
+            }
+            resumed.forEach(Runnable::run);
         }
     }
 

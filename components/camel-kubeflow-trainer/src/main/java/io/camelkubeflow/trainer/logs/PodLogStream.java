@@ -2,15 +2,14 @@ package io.camelkubeflow.trainer.logs;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.net.URLEncoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -19,13 +18,13 @@ import io.fabric8.kubernetes.client.http.AsyncBody;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 
 /**
- * One read of a pod container's log ({@code GET .../pods/{name}/log}), as a stream of bytes
- * that the API server keeps sending while the reader works on what came before: up to {@link #PREFETCH_BYTES} are
- * taken ahead. fabric8's own log stream asks for the next bytes only once the reader has used up the last ones, so
- * reading and the reader's work on the lines took turns, and a read without follow held the whole log in one string.
+ * One read of a pod container's log ({@code GET .../pods/{name}/log}) as lines, without a thread of its own: the HTTP
+ * client hands over bytes as they come, the reader takes the complete lines at hand and, when there are none, leaves a
+ * task to be run when more bytes come. The API server keeps sending while the reader works on what came before, up to
+ * {@link #PREFETCH_BYTES} ahead; beyond that the stream stops asking for more until the reader catches up.
  * A refusal (4xx, 5xx) is a {@link KubernetesClientException} with the API server's status, as fabric8's are.
  */
-final class PodLogStream extends InputStream {
+final class PodLogStream {
     /** How many bytes may wait for the reader before the stream stops asking the API server for more. */
     static final int PREFETCH_BYTES = 4 * 1024 * 1024;
 
@@ -67,24 +66,31 @@ final class PodLogStream extends InputStream {
         }
     }
 
+    /** Lines taken from the stream, and whether more may be at hand already (the take stopped at its limit). */
+    record Lines(List<String> texts, boolean more) {
+    }
+
     private final ArrayDeque<ByteBuffer> buffers = new ArrayDeque<>();
     private final CompletableFuture<AsyncBody> body = new CompletableFuture<>();
+    /** The start of a line whose end has not come yet. */
+    private byte[] partial = new byte[0];
+    private int partialLength;
     private long buffered;
     /** Whether the stream waits for the reader before asking for more. */
     private boolean paused;
     private boolean done;
     private Throwable failure;
     private boolean closed;
+    /** Run once when bytes come or the stream ends: the reader found nothing to take. */
+    private Runnable waiting;
     /** Set before a refusal's body is asked for: its bytes are the API server's Status, not log lines. */
     private volatile boolean refused;
 
     private PodLogStream() {
     }
 
-    /**
-     * Opens the read: answers once the API server answered with the log's first bytes to come, or throws its refusal.
-     */
-    static InputStream open(KubernetesClient client, String namespace, String pod, Query query) throws IOException {
+    /** Opens the read: completes once the API server answered with the log to come, or fails with its refusal. */
+    static CompletableFuture<PodLogStream> open(KubernetesClient client, String namespace, String pod, Query query) {
         PodLogStream stream = new PodLogStream();
         String url = client.getMasterUrl().toString().replaceFirst("/?$", "/") + "api/v1/namespaces/"
                 + namespace + "/pods/" + pod + "/log" + query.parameters();
@@ -104,31 +110,20 @@ final class PodLogStream extends InputStream {
                         stream.arrived(chunk, asyncBody);
                     }
                 });
-        HttpResponse<AsyncBody> answer;
-        try {
-            answer = response.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while opening the log of " + pod);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-        }
-        if (!answer.isSuccessful()) {
-            stream.refused = true;
-            answer.body().consume();
-            try {
-                answer.body().done().get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (ExecutionException e) {
-                // the refusal's body is lost: its code still says what happened
+        return response.thenCompose(answer -> {
+            if (!answer.isSuccessful()) {
+                stream.refused = true;
+                answer.body().consume();
+                // the refusal's body may be lost: its code still says what happened
+                return answer.body().done().handle((ignored, lost) -> {
+                    throw refusal(client, answer.code(), refusal.toString(StandardCharsets.UTF_8), pod);
+                });
             }
-            throw refusal(client, answer.code(), refusal.toString(StandardCharsets.UTF_8), pod);
-        }
-        stream.body.complete(answer.body());
-        answer.body().done().whenComplete((ignored, failed) -> stream.ended(failed));
-        answer.body().consume();
-        return stream;
+            stream.body.complete(answer.body());
+            answer.body().done().whenComplete((ignored, failed) -> stream.ended(failed));
+            answer.body().consume();
+            return CompletableFuture.completedFuture(stream);
+        });
     }
 
     private static KubernetesClientException refusal(KubernetesClient client, int code, String body, String pod) {
@@ -148,66 +143,82 @@ final class PodLogStream extends InputStream {
 
     private void arrived(List<ByteBuffer> chunk, AsyncBody asyncBody) {
         boolean more;
+        Runnable wake;
         synchronized (this) {
+            if (closed) {
+                // the reader is gone: what still comes before the cancellation takes effect is dropped
+                return;
+            }
             for (ByteBuffer buffer : chunk) {
                 buffers.add(buffer);
                 buffered += buffer.remaining();
             }
             more = buffered < PREFETCH_BYTES;
             paused = !more;
-            notifyAll();
+            wake = waiting;
+            waiting = null;
         }
         // outside the lock: the HTTP client may hand over the next bytes from within this call
         if (more) {
             asyncBody.consume();
         }
-    }
-
-    private synchronized void ended(Throwable failed) {
-        done = true;
-        failure = failed;
-        notifyAll();
-    }
-
-    @Override
-    public int read() throws IOException {
-        byte[] one = new byte[1];
-        return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-    }
-
-    @Override
-    public int read(byte[] target, int offset, int length) throws IOException {
-        if (length == 0) {
-            return 0;
+        if (wake != null) {
+            wake.run();
         }
-        AsyncBody resume = null;
-        int read;
+    }
+
+    private void ended(Throwable failed) {
+        Runnable wake;
         synchronized (this) {
-            while (buffers.isEmpty() && !done && !closed) {
-                try {
-                    wait();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    close();
-                    throw new InterruptedIOException("interrupted while reading a log");
+            done = true;
+            failure = failed;
+            wake = waiting;
+            waiting = null;
+        }
+        if (wake != null) {
+            wake.run();
+        }
+    }
+
+    /**
+     * Takes up to {@code max} complete lines at hand, without their line ends; once the stream has ended, its last
+     * line even without an end. Takes nothing when no line is complete yet: see {@link #whenMore}.
+     */
+    Lines take(int max) {
+        List<String> lines = new ArrayList<>();
+        AsyncBody resume = null;
+        synchronized (this) {
+            while (lines.size() < max && !buffers.isEmpty()) {
+                ByteBuffer buffer = buffers.peek();
+                int start = buffer.position();
+                int end = buffer.limit();
+                int newline = -1;
+                for (int i = start; i < end; i++) {
+                    if (buffer.get(i) == '\n') {
+                        newline = i;
+                        break;
+                    }
+                }
+                int taken = (newline < 0 ? end : newline + 1) - start;
+                if (newline < 0) {
+                    keepPartial(buffer, start, end - start);
+                } else if (partialLength == 0 && buffer.hasArray()) {
+                    lines.add(text(buffer.array(), buffer.arrayOffset() + start, newline - start));
+                } else {
+                    keepPartial(buffer, start, newline - start);
+                    lines.add(text(partial, 0, partialLength));
+                    partialLength = 0;
+                }
+                buffer.position(start + taken);
+                buffered -= taken;
+                if (!buffer.hasRemaining()) {
+                    buffers.poll();
                 }
             }
-            if (closed) {
-                throw new IOException("log stream closed");
+            if (buffers.isEmpty() && done && partialLength > 0 && lines.size() < max) {
+                lines.add(text(partial, 0, partialLength));
+                partialLength = 0;
             }
-            if (buffers.isEmpty()) {
-                if (failure != null) {
-                    throw failure instanceof IOException io ? io : new IOException(failure);
-                }
-                return -1;
-            }
-            ByteBuffer first = buffers.peek();
-            read = Math.min(length, first.remaining());
-            first.get(target, offset, read);
-            if (!first.hasRemaining()) {
-                buffers.poll();
-            }
-            buffered -= read;
             if (paused && buffered < PREFETCH_BYTES / 2) {
                 paused = false;
                 resume = body.getNow(null);
@@ -216,18 +227,57 @@ final class PodLogStream extends InputStream {
         if (resume != null) {
             resume.consume();
         }
-        return read;
+        return new Lines(lines, lines.size() == max);
     }
 
-    /** The bytes at hand: a reader asks to know whether the next read would wait for the API server. */
-    @Override
-    public synchronized int available() {
-        return (int) Math.min(Integer.MAX_VALUE, buffered);
+    private void keepPartial(ByteBuffer buffer, int from, int length) {
+        if (partialLength + length > partial.length) {
+            partial = Arrays.copyOf(partial, Math.max(partialLength + length, partial.length * 2));
+        }
+        buffer.get(from, partial, partialLength, length);
+        partialLength += length;
     }
 
-    @Override
-    public void close() {
+    /** A line as the kubelet wrote it, without its line end ({@code \n}, or {@code \r\n}). */
+    private static String text(byte[] bytes, int offset, int length) {
+        if (length > 0 && bytes[offset + length - 1] == '\r') {
+            length--;
+        }
+        return new String(bytes, offset, length, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * When nothing is left to take and the stream goes on, runs {@code task} once bytes come or the stream ends (on the
+     * HTTP client's thread) and answers true; else answers false at once: take again.
+     */
+    synchronized boolean whenMore(Runnable task) {
+        if (buffers.isEmpty() && !done && !closed) {
+            waiting = task;
+            return true;
+        }
+        return false;
+    }
+
+    /** Whether everything was taken from a stream that ended (or was closed). */
+    synchronized boolean finished() {
+        return (done || closed) && buffers.isEmpty() && partialLength == 0;
+    }
+
+    /** Why the stream ended early (the connection broke, it was closed), or null when the log ended. */
+    synchronized IOException failure() {
+        if (closed) {
+            return new IOException("log stream closed");
+        }
+        if (failure == null) {
+            return null;
+        }
+        return failure instanceof IOException io ? io : new IOException(failure);
+    }
+
+    /** Ends the read; a reader waiting for more is run and finds the stream finished. */
+    void close() {
         boolean unfinished;
+        Runnable wake;
         synchronized (this) {
             if (closed) {
                 return;
@@ -235,12 +285,17 @@ final class PodLogStream extends InputStream {
             closed = true;
             unfinished = !done;
             buffers.clear();
-            notifyAll();
+            partialLength = 0;
+            wake = waiting;
+            waiting = null;
         }
         // only a response still coming is cancelled: cancelling one that ended closes its connection, which the
         // client has pooled again by then, and the client's next request fails with "Connection was closed"
         if (unfinished) {
             body.thenAccept(AsyncBody::cancel);
+        }
+        if (wake != null) {
+            wake.run();
         }
     }
 }

@@ -1,10 +1,7 @@
 package io.camelkubeflow.trainer.logs;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -20,10 +17,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import io.camelkubeflow.trainer.api.JobSetLabels;
@@ -58,13 +61,22 @@ public class TrainJobLogs {
     private static final Duration RESUME_PAUSE = Duration.ofMillis(200);
     private static final Duration MAX_RESUME_PAUSE = Duration.ofSeconds(5);
 
+    /** Lines taken from a stream at a time, between looks at the sink's readiness. */
+    private static final int MAX_TAKE = 1024;
+
     private final KubernetesClient client;
     private final ClusterInformers informers;
+    private final Executor executor;
 
-    /** @param informers the client's informers: a read waits for its pods on the namespace's pod informer */
-    public TrainJobLogs(KubernetesClient client, ClusterInformers informers) {
+    /**
+     * @param informers the client's informers: a read waits for its pods on the namespace's pod informer
+     * @param executor runs the reading and the sink's calls; no thread is held while a reader waits for lines, so a few
+     *        threads serve any number of readers
+     */
+    public TrainJobLogs(KubernetesClient client, ClusterInformers informers, Executor executor) {
         this.client = client;
         this.informers = informers;
+        this.executor = executor;
     }
 
     /** Options of one read. {@code tailLines} and {@code sinceSeconds} may be null. */
@@ -74,38 +86,57 @@ public class TrainJobLogs {
 
     /**
      * Delivers the step's log lines to the sink: what is there now, or (follow) everything until the pods end. For
-     * {@code all}, each pod is read on its own task of {@code executor} and lines are delivered as they come.
+     * {@code all}, each pod is read on its own and lines are delivered as they come. Completes with the steps read, or
+     * fails with what ended the read (the first failure of any pod's read ends the others); cancelling it ends the
+     * read.
      */
-    public List<String> read(Request request, LogSink sink, ExecutorService executor) {
-        List<Selector> selectors = selectors(request);
-        if (selectors.size() == 1) {
-            readPod(request, selectors.get(0), sink);
-            return List.of(selectors.get(0).step);
-        }
-        List<CompletableFuture<Void>> tasks = new ArrayList<>();
-        for (Selector selector : selectors) {
-            tasks.add(CompletableFuture.runAsync(() -> readPod(request, selector, new Batches(sink)), executor));
-        }
-        try {
-            CompletableFuture.allOf(tasks.toArray(CompletableFuture[]::new)).get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while reading logs", e);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-        }
-        return selectors.stream().map(s -> s.step).toList();
+    public CompletableFuture<List<String>> read(Request request, LogSink sink) {
+        CompletableFuture<List<String>> result = new CompletableFuture<>();
+        List<PodReader> readers = new CopyOnWriteArrayList<>();
+        CompletableFuture<List<Pod>> podsFound = request.step().kind() == LogStep.Kind.ONE ? null
+                : awaitPods(request, Map.of(), found -> found.stream().anyMatch(TrainJobLogs::started));
+        result.whenComplete((steps, failure) -> {
+            if (podsFound != null) {
+                podsFound.cancel(false);
+            }
+            readers.forEach(PodReader::stop);
+        });
+        CompletableFuture<List<Pod>> pods = podsFound == null ? CompletableFuture.completedFuture(List.of()) : podsFound;
+        pods.whenComplete((found, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(startFailure(failure, request, Map.of()));
+                return;
+            }
+            List<Selector> selectors = selectors(request, found);
+            List<String> steps = selectors.stream().map(s -> s.step).toList();
+            for (Selector selector : selectors) {
+                readers.add(new PodReader(request, selector, selectors.size() == 1 ? sink : new Batches(sink)));
+            }
+            AtomicInteger reading = new AtomicInteger(readers.size());
+            for (PodReader reader : readers) {
+                reader.start().whenComplete((ignored, readFailure) -> {
+                    if (readFailure != null) {
+                        result.completeExceptionally(readFailure);
+                    } else if (reading.decrementAndGet() == 0) {
+                        result.complete(steps);
+                    }
+                });
+            }
+            if (result.isDone()) {
+                readers.forEach(PodReader::stop);
+            }
+        });
+        return result;
     }
 
     /**
      * The pods to read. For the trainer step and all steps they are found from the job's pods once one of them runs:
      * JobSet has made every pod of the job by then.
      */
-    private List<Selector> selectors(Request request) {
+    private static List<Selector> selectors(Request request, List<Pod> pods) {
         if (request.step().kind() == LogStep.Kind.ONE) {
             return List.of(new Selector(request.step().replicatedJob(), Integer.toString(request.step().index())));
         }
-        List<Pod> pods = awaitPods(request, Map.of(), found -> found.stream().anyMatch(TrainJobLogs::started));
         if (request.step().kind() == LogStep.Kind.TRAINER) {
             // a launcher that runs in a job of its own (mpirun) logs for the whole job; else node 0 does
             String launcherJob = pods.stream().map(p -> label(p, JobSetLabels.REPLICATED_JOB))
@@ -125,78 +156,334 @@ public class TrainJobLogs {
         return new ArrayList<>(all.values());
     }
 
-    private void readPod(Request request, Selector selector, LogSink sink) {
-        Position position = new Position();
-        boolean first = true;
-        // since when the stream breaks without delivering a line (System.nanoTime), or 0
-        long brokenSince = 0;
-        Duration pause = RESUME_PAUSE;
-        int restartsSeen = 0;
-        while (true) {
-            Pod pod = awaitStarted(request, selector);
+    /**
+     * Reads one pod's log, following it across broken streams, container restarts and pods replaced by JobSet. Each
+     * step is a task on the executor, or a callback of the informer or the HTTP client handing on to one; between
+     * them the reader holds no thread.
+     */
+    private final class PodReader {
+        private final Request request;
+        private final Selector selector;
+        private final LogSink sink;
+        private final Position position = new Position();
+        private final CompletableFuture<Void> done = new CompletableFuture<>();
+        /** Streams opened and not yet read to their end: closed when the reader stops or a read fails. */
+        private final Set<PodLogStream> open = ConcurrentHashMap.newKeySet();
+        private boolean first = true;
+        /** Since when the stream breaks without delivering a line (System.nanoTime), or 0. */
+        private long brokenSince;
+        private Duration pause = RESUME_PAUSE;
+        private int restartsSeen;
+        private long deliveredBefore;
+        private volatile boolean stopped;
+        private volatile CompletableFuture<List<Pod>> podsFound;
+
+        PodReader(Request request, Selector selector, LogSink sink) {
+            this.request = request;
+            this.selector = selector;
+            this.sink = sink;
+        }
+
+        CompletableFuture<Void> start() {
+            dispatch(this::next);
+            return done;
+        }
+
+        void stop() {
+            stopped = true;
+            CompletableFuture<List<Pod>> waiting = podsFound;
+            if (waiting != null) {
+                waiting.cancel(false);
+            }
+            closeStreams();
+            done.cancel(false);
+        }
+
+        /** Waits for the step's newest pod to leave Pending, then reads it once. */
+        private void next() {
+            if (stopped) {
+                return;
+            }
+            CompletableFuture<List<Pod>> found = awaitPods(request, selector.labels(), candidates -> candidates.stream()
+                    .anyMatch(TrainJobLogs::started));
+            podsFound = found;
+            if (stopped) {
+                found.cancel(false);
+            }
+            found.whenComplete((pods, failure) -> {
+                if (failure != null) {
+                    done.completeExceptionally(startFailure(failure, request, selector.labels()));
+                } else {
+                    dispatch(() -> readOnce(current(pods)).whenComplete(this::afterRead));
+                }
+            });
+        }
+
+        /**
+         * Reads the pod's log once: a restarted container's previous log first (follow), then its current one, from the
+         * position when resuming.
+         */
+        private CompletableFuture<Boolean> readOnce(Pod pod) {
             String container = container(pod, selector);
             boolean endedBeforeRead = TERMINAL.contains(pod.getStatus().getPhase());
-            long deliveredBefore = position.delivered;
+            deliveredBefore = position.delivered;
             String podName = pod.getMetadata().getName();
             int restarts = restartCount(pod, container);
-            try {
-                if (request.follow() && restarts > restartsSeen) {
-                    // the container crashed and was restarted (JobSet restarts OnFailure): the end of the crashed
-                    // attempt is only in its previous log
-                    try (BufferedReader previous = open(request.namespace(), podName,
-                            query(container, false, true, position, null, null))) {
-                        deliver(previous, position, sink, selector.step);
-                    }
-                    restartsSeen = restarts;
-                }
+            CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
+            if (request.follow() && restarts > restartsSeen) {
+                // the container crashed and was restarted (JobSet restarts OnFailure): the end of the crashed attempt
+                // is only in its previous log
+                LineFilter filter = new LineFilter(position);
+                previous = open(podName, query(container, false, true, position, null, null))
+                        .thenCompose(stream -> drain(stream, raw -> filter.deliver(raw, sink, selector.step),
+                                Long.MAX_VALUE))
+                        .thenRun(() -> restartsSeen = restarts);
+            }
+            return previous.thenComposeAsync(ignored -> {
                 boolean resumed = position.started();
                 PodLogStream.Query query = query(container, request.follow(), false, position,
                         first ? request.tailLines() : null, first ? request.sinceSeconds() : null);
                 first = false;
-                try (BufferedReader current = open(request.namespace(), podName, query)) {
+                return open(podName, query).thenCompose(current -> {
                     if (!query.timestamps()) {
-                        deliverAsRead(current, sink, selector.step);
-                    } else if (resumed) {
-                        deliverResumed(current, request.namespace(), podName, container, position, sink,
-                                selector.step);
-                    } else {
-                        deliver(current, position, sink, selector.step);
+                        return drain(current, this::deliverAsRead, Long.MAX_VALUE);
                     }
-                }
-                brokenSince = 0;
-                pause = RESUME_PAUSE;
-            } catch (SinkFailedException e) {
-                // the receiver of the lines failed (a closed HTTP response, a failing destination route): that is not
-                // a broken stream, and resuming would only skip the line it refused
-                throw e.sinkFailure();
-            } catch (IOException | RuntimeException e) {
-                // a broken stream (IOException, or the HTTP client's own closed-connection error) is resumed from
-                // the last line delivered, backing off while the API server is away; only a stream that delivers
-                // nothing for MAX_OUTAGE is given up on
-                boolean delivered = position.delivered != deliveredBefore;
-                if (delivered || brokenSince == 0) {
-                    brokenSince = System.nanoTime();
-                    pause = RESUME_PAUSE;
-                }
-                // a refusal (401, 403 on pods/log) is not an outage: waiting would not change it (a 404 is: JobSet
-                // replaced the pod, which the next look finds by its labels)
-                boolean refused = e instanceof KubernetesClientException k && (k.getCode() == 401 || k.getCode() == 403);
-                if (!request.follow() || refused || System.nanoTime() - brokenSince > MAX_OUTAGE.toNanos()) {
-                    throw e instanceof RuntimeException r ? r : new UncheckedIOException((IOException) e);
-                }
-                try (var log = TrainJobMdc.of(request.namespace(), request.jobName())) {
-                    LOG.debug("Log stream of {} broke, resuming in {} ms: {}", pod.getMetadata().getName(),
-                            pause.toMillis(), e.getMessage());
-                }
-                pause(pause);
-                Duration doubled = pause.multipliedBy(2);
-                pause = doubled.compareTo(MAX_RESUME_PAUSE) > 0 ? MAX_RESUME_PAUSE : doubled;
-                continue;
-            }
-            if (!request.follow() || endedBeforeRead) {
+                    if (resumed) {
+                        return drainResumed(current, podName, container);
+                    }
+                    LineFilter filter = new LineFilter(position);
+                    return drain(current, raw -> filter.deliver(raw, sink, selector.step), Long.MAX_VALUE);
+                });
+            }, this::dispatch).thenApply(ignored -> endedBeforeRead);
+        }
+
+        /**
+         * After one read: done when not following or the pod had ended; a broken stream is resumed from the last line
+         * delivered, backing off while the API server is away; only a stream that delivers nothing for MAX_OUTAGE is
+         * given up on.
+         */
+        private void afterRead(Boolean endedBeforeRead, Throwable failure) {
+            closeStreams();
+            if (stopped) {
                 return;
             }
-            pause(RESUME_PAUSE);
+            if (failure == null) {
+                brokenSince = 0;
+                pause = RESUME_PAUSE;
+                if (!request.follow() || endedBeforeRead) {
+                    done.complete(null);
+                } else {
+                    later(RESUME_PAUSE);
+                }
+                return;
+            }
+            Throwable cause = unwrap(failure);
+            if (cause instanceof SinkFailedException e) {
+                // the receiver of the lines failed (a closed HTTP response, a failing destination route): that is not
+                // a broken stream, and resuming would only skip the line it refused
+                done.completeExceptionally(e.sinkFailure());
+                return;
+            }
+            boolean delivered = position.delivered != deliveredBefore;
+            if (delivered || brokenSince == 0) {
+                brokenSince = System.nanoTime();
+                pause = RESUME_PAUSE;
+            }
+            // a refusal (401, 403 on pods/log) is not an outage: waiting would not change it (a 404 is: JobSet
+            // replaced the pod, which the next look finds by its labels)
+            boolean refused = cause instanceof KubernetesClientException k && (k.getCode() == 401 || k.getCode() == 403);
+            boolean broken = cause instanceof IOException || cause instanceof RuntimeException;
+            if (!request.follow() || refused || !broken || System.nanoTime() - brokenSince > MAX_OUTAGE.toNanos()) {
+                done.completeExceptionally(cause instanceof IOException io ? new UncheckedIOException(io) : cause);
+                return;
+            }
+            try (var log = TrainJobMdc.of(request.namespace(), request.jobName())) {
+                LOG.debug("Log stream of {} broke, resuming in {} ms: {}", selector.step, pause.toMillis(),
+                        cause.getMessage());
+            }
+            later(pause);
+            Duration doubled = pause.multipliedBy(2);
+            pause = doubled.compareTo(MAX_RESUME_PAUSE) > 0 ? MAX_RESUME_PAUSE : doubled;
+        }
+
+        private void later(Duration delay) {
+            CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS, this::dispatch)
+                    .execute(this::next);
+        }
+
+        /**
+         * A resumed follow of the current container: the container may have restarted since the pod was looked at (the
+         * kubelet reports the restart count after the new container's log is there), so before the first new line of
+         * the current container, the end of the previous container's log that is newer than what was delivered comes
+         * first. Without a restart there is no previous log (the API server answers 400) or nothing in it is newer.
+         */
+        private CompletableFuture<Void> drainResumed(PodLogStream current, String podName, String container) {
+            String[] first = new String[1];
+            return drain(current, line -> first[0] = line, 1).thenComposeAsync(ignored -> {
+                if (first[0] == null) {
+                    return CompletableFuture.completedFuture(null);
+                }
+                Instant firstTime = timeOf(first[0]);
+                CompletableFuture<Void> before = CompletableFuture.completedFuture(null);
+                if (firstTime != null && firstTime.isAfter(position.lastTime())) {
+                    LineFilter previousFilter = new LineFilter(position);
+                    before = open(podName, query(container, false, true, position, null, null))
+                            .thenCompose(previous -> drain(previous, raw -> {
+                                Instant time = timeOf(raw);
+                                if (time != null && time.isBefore(firstTime)) {
+                                    previousFilter.deliver(raw, sink, selector.step);
+                                }
+                            }, Long.MAX_VALUE))
+                            .exceptionally(failure -> {
+                                // no previous container (400): nothing to add
+                                if (unwrap(failure) instanceof KubernetesClientException) {
+                                    return null;
+                                }
+                                throw failure instanceof CompletionException c ? c : new CompletionException(failure);
+                            });
+                }
+                // what the previous log delivered is older than the current container's lines: nothing of those to
+                // skip; the filter is made once it has been read
+                return before.thenComposeAsync(none -> {
+                    LineFilter filter = new LineFilter(position);
+                    filter.deliver(first[0], sink, selector.step);
+                    return drain(current, raw -> filter.deliver(raw, sink, selector.step), Long.MAX_VALUE);
+                }, this::dispatch);
+            }, this::dispatch);
+        }
+
+        /** A read that is not resumed, so without timestamps: its lines as they are. */
+        private void deliverAsRead(String line) {
+            try {
+                sink.line(selector.step, line);
+            } catch (RuntimeException e) {
+                throw new SinkFailedException(e);
+            }
+        }
+
+        private CompletableFuture<PodLogStream> open(String pod, PodLogStream.Query query) {
+            return PodLogStream.open(client, request.namespace(), pod, query).thenApply(stream -> {
+                open.add(stream);
+                if (stopped) {
+                    stream.close();
+                }
+                return stream;
+            });
+        }
+
+        private void closeStreams() {
+            open.forEach(PodLogStream::close);
+            open.clear();
+        }
+
+        /**
+         * Hands up to {@code limit} lines of the stream to {@code handler}, as they come; the sink hears when no more are
+         * at hand, and before a broken stream is resumed, so what it holds back is neither late nor lost.
+         */
+        private CompletableFuture<Void> drain(PodLogStream stream, Consumer<String> handler, long limit) {
+            Drain drain = new Drain(stream, handler, limit);
+            dispatch(drain);
+            return drain.ended;
+        }
+
+        /** One stream's lines to a handler: a task that runs while lines are at hand and leaves itself to be run again. */
+        private final class Drain implements Runnable {
+            private final PodLogStream stream;
+            private final Consumer<String> handler;
+            private final long limit;
+            private final CompletableFuture<Void> ended = new CompletableFuture<>();
+            private long taken;
+            private boolean unannounced;
+
+            Drain(PodLogStream stream, Consumer<String> handler, long limit) {
+                this.stream = stream;
+                this.handler = handler;
+                this.limit = limit;
+            }
+
+            @Override
+            public void run() {
+                try {
+                    while (taken < limit) {
+                        PodLogStream.Lines lines = stream.take((int) Math.min(MAX_TAKE, limit - taken));
+                        for (String line : lines.texts()) {
+                            handler.accept(line);
+                        }
+                        taken += lines.texts().size();
+                        unannounced |= !lines.texts().isEmpty();
+                        if (!lines.more() && unannounced) {
+                            unannounced = false;
+                            idle(sink);
+                        }
+                        if (!lines.texts().isEmpty() && !ready(this)) {
+                            return;
+                        }
+                        if (!lines.more()) {
+                            if (stream.finished()) {
+                                IOException failure = stream.failure();
+                                if (failure == null) {
+                                    open.remove(stream);
+                                    ended.complete(null);
+                                } else {
+                                    ended.completeExceptionally(failure);
+                                }
+                                return;
+                            }
+                            if (stream.whenMore(() -> dispatch(this))) {
+                                return;
+                            }
+                        }
+                    }
+                    ended.complete(null);
+                } catch (RuntimeException e) {
+                    ended.completeExceptionally(e);
+                }
+            }
+        }
+
+        private boolean ready(Runnable resume) {
+            try {
+                return sink.ready(() -> dispatch(resume));
+            } catch (RuntimeException e) {
+                throw new SinkFailedException(e);
+            }
+        }
+
+        /** Runs a step of the reader on the executor; an executor that no longer takes tasks ends the read. */
+        private void dispatch(Runnable task) {
+            try {
+                executor.execute(() -> {
+                    try {
+                        task.run();
+                    } catch (RuntimeException | Error e) {
+                        done.completeExceptionally(e);
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                done.completeExceptionally(e);
+            }
+        }
+
+        /**
+         * The step's newest pod that left Pending, as it is now: the informer's copy may lag behind a restart whose
+         * crashed attempt's log must be read first.
+         */
+        private Pod current(List<Pod> pods) {
+            Pod newest = pods.stream()
+                    .filter(TrainJobLogs::started)
+                    .max(Comparator.comparing(p -> p.getMetadata().getCreationTimestamp() == null ? ""
+                            : p.getMetadata().getCreationTimestamp()))
+                    .orElseThrow();
+            Pod current;
+            try {
+                current = client.pods().inNamespace(request.namespace()).withName(newest.getMetadata().getName())
+                        .get();
+            } catch (KubernetesClientException e) {
+                // the API server is away (a resumed follow during an outage): the informer's copy will do, and the
+                // log read that follows meets the same outage and backs off
+                return newest;
+            }
+            return current != null && started(current) ? current : newest;
         }
     }
 
@@ -271,54 +558,6 @@ public class TrainJobLogs {
                 : null);
     }
 
-    private BufferedReader open(String namespace, String pod, PodLogStream.Query query) throws IOException {
-        return new BufferedReader(new InputStreamReader(PodLogStream.open(client, namespace, pod, query),
-                StandardCharsets.UTF_8), 64 * 1024);
-    }
-
-    private static void deliver(BufferedReader reader, Position position, LogSink sink, String step)
-            throws IOException {
-        deliver(reader, new LineFilter(position), sink, step);
-    }
-
-    /**
-     * Delivers a reader's lines through the filter; the sink hears when no more are at hand, and before a broken
-     * stream is resumed, so what it holds back is neither late nor lost.
-     */
-    private static void deliver(BufferedReader reader, LineFilter filter, LogSink sink, String step)
-            throws IOException {
-        try {
-            String raw;
-            while ((raw = reader.readLine()) != null) {
-                filter.deliver(raw, sink, step);
-                if (!reader.ready()) {
-                    idle(sink);
-                }
-            }
-        } finally {
-            idle(sink);
-        }
-    }
-
-    /** A read that is not resumed, so without timestamps: its lines as they are. */
-    private static void deliverAsRead(BufferedReader reader, LogSink sink, String step) throws IOException {
-        try {
-            String line;
-            while ((line = reader.readLine()) != null) {
-                try {
-                    sink.line(step, line);
-                } catch (RuntimeException e) {
-                    throw new SinkFailedException(e);
-                }
-                if (!reader.ready()) {
-                    idle(sink);
-                }
-            }
-        } finally {
-            idle(sink);
-        }
-    }
-
     private static void idle(LogSink sink) {
         try {
             sink.idle();
@@ -333,9 +572,11 @@ public class TrainJobLogs {
      */
     private static final class Batches implements LogSink {
         private static final int MAX_BATCH = 1000;
+        private final LogSink shared;
         private final LineBatch batch;
 
         Batches(LogSink shared) {
+            this.shared = shared;
             batch = new LineBatch(MAX_BATCH, (step, texts) -> {
                 synchronized (shared) {
                     for (String text : texts) {
@@ -355,44 +596,15 @@ public class TrainJobLogs {
         public void idle() {
             batch.flush();
         }
-    }
 
-
-    /**
-     * A resumed follow of the current container: the container may have restarted since the pod was looked at (the
-     * kubelet reports the restart count after the new container's log is there), so before the first new line of the
-     * current container, the end of the previous container's log that is newer than what was delivered comes first.
-     * Without a restart there is no previous log (the API server answers 400) or nothing in it is newer.
-     */
-    private void deliverResumed(BufferedReader current, String namespace, String pod, String container,
-            Position position, LogSink sink, String step) throws IOException {
-        LineFilter filter = new LineFilter(position);
-        String first = current.readLine();
-        if (first == null) {
-            return;
-        }
-        Instant firstTime = timeOf(first);
-        if (firstTime != null && firstTime.isAfter(position.lastTime())) {
-            LineFilter previousFilter = new LineFilter(position);
-            try (BufferedReader lines = open(namespace, pod, query(container, false, true, position, null, null))) {
-                String raw;
-                while ((raw = lines.readLine()) != null) {
-                    Instant time = timeOf(raw);
-                    if (time != null && time.isBefore(firstTime)) {
-                        previousFilter.deliver(raw, sink, step);
-                    }
-                }
-            } catch (KubernetesClientException e) {
-                // no previous container (400): nothing to add
-            } finally {
-                idle(sink);
+        @Override
+        public boolean ready(Runnable resume) {
+            synchronized (shared) {
+                return shared.ready(resume);
             }
-            // what the previous log delivered is older than the current container's lines: nothing of those to skip
-            filter = new LineFilter(position);
         }
-        filter.deliver(first, sink, step);
-        deliver(current, filter, sink, step);
     }
+
 
     private static Instant timeOf(String raw) {
         int end = stampEnd(raw);
@@ -472,47 +684,33 @@ public class TrainJobLogs {
     }
 
     /**
-     * Waits, on the namespace's pod informer, for the step's newest pod to leave Pending, then reads that pod as it is
-     * now: the informer's copy may lag behind a restart whose crashed attempt's log must be read first.
+     * Waits on the namespace's pod informer for the job's pods with these labels to meet the condition, for at most
+     * the request's start timeout; cancelling the answer stops the informer looking.
      */
-    private Pod awaitStarted(Request request, Selector selector) {
-        List<Pod> pods = awaitPods(request, selector.labels(), candidates -> candidates.stream()
-                .anyMatch(TrainJobLogs::started));
-        Pod newest = pods.stream()
-                .filter(TrainJobLogs::started)
-                .max(Comparator.comparing(p -> p.getMetadata().getCreationTimestamp() == null ? ""
-                        : p.getMetadata().getCreationTimestamp()))
-                .orElseThrow();
-        Pod current;
-        try {
-            current = client.pods().inNamespace(request.namespace()).withName(newest.getMetadata().getName()).get();
-        } catch (KubernetesClientException e) {
-            // the API server is away (a resumed follow during an outage): the informer's copy will do, and the log
-            // read that follows meets the same outage and backs off
-            return newest;
-        }
-        return current != null && started(current) ? current : newest;
+    private CompletableFuture<List<Pod>> awaitPods(Request request, Map<String, String> labels,
+            Predicate<List<Pod>> condition) {
+        return informers.awaitPods(request.namespace(), request.jobName(), labels, condition)
+                .orTimeout(request.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private List<Pod> awaitPods(Request request, Map<String, String> labels,
-            java.util.function.Predicate<List<Pod>> condition) {
-        CompletableFuture<List<Pod>> ready = informers.awaitPods(request.namespace(), request.jobName(), labels,
-                condition);
-        try {
-            return ready.get(request.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
+    /** Why waiting for pods failed: the start timeout named with the pods waited for, or what else ended it. */
+    private static Throwable startFailure(Throwable failure, Request request, Map<String, String> labels) {
+        Throwable cause = unwrap(failure);
+        if (cause instanceof TimeoutException) {
             Map<String, String> selector = new LinkedHashMap<>(labels);
             selector.put(JobSetLabels.JOBSET_NAME, request.jobName());
-            throw new LogStartTimeoutException(request.namespace(), request.jobName(), selector, request.startTimeout());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for pods", e);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-        } finally {
-            // however the wait ended, the informer stops looking on its behalf
-            ready.cancel(false);
+            return new LogStartTimeoutException(request.namespace(), request.jobName(), selector,
+                    request.startTimeout());
         }
+        return cause;
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        Throwable cause = failure;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
     }
 
     private static boolean started(Pod pod) {
@@ -537,15 +735,6 @@ public class TrainJobLogs {
 
     private static String label(Pod pod, String key) {
         return pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(key);
-    }
-
-    private static void pause(Duration pause) {
-        try {
-            Thread.sleep(pause.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while following logs", e);
-        }
     }
 
     private record Selector(String replicatedJob, String index, String step) {
