@@ -70,9 +70,12 @@ final class PodLogStream {
     record Lines(List<String> texts, boolean more) {
     }
 
+    /** Bytes come in here, under the lock. */
     private final ArrayDeque<ByteBuffer> buffers = new ArrayDeque<>();
+    /** Bytes the reader took from {@link #buffers} and has not cut into lines yet: the reader's own. */
+    private final ArrayDeque<ByteBuffer> taking = new ArrayDeque<>();
     private final CompletableFuture<AsyncBody> body = new CompletableFuture<>();
-    /** The start of a line whose end has not come yet. */
+    /** The start of a line whose end has not come yet: the reader's own. */
     private byte[] partial = new byte[0];
     private int partialLength;
     private long buffered;
@@ -182,43 +185,53 @@ final class PodLogStream {
 
     /**
      * Takes up to {@code max} complete lines at hand, without their line ends; once the stream has ended, its last
-     * line even without an end. Takes nothing when no line is complete yet: see {@link #whenMore}.
+     * line even without an end. Takes nothing when no line is complete yet: see {@link #whenMore}. Called by one reader
+     * at a time; the lines are cut outside the lock, so the HTTP client never waits for them to hand over more bytes.
      */
     Lines take(int max) {
-        List<String> lines = new ArrayList<>();
-        AsyncBody resume = null;
         synchronized (this) {
-            while (lines.size() < max && !buffers.isEmpty()) {
-                ByteBuffer buffer = buffers.peek();
-                int start = buffer.position();
-                int end = buffer.limit();
-                int newline = -1;
-                for (int i = start; i < end; i++) {
-                    if (buffer.get(i) == '\n') {
-                        newline = i;
-                        break;
-                    }
-                }
-                int taken = (newline < 0 ? end : newline + 1) - start;
-                if (newline < 0) {
-                    keepPartial(buffer, start, end - start);
-                } else if (partialLength == 0 && buffer.hasArray()) {
-                    lines.add(text(buffer.array(), buffer.arrayOffset() + start, newline - start));
-                } else {
-                    keepPartial(buffer, start, newline - start);
-                    lines.add(text(partial, 0, partialLength));
-                    partialLength = 0;
-                }
-                buffer.position(start + taken);
-                buffered -= taken;
-                if (!buffer.hasRemaining()) {
-                    buffers.poll();
+            if (closed) {
+                return new Lines(List.of(), false);
+            }
+            taking.addAll(buffers);
+            buffers.clear();
+        }
+        List<String> lines = new ArrayList<>();
+        long consumed = 0;
+        while (lines.size() < max && !taking.isEmpty()) {
+            ByteBuffer buffer = taking.peek();
+            int start = buffer.position();
+            int end = buffer.limit();
+            int newline = -1;
+            for (int i = start; i < end; i++) {
+                if (buffer.get(i) == '\n') {
+                    newline = i;
+                    break;
                 }
             }
-            if (buffers.isEmpty() && done && partialLength > 0 && lines.size() < max) {
+            int taken = (newline < 0 ? end : newline + 1) - start;
+            if (newline < 0) {
+                keepPartial(buffer, start, end - start);
+            } else if (partialLength == 0 && buffer.hasArray()) {
+                lines.add(text(buffer.array(), buffer.arrayOffset() + start, newline - start));
+            } else {
+                keepPartial(buffer, start, newline - start);
                 lines.add(text(partial, 0, partialLength));
                 partialLength = 0;
             }
+            buffer.position(start + taken);
+            consumed += taken;
+            if (!buffer.hasRemaining()) {
+                taking.poll();
+            }
+        }
+        AsyncBody resume = null;
+        synchronized (this) {
+            if (taking.isEmpty() && buffers.isEmpty() && done && partialLength > 0 && lines.size() < max) {
+                lines.add(text(partial, 0, partialLength));
+                partialLength = 0;
+            }
+            buffered -= consumed;
             if (paused && buffered < PREFETCH_BYTES / 2) {
                 paused = false;
                 resume = body.getNow(null);
@@ -260,7 +273,7 @@ final class PodLogStream {
 
     /** Whether everything was taken from a stream that ended (or was closed). */
     synchronized boolean finished() {
-        return (done || closed) && buffers.isEmpty() && partialLength == 0;
+        return closed || done && buffers.isEmpty() && taking.isEmpty() && partialLength == 0;
     }
 
     /** Why the stream ended early (the connection broke, it was closed), or null when the log ended. */
@@ -285,7 +298,6 @@ final class PodLogStream {
             closed = true;
             unfinished = !done;
             buffers.clear();
-            partialLength = 0;
             wake = waiting;
             waiting = null;
         }
