@@ -2,6 +2,7 @@ package io.camelkubeflow.trainer;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Function;
 
 import io.camelkubeflow.trainer.job.LabelSelectors;
 import io.camelkubeflow.trainer.job.TrainJobReaper;
@@ -48,6 +49,9 @@ public class KubeflowTrainerComponent extends DefaultComponent {
     private final Map<KubernetesClient, TrainJobWatcher> watchers = new java.util.concurrent.ConcurrentHashMap<>();
     /** Watches the watch connections of every waiter and events consumer, for the log and the reconnect meters. */
     private WatchConnectionMonitor watchConnections;
+    /** The masterUrl that names the local sandbox instead of a cluster. */
+    static final String SANDBOX = "sandbox";
+    private Function<String, KubernetesClient> localSandbox;
     private final Map<HealthCheckKey, KubeflowTrainerHealthCheck> healthChecks
             = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -170,6 +174,25 @@ public class KubeflowTrainerComponent extends DefaultComponent {
     private record HealthCheckKey(KubernetesClient client, String namespace) {
     }
 
+    /**
+     * The client of the local sandbox that {@code masterUrl=sandbox} names, once {@code namespace} exists in it: one
+     * sandbox per component, started on first use and closed when the component stops. It comes from the sandbox's jar
+     * (found as {@code META-INF/services/io/camelkubeflow/trainer/local-sandbox}), which the component does not depend
+     * on.
+     */
+    @SuppressWarnings("unchecked")
+    synchronized KubernetesClient localSandbox(String namespace) {
+        if (localSandbox == null) {
+            localSandbox = getCamelContext().getCamelContextExtension()
+                    .getBootstrapFactoryFinder("META-INF/services/io/camelkubeflow/trainer/")
+                    .newInstance("local-sandbox", Function.class)
+                    .orElseThrow(() -> new InvalidOptionException("masterUrl", "'" + SANDBOX + "' needs the sandbox on"
+                            + " the classpath: add io.camelkubeflow:camel-kubeflow-trainer-sandbox (camel run"
+                            + " --dep=...), or give the URL of a cluster's API server"));
+        }
+        return localSandbox.apply(namespace);
+    }
+
     @Override
     protected void doStart() throws Exception {
         super.doStart();
@@ -216,6 +239,10 @@ public class KubeflowTrainerComponent extends DefaultComponent {
 
     @Override
     protected void doStop() throws Exception {
+        if (localSandbox instanceof AutoCloseable sandbox) {
+            sandbox.close();
+        }
+        localSandbox = null;
         watchers.values().forEach(TrainJobWatcher::close);
         watchers.clear();
         reapers.values().forEach(TrainJobReaper::close);

@@ -269,7 +269,10 @@ public class KubeflowTrainerConfiguration implements Cloneable {
                             + " the rule, before anything is written. Unset: anything valid.")
     private RequestPolicy policy;
     @UriParam(label = "common,security",
-              description = "Kubernetes API server URL; unset: kubeconfig or in-cluster config.")
+              description = "Kubernetes API server URL; unset: kubeconfig or in-cluster config. sandbox: a local"
+                            + " sandbox started in this JVM (an emulated API server with Kubeflow Trainer, whose"
+                            + " controller runs TrainJobs without running their code; needs"
+                            + " io.camelkubeflow:camel-kubeflow-trainer-sandbox on the classpath).")
     private String masterUrl;
     @UriParam(label = "security", secret = true,
               description = "Bearer token.")

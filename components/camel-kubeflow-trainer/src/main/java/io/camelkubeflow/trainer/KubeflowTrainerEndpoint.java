@@ -10,19 +10,20 @@ import io.camelkubeflow.trainer.job.TrainJobReaper;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.watch.ClusterInformers;
 import io.camelkubeflow.trainer.watch.TrainJobWatcher;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import org.apache.camel.Category;
 import org.apache.camel.Consumer;
 import org.apache.camel.Message;
 import org.apache.camel.Processor;
 import org.apache.camel.Producer;
-import org.apache.camel.component.kubernetes.KubernetesConfiguration;
-import org.apache.camel.component.kubernetes.KubernetesHelper;
 import org.apache.camel.spi.Metadata;
 import org.apache.camel.spi.UriEndpoint;
 import org.apache.camel.spi.UriParam;
 import org.apache.camel.spi.UriPath;
 import org.apache.camel.support.DefaultEndpoint;
+import org.apache.camel.util.ObjectHelper;
 
 /**
  * Drive Kubeflow Trainer v2 TrainJobs: create launcher-aware TrainJobs from any exchange, wait for them and follow
@@ -79,8 +80,11 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
         super.doStart();
         if (configuration.getKubernetesClient() != null) {
             client = configuration.getKubernetesClient();
+        } else if (KubeflowTrainerComponent.SANDBOX.equals(configuration.getMasterUrl())) {
+            client = getComponent().localSandbox(configuration.getNamespace() != null ? configuration.getNamespace()
+                    : "default");
         } else {
-            client = KubernetesHelper.getKubernetesClient(connectionSettings());
+            client = connect();
             // the component retries 429 and 5xx itself, with jitter (apiRetryAttempts); fabric8's own retries would
             // multiply its requests. The client reads this setting on every request.
             client.getConfiguration().setRequestRetryBackoffLimit(0);
@@ -101,25 +105,35 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
         super.doStop();
     }
 
-    /** camel-kubernetes already builds clients from these settings (or kubeconfig / in-cluster when unset). */
-    private KubernetesConfiguration connectionSettings() {
-        KubernetesConfiguration settings = new KubernetesConfiguration();
-        settings.setMasterUrl(configuration.getMasterUrl());
-        settings.setOauthToken(configuration.getOauthToken());
-        settings.setUsername(configuration.getUsername());
-        settings.setPassword(configuration.getPassword());
-        settings.setCaCertData(configuration.getCaCertData());
-        settings.setCaCertFile(configuration.getCaCertFile());
-        settings.setClientCertData(configuration.getClientCertData());
-        settings.setClientCertFile(configuration.getClientCertFile());
-        settings.setClientKeyData(configuration.getClientKeyData());
-        settings.setClientKeyFile(configuration.getClientKeyFile());
-        settings.setClientKeyAlgo(configuration.getClientKeyAlgo());
-        settings.setClientKeyPassphrase(configuration.getClientKeyPassphrase());
-        settings.setTrustCerts(configuration.getTrustCerts());
-        settings.setConnectionTimeout(configuration.getConnectionTimeout());
-        settings.setNamespace(configuration.getNamespace());
-        return settings;
+    /**
+     * A client as camel-kubernetes builds one from the same settings (the component does not depend on camel-kubernetes,
+     * whose dev console fails in Camel JBang): from kubeconfig or the pod's service account when no masterUrl is set
+     * ({@code local} and {@code client} say the same), else from these settings; a username and password only without
+     * a token.
+     */
+    private KubernetesClient connect() {
+        String masterUrl = configuration.getMasterUrl();
+        if (ObjectHelper.isEmpty(masterUrl) || "local".equals(masterUrl) || "client".equals(masterUrl)) {
+            return new KubernetesClientBuilder().build();
+        }
+        ConfigBuilder settings = new ConfigBuilder().withMasterUrl(masterUrl);
+        if (ObjectHelper.isNotEmpty(configuration.getUsername()) && ObjectHelper.isNotEmpty(configuration.getPassword())
+                && ObjectHelper.isEmpty(configuration.getOauthToken())) {
+            settings.withUsername(configuration.getUsername()).withPassword(configuration.getPassword());
+        }
+        ObjectHelper.ifNotEmpty(configuration.getOauthToken(), settings::withOauthToken);
+        ObjectHelper.ifNotEmpty(configuration.getCaCertData(), settings::withCaCertData);
+        ObjectHelper.ifNotEmpty(configuration.getCaCertFile(), settings::withCaCertFile);
+        ObjectHelper.ifNotEmpty(configuration.getClientCertData(), settings::withClientCertData);
+        ObjectHelper.ifNotEmpty(configuration.getClientCertFile(), settings::withClientCertFile);
+        ObjectHelper.ifNotEmpty(configuration.getClientKeyAlgo(), settings::withClientKeyAlgo);
+        ObjectHelper.ifNotEmpty(configuration.getClientKeyData(), settings::withClientKeyData);
+        ObjectHelper.ifNotEmpty(configuration.getClientKeyFile(), settings::withClientKeyFile);
+        ObjectHelper.ifNotEmpty(configuration.getClientKeyPassphrase(), settings::withClientKeyPassphrase);
+        ObjectHelper.ifNotEmpty(configuration.getTrustCerts(), settings::withTrustCerts);
+        ObjectHelper.ifNotEmpty(configuration.getConnectionTimeout(), settings::withConnectionTimeout);
+        ObjectHelper.ifNotEmpty(configuration.getNamespace(), settings::withNamespace);
+        return new KubernetesClientBuilder().withConfig(settings.build()).build();
     }
 
     @Override

@@ -23,6 +23,7 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -55,7 +56,8 @@ class CatalogTest {
                 }
             }
         }
-        Matcher quoted = Pattern.compile("\"(kubeflow-trainer:[^\"\\s]+)\"").matcher(Files.readString(PROJECT.resolve("README.md")));
+        // quoted URIs, not the names of data types (new DataType("kubeflow-trainer:application-cloudevents"))
+        Matcher quoted = Pattern.compile("(?<!DataType\\()\"(kubeflow-trainer:[^\"\\s]+)\"").matcher(Files.readString(PROJECT.resolve("README.md")));
         while (quoted.find()) {
             uris.add(quoted.group(1));
         }
@@ -80,6 +82,17 @@ class CatalogTest {
         assertFalse(wrongType.isSuccess(), wrongType.summaryErrorMessage(false));
         EndpointValidationResult unknownOperation = catalog.validateEndpointProperties("kubeflow-trainer:retrain");
         assertFalse(unknownOperation.isSuccess(), "operation is an enum of the catalog");
+    }
+
+    /**
+     * An app with the component (this module's test classpath: the component and Camel, no camel-kubernetes) has no
+     * camel-kubernetes: its secrets dev console fails while camel.vault.kubernetes.secrets is unset, and Camel JBang's
+     * {@code camel ps} then lists nothing.
+     */
+    @Test
+    void theComponentDoesNotBringCamelKubernetes() {
+        assertThrows(ClassNotFoundException.class,
+                () -> Class.forName("org.apache.camel.component.kubernetes.KubernetesConfiguration"));
     }
 
     private static Stream<Path> yamlFiles(Path folder) {

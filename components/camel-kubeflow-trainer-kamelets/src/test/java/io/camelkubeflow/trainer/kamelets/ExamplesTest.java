@@ -52,6 +52,12 @@ class ExamplesTest {
         assertNotNull(event, "the Pipe sent nothing");
         assertEquals(done.getMessage().getHeader("CamelKubeflowTrainerJobName"),
                 event.getMessage().getHeader("CamelKubeflowTrainerJobName"));
+        // as a CloudEvent: what a broker sink gets is JSON, not the TrainJob object's toString()
+        assertTrue(event.getMessage().getHeader("CamelCloudEventType", String.class)
+                .startsWith("io.camelkubeflow.trainer.trainjob."));
+        assertEquals("application/json", event.getMessage().getHeader("Content-Type"));
+        assertTrue(event.getMessage().getBody(String.class).startsWith("{\"apiVersion\":\"trainer.kubeflow.org/"),
+                event.getMessage().getBody(String.class));
     }
 
     @Test

@@ -1,7 +1,5 @@
 package io.camelkubeflow.trainer.kamelets;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +11,8 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.cloudevents.CloudEvent;
+import org.apache.camel.spi.DataType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,6 +29,7 @@ class KameletsTest {
     static CamelContext camel;
     static final List<String> EVENTS = new CopyOnWriteArrayList<>();
     static final List<Object> PROGRESS = new CopyOnWriteArrayList<>();
+    static final List<String> CLOUD_EVENTS = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void start() throws Exception {
@@ -47,7 +48,10 @@ class KameletsTest {
                         .process(e -> PROGRESS.add(e.getMessage().getHeader("CamelKubeflowTrainerProgressPercent")));
                 from("kamelet:kubeflow-trainjob-source?namespace=kamelets")
                         .process(e -> EVENTS.add(e.getMessage().getHeader("CamelKubeflowTrainerJobName") + ":"
-                                                 + e.getMessage().getHeader("CamelKubeflowTrainerEvent")));
+                                                 + e.getMessage().getHeader("CamelKubeflowTrainerEvent")))
+                        // what a Pipe to Kafka or Knative sends: structured CloudEvents
+                        .transformDataType(new DataType("application-cloudevents+json"))
+                        .process(e -> CLOUD_EVENTS.add(e.getMessage().getBody(String.class)));
             }
         });
         camel.start();
@@ -63,7 +67,12 @@ class KameletsTest {
         Exchange waited = camel.createProducerTemplate().send("direct:train-and-wait", e -> { });
         assertNull(waited.getException());
         assertEquals("Complete", waited.getMessage().getHeader("CamelKubeflowTrainerStatus"));
-        TrainJob job = waited.getMessage().getBody(TrainJob.class);
+        // a CloudEvent: the TrainJob's JSON, its attributes in Camel's CloudEvent headers
+        assertEquals("application/json", waited.getMessage().getHeader(Exchange.CONTENT_TYPE));
+        assertEquals("io.camelkubeflow.trainer.trainjob.complete",
+                waited.getMessage().getHeader(CloudEvent.CAMEL_CLOUD_EVENT_TYPE));
+        TrainJob job = Serialization.unmarshal(waited.getMessage().getBody(String.class), TrainJob.class);
+        assertEquals(job.getMetadata().getName(), waited.getMessage().getHeader(CloudEvent.CAMEL_CLOUD_EVENT_SUBJECT));
         assertEquals(List.of("mpirun", "--hostfile", "/etc/mpi/hostfile", "python", "/app/ds.py"),
                 job.getSpec().trainer().command());
         assertEquals(List.of("--epochs", "2"), job.getSpec().trainer().args());
@@ -87,22 +96,23 @@ class KameletsTest {
         }
         assertEquals(List.of(name + ":Created", name + ":Running", name + ":Complete"),
                 EVENTS.stream().filter(e -> e.startsWith(name + ":")).toList());
-    }
-
-    @Test
-    void theKameletsDeclareWhatCamelKExpects() throws Exception {
-        for (String kamelet : List.of("kubeflow-trainer-action", "kubeflow-trainjob-source")) {
-            Map<?, ?> yaml = Serialization.unmarshal(Files.readString(
-                    Path.of("src/main/resources/kamelets/" + kamelet + ".kamelet.yaml")), Map.class);
-            assertEquals("camel.apache.org/v1", yaml.get("apiVersion"));
-            assertEquals("Kamelet", yaml.get("kind"));
-            Map<?, ?> metadata = (Map<?, ?>) yaml.get("metadata");
-            String type = (String) ((Map<?, ?>) metadata.get("labels")).get("camel.apache.org/kamelet.type");
-            assertTrue(kamelet.endsWith("-" + type), kamelet + " is of type " + type);
-            Map<?, ?> definition = (Map<?, ?>) ((Map<?, ?>) yaml.get("spec")).get("definition");
-            assertTrue(((String) definition.get("title")).endsWith(type.substring(0, 1).toUpperCase() + type.substring(1)),
-                    "the title names the type");
+        List<Map<?, ?>> events = new java.util.ArrayList<>();
+        for (String json : CLOUD_EVENTS) {
+            Map<?, ?> event = Serialization.unmarshal(json, Map.class);
+            if (name.equals(event.get("subject"))) {
+                events.add(event);
+            }
         }
+        assertEquals(List.of("io.camelkubeflow.trainer.trainjob.created", "io.camelkubeflow.trainer.trainjob.running",
+                "io.camelkubeflow.trainer.trainjob.complete"), events.stream().map(event -> event.get("type")).toList());
+        for (Map<?, ?> event : events) {
+            assertEquals("1.0", event.get("specversion"));
+            assertEquals("/apis/trainer.kubeflow.org/v1alpha1/namespaces/kamelets/trainjobs", event.get("source"));
+            assertEquals("application/json", event.get("datacontenttype"));
+            Map<?, ?> data = (Map<?, ?>) event.get("data");
+            assertEquals(name, ((Map<?, ?>) data.get("metadata")).get("name"), "the data is the TrainJob");
+        }
+        assertEquals(3, events.stream().map(event -> event.get("id")).distinct().count(), "one id per change");
     }
 
     @Test

@@ -21,8 +21,8 @@ public final class SandboxMain {
     public static void main(String[] args) throws InterruptedException {
         int port = 0;
         Path kubeconfig = Path.of(".camel-kubeflow-trainer", "sandbox.kubeconfig");
-        long startMillis = 500;
-        long runMillis = 5000;
+        long startMillis = TrainerSandbox.Options.STANDALONE_START_DELAY.toMillis();
+        long runMillis = TrainerSandbox.Options.STANDALONE_RUN_TIME.toMillis();
         boolean runScripts = false;
         for (String arg : args) {
             String value = arg.contains("=") ? arg.substring(arg.indexOf('=') + 1) : "";

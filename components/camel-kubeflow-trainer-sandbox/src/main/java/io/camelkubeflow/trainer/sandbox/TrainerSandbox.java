@@ -84,9 +84,18 @@ public final class TrainerSandbox implements AutoCloseable {
      * @param runScripts whether a staged Python script is really run (with the local python3, one process per node)
      */
     public record Options(int port, boolean controller, Duration startDelay, Duration runTime, boolean runScripts) {
+        /** How long a job's pods take to start and to run when the sandbox runs on its own (SandboxMain, apps). */
+        public static final Duration STANDALONE_START_DELAY = Duration.ofMillis(500);
+        public static final Duration STANDALONE_RUN_TIME = Duration.ofSeconds(5);
+
         /** A free port, no controller. */
         public static Options defaults() {
             return new Options(0, false, Duration.ZERO, Duration.ZERO, false);
+        }
+
+        /** A free port, the controller at the pace of a sandbox that runs on its own. */
+        public static Options standalone() {
+            return defaults().withController(STANDALONE_START_DELAY, STANDALONE_RUN_TIME);
         }
 
         public Options withPort(int newPort) {

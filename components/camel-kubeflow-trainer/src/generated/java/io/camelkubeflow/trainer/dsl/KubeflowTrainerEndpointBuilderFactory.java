@@ -321,7 +321,9 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * Kubernetes API server URL; unset: kubeconfig or in-cluster config.
+         * Kubernetes API server URL; unset: kubeconfig or in-cluster config. sandbox: a local sandbox started
+         * in this JVM (an emulated API server with Kubeflow Trainer, whose controller runs TrainJobs without
+         * running their code; needs io.camelkubeflow:camel-kubeflow-trainer-sandbox on the classpath).
          */
         default KubeflowTrainerEndpointConsumerBuilder masterUrl(String masterUrl) {
             doSetProperty("masterUrl", masterUrl);
@@ -728,7 +730,9 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * Kubernetes API server URL; unset: kubeconfig or in-cluster config.
+         * Kubernetes API server URL; unset: kubeconfig or in-cluster config. sandbox: a local sandbox started
+         * in this JVM (an emulated API server with Kubeflow Trainer, whose controller runs TrainJobs without
+         * running their code; needs io.camelkubeflow:camel-kubeflow-trainer-sandbox on the classpath).
          */
         default KubeflowTrainerEndpointProducerBuilder masterUrl(String masterUrl) {
             doSetProperty("masterUrl", masterUrl);
@@ -1431,7 +1435,9 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * Kubernetes API server URL; unset: kubeconfig or in-cluster config.
+         * Kubernetes API server URL; unset: kubeconfig or in-cluster config. sandbox: a local sandbox started
+         * in this JVM (an emulated API server with Kubeflow Trainer, whose controller runs TrainJobs without
+         * running their code; needs io.camelkubeflow:camel-kubeflow-trainer-sandbox on the classpath).
          */
         default KubeflowTrainerEndpointBuilder masterUrl(String masterUrl) {
             doSetProperty("masterUrl", masterUrl);

@@ -1,0 +1,61 @@
+package io.camelkubeflow.trainer;
+
+import java.time.Instant;
+import java.util.Locale;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import org.apache.camel.Exchange;
+import org.apache.camel.InvalidPayloadRuntimeException;
+import org.apache.camel.Message;
+import org.apache.camel.cloudevents.CloudEvent;
+import org.apache.camel.spi.DataType;
+import org.apache.camel.spi.DataTypeTransformer;
+import org.apache.camel.spi.Transformer;
+
+/**
+ * A message carrying a TrainJob (an event of {@code kubeflow-trainer:events}, the result of {@code train} or
+ * {@code wait}) as a CloudEvent: the TrainJob as JSON, and the event's attributes in Camel's CloudEvent headers, which
+ * Camel's {@code http:application-cloudevents} (Knative, HTTP: binary mode) and {@code application-cloudevents+json}
+ * (structured mode) data types turn into a CloudEvent on the wire.
+ *
+ * <p>Attributes: {@code type} {@value #TYPE_PREFIX}{@code <event>} (created, running, suspended, complete, failed,
+ * deleted, progress; else the job's phase); {@code source} the TrainJobs of the job's namespace as an API path;
+ * {@code subject} the job's name; {@code id} the job's uid, resourceVersion and event, so the same change delivered
+ * twice has one id (receivers can drop repeats); {@code time} when the message was made; {@code datacontenttype}
+ * application/json.
+ */
+@DataTypeTransformer(name = TrainJobCloudEvents.DATA_TYPE,
+                     description = "A TrainJob message as a CloudEvent: the TrainJob as JSON, its event's type, source,"
+                                   + " subject and id in Camel's CloudEvent headers")
+public class TrainJobCloudEvents extends Transformer {
+    public static final String DATA_TYPE = "kubeflow-trainer:application-cloudevents";
+    public static final String TYPE_PREFIX = "io.camelkubeflow.trainer.trainjob.";
+    /** One mapper for every message: the TrainJob model's JSON as fabric8 writes it to the API server. */
+    private static final KubernetesSerialization JSON = new KubernetesSerialization();
+
+    @Override
+    public void transform(Message message, DataType from, DataType to) {
+        TrainJob job = message.getBody(TrainJob.class);
+        if (job == null || job.getMetadata() == null) {
+            throw new InvalidPayloadRuntimeException(message.getExchange(), TrainJob.class);
+        }
+        String event = message.getHeader(KubeflowTrainerConstants.EVENT, String.class);
+        if (event == null) {
+            event = TrainJobPhase.of(job).displayName();
+        }
+        String namespace = job.getMetadata().getNamespace();
+        message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_VERSION, "1.0");
+        message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_TYPE, TYPE_PREFIX + event.toLowerCase(Locale.ROOT));
+        message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_SOURCE, "/apis/trainer.kubeflow.org/v1alpha1/namespaces/"
+                + namespace + "/trainjobs");
+        message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_SUBJECT, job.getMetadata().getName());
+        message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_ID, job.getMetadata().getUid() + "/"
+                + job.getMetadata().getResourceVersion() + "/" + event.toLowerCase(Locale.ROOT));
+        message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_TIME, Instant.now().toString());
+        message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_DATA_CONTENT_TYPE, "application/json");
+        message.setHeader(Exchange.CONTENT_TYPE, "application/json");
+        message.setBody(JSON.asJson(job));
+    }
+}
