@@ -1,7 +1,9 @@
 package io.camelkubeflow.trainer;
 
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
@@ -32,6 +34,11 @@ import org.apache.camel.spi.Transformer;
 public class TrainJobCloudEvents extends Transformer {
     public static final String DATA_TYPE = "kubeflow-trainer:application-cloudevents";
     public static final String TYPE_PREFIX = "io.camelkubeflow.trainer.trainjob.";
+    public static final String SPEC_VERSION = "1.0";
+    /** Camel's header of each attribute {@link #attributes} gives. */
+    private static final Map<String, String> HEADERS = Map.of("type", CloudEvent.CAMEL_CLOUD_EVENT_TYPE,
+            "source", CloudEvent.CAMEL_CLOUD_EVENT_SOURCE, "subject", CloudEvent.CAMEL_CLOUD_EVENT_SUBJECT,
+            "id", CloudEvent.CAMEL_CLOUD_EVENT_ID, "time", CloudEvent.CAMEL_CLOUD_EVENT_TIME);
     /** One mapper for every message: the TrainJob model's JSON as fabric8 writes it to the API server. */
     private static final KubernetesSerialization JSON = new KubernetesSerialization();
 
@@ -42,20 +49,29 @@ public class TrainJobCloudEvents extends Transformer {
             throw new InvalidPayloadRuntimeException(message.getExchange(), TrainJob.class);
         }
         String event = message.getHeader(KubeflowTrainerConstants.EVENT, String.class);
-        if (event == null) {
-            event = TrainJobPhase.of(job).displayName();
-        }
-        String namespace = job.getMetadata().getNamespace();
-        message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_VERSION, "1.0");
-        message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_TYPE, TYPE_PREFIX + event.toLowerCase(Locale.ROOT));
-        message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_SOURCE, "/apis/trainer.kubeflow.org/v1alpha1/namespaces/"
-                + namespace + "/trainjobs");
-        message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_SUBJECT, job.getMetadata().getName());
-        message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_ID, job.getMetadata().getUid() + "/"
-                + job.getMetadata().getResourceVersion() + "/" + event.toLowerCase(Locale.ROOT));
-        message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_TIME, Instant.now().toString());
+        message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_VERSION, SPEC_VERSION);
+        attributes(job, event).forEach((attribute, value) -> message.setHeader(HEADERS.get(attribute), value));
         message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_DATA_CONTENT_TYPE, "application/json");
         message.setHeader(Exchange.CONTENT_TYPE, "application/json");
         message.setBody(JSON.asJson(job));
+    }
+
+    /**
+     * The CloudEvent attributes of a message about a TrainJob, by their CloudEvents names (type, source, subject, id,
+     * time): the same for any message about the same change of the job, whatever its data and binding (the routes app's
+     * Kafka results carry them as {@code ce_} headers).
+     *
+     * @param event what happened (Created, Complete, ...); null: the job's phase
+     */
+    public static Map<String, String> attributes(TrainJob job, String event) {
+        String what = (event != null ? event : TrainJobPhase.of(job).displayName()).toLowerCase(Locale.ROOT);
+        Map<String, String> attributes = new LinkedHashMap<>();
+        attributes.put("type", TYPE_PREFIX + what);
+        attributes.put("source", "/apis/trainer.kubeflow.org/v1alpha1/namespaces/" + job.getMetadata().getNamespace()
+                + "/trainjobs");
+        attributes.put("subject", job.getMetadata().getName());
+        attributes.put("id", job.getMetadata().getUid() + "/" + job.getMetadata().getResourceVersion() + "/" + what);
+        attributes.put("time", Instant.now().toString());
+        return attributes;
     }
 }

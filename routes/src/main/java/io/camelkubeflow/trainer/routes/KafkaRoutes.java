@@ -7,6 +7,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.core.JacksonException;
+import io.camelkubeflow.trainer.TrainJobCloudEvents;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.PolicyViolationException;
@@ -18,6 +19,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.camel.Exchange;
 import org.apache.camel.LoggingLevel;
+import org.apache.camel.Message;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.kafka.KafkaConstants;
 import org.apache.camel.component.kafka.consumer.KafkaManualCommit;
@@ -29,9 +31,11 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  * Kafka in, Kafka out. {@code kafka-train} turns each JSON train request on the request topic into a TrainJob and
  * commits the record's offset only once the TrainJob exists; a redelivered record adopts the same job (its key is
  * topic/partition/offset, or the request's idempotencyKey). {@code kafka-results} reports every such job (and every
- * job an S3 upload started) when it ends, from the TrainJob events rather than from a waiting thread: the result topic gets name, status, duration,
- * log tail and the metrics the script printed ("METRIC name=value ..." lines); failed jobs and bad requests go to the
- * dead-letter topic with the reason. With trainer.kafka.max-in-flight, a request beyond the cap waits (uncommitted)
+ * job an S3 upload started) when it ends, Complete or Failed, from the TrainJob events rather than from a waiting
+ * thread: the result topic gets name, status, duration, log tail and the metrics the script printed ("METRIC
+ * name=value ..." lines), as CloudEvents (ce_ headers). Requests that can never become a TrainJob go to the
+ * dead-letter topic with the reason: one shape per topic (contracts/*.schema.json, described in
+ * META-INF/asyncapi.yaml). With trainer.kafka.max-in-flight, a request beyond the cap waits (uncommitted)
  * until a Kafka-started job ends; with trainer.kafka.skip-if-running, a request whose runKey has a job running is
  * answered by that job instead of a new one. With trainer.kafka.caller-user, each request is authorized as that user
  * too (see {@link EntryPointCaller}); a request it may not make is a dead letter naming what was denied. Both routes
@@ -96,11 +100,7 @@ public class KafkaRoutes extends RouteBuilder {
                 .to("kubeflow-trainer:logs?namespace={{trainer.namespace}}&tailLines={{trainer.kafka.log-tail-lines}}")
                 .process(this::result)
                 .setHeader(KafkaConstants.KEY, header(JOB_NAME))
-                .choice()
-                    .when(header(EVENT).isEqualTo("Failed"))
-                        .marshal().json().to("kafka:{{trainer.kafka.dead-letter-topic}}")
-                    .otherwise()
-                        .marshal().json().to("kafka:{{trainer.kafka.result-topic}}");
+                .marshal().json().to("kafka:{{trainer.kafka.result-topic}}");
     }
 
     private void deadLetterForRequest(Exchange exchange) {
@@ -119,6 +119,11 @@ public class KafkaRoutes extends RouteBuilder {
         exchange.getMessage().setBody(letter);
     }
 
+    /**
+     * A job's result (contracts/train-result.schema.json), Complete or Failed alike, as a CloudEvent in Kafka's binary
+     * mode: the result as the record's JSON value, the event's attributes as {@code ce_} headers (the same type, source,
+     * subject and id the Kamelets' and the component's CloudEvents give the same change).
+     */
     private void result(Exchange exchange) {
         TrainJob job = exchange.getProperty("trainJob", TrainJob.class);
         String log = exchange.getMessage().getBody(String.class);
@@ -127,7 +132,12 @@ public class KafkaRoutes extends RouteBuilder {
         result.put("request", annotations == null ? null : annotations.get(TrainJobMetadata.IDEMPOTENCY_KEY_ANNOTATION));
         result.put("metrics", metrics(log));
         result.put("logTail", log);
-        exchange.getMessage().setBody(result);
+        Message message = exchange.getMessage();
+        message.setHeader("ce_specversion", TrainJobCloudEvents.SPEC_VERSION);
+        TrainJobCloudEvents.attributes(job, message.getHeader(EVENT, String.class))
+                .forEach((attribute, value) -> message.setHeader("ce_" + attribute, value));
+        message.setHeader("content-type", "application/json");
+        message.setBody(result);
     }
 
     /** The last value of each name=value pair on the log's "METRIC ..." lines. */

@@ -80,8 +80,12 @@ class InboxRouteTest {
         assertTrue(Files.exists(inbox.resolve(".done/mnist.py")) && Files.exists(inbox.resolve(".done/broken.py")));
 
         // the completion route chained an event for each ended job
-        assertTrue(awaitFile(completions().resolve(goodJob + ".json")).contains("\"event\": \"model-ready\""));
-        assertTrue(awaitFile(completions().resolve(brokenJob + ".json")).contains("\"event\": \"training-failed\""));
+        String ready = awaitFile(completions().resolve(goodJob + ".json"));
+        assertTrue(ready.contains("\"event\":\"model-ready\""), ready);
+        Contracts.assertHolds(Contracts.COMPLETION, ready);
+        String failed = awaitFile(completions().resolve(brokenJob + ".json"));
+        assertTrue(failed.contains("\"event\":\"training-failed\""), failed);
+        Contracts.assertHolds(Contracts.COMPLETION, failed);
     }
 
     @ConfigProperty(name = "trainer.completion.uri")

@@ -25,6 +25,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -78,7 +79,8 @@ class KafkaRoutesTest {
         assertTrue(String.valueOf(denied.get("error")).startsWith(
                 "caller 'system:serviceaccount:default:kafka-producer' (groups [kafka-producers])"), denied.toString());
         assertTrue(client.resources(TrainJob.class).inNamespace("team-b").list().getItems().isEmpty());
-        awaitMatching("trainjob-dead-letters", l -> "Failed".equals(l.get("status")) && "FailedJobs".equals(l.get("reason")));
+        // a failed job is a result like any other (its status says so), not a dead letter
+        awaitMatching("trainjob-results", r -> "Failed".equals(r.get("status")) && "FailedJobs".equals(r.get("reason")));
         awaitMatching("trainjob-dead-letters", l -> notJson.equals(l.get("request"))
                 && !String.valueOf(l.get("error")).isBlank() && Long.valueOf(notJsonOffset).equals(
                         ((Number) l.get("offset")).longValue()));
@@ -88,6 +90,29 @@ class KafkaRoutesTest {
                 .filter(j -> "order-7".equals(j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key")))
                 .toList();
         assertEquals(1, fromOrder7.size());
+
+        // one shape per topic, as contracts/ says: every result a CloudEvent (binary mode) whose attributes match it
+        for (String request : List.of(good, failing, beyondPolicy, beyondRights)) {
+            Contracts.assertHolds(Contracts.TRAIN_REQUEST, request);
+        }
+        List<ConsumerRecord<String, String>> results = allRecords("trainjob-results");
+        assertTrue(results.size() >= 2, "the Complete and the Failed job: " + results.size());
+        for (ConsumerRecord<String, String> record : results) {
+            Contracts.assertHolds(Contracts.TRAIN_RESULT, record.value());
+            Map<?, ?> value = JSON.readValue(record.value(), Map.class);
+            assertEquals(value.get("name"), record.key());
+            assertEquals("1.0", header(record, "ce_specversion"));
+            assertEquals("io.camelkubeflow.trainer.trainjob." + value.get("status").toString().toLowerCase(),
+                    header(record, "ce_type"));
+            assertEquals("/apis/trainer.kubeflow.org/v1alpha1/namespaces/" + value.get("namespace") + "/trainjobs",
+                    header(record, "ce_source"));
+            assertEquals(value.get("name"), header(record, "ce_subject"));
+            assertTrue(header(record, "ce_id").startsWith(value.get("uid") + "/"), header(record, "ce_id"));
+            assertEquals("application/json", header(record, "content-type"));
+        }
+        for (ConsumerRecord<String, String> record : allRecords("trainjob-dead-letters")) {
+            Contracts.assertHolds(Contracts.DEAD_LETTER, record.value());
+        }
 
         // every request's offset was committed (the invalid ones after their dead letter)
         try (Admin admin = Admin.create(Map.<String, Object>of("bootstrap.servers", KafkaBrokerResource.broker.bootstrapServers()))) {
@@ -187,6 +212,12 @@ class KafkaRoutesTest {
                 KafkaBrokerResource.broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
             return producer.send(new ProducerRecord<>("trainjob-requests", value)).get().offset();
         }
+    }
+
+    private static String header(ConsumerRecord<String, String> record, String name) {
+        var header = record.headers().lastHeader(name);
+        assertNotNull(header, name + " on " + record.key());
+        return new String(header.value(), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     static Map<?, ?> awaitMatching(String topic, java.util.function.Predicate<Map<?, ?>> wanted) throws Exception {

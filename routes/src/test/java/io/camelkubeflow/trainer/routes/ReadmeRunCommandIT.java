@@ -126,7 +126,7 @@ class ReadmeRunCommandIT {
                         cluster.issueToken("developer", "system:masters"));
                 assertEquals(201, created.statusCode(), created.body());
                 String job = new ObjectMapper().readTree(created.body()).path("name").asText();
-                await(() -> output.stream().anyMatch(l -> l.contains("\"event\": \"model-ready\"")
+                await(() -> output.stream().anyMatch(l -> l.contains("\"event\":\"model-ready\"")
                         && l.contains(job)), output);
             }
         });

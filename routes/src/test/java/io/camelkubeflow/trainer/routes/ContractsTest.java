@@ -1,0 +1,84 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.camelkubeflow.trainer.job.TrainField;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+/**
+ * The contracts in contracts/ against what the app accepts and sends: the train request schema has exactly the fields
+ * a message may set, each with the JSON type the app takes, and the AsyncAPI document names the configured topics and
+ * schemas that exist. (The messages the app sends are held to their schemas where the tests read them: KafkaRoutesTest,
+ * InboxRouteTest.)
+ */
+class ContractsTest {
+    @Test
+    void theTrainRequestSchemaHasEveryFieldAMessageMaySetWithTheJsonTypeTheAppTakes() {
+        JsonNode properties = Contracts.schemaDocument(Contracts.TRAIN_REQUEST).get("properties");
+        Set<String> described = new TreeSet<>();
+        properties.fieldNames().forEachRemaining(described::add);
+        assertEquals(new TreeSet<>(TrainRequestMessage.FIELDS.keySet()), described);
+        for (String field : described) {
+            String expected = switch (TrainField.named(field).kind()) {
+                case TEXT -> "{\"type\":[\"string\",\"null\"]}";
+                case INTEGER -> "{\"type\":[\"integer\",\"null\"],\"minimum\":-2147483648,\"maximum\":2147483647}";
+                case LONG -> "{\"type\":[\"integer\",\"null\"]}";
+                case BOOLEAN -> "{\"type\":[\"boolean\",\"null\"]}";
+                case WORDS, LIST -> "{\"oneOf\":[{\"type\":[\"string\",\"null\"]},{\"type\":\"array\",\"items\":"
+                        + "{\"type\":\"string\"}}]}";
+                case MAP -> "{\"type\":[\"object\",\"null\"],\"additionalProperties\":{\"type\":\"string\"}}";
+                case DURATION -> throw new AssertionError(field + " is not a message field");
+            };
+            assertEquals(expected, properties.get(field).toString(), field);
+        }
+    }
+
+    @Test
+    void theTrainRequestSchemaRefusesWhatTheAppRefusesAndHoldsTheReadmesRequest() {
+        Contracts.assertHolds(Contracts.TRAIN_REQUEST, "{\"script\": \"print('METRIC accuracy=0.91 loss=0.2')\","
+                + " \"args\": [\"--epochs\", \"3\"], \"datasetUri\": \"s3://data/set\", \"numNodes\": 2, \"gpu\": \"1\","
+                + " \"env\": {\"HF_TOKEN\": \"secretKeyRef:hf-token/token\"}, \"idempotencyKey\": \"order-7\"}");
+        for (String refused : List.of("{\"scirpt\": \"print(1)\"}", "{\"numNodes\": 1.5}", "{\"numNodes\": \"2\"}",
+                "{\"script\": 42}", "{\"env\": {\"EPOCHS\": 3}}", "{\"args\": [\"--lr\", 0.1]}", "[]")) {
+            assertFalse(Contracts.violations(Contracts.TRAIN_REQUEST, refused).isEmpty(), refused);
+        }
+    }
+
+    @Test
+    void theAsyncApiDocumentNamesTheConfiguredTopicsAndSchemasThatExist() throws IOException {
+        Map<?, ?> asyncApi;
+        try (InputStream in = getClass().getResourceAsStream("/contracts/asyncapi.yaml")) {
+            asyncApi = Serialization.unmarshal(in, Map.class);
+        }
+        Properties config = new Properties();
+        try (InputStream in = getClass().getResourceAsStream("/application.properties")) {
+            config.load(in);
+        }
+        Map<?, ?> channels = (Map<?, ?>) asyncApi.get("channels");
+        assertEquals(config.getProperty("trainer.kafka.request-topic"), address(channels, "requests"));
+        assertEquals(config.getProperty("trainer.kafka.result-topic"), address(channels, "results"));
+        assertEquals(config.getProperty("trainer.kafka.dead-letter-topic"), address(channels, "deadLetters"));
+        Map<?, ?> messages = (Map<?, ?>) ((Map<?, ?>) asyncApi.get("components")).get("messages");
+        assertEquals(Set.of("trainRequest", "trainResult", "deadLetter"), messages.keySet());
+        for (Object message : messages.values()) {
+            String schema = (String) ((Map<?, ?>) ((Map<?, ?>) message).get("payload")).get("$ref");
+            assertNotNull(getClass().getResource("/contracts/" + schema), schema + " is beside the document");
+        }
+    }
+
+    private static Object address(Map<?, ?> channels, String channel) {
+        return ((Map<?, ?>) channels.get(channel)).get("address");
+    }
+}
