@@ -104,6 +104,49 @@ class ClientConfigurationTest {
         }
     }
 
+    /** One option instead of a cluster: the sandbox starts in this JVM, with the endpoint's namespace made in it. */
+    @Test
+    void masterUrlSandboxRunsTheComponentOnALocalSandbox() throws Exception {
+        try (CamelContext camel = new DefaultCamelContext()) {
+            camel.start();
+            ProducerTemplate template = camel.createProducerTemplate();
+            Exchange trained = template.send("kubeflow-trainer:train?masterUrl=sandbox&runtime=torch-distributed"
+                    + "&namespace=from-jbang&pythonFile=/a.py", e -> { });
+            assertEquals("from-jbang", trained(trained).getMetadata().getNamespace());
+            Exchange waited = template.send("kubeflow-trainer:wait?masterUrl=sandbox&namespace=from-jbang&waitTimeout=30s",
+                    trained);
+            assertNull(waited.getException());
+            assertEquals("Complete", waited.getMessage().getHeader(KubeflowTrainerConstants.STATUS));
+        }
+    }
+
+    /** Without the sandbox's jar the endpoint does not start, and says which option and what to add. */
+    @Test
+    void masterUrlSandboxWithoutTheSandboxJarNamesTheOptionAndTheFix() throws Exception {
+        try (CamelContext camel = new DefaultCamelContext()) {
+            camel.setClassResolver(new org.apache.camel.impl.engine.DefaultClassResolver(camel) {
+                @Override
+                public java.io.InputStream loadResourceAsStream(String uri) {
+                    return uri.endsWith("io/camelkubeflow/trainer/local-sandbox") ? null
+                            : super.loadResourceAsStream(uri);
+                }
+            });
+            camel.start();
+            Exception failure = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
+                    () -> camel.getEndpoint("kubeflow-trainer:train?masterUrl=sandbox&runtime=torch-distributed").start());
+            Throwable cause = failure;
+            while (!(cause instanceof io.camelkubeflow.trainer.support.InvalidOptionException) && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            io.camelkubeflow.trainer.support.InvalidOptionException invalid =
+                    org.junit.jupiter.api.Assertions.assertInstanceOf(
+                            io.camelkubeflow.trainer.support.InvalidOptionException.class, cause);
+            assertEquals("masterUrl", invalid.getField());
+            assertTrue(invalid.getMessage().contains("io.camelkubeflow:camel-kubeflow-trainer-sandbox"),
+                    invalid.getMessage());
+        }
+    }
+
     private static TrainJob trained(Exchange exchange) {
         assertNull(exchange.getException());
         return exchange.getMessage().getBody(TrainJob.class);
