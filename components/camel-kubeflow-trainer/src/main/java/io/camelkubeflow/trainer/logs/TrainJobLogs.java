@@ -235,7 +235,7 @@ public class TrainJobLogs {
                 // is only in its previous log
                 LineFilter filter = new LineFilter(position);
                 previous = open(podName, query(container, false, true, position, null, null))
-                        .thenCompose(stream -> drain(stream, raw -> filter.deliver(raw, sink, selector.step),
+                        .thenCompose(stream -> drain(stream, lines -> filter.deliver(lines, sink, selector.step),
                                 Long.MAX_VALUE))
                         .thenRun(() -> restartsSeen = restarts);
             }
@@ -252,7 +252,7 @@ public class TrainJobLogs {
                         return drainResumed(current, podName, container);
                     }
                     LineFilter filter = new LineFilter(position);
-                    return drain(current, raw -> filter.deliver(raw, sink, selector.step), Long.MAX_VALUE);
+                    return drain(current, lines -> filter.deliver(lines, sink, selector.step), Long.MAX_VALUE);
                 });
             }, this::dispatch).thenApply(ignored -> endedBeforeRead);
         }
@@ -319,7 +319,7 @@ public class TrainJobLogs {
          */
         private CompletableFuture<Void> drainResumed(PodLogStream current, String podName, String container) {
             String[] first = new String[1];
-            return drain(current, line -> first[0] = line, 1).thenComposeAsync(ignored -> {
+            return drain(current, lines -> first[0] = lines.get(0), 1).thenComposeAsync(ignored -> {
                 if (first[0] == null) {
                     return CompletableFuture.completedFuture(null);
                 }
@@ -328,10 +328,12 @@ public class TrainJobLogs {
                 if (firstTime != null && firstTime.isAfter(position.lastTime())) {
                     LineFilter previousFilter = new LineFilter(position);
                     before = open(podName, query(container, false, true, position, null, null))
-                            .thenCompose(previous -> drain(previous, raw -> {
-                                Instant time = timeOf(raw);
-                                if (time != null && time.isBefore(firstTime)) {
-                                    previousFilter.deliver(raw, sink, selector.step);
+                            .thenCompose(previous -> drain(previous, lines -> {
+                                for (String raw : lines) {
+                                    Instant time = timeOf(raw);
+                                    if (time != null && time.isBefore(firstTime)) {
+                                        previousFilter.deliver(raw, sink, selector.step);
+                                    }
                                 }
                             }, Long.MAX_VALUE))
                             .exceptionally(failure -> {
@@ -347,15 +349,17 @@ public class TrainJobLogs {
                 return before.thenComposeAsync(none -> {
                     LineFilter filter = new LineFilter(position);
                     filter.deliver(first[0], sink, selector.step);
-                    return drain(current, raw -> filter.deliver(raw, sink, selector.step), Long.MAX_VALUE);
+                    return drain(current, lines -> filter.deliver(lines, sink, selector.step), Long.MAX_VALUE);
                 }, this::dispatch);
             }, this::dispatch);
         }
 
         /** A read that is not resumed, so without timestamps: its lines as they are. */
-        private void deliverAsRead(String line) {
+        private void deliverAsRead(List<String> lines) {
             try {
-                sink.line(selector.step, line);
+                for (String line : lines) {
+                    sink.line(selector.step, line);
+                }
             } catch (RuntimeException e) {
                 throw new SinkFailedException(e);
             }
@@ -377,10 +381,13 @@ public class TrainJobLogs {
         }
 
         /**
-         * Hands up to {@code limit} lines of the stream to {@code handler}, as they come; the sink hears when no more are
+         * Hands up to {@code limit} lines of the stream to {@code handler}, a batch at a time as they come (each handler
+         * loops over its batch itself: a call per line from here, one call site for every kind of handler, was not
+         * inlined once several kinds had run, and a follow of all ranks read 68 MB/s instead of 117 in the bench); the
+         * sink hears when no more are
          * at hand, and before a broken stream is resumed, so what it holds back is neither late nor lost.
          */
-        private CompletableFuture<Void> drain(PodLogStream stream, Consumer<String> handler, long limit) {
+        private CompletableFuture<Void> drain(PodLogStream stream, Consumer<List<String>> handler, long limit) {
             Drain drain = new Drain(stream, handler, limit);
             dispatch(drain);
             return drain.ended;
@@ -389,13 +396,13 @@ public class TrainJobLogs {
         /** One stream's lines to a handler: a task that runs while lines are at hand and leaves itself to be run again. */
         private final class Drain implements Runnable {
             private final PodLogStream stream;
-            private final Consumer<String> handler;
+            private final Consumer<List<String>> handler;
             private final long limit;
             private final CompletableFuture<Void> ended = new CompletableFuture<>();
             private long taken;
             private boolean unannounced;
 
-            Drain(PodLogStream stream, Consumer<String> handler, long limit) {
+            Drain(PodLogStream stream, Consumer<List<String>> handler, long limit) {
                 this.stream = stream;
                 this.handler = handler;
                 this.limit = limit;
@@ -406,8 +413,8 @@ public class TrainJobLogs {
                 try {
                     while (taken < limit) {
                         PodLogStream.Lines lines = stream.take((int) Math.min(MAX_TAKE, limit - taken));
-                        for (String line : lines.texts()) {
-                            handler.accept(line);
+                        if (!lines.texts().isEmpty()) {
+                            handler.accept(lines.texts());
                         }
                         taken += lines.texts().size();
                         unannounced |= !lines.texts().isEmpty();
@@ -634,6 +641,12 @@ public class TrainJobLogs {
         LineFilter(Position position) {
             this.position = position;
             this.caughtUp = !position.started();
+        }
+
+        void deliver(List<String> raws, LogSink sink, String step) {
+            for (String raw : raws) {
+                deliver(raw, sink, step);
+            }
         }
 
         void deliver(String raw, LogSink sink, String step) {
