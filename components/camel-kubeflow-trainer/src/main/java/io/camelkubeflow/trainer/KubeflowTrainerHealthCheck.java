@@ -1,7 +1,11 @@
 package io.camelkubeflow.trainer;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.net.HttpURLConnection;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -11,12 +15,21 @@ import org.apache.camel.impl.health.AbstractHealthCheck;
 
 /**
  * Readiness of the component's Kubernetes API: the API server answers, Kubeflow Trainer is installed (the TrainJob
- * API exists) and TrainJobs may be listed in the namespace. One list request of at most one item per call. Not a
+ * API exists) and TrainJobs may be listed in the namespace. One list request of at most one item per call, answered
+ * before the call returns, but for a call on a Vert.x event loop, which gets the previous request's answer. Not a
  * liveness check: restarting the app does not bring an API server back.
  */
 final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
+    /**
+     * Vert.x's {@code Context.isOnEventLoopThread()}, looked up rather than linked: Vert.x comes with fabric8's default
+     * HTTP client, in the version of the client or of Quarkus; null without Vert.x, where no call is on its loop.
+     */
+    private static final MethodHandle ON_EVENT_LOOP = eventLoopCheck();
     private final KubernetesClient client;
     private final String namespace;
+    /** The last probe's answer; null before the first. */
+    private volatile Answer last;
+    private final AtomicBoolean probing = new AtomicBoolean();
 
     KubeflowTrainerHealthCheck(String id, KubernetesClient client, String namespace) {
         super("camel", id);
@@ -40,32 +53,100 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
     protected void doCall(HealthCheckResultBuilder builder, Map<String, Object> options) {
         builder.detail("api.server", String.valueOf(client.getMasterUrl()));
         builder.detail("namespace", namespace);
-        try {
-            client.resources(TrainJob.class).inNamespace(namespace)
-                    .list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
+        Answer answer;
+        if (onEventLoop()) {
+            // SmallRye Health calls checks on a Vert.x event loop; the client may answer on that very loop (Quarkus's
+            // Kubernetes client runs on Quarkus's Vert.x), so waiting here would never end: the last probe answers,
+            // and a new one goes out for the next call
+            answer = last;
+            probeInBackground();
+            if (answer == null) {
+                answer = new Answer(false, "checking the API server at " + client.getMasterUrl() + ": no answer yet");
+            }
+        } else {
+            answer = probeNow();
+            last = answer;
+        }
+        if (answer.up()) {
             builder.up();
-        } catch (KubernetesClientException e) {
+        } else {
             // the explanation as a detail too: health endpoints (MicroProfile Health) show details, not the message;
             // no stack trace, as health endpoints are open to probes
-            String explanation = explain(e);
-            builder.message(explanation).detail("reason", explanation).down();
+            builder.message(answer.explanation()).detail("reason", answer.explanation()).down();
         }
     }
 
-    private String explain(KubernetesClientException e) {
-        if (e.getCode() <= 0) {
-            return "the API server at " + client.getMasterUrl() + " does not answer: " + e.getMessage()
-                    + (e.getCause() == null ? "" : " (" + e.getCause().getMessage() + ")");
+    /** Lists at most one TrainJob of the namespace, waiting for the answer. */
+    private Answer probeNow() {
+        try {
+            client.resources(TrainJob.class).inNamespace(namespace)
+                    .list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
+            return new Answer(true, null);
+        } catch (KubernetesClientException e) {
+            return new Answer(false, e.getCode() <= 0 ? notAnswering(e.getMessage() + (e.getCause() == null ? ""
+                    : " (" + e.getCause().getMessage() + ")")) : explain(e.getCode(), e.getMessage()));
         }
-        return switch (e.getCode()) {
+    }
+
+    /** The same request as {@link #probeNow}, without waiting: its answer is the next event-loop call's. */
+    void probeInBackground() {
+        if (!probing.compareAndSet(false, true)) {
+            return;
+        }
+        String url = client.getMasterUrl().toString().replaceFirst("/?$", "/") + "apis/" + TrainJob.GROUP + "/"
+                + TrainJob.VERSION + "/namespaces/" + namespace + "/trainjobs?limit=1";
+        var http = client.getHttpClient();
+        try {
+            http.sendAsync(http.newHttpRequestBuilder().uri(url).build(), String.class).whenComplete((response, e) -> {
+                last = e != null ? new Answer(false, notAnswering(String.valueOf(e.getMessage())))
+                        : response.isSuccessful() ? new Answer(true, null)
+                        : new Answer(false, explain(response.code(), response.body()));
+                probing.set(false);
+            });
+        } catch (RuntimeException e) {
+            last = new Answer(false, notAnswering(e.getMessage()));
+            probing.set(false);
+        }
+    }
+
+    private static MethodHandle eventLoopCheck() {
+        try {
+            return MethodHandles.publicLookup().findStatic(Class.forName("io.vertx.core.Context", false,
+                    KubeflowTrainerHealthCheck.class.getClassLoader()), "isOnEventLoopThread",
+                    MethodType.methodType(boolean.class));
+        } catch (ReflectiveOperationException e) {
+            return null;
+        }
+    }
+
+    private static boolean onEventLoop() {
+        if (ON_EVENT_LOOP == null) {
+            return false;
+        }
+        try {
+            return (boolean) ON_EVENT_LOOP.invokeExact();
+        } catch (Throwable e) {
+            return false;
+        }
+    }
+
+    /** What a probe found: up, or down and why. */
+    private record Answer(boolean up, String explanation) {
+    }
+
+    private String notAnswering(String why) {
+        return "the API server at " + client.getMasterUrl() + " does not answer: " + why;
+    }
+
+    private String explain(int code, String message) {
+        return switch (code) {
             case HttpURLConnection.HTTP_NOT_FOUND -> "Kubeflow Trainer is not installed: the API server at "
                     + client.getMasterUrl() + " has no " + TrainJob.GROUP + "/" + TrainJob.VERSION + " trainjobs; install"
                     + " Kubeflow Trainer v2 (its CRDs and controller) in this cluster";
             case HttpURLConnection.HTTP_UNAUTHORIZED, HttpURLConnection.HTTP_FORBIDDEN -> "not allowed to list TrainJobs"
-                    + " in namespace " + namespace + " (" + e.getCode() + "): bind the Role in deploy/ to the app's"
+                    + " in namespace " + namespace + " (" + code + "): bind the Role in deploy/ to the app's"
                     + " service account";
-            default -> "the API server at " + client.getMasterUrl() + " answered " + e.getCode() + ": "
-                    + e.getMessage();
+            default -> "the API server at " + client.getMasterUrl() + " answered " + code + ": " + message;
         };
     }
 }

@@ -63,6 +63,42 @@ class HealthCheckTest {
         }
     }
 
+    /**
+     * SmallRye Health calls checks on a Vert.x event loop, where the client's answer may have to come in (Quarkus's
+     * client runs on Quarkus's Vert.x): there the check answers with the last probe and sends the next without waiting.
+     */
+    @Test
+    void onAnEventLoopTheCheckAnswersWithTheLastProbeAndProbesInTheBackground() throws Exception {
+        TrainerApiServer api = TrainerApiServer.start();
+        io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+        try {
+            KubeflowTrainerHealthCheck check = new KubeflowTrainerHealthCheck("kubeflow-trainer:ml@test", api.client(),
+                    "ml");
+            check.setCamelContext(new DefaultCamelContext());
+            assertEquals(HealthCheck.State.UP, check.call().getState(), "off the loop: asked and answered now");
+            api.close();
+            // the server is gone: a call that asked now would be DOWN; on the loop the last answer comes first
+            assertEquals(HealthCheck.State.UP, onEventLoop(vertx, check).getState());
+            HealthCheck.Result later = onEventLoop(vertx, check);
+            for (long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+                    later.getState() == HealthCheck.State.UP && System.nanoTime() < deadline;
+                    later = onEventLoop(vertx, check)) {
+                Thread.sleep(50);
+            }
+            assertEquals(HealthCheck.State.DOWN, later.getState(), "the background probe's answer");
+            assertTrue(later.getMessage().orElse("").contains("does not answer"), later.getMessage().orElse(""));
+        } finally {
+            vertx.close();
+            api.close();
+        }
+    }
+
+    private static HealthCheck.Result onEventLoop(io.vertx.core.Vertx vertx, HealthCheck check) throws Exception {
+        java.util.concurrent.CompletableFuture<HealthCheck.Result> result = new java.util.concurrent.CompletableFuture<>();
+        vertx.runOnContext(v -> result.complete(check.call()));
+        return result.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
     @Test
     void readyWhenTheApiServerHasKubeflowTrainer() throws Exception {
         try (TrainerApiServer api = TrainerApiServer.start()) {
