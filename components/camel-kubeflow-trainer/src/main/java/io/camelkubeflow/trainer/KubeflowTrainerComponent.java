@@ -136,8 +136,6 @@ public class KubeflowTrainerComponent extends DefaultComponent {
             KubeflowTrainerHealthCheck check = new KubeflowTrainerHealthCheck(
                     KubeflowTrainerHealthCheck.id(client, namespace), client, namespace);
             registry.register(check);
-            // so a first readiness call on an event loop, which does not wait, finds an answer
-            check.probeInBackground();
             return check;
         });
     }

@@ -16,7 +16,8 @@ import org.apache.camel.impl.health.AbstractHealthCheck;
 /**
  * Readiness of the component's Kubernetes API: the API server answers, Kubeflow Trainer is installed (the TrainJob
  * API exists) and TrainJobs may be listed in the namespace. One list request of at most one item per call, answered
- * before the call returns, but for a call on a Vert.x event loop, which gets the previous request's answer. Not a
+ * before the call returns, but for a call on a Vert.x event loop, which gets the previous request's answer (the first
+ * such call: DOWN, no answer yet; readiness is polled). Not a
  * liveness check: restarting the app does not bring an API server back.
  */
 final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
@@ -89,7 +90,7 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
     }
 
     /** The same request as {@link #probeNow}, without waiting: its answer is the next event-loop call's. */
-    void probeInBackground() {
+    private void probeInBackground() {
         if (!probing.compareAndSet(false, true)) {
             return;
         }

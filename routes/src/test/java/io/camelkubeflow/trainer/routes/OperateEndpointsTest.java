@@ -39,8 +39,8 @@ class OperateEndpointsTest {
 
     @Test
     void readinessIncludesTheComponentsCheckNamedForItsNamespaceAndApiServer() throws Exception {
-        // a readiness call on the event loop answers with the component's last probe (one goes out when the check is
-        // registered): polled as a kubelet polls it
+        // a readiness call on the event loop answers with the component's last probe (none before the first call):
+        // polled as a kubelet polls it
         HttpResponse<String> ready = get("q/health/ready");
         for (long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
                 ready.statusCode() != 200 && System.nanoTime() < deadline; ready = get("q/health/ready")) {
