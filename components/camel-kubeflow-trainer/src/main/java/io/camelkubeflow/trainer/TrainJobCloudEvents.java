@@ -36,7 +36,7 @@ public class TrainJobCloudEvents extends Transformer {
     public static final String TYPE_PREFIX = "io.camelkubeflow.trainer.trainjob.";
     public static final String SPEC_VERSION = "1.0";
     /** Camel's header of each attribute {@link #attributes} gives. */
-    private static final Map<String, String> HEADERS = Map.of("type", CloudEvent.CAMEL_CLOUD_EVENT_TYPE,
+    public static final Map<String, String> HEADERS = Map.of("type", CloudEvent.CAMEL_CLOUD_EVENT_TYPE,
             "source", CloudEvent.CAMEL_CLOUD_EVENT_SOURCE, "subject", CloudEvent.CAMEL_CLOUD_EVENT_SUBJECT,
             "id", CloudEvent.CAMEL_CLOUD_EVENT_ID, "time", CloudEvent.CAMEL_CLOUD_EVENT_TIME);
     /** One mapper for every message: the TrainJob model's JSON as fabric8 writes it to the API server. */

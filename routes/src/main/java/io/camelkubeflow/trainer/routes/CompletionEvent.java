@@ -3,9 +3,13 @@ package io.camelkubeflow.trainer.routes;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.camelkubeflow.trainer.TrainJobCloudEvents;
+import io.camelkubeflow.trainer.api.TrainJob;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Named;
-import org.apache.camel.Header;
+import org.apache.camel.Exchange;
+import org.apache.camel.Message;
+import org.apache.camel.cloudevents.CloudEvent;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.EVENT;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.JOB_NAME;
@@ -15,18 +19,31 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.REASON;
 /**
  * The message the completion route chains onward (contracts/completion.schema.json): model-ready for a Complete job,
  * training-failed for a Failed one, with the job and the reason. Made as a Map and written by Jackson, so a reason or
- * name with quotes or new lines is still one valid JSON document.
+ * name with quotes or new lines is still one valid JSON document. It is a CloudEvent too: Camel's CloudEvent headers
+ * carry the attributes of the job's change (TrainJobCloudEvents.attributes, as on the Kafka results), so
+ * {@code http:application-cloudevents} or {@code application-cloudevents+json} before trainer.completion.uri put it on
+ * the wire as one.
  */
 @ApplicationScoped
 @Named("completionEvent")
 public class CompletionEvent {
-    public Map<String, Object> of(@Header(EVENT) String event, @Header(JOB_NAME) String job,
-            @Header(NAMESPACE) String namespace, @Header(REASON) String reason) {
+    /** Replaces the TrainJob event in the message with the completion message. */
+    public void of(Exchange exchange) {
+        Message in = exchange.getMessage();
+        String event = in.getHeader(EVENT, String.class);
+        TrainJob job = in.getBody(TrainJob.class);
         Map<String, Object> message = new LinkedHashMap<>();
         message.put("event", "Complete".equals(event) ? "model-ready" : "training-failed");
-        message.put("trainJob", job);
-        message.put("namespace", namespace);
-        message.put("reason", reason);
-        return message;
+        message.put("trainJob", in.getHeader(JOB_NAME, String.class));
+        message.put("namespace", in.getHeader(NAMESPACE, String.class));
+        message.put("reason", in.getHeader(REASON, String.class));
+        if (job != null && job.getMetadata() != null) {
+            in.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_VERSION, TrainJobCloudEvents.SPEC_VERSION);
+            TrainJobCloudEvents.attributes(job, event).forEach((attribute, value) -> in.setHeader(
+                    TrainJobCloudEvents.HEADERS.get(attribute), value));
+            in.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_DATA_CONTENT_TYPE, "application/json");
+        }
+        in.setHeader(Exchange.CONTENT_TYPE, "application/json");
+        in.setBody(message);
     }
 }
