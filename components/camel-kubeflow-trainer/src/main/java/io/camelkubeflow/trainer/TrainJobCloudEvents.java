@@ -36,7 +36,7 @@ public class TrainJobCloudEvents extends Transformer {
     public static final String TYPE_PREFIX = "io.camelkubeflow.trainer.trainjob.";
     public static final String SPEC_VERSION = "1.0";
     /** Camel's header of each attribute {@link #attributes} gives. */
-    public static final Map<String, String> HEADERS = Map.of("type", CloudEvent.CAMEL_CLOUD_EVENT_TYPE,
+    private static final Map<String, String> HEADERS = Map.of("type", CloudEvent.CAMEL_CLOUD_EVENT_TYPE,
             "source", CloudEvent.CAMEL_CLOUD_EVENT_SOURCE, "subject", CloudEvent.CAMEL_CLOUD_EVENT_SUBJECT,
             "id", CloudEvent.CAMEL_CLOUD_EVENT_ID, "time", CloudEvent.CAMEL_CLOUD_EVENT_TIME);
     /** One mapper for every message: the TrainJob model's JSON as fabric8 writes it to the API server. */
@@ -48,12 +48,19 @@ public class TrainJobCloudEvents extends Transformer {
         if (job == null || job.getMetadata() == null) {
             throw new InvalidPayloadRuntimeException(message.getExchange(), TrainJob.class);
         }
-        String event = message.getHeader(KubeflowTrainerConstants.EVENT, String.class);
+        setCamelHeaders(message, job, message.getHeader(KubeflowTrainerConstants.EVENT, String.class));
+        message.setBody(JSON.asJson(job));
+    }
+
+    /**
+     * Makes a message whose data is JSON about a TrainJob's change a CloudEvent in Camel's terms: its attributes (see
+     * {@link #attributes}) in Camel's CloudEvent headers, and the JSON content type.
+     */
+    public static void setCamelHeaders(Message message, TrainJob job, String event) {
         message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_VERSION, SPEC_VERSION);
         attributes(job, event).forEach((attribute, value) -> message.setHeader(HEADERS.get(attribute), value));
         message.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_DATA_CONTENT_TYPE, "application/json");
         message.setHeader(Exchange.CONTENT_TYPE, "application/json");
-        message.setBody(JSON.asJson(job));
     }
 
     /**

@@ -9,7 +9,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Named;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
-import org.apache.camel.cloudevents.CloudEvent;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.EVENT;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.JOB_NAME;
@@ -38,12 +37,10 @@ public class CompletionEvent {
         message.put("namespace", in.getHeader(NAMESPACE, String.class));
         message.put("reason", in.getHeader(REASON, String.class));
         if (job != null && job.getMetadata() != null) {
-            in.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_VERSION, TrainJobCloudEvents.SPEC_VERSION);
-            TrainJobCloudEvents.attributes(job, event).forEach((attribute, value) -> in.setHeader(
-                    TrainJobCloudEvents.HEADERS.get(attribute), value));
-            in.setHeader(CloudEvent.CAMEL_CLOUD_EVENT_DATA_CONTENT_TYPE, "application/json");
+            TrainJobCloudEvents.setCamelHeaders(in, job, event);
+        } else {
+            in.setHeader(Exchange.CONTENT_TYPE, "application/json");
         }
-        in.setHeader(Exchange.CONTENT_TYPE, "application/json");
         in.setBody(message);
     }
 }
