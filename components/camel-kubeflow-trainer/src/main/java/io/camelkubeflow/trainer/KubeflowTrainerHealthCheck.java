@@ -5,11 +5,11 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.net.HttpURLConnection;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import org.apache.camel.health.HealthCheckResultBuilder;
 import org.apache.camel.impl.health.AbstractHealthCheck;
 
@@ -17,7 +17,7 @@ import org.apache.camel.impl.health.AbstractHealthCheck;
  * Readiness of the component's Kubernetes API: the API server answers, Kubeflow Trainer is installed (the TrainJob
  * API exists) and TrainJobs may be listed in the namespace. One list request of at most one item per call, answered
  * before the call returns, but for a call on a Vert.x event loop, which gets the previous request's answer (the first
- * such call: DOWN, no answer yet; readiness is polled). Not a
+ * such call: DOWN, no answer yet; readiness is polled). Both kinds of call share the one request then on its way. Not a
  * liveness check: restarting the app does not bring an API server back.
  */
 final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
@@ -30,7 +30,8 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
     private final String namespace;
     /** The last probe's answer; null before the first. */
     private volatile Answer last;
-    private final AtomicBoolean probing = new AtomicBoolean();
+    /** The probe on its way; null when none is. */
+    private CompletableFuture<Answer> inFlight;
 
     KubeflowTrainerHealthCheck(String id, KubernetesClient client, String namespace) {
         super("camel", id);
@@ -60,12 +61,13 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
             // Kubernetes client runs on Quarkus's Vert.x), so waiting here would never end: the last probe answers,
             // and a new one goes out for the next call
             answer = last;
-            probeInBackground();
+            probe();
             if (answer == null) {
                 answer = new Answer(false, "checking the API server at " + client.getMasterUrl() + ": no answer yet");
             }
         } else {
-            answer = probeNow();
+            answer = probe().join();
+            // the probe records it too, but perhaps only after join returned
             last = answer;
         }
         if (answer.up()) {
@@ -77,37 +79,46 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
         }
     }
 
-    /** Lists at most one TrainJob of the namespace, waiting for the answer. */
-    private Answer probeNow() {
-        try {
-            client.resources(TrainJob.class).inNamespace(namespace)
-                    .list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build());
-            return new Answer(true, null);
-        } catch (KubernetesClientException e) {
-            return new Answer(false, e.getCode() <= 0 ? notAnswering(e.getMessage() + (e.getCause() == null ? ""
-                    : " (" + e.getCause().getMessage() + ")")) : explain(e.getCode(), e.getMessage()));
+    /**
+     * Lists at most one TrainJob of the namespace, bounded by the client's request timeout; one request at a time,
+     * whose answer is also kept for the calls that do not wait. Never fails: a failure is a DOWN answer.
+     */
+    private synchronized CompletableFuture<Answer> probe() {
+        if (inFlight != null) {
+            return inFlight;
         }
-    }
-
-    /** The same request as {@link #probeNow}, without waiting: its answer is the next event-loop call's. */
-    private void probeInBackground() {
-        if (!probing.compareAndSet(false, true)) {
-            return;
-        }
+        CompletableFuture<Answer> request;
         String url = client.getMasterUrl().toString().replaceFirst("/?$", "/") + "apis/" + TrainJob.GROUP + "/"
                 + TrainJob.VERSION + "/namespaces/" + namespace + "/trainjobs?limit=1";
         var http = client.getHttpClient();
         try {
-            http.sendAsync(http.newHttpRequestBuilder().uri(url).build(), String.class).whenComplete((response, e) -> {
-                last = e != null ? new Answer(false, notAnswering(String.valueOf(e.getMessage())))
-                        : response.isSuccessful() ? new Answer(true, null)
-                        : new Answer(false, explain(response.code(), response.body()));
-                probing.set(false);
-            });
+            request = http.sendAsync(http.newHttpRequestBuilder().uri(url)
+                    .timeout(client.getConfiguration().getRequestTimeout(), TimeUnit.MILLISECONDS).build(), String.class)
+                    .handle((response, e) -> e != null ? new Answer(false, notAnswering(cause(e)))
+                            : response.isSuccessful() ? new Answer(true, null)
+                            : new Answer(false, explain(response.code(), response.body())));
         } catch (RuntimeException e) {
-            last = new Answer(false, notAnswering(e.getMessage()));
-            probing.set(false);
+            request = CompletableFuture.completedFuture(new Answer(false, notAnswering(cause(e))));
         }
+        inFlight = request;
+        CompletableFuture<Answer> sent = request;
+        // may run at once, here, when the request failed before it went out
+        sent.thenAccept(answer -> answered(sent, answer));
+        return sent;
+    }
+
+    private synchronized void answered(CompletableFuture<Answer> request, Answer answer) {
+        last = answer;
+        if (inFlight == request) {
+            inFlight = null;
+        }
+    }
+
+    /** What went wrong, with what caused it: a client's error often says only "failed" and its cause why. */
+    private static String cause(Throwable e) {
+        Throwable failure = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                ? e.getCause() : e;
+        return failure.getMessage() + (failure.getCause() == null ? "" : " (" + failure.getCause().getMessage() + ")");
     }
 
     private static MethodHandle eventLoopCheck() {

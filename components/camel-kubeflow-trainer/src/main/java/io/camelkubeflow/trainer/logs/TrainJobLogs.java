@@ -384,8 +384,8 @@ public class TrainJobLogs {
          * Hands up to {@code limit} lines of the stream to {@code handler}, a batch at a time as they come (each handler
          * loops over its batch itself: a call per line from here, one call site for every kind of handler, was not
          * inlined once several kinds had run, and a follow of all ranks read 68 MB/s instead of 117 in the bench); the
-         * sink hears when no more are
-         * at hand, and before a broken stream is resumed, so what it holds back is neither late nor lost.
+         * sink hears when no more are at hand, and before a broken stream is resumed, so what it holds back is neither
+         * late nor lost.
          */
         private CompletableFuture<Void> drain(PodLogStream stream, Consumer<List<String>> handler, long limit) {
             Drain drain = new Drain(stream, handler, limit);
