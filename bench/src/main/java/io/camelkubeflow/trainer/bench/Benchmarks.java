@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import io.camelkubeflow.trainer.workspace.Workspace;
+
 /**
  * Runs every benchmark once against the sandbox API server on loopback, prints one table and writes it as CSV to
  * {@code bench/target/benchmarks.csv}. Run after {@code mvn -B -ntp -q install -DskipTests} with
@@ -17,8 +19,9 @@ public final class Benchmarks {
     private static final int CREATE_ROUNDS = 5;
     private static final int CREATES_PER_ROUND = 400;
     private static final int LOG_MEGABYTES = 32;
-    /** The parts of the bench to run: all, or those named in {@code -Dbench.sections=waits,creates,logs,start}. */
-    private static final java.util.Set<String> SECTIONS = java.util.Set.of("waits", "creates", "logs", "start");
+    /** The parts of the bench to run: all, or those named, e.g. {@code -Dbench.sections=waits,creates,logs,start,workspaces}. */
+    private static final java.util.Set<String> SECTIONS = java.util.Set.of("waits", "creates", "logs", "start",
+            "workspaces");
 
     private Benchmarks() {
     }
@@ -39,6 +42,9 @@ public final class Benchmarks {
         }
         if (sections.contains("start")) {
             start(results, root);
+        }
+        if (sections.contains("workspaces")) {
+            workspaces(results);
         }
         String machine = Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("java.vm.name")
                 + " " + System.getProperty("java.version") + ", max heap "
@@ -98,6 +104,27 @@ public final class Benchmarks {
                             + " s job", run.requestsPerWait(), "requests"));
                 }
             }
+        }
+    }
+
+    private static void workspaces(List<Result> results) throws Exception {
+        try (WorkspaceBench bench = new WorkspaceBench()) {
+            bench.stage(WorkspaceBench.project(1, 1), 10); // warm-up
+            WorkspaceBench.Run run = bench.stage(WorkspaceBench.project(1, 2), 20);
+            String setting = "1 MB project (1 MB of source in 129 files, " + run.compressedBytes() / 1024
+                    + " KiB compressed), ";
+            results.add(Result.of("workspace job, first (staged)", setting + "time", run.firstMillis(), "ms"));
+            results.add(Result.of("workspace job, first (staged)", setting + "API requests", run.firstRequests(),
+                    "requests"));
+            results.add(Result.of("workspace job, reusing it", setting + "time (median of 20)", run.reuseMillis(),
+                    "ms"));
+            results.add(Result.of("workspace job, reusing it", setting + "API requests", run.reuseRequests(),
+                    "requests"));
+            Workspace[] read = new Workspace[1];
+            double millis = WorkspaceBench.readMillis(WorkspaceBench.project(50, 3), read);
+            results.add(Result.of("workspace read and digest", "50 MB project (6401 files, "
+                    + read[0].archive().length / (1024 * 1024) + " MiB compressed: over what a ConfigMap stages, so"
+                    + " refused until an object store stages it)", millis, "ms"));
         }
     }
 

@@ -173,6 +173,7 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "waitFor": getOrCreateConfiguration(target).setWaitFor(property(camelContext, io.camelkubeflow.trainer.watch.WaitTarget.class, value)); return true;
         case "waittimeout":
         case "waitTimeout": getOrCreateConfiguration(target).setWaitTimeout(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
+        case "workspace": getOrCreateConfiguration(target).setWorkspace(property(camelContext, java.lang.String.class, value)); return true;
         default: return false;
         }
     }
@@ -328,6 +329,7 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "waitFor": return io.camelkubeflow.trainer.watch.WaitTarget.class;
         case "waittimeout":
         case "waitTimeout": return long.class;
+        case "workspace": return java.lang.String.class;
         default: return null;
         }
     }
@@ -479,6 +481,7 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "waitFor": return getOrCreateConfiguration(target).getWaitFor();
         case "waittimeout":
         case "waitTimeout": return getOrCreateConfiguration(target).getWaitTimeout();
+        case "workspace": return getOrCreateConfiguration(target).getWorkspace();
         default: return null;
         }
     }

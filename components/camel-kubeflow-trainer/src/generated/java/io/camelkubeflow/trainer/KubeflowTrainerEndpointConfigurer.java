@@ -163,6 +163,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "waitFor": target.getConfiguration().setWaitFor(property(camelContext, io.camelkubeflow.trainer.watch.WaitTarget.class, value)); return true;
         case "waittimeout":
         case "waitTimeout": target.getConfiguration().setWaitTimeout(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
+        case "workspace": target.getConfiguration().setWorkspace(property(camelContext, java.lang.String.class, value)); return true;
         default: return false;
         }
     }
@@ -315,6 +316,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "waitFor": return io.camelkubeflow.trainer.watch.WaitTarget.class;
         case "waittimeout":
         case "waitTimeout": return long.class;
+        case "workspace": return java.lang.String.class;
         default: return null;
         }
     }
@@ -463,6 +465,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "waitFor": return target.getConfiguration().getWaitFor();
         case "waittimeout":
         case "waitTimeout": return target.getConfiguration().getWaitTimeout();
+        case "workspace": return target.getConfiguration().getWorkspace();
         default: return null;
         }
     }

@@ -8,6 +8,8 @@ public enum BodyType {
     trainJob,
     /** The body is the inline Python script. */
     script,
+    /** The body is a workspace: a zip, tar or tar.gz archive (bytes, a stream or a file), or a Workspace read already. */
+    workspace,
     /** The body is never read. */
     ignore
 }

@@ -14,6 +14,9 @@ import io.camelkubeflow.trainer.job.TrainField;
 import io.camelkubeflow.trainer.job.TrainJobDocument;
 import io.camelkubeflow.trainer.job.TrainRequest;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.workspace.Workspace;
+import io.camelkubeflow.trainer.workspace.WorkspaceArchives;
+import io.camelkubeflow.trainer.workspace.WorkspaceLimits;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Expression;
@@ -108,6 +111,17 @@ final class ExchangeTrainRequests {
                             + " Python source as the body");
                 }
                 return new TrainRequest().script(script);
+            case workspace:
+                if (body instanceof Workspace read) {
+                    return new TrainRequest().workspaceContent(read);
+                }
+                byte[] archive = in.getBody(byte[].class);
+                if (archive == null || archive.length == 0) {
+                    throw new InvalidOptionException("body", "bodyType=workspace but the body is empty; send a zip,"
+                            + " tar or tar.gz of the project as the body");
+                }
+                return new TrainRequest().workspaceContent(WorkspaceArchives.fromArchive(archive, "body",
+                        WorkspaceLimits.DEFAULT));
             case trainJob:
                 Object document = body instanceof Map || body instanceof io.camelkubeflow.trainer.api.TrainJob ? body
                         : in.getBody(String.class);

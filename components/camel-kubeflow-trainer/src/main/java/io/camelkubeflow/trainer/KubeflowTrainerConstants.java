@@ -106,6 +106,9 @@ public final class KubeflowTrainerConstants {
     public static final String SCRIPT = "CamelKubeflowTrainerScript";
     @Metadata(label = "train", description = "File name of the inline script in the pod.", javaType = "String")
     public static final String SCRIPT_FILE_NAME = "CamelKubeflowTrainerScriptFileName";
+    @Metadata(label = "train", description = "A local project folder, .zip or .tar.gz the code runs in on every node.",
+              javaType = "String")
+    public static final String WORKSPACE = "CamelKubeflowTrainerWorkspace";
     @Metadata(label = "train", description = "pip packages to install first: a List or comma-separated.",
               javaType = "java.util.List<String>")
     public static final String PACKAGES = "CamelKubeflowTrainerPackages";

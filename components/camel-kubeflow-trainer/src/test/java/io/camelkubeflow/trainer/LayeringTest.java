@@ -23,6 +23,7 @@ class LayeringTest {
                 .layer("Logs").definedBy("io.camelkubeflow.trainer.logs..")
                 .layer("Watch").definedBy("io.camelkubeflow.trainer.watch..")
                 .layer("Job").definedBy("io.camelkubeflow.trainer.job..")
+                .layer("Workspace").definedBy("io.camelkubeflow.trainer.workspace..")
                 .layer("Runtime").definedBy("io.camelkubeflow.trainer.runtime..")
                 .layer("Access").definedBy("io.camelkubeflow.trainer.access..")
                 .layer("Api").definedBy("io.camelkubeflow.trainer.api..")
@@ -32,12 +33,13 @@ class LayeringTest {
                 .whereLayer("Logs").mayOnlyBeAccessedByLayers("Camel", "EndpointDsl")
                 .whereLayer("Watch").mayOnlyBeAccessedByLayers("Logs", "Camel", "EndpointDsl")
                 .whereLayer("Job").mayOnlyBeAccessedByLayers("Watch", "Logs", "Camel", "EndpointDsl")
+                .whereLayer("Workspace").mayOnlyBeAccessedByLayers("Job", "Watch", "Logs", "Camel", "EndpointDsl")
                 .whereLayer("Runtime").mayOnlyBeAccessedByLayers("Job", "Watch", "Logs", "Camel", "EndpointDsl")
                 .whereLayer("Access").mayOnlyBeAccessedByLayers("Job", "Watch", "Logs", "Camel", "EndpointDsl")
                 .whereLayer("Api").mayOnlyBeAccessedByLayers("Access", "Runtime", "Job", "Watch", "Logs", "Camel",
                         "EndpointDsl")
-                .whereLayer("Support").mayOnlyBeAccessedByLayers("Api", "Access", "Runtime", "Job", "Watch", "Logs",
-                        "Camel", "EndpointDsl")
+                .whereLayer("Support").mayOnlyBeAccessedByLayers("Api", "Access", "Runtime", "Workspace", "Job",
+                        "Watch", "Logs", "Camel", "EndpointDsl")
                 .check(MAIN);
     }
 

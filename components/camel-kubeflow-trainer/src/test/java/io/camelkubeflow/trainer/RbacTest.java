@@ -215,6 +215,14 @@ class RbacTest {
             Exchange trained = template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k1"));
             assertNull(trained.getException());
             assertNull(template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k1")).getException());
+            // a workspace: staged in a ConfigMap (created, then patched by the next job), looked at by a retry
+            java.nio.file.Path project = java.nio.file.Files.createTempDirectory("rbac-workspace");
+            java.nio.file.Files.writeString(project.resolve("train.py"), "print(1)\n");
+            String inWorkspace = "kubeflow-trainer:train?runtime=torch-distributed&namespace=rbac&pythonFile=train.py"
+                    + "&workspace=" + project;
+            assertNull(template.send(inWorkspace, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "w1")).getException());
+            assertNull(template.send(inWorkspace, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "w1")).getException());
+            assertNull(template.send(inWorkspace, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "w2")).getException());
             // a namespaced runtime
             api.createRuntime(RuntimeYaml.of("team-runtime", "rbac", "torch", "{torch: {}}", "img"));
             assertNull(template.send("kubeflow-trainer:train?runtime=team-runtime&runtimeKind=TrainingRuntime"

@@ -46,6 +46,8 @@ public class TrainRequestPolicy {
     long maxActiveDeadlineSeconds;
     @ConfigProperty(name = "trainer.policy.max-script-bytes")
     int maxScriptBytes;
+    @ConfigProperty(name = "trainer.policy.workspace-sources")
+    Optional<List<String>> workspaceSources;
 
     @Produces
     @Singleton
@@ -59,7 +61,8 @@ public class TrainRequestPolicy {
                 .withSecrets(set(secrets.orElse(List.of())))
                 .withConfigMaps(set(configMaps.orElse(List.of())))
                 .withMaxima(maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds,
-                        maxScriptBytes);
+                        maxScriptBytes)
+                .withWorkspaceSources(List.copyOf(set(workspaceSources.orElse(List.of()))));
     }
 
     private static Set<String> set(List<String> names) {

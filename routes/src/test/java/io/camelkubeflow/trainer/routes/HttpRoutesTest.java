@@ -171,6 +171,42 @@ class HttpRoutesTest {
                 .getItems().size());
     }
 
+    @Test
+    void aRequestRunsAGitWorkspaceOnlyFromASourceThePolicyAllows() throws Exception {
+        // the test profile allows git repositories under target/workspace-repos/ (trainer.policy.workspace-sources)
+        java.nio.file.Path repository = java.nio.file.Path.of("target/workspace-repos/churn-" + System.nanoTime())
+                .toAbsolutePath();
+        java.nio.file.Files.createDirectories(repository.resolve("churn"));
+        try (org.eclipse.jgit.api.Git git = org.eclipse.jgit.api.Git.init().setDirectory(repository.toFile())
+                .setInitialBranch("main").call()) {
+            java.nio.file.Files.writeString(repository.resolve("churn/__init__.py"), "NAME = 'churn model'\n");
+            java.nio.file.Files.writeString(repository.resolve("train.py"),
+                    "import sys\nfrom churn import NAME\nprint('from git:', NAME, sys.argv[1:])\n");
+            git.add().addFilepattern(".").call();
+            git.commit().setMessage("v1").setSign(false).call();
+            git.tag().setName("v1").setSigned(false).setAnnotated(false).call();
+        }
+        String location = "git+" + repository.toUri() + "@v1";
+        HttpResponse<String> created = post("{\"workspace\": \"" + location + "\", \"pythonFile\": \"train.py\","
+                + " \"args\": [\"--epochs\", \"1\"]}", "git-workspace-1");
+        assertEquals(201, created.statusCode(), created.body());
+        HttpResponse<String> log = get("/" + json(created).get("name") + "/logs?follow=true");
+        assertTrue(log.body().contains("from git: churn model ['--epochs', '1']"), log.body());
+
+        int jobs = client.resources(io.camelkubeflow.trainer.api.TrainJob.class).inAnyNamespace().list().getItems()
+                .size();
+        for (String beyond : java.util.List.of("file:/etc/", "git+https://internal.example.com/secrets.git",
+                "git+" + repository.toUri() + "../../../../etc@v1")) {
+            HttpResponse<String> refused = post("{\"workspace\": \"" + beyond + "\", \"pythonFile\": \"t.py\"}",
+                    null);
+            assertEquals(403, refused.statusCode(), refused.body());
+            assertTrue(String.valueOf(json(refused).get("error")).contains("policy rule 'workspaceSources'"),
+                    refused.body());
+        }
+        assertEquals(jobs, client.resources(io.camelkubeflow.trainer.api.TrainJob.class).inAnyNamespace().list()
+                .getItems().size());
+    }
+
     @jakarta.inject.Inject
     io.fabric8.kubernetes.client.KubernetesClient client;
 }

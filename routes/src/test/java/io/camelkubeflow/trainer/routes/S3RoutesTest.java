@@ -121,6 +121,80 @@ class S3RoutesTest {
         assertEquals(0, hits, "the S3 credentials leaked");
     }
 
+    @Test
+    void anUploadedProjectArchiveRunsAsItsManifestSaysAndHostileOnesAreRefused() throws Exception {
+        // staging a workspace creates (or patches) a ConfigMap in the caller's name
+        client.resource(new RoleBuilder().withNewMetadata().withName("s3-trains").withNamespace("default")
+                .endMetadata().withRules(new PolicyRuleBuilder().withApiGroups("trainer.kubeflow.org")
+                        .withResources("trainjobs").withVerbs("create").build(), new PolicyRuleBuilder()
+                        .withApiGroups("").withResources("configmaps").withVerbs("create", "patch").build()).build())
+                .createOr(r -> r.update());
+        S3Server s3 = S3ServerResource.s3;
+        s3.put(S3ServerResource.BUCKET, "workspaces/project.zip", zip(Map.of(
+                "train.py", """
+                        import sys, yaml
+                        from features.scale import scaled
+                        with open("config.yaml") as config:
+                            settings = yaml.safe_load(config)
+                        print("project from s3", scaled(settings["lr"]), sys.argv[1:])
+                        print("METRIC auc=0.91")
+                        """,
+                "features/__init__.py", "",
+                "features/scale.py", "def scaled(lr):\n    return lr * 10\n",
+                "config.yaml", "lr: 0.5\n",
+                "requirements.txt", "pyyaml\n",
+                WorkspaceUpload.MANIFEST, "pythonFile: train.py\nargs: [\"--epochs\", \"2\"]\nnumNodes: 2\n")));
+        Map<?, ?> report = awaitReport("workspaces/project.zip");
+        assertEquals("Complete", report.get("status"), report.toString());
+        TrainJob job = client.resources(TrainJob.class).inNamespace("default").withName((String) report.get("name"))
+                .get();
+        assertEquals(2, job.getSpec().trainer().numNodes());
+        assertEquals(64, job.getMetadata().getAnnotations().get("trainer.camelkubeflow.io/workspace-sha256").length());
+        Map<?, ?> onKafka = KafkaRoutesTest.awaitMatching("trainjob-results", r -> job.getMetadata().getName()
+                .equals(r.get("name")));
+        assertEquals(Map.of("auc", "0.91"), onKafka.get("metrics"), "the project's own output, from its log");
+        String log = client.pods().inNamespace("default").withLabel("jobset.sigs.k8s.io/jobset-name",
+                job.getMetadata().getName()).list().getItems().stream()
+                .map(pod -> client.pods().inNamespace("default").withName(pod.getMetadata().getName()).getLog())
+                .reduce("", String::concat);
+        assertTrue(log.contains("project from s3 5.0 ['--epochs', '2']"), log);
+
+        s3.put(S3ServerResource.BUCKET, "workspaces/escaping.zip", zip(Map.of("../../etc/cron.d/job", "* * * * * x",
+                "train.py", "print(1)")));
+        s3.put(S3ServerResource.BUCKET, "workspaces/fraction.zip", zip(Map.of("train.py", "print(1)",
+                WorkspaceUpload.MANIFEST, "pythonFile: train.py\nnumNodes: 1.5\n")));
+        s3.put(S3ServerResource.BUCKET, "workspaces/garbage.tar.gz", "not an archive at all");
+        s3.put(S3ServerResource.BUCKET, "workspaces/no-entry-point.zip", zip(Map.of("lib.py", "x = 1")));
+        Map<?, ?> escaping = awaitReport("workspaces/escaping.zip");
+        assertEquals("Refused", escaping.get("status"), escaping.toString());
+        assertEquals("workspace", escaping.get("field"), escaping.toString());
+        assertTrue(String.valueOf(escaping.get("message")).contains("escapes the workspace root"), escaping.toString());
+        Map<?, ?> fraction = awaitReport("workspaces/fraction.zip");
+        assertEquals("numNodes", fraction.get("field"), fraction.toString());
+        Map<?, ?> notAnArchive = awaitReport("workspaces/garbage.tar.gz");
+        assertTrue(String.valueOf(notAnArchive.get("message")).contains("not a zip, a tar or a tar.gz"),
+                notAnArchive.toString());
+        Map<?, ?> noEntryPoint = awaitReport("workspaces/no-entry-point.zip");
+        assertTrue(String.valueOf(noEntryPoint.get("message")).contains("nothing says what to run"),
+                noEntryPoint.toString());
+        assertTrue(client.resources(TrainJob.class).inAnyNamespace().list().getItems().stream()
+                .noneMatch(j -> String.valueOf(j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key"))
+                        .matches("s3:training/workspaces/(escaping|fraction|garbage|no-entry-point).*")),
+                "a refused upload made a TrainJob");
+    }
+
+    private static byte[] zip(Map<String, String> files) throws java.io.IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(bytes)) {
+            for (Map.Entry<String, String> file : new java.util.TreeMap<>(files).entrySet()) {
+                zip.putNextEntry(new java.util.zip.ZipEntry(file.getKey()));
+                zip.write(file.getValue().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                zip.closeEntry();
+            }
+        }
+        return bytes.toByteArray();
+    }
+
     /** Every record of the topic as its value and headers. */
     private static List<String> recordsWithHeaders(String topic) {
         List<String> records = new ArrayList<>();

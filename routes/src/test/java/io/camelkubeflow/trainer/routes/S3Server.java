@@ -39,6 +39,10 @@ final class S3Server implements AutoCloseable {
         store.getBlobStore().putBlob(bucket, store.getBlobStore().blobBuilder(key).payload(content).build());
     }
 
+    void put(String bucket, String key, byte[] content) {
+        store.getBlobStore().putBlob(bucket, store.getBlobStore().blobBuilder(key).payload(content).build());
+    }
+
     String get(String bucket, String key) throws Exception {
         var blob = store.getBlobStore().getBlob(bucket, key);
         if (blob == null) {

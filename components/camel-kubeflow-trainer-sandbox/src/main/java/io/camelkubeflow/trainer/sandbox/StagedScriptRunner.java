@@ -111,22 +111,35 @@ final class StagedScriptRunner {
     }
 
     /**
-     * Runs the script as {@code pod}'s process, with its env, sending each output line to {@code log}; returns the exit code (137 when it
-     * ran too long). Its rank and world size are what torchrun would give the pod's one process: the node rank
-     * (PET_NODE_RANK) and the node count (PET_NNODES), else 0 and 1.
+     * Runs the script as {@code pod}'s process, with its env, sending each output line to {@code log}; returns the exit
+     * code.
      */
     static int run(Script script, Pod pod, Consumer<String> log) {
-        Map<String, String> podEnv = podEnv(pod);
         try {
             Path dir = Files.createTempDirectory("trainer-sandbox-");
             Path file = dir.resolve(script.fileName());
             Files.writeString(file, script.source());
             List<String> command = new ArrayList<>(List.of("python3", "-u", file.toString()));
             command.addAll(script.args());
+            return runAsPod(command, dir, script.env(), pod, log);
+        } catch (IOException e) {
+            log.accept("sandbox: could not stage the script: " + e.getMessage());
+            return 127;
+        }
+    }
+
+    /**
+     * Runs a local process as {@code pod}'s one process: the trainer env given, then the pod's own; its rank and world
+     * size what torchrun would give it (the node rank PET_NODE_RANK and the node count PET_NNODES, else 0 and 1); each
+     * output line to {@code log}. Returns the exit code: 137 when it ran longer than {@link #MAX_RUN}, 127 when it
+     * could not start.
+     */
+    static int runAsPod(List<String> command, Path dir, Map<String, String> env, Pod pod, Consumer<String> log) {
+        Map<String, String> podEnv = podEnv(pod);
+        try {
             ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
-            builder.environment().putAll(script.env());
+            builder.environment().putAll(env);
             builder.environment().putAll(podEnv);
-            // what torchrun would tell the node's one process
             builder.environment().putIfAbsent("RANK", podEnv.getOrDefault("PET_NODE_RANK", "0"));
             builder.environment().putIfAbsent("LOCAL_RANK", "0");
             builder.environment().putIfAbsent("WORLD_SIZE", podEnv.getOrDefault("PET_NNODES", "1"));
@@ -140,12 +153,12 @@ final class StagedScriptRunner {
             }
             if (!process.waitFor(MAX_RUN.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly();
-                log.accept("sandbox: the script ran longer than " + MAX_RUN + " and was killed");
+                log.accept("sandbox: the process ran longer than " + MAX_RUN + " and was killed");
                 return 137;
             }
             return process.exitValue();
         } catch (IOException e) {
-            log.accept("sandbox: could not run the script with python3: " + e.getMessage());
+            log.accept("sandbox: could not run " + command.get(0) + ": " + e.getMessage());
             return 127;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -176,7 +189,7 @@ final class StagedScriptRunner {
     }
 
     /** The env of a pod's first container as the kubelet gives it: values, and field references to the pod's metadata. */
-    private static Map<String, String> podEnv(Pod pod) {
+    static Map<String, String> podEnv(Pod pod) {
         Map<String, String> env = new LinkedHashMap<>();
         for (io.fabric8.kubernetes.api.model.EnvVar var : pod.getSpec().getContainers().get(0).getEnv()) {
             if (var.getValue() != null) {

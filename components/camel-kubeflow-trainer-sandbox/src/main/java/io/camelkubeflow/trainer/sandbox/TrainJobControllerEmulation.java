@@ -309,10 +309,16 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             boolean fail = "Failed".equalsIgnoreCase(annotations.get(OUTCOME_ANNOTATION));
             int exitCode = Integer.parseInt(annotations.getOrDefault(EXIT_CODE_ANNOTATION, "1"));
             int steps = Integer.parseInt(annotations.getOrDefault(LOG_LINES_ANNOTATION, "10"));
+            if (runScripts && PodProcess.readsStagedArchive(client, trainerPod(pods))) {
+                runOnNodes(job, pods, "its container's command (reading its staged archive)",
+                        (pod, log) -> PodProcess.run(client, pod, log));
+                return;
+            }
             Optional<StagedScriptRunner.Script> script = runScripts ? StagedScriptRunner.find(client, job)
                     : Optional.empty();
             if (script.isPresent()) {
-                runScript(job, pods, script.get());
+                runOnNodes(job, pods, script.get().fileName() + " with the local python3",
+                        (pod, log) -> StagedScriptRunner.run(script.get(), pod, log));
                 return;
             }
             for (Pod pod : pods) {
@@ -434,24 +440,24 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     }
 
     /**
-     * Runs the staged script as the pods would: one local python3 process per trainer node (the MPI launcher alone
-     * when there is one: mpirun is not emulated), each with its pod's env resolved (trainer env, PET_*, its node
-     * rank), its output that pod's log. The job fails when a process fails (the trainer step reports the first
-     * failure's exit code).
+     * Runs staged code as the pods would: one local process per trainer node (the MPI launcher alone when there is
+     * one: mpirun is not emulated), each with its pod's env resolved (trainer env, PET_*, its node rank), its output
+     * that pod's log. The job fails when a process fails (the trainer step reports the first failure's exit code).
      */
-    private void runScript(GenericKubernetesResource job, List<Pod> pods, StagedScriptRunner.Script script) {
+    private void runOnNodes(GenericKubernetesResource job, List<Pod> pods, String what,
+            java.util.function.BiFunction<Pod, java.util.function.Consumer<String>, Integer> process) {
         Pod trainer = trainerPod(pods);
         List<Pod> runners = "launcher".equals(replicatedJob(trainer)) ? List.of(trainer)
                 : pods.stream().filter(p -> "node".equals(replicatedJob(p))).toList();
         for (Pod pod : pods) {
             log(pod, "sandbox: " + pod.getMetadata().getName() + (runners.contains(pod)
-                    ? " runs " + script.fileName() + " with the local python3" : " started"));
+                    ? " runs " + what : " started"));
         }
         java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger(runners.size());
         java.util.concurrent.atomic.AtomicInteger firstFailure = new java.util.concurrent.atomic.AtomicInteger();
         for (Pod runner : runners) {
             scriptRunners.execute(() -> {
-                int exitCode = StagedScriptRunner.run(script, runner, line -> log(runner, line));
+                int exitCode = process.apply(runner, line -> log(runner, line));
                 if (exitCode != 0) {
                     firstFailure.compareAndSet(0, exitCode);
                 }

@@ -557,12 +557,40 @@ public final class TrainerSandbox implements AutoCloseable {
                     GenericKubernetesResource dependent = Serialization.unmarshal(json, GenericKubernetesResource.class);
                     boolean owned = dependent.getMetadata().getOwnerReferences().stream()
                             .anyMatch(ref -> uid.equals(ref.getUid()));
+                    if (owned && dependent.getMetadata().getOwnerReferences().stream()
+                            .anyMatch(ref -> !uid.equals(ref.getUid()) && exists(ref.getUid()))) {
+                        // another owner lives on: the collector takes only the dead owner's reference away
+                        dropOwner(dependent, uid);
+                        continue;
+                    }
                     String path = owned ? discovery.path(dependent) : null;
                     if (path != null && super.handleDelete(path).code() == 200) {
                         deleted.add(dependent);
                     }
                 }
             }
+        }
+
+        /** Whether the store holds an object of that uid. */
+        private boolean exists(String uid) {
+            List<String> candidates;
+            synchronized (map) {
+                candidates = map.values().stream().filter(json -> json.contains(uid)).toList();
+            }
+            return candidates.stream().anyMatch(json -> uid.equals(
+                    Serialization.unmarshal(json, GenericKubernetesResource.class).getMetadata().getUid()));
+        }
+
+        /** Removes one owner reference, as the garbage collector does, after the delete that ended that owner. */
+        private void dropOwner(GenericKubernetesResource dependent, String uid) {
+            java.util.concurrent.CompletableFuture.runAsync(() -> {
+                var resource = client.genericKubernetesResources(dependent.getApiVersion(), dependent.getKind())
+                        .inNamespace(dependent.getMetadata().getNamespace()).withName(dependent.getMetadata().getName());
+                resource.edit(current -> {
+                    current.getMetadata().getOwnerReferences().removeIf(ref -> uid.equals(ref.getUid()));
+                    return current;
+                });
+            });
         }
 
         /** The namespaces the store holds, read again after a namespace was written. */

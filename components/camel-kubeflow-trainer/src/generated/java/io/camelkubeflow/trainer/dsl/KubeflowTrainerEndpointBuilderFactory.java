@@ -834,8 +834,9 @@ public interface KubeflowTrainerEndpointBuilderFactory {
         }
         /**
          * How the message body is read: auto merges a body that is a TrainJob (typed, Map, JSON or YAML) and
-         * ignores others; trainJob requires one; script takes the body as the inline Python script; ignore
-         * never reads it. One of: auto, trainJob, script, ignore. Default: auto.
+         * ignores others; trainJob requires one; script takes the body as the inline Python script; workspace
+         * takes it as a project archive (zip, tar or tar.gz) to run in; ignore never reads it. One of: auto,
+         * trainJob, script, workspace, ignore. Default: auto.
          */
         default KubeflowTrainerEndpointProducerBuilder bodyType(io.camelkubeflow.trainer.BodyType bodyType) {
             doSetProperty("bodyType", bodyType);
@@ -843,8 +844,9 @@ public interface KubeflowTrainerEndpointBuilderFactory {
         }
         /**
          * How the message body is read: auto merges a body that is a TrainJob (typed, Map, JSON or YAML) and
-         * ignores others; trainJob requires one; script takes the body as the inline Python script; ignore
-         * never reads it. One of: auto, trainJob, script, ignore. Default: auto.
+         * ignores others; trainJob requires one; script takes the body as the inline Python script; workspace
+         * takes it as a project archive (zip, tar or tar.gz) to run in; ignore never reads it. One of: auto,
+         * trainJob, script, workspace, ignore. Default: auto.
          */
         default KubeflowTrainerEndpointProducerBuilder bodyType(String bodyType) {
             doSetProperty("bodyType", bodyType);
@@ -1182,6 +1184,16 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointProducerBuilder ttlAfterFinished(String ttlAfterFinished) {
             doSetProperty("ttlAfterFinished", ttlAfterFinished);
+            return this;
+        }
+        /**
+         * A whole project to run on every node: a local folder, .zip or .tar.gz (file: prefix optional). It is
+         * staged once per content (SHA-256) in a ConfigMap owned by the jobs that use it, unpacked before the
+         * code starts, and its requirements.txt installed; pythonFile and command run in its root. Or git.
+         * Under a request policy, only locations under its workspaceSources are read.
+         */
+        default KubeflowTrainerEndpointProducerBuilder workspace(String workspace) {
+            doSetProperty("workspace", workspace);
             return this;
         }
         /**

@@ -37,6 +37,7 @@ public final class RequestPolicy {
     private Quantity maxMemory = new Quantity("256Gi");
     private long maxActiveDeadlineSeconds = 7 * 24 * 3600L;
     private int maxScriptBytes = TrainRequestValidator.MAX_SCRIPT_BYTES;
+    private List<String> workspaceSources = List.of();
 
     private RequestPolicy() {
     }
@@ -66,6 +67,7 @@ public final class RequestPolicy {
         copy.maxMemory = maxMemory;
         copy.maxActiveDeadlineSeconds = maxActiveDeadlineSeconds;
         copy.maxScriptBytes = maxScriptBytes;
+        copy.workspaceSources = workspaceSources;
         return copy;
     }
 
@@ -107,6 +109,44 @@ public final class RequestPolicy {
         return policy;
     }
 
+    /**
+     * @param prefixes where a request may name a workspace from, each the start of a location ending in '/' (e.g.
+     *                 {@code git+https://github.com/acme/}, {@code file:/srv/projects/}); empty (the default): nowhere,
+     *                 so no request under this policy reads a disk or fetches a URL
+     */
+    public RequestPolicy withWorkspaceSources(List<String> prefixes) {
+        for (String prefix : prefixes) {
+            if (!prefix.endsWith("/")) {
+                throw new IllegalArgumentException("workspace source '" + prefix + "' must end with '/', so that"
+                        + " it names a folder or an owner, not the start of any name");
+            }
+        }
+        RequestPolicy policy = copy();
+        policy.workspaceSources = List.copyOf(prefixes);
+        return policy;
+    }
+
+    /**
+     * Refuses a workspace location the policy does not allow: checked before the workspace is read or fetched. A
+     * location with a '..' or '.' path segment, an escaped character or a backslash is refused whatever the prefixes
+     * (they could lead out of an allowed folder or owner).
+     */
+    public void checkWorkspaceSource(TrainRequest request) {
+        String location = request.workspace();
+        if (location == null) {
+            return;
+        }
+        if (location.matches(".*(^|/)\\.{1,2}(/|@|$).*") || location.contains("%") || location.contains("\\")) {
+            throw new PolicyViolationException("workspaceSources", "workspace '" + location + "' has a '.' or '..'"
+                    + " segment, an escaped character or a backslash; name the repository or folder plainly");
+        }
+        if (workspaceSources.stream().noneMatch(location::startsWith)) {
+            throw new PolicyViolationException("workspaceSources", "workspace '" + location + "' is not under an"
+                    + " allowed source" + (workspaceSources.isEmpty() ? " (none is)" : "; allowed: "
+                            + workspaceSources));
+        }
+    }
+
     public RequestPolicy withMaxima(int numNodes, int numProcPerNode, String gpu, String cpu, String memory,
             long activeDeadlineSeconds, int scriptBytes) {
         RequestPolicy policy = copy();
@@ -139,7 +179,11 @@ public final class RequestPolicy {
             throw new PolicyViolationException("commandOverride", "the request gives its own command; give a script or"
                     + " a pythonFile instead");
         }
+        // the Secrets and ConfigMaps the pods would be given (a staged workspace's ConfigMap is the job's own)
         for (Access access : TrainJobAccess.required(prepared)) {
+            if (access.name() == null) {
+                continue;
+            }
             if ("secrets".equals(access.resource())) {
                 allowed("secrets", secrets, access.name(), "Secret");
             } else if ("configmaps".equals(access.resource())) {

@@ -36,6 +36,8 @@ public enum TrainField {
     PYTHON_FILE("pythonFile", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.pythonFile((String) v)),
     SCRIPT("script", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.script((String) v)),
     SCRIPT_FILE_NAME("scriptFileName", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.scriptFileName((String) v)),
+    // a message may name one only where its request policy allows the source (RequestPolicy.checkWorkspaceSource)
+    WORKSPACE("workspace", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.workspace((String) v)),
     PACKAGES("packages", Kind.LIST, Exposure.MESSAGE, (r, v, f) -> r.packages(strings(v))),
     PIP_INDEX_URLS("pipIndexUrls", Kind.LIST, Exposure.MESSAGE, (r, v, f) -> r.pipIndexUrls(strings(v))),
     ENV("env", Kind.MAP, Exposure.MESSAGE,

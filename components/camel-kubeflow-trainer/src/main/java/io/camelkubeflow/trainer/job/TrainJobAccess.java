@@ -14,7 +14,8 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 /**
  * What a caller must be allowed to do for a TrainJob to be made on its behalf: create TrainJobs in the namespace,
  * and read every Secret and ConfigMap the job would hand its pods (env references, initializer credentials), since
- * the pods could print them. An inline script travels inside the TrainJob and needs nothing more.
+ * the pods could print them. An inline script travels inside the TrainJob and needs nothing more; a workspace is staged
+ * in a ConfigMap, which the caller must be allowed to create and patch.
  */
 public final class TrainJobAccess {
     private TrainJobAccess() {
@@ -34,6 +35,11 @@ public final class TrainJobAccess {
                     needed.add(Access.readConfigMap(namespace, var.getValueFrom().getConfigMapKeyRef().getName()));
                 }
             }
+        }
+        if (prepared.workspace() != null) {
+            // the workspace's ConfigMap is created, or patched to add the job as an owner, in the caller's name
+            needed.add(Access.configMaps("create", namespace));
+            needed.add(Access.configMaps("patch", namespace));
         }
         Initializer initializer = job.getSpec().initializer();
         if (initializer != null) {

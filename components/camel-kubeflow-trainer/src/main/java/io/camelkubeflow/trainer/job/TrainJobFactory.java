@@ -26,7 +26,11 @@ import io.camelkubeflow.trainer.runtime.LauncherDecision;
 import io.camelkubeflow.trainer.runtime.LauncherResolver;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor.ReplicatedJob;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
+import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.workspace.Workspace;
+import io.camelkubeflow.trainer.workspace.WorkspaceBootstrap;
+import io.camelkubeflow.trainer.workspace.WorkspaceStaging;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -44,6 +48,8 @@ public final class TrainJobFactory {
     /** Where an inline script is mounted in every container that may run user code. */
     public static final String SCRIPT_DIR = "/opt/camel-kubeflow-trainer";
     static final String SCRIPT_VOLUME = "camel-kubeflow-trainer-script";
+    static final String WORKSPACE_ARCHIVE_VOLUME = "camel-kubeflow-trainer-archive";
+    static final String WORKSPACE_VOLUME = "camel-kubeflow-trainer-workspace";
     /** The CRD's maxItems on spec.runtimePatches. */
     private static final int MAX_RUNTIME_PATCHES = 16;
 
@@ -64,7 +70,8 @@ public final class TrainJobFactory {
 
         String scriptPath = null;
         List<RuntimePatch> patches = new ArrayList<>();
-        // a body copied from an earlier TrainJob may carry this component's patch: it is rebuilt, not duplicated
+        // a body copied from an earlier TrainJob may carry this component's patch (a script's or a workspace's, never
+        // both): it is rebuilt, not duplicated
         request.runtimePatches().stream()
                 .filter(p -> !TrainJobMetadata.PATCH_MANAGER.equals(p.manager()))
                 .forEach(patches::add);
@@ -72,6 +79,12 @@ public final class TrainJobFactory {
             String fileName = TrainRequestValidator.scriptFileName(request);
             scriptPath = SCRIPT_DIR + "/" + fileName;
             patches.add(scriptPatch(runtime, fileName, request.script()));
+        }
+        Workspace workspace = request.workspaceContent();
+        if (workspace != null) {
+            WorkspaceStaging.checkSize(workspace, "workspace");
+            checkEntryPoint(request, workspace);
+            patches.add(workspacePatch(runtime, workspace));
         }
         if (patches.size() > MAX_RUNTIME_PATCHES) {
             throw new InvalidOptionException("runtimePatches", patches.size() + " runtime patches; the"
@@ -107,6 +120,10 @@ public final class TrainJobFactory {
         Map<String, String> annotations = new LinkedHashMap<>(request.annotations());
         annotations.put(TrainJobMetadata.LAUNCHER_ANNOTATION, decision.launcher().optionValue());
         annotations.put(TrainJobMetadata.LAUNCHER_RULE_ANNOTATION, decision.rule().name());
+        if (workspace != null) {
+            labels.put(WorkspaceStaging.DIGEST_LABEL, workspace.shortDigest());
+            annotations.put(WorkspaceStaging.DIGEST_ANNOTATION, workspace.digest());
+        }
         if (request.ttlAfterFinishedSeconds() != null) {
             labels.put(TrainJobMetadata.TTL_LABEL, "true");
             annotations.put(TrainJobMetadata.TTL_ANNOTATION, Long.toString(request.ttlAfterFinishedSeconds()));
@@ -134,7 +151,7 @@ public final class TrainJobFactory {
         trainJob.setSpec(spec);
         trainJob.getMetadata().getAnnotations().put(TrainJobMetadata.REQUEST_FINGERPRINT_ANNOTATION,
                 RequestFingerprint.format(RequestFingerprint.of(trainJob)));
-        return new PreparedTrainJob(trainJob, runtime, decision);
+        return new PreparedTrainJob(trainJob, runtime, decision, workspace);
     }
 
     private static ResourceRequirements resources(Map<String, String> resources) {
@@ -169,6 +186,56 @@ public final class TrainJobFactory {
                     + " Trainer would ignore it; pick a runtime with a " + step + " job, or fetch the data in your code");
         }
         return new StorageInitializer(uri, null, secret == null ? null : new LocalObjectReference(secret));
+    }
+
+    /** The Python file to run is in the workspace (its path as the workspace holds it), and mpirun is ours to write. */
+    private static void checkEntryPoint(TrainRequest request, Workspace workspace) {
+        if (request.pythonFile() != null) {
+            String path = request.pythonFile().startsWith("./") ? request.pythonFile().substring(2)
+                    : request.pythonFile();
+            if (!workspace.contains(path)) {
+                throw new InvalidOptionException("pythonFile", "'" + request.pythonFile() + "' is not in the"
+                        + " workspace, which holds " + workspace.paths().stream().filter(p -> p.endsWith(".py"))
+                                .limit(10).toList() + "; give the entry point's path inside the workspace");
+            }
+        }
+        if (request.command() != null && Launcher.MPIRUN.launchedBy(request.command().get(0))) {
+            throw new InvalidOptionException("command", "a command that runs mpirun itself would unpack the"
+                    + " workspace on the launcher only; give the program without mpirun and the component runs it"
+                    + " on every rank inside the workspace");
+        }
+    }
+
+    /**
+     * Mounts the workspace's ConfigMap (read-only) and an emptyDir to unpack it into on the node container of every
+     * replicated job that may run user code; the trainer command's bootstrap ({@link WorkspaceBootstrap}) does the
+     * rest. The ConfigMap is staged by the submitter once the job exists ({@link WorkspaceStaging}).
+     */
+    private static RuntimePatch workspacePatch(TrainingRuntimeDescriptor runtime, Workspace workspace) {
+        List<ReplicatedJob> targets = runtime.jobsRunningUserCode();
+        if (targets.isEmpty()) {
+            throw new InvalidOptionException("workspace", runtime.describe() + " has no replicated job with a '"
+                    + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container to unpack the workspace into");
+        }
+        List<Volume> volumes = List.of(
+                new VolumeBuilder().withName(WORKSPACE_ARCHIVE_VOLUME).withNewConfigMap()
+                        .withName(WorkspaceStaging.configMapName(workspace)).withDefaultMode(0444).endConfigMap()
+                        .build(),
+                new VolumeBuilder().withName(WORKSPACE_VOLUME).withNewEmptyDir().endEmptyDir().build());
+        List<VolumeMount> mounts = List.of(
+                new VolumeMountBuilder().withName(WORKSPACE_ARCHIVE_VOLUME).withMountPath(WorkspaceBootstrap.ARCHIVE_DIR)
+                        .withReadOnly(true).build(),
+                new VolumeMountBuilder().withName(WORKSPACE_VOLUME).withMountPath(WorkspaceBootstrap.WORKSPACE_DIR)
+                        .build());
+        List<ReplicatedJobPatch> jobs = new ArrayList<>();
+        for (ReplicatedJob job : targets) {
+            PodSpecPatch podSpec = PodSpecPatch.volumes(volumes,
+                    List.of(new ContainerPatch(TrainingRuntimeDescriptor.TRAINER_CONTAINER, null, mounts, null)));
+            jobs.add(new ReplicatedJobPatch(job.name(),
+                    new JobTemplatePatch(null, new JobSpecPatch(new PodTemplatePatch(null, podSpec)))));
+        }
+        return new RuntimePatch(TrainJobMetadata.PATCH_MANAGER, null,
+                new TrainingRuntimeSpecPatch(new JobSetTemplatePatch(null, new JobSetSpecPatch(jobs))));
     }
 
     /**

@@ -16,6 +16,10 @@ import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.support.TrainJobMdc;
+import io.camelkubeflow.trainer.workspace.Workspace;
+import io.camelkubeflow.trainer.workspace.WorkspaceLimits;
+import io.camelkubeflow.trainer.workspace.WorkspaceSources;
+import io.camelkubeflow.trainer.workspace.WorkspaceStaging;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -66,6 +70,13 @@ public class TrainJobSubmitter {
      */
     public PreparedTrainJob prepare(TrainRequest request, String defaultNamespace) {
         TrainRequestValidator.validate(request);
+        if (policy != null) {
+            // before the workspace is read: a request must not make the app read its disk or fetch a URL it may not
+            policy.checkWorkspaceSource(request);
+        }
+        if (request.workspace() != null && request.workspaceContent() == null) {
+            request.workspaceContent(WorkspaceSources.of(request.workspace(), "workspace", WorkspaceLimits.DEFAULT));
+        }
         String namespace = request.namespace() != null ? request.namespace() : defaultNamespace;
         TrainingRuntimeDescriptor runtime = lookupRuntime(request, namespace);
         String name = request.jobName() != null ? request.jobName()
@@ -134,6 +145,9 @@ public class TrainJobSubmitter {
             }
             throw e;
         }
+        if (prepared.workspace() != null) {
+            stageWorkspace(prepared.workspace(), created);
+        }
         try (var log = TrainJobMdc.of(namespace, name)) {
             if (prepared.decision().rule() == LauncherRule.FALLBACK) {
                 LOG.warn("Created TrainJob {}/{} with a FALLBACK launcher: {}", namespace, name,
@@ -173,11 +187,31 @@ public class TrainJobSubmitter {
                         + " key for a new TrainJob", differing);
             }
         }
+        if (prepared.workspace() != null) {
+            new WorkspaceStaging(client, retry).stageForAdopted(prepared.workspace(), existing);
+        }
         try (var log = TrainJobMdc.of(existing.getMetadata().getNamespace(), name)) {
             LOG.info("Adopted existing TrainJob {}/{} for idempotency key {}", existing.getMetadata().getNamespace(),
                     name, key);
         }
         return new SubmitResult(existing, true, false, prepared.decision(), key);
+    }
+
+    /**
+     * Stages the workspace for a job just created; if that fails the job goes too (its pods would wait for a volume
+     * that never comes) and the failure is the create's.
+     */
+    private void stageWorkspace(Workspace workspace, TrainJob created) {
+        try {
+            new WorkspaceStaging(client, retry).stageFor(workspace, created);
+        } catch (RuntimeException e) {
+            try {
+                trainJobs(created.getMetadata().getNamespace()).withName(created.getMetadata().getName()).delete();
+            } catch (KubernetesClientException deleteFailure) {
+                e.addSuppressed(deleteFailure);
+            }
+            throw e;
+        }
     }
 
     /** The TrainJobs with that label that have not completed or failed (the count is best effort under races). */

@@ -9,6 +9,7 @@ import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.runtime.ImageRule;
 import io.camelkubeflow.trainer.runtime.Launcher;
+import io.camelkubeflow.trainer.workspace.Workspace;
 import io.fabric8.kubernetes.api.model.EnvVar;
 
 /**
@@ -37,6 +38,8 @@ public final class TrainRequest {
     private String pythonFile;
     private String script;
     private String scriptFileName;
+    private String workspace;
+    private Workspace workspaceContent;
     private List<String> packages;
     private List<String> pipIndexUrls;
     private final Map<String, EnvVar> env = new LinkedHashMap<>();
@@ -85,6 +88,10 @@ public final class TrainRequest {
         merged.script = payloadLayer.script;
         merged.args = pick(top.args, args);
         merged.scriptFileName = pick(top.scriptFileName, scriptFileName);
+        // a workspace comes whole from one layer: a location or the content read from one
+        TrainRequest workspaceLayer = top.workspace != null || top.workspaceContent != null ? top : this;
+        merged.workspace = workspaceLayer.workspace;
+        merged.workspaceContent = workspaceLayer.workspaceContent;
         merged.packages = pick(top.packages, packages);
         merged.pipIndexUrls = pick(top.pipIndexUrls, pipIndexUrls);
         merged.env.putAll(env);
@@ -175,6 +182,10 @@ public final class TrainRequest {
     public TrainRequest pythonFile(String v) { pythonFile = v; return this; }
     public TrainRequest script(String v) { script = v; return this; }
     public TrainRequest scriptFileName(String v) { scriptFileName = v; return this; }
+    /** A local project folder or archive ({@code file:} optional) the code runs in on every node. */
+    public TrainRequest workspace(String v) { workspace = v; return this; }
+    /** A workspace already read (e.g. from a message's archive); wins over {@link #workspace(String)}. */
+    public TrainRequest workspaceContent(Workspace v) { workspaceContent = v; return this; }
     public TrainRequest packages(List<String> v) { packages = v; return this; }
     public TrainRequest pipIndexUrls(List<String> v) { pipIndexUrls = v; return this; }
     public TrainRequest numNodes(Integer v) { numNodes = v; return this; }
@@ -210,6 +221,8 @@ public final class TrainRequest {
     public String pythonFile() { return pythonFile; }
     public String script() { return script; }
     public String scriptFileName() { return scriptFileName; }
+    public String workspace() { return workspace; }
+    public Workspace workspaceContent() { return workspaceContent; }
     public List<String> packages() { return packages == null ? List.of() : packages; }
     public List<String> pipIndexUrls() { return pipIndexUrls == null ? List.of() : pipIndexUrls; }
     public Map<String, EnvVar> env() { return env; }

@@ -81,6 +81,7 @@ public final class TrainRequestValidator {
         }
         noNul(request);
         payload(request);
+        workspace(request);
         packages(request);
         admission(request);
         env(request.env());
@@ -176,6 +177,26 @@ public final class TrainRequestValidator {
         }
     }
 
+    /** A workspace holds the code: the entry point is a path inside it, and an inline script has no place there. */
+    private static void workspace(TrainRequest request) {
+        if (request.workspace() == null && request.workspaceContent() == null) {
+            return;
+        }
+        if (request.workspace() != null && request.workspace().isBlank()) {
+            throw new InvalidOptionException("workspace", "the workspace location is empty; give a project folder,"
+                    + " a .zip or a .tar.gz");
+        }
+        if (request.script() != null) {
+            throw new InvalidOptionException("script", "an inline script and a workspace were both given; put the"
+                    + " script into the workspace and name it with pythonFile");
+        }
+        if (request.pythonFile() != null && request.pythonFile().startsWith("/")) {
+            throw new InvalidOptionException("pythonFile", "'" + request.pythonFile() + "' is an absolute path, but"
+                    + " with a workspace the code runs in the workspace's root; give the path inside it, e.g."
+                    + " train.py or src/train.py");
+        }
+    }
+
     /**
      * No text of the request holds a NUL character: no process argument, environment value or file can carry one, and
      * the API server would store what the pod cannot use.
@@ -187,6 +208,7 @@ public final class TrainRequestValidator {
         noNul("pipIndexUrls", request.pipIndexUrls());
         noNul("script", request.script());
         noNul("scriptFileName", request.scriptFileName());
+        noNul("workspace", request.workspace());
         noNul("image", request.image());
         noNul("runKey", request.runKey());
         noNul("idempotencyKey", request.idempotencyKey());

@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.workspace.WorkspaceBootstrap;
 
 /**
  * The trainer.command and trainer.args that run a payload under a launcher. Without packages to install the payload
@@ -55,15 +56,19 @@ public record TrainerCommand(List<String> command, List<String> args) {
         }
         List<String> prefix = selfLaunched ? List.of() : launcher.outerLauncher();
         List<String> userArgs = request.args() == null ? List.of() : request.args();
+        // inside the outer launcher, so under mpirun every rank's node gets the workspace before its code starts
+        List<String> inWorkspace = request.workspaceContent() == null ? List.of()
+                : WorkspaceBootstrap.command(request.workspaceContent(), launcher.installsIntoUserSite(),
+                        request.pipIndexUrls());
 
         TrainerCommand result;
         if (request.packages().isEmpty()) {
-            result = new TrainerCommand(concat(prefix, program), request.args());
+            result = new TrainerCommand(concat(prefix, concat(inWorkspace, program)), request.args());
         } else {
             String script = installScript(request, launcher.installsIntoUserSite())
                     + "exec " + Shell.join(concat(program, userArgs)) + "\n";
             // under an outer launcher (mpirun) the whole script runs on every rank, so each node installs for itself
-            result = new TrainerCommand(concat(prefix, List.of("bash", "-c", script)), null);
+            result = new TrainerCommand(concat(prefix, concat(inWorkspace, List.of("bash", "-c", script))), null);
         }
         checkSize("command", result.command());
         checkSize("args", result.args());

@@ -1,0 +1,49 @@
+package io.camelkubeflow.trainer.workspace;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+
+/** Where a workspace comes from, as a caller names it. */
+public final class WorkspaceSources {
+    private WorkspaceSources() {
+    }
+
+    /**
+     * A git repository at a ref ({@code git+https://host/org/repo.git@v1}, see {@link GitWorkspaces}), or a local
+     * directory or archive file ({@code file:} prefix optional): a project folder, a zip, a tar or a tar.gz. Only a
+     * route's own options and headers name one: a request message never reads the app's disk or network.
+     */
+    public static Workspace of(String location, String field, WorkspaceLimits limits) {
+        return location.startsWith(GitWorkspaces.PREFIX) ? GitWorkspaces.fromGit(location, field, limits)
+                : local(location, field, limits);
+    }
+
+    private static Workspace local(String location, String field, WorkspaceLimits limits) {
+        Path path;
+        try {
+            path = Path.of(location.startsWith("file:") ? location.substring("file:".length()) : location);
+        } catch (InvalidPathException e) {
+            throw new InvalidOptionException(field, "'" + location + "' is not a path: " + e.getReason());
+        }
+        if (Files.isDirectory(path)) {
+            return WorkspaceArchives.fromDirectory(path, field, limits);
+        }
+        if (!Files.isRegularFile(path)) {
+            throw new InvalidOptionException(field, "'" + location + "' is neither a directory nor an archive file;"
+                    + " give a project folder, a .zip or a .tar.gz");
+        }
+        try {
+            if (Files.size(path) > limits.maxBytes()) {
+                throw new InvalidOptionException(field, "'" + location + "' is larger than " + limits.maxBytes()
+                        + " bytes");
+            }
+            return WorkspaceArchives.fromArchive(Files.readAllBytes(path), field, limits);
+        } catch (IOException e) {
+            throw new InvalidOptionException(field, "cannot read '" + location + "': " + e.getMessage(), e);
+        }
+    }
+}
