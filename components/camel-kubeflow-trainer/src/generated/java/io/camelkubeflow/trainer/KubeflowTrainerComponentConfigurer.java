@@ -174,6 +174,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "waittimeout":
         case "waitTimeout": getOrCreateConfiguration(target).setWaitTimeout(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "workspace": getOrCreateConfiguration(target).setWorkspace(property(camelContext, java.lang.String.class, value)); return true;
+        case "workspacestore":
+        case "workspaceStore": getOrCreateConfiguration(target).setWorkspaceStore(property(camelContext, io.camelkubeflow.trainer.workspace.WorkspaceStore.class, value)); return true;
         default: return false;
         }
     }
@@ -330,6 +332,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "waittimeout":
         case "waitTimeout": return long.class;
         case "workspace": return java.lang.String.class;
+        case "workspacestore":
+        case "workspaceStore": return io.camelkubeflow.trainer.workspace.WorkspaceStore.class;
         default: return null;
         }
     }
@@ -482,6 +486,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "waittimeout":
         case "waitTimeout": return getOrCreateConfiguration(target).getWaitTimeout();
         case "workspace": return getOrCreateConfiguration(target).getWorkspace();
+        case "workspacestore":
+        case "workspaceStore": return getOrCreateConfiguration(target).getWorkspaceStore();
         default: return null;
         }
     }

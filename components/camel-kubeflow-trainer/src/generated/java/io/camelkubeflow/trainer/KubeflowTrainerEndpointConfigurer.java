@@ -164,6 +164,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "waittimeout":
         case "waitTimeout": target.getConfiguration().setWaitTimeout(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "workspace": target.getConfiguration().setWorkspace(property(camelContext, java.lang.String.class, value)); return true;
+        case "workspacestore":
+        case "workspaceStore": target.getConfiguration().setWorkspaceStore(property(camelContext, io.camelkubeflow.trainer.workspace.WorkspaceStore.class, value)); return true;
         default: return false;
         }
     }
@@ -317,6 +319,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "waittimeout":
         case "waitTimeout": return long.class;
         case "workspace": return java.lang.String.class;
+        case "workspacestore":
+        case "workspaceStore": return io.camelkubeflow.trainer.workspace.WorkspaceStore.class;
         default: return null;
         }
     }
@@ -466,6 +470,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "waittimeout":
         case "waitTimeout": return target.getConfiguration().getWaitTimeout();
         case "workspace": return target.getConfiguration().getWorkspace();
+        case "workspacestore":
+        case "workspaceStore": return target.getConfiguration().getWorkspaceStore();
         default: return null;
         }
     }

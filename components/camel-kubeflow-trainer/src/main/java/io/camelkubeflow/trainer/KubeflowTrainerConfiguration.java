@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.job.RequestPolicy;
+import io.camelkubeflow.trainer.workspace.WorkspaceStore;
 import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.watch.WaitTarget;
@@ -271,6 +272,12 @@ public class KubeflowTrainerConfiguration implements Cloneable {
                             + " and script size. A request asking for more fails with PolicyViolationException naming"
                             + " the rule, before anything is written. Unset: anything valid.")
     private RequestPolicy policy;
+    @UriParam(label = "advanced",
+              description = "Where workspaces too large for a ConfigMap (over 1,040,000 bytes compressed) are kept: an"
+                            + " io.camelkubeflow.trainer.workspace.WorkspaceStore (e.g. #s3WorkspaceStore, an S3"
+                            + " bucket). Each archive is stored once under its digest, and the pods fetch it with a"
+                            + " short-lived read-only URL. Unset: such workspaces are refused.")
+    private WorkspaceStore workspaceStore;
     @UriParam(label = "common,security",
               description = "Kubernetes API server URL; unset: kubeconfig or in-cluster config. sandbox: a local"
                             + " sandbox started in this JVM (an emulated API server with Kubeflow Trainer, whose"
@@ -603,6 +610,14 @@ public class KubeflowTrainerConfiguration implements Cloneable {
 
     public void setResources(Map<String, Object> resources) {
         this.resources = resources;
+    }
+
+    public WorkspaceStore getWorkspaceStore() {
+        return workspaceStore;
+    }
+
+    public void setWorkspaceStore(WorkspaceStore workspaceStore) {
+        this.workspaceStore = workspaceStore;
     }
 
     public RequestPolicy getPolicy() {

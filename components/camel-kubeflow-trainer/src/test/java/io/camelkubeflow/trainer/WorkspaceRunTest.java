@@ -200,6 +200,92 @@ class WorkspaceRunTest {
                 .map(r -> r.getMethod() + " " + r.getPath()).toList(), "nothing written");
     }
 
+    /**
+     * A workspace store as an object store would serve it: archives kept by digest, each URL good for one archive and
+     * until its expiry, here on a loopback HTTP server.
+     */
+    static final class LoopbackStore implements io.camelkubeflow.trainer.workspace.WorkspaceStore, AutoCloseable {
+        final Map<String, byte[]> objects = new java.util.concurrent.ConcurrentHashMap<>();
+        final java.util.concurrent.atomic.AtomicInteger uploads = new java.util.concurrent.atomic.AtomicInteger();
+        private final com.sun.net.httpserver.HttpServer server;
+
+        LoopbackStore() throws java.io.IOException {
+            server = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+            server.createContext("/", exchange -> {
+                String digest = exchange.getRequestURI().getPath().substring(1);
+                long expires = Long.parseLong(exchange.getRequestURI().getQuery().replace("expires=", ""));
+                byte[] object = objects.get(digest);
+                int status = object == null ? 404 : System.currentTimeMillis() > expires ? 403 : 200;
+                exchange.sendResponseHeaders(status, status == 200 ? object.length : -1);
+                if (status == 200) {
+                    exchange.getResponseBody().write(object);
+                }
+                exchange.close();
+            });
+            server.start();
+        }
+
+        @Override
+        public boolean store(io.camelkubeflow.trainer.workspace.Workspace workspace) {
+            if (objects.putIfAbsent(workspace.digest(), workspace.archive()) != null) {
+                return false;
+            }
+            uploads.incrementAndGet();
+            return true;
+        }
+
+        @Override
+        public java.net.URI readUrl(io.camelkubeflow.trainer.workspace.Workspace workspace,
+                java.time.Duration validity) {
+            return java.net.URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/" + workspace.digest()
+                    + "?expires=" + (System.currentTimeMillis() + validity.toMillis()));
+        }
+
+        @Override
+        public void close() {
+            server.stop(0);
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void aWorkspaceTooLargeForAConfigMapIsStoredOnceAndFetchedByThePodsWithAReadOnlyUrl(@TempDir Path large)
+            throws Exception {
+        Files.writeString(large.resolve("train.py"), "import os\nprint('large project', os.path.getsize('weights.bin'))\n");
+        byte[] weights = new byte[1_200_000];
+        new java.util.Random(7).nextBytes(weights);
+        Files.write(large.resolve("weights.bin"), weights);
+        Exchange refused = train(large, "&pythonFile=train.py");
+        assertTrue(refused.getException().getMessage().contains("or configure a workspaceStore"),
+                refused.getException().getMessage());
+
+        try (LoopbackStore store = new LoopbackStore()) {
+            camel.getRegistry().bind("store", store);
+            long before = sandbox.requestCount();
+            String uri = "kubeflow-trainer:train?runtime=torch-distributed&namespace=" + NAMESPACE + "&workspace="
+                    + large + "&pythonFile=train.py&jobName=large-1&workspaceStore=#store";
+            Exchange trained = template.request(uri,
+                    e -> e.getMessage().setHeader(KubeflowTrainerConstants.IDEMPOTENCY_KEY, "large-key"));
+            assertNull(trained.getException());
+            TrainJob job = trained.getMessage().getBody(TrainJob.class);
+            assertTrue(job.getSpec().trainer().command().stream().anyMatch(w -> w.startsWith("http://127.0.0.1:")),
+                    "the pods fetch the archive by its URL");
+            assertTrue(sandbox.requestsSince(before).stream().noneMatch(r -> r.getPath().contains("/configmaps")),
+                    "nothing staged in the namespace");
+            Exchange logs = template.send("kubeflow-trainer:logs?follow=true", trained);
+            assertTrue(logs.getMessage().getBody(String.class).contains("large project 1200000"),
+                    logs.getMessage().getBody(String.class));
+
+            assertNull(train(large, "&pythonFile=train.py&jobName=large-2&workspaceStore=#store").getException());
+            assertEquals(1, store.uploads.get(), "the same workspace is stored once");
+            // a retry of the same request adopts its job, although the URL it signs is a new one
+            Exchange retried = template.request(uri,
+                    e -> e.getMessage().setHeader(KubeflowTrainerConstants.IDEMPOTENCY_KEY, "large-key"));
+            assertNull(retried.getException());
+            assertEquals(true, retried.getMessage().getHeader(KubeflowTrainerConstants.ADOPTED));
+        }
+    }
+
     /** Waits (without a deadline of its own: the test's timeout bounds it) until the ConfigMap has that many owners. */
     private static void awaitOwners(KubernetesClient client, String name, int owners) throws InterruptedException {
         for (;;) {

@@ -43,6 +43,16 @@ final class S3Server implements AutoCloseable {
         store.getBlobStore().putBlob(bucket, store.getBlobStore().blobBuilder(key).payload(content).build());
     }
 
+    /** The keys of a bucket under a prefix. */
+    java.util.List<String> keys(String bucket, String prefix) {
+        java.util.List<String> keys = new java.util.ArrayList<>();
+        for (var item : store.getBlobStore().list(bucket, org.jclouds.blobstore.options.ListContainerOptions.Builder
+                .prefix(prefix).recursive())) {
+            keys.add(item.getName());
+        }
+        return keys;
+    }
+
     String get(String bucket, String key) throws Exception {
         var blob = store.getBlobStore().getBlob(bucket, key);
         if (blob == null) {

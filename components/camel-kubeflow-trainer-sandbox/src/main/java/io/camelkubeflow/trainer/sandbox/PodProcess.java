@@ -39,14 +39,22 @@ final class PodProcess {
     private PodProcess() {
     }
 
-    /** Whether the pod's node container runs a command that names a file of a ConfigMap volume holding binary data. */
+    /**
+     * Whether the pod's node container runs a command that reads a staged archive: one naming a file of a ConfigMap
+     * volume holding binary data, or an http(s) URL (an object store's) while it mounts an emptyDir to unpack into.
+     */
     static boolean readsStagedArchive(KubernetesClient client, Pod pod) {
         Container node = pod == null ? null : node(pod);
         if (node == null || node.getCommand() == null) {
             return false;
         }
+        boolean fetches = node.getCommand().stream().anyMatch(word -> word.startsWith("http://")
+                || word.startsWith("https://"));
         for (VolumeMount mount : node.getVolumeMounts()) {
             Volume volume = volume(pod, mount.getName());
+            if (fetches && volume != null && volume.getEmptyDir() != null) {
+                return true;
+            }
             if (volume == null || volume.getConfigMap() == null) {
                 continue;
             }

@@ -215,6 +215,26 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
+         * Where workspaces too large for a ConfigMap (over 1,040,000 bytes compressed) are kept: an
+         * io.camelkubeflow.trainer.workspace.WorkspaceStore (e.g. #s3WorkspaceStore, an S3 bucket). Each
+         * archive is stored once under its digest, and the pods fetch it with a short-lived read-only URL.
+         * Unset: such workspaces are refused.
+         */
+        default KubeflowTrainerEndpointConsumerBuilder workspaceStore(io.camelkubeflow.trainer.workspace.WorkspaceStore workspaceStore) {
+            doSetProperty("workspaceStore", workspaceStore);
+            return this;
+        }
+        /**
+         * Where workspaces too large for a ConfigMap (over 1,040,000 bytes compressed) are kept: an
+         * io.camelkubeflow.trainer.workspace.WorkspaceStore (e.g. #s3WorkspaceStore, an S3 bucket). Each
+         * archive is stored once under its digest, and the pods fetch it with a short-lived read-only URL.
+         * Unset: such workspaces are refused.
+         */
+        default KubeflowTrainerEndpointConsumerBuilder workspaceStore(String workspaceStore) {
+            doSetProperty("workspaceStore", workspaceStore);
+            return this;
+        }
+        /**
          * Watch (or list) every namespace instead of the namespace option's (needs cluster-wide list/watch).
          * Default: false.
          */
@@ -485,6 +505,26 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointProducerBuilder kubernetesClient(String kubernetesClient) {
             doSetProperty("kubernetesClient", kubernetesClient);
+            return this;
+        }
+        /**
+         * Where workspaces too large for a ConfigMap (over 1,040,000 bytes compressed) are kept: an
+         * io.camelkubeflow.trainer.workspace.WorkspaceStore (e.g. #s3WorkspaceStore, an S3 bucket). Each
+         * archive is stored once under its digest, and the pods fetch it with a short-lived read-only URL.
+         * Unset: such workspaces are refused.
+         */
+        default KubeflowTrainerEndpointProducerBuilder workspaceStore(io.camelkubeflow.trainer.workspace.WorkspaceStore workspaceStore) {
+            doSetProperty("workspaceStore", workspaceStore);
+            return this;
+        }
+        /**
+         * Where workspaces too large for a ConfigMap (over 1,040,000 bytes compressed) are kept: an
+         * io.camelkubeflow.trainer.workspace.WorkspaceStore (e.g. #s3WorkspaceStore, an S3 bucket). Each
+         * archive is stored once under its digest, and the pods fetch it with a short-lived read-only URL.
+         * Unset: such workspaces are refused.
+         */
+        default KubeflowTrainerEndpointProducerBuilder workspaceStore(String workspaceStore) {
+            doSetProperty("workspaceStore", workspaceStore);
             return this;
         }
         /**
@@ -1338,6 +1378,26 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointBuilder kubernetesClient(String kubernetesClient) {
             doSetProperty("kubernetesClient", kubernetesClient);
+            return this;
+        }
+        /**
+         * Where workspaces too large for a ConfigMap (over 1,040,000 bytes compressed) are kept: an
+         * io.camelkubeflow.trainer.workspace.WorkspaceStore (e.g. #s3WorkspaceStore, an S3 bucket). Each
+         * archive is stored once under its digest, and the pods fetch it with a short-lived read-only URL.
+         * Unset: such workspaces are refused.
+         */
+        default KubeflowTrainerEndpointBuilder workspaceStore(io.camelkubeflow.trainer.workspace.WorkspaceStore workspaceStore) {
+            doSetProperty("workspaceStore", workspaceStore);
+            return this;
+        }
+        /**
+         * Where workspaces too large for a ConfigMap (over 1,040,000 bytes compressed) are kept: an
+         * io.camelkubeflow.trainer.workspace.WorkspaceStore (e.g. #s3WorkspaceStore, an S3 bucket). Each
+         * archive is stored once under its digest, and the pods fetch it with a short-lived read-only URL.
+         * Unset: such workspaces are refused.
+         */
+        default KubeflowTrainerEndpointBuilder workspaceStore(String workspaceStore) {
+            doSetProperty("workspaceStore", workspaceStore);
             return this;
         }
         /**

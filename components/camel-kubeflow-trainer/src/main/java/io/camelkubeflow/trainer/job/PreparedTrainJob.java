@@ -7,8 +7,14 @@ import io.camelkubeflow.trainer.workspace.Workspace;
 
 /**
  * A TrainJob ready to be written (an inline script inside it), with the runtime and launcher it was made for, and the
- * workspace to stage for it (null when it runs none).
+ * workspace to stage for it (null when it runs none) and the URL its pods fetch it from when it is kept in a
+ * workspace store (null when it is staged in a ConfigMap).
  */
 public record PreparedTrainJob(TrainJob trainJob, TrainingRuntimeDescriptor runtime, LauncherDecision decision,
-        Workspace workspace) {
+        Workspace workspace, java.net.URI workspaceUrl) {
+
+    /** Whether the workspace is staged in the namespace, as a ConfigMap the job owns. */
+    public boolean workspaceInConfigMap() {
+        return workspace != null && workspaceUrl == null;
+    }
 }

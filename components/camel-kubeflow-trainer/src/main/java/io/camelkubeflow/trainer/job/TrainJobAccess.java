@@ -36,7 +36,7 @@ public final class TrainJobAccess {
                 }
             }
         }
-        if (prepared.workspace() != null) {
+        if (prepared.workspaceInConfigMap()) {
             // the workspace's ConfigMap is created, or patched to add the job as an owner, in the caller's name
             needed.add(Access.configMaps("create", namespace));
             needed.add(Access.configMaps("patch", namespace));

@@ -82,9 +82,11 @@ public final class TrainJobFactory {
         }
         Workspace workspace = request.workspaceContent();
         if (workspace != null) {
-            WorkspaceStaging.checkSize(workspace, "workspace");
+            if (request.workspaceUrl() == null) {
+                WorkspaceStaging.checkSize(workspace, "workspace");
+            }
             checkEntryPoint(request, workspace);
-            patches.add(workspacePatch(runtime, workspace));
+            patches.add(workspacePatch(runtime, workspace, request.workspaceUrl() == null));
         }
         if (patches.size() > MAX_RUNTIME_PATCHES) {
             throw new InvalidOptionException("runtimePatches", patches.size() + " runtime patches; the"
@@ -151,7 +153,12 @@ public final class TrainJobFactory {
         trainJob.setSpec(spec);
         trainJob.getMetadata().getAnnotations().put(TrainJobMetadata.REQUEST_FINGERPRINT_ANNOTATION,
                 RequestFingerprint.format(RequestFingerprint.of(trainJob)));
-        return new PreparedTrainJob(trainJob, runtime, decision, workspace);
+        if (request.workspaceUrl() != null) {
+            // after the fingerprint: the URL is signed anew at each create, the request it answers is the same
+            trainer.command().replaceAll(word -> word.equals(WorkspaceBootstrap.storedArchive(workspace))
+                    ? request.workspaceUrl().toString() : word);
+        }
+        return new PreparedTrainJob(trainJob, runtime, decision, workspace, request.workspaceUrl());
     }
 
     private static ResourceRequirements resources(Map<String, String> resources) {
@@ -207,26 +214,28 @@ public final class TrainJobFactory {
     }
 
     /**
-     * Mounts the workspace's ConfigMap (read-only) and an emptyDir to unpack it into on the node container of every
-     * replicated job that may run user code; the trainer command's bootstrap ({@link WorkspaceBootstrap}) does the
+     * Mounts an emptyDir to unpack the workspace into, and the workspace's ConfigMap (read-only) unless the pods fetch
+     * it from a workspace store, on the node container of every replicated job that may run user code; the trainer command's bootstrap ({@link WorkspaceBootstrap}) does the
      * rest. The ConfigMap is staged by the submitter once the job exists ({@link WorkspaceStaging}).
      */
-    private static RuntimePatch workspacePatch(TrainingRuntimeDescriptor runtime, Workspace workspace) {
+    private static RuntimePatch workspacePatch(TrainingRuntimeDescriptor runtime, Workspace workspace,
+            boolean inConfigMap) {
         List<ReplicatedJob> targets = runtime.jobsRunningUserCode();
         if (targets.isEmpty()) {
             throw new InvalidOptionException("workspace", runtime.describe() + " has no replicated job with a '"
                     + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container to unpack the workspace into");
         }
-        List<Volume> volumes = List.of(
-                new VolumeBuilder().withName(WORKSPACE_ARCHIVE_VOLUME).withNewConfigMap()
-                        .withName(WorkspaceStaging.configMapName(workspace)).withDefaultMode(0444).endConfigMap()
-                        .build(),
-                new VolumeBuilder().withName(WORKSPACE_VOLUME).withNewEmptyDir().endEmptyDir().build());
-        List<VolumeMount> mounts = List.of(
-                new VolumeMountBuilder().withName(WORKSPACE_ARCHIVE_VOLUME).withMountPath(WorkspaceBootstrap.ARCHIVE_DIR)
-                        .withReadOnly(true).build(),
+        List<Volume> volumes = new ArrayList<>(List.of(
+                new VolumeBuilder().withName(WORKSPACE_VOLUME).withNewEmptyDir().endEmptyDir().build()));
+        List<VolumeMount> mounts = new ArrayList<>(List.of(
                 new VolumeMountBuilder().withName(WORKSPACE_VOLUME).withMountPath(WorkspaceBootstrap.WORKSPACE_DIR)
-                        .build());
+                        .build()));
+        if (inConfigMap) {
+            volumes.add(new VolumeBuilder().withName(WORKSPACE_ARCHIVE_VOLUME).withNewConfigMap()
+                    .withName(WorkspaceStaging.configMapName(workspace)).withDefaultMode(0444).endConfigMap().build());
+            mounts.add(new VolumeMountBuilder().withName(WORKSPACE_ARCHIVE_VOLUME)
+                    .withMountPath(WorkspaceBootstrap.ARCHIVE_DIR).withReadOnly(true).build());
+        }
         List<ReplicatedJobPatch> jobs = new ArrayList<>();
         for (ReplicatedJob job : targets) {
             PodSpecPatch podSpec = PodSpecPatch.volumes(volumes,

@@ -20,6 +20,7 @@ import io.camelkubeflow.trainer.workspace.Workspace;
 import io.camelkubeflow.trainer.workspace.WorkspaceLimits;
 import io.camelkubeflow.trainer.workspace.WorkspaceSources;
 import io.camelkubeflow.trainer.workspace.WorkspaceStaging;
+import io.camelkubeflow.trainer.workspace.WorkspaceStore;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -42,6 +43,7 @@ public class TrainJobSubmitter {
     private final ApiRetry retry;
     private final RequestPolicy policy;
     private final RuntimeLookup runtimes;
+    private WorkspaceStore workspaceStore;
 
     public TrainJobSubmitter(KubernetesClient client) {
         this(client, ApiRetry.DEFAULT);
@@ -64,6 +66,15 @@ public class TrainJobSubmitter {
     }
 
     /**
+     * Keeps workspaces too large for a ConfigMap in this store (set before the submitter is used); without one they
+     * are refused.
+     */
+    public TrainJobSubmitter workspaceStore(WorkspaceStore store) {
+        this.workspaceStore = store;
+        return this;
+    }
+
+    /**
      * Builds the TrainJob for a request without writing anything: what {@link #submit} would create.
      *
      * @param defaultNamespace the namespace when the request names none
@@ -76,6 +87,12 @@ public class TrainJobSubmitter {
         }
         if (request.workspace() != null && request.workspaceContent() == null) {
             request.workspaceContent(WorkspaceSources.of(request.workspace(), "workspace", WorkspaceLimits.DEFAULT));
+        }
+        Workspace workspace = request.workspaceContent();
+        if (workspace != null && workspaceStore != null && request.workspaceUrl() == null
+                && workspace.archive().length > WorkspaceStaging.MAX_STAGED_BYTES) {
+            // signed here, without a request; the archive is stored on submit, before the job exists
+            request.workspaceUrl(workspaceStore.readUrl(workspace, WorkspaceStore.DEFAULT_VALIDITY));
         }
         String namespace = request.namespace() != null ? request.namespace() : defaultNamespace;
         TrainingRuntimeDescriptor runtime = lookupRuntime(request, namespace);
@@ -129,6 +146,10 @@ public class TrainJobSubmitter {
                 throw new TrainJobCapacityException(namespace, group, inFlight, request.maxInFlight());
             }
         }
+        if (prepared.workspaceUrl() != null) {
+            // before the job: its pods fetch the archive as soon as they start
+            workspaceStore.store(prepared.workspace());
+        }
         TrainJob created;
         try {
             created = retry.call("create TrainJob " + namespace + "/" + name,
@@ -145,7 +166,7 @@ public class TrainJobSubmitter {
             }
             throw e;
         }
-        if (prepared.workspace() != null) {
+        if (prepared.workspaceInConfigMap()) {
             stageWorkspace(prepared.workspace(), created);
         }
         try (var log = TrainJobMdc.of(namespace, name)) {
@@ -187,7 +208,7 @@ public class TrainJobSubmitter {
                         + " key for a new TrainJob", differing);
             }
         }
-        if (prepared.workspace() != null) {
+        if (prepared.workspaceInConfigMap()) {
             new WorkspaceStaging(client, retry).stageForAdopted(prepared.workspace(), existing);
         }
         try (var log = TrainJobMdc.of(existing.getMetadata().getNamespace(), name)) {

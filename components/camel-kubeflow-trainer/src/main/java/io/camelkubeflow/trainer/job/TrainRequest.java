@@ -40,6 +40,7 @@ public final class TrainRequest {
     private String scriptFileName;
     private String workspace;
     private Workspace workspaceContent;
+    private java.net.URI workspaceUrl;
     private List<String> packages;
     private List<String> pipIndexUrls;
     private final Map<String, EnvVar> env = new LinkedHashMap<>();
@@ -92,6 +93,7 @@ public final class TrainRequest {
         TrainRequest workspaceLayer = top.workspace != null || top.workspaceContent != null ? top : this;
         merged.workspace = workspaceLayer.workspace;
         merged.workspaceContent = workspaceLayer.workspaceContent;
+        merged.workspaceUrl = workspaceLayer.workspaceUrl;
         merged.packages = pick(top.packages, packages);
         merged.pipIndexUrls = pick(top.pipIndexUrls, pipIndexUrls);
         merged.env.putAll(env);
@@ -186,6 +188,8 @@ public final class TrainRequest {
     public TrainRequest workspace(String v) { workspace = v; return this; }
     /** A workspace already read (e.g. from a message's archive); wins over {@link #workspace(String)}. */
     public TrainRequest workspaceContent(Workspace v) { workspaceContent = v; return this; }
+    /** Where the pods fetch a workspace kept in a {@code WorkspaceStore}; set by the submitter, never by a caller. */
+    public TrainRequest workspaceUrl(java.net.URI v) { workspaceUrl = v; return this; }
     public TrainRequest packages(List<String> v) { packages = v; return this; }
     public TrainRequest pipIndexUrls(List<String> v) { pipIndexUrls = v; return this; }
     public TrainRequest numNodes(Integer v) { numNodes = v; return this; }
@@ -223,6 +227,7 @@ public final class TrainRequest {
     public String scriptFileName() { return scriptFileName; }
     public String workspace() { return workspace; }
     public Workspace workspaceContent() { return workspaceContent; }
+    public java.net.URI workspaceUrl() { return workspaceUrl; }
     public List<String> packages() { return packages == null ? List.of() : packages; }
     public List<String> pipIndexUrls() { return pipIndexUrls == null ? List.of() : pipIndexUrls; }
     public Map<String, EnvVar> env() { return env; }

@@ -190,6 +190,10 @@ public final class TrainRequestValidator {
             throw new InvalidOptionException("script", "an inline script and a workspace were both given; put the"
                     + " script into the workspace and name it with pythonFile");
         }
+        if (request.pythonFile() == null && request.command() == null) {
+            throw new InvalidOptionException("workspace", "nothing says what to run in the workspace; give pythonFile"
+                    + " (its path inside the workspace) or command");
+        }
         if (request.pythonFile() != null && request.pythonFile().startsWith("/")) {
             throw new InvalidOptionException("pythonFile", "'" + request.pythonFile() + "' is an absolute path, but"
                     + " with a workspace the code runs in the workspace's root; give the path inside it, e.g."

@@ -58,8 +58,8 @@ public record TrainerCommand(List<String> command, List<String> args) {
         List<String> userArgs = request.args() == null ? List.of() : request.args();
         // inside the outer launcher, so under mpirun every rank's node gets the workspace before its code starts
         List<String> inWorkspace = request.workspaceContent() == null ? List.of()
-                : WorkspaceBootstrap.command(request.workspaceContent(), launcher.installsIntoUserSite(),
-                        request.pipIndexUrls());
+                : WorkspaceBootstrap.command(request.workspaceContent(), request.workspaceUrl() != null,
+                        launcher.installsIntoUserSite(), request.pipIndexUrls());
 
         TrainerCommand result;
         if (request.packages().isEmpty()) {

@@ -27,16 +27,27 @@ public final class WorkspaceBootstrap {
     }
 
     /**
+     * @param inStore   whether the archive is in a {@link WorkspaceStore} (its place a {@link #storedArchive} word,
+     *                  replaced by the URL once the job's fingerprint is taken) rather than the mounted ConfigMap
      * @param userSite  whether requirements go to the user site (the launcher runs code as a non-root user)
      * @param indexUrls the package indexes of the request (the first replaces PyPI)
      */
-    public static List<String> command(Workspace workspace, boolean userSite, List<String> indexUrls) {
+    public static List<String> command(Workspace workspace, boolean inStore, boolean userSite,
+            List<String> indexUrls) {
         List<String> words = new ArrayList<>(List.of("python3", "-c", SOURCE,
-                ARCHIVE_DIR + "/" + WorkspaceStaging.ARCHIVE_KEY, workspace.digest(), WORKSPACE_DIR,
-                userSite ? "1" : "0"));
+                inStore ? storedArchive(workspace) : ARCHIVE_DIR + "/" + WorkspaceStaging.ARCHIVE_KEY,
+                workspace.digest(), WORKSPACE_DIR, userSite ? "1" : "0"));
         words.addAll(indexUrls);
         words.add("--");
         return words;
+    }
+
+    /**
+     * The word that stands for a stored archive's URL until the job's request fingerprint is taken: the URL differs at
+     * each create (it is signed then), the request does not.
+     */
+    public static String storedArchive(Workspace workspace) {
+        return "workspace-store:sha256:" + workspace.digest();
     }
 
     private static String load() {

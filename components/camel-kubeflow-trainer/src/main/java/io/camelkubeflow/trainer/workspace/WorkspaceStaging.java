@@ -57,8 +57,8 @@ public final class WorkspaceStaging {
         if (workspace.archive().length > MAX_STAGED_BYTES) {
             throw new InvalidOptionException(field, "the workspace is " + workspace.archive().length + " bytes"
                     + " compressed, over the " + MAX_STAGED_BYTES + " bytes a ConfigMap can stage; leave data,"
-                    + " checkpoints and virtual environments out of it (fetch data with datasetUri), or bake the"
-                    + " large parts into the image");
+                    + " checkpoints and virtual environments out of it (fetch data with datasetUri), or configure a"
+                    + " workspaceStore (an object store) for large workspaces");
         }
     }
 

@@ -1,6 +1,7 @@
 # camel-kubeflow-trainer workspace bootstrap: runs before the training code on every node (every rank under mpirun),
 # with only Python's standard library. argv: ARCHIVE SHA256 ROOT USER_SITE [INDEX_URL...] -- PROGRAM [ARG...]
-import fcntl, gzip, hashlib, io, os, shutil, subprocess, sys, tarfile
+# ARCHIVE is a file (a mounted ConfigMap) or an http(s) URL that can only read it (an object store's presigned URL).
+import fcntl, gzip, hashlib, io, os, shutil, subprocess, sys, tarfile, urllib.request
 archive, digest, root, user_site = sys.argv[1:5]
 split = sys.argv.index("--")
 index_urls, program = sys.argv[5:split], sys.argv[split + 1:]
@@ -10,8 +11,12 @@ with open(os.path.join(root, ".lock"), "w") as lock:
     # one unpack and one install per node, however many ranks start at once
     fcntl.flock(lock, fcntl.LOCK_EX)
     if not os.path.isdir(workspace):
-        with open(archive, "rb") as staged:
-            tar = gzip.decompress(staged.read())
+        if archive.startswith(("http://", "https://")):
+            with urllib.request.urlopen(archive, timeout=600) as staged:
+                tar = gzip.decompress(staged.read())
+        else:
+            with open(archive, "rb") as staged:
+                tar = gzip.decompress(staged.read())
         found = hashlib.sha256(tar).hexdigest()
         if found != digest:
             sys.exit("workspace: the staged archive has SHA-256 %s, not %s; not running it" % (found, digest))

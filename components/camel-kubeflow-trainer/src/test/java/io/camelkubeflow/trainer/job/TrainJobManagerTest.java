@@ -175,13 +175,13 @@ class TrainJobManagerTest {
                 """, TrainJob.class);
         assertEquals(List.of(Access.trainJobs("create", "ml", null), Access.readSecret("ml", "api"),
                         Access.readConfigMap("ml", "settings"), Access.readSecret("ml", "s3-creds")),
-                TrainJobAccess.required(new PreparedTrainJob(job, null, null, null)));
+                TrainJobAccess.required(new PreparedTrainJob(job, null, null, null, null)));
         TrainJob bare = Serialization.unmarshal("""
                 kind: TrainJob
                 metadata: {name: j, namespace: ml}
                 spec: {runtimeRef: {name: torch-distributed}, initializer: {model: {storageUri: "hf://m"}}}
                 """, TrainJob.class);
         assertEquals(List.of(Access.trainJobs("create", "ml", null)),
-                TrainJobAccess.required(new PreparedTrainJob(bare, null, null, null)));
+                TrainJobAccess.required(new PreparedTrainJob(bare, null, null, null, null)));
     }
 }

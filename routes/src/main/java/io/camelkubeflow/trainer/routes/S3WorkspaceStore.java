@@ -1,0 +1,111 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+
+import io.camelkubeflow.trainer.workspace.Workspace;
+import io.camelkubeflow.trainer.workspace.WorkspaceStore;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.inject.Named;
+import org.apache.camel.CamelContext;
+import org.apache.camel.component.aws2.s3.AWS2S3Component;
+import org.apache.camel.component.aws2.s3.AWS2S3Configuration;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.presigner.S3Presigner;
+
+/**
+ * Workspaces too large for a ConfigMap, kept in S3 ({@code trainer.workspaces.bucket}, under
+ * {@code trainer.workspaces.prefix}, as {@code <sha256>.tar.gz}) with the S3 settings the app's aws2-s3 routes use
+ * ({@code camel.component.aws2-s3.*}). An archive is uploaded once (a HEAD finds it afterwards); the pods get a
+ * presigned GET URL of that one object, valid for a day: it carries the access key's id and a signature, never the
+ * secret key. Expire the prefix with a bucket lifecycle rule. Used when
+ * {@code camel.component.kubeflow-trainer.workspace-store=#s3WorkspaceStore}.
+ */
+@ApplicationScoped
+@Named("s3WorkspaceStore")
+public class S3WorkspaceStore implements WorkspaceStore {
+    @Inject
+    CamelContext camel;
+
+    @ConfigProperty(name = "trainer.workspaces.bucket")
+    String bucket;
+
+    @ConfigProperty(name = "trainer.workspaces.prefix")
+    String prefix;
+
+    private S3Client s3;
+    private S3Presigner presigner;
+
+    private synchronized void connect() {
+        if (s3 != null) {
+            return;
+        }
+        AWS2S3Configuration settings = camel.getComponent("aws2-s3", AWS2S3Component.class).getConfiguration();
+        AwsCredentialsProvider credentials = settings.getAccessKey() != null
+                ? StaticCredentialsProvider.create(AwsBasicCredentials.create(settings.getAccessKey(),
+                        settings.getSecretKey()))
+                : DefaultCredentialsProvider.builder().build();
+        S3Configuration pathStyle = S3Configuration.builder().pathStyleAccessEnabled(settings.isForcePathStyle())
+                .build();
+        var client = S3Client.builder().credentialsProvider(credentials).serviceConfiguration(pathStyle);
+        var signer = S3Presigner.builder().credentialsProvider(credentials).serviceConfiguration(pathStyle);
+        if (settings.getRegion() != null) {
+            client.region(Region.of(settings.getRegion()));
+            signer.region(Region.of(settings.getRegion()));
+        }
+        if (settings.isOverrideEndpoint() && settings.getUriEndpointOverride() != null) {
+            client.endpointOverride(URI.create(settings.getUriEndpointOverride()));
+            signer.endpointOverride(URI.create(settings.getUriEndpointOverride()));
+        }
+        s3 = client.build();
+        presigner = signer.build();
+    }
+
+    private String key(Workspace workspace) {
+        return prefix + workspace.digest() + ".tar.gz";
+    }
+
+    @Override
+    public boolean store(Workspace workspace) {
+        connect();
+        try {
+            s3.headObject(head -> head.bucket(bucket).key(key(workspace)));
+            return false;
+        } catch (NoSuchKeyException e) {
+            s3.putObject(put -> put.bucket(bucket).key(key(workspace)).contentType("application/gzip"),
+                    RequestBody.fromBytes(workspace.archive()));
+            return true;
+        }
+    }
+
+    @Override
+    public URI readUrl(Workspace workspace, Duration validity) {
+        connect();
+        try {
+            return presigner.presignGetObject(get -> get.signatureDuration(validity)
+                    .getObjectRequest(object -> object.bucket(bucket).key(key(workspace)))).url().toURI();
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException("S3 signed a URL that is no URI", e);
+        }
+    }
+
+    @PreDestroy
+    synchronized void close() {
+        if (s3 != null) {
+            s3.close();
+            presigner.close();
+        }
+    }
+}
