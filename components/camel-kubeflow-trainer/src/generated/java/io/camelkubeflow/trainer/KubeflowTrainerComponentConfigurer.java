@@ -174,6 +174,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "waittimeout":
         case "waitTimeout": getOrCreateConfiguration(target).setWaitTimeout(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "workspace": getOrCreateConfiguration(target).setWorkspace(property(camelContext, java.lang.String.class, value)); return true;
+        case "workspacefetcher":
+        case "workspaceFetcher": getOrCreateConfiguration(target).setWorkspaceFetcher(property(camelContext, io.camelkubeflow.trainer.workspace.WorkspaceFetcher.class, value)); return true;
         case "workspacestore":
         case "workspaceStore": getOrCreateConfiguration(target).setWorkspaceStore(property(camelContext, io.camelkubeflow.trainer.workspace.WorkspaceStore.class, value)); return true;
         default: return false;
@@ -332,6 +334,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "waittimeout":
         case "waitTimeout": return long.class;
         case "workspace": return java.lang.String.class;
+        case "workspacefetcher":
+        case "workspaceFetcher": return io.camelkubeflow.trainer.workspace.WorkspaceFetcher.class;
         case "workspacestore":
         case "workspaceStore": return io.camelkubeflow.trainer.workspace.WorkspaceStore.class;
         default: return null;
@@ -486,6 +490,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "waittimeout":
         case "waitTimeout": return getOrCreateConfiguration(target).getWaitTimeout();
         case "workspace": return getOrCreateConfiguration(target).getWorkspace();
+        case "workspacefetcher":
+        case "workspaceFetcher": return getOrCreateConfiguration(target).getWorkspaceFetcher();
         case "workspacestore":
         case "workspaceStore": return getOrCreateConfiguration(target).getWorkspaceStore();
         default: return null;

@@ -164,6 +164,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "waittimeout":
         case "waitTimeout": target.getConfiguration().setWaitTimeout(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "workspace": target.getConfiguration().setWorkspace(property(camelContext, java.lang.String.class, value)); return true;
+        case "workspacefetcher":
+        case "workspaceFetcher": target.getConfiguration().setWorkspaceFetcher(property(camelContext, io.camelkubeflow.trainer.workspace.WorkspaceFetcher.class, value)); return true;
         case "workspacestore":
         case "workspaceStore": target.getConfiguration().setWorkspaceStore(property(camelContext, io.camelkubeflow.trainer.workspace.WorkspaceStore.class, value)); return true;
         default: return false;
@@ -319,6 +321,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "waittimeout":
         case "waitTimeout": return long.class;
         case "workspace": return java.lang.String.class;
+        case "workspacefetcher":
+        case "workspaceFetcher": return io.camelkubeflow.trainer.workspace.WorkspaceFetcher.class;
         case "workspacestore":
         case "workspaceStore": return io.camelkubeflow.trainer.workspace.WorkspaceStore.class;
         default: return null;
@@ -470,6 +474,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "waittimeout":
         case "waitTimeout": return target.getConfiguration().getWaitTimeout();
         case "workspace": return target.getConfiguration().getWorkspace();
+        case "workspacefetcher":
+        case "workspaceFetcher": return target.getConfiguration().getWorkspaceFetcher();
         case "workspacestore":
         case "workspaceStore": return target.getConfiguration().getWorkspaceStore();
         default: return null;

@@ -23,7 +23,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(83);
+        Set<String> props = new HashSet<>(84);
         props.add("activeDeadlineSeconds");
         props.add("allNamespaces");
         props.add("annotations");
@@ -106,6 +106,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("waitFor");
         props.add("waitTimeout");
         props.add("workspace");
+        props.add("workspaceFetcher");
         props.add("workspaceStore");
         PROPERTY_NAMES = Collections.unmodifiableSet(props);
         Set<String> secretProps = new HashSet<>(5);

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.job.RequestPolicy;
+import io.camelkubeflow.trainer.workspace.WorkspaceFetcher;
 import io.camelkubeflow.trainer.workspace.WorkspaceStore;
 import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.runtime.RuntimeKind;
@@ -278,6 +279,11 @@ public class KubeflowTrainerConfiguration implements Cloneable {
                             + " bucket). Each archive is stored once under its digest, and the pods fetch it with a"
                             + " short-lived read-only URL. Unset: such workspaces are refused.")
     private WorkspaceStore workspaceStore;
+    @UriParam(label = "advanced",
+              description = "Fetches workspaces named by locations of its kind, e.g. #s3WorkspaceStore for"
+                            + " s3://bucket/key of the app's S3 (an io.camelkubeflow.trainer.workspace.WorkspaceFetcher)."
+                            + " Under a request policy only locations under its workspace sources are fetched.")
+    private WorkspaceFetcher workspaceFetcher;
     @UriParam(label = "common,security",
               description = "Kubernetes API server URL; unset: kubeconfig or in-cluster config. sandbox: a local"
                             + " sandbox started in this JVM (an emulated API server with Kubeflow Trainer, whose"
@@ -610,6 +616,14 @@ public class KubeflowTrainerConfiguration implements Cloneable {
 
     public void setResources(Map<String, Object> resources) {
         this.resources = resources;
+    }
+
+    public WorkspaceFetcher getWorkspaceFetcher() {
+        return workspaceFetcher;
+    }
+
+    public void setWorkspaceFetcher(WorkspaceFetcher workspaceFetcher) {
+        this.workspaceFetcher = workspaceFetcher;
     }
 
     public WorkspaceStore getWorkspaceStore() {

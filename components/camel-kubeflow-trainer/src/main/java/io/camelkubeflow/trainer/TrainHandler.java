@@ -37,7 +37,8 @@ final class TrainHandler extends OperationHandler.Synchronous {
         runKey = simple(configuration.getRunKey());
         submitter = new TrainJobSubmitter(endpoint.getClient(), endpoint.apiRetry(), configuration.getPolicy(),
                 new WatchedRuntimes(endpoint.informers(), RuntimeLookup.direct(endpoint.getClient(),
-                        endpoint.apiRetry()))).workspaceStore(configuration.getWorkspaceStore());
+                        endpoint.apiRetry()))).workspaceStore(configuration.getWorkspaceStore())
+                .workspaceFetcher(configuration.getWorkspaceFetcher());
         if (configuration.getTtlAfterFinished() > 0) {
             // after a restart too: the jobs of this namespace with a TTL are looked after again
             endpoint.ttlReaper().watchNamespace(endpoint.defaultNamespace());

@@ -187,6 +187,15 @@ class WorkspaceRunTest {
         refusals.put(plain + "&script=print(1)", "an inline script and a workspace were both given");
         refusals.put(dir.resolve("missing") + "&pythonFile=train.py", "is neither a directory nor an archive file");
         long before = sandbox.requestCount();
+        // every hostile archive of the catalogue, as a route's message body
+        io.camelkubeflow.trainer.workspace.HostileArchives.catalogue().forEach((name, hostile) -> {
+            Exchange refused = template.send("kubeflow-trainer:train?runtime=torch-distributed&namespace=" + NAMESPACE
+                    + "&bodyType=workspace&pythonFile=train.py", exchange -> exchange.getMessage().setBody(
+                            hostile.archive()));
+            assertTrue(refused.getException() instanceof io.camelkubeflow.trainer.support.InvalidOptionException
+                    && refused.getException().getMessage().contains(hostile.refusal()), name + ": "
+                            + refused.getException());
+        });
         for (Map.Entry<String, String> refusal : refusals.entrySet()) {
             Exchange refused = template.send("kubeflow-trainer:train?runtime=torch-distributed&namespace=" + NAMESPACE
                     + "&workspace=" + refusal.getKey(), exchange -> exchange.getMessage().setBody(null));

@@ -4,7 +4,9 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.workspace.Workspace;
+import io.camelkubeflow.trainer.workspace.WorkspaceFetcher;
 import io.camelkubeflow.trainer.workspace.WorkspaceStore;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,11 +33,13 @@ import software.amazon.awssdk.services.s3.presigner.S3Presigner;
  * ({@code camel.component.aws2-s3.*}). An archive is uploaded once (a HEAD finds it afterwards); the pods get a
  * presigned GET URL of that one object, valid for a day: it carries the access key's id and a signature, never the
  * secret key. Expire the prefix with a bucket lifecycle rule. Used when
- * {@code camel.component.kubeflow-trainer.workspace-store=#s3WorkspaceStore}.
+ * {@code camel.component.kubeflow-trainer.workspace-store=#s3WorkspaceStore}. As the component's
+ * {@code workspace-fetcher} it also fetches the project archives requests name as {@code s3://bucket/key} (those the
+ * request policy's workspace sources allow).
  */
 @ApplicationScoped
 @Named("s3WorkspaceStore")
-public class S3WorkspaceStore implements WorkspaceStore {
+public class S3WorkspaceStore implements WorkspaceStore, WorkspaceFetcher {
     @Inject
     CamelContext camel;
 
@@ -99,6 +103,34 @@ public class S3WorkspaceStore implements WorkspaceStore {
         } catch (URISyntaxException e) {
             throw new IllegalStateException("S3 signed a URL that is no URI", e);
         }
+    }
+
+    @Override
+    public boolean fetches(String location) {
+        return location.startsWith("s3://");
+    }
+
+    @Override
+    public byte[] fetch(String location, long maxBytes, String field) {
+        connect();
+        String path = location.substring("s3://".length());
+        int slash = path.indexOf('/');
+        if (slash <= 0 || slash == path.length() - 1) {
+            throw new InvalidOptionException(field, "'" + location + "' is not s3://<bucket>/<key>");
+        }
+        String objectBucket = path.substring(0, slash);
+        String key = path.substring(slash + 1);
+        long size;
+        try {
+            size = s3.headObject(head -> head.bucket(objectBucket).key(key)).contentLength();
+        } catch (NoSuchKeyException e) {
+            throw new InvalidOptionException(field, "'" + location + "' does not exist");
+        }
+        if (size > maxBytes) {
+            throw new InvalidOptionException(field, "'" + location + "' is " + size + " bytes, over the " + maxBytes
+                    + " a workspace may have");
+        }
+        return s3.getObjectAsBytes(get -> get.bucket(objectBucket).key(key)).asByteArray();
     }
 
     @PreDestroy

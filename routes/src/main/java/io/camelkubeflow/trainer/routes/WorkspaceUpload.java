@@ -1,6 +1,8 @@
 package io.camelkubeflow.trainer.routes;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.support.InvalidOptionException;
@@ -14,12 +16,12 @@ import jakarta.inject.Named;
 import org.apache.camel.Exchange;
 
 /**
- * An uploaded project archive as a train request: the archive (zip, tar or tar.gz) is read and checked as a
- * workspace, and its manifest, {@value #MANIFEST} at its root, says how to run it with the fields of a train request
- * message ({@code pythonFile} or {@code command}, {@code args}, {@code runtime}, {@code numNodes}, resources, ...),
- * each refused or accepted exactly as in an HTTP or Kafka request, and bound by the same request policy. Without a
- * manifest, a {@code train.py} at the root is the entry point. The body becomes the {@link Workspace} the train
- * operation runs in ({@code bodyType=workspace}).
+ * An uploaded project archive (or a project folder) as a train request: the archive (zip, tar or tar.gz) or folder is
+ * read and checked as a workspace, and its manifest, {@value #MANIFEST} at its root, says how to run it with the fields
+ * of a train request message ({@code pythonFile} or {@code command}, {@code args}, {@code runtime}, {@code numNodes},
+ * resources, ...), each refused or accepted exactly as in an HTTP or Kafka request, and bound by the same request
+ * policy. Without a manifest, a {@code train.py} at the root is the entry point. The body becomes the
+ * {@link Workspace} the train operation runs in ({@code bodyType=workspace}).
  */
 @ApplicationScoped
 @Named("workspaceUpload")
@@ -31,11 +33,16 @@ public class WorkspaceUpload {
     TrainRequestMessage requestMessage;
 
     public void apply(Exchange exchange) {
-        byte[] archive = exchange.getMessage().getBody(byte[].class);
-        if (archive == null || archive.length == 0) {
-            throw new InvalidOptionException("workspace", "the uploaded archive is empty");
+        Workspace workspace;
+        if (exchange.getMessage().getBody() instanceof Path folder && Files.isDirectory(folder)) {
+            workspace = WorkspaceArchives.fromDirectory(folder, "workspace", WorkspaceLimits.DEFAULT);
+        } else {
+            byte[] archive = exchange.getMessage().getBody(byte[].class);
+            if (archive == null || archive.length == 0) {
+                throw new InvalidOptionException("workspace", "the uploaded archive is empty");
+            }
+            workspace = WorkspaceArchives.fromArchive(archive, "workspace", WorkspaceLimits.DEFAULT);
         }
-        Workspace workspace = WorkspaceArchives.fromArchive(archive, "workspace", WorkspaceLimits.DEFAULT);
         byte[] manifest = WorkspaceArchives.read(workspace, MANIFEST);
         Map<?, ?> fields;
         if (manifest != null) {

@@ -26,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @QuarkusTestResource(FreshFolders.class)
+@org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
 class InboxRouteTest {
     @ConfigProperty(name = "trainer.inbox")
     Path inbox;
@@ -37,6 +38,7 @@ class InboxRouteTest {
     KubernetesClient client;
 
     @Test
+    @org.junit.jupiter.api.Order(1)
     void droppedScriptsBecomeTrainJobsThatRunAndReportTheirOutcome() throws Exception {
         LogCapture.install();
         String good = "import os, sys\nprint('epoch 1 loss=0.5', sys.argv[1:], 'rank', os.environ['RANK'])\n";
@@ -86,6 +88,74 @@ class InboxRouteTest {
         String failed = awaitFile(completions().resolve(brokenJob + ".json"));
         assertTrue(failed.contains("\"event\":\"training-failed\""), failed);
         Contracts.assertHolds(Contracts.COMPLETION, failed);
+    }
+
+    @Test
+    // after the scripts' test, which counts the outbox's files
+    @org.junit.jupiter.api.Order(2)
+    void aDroppedProjectArchiveOrFolderRunsAsAWorkspaceAndAHostileOneIsParked() throws Exception {
+        java.io.ByteArrayOutputStream project = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(project)) {
+            for (String[] file : new String[][] {
+                    {"kubeflow-trainer.yaml", "pythonFile: src/main.py\nargs: [\"--from\", \"inbox\"]\n"},
+                    {"src/main.py", "import sys\nfrom helpers import greeting\nprint(greeting(), sys.argv[1:])\n"},
+                    {"src/helpers.py", "def greeting():\n    return 'inbox project'\n"}}) {
+                zip.putNextEntry(new java.util.zip.ZipEntry(file[0]));
+                zip.write(file[1].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                zip.closeEntry();
+            }
+        }
+        java.io.ByteArrayOutputStream hostile = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(hostile)) {
+            zip.putNextEntry(new java.util.zip.ZipEntry("../outside.py"));
+            zip.closeEntry();
+        }
+        dropBytes("project.zip", project.toByteArray());
+        dropBytes("hostile.zip", hostile.toByteArray());
+        // a folder, made elsewhere and moved in whole
+        Path folder = Files.createTempDirectory(inbox.getParent(), "made-elsewhere");
+        Files.writeString(folder.resolve("train.py"), "import os\nprint('folder project in', os.path.basename(os.getcwd())[:7])\n");
+        Files.move(folder, inbox.resolve("my-project"));
+
+        String log = awaitOutboxContaining("inbox project ['--from', 'inbox']");
+        assertTrue(log.contains("workspace: sha256 "), log);
+        String folderLog = awaitOutboxContaining("folder project in ");
+        assertTrue(folderLog.contains("workspace: sha256 "), folderLog);
+        for (Path moved : List.of(inbox.resolve(".done/project.zip"), inbox.resolve(".failed/hostile.zip"),
+                inbox.resolve(".done/my-project"))) {
+            Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+            while (!Files.exists(moved) && Instant.now().isBefore(deadline)) {
+                Thread.sleep(100);
+            }
+            assertTrue(Files.exists(moved), moved + " is not there");
+        }
+        assertTrue(client.resources(TrainJob.class).inAnyNamespace().list().getItems().stream().noneMatch(j ->
+                String.valueOf(j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key"))
+                        .contains("hostile.zip")), "a hostile archive made a TrainJob");
+    }
+
+    private void dropBytes(String name, byte[] content) throws Exception {
+        Path part = inbox.resolve(name + ".part");
+        Files.write(part, content);
+        Files.move(part, inbox.resolve(name));
+    }
+
+    /** The outbox log that contains the text, once one does. */
+    private String awaitOutboxContaining(String text) throws Exception {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+        while (Instant.now().isBefore(deadline)) {
+            if (Files.isDirectory(outbox)) {
+                try (Stream<Path> files = Files.list(outbox)) {
+                    java.util.Optional<String> found = files.filter(f -> f.toString().endsWith(".log"))
+                            .map(InboxRouteTest::read).filter(content -> content.contains(text)).findFirst();
+                    if (found.isPresent()) {
+                        return found.get();
+                    }
+                }
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("no outbox log contains [" + text + "]");
     }
 
     @ConfigProperty(name = "trainer.completion.uri")

@@ -223,6 +223,44 @@ class S3RoutesTest {
         jobs.forEach(job -> client.resource(job).delete());
     }
 
+    @io.quarkus.test.common.http.TestHTTPResource("/trainjobs")
+    java.net.URL trainjobs;
+
+    @Test
+    void anHttpRequestNamesAProjectArchiveInTheAppsBucketOnlyWhereThePolicyAllows() throws Exception {
+        S3Server s3 = S3ServerResource.s3;
+        s3.put(S3ServerResource.BUCKET, "projects/churn.zip", zip(Map.of("train.py",
+                "import sys\nprint('project named by a request', sys.argv[1:])\n")));
+        s3.put(S3ServerResource.BUCKET, "private/other.zip", zip(Map.of("train.py", "print('not yours')\n")));
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        java.util.function.Function<String, java.net.http.HttpResponse<String>> post = body -> {
+            try {
+                return http.send(java.net.http.HttpRequest.newBuilder(trainjobs.toURI())
+                        .header("Content-Type", "application/json")
+                        .header("Authorization", "Bearer " + HttpRoutesTest.localToken())
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        var created = post.apply("{\"workspace\": \"s3://training/projects/churn.zip\", \"pythonFile\": \"train.py\","
+                + " \"args\": [\"--seed\", \"7\"]}");
+        assertEquals(201, created.statusCode(), created.body());
+        String name = (String) JSON.readValue(created.body(), Map.class).get("name");
+        var log = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(trainjobs + "/" + name
+                + "/logs?follow=true")).header("Authorization", "Bearer " + HttpRoutesTest.localToken()).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertTrue(log.body().contains("project named by a request ['--seed', '7']"), log.body());
+
+        var refused = post.apply("{\"workspace\": \"s3://training/private/other.zip\", \"pythonFile\": \"train.py\"}");
+        assertEquals(403, refused.statusCode(), refused.body());
+        assertTrue(refused.body().contains("workspaceSources"), refused.body());
+        var missing = post.apply("{\"workspace\": \"s3://training/projects/none.zip\", \"pythonFile\": \"train.py\"}");
+        assertEquals(400, missing.statusCode() / 100 * 100, missing.body());
+        assertTrue(missing.body().contains("does not exist"), missing.body());
+    }
+
     private static byte[] zip(Map<String, String> files) throws java.io.IOException {
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(bytes)) {

@@ -215,6 +215,24 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
+         * Fetches workspaces named by locations of its kind, e.g. #s3WorkspaceStore for s3://bucket/key of the
+         * app's S3 (an io.camelkubeflow.trainer.workspace.WorkspaceFetcher). Under a request policy only
+         * locations under its workspace sources are fetched.
+         */
+        default KubeflowTrainerEndpointConsumerBuilder workspaceFetcher(io.camelkubeflow.trainer.workspace.WorkspaceFetcher workspaceFetcher) {
+            doSetProperty("workspaceFetcher", workspaceFetcher);
+            return this;
+        }
+        /**
+         * Fetches workspaces named by locations of its kind, e.g. #s3WorkspaceStore for s3://bucket/key of the
+         * app's S3 (an io.camelkubeflow.trainer.workspace.WorkspaceFetcher). Under a request policy only
+         * locations under its workspace sources are fetched.
+         */
+        default KubeflowTrainerEndpointConsumerBuilder workspaceFetcher(String workspaceFetcher) {
+            doSetProperty("workspaceFetcher", workspaceFetcher);
+            return this;
+        }
+        /**
          * Where workspaces too large for a ConfigMap (over 1,040,000 bytes compressed) are kept: an
          * io.camelkubeflow.trainer.workspace.WorkspaceStore (e.g. #s3WorkspaceStore, an S3 bucket). Each
          * archive is stored once under its digest, and the pods fetch it with a short-lived read-only URL.
@@ -505,6 +523,24 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointProducerBuilder kubernetesClient(String kubernetesClient) {
             doSetProperty("kubernetesClient", kubernetesClient);
+            return this;
+        }
+        /**
+         * Fetches workspaces named by locations of its kind, e.g. #s3WorkspaceStore for s3://bucket/key of the
+         * app's S3 (an io.camelkubeflow.trainer.workspace.WorkspaceFetcher). Under a request policy only
+         * locations under its workspace sources are fetched.
+         */
+        default KubeflowTrainerEndpointProducerBuilder workspaceFetcher(io.camelkubeflow.trainer.workspace.WorkspaceFetcher workspaceFetcher) {
+            doSetProperty("workspaceFetcher", workspaceFetcher);
+            return this;
+        }
+        /**
+         * Fetches workspaces named by locations of its kind, e.g. #s3WorkspaceStore for s3://bucket/key of the
+         * app's S3 (an io.camelkubeflow.trainer.workspace.WorkspaceFetcher). Under a request policy only
+         * locations under its workspace sources are fetched.
+         */
+        default KubeflowTrainerEndpointProducerBuilder workspaceFetcher(String workspaceFetcher) {
+            doSetProperty("workspaceFetcher", workspaceFetcher);
             return this;
         }
         /**
@@ -1378,6 +1414,24 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointBuilder kubernetesClient(String kubernetesClient) {
             doSetProperty("kubernetesClient", kubernetesClient);
+            return this;
+        }
+        /**
+         * Fetches workspaces named by locations of its kind, e.g. #s3WorkspaceStore for s3://bucket/key of the
+         * app's S3 (an io.camelkubeflow.trainer.workspace.WorkspaceFetcher). Under a request policy only
+         * locations under its workspace sources are fetched.
+         */
+        default KubeflowTrainerEndpointBuilder workspaceFetcher(io.camelkubeflow.trainer.workspace.WorkspaceFetcher workspaceFetcher) {
+            doSetProperty("workspaceFetcher", workspaceFetcher);
+            return this;
+        }
+        /**
+         * Fetches workspaces named by locations of its kind, e.g. #s3WorkspaceStore for s3://bucket/key of the
+         * app's S3 (an io.camelkubeflow.trainer.workspace.WorkspaceFetcher). Under a request policy only
+         * locations under its workspace sources are fetched.
+         */
+        default KubeflowTrainerEndpointBuilder workspaceFetcher(String workspaceFetcher) {
+            doSetProperty("workspaceFetcher", workspaceFetcher);
             return this;
         }
         /**

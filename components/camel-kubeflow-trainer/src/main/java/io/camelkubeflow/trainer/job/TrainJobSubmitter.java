@@ -17,6 +17,8 @@ import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.support.TrainJobMdc;
 import io.camelkubeflow.trainer.workspace.Workspace;
+import io.camelkubeflow.trainer.workspace.WorkspaceCache;
+import io.camelkubeflow.trainer.workspace.WorkspaceFetcher;
 import io.camelkubeflow.trainer.workspace.WorkspaceLimits;
 import io.camelkubeflow.trainer.workspace.WorkspaceSources;
 import io.camelkubeflow.trainer.workspace.WorkspaceStaging;
@@ -44,6 +46,9 @@ public class TrainJobSubmitter {
     private final RequestPolicy policy;
     private final RuntimeLookup runtimes;
     private WorkspaceStore workspaceStore;
+    private WorkspaceFetcher workspaceFetcher;
+    /** A project retrained again and again is read once while it does not change. */
+    private final WorkspaceCache workspaces = new WorkspaceCache(16, 256L << 20);
 
     public TrainJobSubmitter(KubernetesClient client) {
         this(client, ApiRetry.DEFAULT);
@@ -74,6 +79,12 @@ public class TrainJobSubmitter {
         return this;
     }
 
+    /** Fetches the workspaces a request names by a location of the fetcher's kind (set before the submitter is used). */
+    public TrainJobSubmitter workspaceFetcher(WorkspaceFetcher fetcher) {
+        this.workspaceFetcher = fetcher;
+        return this;
+    }
+
     /**
      * Builds the TrainJob for a request without writing anything: what {@link #submit} would create.
      *
@@ -86,7 +97,8 @@ public class TrainJobSubmitter {
             policy.checkWorkspaceSource(request);
         }
         if (request.workspace() != null && request.workspaceContent() == null) {
-            request.workspaceContent(WorkspaceSources.of(request.workspace(), "workspace", WorkspaceLimits.DEFAULT));
+            request.workspaceContent(WorkspaceSources.of(request.workspace(), "workspace", WorkspaceLimits.DEFAULT,
+                    workspaces, workspaceFetcher));
         }
         Workspace workspace = request.workspaceContent();
         if (workspace != null && workspaceStore != null && request.workspaceUrl() == null

@@ -263,32 +263,57 @@ public final class WorkspaceArchives {
         }
         Collector collector = new Collector(field, limits, 0);
         try {
-            Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-                    return !dir.equals(root) && SKIPPED_DIRECTORIES.contains(dir.getFileName().toString())
-                            ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    String path = root.relativize(file).toString().replace(file.getFileSystem().getSeparator(), "/");
-                    if (attrs.isSymbolicLink()) {
-                        collector.link(path, Files.readSymbolicLink(file).toString());
-                    } else if (attrs.isRegularFile()) {
-                        try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
-                            collector.file(path, in, Files.isExecutable(file));
-                        }
-                    } else {
-                        throw collector.refused("'" + path + "' is a device, pipe or socket, not a file");
+            walk(root, (path, file, attrs) -> {
+                if (attrs.isSymbolicLink()) {
+                    collector.link(path, Files.readSymbolicLink(file).toString());
+                } else if (attrs.isRegularFile()) {
+                    try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+                        collector.file(path, in, Files.isExecutable(file));
                     }
-                    return FileVisitResult.CONTINUE;
+                } else {
+                    throw collector.refused("'" + path + "' is a device, pipe or socket, not a file");
                 }
             });
         } catch (IOException e) {
             throw new InvalidOptionException(field, "cannot read the workspace '" + root + "': " + e.getMessage(), e);
         }
         return collector.finish();
+    }
+
+    /**
+     * What {@link #fromDirectory} would read, told from the files' names, sizes, modification times, kinds and
+     * executable bits without reading them: equal stamps, equal workspaces (short of a change within one mtime tick
+     * that keeps the size).
+     */
+    public static String stamp(Path root) throws IOException {
+        MessageDigest sha256 = sha256();
+        walk(root, (path, file, attrs) -> sha256.update((path + '\0' + attrs.size() + '\0'
+                + attrs.lastModifiedTime().toMillis() + '\0' + attrs.isSymbolicLink() + '\0'
+                + Files.isExecutable(file) + '\n').getBytes(StandardCharsets.UTF_8)));
+        return HexFormat.of().formatHex(sha256.digest());
+    }
+
+    /** One entry of a folder walk: its path relative to the root ('/'-separated), the file, its attributes. */
+    private interface FolderEntry {
+        void visit(String path, Path file, BasicFileAttributes attrs) throws IOException;
+    }
+
+    /** Every file and link beneath the root, in the walk's order, the skipped folders left out, links not followed. */
+    private static void walk(Path root, FolderEntry entry) throws IOException {
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                return !dir.equals(root) && SKIPPED_DIRECTORIES.contains(dir.getFileName().toString())
+                        ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                entry.visit(root.relativize(file).toString().replace(file.getFileSystem().getSeparator(), "/"), file,
+                        attrs);
+                return FileVisitResult.CONTINUE;
+            }
+        });
     }
 
     /** An archive's bytes: a zip, a tar, or a gzip-compressed tar (told apart by their first bytes). */
@@ -381,12 +406,7 @@ public final class WorkspaceArchives {
      * SHA-256, and its gzip form (no name, no time in the header).
      */
     private static Workspace canonical(Map<String, Entry> entries) throws IOException {
-        MessageDigest sha256;
-        try {
-            sha256 = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        MessageDigest sha256 = sha256();
         ByteArrayOutputStream gzipped = new ByteArrayOutputStream();
         long bytes = 0;
         try (GZIPOutputStream gzip = new GZIPOutputStream(gzipped);
@@ -417,5 +437,13 @@ public final class WorkspaceArchives {
         }
         return new Workspace(HexFormat.of().formatHex(sha256.digest()), gzipped.toByteArray(),
                 Collections.unmodifiableSet(new java.util.TreeSet<>(entries.keySet())), bytes);
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
     }
 }

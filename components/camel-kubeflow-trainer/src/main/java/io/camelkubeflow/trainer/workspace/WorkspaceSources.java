@@ -18,17 +18,33 @@ public final class WorkspaceSources {
      * route's own options and headers name one: a request message never reads the app's disk or network.
      */
     public static Workspace of(String location, String field, WorkspaceLimits limits) {
-        return location.startsWith(GitWorkspaces.PREFIX) ? GitWorkspaces.fromGit(location, field, limits)
-                : local(location, field, limits);
+        return of(location, field, limits, null, null);
     }
 
-    private static Workspace local(String location, String field, WorkspaceLimits limits) {
+    /**
+     * As {@link #of(String, String, WorkspaceLimits)}, local paths through a cache, and the locations a fetcher
+     * takes (an S3 object) fetched by it (each null: none).
+     */
+    public static Workspace of(String location, String field, WorkspaceLimits limits, WorkspaceCache cache,
+            WorkspaceFetcher fetcher) {
+        if (location.startsWith(GitWorkspaces.PREFIX)) {
+            // not cached: a branch moves
+            return GitWorkspaces.fromGit(location, field, limits);
+        }
+        if (fetcher != null && fetcher.fetches(location)) {
+            return WorkspaceArchives.fromArchive(fetcher.fetch(location, limits.maxBytes(), field), field, limits);
+        }
         Path path;
         try {
             path = Path.of(location.startsWith("file:") ? location.substring("file:".length()) : location);
         } catch (InvalidPathException e) {
             throw new InvalidOptionException(field, "'" + location + "' is not a path: " + e.getReason());
         }
+        return cache == null || !Files.exists(path) ? local(location, path, field, limits)
+                : cache.local(path.toAbsolutePath(), () -> local(location, path, field, limits));
+    }
+
+    private static Workspace local(String location, Path path, String field, WorkspaceLimits limits) {
         if (Files.isDirectory(path)) {
             return WorkspaceArchives.fromDirectory(path, field, limits);
         }
