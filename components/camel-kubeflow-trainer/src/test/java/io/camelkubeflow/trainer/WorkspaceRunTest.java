@@ -147,6 +147,22 @@ class WorkspaceRunTest {
     }
 
     @Test
+    void aKeyReusedWithAnotherWorkspaceIsAConflictNamingTheWorkspace(@TempDir Path other) throws Exception {
+        Files.writeString(other.resolve("train.py"), "print('version 1')\n");
+        String uri = "kubeflow-trainer:train?runtime=torch-distributed&namespace=" + NAMESPACE + "&pythonFile=train.py"
+                + "&workspace=" + other;
+        java.util.function.Supplier<Exchange> send = () -> template.request(uri,
+                e -> e.getMessage().setHeader(KubeflowTrainerConstants.IDEMPOTENCY_KEY, "versioned-key"));
+        assertNull(send.get().getException());
+        assertEquals(true, send.get().getMessage().getHeader(KubeflowTrainerConstants.ADOPTED), "the same project");
+        Files.writeString(other.resolve("train.py"), "print('version 2')\n");
+        Exception conflict = send.get().getException();
+        assertTrue(conflict instanceof io.camelkubeflow.trainer.job.TrainJobConflictException
+                && conflict.getMessage().contains("which differs in spec.trainer.command, workspace;"),
+                String.valueOf(conflict));
+    }
+
+    @Test
     void underARequestPolicyAWorkspaceIsReadOnlyFromAnAllowedSourceAndNeedsNoConfigMapRights() {
         io.camelkubeflow.trainer.job.RequestPolicy strict = io.camelkubeflow.trainer.job.RequestPolicy.safeDefaults()
                 .withNamespaces(java.util.Set.of(NAMESPACE)).withRuntimes(java.util.Set.of("torch-distributed"));

@@ -149,7 +149,7 @@ class S3RoutesTest {
         TrainJob job = client.resources(TrainJob.class).inNamespace("default").withName((String) report.get("name"))
                 .get();
         assertEquals(2, job.getSpec().trainer().numNodes());
-        assertEquals(64, job.getMetadata().getAnnotations().get("trainer.camelkubeflow.io/workspace-sha256").length());
+        assertEquals(64, job.getMetadata().getAnnotations().get("camelkubeflow.io/workspace-sha256").length());
         Map<?, ?> onKafka = KafkaRoutesTest.awaitMatching("trainjob-results", r -> job.getMetadata().getName()
                 .equals(r.get("name")));
         assertEquals(Map.of("auc", "0.91"), onKafka.get("metrics"), "the project's own output, from its log");
@@ -207,7 +207,7 @@ class S3RoutesTest {
         }
         // the caller may create TrainJobs only (allowTheS3CallerToTrain): nothing is staged in the namespace, the pods
         // fetch the archive from S3
-        String digest = jobs.get(0).getMetadata().getAnnotations().get("trainer.camelkubeflow.io/workspace-sha256");
+        String digest = jobs.get(0).getMetadata().getAnnotations().get("camelkubeflow.io/workspace-sha256");
         assertEquals(List.of("workspace-archives/" + digest + ".tar.gz"),
                 s3.keys(S3ServerResource.BUCKET, "workspace-archives/"), "stored once, under its digest");
         String url = jobs.get(0).getSpec().trainer().command().stream().filter(w -> w.startsWith("http"))

@@ -19,8 +19,8 @@ import io.camelkubeflow.trainer.api.TrainJob;
  * What a request made, part by part, so that a later request with the same idempotency key can be told to be the same
  * request or not (as the IETF Idempotency-Key draft and payment APIs do): a short hash of the canonical JSON of each
  * part of the TrainJob the request shapes — each field of {@code spec}, each field of {@code spec.trainer} and {@code
- * spec.initializer} on its own, the request's own runtime patches, labels and annotations, and the inline script (the
- * component's own runtime patch, which carries it). It is computed from
+ * spec.initializer} on its own, the request's own runtime patches, labels and annotations, and the inline script or
+ * the workspace (the component's own runtime patch, which carries or mounts it). It is computed from
  * the TrainJob to write, not from the request's wording, so a header and a body field asking the same thing agree; it
  * is recorded on the job as {@link TrainJobMetadata#REQUEST_FINGERPRINT_ANNOTATION} ({@code part=hash,...}), so the
  * parts that differ can be named.
@@ -55,12 +55,16 @@ final class RequestFingerprint {
         return parts;
     }
 
-    /** The request's own runtime patches as one part, the component's (the inline script) as the part "script". */
+    /**
+     * The request's own runtime patches as one part, the component's as the part "script" (the inline script it
+     * carries) or "workspace" (the staged workspace it mounts).
+     */
     private static void putPatches(Map<String, String> parts, JsonNode patches) {
         ArrayNode own = CANONICAL.createArrayNode();
         for (JsonNode patch : patches) {
             if (TrainJobMetadata.PATCH_MANAGER.equals(patch.path("manager").asText())) {
-                parts.put("script", hash(patch));
+                parts.put(patch.toString().contains(TrainJobFactory.WORKSPACE_VOLUME) ? "workspace" : "script",
+                        hash(patch));
             } else {
                 own.add(patch);
             }

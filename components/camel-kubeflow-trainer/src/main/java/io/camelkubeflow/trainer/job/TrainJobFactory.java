@@ -22,11 +22,11 @@ import io.camelkubeflow.trainer.api.StorageInitializer;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobSpec;
 import io.camelkubeflow.trainer.api.Trainer;
+import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.runtime.LauncherDecision;
 import io.camelkubeflow.trainer.runtime.LauncherResolver;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor.ReplicatedJob;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
-import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.workspace.Workspace;
 import io.camelkubeflow.trainer.workspace.WorkspaceBootstrap;
@@ -215,8 +215,9 @@ public final class TrainJobFactory {
 
     /**
      * Mounts an emptyDir to unpack the workspace into, and the workspace's ConfigMap (read-only) unless the pods fetch
-     * it from a workspace store, on the node container of every replicated job that may run user code; the trainer command's bootstrap ({@link WorkspaceBootstrap}) does the
-     * rest. The ConfigMap is staged by the submitter once the job exists ({@link WorkspaceStaging}).
+     * it from a workspace store, on the node container of every replicated job that may run user code; the trainer
+     * command's bootstrap ({@link WorkspaceBootstrap}) does the rest. The ConfigMap is staged by the submitter once the
+     * job exists ({@link WorkspaceStaging}).
      */
     private static RuntimePatch workspacePatch(TrainingRuntimeDescriptor runtime, Workspace workspace,
             boolean inConfigMap) {

@@ -31,9 +31,9 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 public final class WorkspaceStaging {
     /** The ConfigMap key, and the file name in the pod, of the staged archive. */
     public static final String ARCHIVE_KEY = "workspace.tar.gz";
-    /** Label and annotation prefix of what this component writes. */
-    public static final String DIGEST_ANNOTATION = "trainer.camelkubeflow.io/workspace-sha256";
-    public static final String DIGEST_LABEL = "trainer.camelkubeflow.io/workspace";
+    /** The digest on the job and its ConfigMap, in the component's own domain (TrainJobMetadata.DOMAIN). */
+    public static final String DIGEST_ANNOTATION = "camelkubeflow.io/workspace-sha256";
+    public static final String DIGEST_LABEL = "camelkubeflow.io/workspace";
     /**
      * The API server refuses a ConfigMap whose data exceed 1 MiB (1,048,576 bytes); what is left is for its metadata.
      */
