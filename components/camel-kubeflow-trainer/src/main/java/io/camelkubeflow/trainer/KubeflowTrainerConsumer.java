@@ -139,6 +139,13 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
         TrainJobHeaders.status(message, TrainJobEvent.PROGRESS.equals(event.type()) ? "Running" : event.type(),
                 event.reason(), event.message());
         TrainJobHeaders.progress(message, event.progress());
+        Map<String, String> annotations = event.trainJob().getMetadata().getAnnotations();
+        String traceParent = annotations == null ? null
+                : TrainJobMetadata.traceParent(annotations.get(TrainJobMetadata.TRACE_PARENT_ANNOTATION));
+        if (traceParent != null) {
+            // the route's span (Camel's tracing extracts it) continues the trace of the request that made the job
+            message.setHeader(TrainJobMetadata.TRACE_PARENT_HEADER, traceParent);
+        }
         try {
             getProcessor().process(exchange);
         } catch (Exception e) {

@@ -55,7 +55,9 @@ final class TrainHandler extends OperationHandler.Synchronous {
         TrainRequest request = endpointDefaults
                 .overlay(ExchangeTrainRequests.fromBody(exchange, endpoint.getConfiguration().getBodyType()))
                 .overlay(ExchangeTrainRequests.fromHeaders(exchange))
-                .idempotencyKey(ExchangeTrainRequests.idempotencyKey(exchange, idempotencyKey));
+                .idempotencyKey(ExchangeTrainRequests.idempotencyKey(exchange, idempotencyKey))
+                .traceParent(TrainJobMetadata.traceParent(exchange.getMessage()
+                        .getHeader(TrainJobMetadata.TRACE_PARENT_HEADER)));
         if (request.runKey() == null && runKey != null) {
             request.runKey(runKey.evaluate(exchange, String.class));
         }

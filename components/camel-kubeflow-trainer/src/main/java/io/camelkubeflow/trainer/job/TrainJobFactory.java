@@ -122,6 +122,9 @@ public final class TrainJobFactory {
         Map<String, String> annotations = new LinkedHashMap<>(request.annotations());
         annotations.put(TrainJobMetadata.LAUNCHER_ANNOTATION, decision.launcher().optionValue());
         annotations.put(TrainJobMetadata.LAUNCHER_RULE_ANNOTATION, decision.rule().name());
+        if (request.traceParent() != null) {
+            annotations.put(TrainJobMetadata.TRACE_PARENT_ANNOTATION, request.traceParent());
+        }
         if (workspace != null) {
             labels.put(WorkspaceStaging.DIGEST_LABEL, workspace.shortDigest());
             annotations.put(WorkspaceStaging.DIGEST_ANNOTATION, workspace.digest());

@@ -40,6 +40,20 @@ public final class TrainJobMetadata {
     public static final String LAUNCHER_RULE_ANNOTATION = DOMAIN + "/launcher-rule";
     /** runtimePatches[].manager of the patches this component writes (a domain-prefixed path, as the CRD asks). */
     public static final String PATCH_MANAGER = DOMAIN + "/camel-kubeflow-trainer";
+    /**
+     * The W3C trace context of the request that created the job, so the messages about its end continue that trace
+     * (header {@link #TRACE_PARENT_HEADER}, as Camel's tracing injects and extracts it).
+     */
+    public static final String TRACE_PARENT_ANNOTATION = DOMAIN + "/traceparent";
+    public static final String TRACE_PARENT_HEADER = "traceparent";
+    /** version-traceid-parentid-flags, lowercase hex (W3C Trace Context); an all-zero id is invalid. */
+    private static final java.util.regex.Pattern TRACE_PARENT = java.util.regex.Pattern.compile(
+            "00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}");
+
+    /** The value if it is a W3C traceparent, else null: a malformed one is dropped, as a tracer would. */
+    public static String traceParent(Object value) {
+        return value instanceof String text && TRACE_PARENT.matcher(text).matches() ? text : null;
+    }
     public static final String DEFAULT_NAME_PREFIX = "trainjob";
     /** Keys longer than this are recorded by hash only, to keep annotations small. */
     static final int MAX_RECORDED_KEY_LENGTH = 512;

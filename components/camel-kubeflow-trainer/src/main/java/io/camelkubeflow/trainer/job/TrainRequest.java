@@ -41,6 +41,7 @@ public final class TrainRequest {
     private String workspace;
     private Workspace workspaceContent;
     private java.net.URI workspaceUrl;
+    private String traceParent;
     private List<String> packages;
     private List<String> pipIndexUrls;
     private final Map<String, EnvVar> env = new LinkedHashMap<>();
@@ -190,6 +191,8 @@ public final class TrainRequest {
     public TrainRequest workspaceContent(Workspace v) { workspaceContent = v; return this; }
     /** Where the pods fetch a workspace kept in a {@code WorkspaceStore}; set by the submitter, never by a caller. */
     public TrainRequest workspaceUrl(java.net.URI v) { workspaceUrl = v; return this; }
+    /** The W3C trace context of the exchange that asks for the job; recorded on it, never compared. */
+    public TrainRequest traceParent(String v) { traceParent = v; return this; }
     public TrainRequest packages(List<String> v) { packages = v; return this; }
     public TrainRequest pipIndexUrls(List<String> v) { pipIndexUrls = v; return this; }
     public TrainRequest numNodes(Integer v) { numNodes = v; return this; }
@@ -228,6 +231,7 @@ public final class TrainRequest {
     public String workspace() { return workspace; }
     public Workspace workspaceContent() { return workspaceContent; }
     public java.net.URI workspaceUrl() { return workspaceUrl; }
+    public String traceParent() { return traceParent; }
     public List<String> packages() { return packages == null ? List.of() : packages; }
     public List<String> pipIndexUrls() { return pipIndexUrls == null ? List.of() : pipIndexUrls; }
     public Map<String, EnvVar> env() { return env; }
