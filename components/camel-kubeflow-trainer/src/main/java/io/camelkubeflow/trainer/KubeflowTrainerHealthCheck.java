@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.URLUtils;
 import org.apache.camel.health.HealthCheckResultBuilder;
 import org.apache.camel.impl.health.AbstractHealthCheck;
 
@@ -88,8 +89,8 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
             return inFlight;
         }
         CompletableFuture<Answer> request;
-        String url = client.getMasterUrl().toString().replaceFirst("/?$", "/") + "apis/" + TrainJob.GROUP + "/"
-                + TrainJob.VERSION + "/namespaces/" + namespace + "/trainjobs?limit=1";
+        String url = URLUtils.join(client.getMasterUrl().toString(), "apis", TrainJob.GROUP, TrainJob.VERSION,
+                "namespaces", namespace, "trainjobs") + "?limit=1";
         var http = client.getHttpClient();
         try {
             request = http.sendAsync(http.newHttpRequestBuilder().uri(url)

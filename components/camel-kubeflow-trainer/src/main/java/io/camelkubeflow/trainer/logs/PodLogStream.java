@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.http.AsyncBody;
 import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.utils.URLUtils;
 
 /**
  * One read of a pod container's log ({@code GET .../pods/{name}/log}) as lines, without a thread of its own: the HTTP
@@ -95,8 +96,8 @@ final class PodLogStream {
     /** Opens the read: completes once the API server answered with the log to come, or fails with its refusal. */
     static CompletableFuture<PodLogStream> open(KubernetesClient client, String namespace, String pod, Query query) {
         PodLogStream stream = new PodLogStream();
-        String url = client.getMasterUrl().toString().replaceFirst("/?$", "/") + "api/v1/namespaces/"
-                + namespace + "/pods/" + pod + "/log" + query.parameters();
+        String url = URLUtils.join(client.getMasterUrl().toString(), "api", "v1", "namespaces", namespace, "pods", pod,
+                "log") + query.parameters();
         var http = client.getHttpClient();
         ByteArrayOutputStream refusal = new ByteArrayOutputStream();
         CompletableFuture<HttpResponse<AsyncBody>> response = http.consumeBytes(

@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.kubernetes.client.utils.URLUtils;
 
 /**
  * Stages a workspace in a namespace as a ConfigMap named after its digest, so one workspace is stored once however
@@ -123,8 +124,8 @@ public final class WorkspaceStaging {
      * to add one owner.
      */
     private Void patch(String namespace, String name, String jsonPatch) {
-        String url = client.getMasterUrl().toString().replaceFirst("/?$", "/") + "api/v1/namespaces/" + namespace
-                + "/configmaps/" + name;
+        String url = URLUtils.join(client.getMasterUrl().toString(), "api", "v1", "namespaces", namespace, "configmaps",
+                name);
         HttpClient http = client.getHttpClient();
         long timeout = client.getConfiguration().getRequestTimeout();
         HttpResponse<String> response;
