@@ -102,7 +102,7 @@ public class TrainJobSubmitter {
         }
         Workspace workspace = request.workspaceContent();
         if (workspace != null && workspaceStore != null && request.workspaceUrl() == null
-                && workspace.archive().length > WorkspaceStaging.MAX_STAGED_BYTES) {
+                && !WorkspaceStaging.fitsInConfigMap(workspace)) {
             // signed here, without a request; the archive is stored on submit, before the job exists
             request.workspaceUrl(workspaceStore.readUrl(workspace, WorkspaceStore.DEFAULT_VALIDITY));
         }

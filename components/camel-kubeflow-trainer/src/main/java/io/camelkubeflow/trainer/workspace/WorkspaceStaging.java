@@ -53,9 +53,14 @@ public final class WorkspaceStaging {
         return "workspace-" + workspace.shortDigest();
     }
 
+    /** Whether the workspace's archive can be staged in a ConfigMap (else it needs a {@link WorkspaceStore}). */
+    public static boolean fitsInConfigMap(Workspace workspace) {
+        return workspace.archive().length <= MAX_STAGED_BYTES;
+    }
+
     /** Refuses, before anything is written, a workspace too large to stage in a ConfigMap. */
     public static void checkSize(Workspace workspace, String field) {
-        if (workspace.archive().length > MAX_STAGED_BYTES) {
+        if (!fitsInConfigMap(workspace)) {
             throw new InvalidOptionException(field, "the workspace is " + workspace.archive().length + " bytes"
                     + " compressed, over the " + MAX_STAGED_BYTES + " bytes a ConfigMap can stage; leave data,"
                     + " checkpoints and virtual environments out of it (fetch data with datasetUri), or configure a"
