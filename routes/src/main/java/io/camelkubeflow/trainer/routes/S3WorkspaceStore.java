@@ -15,15 +15,12 @@ import jakarta.inject.Named;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.aws2.s3.AWS2S3Component;
 import org.apache.camel.component.aws2.s3.AWS2S3Configuration;
+import org.apache.camel.component.aws2.s3.client.AWS2S3ClientFactory;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3Configuration;
+import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 
@@ -52,28 +49,22 @@ public class S3WorkspaceStore implements WorkspaceStore, WorkspaceFetcher {
     private S3Client s3;
     private S3Presigner presigner;
 
+    /**
+     * The S3 client exactly as the aws2-s3 routes build theirs (Camel's own factory), and a presigner with its
+     * credentials, region and endpoint.
+     */
     private synchronized void connect() {
         if (s3 != null) {
             return;
         }
         AWS2S3Configuration settings = camel.getComponent("aws2-s3", AWS2S3Component.class).getConfiguration();
-        AwsCredentialsProvider credentials = settings.getAccessKey() != null
-                ? StaticCredentialsProvider.create(AwsBasicCredentials.create(settings.getAccessKey(),
-                        settings.getSecretKey()))
-                : DefaultCredentialsProvider.builder().build();
-        S3Configuration pathStyle = S3Configuration.builder().pathStyleAccessEnabled(settings.isForcePathStyle())
-                .build();
-        var client = S3Client.builder().credentialsProvider(credentials).serviceConfiguration(pathStyle);
-        var signer = S3Presigner.builder().credentialsProvider(credentials).serviceConfiguration(pathStyle);
-        if (settings.getRegion() != null) {
-            client.region(Region.of(settings.getRegion()));
-            signer.region(Region.of(settings.getRegion()));
-        }
-        if (settings.isOverrideEndpoint() && settings.getUriEndpointOverride() != null) {
-            client.endpointOverride(URI.create(settings.getUriEndpointOverride()));
-            signer.endpointOverride(URI.create(settings.getUriEndpointOverride()));
-        }
-        s3 = client.build();
+        s3 = AWS2S3ClientFactory.getS3Client(settings);
+        S3ServiceClientConfiguration client = s3.serviceClientConfiguration();
+        S3Presigner.Builder signer = S3Presigner.builder().credentialsProvider(client.credentialsProvider())
+                .region(client.region())
+                .serviceConfiguration(S3Configuration.builder().pathStyleAccessEnabled(settings.isForcePathStyle())
+                        .build());
+        client.endpointOverride().ifPresent(signer::endpointOverride);
         presigner = signer.build();
     }
 
