@@ -70,8 +70,9 @@ public final class ClusterInformers implements AutoCloseable {
             if (s.labelSelector() != null) {
                 jobs = jobs.withLabelSelector(s.labelSelector());
             }
-            // blocks until the first list is done: the cache is complete before anyone reads it
-            SharedIndexInformer<TrainJob> informer = jobs.inform();
+            // nothing looks jobs up by namespace, so no such index (a set entry per cached job); run() blocks until
+            // the first list is done: the cache is complete before anyone reads it
+            SharedIndexInformer<TrainJob> informer = jobs.runnableInformer(0).removeNamespaceIndex().run();
             connections.monitor("trainjobs/" + s.describe(), informer);
             return informer;
         });
@@ -99,7 +100,7 @@ public final class ClusterInformers implements AutoCloseable {
             var all = client.pods();
             SharedIndexInformer<Pod> informer = (s.namespace() == null ? all.inAnyNamespace()
                     : all.inNamespace(s.namespace())).withLabel(JobSetLabels.JOBSET_NAME).runnableInformer(0);
-            informer.addIndexers(Map.of(BY_TRAINJOB, pod -> List.of(pod.getMetadata().getNamespace() + "/"
+            informer.removeNamespaceIndex().addIndexers(Map.of(BY_TRAINJOB, pod -> List.of(pod.getMetadata().getNamespace() + "/"
                     + pod.getMetadata().getLabels().get(JobSetLabels.JOBSET_NAME))));
             informer.run();
             connections.monitor("pods/" + s.describe(), informer);

@@ -3,13 +3,13 @@ package io.camelkubeflow.trainer.watch;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.util.Set;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -40,10 +40,16 @@ public class TrainJobWatcher implements AutoCloseable {
     private final KubernetesClient client;
     private final ClusterInformers informers;
     private final ConcurrentMap<String, NamespaceWatch> namespaces = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService timeouts = Executors.newSingleThreadScheduledExecutor(
-            DaemonThreads.named("watch-timeouts"));
+    private final ScheduledThreadPoolExecutor timeouts = timeoutScheduler();
     /** Pod lookups for failure details run here, never on the informer's event thread. */
     private final ExecutorService lookups = Executors.newFixedThreadPool(2, DaemonThreads.named("watch-lookups"));
+
+    private static ScheduledThreadPoolExecutor timeoutScheduler() {
+        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("watch-timeouts"));
+        // a wait that ends takes its timeout out of the queue at once, not hours later when it would have fired
+        scheduler.setRemoveOnCancelPolicy(true);
+        return scheduler;
+    }
 
     /** @param informers the client's informers: waits read the TrainJob informer of their namespace */
     public TrainJobWatcher(KubernetesClient client, ClusterInformers informers) {
@@ -61,16 +67,13 @@ public class TrainJobWatcher implements AutoCloseable {
     public CompletableFuture<WaitResult> await(String namespace, String name, TrainJobPhase target, Duration timeout,
             boolean failOnOtherEnd, ApiRetry retry) {
         NamespaceWatch watch = namespaces.computeIfAbsent(namespace, NamespaceWatch::new);
-        Waiter waiter = new Waiter(namespace, name, target, failOnOtherEnd);
+        Waiter waiter = new Waiter(watch, name, target, failOnOtherEnd, timeout);
         watch.add(waiter);
-        // callers see the end only once the wait is no longer counted as pending
-        CompletableFuture<WaitResult> ended = waiter.future.whenComplete((result, error) -> watch.remove(waiter));
         if (!timeout.isZero() && !timeout.isNegative()) {
-            ScheduledFuture<?> task = timeouts.schedule(() -> waiter.future.completeExceptionally(
-                    new TrainJobWaitTimeoutException(namespace, name, target, timeout, waiter.lastPhase,
-                            waiter.lastProgress)),
-                    timeout.toMillis(), TimeUnit.MILLISECONDS);
-            waiter.future.whenComplete((result, error) -> task.cancel(false));
+            waiter.timeoutTask = timeouts.schedule(waiter, timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (waiter.isDone()) {
+                waiter.timeoutTask.cancel(false);
+            }
         }
         TrainJob known = watch.informer.getStore().getByKey(namespace + "/" + name);
         if (known == null) {
@@ -78,12 +81,12 @@ public class TrainJobWatcher implements AutoCloseable {
             known = new TrainJobManager(client, retry).find(namespace, name);
         }
         if (known == null) {
-            waiter.future.completeExceptionally(new TrainJobNotFoundException("TrainJob " + namespace + "/" + name
+            waiter.completeExceptionally(new TrainJobNotFoundException("TrainJob " + namespace + "/" + name
                     + " does not exist; check the name (header CamelKubeflowTrainerJobName) and namespace"));
         } else {
             evaluate(waiter, known);
         }
-        return ended;
+        return waiter;
     }
 
     private void evaluate(Waiter waiter, TrainJob job) {
@@ -92,7 +95,7 @@ public class TrainJobWatcher implements AutoCloseable {
         waiter.lastProgress = TrainJobProgress.reported(job);
         boolean reached = phase == waiter.target || (waiter.target == TrainJobPhase.RUNNING && phase == TrainJobPhase.COMPLETE);
         if (reached && phase != TrainJobPhase.FAILED) {
-            waiter.future.complete(result(job, phase, null));
+            waiter.complete(result(job, phase, null));
         } else if (reached || phase.isTerminal()) {
             // failed (wanted or not): find the failing pod off the event thread, then finish
             CompletableFuture.supplyAsync(() -> phase == TrainJobPhase.FAILED ? podDetail(job) : null, lookups)
@@ -102,11 +105,11 @@ public class TrainJobWatcher implements AutoCloseable {
 
     private void finish(Waiter waiter, WaitResult result, boolean reached) {
         if (reached || !waiter.failOnOtherEnd) {
-            waiter.future.complete(result);
+            waiter.complete(result);
             return;
         }
         String name = result.trainJob().getMetadata().getName();
-        StringBuilder message = new StringBuilder("TrainJob ").append(waiter.namespace).append('/').append(name)
+        StringBuilder message = new StringBuilder("TrainJob ").append(waiter.watch.namespace).append('/').append(name)
                 .append(" is ").append(result.phase().displayName()).append(", not ").append(waiter.target.displayName());
         if (result.reason() != null) {
             message.append(": ").append(result.reason());
@@ -117,7 +120,7 @@ public class TrainJobWatcher implements AutoCloseable {
         if (result.podDetail() != null) {
             message.append("; ").append(result.podDetail());
         }
-        waiter.future.completeExceptionally(new TrainJobFailedException(message.toString(), result));
+        waiter.completeExceptionally(new TrainJobFailedException(message.toString(), result));
     }
 
     private String podDetail(TrainJob job) {
@@ -150,33 +153,79 @@ public class TrainJobWatcher implements AutoCloseable {
         lookups.shutdownNow();
     }
 
-    private static final class Waiter {
-        final String namespace;
+    /**
+     * One wait, its future, and its timeout's task: before it completes it leaves its namespace's waits and cancels
+     * its timeout, so whoever continues from it sees it no longer pending. (One object per wait, with no chained
+     * stages or captured lambdas, keeps the heap per pending wait small.)
+     */
+    private static final class Waiter extends CompletableFuture<WaitResult> implements Runnable {
+        final NamespaceWatch watch;
         final String name;
         final TrainJobPhase target;
         final boolean failOnOtherEnd;
-        final CompletableFuture<WaitResult> future = new CompletableFuture<>();
+        final Duration timeout;
+        volatile ScheduledFuture<?> timeoutTask;
         volatile TrainJobPhase lastPhase;
         volatile TrainJobProgress lastProgress;
 
-        Waiter(String namespace, String name, TrainJobPhase target, boolean failOnOtherEnd) {
-            this.namespace = namespace;
+        Waiter(NamespaceWatch watch, String name, TrainJobPhase target, boolean failOnOtherEnd, Duration timeout) {
+            this.watch = watch;
             this.name = name;
             this.target = target;
             this.failOnOtherEnd = failOnOtherEnd;
+            this.timeout = timeout;
         }
+
+        /** The timeout has passed. */
+        @Override
+        public void run() {
+            completeExceptionally(new TrainJobWaitTimeoutException(watch.namespace, name, target, timeout, lastPhase,
+                    lastProgress));
+        }
+
+        @Override
+        public boolean complete(WaitResult result) {
+            leave();
+            return super.complete(result);
+        }
+
+        @Override
+        public boolean completeExceptionally(Throwable error) {
+            leave();
+            return super.completeExceptionally(error);
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            leave();
+            return super.cancel(mayInterruptIfRunning);
+        }
+
+        private void leave() {
+            watch.remove(this);
+            ScheduledFuture<?> pending = timeoutTask;
+            if (pending != null) {
+                pending.cancel(false);
+            }
+        }
+    }
+
+    /** Timeouts still queued: one per pending wait that has a timeout, none for a wait that ended. */
+    int queuedTimeouts() {
+        return timeouts.getQueue().size();
     }
 
     /** How many waits are pending, in all namespaces. */
     public int pendingWaits() {
-        return namespaces.values().stream().mapToInt(watch -> watch.waiters.values().stream().mapToInt(Set::size).sum())
+        return namespaces.values().stream().mapToInt(watch -> watch.waiters.values().stream().mapToInt(List::size).sum())
                 .sum();
     }
 
     /** The waits of one namespace, by job name, and their handler on the namespace's informer. */
     private final class NamespaceWatch implements ResourceEventHandler<TrainJob> {
         final String namespace;
-        final ConcurrentMap<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
+        /** By job name; most jobs have one wait, so an immutable list, replaced on each change, not a set per job. */
+        final ConcurrentMap<String, List<Waiter>> waiters = new ConcurrentHashMap<>();
         final SharedIndexInformer<TrainJob> informer;
 
         NamespaceWatch(String namespace) {
@@ -188,20 +237,25 @@ public class TrainJobWatcher implements AutoCloseable {
                 if (namespaces.remove(namespace, this)) {
                     RuntimeException cause = new IllegalStateException("the TrainJob watch of namespace " + namespace
                             + " stopped" + (error == null ? "" : ": " + error.getMessage()), error);
-                    waiters.values().forEach(set -> set.forEach(w -> w.future.completeExceptionally(cause)));
+                    waiters.values().forEach(list -> list.forEach(w -> w.completeExceptionally(cause)));
                 }
             });
         }
 
         void add(Waiter waiter) {
-            waiters.computeIfAbsent(waiter.name, n -> ConcurrentHashMap.newKeySet()).add(waiter);
+            waiters.merge(waiter.name, List.of(waiter),
+                    (present, added) -> java.util.stream.Stream.concat(present.stream(), added.stream()).toList());
         }
 
         void remove(Waiter waiter) {
-            waiters.computeIfPresent(waiter.name, (n, set) -> {
-                set.remove(waiter);
-                return set.isEmpty() ? null : set;
+            waiters.computeIfPresent(waiter.name, (n, present) -> {
+                List<Waiter> rest = present.stream().filter(w -> w != waiter).toList();
+                return rest.isEmpty() ? null : rest;
             });
+        }
+
+        private List<Waiter> of(TrainJob job) {
+            return waiters.getOrDefault(job.getMetadata().getName(), List.of());
         }
 
         @Override
@@ -216,19 +270,13 @@ public class TrainJobWatcher implements AutoCloseable {
 
         @Override
         public void onDelete(TrainJob job, boolean finalStateUnknown) {
-            Set<Waiter> set = waiters.get(job.getMetadata().getName());
-            if (set != null) {
-                set.forEach(w -> w.future.completeExceptionally(new TrainJobNotFoundException("TrainJob " + namespace
-                        + "/" + job.getMetadata().getName() + " was deleted while waiting for it to become "
-                        + w.target.displayName())));
-            }
+            of(job).forEach(w -> w.completeExceptionally(new TrainJobNotFoundException("TrainJob " + namespace
+                    + "/" + job.getMetadata().getName() + " was deleted while waiting for it to become "
+                    + w.target.displayName())));
         }
 
         private void changed(TrainJob job) {
-            Set<Waiter> set = waiters.get(job.getMetadata().getName());
-            if (set != null) {
-                set.forEach(w -> evaluate(w, job));
-            }
+            of(job).forEach(w -> evaluate(w, job));
         }
 
         void close() {

@@ -207,6 +207,19 @@ class TrainJobWatcherTest extends WatchTestSupport {
     }
 
     @Test
+    void aWaitThatEndsLeavesNoTimeoutQueued() throws Exception {
+        jobs.create("quick");
+        CompletableFuture<WaitResult> wait = watcher.await(namespace, "quick", TrainJobPhase.RUNNING,
+                Duration.ofHours(1), true, ApiRetry.DEFAULT);
+        assertEquals(1, watcher.queuedTimeouts());
+        jobs.status("quick", RUNNING);
+        result(wait);
+        // not an hour later: a busy app would hold every ended wait's timeout until then
+        assertEquals(0, watcher.queuedTimeouts());
+        assertEquals(0, watcher.pendingWaits());
+    }
+
+    @Test
     void waitsFailWhenTheirWatchStops() {
         jobs.create("orphan");
         CompletableFuture<WaitResult> wait = await("orphan", TrainJobPhase.COMPLETE, true);
