@@ -23,6 +23,7 @@ import org.apache.camel.Message;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.kafka.KafkaConstants;
 import org.apache.camel.component.kafka.consumer.KafkaManualCommit;
+import org.apache.camel.component.kafka.serde.ToStringKafkaHeaderDeserializer;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
@@ -58,8 +59,10 @@ public class KafkaRoutes extends RouteBuilder {
         // the config as Camel Quarkus also has it at build time, when it runs configure() without injection to generate
         // the OpenAPI document
         EntryPointCaller caller = EntryPointCaller.of(ConfigProvider.getConfig(), "kafka");
+        // record headers as text: Camel's tracing continues a request's trace only from a String traceparent header
         from("kafka:{{trainer.kafka.request-topic}}?groupId={{trainer.kafka.group-id}}&autoOffsetReset=earliest"
-                + "&autoCommitEnable=false&allowManualCommit=true&breakOnFirstError=true")
+                + "&autoCommitEnable=false&allowManualCommit=true&breakOnFirstError=true"
+                + "&headerDeserializer=#class:" + ToStringKafkaHeaderDeserializer.class.getName())
                 .routeId("kafka-train").autoStartup("{{trainer.kafka.enabled}}")
                 // a request that can never succeed is parked with its reason, and its offset committed
                 .onException(InvalidOptionException.class, JacksonException.class, TrainJobConflictException.class,

@@ -198,6 +198,29 @@ class KafkaRoutesTest {
         return client.resources(TrainJob.class).inNamespace("default").withLabel("batch", "restart").list().getItems();
     }
 
+    @Test
+    void aResultContinuesTheTraceOfItsRequest() throws Exception {
+        String traceId = "0af7651916cd43dd8448eb211c80319c";
+        ProducerRecord<String, String> request = new ProducerRecord<>("trainjob-requests",
+                "{\"pythonFile\": \"/app/train.py\", \"idempotencyKey\": \"traced-1\"}");
+        request.headers().add("traceparent", ("00-" + traceId + "-b7ad6b7169203331-01")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.<String, Object>of("bootstrap.servers",
+                KafkaBrokerResource.broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+            producer.send(request).get();
+        }
+        awaitMatching("trainjob-results", r -> "traced-1".equals(r.get("request")));
+        ConsumerRecord<String, String> result = allRecords("trainjob-results").stream()
+                .filter(r -> r.value().contains("\"request\":\"traced-1\"")).findFirst().orElseThrow();
+        TrainJob job = client.resources(TrainJob.class).inNamespace("default").list().getItems().stream()
+                .filter(j -> "traced-1".equals(j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key")))
+                .findFirst().orElseThrow();
+        assertEquals(traceId, job.getMetadata().getAnnotations().get("camelkubeflow.io/traceparent").split("-")[1],
+                "the job keeps the request's trace");
+        // the result's producer span is in the request's trace: created from the request's, hours later if need be
+        assertTrue(header(result, "traceparent").startsWith("00-" + traceId + "-"), header(result, "traceparent"));
+    }
+
     private void awaitBatchJobs(java.util.function.IntPredicate enough) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!enough.test(batchJobs().size()) && System.nanoTime() < deadline) {
