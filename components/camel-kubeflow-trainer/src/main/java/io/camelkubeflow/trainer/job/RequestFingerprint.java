@@ -63,8 +63,9 @@ final class RequestFingerprint {
         ArrayNode own = CANONICAL.createArrayNode();
         for (JsonNode patch : patches) {
             if (TrainJobMetadata.PATCH_MANAGER.equals(patch.path("manager").asText())) {
-                parts.put(patch.toString().contains(TrainJobFactory.WORKSPACE_VOLUME) ? "workspace" : "script",
-                        hash(patch));
+                // told apart by the volume they add, not by their text: a script may hold any words
+                parts.put(patch.findValuesAsText("name").contains(TrainJobFactory.WORKSPACE_VOLUME) ? "workspace"
+                        : "script", hash(patch));
             } else {
                 own.add(patch);
             }
