@@ -205,10 +205,7 @@ class KafkaRoutesTest {
                 "{\"pythonFile\": \"/app/train.py\", \"idempotencyKey\": \"traced-1\"}");
         request.headers().add("traceparent", ("00-" + traceId + "-b7ad6b7169203331-01")
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.<String, Object>of("bootstrap.servers",
-                KafkaBrokerResource.broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
-            producer.send(request).get();
-        }
+        send(request);
         awaitMatching("trainjob-results", r -> "traced-1".equals(r.get("request")));
         ConsumerRecord<String, String> result = allRecords("trainjob-results").stream()
                 .filter(r -> r.value().contains("\"request\":\"traced-1\"")).findFirst().orElseThrow();
@@ -231,9 +228,13 @@ class KafkaRoutesTest {
 
     /** Sends one request; answers its offset. */
     private static long send(String value) throws Exception {
+        return send(new ProducerRecord<>("trainjob-requests", value));
+    }
+
+    private static long send(ProducerRecord<String, String> request) throws Exception {
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.<String, Object>of("bootstrap.servers",
                 KafkaBrokerResource.broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
-            return producer.send(new ProducerRecord<>("trainjob-requests", value)).get().offset();
+            return producer.send(request).get().offset();
         }
     }
 

@@ -187,17 +187,11 @@ class S3RoutesTest {
     void aProjectTooLargeForAConfigMapIsKeptInS3OnceAndFetchedWithAPresignedUrl() throws Exception {
         byte[] weights = new byte[1_200_000];
         new java.util.Random(11).nextBytes(weights);
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(bytes)) {
-            zip.putNextEntry(new java.util.zip.ZipEntry("train.py"));
-            zip.write("import os\nprint('large project', os.path.getsize('weights.bin'))\n".getBytes());
-            zip.putNextEntry(new java.util.zip.ZipEntry("weights.bin"));
-            zip.write(weights);
-            zip.closeEntry();
-        }
+        byte[] project = zip(Map.of("train.py", "import os\nprint('large project', os.path.getsize('weights.bin'))\n",
+                "weights.bin", weights));
         S3Server s3 = S3ServerResource.s3;
-        s3.put(S3ServerResource.BUCKET, "workspaces/large.zip", bytes.toByteArray());
-        s3.put(S3ServerResource.BUCKET, "workspaces/large-again.zip", bytes.toByteArray());
+        s3.put(S3ServerResource.BUCKET, "workspaces/large.zip", project);
+        s3.put(S3ServerResource.BUCKET, "workspaces/large-again.zip", project);
         List<TrainJob> jobs = new ArrayList<>();
         for (String key : List.of("workspaces/large.zip", "workspaces/large-again.zip")) {
             Map<?, ?> report = awaitReport(key);
@@ -261,12 +255,14 @@ class S3RoutesTest {
         assertTrue(missing.body().contains("does not exist"), missing.body());
     }
 
-    private static byte[] zip(Map<String, String> files) throws java.io.IOException {
+    /** A zip of the files by name, each given as text or as bytes. */
+    private static byte[] zip(Map<String, ?> files) throws java.io.IOException {
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(bytes)) {
-            for (Map.Entry<String, String> file : new java.util.TreeMap<>(files).entrySet()) {
+            for (Map.Entry<String, ?> file : new java.util.TreeMap<>(files).entrySet()) {
                 zip.putNextEntry(new java.util.zip.ZipEntry(file.getKey()));
-                zip.write(file.getValue().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                zip.write(file.getValue() instanceof byte[] content ? content
+                        : file.getValue().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
                 zip.closeEntry();
             }
         }
