@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer.api;
 import java.util.List;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 
 /** {@code TrainJob.spec}. Unknown fields are refused when read, so a removed field (spec.labels) is caught. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -12,6 +13,6 @@ public record TrainJobSpec(
         Initializer initializer,
         List<RuntimePatch> runtimePatches,
         Boolean suspend,
-        String managedBy,
+        @JsonDeserialize(using = SharedStrings.Deserializer.class) String managedBy,
         Long activeDeadlineSeconds) {
 }

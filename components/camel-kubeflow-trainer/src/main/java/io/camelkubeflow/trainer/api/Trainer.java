@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer.api;
 import java.util.List;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 
@@ -10,7 +11,7 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Trainer(
         String image,
-        List<String> command,
+        @JsonDeserialize(contentUsing = SharedStrings.Deserializer.class) List<String> command,
         List<String> args,
         List<EnvVar> env,
         Integer numNodes,
