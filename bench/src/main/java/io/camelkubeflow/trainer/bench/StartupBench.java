@@ -1,7 +1,5 @@
 package io.camelkubeflow.trainer.bench;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,8 +17,11 @@ import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
  * Each is measured on the local sandbox (started inside the app, as the README's command does) and on a cluster
  * elsewhere (a sandbox in the bench's JVM, given to the app by a kubeconfig), and with what the JDKs offer for start:
  * a class-data-sharing archive of the app's classes (JDK 17's AppCDS, {@code -XX:ArchiveClassesAtExit}, written by one
- * training start) and JDK 25's AOT cache ({@code -XX:AOTCacheOutput}, likewise), when JDK 25 is installed. The
- * sandbox's own start (its {@code SandboxMain}, in a JVM of its own) is measured apart.
+ * training start) and JDK 25's AOT cache ({@code -XX:AOTCacheOutput}, likewise), when JDK 25 is installed. When the
+ * app has also been packaged with {@code -Pfast-start} (Quarkus's legacy-jar: its classes on the JVM's own class path,
+ * which the archive and the cache can hold; the default fast-jar loads them with a class loader of its own, which they
+ * leave out), that layout is measured too. The sandbox's own start (its {@code SandboxMain}, in a JVM of its own) is
+ * measured apart.
  */
 final class StartupBench {
     private static final Pattern STARTED = Pattern.compile("started in ([0-9.]+)s");
@@ -31,39 +32,47 @@ final class StartupBench {
     record Start(String setting, double wallSeconds, double quarkusSeconds, double rssMib) {
     }
 
-    private final Path jar;
     private final Path work;
 
-    private StartupBench(Path jar) throws Exception {
-        this.jar = jar;
+    private StartupBench() throws Exception {
         this.work = Files.createTempDirectory("routes-app-start");
     }
 
     /** Every variant, or an empty list when the routes app is not built. */
     static List<Start> measure(Path projectRoot) throws Exception {
-        Path jar = projectRoot.resolve("routes/target/quarkus-app/quarkus-run.jar");
-        if (!Files.exists(jar)) {
+        Path fastJar = projectRoot.resolve("routes/target/quarkus-app/quarkus-run.jar");
+        if (!Files.exists(fastJar)) {
             return List.of();
         }
-        StartupBench bench = new StartupBench(jar);
+        Path legacyJar = legacyJar(projectRoot.resolve("routes/target"));
+        StartupBench bench = new StartupBench();
         List<Start> starts = new ArrayList<>();
         try (TrainerSandbox elsewhere = TrainerSandbox.start()) {
             Path kubeconfig = elsewhere.writeKubeconfig(bench.work.resolve("cluster.kubeconfig"));
             for (boolean local : new boolean[] {true, false}) {
                 String where = local ? "local sandbox in the app" : "cluster elsewhere";
                 Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-                starts.add(bench.start(where + ", JDK 17", java, List.of(), local, kubeconfig));
-                Path archive = bench.work.resolve((local ? "local" : "cluster") + ".jsa");
-                bench.start("training", java, List.of("-XX:ArchiveClassesAtExit=" + archive), local, kubeconfig);
-                starts.add(bench.start(where + ", JDK 17 + AppCDS", java, List.of("-XX:SharedArchiveFile=" + archive),
-                        local, kubeconfig));
                 Path java25 = JDK25.resolve("bin/java");
-                if (Files.isExecutable(java25)) {
-                    starts.add(bench.start(where + ", JDK 25", java25, List.of(), local, kubeconfig));
-                    Path cache = bench.work.resolve((local ? "local" : "cluster") + ".aot");
-                    bench.start("training", java25, List.of("-XX:AOTCacheOutput=" + cache), local, kubeconfig);
-                    starts.add(bench.start(where + ", JDK 25 + AOT cache", java25, List.of("-XX:AOTCache=" + cache),
-                            local, kubeconfig));
+                boolean jdk25 = Files.isExecutable(java25);
+                starts.add(bench.start(where + ", JDK 17", fastJar, java, List.of(), local, kubeconfig));
+                starts.add(bench.trained(where + ", JDK 17 + AppCDS", fastJar, java, List.of(),
+                        "-XX:ArchiveClassesAtExit=", "-XX:SharedArchiveFile=", local, kubeconfig));
+                if (jdk25) {
+                    starts.add(bench.start(where + ", JDK 25", fastJar, java25, List.of(), local, kubeconfig));
+                    starts.add(bench.trained(where + ", JDK 25 + AOT cache", fastJar, java25, List.of(),
+                            "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
+                }
+                if (legacyJar != null) {
+                    starts.add(bench.trained(where + ", -Pfast-start, JDK 17 + AppCDS", legacyJar, java, List.of(),
+                            "-XX:ArchiveClassesAtExit=", "-XX:SharedArchiveFile=", local, kubeconfig));
+                    if (jdk25) {
+                        starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache", legacyJar, java25,
+                                List.of(), "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
+                        // the JIT's share of the start: C1 only, which costs peak throughput afterwards
+                        starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache, C1 only", legacyJar,
+                                java25, List.of("-XX:TieredStopAtLevel=1"), "-XX:AOTCacheOutput=", "-XX:AOTCache=",
+                                local, kubeconfig));
+                    }
                 }
             }
         }
@@ -71,12 +80,68 @@ final class StartupBench {
         return starts;
     }
 
-    private Start start(String setting, Path java, List<String> options, boolean local, Path kubeconfig)
+    /**
+     * The runner jar of a {@code -Pfast-start} build (Quarkus's legacy-jar: a manifest class path into {@code lib/}),
+     * or null; an uber-jar has the same name and no class path.
+     */
+    private static Path legacyJar(Path target) throws Exception {
+        try (var files = Files.list(target)) {
+            Path runner = files.filter(f -> f.getFileName().toString().endsWith("-runner.jar")).findFirst()
+                    .orElse(null);
+            if (runner == null) {
+                return null;
+            }
+            try (java.util.jar.JarFile jar = new java.util.jar.JarFile(runner.toFile())) {
+                String classPath = jar.getManifest().getMainAttributes().getValue("Class-Path");
+                return classPath != null && classPath.contains("lib/") ? runner : null;
+            }
+        }
+    }
+
+    /**
+     * A start with what one training start wrote at its end (an AppCDS archive or an AOT cache): the JVM option that
+     * writes it, then the one that reads it, each beside the same other options.
+     */
+    private Start trained(String setting, Path jar, Path java, List<String> options, String write, String read,
+            boolean local, Path kubeconfig) throws Exception {
+        Path file = Files.createTempFile(work, "trained", ".cache");
+        Files.delete(file);
+        List<String> training = new ArrayList<>(options);
+        training.add(write + file);
+        start("training", jar, java, training, local, kubeconfig);
+        awaitWritten(file);
+        List<String> trained = new ArrayList<>(options);
+        trained.add(read + file);
+        return start(setting, jar, java, trained, local, kubeconfig);
+    }
+
+    /**
+     * Waits for a training run's archive or cache: JDK 25 assembles its AOT cache in a JVM of its own that outlives the
+     * stopped training run by seconds, and a start before it has finished runs without one (silently, but for a
+     * warning).
+     */
+    private static void awaitWritten(Path file) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (!Files.exists(file)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the training run wrote no " + file);
+            }
+            Thread.sleep(200);
+        }
+        // written in place: done once its size holds still
+        long size = -1;
+        while (size != Files.size(file)) {
+            size = Files.size(file);
+            Thread.sleep(500);
+        }
+    }
+
+    private Start start(String setting, Path jar, Path java, List<String> options, boolean local, Path kubeconfig)
             throws Exception {
         List<String> command = new ArrayList<>(List.of(java.toString()));
         command.addAll(options);
         command.addAll(List.of("-jar", jar.toString()));
-        ProcessBuilder builder = new ProcessBuilder(command).directory(work.toFile()).redirectErrorStream(true);
+        ProcessBuilder builder = new ProcessBuilder(command).directory(work.toFile());
         builder.environment().put("TRAINER_CLUSTER", local ? "sandbox" : "cluster");
         if (!local) {
             builder.environment().put("KUBECONFIG", kubeconfig.toString());
@@ -90,40 +155,35 @@ final class StartupBench {
     private Start sandboxAlone() throws Exception {
         ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "io.camelkubeflow.trainer.sandbox.SandboxMain",
-                "--kubeconfig=" + work.resolve("alone.kubeconfig")).directory(work.toFile()).redirectErrorStream(true);
+                "--kubeconfig=" + work.resolve("alone.kubeconfig")).directory(work.toFile());
         return run("the sandbox alone (SandboxMain), JDK 17", builder, Pattern.compile("(sandbox listening)"));
     }
 
-    private static Start run(String setting, ProcessBuilder builder, Pattern ready) throws Exception {
+    /**
+     * Starts the process with its output in a file (not a pipe: the JDK closes a process's pipe once it has exited,
+     * and JDK 25's AOT cache is assembled by a child JVM that writes to it after its parent has stopped, which then
+     * dies), until a line matches {@code ready}; stops it gracefully at the end.
+     */
+    private Start run(String setting, ProcessBuilder builder, Pattern ready) throws Exception {
+        Path output = Files.createTempFile(work, "output", ".log");
         long started = System.nanoTime();
-        Process app = builder.start();
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(app.getInputStream(),
-                StandardCharsets.UTF_8))) {
-            String line;
-            StringBuilder said = new StringBuilder();
-            while ((line = out.readLine()) != null) {
-                said.append(line).append('\n');
-                Matcher matcher = ready.matcher(line);
+        Process app = builder.redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        try {
+            while (true) {
+                String said = Files.readString(output, StandardCharsets.UTF_8);
+                Matcher matcher = ready.matcher(said);
                 if (matcher.find()) {
                     double wall = (System.nanoTime() - started) / 1e9;
                     double own = matcher.group(1).matches("[0-9.]+") ? Double.parseDouble(matcher.group(1))
                             : Double.NaN;
                     Thread.sleep(3000);
-                    double rssMib = rssKib(app.pid()) / 1024.0;
-                    // the rest of the output is read so the process never blocks on a full pipe while it stops
-                    Thread drain = new Thread(() -> {
-                        try {
-                            out.transferTo(java.io.Writer.nullWriter());
-                        } catch (java.io.IOException ignored) {
-                            // the process ended
-                        }
-                    });
-                    drain.setDaemon(true);
-                    drain.start();
-                    return new Start(setting, wall, own, rssMib);
+                    return new Start(setting, wall, own, rssKib(app.pid()) / 1024.0);
                 }
+                if (!app.isAlive()) {
+                    throw new IllegalStateException(setting + ": exited without starting:\n" + said);
+                }
+                Thread.sleep(10);
             }
-            throw new IllegalStateException(setting + ": exited without starting:\n" + said);
         } finally {
             // SIGTERM: a graceful stop, which writes a training run's archive or cache
             app.destroy();
