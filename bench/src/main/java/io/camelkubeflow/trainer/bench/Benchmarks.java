@@ -16,6 +16,8 @@ import java.util.stream.Collectors;
 public final class Benchmarks {
     private static final int CREATE_ROUNDS = 5;
     private static final int CREATES_PER_ROUND = 400;
+    /** The Python SDK creates about a tenth as fast: fewer rounds keep its part of the run short. */
+    private static final int PYTHON_CREATE_ROUNDS = 3;
     private static final int LOG_MEGABYTES = 32;
     /** The parts of the bench to run: all, or those named, e.g. {@code -Dbench.sections=waits,creates,logs,start,workspaces}. */
     private static final java.util.Set<String> SECTIONS = java.util.Set.of("waits", "creates", "logs", "start",
@@ -33,7 +35,7 @@ public final class Benchmarks {
             waits(results);
         }
         if (sections.contains("creates")) {
-            creates(results);
+            creates(results, root);
         }
         if (sections.contains("logs")) {
             logs(results, root);
@@ -128,7 +130,7 @@ public final class Benchmarks {
                 "requests"));
     }
 
-    private static void creates(List<Result> results) throws Exception {
+    private static void creates(List<Result> results, Path root) throws Exception {
         try (CreateBench creates = new CreateBench()) {
             creates.component(CreateBench.Payload.PYTHON_FILE, 200, 8); // warm-up
             creates.sdkPattern(CreateBench.Payload.PYTHON_FILE, 200, 8);
@@ -162,6 +164,37 @@ public final class Benchmarks {
                             "<= 2", run.requestsPerCreate() <= 2));
                 }
             }
+            if (PythonSdk.available()) {
+                pythonSdkCreates(results, creates, root);
+            }
+        }
+    }
+
+    /**
+     * Inline-script creates beside the Kubeflow Python SDK's own {@code train} with a {@code CustomTrainer} (its only
+     * create of a script; it has none of a command or a file in the image), rounds interleaved as above.
+     */
+    private static void pythonSdkCreates(List<Result> results, CreateBench creates, Path root) throws Exception {
+        for (int producers : new int[] {1, 8}) {
+            List<CreateBench.Run> sdkRounds = new ArrayList<>();
+            List<CreateBench.Run> ownRounds = new ArrayList<>();
+            for (int round = 0; round < PYTHON_CREATE_ROUNDS; round++) {
+                sdkRounds.add(creates.pythonSdk(root, CREATES_PER_ROUND, producers));
+                ownRounds.add(creates.component(CreateBench.Payload.SCRIPT, CREATES_PER_ROUND, producers));
+            }
+            CreateBench.Run sdk = CreateBench.Run.median(sdkRounds);
+            CreateBench.Run run = CreateBench.Run.median(ownRounds);
+            String setting = producers + (producers == 1 ? " producer, " : " producers, ")
+                    + CreateBench.Payload.SCRIPT.label + ", ";
+            results.add(Result.of("create throughput", setting + PythonSdk.NAME + " (train, CustomTrainer)",
+                    sdk.createsPerSecond(), "TrainJobs/s"));
+            results.add(Result.of("API requests per create", setting + PythonSdk.NAME, sdk.requestsPerCreate(),
+                    "requests"));
+            results.add(Result.of("create throughput", setting + "component, beside it", run.createsPerSecond(),
+                    "TrainJobs/s"));
+            double ratio = run.createsPerSecond() / sdk.createsPerSecond();
+            results.add(Result.against("create throughput vs " + PythonSdk.NAME, setting + "component", ratio, "x",
+                    ">= 2x", ratio >= 2));
         }
     }
 
@@ -180,8 +213,8 @@ public final class Benchmarks {
                 String setting = (own.follow() ? "follow" : "no follow") + ", " + (own.allRanks() ? "all "
                         + LogBench.NODES + " ranks" : "node 0");
                 double sdk = own.megabytesPerSecond() / find(readings, own, "SDK pattern").megabytesPerSecond();
-                if (readings.stream().anyMatch(r -> r.reader().equals(LogBench.PYTHON_SDK))) {
-                    double python = own.megabytesPerSecond() / find(readings, own, LogBench.PYTHON_SDK)
+                if (readings.stream().anyMatch(r -> r.reader().equals(PythonSdk.NAME))) {
+                    double python = own.megabytesPerSecond() / find(readings, own, PythonSdk.NAME)
                             .megabytesPerSecond();
                     results.add(Result.against("log read, component vs Kubeflow SDK (Python)", setting, python, "x",
                             ">= 1.2x", python >= 1.2));

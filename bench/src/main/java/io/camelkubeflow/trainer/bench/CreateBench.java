@@ -156,11 +156,33 @@ final class CreateBench implements AutoCloseable {
             future.get();
         }
         double seconds = (System.nanoTime() - started) / 1e9;
-        long requests = sandbox.requestsSince(requestsBefore).stream()
-                .filter(r -> !io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.USER_AGENT
-                        .equals(r.getHeader("User-Agent"))).count();
+        long requests = clientRequestsSince(requestsBefore);
         threads.shutdown();
         return new Run(exchanges / seconds, (double) requests / exchanges);
+    }
+
+    /**
+     * The Kubeflow Python SDK itself ({@code bench/sdk/sdk_creates.py}): {@code TrainerClient.train} with a
+     * {@code CustomTrainer}, its way to run an inline script, on as many Python threads; the script times the creates
+     * after one warm-up create.
+     */
+    Run pythonSdk(java.nio.file.Path root, int creates, int producers) throws Exception {
+        String namespace = "python-" + (++runs);
+        sandbox.createNamespace(namespace);
+        long requestsBefore = sandbox.requestCount();
+        var result = PythonSdk.run(root, sandbox, "sdk_creates.py", namespace, "torch-distributed",
+                Integer.toString(creates), Integer.toString(producers));
+        // the warm-up is one create more
+        double requestsPerCreate = (double) clientRequestsSince(requestsBefore) / (creates + 1);
+        clean(namespace);
+        return new Run(creates / result.get("seconds").asDouble(), requestsPerCreate);
+    }
+
+    /** Requests the API server received since then, but the controller emulation's. */
+    private long clientRequestsSince(long requestsBefore) {
+        return sandbox.requestsSince(requestsBefore).stream()
+                .filter(r -> !io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.USER_AGENT
+                        .equals(r.getHeader("User-Agent"))).count();
     }
 
     private static Object check(Exchange exchange) throws Exception {

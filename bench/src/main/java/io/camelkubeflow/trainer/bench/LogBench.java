@@ -35,7 +35,7 @@ import org.apache.camel.impl.DefaultCamelContext;
 
 /**
  * Log reading: a finished job of {@value #NODES} nodes whose every node's trainer container holds a log of the same
- * size, read three ways in the same run, each reader counting the lines it got:
+ * size, read in the same run by each of these, counting the lines it got:
  * <ul>
  * <li>the component: a route ({@code kubeflow-trainer:logs}) sending the lines on in chunks of 1,000 lines to another
  * route that counts them;</li>
@@ -44,19 +44,16 @@ import org.apache.camel.impl.DefaultCamelContext;
  * job's pods), then the log without timestamps: read whole and split into lines, or (follow) streamed line by line;
  * all ranks are one such call per step, one after the other, as the SDK reads one step per call;</li>
  * <li>a raw HTTP GET of each pod's log with the same query as the component's (timestamps) and without them: the
- * bytes counted, no lines made: the physical limit.</li>
+ * bytes counted, no lines made: the physical limit;</li>
+ * <li>with {@link PythonSdk}, the Kubeflow Python SDK's {@code get_job_logs} itself.</li>
  * </ul>
- * Each figure is the median of {@value #ROUNDS} rounds that interleave the readers.
+ * Each figure is the median of {@value #ROUNDS} rounds that interleave the readers, after each has read every setting
+ * once.
  */
 final class LogBench implements AutoCloseable {
     static final int NODES = 4;
-    private static final int ROUNDS = 3;
+    private static final int ROUNDS = 5;
     private static final String NAMESPACE = "logs";
-    /** The real Kubeflow SDK's reader, run when {@code -Dbench.sdk.pythonpath} gives its Python path. */
-    static final String PYTHON_SDK = "Kubeflow SDK (Python)";
-    private static final String SDK_PYTHONPATH = System.getProperty("bench.sdk.pythonpath", "").isBlank() ? null
-            : System.getProperty("bench.sdk.pythonpath");
-
     /** A way to read: its name and, per run, the bytes and lines it read. */
     record Reading(String reader, boolean follow, boolean allRanks, double megabytesPerSecond, double linesPerSecond,
             double megabytes, long lines) {
@@ -137,12 +134,17 @@ final class LogBench implements AutoCloseable {
     List<Reading> readAll() throws Exception {
         List<String> readers = new ArrayList<>(List.of("component", "SDK pattern", "raw GET, timestamps",
                 "raw GET, no timestamps"));
-        if (SDK_PYTHONPATH != null) {
-            readers.add(1, PYTHON_SDK);
+        if (PythonSdk.available()) {
+            readers.add(1, PythonSdk.NAME);
         }
-        for (String reader : readers) {
-            // warm-up, not counted: class loading, JIT, each client's connection
-            read(reader, true, false);
+        // warm-up, not counted: class loading, JIT, each client's connection; every setting, as each runs code of its
+        // own (a follow of node 0 alone left the component's plain and all-ranks reads to be compiled while timed)
+        for (boolean follow : new boolean[] {false, true}) {
+            for (boolean all : new boolean[] {false, true}) {
+                for (String reader : readers) {
+                    read(reader, follow, all);
+                }
+            }
         }
         Map<String, List<Reading>> rounds = new java.util.LinkedHashMap<>();
         for (int round = 0; round < ROUNDS; round++) {
@@ -174,7 +176,7 @@ final class LogBench implements AutoCloseable {
                 }
                 yield read;
             }
-            case PYTHON_SDK -> {
+            case PythonSdk.NAME -> {
                 double[] timed = pythonSdk(follow, pods);
                 seconds = timed[0];
                 yield (long) timed[1];
@@ -247,23 +249,12 @@ final class LogBench implements AutoCloseable {
      * itself after a warm-up read (so Python's start and imports are not counted): {seconds, lines}.
      */
     private double[] pythonSdk(boolean follow, int pods) throws Exception {
-        java.nio.file.Path kubeconfig = sandbox.writeKubeconfig(java.nio.file.Files.createTempFile("bench-", ".kubeconfig"));
         List<String> steps = new ArrayList<>();
         for (int node = 0; node < pods; node++) {
             steps.add("node-" + node);
         }
-        ProcessBuilder python = new ProcessBuilder("python3", root.resolve("bench/sdk/sdk_logs.py").toString(),
-                NAMESPACE, jobName, Boolean.toString(follow), String.join(",", steps)).redirectErrorStream(true);
-        python.environment().put("PYTHONPATH", SDK_PYTHONPATH);
-        python.environment().put("KUBECONFIG", kubeconfig.toString());
-        Process process = python.start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        java.nio.file.Files.delete(kubeconfig);
-        if (process.waitFor() != 0) {
-            throw new IllegalStateException("the Kubeflow SDK's log read failed:\n" + output);
-        }
-        var result = io.fabric8.kubernetes.client.utils.Serialization.jsonMapper()
-                .readTree(output.substring(output.lastIndexOf('{')));
+        var result = PythonSdk.run(root, sandbox, "sdk_logs.py", NAMESPACE, jobName, Boolean.toString(follow),
+                String.join(",", steps));
         return new double[] {result.get("seconds").asDouble(), result.get("lines").asDouble()};
     }
 

@@ -1,0 +1,32 @@
+"""The Kubeflow Python SDK's create, timed: TrainerClient.train with a CustomTrainer (a function: the SDK's way to run
+an inline script), unmodified, against the sandbox the bench runs (KUBECONFIG). Arguments: namespace, runtime, creates,
+threads. Prints one JSON object: seconds and creates.
+Run by the bench (CreateBench) when -Dbench.sdk.pythonpath is set: see bench/sdk/README.md."""
+import json
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from kubeflow.common.types import KubernetesBackendConfig
+from kubeflow.trainer import CustomTrainer, TrainerClient
+
+namespace, runtime, creates, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+client = TrainerClient(backend_config=KubernetesBackendConfig(namespace=namespace))
+
+
+def train():
+    print(1)
+
+
+def create(_):
+    return client.train(runtime=runtime, trainer=CustomTrainer(func=train))
+
+
+create(None)  # warm-up: imports, connections
+started = time.monotonic()
+with ThreadPoolExecutor(max_workers=threads) as pool:
+    names = list(pool.map(create, range(creates)))
+seconds = time.monotonic() - started
+if len(set(names)) != creates:
+    sys.exit("expected %d TrainJobs, got %d names" % (creates, len(set(names))))
+print(json.dumps({"seconds": seconds, "creates": creates}))
