@@ -9,6 +9,7 @@ import java.util.Set;
 import io.camelkubeflow.trainer.KubeflowTrainerEndpoint;
 import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.api.RuntimeRef;
+import io.camelkubeflow.trainer.api.SharedStrings;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobSpec;
 import io.camelkubeflow.trainer.api.TrainJobStatus;
@@ -106,7 +107,7 @@ class KubeflowTrainerProcessorTest {
     void theModelJacksonBindsIsRegisteredForReflection() throws Exception {
         List<String> reflective = seen("reflective");
         for (Class<?> model : List.of(TrainJob.class, TrainJobSpec.class, TrainJobStatus.class, Trainer.class,
-                RuntimeRef.class, RuntimePatch.class)) {
+                RuntimeRef.class, RuntimePatch.class, SharedStrings.Deserializer.class)) {
             assertTrue(reflective.contains(model.getName()), model.getName() + " in " + reflective.stream()
                     .filter(name -> name.startsWith("io.camelkubeflow")).toList());
         }
