@@ -100,8 +100,9 @@ public final class ClusterInformers implements AutoCloseable {
             var all = client.pods();
             SharedIndexInformer<Pod> informer = (s.namespace() == null ? all.inAnyNamespace()
                     : all.inNamespace(s.namespace())).withLabel(JobSetLabels.JOBSET_NAME).runnableInformer(0);
-            informer.removeNamespaceIndex().addIndexers(Map.of(BY_TRAINJOB, pod -> List.of(pod.getMetadata().getNamespace() + "/"
-                    + pod.getMetadata().getLabels().get(JobSetLabels.JOBSET_NAME))));
+            informer.removeNamespaceIndex().addIndexers(Map.of(BY_TRAINJOB, pod -> List.of(
+                    pod.getMetadata().getNamespace() + "/"
+                            + pod.getMetadata().getLabels().get(JobSetLabels.JOBSET_NAME))));
             informer.run();
             connections.monitor("pods/" + s.describe(), informer);
             return informer;

@@ -45,7 +45,8 @@ public class TrainJobWatcher implements AutoCloseable {
     private final ExecutorService lookups = Executors.newFixedThreadPool(2, DaemonThreads.named("watch-lookups"));
 
     private static ScheduledThreadPoolExecutor timeoutScheduler() {
-        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.named("watch-timeouts"));
+        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1,
+                DaemonThreads.named("watch-timeouts"));
         // a wait that ends takes its timeout out of the queue at once, not hours later when it would have fired
         scheduler.setRemoveOnCancelPolicy(true);
         return scheduler;
@@ -217,8 +218,8 @@ public class TrainJobWatcher implements AutoCloseable {
 
     /** How many waits are pending, in all namespaces. */
     public int pendingWaits() {
-        return namespaces.values().stream().mapToInt(watch -> watch.waiters.values().stream().mapToInt(List::size).sum())
-                .sum();
+        return namespaces.values().stream()
+                .mapToInt(watch -> watch.waiters.values().stream().mapToInt(List::size).sum()).sum();
     }
 
     /** The waits of one namespace, by job name, and their handler on the namespace's informer. */
