@@ -24,6 +24,7 @@ import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.kafka.KafkaConstants;
 import org.apache.camel.component.kafka.consumer.KafkaManualCommit;
 import org.apache.camel.component.kafka.serde.ToStringKafkaHeaderDeserializer;
+import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
@@ -40,7 +41,7 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  * until a Kafka-started job ends; with trainer.kafka.skip-if-running, a request whose runKey has a job running is
  * answered by that job instead of a new one. With trainer.kafka.caller-user, each request is authorized as that user
  * too (see {@link EntryPointCaller}); a request it may not make is a dead letter naming what was denied. Both routes
- * run only with trainer.kafka.enabled=true.
+ * exist only with trainer.kafka.enabled=true.
  */
 @ApplicationScoped
 public class KafkaRoutes extends RouteBuilder {
@@ -58,12 +59,17 @@ public class KafkaRoutes extends RouteBuilder {
     public void configure() {
         // the config as Camel Quarkus also has it at build time, when it runs configure() without injection to generate
         // the OpenAPI document
-        EntryPointCaller caller = EntryPointCaller.of(ConfigProvider.getConfig(), "kafka");
+        Config config = ConfigProvider.getConfig();
+        if (!config.getValue("trainer.kafka.enabled", Boolean.class)) {
+            // not even built: an idle app starts faster without them (and without the Kafka client's classes)
+            return;
+        }
+        EntryPointCaller caller = EntryPointCaller.of(config, "kafka");
         // record headers as text: Camel's tracing continues a request's trace only from a String traceparent header
         from("kafka:{{trainer.kafka.request-topic}}?groupId={{trainer.kafka.group-id}}&autoOffsetReset=earliest"
                 + "&autoCommitEnable=false&allowManualCommit=true&breakOnFirstError=true"
                 + "&headerDeserializer=#class:" + ToStringKafkaHeaderDeserializer.class.getName())
-                .routeId("kafka-train").autoStartup("{{trainer.kafka.enabled}}")
+                .routeId("kafka-train")
                 // a request that can never succeed is parked with its reason, and its offset committed
                 .onException(InvalidOptionException.class, JacksonException.class, TrainJobConflictException.class,
                         PolicyViolationException.class, AccessDeniedException.class)
@@ -97,7 +103,7 @@ public class KafkaRoutes extends RouteBuilder {
         from("master:kafka-results:kubeflow-trainer:events?namespace={{trainer.namespace}}&labelSelector=" + SOURCE_LABEL
                 + " in (kafka,s3)"
                 + "&handledMark=kafka-results")
-                .routeId("kafka-results").autoStartup("{{trainer.kafka.enabled}}")
+                .routeId("kafka-results")
                 .filter(header(EVENT).in("Complete", "Failed"))
                 .setProperty("trainJob", body())
                 .to("kubeflow-trainer:logs?namespace={{trainer.namespace}}&tailLines={{trainer.kafka.log-tail-lines}}")
