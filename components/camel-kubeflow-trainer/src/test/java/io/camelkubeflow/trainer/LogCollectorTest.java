@@ -28,4 +28,24 @@ class LogCollectorTest {
         assertEquals(true, collector.truncated());
         assertEquals(3, collector.lines());
     }
+
+    @Test
+    void linesWhoseCharsFitButWhoseBytesDoNotAreDroppedOldestFirst() {
+        // two lines are 10 chars with their newlines but 12 bytes: in 11 bytes only the newest fits
+        LogCollector collector = new LogCollector(false, 11, null, null, 1, null);
+        collector.line("node-0", "d\u00e9ef");
+        collector.line("node-0", "g\u00e9hi");
+        assertEquals("g\u00e9hi\n", collector.body());
+        assertEquals(true, collector.truncated());
+        assertEquals(2, collector.lines());
+    }
+
+    @Test
+    void aLogThatFitsIsWholeAndNotTruncated() {
+        LogCollector collector = new LogCollector(false, 12, null, null, 1, null);
+        collector.line("node-0", "d\u00e9ef");
+        collector.line("node-0", "g\u00e9hi");
+        assertEquals("d\u00e9ef\ng\u00e9hi\n", collector.body());
+        assertEquals(false, collector.truncated());
+    }
 }
