@@ -13,15 +13,16 @@ import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 
 /**
  * The routes app in JVM mode, as the README runs it ({@code java -jar routes/target/quarkus-app/quarkus-run.jar}): wall
- * time until Quarkus reports it started, Quarkus's own figure, and resident memory (VmRSS) once it has idled for 3 s.
- * Each is measured on the local sandbox (started inside the app, as the README's command does) and on a cluster
- * elsewhere (a sandbox in the bench's JVM, given to the app by a kubeconfig), and with what the JDKs offer for start:
- * a class-data-sharing archive of the app's classes (JDK 17's AppCDS, {@code -XX:ArchiveClassesAtExit}, written by one
- * training start) and JDK 25's AOT cache ({@code -XX:AOTCacheOutput}, likewise), when JDK 25 is installed. When the
- * app has also been packaged with {@code -Pfast-start} (Quarkus's legacy-jar: its classes on the JVM's own class path,
- * which the archive and the cache can hold; the default fast-jar loads them with a class loader of its own, which they
- * leave out), that layout is measured too. The sandbox's own start (its {@code SandboxMain}, in a JVM of its own) is
- * measured apart.
+ * time until Quarkus reports it started, Quarkus's own figure, and resident memory (VmRSS) once it has idled for 3 s,
+ * each the median of {@link #ROUNDS} starts. Measured on a cluster elsewhere (a sandbox in the bench's JVM, given to
+ * the app by a kubeconfig) with what the JDKs offer for start: a class-data-sharing archive of the app's classes (JDK
+ * 17's AppCDS, {@code -XX:ArchiveClassesAtExit}, written by one training start) and JDK 25's AOT cache
+ * ({@code -XX:AOTCacheOutput}, likewise), when JDK 25 is installed. When the app has also been packaged with
+ * {@code -Pfast-start} (Quarkus's legacy-jar: its classes on the JVM's own class path, which the archive and the cache
+ * can hold; the default fast-jar loads them with a class loader of its own, which they leave out), that layout is
+ * measured too, with C1 only (the JIT's share of the start) and in the memory deploy/ gives the pod. On the local
+ * sandbox (started inside the app, as the README's command does) the default and the fastest settings are measured;
+ * the sandbox's own start (its {@code SandboxMain}, in a JVM of its own) apart.
  */
 final class StartupBench {
     private static final Pattern STARTED = Pattern.compile("started in ([0-9.]+)s");
@@ -31,6 +32,17 @@ final class StartupBench {
     /** One start: how the app was run, its figures. */
     record Start(String setting, double wallSeconds, double quarkusSeconds, double rssMib) {
     }
+
+    /** Starts per setting (after its one training start): the row is their median, as the machine's pace drifts. */
+    private static final int ROUNDS = 3;
+    private static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
+    /**
+     * The JVM as it is in deploy/deployment.yaml's pod, whose memory limit it reads as its machine's: a heap of a
+     * quarter of 768 MiB, and the Serial collector, which it picks below 1792 MiB (here -XX:MaxRAM alone would keep G1,
+     * as the machine's own memory decides that).
+     */
+    private static final List<String> DEPLOYED_MEMORY = List.of("-XX:MaxRAM=768m", "-XX:+UseSerialGC");
+    private static final String AS_DEPLOYED = "in deploy/'s 768 MiB (-XX:MaxRAM=768m -XX:+UseSerialGC)";
 
     private final Path work;
 
@@ -49,35 +61,54 @@ final class StartupBench {
         List<Start> starts = new ArrayList<>();
         try (TrainerSandbox elsewhere = TrainerSandbox.start()) {
             Path kubeconfig = elsewhere.writeKubeconfig(bench.work.resolve("cluster.kubeconfig"));
+            Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+            Path java25 = JDK25.resolve("bin/java");
+            boolean jdk25 = Files.isExecutable(java25);
             for (boolean local : new boolean[] {true, false}) {
                 String where = local ? "local sandbox in the app" : "cluster elsewhere";
-                Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-                Path java25 = JDK25.resolve("bin/java");
-                boolean jdk25 = Files.isExecutable(java25);
                 starts.add(bench.start(where + ", JDK 17", fastJar, java, List.of(), local, kubeconfig));
-                starts.add(bench.trained(where + ", JDK 17 + AppCDS", fastJar, java, List.of(),
-                        "-XX:ArchiveClassesAtExit=", "-XX:SharedArchiveFile=", local, kubeconfig));
-                if (jdk25) {
+                // the local sandbox adds its own start to each: its rows are the default and the fastest settings
+                if (!local) {
+                    starts.add(bench.trained(where + ", JDK 17 + AppCDS", fastJar, java, List.of(),
+                            "-XX:ArchiveClassesAtExit=", "-XX:SharedArchiveFile=", local, kubeconfig));
+                }
+                if (jdk25 && !local) {
                     starts.add(bench.start(where + ", JDK 25", fastJar, java25, List.of(), local, kubeconfig));
                     starts.add(bench.trained(where + ", JDK 25 + AOT cache", fastJar, java25, List.of(),
                             "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
                 }
-                if (legacyJar != null) {
+                if (legacyJar == null) {
+                    continue;
+                }
+                if (!local) {
                     starts.add(bench.trained(where + ", -Pfast-start, JDK 17 + AppCDS", legacyJar, java, List.of(),
                             "-XX:ArchiveClassesAtExit=", "-XX:SharedArchiveFile=", local, kubeconfig));
-                    if (jdk25) {
-                        starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache", legacyJar, java25,
-                                List.of(), "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
-                        // the JIT's share of the start: C1 only, which costs peak throughput afterwards
-                        starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache, C1 only", legacyJar,
-                                java25, List.of("-XX:TieredStopAtLevel=1"), "-XX:AOTCacheOutput=", "-XX:AOTCache=",
-                                local, kubeconfig));
-                    }
+                }
+                if (jdk25) {
+                    starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache", legacyJar, java25,
+                            List.of(), "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
+                    // the JIT's share of the start: C1 only, which costs peak throughput afterwards
+                    starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache, C1 only", legacyJar,
+                            java25, List.of(C1_ONLY), "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
+                }
+                if (jdk25 && !local) {
+                    // as deploy/ runs it: a pod's memory limit sizes the JVM's heap and picks its collector
+                    starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache, " + AS_DEPLOYED, legacyJar,
+                            java25, DEPLOYED_MEMORY, "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
+                    starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache, C1 only, " + AS_DEPLOYED,
+                            legacyJar, java25, withC1Only(DEPLOYED_MEMORY), "-XX:AOTCacheOutput=", "-XX:AOTCache=",
+                            local, kubeconfig));
                 }
             }
         }
         starts.add(bench.sandboxAlone());
         return starts;
+    }
+
+    private static List<String> withC1Only(List<String> options) {
+        List<String> all = new ArrayList<>(List.of(C1_ONLY));
+        all.addAll(options);
+        return all;
     }
 
     /**
@@ -108,7 +139,7 @@ final class StartupBench {
         Files.delete(file);
         List<String> training = new ArrayList<>(options);
         training.add(write + file);
-        start("training", jar, java, training, local, kubeconfig);
+        startOnce("training", jar, java, training, local, kubeconfig);
         awaitWritten(file);
         List<String> trained = new ArrayList<>(options);
         trained.add(read + file);
@@ -136,8 +167,24 @@ final class StartupBench {
         }
     }
 
+    /** {@link #ROUNDS} starts of one setting: the median of each figure. */
     private Start start(String setting, Path jar, Path java, List<String> options, boolean local, Path kubeconfig)
             throws Exception {
+        List<Start> rounds = new ArrayList<>();
+        for (int round = 0; round < ROUNDS; round++) {
+            rounds.add(startOnce(setting, jar, java, options, local, kubeconfig));
+        }
+        return new Start(setting, median(rounds, Start::wallSeconds), median(rounds, Start::quarkusSeconds),
+                median(rounds, Start::rssMib));
+    }
+
+    private static double median(List<Start> rounds, java.util.function.ToDoubleFunction<Start> figure) {
+        double[] values = rounds.stream().mapToDouble(figure).sorted().toArray();
+        return values[values.length / 2];
+    }
+
+    private Start startOnce(String setting, Path jar, Path java, List<String> options, boolean local,
+            Path kubeconfig) throws Exception {
         List<String> command = new ArrayList<>(List.of(java.toString()));
         command.addAll(options);
         command.addAll(List.of("-jar", jar.toString()));
