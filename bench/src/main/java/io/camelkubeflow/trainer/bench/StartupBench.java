@@ -67,31 +67,29 @@ final class StartupBench {
             for (boolean local : new boolean[] {true, false}) {
                 String where = local ? "local sandbox in the app" : "cluster elsewhere";
                 starts.add(bench.start(where + ", JDK 17", fastJar, java, List.of(), local, kubeconfig));
-                // the local sandbox adds its own start to each: its rows are the default and the fastest settings
+                // the local sandbox adds its own start to each: there, only the default and the fastest settings
                 if (!local) {
                     starts.add(bench.trained(where + ", JDK 17 + AppCDS", fastJar, java, List.of(),
                             "-XX:ArchiveClassesAtExit=", "-XX:SharedArchiveFile=", local, kubeconfig));
+                    if (jdk25) {
+                        starts.add(bench.start(where + ", JDK 25", fastJar, java25, List.of(), local, kubeconfig));
+                        starts.add(bench.trained(where + ", JDK 25 + AOT cache", fastJar, java25, List.of(),
+                                "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
+                    }
+                    if (legacyJar != null) {
+                        starts.add(bench.trained(where + ", -Pfast-start, JDK 17 + AppCDS", legacyJar, java,
+                                List.of(), "-XX:ArchiveClassesAtExit=", "-XX:SharedArchiveFile=", local, kubeconfig));
+                    }
                 }
-                if (jdk25 && !local) {
-                    starts.add(bench.start(where + ", JDK 25", fastJar, java25, List.of(), local, kubeconfig));
-                    starts.add(bench.trained(where + ", JDK 25 + AOT cache", fastJar, java25, List.of(),
-                            "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
-                }
-                if (legacyJar == null) {
+                if (legacyJar == null || !jdk25) {
                     continue;
                 }
+                starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache", legacyJar, java25,
+                        List.of(), "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
+                // the JIT's share of the start: C1 only, which costs peak throughput afterwards
+                starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache, C1 only", legacyJar, java25,
+                        List.of(C1_ONLY), "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
                 if (!local) {
-                    starts.add(bench.trained(where + ", -Pfast-start, JDK 17 + AppCDS", legacyJar, java, List.of(),
-                            "-XX:ArchiveClassesAtExit=", "-XX:SharedArchiveFile=", local, kubeconfig));
-                }
-                if (jdk25) {
-                    starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache", legacyJar, java25,
-                            List.of(), "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
-                    // the JIT's share of the start: C1 only, which costs peak throughput afterwards
-                    starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache, C1 only", legacyJar,
-                            java25, List.of(C1_ONLY), "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
-                }
-                if (jdk25 && !local) {
                     // as deploy/ runs it: a pod's memory limit sizes the JVM's heap and picks its collector
                     starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache, " + AS_DEPLOYED, legacyJar,
                             java25, DEPLOYED_MEMORY, "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));

@@ -20,10 +20,7 @@ class LogCollectorTest {
     @Test
     void theBodyKeepsTheNewestLinesThatFitTheBudget() {
         // each line is 5 bytes in UTF-8 ("\u00e9" takes 2) plus its newline: two fit in 12 bytes, three do not
-        LogCollector collector = new LogCollector(false, 12, null, null, 1, null);
-        for (String line : List.of("a\u00e9bc", "d\u00e9ef", "g\u00e9hi")) {
-            collector.line("node-0", line);
-        }
+        LogCollector collector = collected(12, "a\u00e9bc", "d\u00e9ef", "g\u00e9hi");
         assertEquals("d\u00e9ef\ng\u00e9hi\n", collector.body());
         assertEquals(true, collector.truncated());
         assertEquals(3, collector.lines());
@@ -32,9 +29,7 @@ class LogCollectorTest {
     @Test
     void linesWhoseCharsFitButWhoseBytesDoNotAreDroppedOldestFirst() {
         // two lines are 10 chars with their newlines but 12 bytes: in 11 bytes only the newest fits
-        LogCollector collector = new LogCollector(false, 11, null, null, 1, null);
-        collector.line("node-0", "d\u00e9ef");
-        collector.line("node-0", "g\u00e9hi");
+        LogCollector collector = collected(11, "d\u00e9ef", "g\u00e9hi");
         assertEquals("g\u00e9hi\n", collector.body());
         assertEquals(true, collector.truncated());
         assertEquals(2, collector.lines());
@@ -42,10 +37,17 @@ class LogCollectorTest {
 
     @Test
     void aLogThatFitsIsWholeAndNotTruncated() {
-        LogCollector collector = new LogCollector(false, 12, null, null, 1, null);
-        collector.line("node-0", "d\u00e9ef");
-        collector.line("node-0", "g\u00e9hi");
+        LogCollector collector = collected(12, "d\u00e9ef", "g\u00e9hi");
         assertEquals("d\u00e9ef\ng\u00e9hi\n", collector.body());
         assertEquals(false, collector.truncated());
+    }
+
+    /** A collector with this body budget, no destination, that was given these lines of node 0. */
+    private static LogCollector collected(long maxBytes, String... lines) {
+        LogCollector collector = new LogCollector(false, maxBytes, null, null, 1, null);
+        for (String line : lines) {
+            collector.line("node-0", line);
+        }
+        return collector;
     }
 }
