@@ -97,17 +97,15 @@ final class ApiHttpServer implements AutoCloseable {
                 write(event.response(), known);
                 return;
             }
-            if (PodLogs.isFollow(request.getPath())) {
+            if (PodLogs.isLog(request.getPath())) {
                 event.response().putHeader(HttpHeaders.CONTENT_TYPE, "text/plain");
-                MockResponse complete = podLogs.follow(request.getPath(), new ChunkedStream(event.response()));
-                if (complete != null) {
-                    write(event.response(), complete);
+                ChunkedStream stream = new ChunkedStream(event.response());
+                MockResponse refused = PodLogs.isFollow(request.getPath()) ? podLogs.follow(request.getPath(), stream)
+                        : podLogs.answer(request.getPath(), stream);
+                if (refused != null) {
+                    event.response().headers().remove(HttpHeaders.CONTENT_TYPE);
+                    write(event.response(), refused);
                 }
-                return;
-            }
-            MockResponse log = podLogs.answer(request.getPath());
-            if (log != null) {
-                write(event.response(), log);
                 return;
             }
         }
@@ -302,25 +300,68 @@ final class ApiHttpServer implements AutoCloseable {
         }
     }
 
-    /** A chunked response written from any thread; ends once. */
+    /**
+     * A streamed response written from any thread; ends once. It is chunked from its first write on; an answer sent
+     * whole in one small piece goes with a Content-Length instead, as Go's HTTP server sends a short handler output.
+     */
     static final class ChunkedStream {
+        /** What Go's HTTP server holds back before it starts chunking a response (net/http's bufferBeforeChunking). */
+        private static final int UNCHUNKED_BYTES = 2048;
         private final HttpServerResponse http;
         private boolean ended;
 
         ChunkedStream(HttpServerResponse http) {
             this.http = http;
-            if (!http.headWritten()) {
-                http.setChunked(true);
-            }
         }
 
         /** Writes {@code text}; false once the stream has ended or its connection is gone. */
-        synchronized boolean write(String text) {
+        boolean write(String text) {
+            return write(io.vertx.core.buffer.Buffer.buffer(text));
+        }
+
+        /** Writes {@code bytes}; false once the stream has ended or its connection is gone. */
+        synchronized boolean write(io.vertx.core.buffer.Buffer bytes) {
             if (ended || http.closed() || http.ended()) {
                 return false;
             }
-            http.write(text);
+            if (!http.headWritten()) {
+                http.setChunked(true);
+            }
+            http.write(bytes);
             return true;
+        }
+
+        /**
+         * Sends {@code chunks} and ends the stream, taking the next chunk only when the connection's write queue has
+         * room: the client's reading paces the sender, and an answer is never held whole. Called on the response's
+         * event loop (the request handler), where its drain handler runs too.
+         */
+        void send(java.util.Iterator<io.vertx.core.buffer.Buffer> chunks) {
+            if (!http.headWritten() && !chunks.hasNext()) {
+                end();
+                return;
+            }
+            if (!http.headWritten()) {
+                io.vertx.core.buffer.Buffer first = chunks.next();
+                if (!chunks.hasNext() && first.length() <= UNCHUNKED_BYTES) {
+                    synchronized (this) {
+                        ended = true;
+                        http.end(first);
+                    }
+                    return;
+                }
+                write(first);
+            }
+            while (chunks.hasNext()) {
+                if (!write(chunks.next())) {
+                    return;
+                }
+                if (http.writeQueueFull()) {
+                    http.drainHandler(v -> send(chunks));
+                    return;
+                }
+            }
+            end();
         }
 
         synchronized void end() {

@@ -6,13 +6,16 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.fabric8.mockwebserver.http.MockResponse;
+import io.vertx.core.buffer.Buffer;
 
 /**
  * The sandbox's pod logs: lines appended by the emulated controller, served on the API server's log endpoint with
@@ -51,11 +54,24 @@ public final class PodLogs {
 
         /** Writes a line; false once the stream has ended (the client left, or the cut fault ended it). */
         boolean write(Line line) {
-            if (!stream.write(format(line, timestamps))) {
-                return false;
-            }
+            return write(List.of(line));
+        }
+
+        /**
+         * Writes lines in chunks of about {@link #CHUNK_BYTES} (the log so far, when the follow starts); false once the
+         * stream has ended (the client left, or the cut fault ended it).
+         */
+        boolean write(List<Line> lines) {
             int cut = cutFollowsAfter;
-            if (cut > 0 && ++written >= cut) {
+            int count = cut > 0 ? Math.min(lines.size(), cut - written) : lines.size();
+            Iterator<Buffer> chunks = chunks(lines.subList(0, count), timestamps, Long.MAX_VALUE);
+            while (chunks.hasNext()) {
+                if (!stream.write(chunks.next())) {
+                    return false;
+                }
+            }
+            written += count;
+            if (cut > 0 && written >= cut) {
                 stream.end();
                 return false;
             }
@@ -160,19 +176,17 @@ public final class PodLogs {
         List<Attempt> attempts = matcher.matches() ? logs.get(matcher.group(1) + "/" + matcher.group(2)) : null;
         Map<String, String> query = matcher.matches() ? query(matcher.group(3)) : Map.of();
         if (attempts == null || "true".equals(query.get("previous"))) {
-            return answer(path);
+            return answer(path, stream);
         }
         synchronized (attempts) {
             Attempt running = attempts.get(attempts.size() - 1);
             if (running.ended) {
-                return answer(path);
+                return answer(path, stream);
             }
             Follower follower = new Follower(stream, "true".equals(query.get("timestamps")));
-            stream.write("");
-            for (Line line : select(running.lines, query)) {
-                if (!follower.write(line)) {
-                    return null;
-                }
+            stream.write(Buffer.buffer());
+            if (!follower.write(select(running.lines, query))) {
+                return null;
             }
             running.followers.add(follower);
             stream.onClose(() -> {
@@ -184,11 +198,20 @@ public final class PodLogs {
         return null;
     }
 
-    /** The response to a log request, or null when the path is not a log path. */
-    MockResponse answer(String path) {
+    /** Whether a request path names a pod's log. */
+    static boolean isLog(String path) {
+        return LOG_PATH.matcher(path).matches();
+    }
+
+    /**
+     * Answers a request for a pod's log that does not follow it: streams the selected lines to {@code stream} as the
+     * client reads them, as a kubelet copies the log file, and returns null; or returns the refusal (no such pod, no
+     * previous container) to send instead.
+     */
+    MockResponse answer(String path, ApiHttpServer.ChunkedStream stream) {
         Matcher matcher = LOG_PATH.matcher(path);
         if (!matcher.matches()) {
-            return null;
+            throw new IllegalArgumentException("not a log path: " + path);
         }
         List<Attempt> attempts = logs.get(matcher.group(1) + "/" + matcher.group(2));
         if (attempts == null) {
@@ -207,20 +230,50 @@ public final class PodLogs {
             }
             selected = select(attempts.get(attempts.size() - (previous ? 2 : 1)).lines, query);
         }
-        boolean timestamps = "true".equals(query.get("timestamps"));
-        StringBuilder body = new StringBuilder();
-        for (Line line : selected) {
-            body.append(format(line, timestamps));
-        }
-        String text = body.toString();
-        if (query.containsKey("limitBytes")) {
-            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-            int limit = Integer.parseInt(query.get("limitBytes"));
-            if (bytes.length > limit) {
-                text = new String(bytes, 0, limit, StandardCharsets.UTF_8);
+        long limit = query.containsKey("limitBytes") ? Long.parseLong(query.get("limitBytes")) : Long.MAX_VALUE;
+        stream.send(chunks(selected, "true".equals(query.get("timestamps")), limit));
+        return null;
+    }
+
+    /** How many bytes of log a chunk of an answer holds, about: a kubelet copies a log file in 32 KiB reads. */
+    private static final int CHUNK_BYTES = 32 * 1024;
+
+    /**
+     * Lines as the bytes a log answer sends, made a chunk at a time as the stream asks for them, ending after
+     * {@code limitBytes} bytes (limitBytes cuts a line, even a character, where the byte count ends).
+     */
+    private static Iterator<Buffer> chunks(List<Line> lines, boolean timestamps, long limitBytes) {
+        return new Iterator<>() {
+            private int next;
+            private long sent;
+
+            @Override
+            public boolean hasNext() {
+                return next < lines.size() && sent < limitBytes;
             }
-        }
-        return new MockResponse().setResponseCode(200).setHeader("Content-Type", "text/plain").setBody(text);
+
+            @Override
+            public Buffer next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                // a follower writes each new line alone
+                Buffer chunk = Buffer.buffer(next == lines.size() - 1 ? lines.get(next).text().length() + 40
+                        : CHUNK_BYTES + 256);
+                while (next < lines.size() && chunk.length() < CHUNK_BYTES) {
+                    Line line = lines.get(next++);
+                    if (timestamps) {
+                        chunk.appendString(line.stamp()).appendByte((byte) ' ');
+                    }
+                    chunk.appendString(line.text()).appendByte((byte) '\n');
+                }
+                if (sent + chunk.length() > limitBytes) {
+                    chunk = chunk.getBuffer(0, (int) (limitBytes - sent));
+                }
+                sent += chunk.length();
+                return chunk;
+            }
+        };
     }
 
     /** The lines of a log that sinceTime, sinceSeconds and tailLines select. */
@@ -239,10 +292,6 @@ public final class PodLogs {
             selected = selected.subList(Math.max(0, selected.size() - tail), selected.size());
         }
         return selected;
-    }
-
-    private static String format(Line line, boolean timestamps) {
-        return timestamps ? line.stamp() + " " + line.text() + "\n" : line.text() + "\n";
     }
 
     private static Map<String, String> query(String part) {

@@ -5,6 +5,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -315,6 +317,47 @@ class ApiServerFidelityTest {
         }
         assertEquals(12, lines.size(), "a start line, 10 steps and the exit, in one stream: " + lines);
         assertEquals("sandbox: exited with code 0", lines.get(11));
+    }
+
+    @Test
+    void aLogIsStreamedAsAKubeletCopiesItsFileAndLimitBytesCutsWhereTheBytesEnd() throws Exception {
+        PodLogs logs = sandbox.podLogs();
+        logs.create("default", "chatty");
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            lines.add("step " + i + " loss=0.5 \u00fcber");
+        }
+        logs.appendBurst("default", "chatty", lines);
+        String url = sandbox.masterUrl() + "api/v1/namespaces/default/pods/chatty/log";
+        byte[] expected = (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
+
+        java.net.http.HttpResponse<byte[]> whole = bytes(url);
+        assertArrayEquals(expected, whole.body());
+        assertEquals("chunked", whole.headers().firstValue("transfer-encoding").orElse(null),
+                "a long log is streamed, not sent with a length known in advance");
+
+        // the first line's ü is two bytes: the limit ends after the first of them
+        int limit = "step 0 loss=0.5 ".length() + 1;
+        assertArrayEquals(Arrays.copyOf(expected, limit), bytes(url + "?limitBytes=" + limit).body());
+        assertArrayEquals(Arrays.copyOf(expected, 100_001), bytes(url + "?limitBytes=100001").body());
+
+        java.net.http.HttpResponse<byte[]> last = bytes(url + "?tailLines=1");
+        assertEquals(lines.get(19_999) + "\n", new String(last.body(), StandardCharsets.UTF_8));
+        assertEquals(String.valueOf(last.body().length), last.headers().firstValue("content-length").orElse(null),
+                "a short answer goes whole with its length, as Go's HTTP server sends a short one");
+
+        String[] stamped = new String(bytes(url + "?timestamps=true").body(), StandardCharsets.UTF_8).split("\n");
+        assertEquals(lines.size(), stamped.length);
+        assertTrue(stamped[12_345].matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{9}Z "
+                + lines.get(12_345)), stamped[12_345]);
+    }
+
+    private static java.net.http.HttpResponse<byte[]> bytes(String url) throws Exception {
+        java.net.http.HttpResponse<byte[]> response = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+        assertEquals(200, response.statusCode(), () -> new String(response.body(), StandardCharsets.UTF_8));
+        return response;
     }
 
     @Test
