@@ -67,9 +67,17 @@ final class PodLogStream {
         }
     }
 
-    /** Lines taken from the stream, and whether more may be at hand already (the take stopped at its limit). */
-    record Lines(List<String> texts, boolean more) {
+    /**
+     * Lines taken from the stream: their texts; when the query asked for timestamps, each line's timestamp as the
+     * kubelet wrote it (null for a line that came without one; one String for a run of lines with the same time),
+     * else null; and whether more may be at hand already (the take stopped at its limit).
+     */
+    record Lines(List<String> texts, List<String> stamps, boolean more) {
+        static final Lines NONE = new Lines(List.of(), null, false);
     }
+
+    /** The longest timestamp the kubelet writes before a line: RFC 3339 with nanoseconds and a zone offset. */
+    private static final int MAX_STAMP = 35;
 
     /** Bytes come in here, under the lock. */
     private final ArrayDeque<ByteBuffer> buffers = new ArrayDeque<>();
@@ -89,13 +97,19 @@ final class PodLogStream {
     private Runnable waiting;
     /** Set before a refusal's body is asked for: its bytes are the API server's Status, not log lines. */
     private volatile boolean refused;
+    /** Whether each line comes after its timestamp (the query asked for them). */
+    private final boolean timestamps;
+    /** The last timestamp cut from a line, as text and as its bytes: the reader's own. */
+    private String lastStamp;
+    private final byte[] lastStampBytes = new byte[MAX_STAMP];
 
-    private PodLogStream() {
+    private PodLogStream(boolean timestamps) {
+        this.timestamps = timestamps;
     }
 
     /** Opens the read: completes once the API server answered with the log to come, or fails with its refusal. */
     static CompletableFuture<PodLogStream> open(KubernetesClient client, String namespace, String pod, Query query) {
-        PodLogStream stream = new PodLogStream();
+        PodLogStream stream = new PodLogStream(query.timestamps());
         String url = URLUtils.join(client.getMasterUrl().toString(), "api", "v1", "namespaces", namespace, "pods", pod,
                 "log") + query.parameters();
         var http = client.getHttpClient();
@@ -192,12 +206,13 @@ final class PodLogStream {
     Lines take(int max) {
         synchronized (this) {
             if (closed) {
-                return new Lines(List.of(), false);
+                return Lines.NONE;
             }
             taking.addAll(buffers);
             buffers.clear();
         }
         List<String> lines = new ArrayList<>();
+        List<String> stamps = timestamps ? new ArrayList<>() : null;
         long consumed = 0;
         while (lines.size() < max && !taking.isEmpty()) {
             ByteBuffer buffer = taking.peek();
@@ -214,10 +229,10 @@ final class PodLogStream {
             if (newline < 0) {
                 keepPartial(buffer, start, end - start);
             } else if (partialLength == 0 && buffer.hasArray()) {
-                lines.add(text(buffer.array(), buffer.arrayOffset() + start, newline - start));
+                cut(buffer.array(), buffer.arrayOffset() + start, newline - start, lines, stamps);
             } else {
                 keepPartial(buffer, start, newline - start);
-                lines.add(text(partial, 0, partialLength));
+                cut(partial, 0, partialLength, lines, stamps);
                 partialLength = 0;
             }
             buffer.position(start + taken);
@@ -229,7 +244,7 @@ final class PodLogStream {
         AsyncBody resume = null;
         synchronized (this) {
             if (taking.isEmpty() && buffers.isEmpty() && done && partialLength > 0 && lines.size() < max) {
-                lines.add(text(partial, 0, partialLength));
+                cut(partial, 0, partialLength, lines, stamps);
                 partialLength = 0;
             }
             buffered -= consumed;
@@ -241,7 +256,7 @@ final class PodLogStream {
         if (resume != null) {
             resume.consume();
         }
-        return new Lines(lines, lines.size() == max);
+        return new Lines(lines, stamps, lines.size() == max);
     }
 
     private void keepPartial(ByteBuffer buffer, int from, int length) {
@@ -252,12 +267,47 @@ final class PodLogStream {
         partialLength += length;
     }
 
-    /** A line as the kubelet wrote it, without its line end ({@code \n}, or {@code \r\n}). */
-    private static String text(byte[] bytes, int offset, int length) {
+    /**
+     * Adds a line without its line end ({@code \n}, or {@code \r\n}) to {@code texts}; when lines come after their
+     * timestamps, without it, and the timestamp to {@code stamps}. Each line is decoded once, and a timestamp only when
+     * it differs from the last one (the lines a container writes at once share one).
+     */
+    private void cut(byte[] bytes, int offset, int length, List<String> texts, List<String> stamps) {
         if (length > 0 && bytes[offset + length - 1] == '\r') {
             length--;
         }
-        return new String(bytes, offset, length, StandardCharsets.UTF_8);
+        if (stamps != null) {
+            int stamp = stampLength(bytes, offset, length);
+            if (stamp < 0) {
+                stamps.add(null);
+            } else {
+                if (lastStamp == null || lastStamp.length() != stamp
+                        || !Arrays.equals(bytes, offset, offset + stamp, lastStampBytes, 0, stamp)) {
+                    System.arraycopy(bytes, offset, lastStampBytes, 0, stamp);
+                    lastStamp = new String(bytes, offset, stamp, StandardCharsets.US_ASCII);
+                }
+                stamps.add(lastStamp);
+                offset += stamp + 1;
+                length -= stamp + 1;
+            }
+        }
+        texts.add(new String(bytes, offset, length, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * How long the timestamp the API server put before a line is (up to the space after it), or -1 when the line does
+     * not start with one: a date and a time, {@code 2006-01-02T15:04:05...}; it is parsed only when a read resumes.
+     */
+    private static int stampLength(byte[] bytes, int offset, int length) {
+        if (length < 21 || bytes[offset + 4] != '-' || bytes[offset + 10] != 'T') {
+            return -1;
+        }
+        for (int i = 0; i <= Math.min(MAX_STAMP, length - 1); i++) {
+            if (bytes[offset + i] == ' ') {
+                return i >= 20 ? i : -1;
+            }
+        }
+        return -1;
     }
 
     /**

@@ -318,21 +318,22 @@ public class TrainJobLogs {
          * first. Without a restart there is no previous log (the API server answers 400) or nothing in it is newer.
          */
         private CompletableFuture<Void> drainResumed(PodLogStream current, String podName, String container) {
-            String[] first = new String[1];
-            return drain(current, lines -> first[0] = lines.get(0), 1).thenComposeAsync(ignored -> {
+            PodLogStream.Lines[] first = new PodLogStream.Lines[1];
+            return drain(current, lines -> first[0] = lines, 1).thenComposeAsync(ignored -> {
                 if (first[0] == null) {
                     return CompletableFuture.completedFuture(null);
                 }
-                Instant firstTime = timeOf(first[0]);
+                Instant firstTime = timeOf(first[0].stamps().get(0));
                 CompletableFuture<Void> before = CompletableFuture.completedFuture(null);
                 if (firstTime != null && firstTime.isAfter(position.lastTime())) {
                     LineFilter previousFilter = new LineFilter(position);
                     before = open(podName, query(container, false, true, position, null, null))
                             .thenCompose(previous -> drain(previous, lines -> {
-                                for (String raw : lines) {
-                                    Instant time = timeOf(raw);
+                                for (int i = 0; i < lines.texts().size(); i++) {
+                                    Instant time = timeOf(lines.stamps().get(i));
                                     if (time != null && time.isBefore(firstTime)) {
-                                        previousFilter.deliver(raw, sink, selector.step);
+                                        previousFilter.deliver(lines.stamps().get(i), lines.texts().get(i), sink,
+                                                selector.step);
                                     }
                                 }
                             }, Long.MAX_VALUE))
@@ -355,9 +356,9 @@ public class TrainJobLogs {
         }
 
         /** A read that is not resumed, so without timestamps: its lines as they are. */
-        private void deliverAsRead(List<String> lines) {
+        private void deliverAsRead(PodLogStream.Lines lines) {
             try {
-                for (String line : lines) {
+                for (String line : lines.texts()) {
                     sink.line(selector.step, line);
                 }
             } catch (RuntimeException e) {
@@ -387,7 +388,7 @@ public class TrainJobLogs {
          * sink hears when no more are at hand, and before a broken stream is resumed, so what it holds back is neither
          * late nor lost.
          */
-        private CompletableFuture<Void> drain(PodLogStream stream, Consumer<List<String>> handler, long limit) {
+        private CompletableFuture<Void> drain(PodLogStream stream, Consumer<PodLogStream.Lines> handler, long limit) {
             Drain drain = new Drain(stream, handler, limit);
             dispatch(drain);
             return drain.ended;
@@ -396,13 +397,13 @@ public class TrainJobLogs {
         /** One stream's lines to a handler: a task that runs while lines are at hand and leaves itself to be run again. */
         private final class Drain implements Runnable {
             private final PodLogStream stream;
-            private final Consumer<List<String>> handler;
+            private final Consumer<PodLogStream.Lines> handler;
             private final long limit;
             private final CompletableFuture<Void> ended = new CompletableFuture<>();
             private long taken;
             private boolean unannounced;
 
-            Drain(PodLogStream stream, Consumer<List<String>> handler, long limit) {
+            Drain(PodLogStream stream, Consumer<PodLogStream.Lines> handler, long limit) {
                 this.stream = stream;
                 this.handler = handler;
                 this.limit = limit;
@@ -414,7 +415,7 @@ public class TrainJobLogs {
                     while (taken < limit) {
                         PodLogStream.Lines lines = stream.take((int) Math.min(MAX_TAKE, limit - taken));
                         if (!lines.texts().isEmpty()) {
-                            handler.accept(lines.texts());
+                            handler.accept(lines);
                         }
                         taken += lines.texts().size();
                         unannounced |= !lines.texts().isEmpty();
@@ -495,53 +496,37 @@ public class TrainJobLogs {
     }
 
     /**
-     * Where a reader of one pod is: the last line delivered (its timestamp is where a resumed read starts) and how many
+     * Where a reader of one pod is: the timestamp of the last line delivered (where a resumed read starts) and how many
      * lines with exactly that timestamp were delivered. A resumed read starts at that second (the API server's
      * sinceTime precision) and skips what was delivered, so no line is repeated or lost. The timestamp is kept as the
      * kubelet wrote it and parsed only when a read resumes: parsing every line was most of a read's cost.
      */
     private static final class Position {
-        /** The last line delivered, with its timestamp; null before the first. */
-        private String lastLine;
-        /** Where the timestamp of {@link #lastLine} ends. */
-        private int stampEnd;
+        /** The timestamp of the last line delivered, as the kubelet wrote it; null before the first. */
+        private String lastStamp;
         private Instant lastTime;
         int deliveredAtLastTime;
         /** Lines delivered in all: a read that moved it on was not an outage. */
         long delivered;
 
         boolean started() {
-            return lastLine != null;
+            return lastStamp != null;
         }
 
         /** The timestamp of the last line delivered; null before the first. */
         Instant lastTime() {
-            if (lastTime == null && lastLine != null) {
-                lastTime = parseTime(lastLine.substring(0, stampEnd));
+            if (lastTime == null && lastStamp != null) {
+                lastTime = parseTime(lastStamp);
             }
             return lastTime;
         }
 
-        /** Whether {@code raw}'s timestamp, ending at {@code stampEnd}, is the last line's, as text. */
-        boolean atLastTime(String raw, int end) {
-            if (lastLine == null || end != stampEnd) {
-                return false;
-            }
-            // from the end: two lines' times differ in their last digits, and share their date
-            for (int i = end - 1; i >= 0; i--) {
-                if (raw.charAt(i) != lastLine.charAt(i)) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        void delivered(String raw, int end) {
-            if (atLastTime(raw, end)) {
+        /** A line with this timestamp was delivered (the stream hands on one String for a run of equal ones). */
+        void delivered(String stamp) {
+            if (stamp == lastStamp || stamp.equals(lastStamp)) {
                 deliveredAtLastTime++;
             } else {
-                lastLine = raw;
-                stampEnd = end;
+                lastStamp = stamp;
                 lastTime = null;
                 deliveredAtLastTime = 1;
             }
@@ -613,18 +598,8 @@ public class TrainJobLogs {
     }
 
 
-    private static Instant timeOf(String raw) {
-        int end = stampEnd(raw);
-        return end < 0 ? null : parseTime(raw.substring(0, end));
-    }
-
-    /**
-     * Where the timestamp the API server put before a line ends (the space after it), or -1 when the line does not
-     * start with one: a date and a time, {@code 2006-01-02T15:04:05...}; a full parse is left to when it is needed.
-     */
-    private static int stampEnd(String raw) {
-        int space = raw.indexOf(' ');
-        return space >= 20 && raw.charAt(4) == '-' && raw.charAt(10) == 'T' ? space : -1;
+    private static Instant timeOf(String stamp) {
+        return stamp == null ? null : parseTime(stamp);
     }
 
     /**
@@ -643,16 +618,16 @@ public class TrainJobLogs {
             this.caughtUp = !position.started();
         }
 
-        void deliver(List<String> raws, LogSink sink, String step) {
-            for (String raw : raws) {
-                deliver(raw, sink, step);
+        void deliver(PodLogStream.Lines lines, LogSink sink, String step) {
+            for (int i = 0; i < lines.texts().size(); i++) {
+                deliver(lines.stamps().get(i), lines.texts().get(i), sink, step);
             }
         }
 
-        void deliver(String raw, LogSink sink, String step) {
-            int end = stampEnd(raw);
-            if (end >= 0 && !caughtUp) {
-                Instant time = parseTime(raw.substring(0, end));
+        /** Delivers a line that came after {@code stamp} (null: it came without one). */
+        void deliver(String stamp, String text, LogSink sink, String step) {
+            if (stamp != null && !caughtUp) {
+                Instant time = parseTime(stamp);
                 if (time != null) {
                     int order = time.compareTo(position.lastTime());
                     if (order < 0) {
@@ -666,9 +641,8 @@ public class TrainJobLogs {
                     caughtUp = true;
                 }
             }
-            String text = end < 0 ? raw : raw.substring(end + 1);
-            if (end >= 0) {
-                position.delivered(raw, end);
+            if (stamp != null) {
+                position.delivered(stamp);
             } else {
                 position.delivered++;
             }
