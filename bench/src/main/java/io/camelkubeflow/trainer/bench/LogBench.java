@@ -43,8 +43,9 @@ import org.apache.camel.impl.DefaultCamelContext;
  * its {@code get_job} (GET the TrainJob, GET the namespaced TrainingRuntime, GET the ClusterTrainingRuntime, LIST the
  * job's pods), then the log without timestamps: read whole and split into lines, or (follow) streamed line by line;
  * all ranks are one such call per step, one after the other, as the SDK reads one step per call;</li>
- * <li>a raw HTTP GET of each pod's log with the same query as the component's (timestamps) and without them: the
- * bytes counted, no lines made: the physical limit;</li>
+ * <li>a raw HTTP GET of each pod's log without timestamps (the component's query for a finished container's log,
+ * followed or not) and with them (its query to follow a running one): the bytes counted, no lines made: the physical
+ * limit;</li>
  * <li>with {@link PythonSdk}, the Kubeflow Python SDK's {@code get_job_logs} itself.</li>
  * </ul>
  * Each figure is the median of {@value #ROUNDS} rounds that interleave the readers, after each has read every setting

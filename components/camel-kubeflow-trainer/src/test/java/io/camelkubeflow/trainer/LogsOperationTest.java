@@ -100,6 +100,26 @@ class LogsOperationTest extends TrainerRouteTestSupport {
     }
 
     @Test
+    void followingAFinishedJobReadsItsFinalLogWithoutTimestampsAndResumesABreakWithoutRepeatsOrGaps() {
+        Exchange finished = template.send("kubeflow-trainer:wait", train("torch-distributed", "&pythonFile=/a.py", 30,
+                300));
+        api.mark();
+        api.sandbox().podLogs().breakNextAnswerAfter(10);
+        Exchange followed;
+        try {
+            followed = template.send("kubeflow-trainer:logs?follow=true", finished);
+        } finally {
+            api.sandbox().podLogs().breakNextAnswerAfter(0);
+        }
+        List<String> lines = bodyLines(followed);
+        assertEquals(expectedLines(30, 0), lines.subList(1, lines.size()));
+        List<String> reads = api.requestsSinceMark().stream().map(r -> r.getPath()).filter(p -> p.contains("/log?"))
+                .toList();
+        assertEquals(2, reads.size(), "one read broken after 10 lines, one read again: " + reads);
+        assertTrue(reads.stream().noneMatch(p -> p.contains("timestamps=") || p.contains("follow=")), reads.toString());
+    }
+
+    @Test
     void aStreamBrokenAmongLinesOfOneTimestampResumesWithoutRepeatsOrGaps() {
         Exchange trained = train("torch-distributed", "&pythonFile=/a.py", 2, 4000);
         Exchange running = template.send("kubeflow-trainer:wait?waitFor=Running", trained);

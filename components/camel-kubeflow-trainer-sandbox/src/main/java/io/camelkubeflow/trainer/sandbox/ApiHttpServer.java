@@ -332,18 +332,19 @@ final class ApiHttpServer implements AutoCloseable {
         }
 
         /**
-         * Sends {@code chunks} and ends the stream, taking the next chunk only when the connection's write queue has
-         * room: the client's reading paces the sender, and an answer is never held whole. Called on the response's
-         * event loop (the request handler), where its drain handler runs too.
+         * Sends {@code chunks} and ends the stream (or, {@code thenBreak}, breaks its connection, as a failing network
+         * would), taking the next chunk only when the connection's write queue has room: the client's reading paces the
+         * sender, and an answer is never held whole. Called on the response's event loop (the request handler), where
+         * its drain handler runs too.
          */
-        void send(java.util.Iterator<io.vertx.core.buffer.Buffer> chunks) {
-            if (!http.headWritten() && !chunks.hasNext()) {
+        void send(java.util.Iterator<io.vertx.core.buffer.Buffer> chunks, boolean thenBreak) {
+            if (!http.headWritten() && !chunks.hasNext() && !thenBreak) {
                 end();
                 return;
             }
-            if (!http.headWritten()) {
+            if (!http.headWritten() && chunks.hasNext()) {
                 io.vertx.core.buffer.Buffer first = chunks.next();
-                if (!chunks.hasNext() && first.length() <= UNCHUNKED_BYTES) {
+                if (!chunks.hasNext() && first.length() <= UNCHUNKED_BYTES && !thenBreak) {
                     synchronized (this) {
                         ended = true;
                         http.end(first);
@@ -357,11 +358,19 @@ final class ApiHttpServer implements AutoCloseable {
                     return;
                 }
                 if (http.writeQueueFull()) {
-                    http.drainHandler(v -> send(chunks));
+                    http.drainHandler(v -> send(chunks, thenBreak));
                     return;
                 }
             }
-            end();
+            if (thenBreak) {
+                synchronized (this) {
+                    ended = true;
+                    // HTTP/1.1: the connection closes before the last chunk
+                    http.reset();
+                }
+            } else {
+                end();
+            }
         }
 
         synchronized void end() {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -92,6 +93,18 @@ public final class PodLogs {
      */
     public void cutFollowsAfter(int lines) {
         cutFollowsAfter = lines;
+    }
+
+    /** A fault: the next log answer that does not follow breaks after this many lines (0: none does). */
+    private final AtomicInteger breakNextAnswerAfter = new AtomicInteger();
+
+    /**
+     * The next log answer that is not a follow stream (a plain read, or the log of a container that ended) sends
+     * {@code lines} lines and then its connection breaks, as a network or proxy failure would: clients must read it
+     * again. Once.
+     */
+    public void breakNextAnswerAfter(int lines) {
+        breakNextAnswerAfter.set(lines);
     }
 
     /** One container attempt's log; ended once the container exited; its followers while it runs. */
@@ -231,7 +244,10 @@ public final class PodLogs {
             selected = select(attempts.get(attempts.size() - (previous ? 2 : 1)).lines, query);
         }
         long limit = query.containsKey("limitBytes") ? Long.parseLong(query.get("limitBytes")) : Long.MAX_VALUE;
-        stream.send(chunks(selected, "true".equals(query.get("timestamps")), limit));
+        int breakAfter = breakNextAnswerAfter.getAndSet(0);
+        boolean breaks = breakAfter > 0 && breakAfter < selected.size();
+        stream.send(chunks(breaks ? selected.subList(0, breakAfter) : selected, "true".equals(query.get("timestamps")),
+                limit), breaks);
         return null;
     }
 

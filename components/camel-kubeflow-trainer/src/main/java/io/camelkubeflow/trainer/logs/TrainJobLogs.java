@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads and follows the logs of a TrainJob's steps. Waits (by watch) for a step's pod to exist and leave Pending
  * instead of returning nothing. Following resumes after a broken stream from the last line's timestamp, skipping the
- * lines already delivered, so nothing is repeated or lost; a pod replaced by JobSet is picked up by its labels.
+ * lines already delivered, so nothing is repeated or lost; a pod replaced by JobSet is picked up by its labels. A
+ * container that had ended before its log was read has a final log: following it is a plain read (no timestamps,
+ * a quarter fewer bytes), resumed by skipping as many lines as were delivered.
  */
 public class TrainJobLogs {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobLogs.class);
@@ -175,6 +177,10 @@ public class TrainJobLogs {
         private Duration pause = RESUME_PAUSE;
         private int restartsSeen;
         private long deliveredBefore;
+        /** The ended pod whose final log is read without timestamps, the query that reads it, lines delivered of it. */
+        private String finalPod;
+        private PodLogStream.Query finalQuery;
+        private long finalDelivered;
         private volatile boolean stopped;
         private volatile CompletableFuture<List<Pod>> podsFound;
 
@@ -241,12 +247,16 @@ public class TrainJobLogs {
             }
             return previous.thenComposeAsync(ignored -> {
                 boolean resumed = position.started();
+                // sinceSeconds counts back from each read's now: a read again would not start where the first did
+                if (request.follow() && endedBeforeRead && !resumed && !(first && request.sinceSeconds() != null)) {
+                    return readFinal(podName, container);
+                }
                 PodLogStream.Query query = query(container, request.follow(), false, position,
                         first ? request.tailLines() : null, first ? request.sinceSeconds() : null);
                 first = false;
                 return open(podName, query).thenCompose(current -> {
                     if (!query.timestamps()) {
-                        return drain(current, this::deliverAsRead, Long.MAX_VALUE);
+                        return drain(current, lines -> deliverAsRead(lines.texts()), Long.MAX_VALUE);
                     }
                     if (resumed) {
                         return drainResumed(current, podName, container);
@@ -255,6 +265,29 @@ public class TrainJobLogs {
                     return drain(current, lines -> filter.deliver(lines, sink, selector.step), Long.MAX_VALUE);
                 });
             }, this::dispatch).thenApply(ignored -> endedBeforeRead);
+        }
+
+        /**
+         * Reads the final log of a container that had ended (no new lines will come, so none need a timestamp to be
+         * found again): a broken read is read again, skipping the lines delivered.
+         */
+        private CompletableFuture<Void> readFinal(String podName, String container) {
+            if (!podName.equals(finalPod)) {
+                finalPod = podName;
+                finalQuery = query(container, false, false, position, first ? request.tailLines() : null, null);
+                finalDelivered = 0;
+            }
+            first = false;
+            long[] toSkip = {finalDelivered};
+            return open(podName, finalQuery).thenCompose(stream -> drain(stream, lines -> {
+                List<String> texts = lines.texts();
+                int from = (int) Math.min(toSkip[0], texts.size());
+                toSkip[0] -= from;
+                List<String> fresh = texts.subList(from, texts.size());
+                deliverAsRead(fresh);
+                finalDelivered += fresh.size();
+                position.delivered += fresh.size();
+            }, Long.MAX_VALUE));
         }
 
         /**
@@ -356,9 +389,9 @@ public class TrainJobLogs {
         }
 
         /** A read that is not resumed, so without timestamps: its lines as they are. */
-        private void deliverAsRead(PodLogStream.Lines lines) {
+        private void deliverAsRead(List<String> lines) {
             try {
-                for (String line : lines.texts()) {
+                for (String line : lines) {
                     sink.line(selector.step, line);
                 }
             } catch (RuntimeException e) {
