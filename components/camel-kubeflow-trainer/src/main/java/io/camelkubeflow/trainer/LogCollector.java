@@ -34,6 +34,8 @@ final class LogCollector implements LogSink {
      */
     private final Deque<String> kept = new ArrayDeque<>();
     private long keptChars;
+    /** Whether the kept lines fit {@code maxBytes} in UTF-8 as they are: body() and truncated() measure them once. */
+    private boolean fitted;
     private long lines;
     private boolean truncated;
 
@@ -52,6 +54,7 @@ final class LogCollector implements LogSink {
         lines++;
         String line = prefixSteps ? LogStep.prefixed(step, text) : text;
         kept.addLast(line);
+        fitted = false;
         keptChars += line.length() + 1;
         while (keptChars > maxBytes && !kept.isEmpty()) {
             keptChars -= kept.removeFirst().length() + 1;
@@ -117,6 +120,10 @@ final class LogCollector implements LogSink {
 
     /** Drops the oldest kept lines until the rest fit {@code maxBytes} in UTF-8. */
     private void fitBytes() {
+        if (fitted) {
+            return;
+        }
+        fitted = true;
         long bytes = 0;
         int fitting = 0;
         for (var newestFirst = kept.descendingIterator(); newestFirst.hasNext(); fitting++) {
