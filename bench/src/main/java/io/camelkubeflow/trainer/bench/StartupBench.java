@@ -70,32 +70,31 @@ final class StartupBench {
                 // the local sandbox adds its own start to each: there, only the default and the fastest settings
                 if (!local) {
                     starts.add(bench.trained(where + ", JDK 17 + AppCDS", fastJar, java, List.of(),
-                            "-XX:ArchiveClassesAtExit=", "-XX:SharedArchiveFile=", local, kubeconfig));
+                            Archive.APP_CDS, local, kubeconfig));
                     if (jdk25) {
                         starts.add(bench.start(where + ", JDK 25", fastJar, java25, List.of(), local, kubeconfig));
                         starts.add(bench.trained(where + ", JDK 25 + AOT cache", fastJar, java25, List.of(),
-                                "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
+                                Archive.AOT_CACHE, local, kubeconfig));
                     }
                     if (legacyJar != null) {
                         starts.add(bench.trained(where + ", -Pfast-start, JDK 17 + AppCDS", legacyJar, java,
-                                List.of(), "-XX:ArchiveClassesAtExit=", "-XX:SharedArchiveFile=", local, kubeconfig));
+                                List.of(), Archive.APP_CDS, local, kubeconfig));
                     }
                 }
                 if (legacyJar == null || !jdk25) {
                     continue;
                 }
                 starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache", legacyJar, java25,
-                        List.of(), "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
+                        List.of(), Archive.AOT_CACHE, local, kubeconfig));
                 // the JIT's share of the start: C1 only, which costs peak throughput afterwards
                 starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache, C1 only", legacyJar, java25,
-                        List.of(C1_ONLY), "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
+                        List.of(C1_ONLY), Archive.AOT_CACHE, local, kubeconfig));
                 if (!local) {
                     // as deploy/ runs it: a pod's memory limit sizes the JVM's heap and picks its collector
                     starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache, " + AS_DEPLOYED, legacyJar,
-                            java25, DEPLOYED_MEMORY, "-XX:AOTCacheOutput=", "-XX:AOTCache=", local, kubeconfig));
+                            java25, DEPLOYED_MEMORY, Archive.AOT_CACHE, local, kubeconfig));
                     starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache, C1 only, " + AS_DEPLOYED,
-                            legacyJar, java25, withC1Only(DEPLOYED_MEMORY), "-XX:AOTCacheOutput=", "-XX:AOTCache=",
-                            local, kubeconfig));
+                            legacyJar, java25, withC1Only(DEPLOYED_MEMORY), Archive.AOT_CACHE, local, kubeconfig));
                 }
             }
         }
@@ -127,20 +126,34 @@ final class StartupBench {
         }
     }
 
+    /** What a training start writes at its end: the JVM option that writes it, and the one that reads it. */
+    private enum Archive {
+        APP_CDS("-XX:ArchiveClassesAtExit=", "-XX:SharedArchiveFile="),
+        AOT_CACHE("-XX:AOTCacheOutput=", "-XX:AOTCache=");
+
+        final String write;
+        final String read;
+
+        Archive(String write, String read) {
+            this.write = write;
+            this.read = read;
+        }
+    }
+
     /**
-     * A start with what one training start wrote at its end (an AppCDS archive or an AOT cache): the JVM option that
-     * writes it, then the one that reads it, each beside the same other options.
+     * A start with what one training start wrote at its end (an AppCDS archive or an AOT cache), each start beside the
+     * same other options.
      */
-    private Start trained(String setting, Path jar, Path java, List<String> options, String write, String read,
-            boolean local, Path kubeconfig) throws Exception {
+    private Start trained(String setting, Path jar, Path java, List<String> options, Archive archive, boolean local,
+            Path kubeconfig) throws Exception {
         Path file = Files.createTempFile(work, "trained", ".cache");
         Files.delete(file);
         List<String> training = new ArrayList<>(options);
-        training.add(write + file);
+        training.add(archive.write + file);
         startOnce("training", jar, java, training, local, kubeconfig);
         awaitWritten(file);
         List<String> trained = new ArrayList<>(options);
-        trained.add(read + file);
+        trained.add(archive.read + file);
         return start(setting, jar, java, trained, local, kubeconfig);
     }
 
