@@ -1,9 +1,5 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -12,7 +8,9 @@ import java.util.Optional;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
@@ -61,19 +59,12 @@ public class KubernetesClientProducer {
             LOG.infof("Using the Kubernetes cluster at %s", client.getMasterUrl());
             return client;
         }
-        TrainerSandbox.Options options = TrainerSandbox.Options.defaults().withPort(sandboxPort)
-                .withController(Duration.ofMillis(sandboxStartMillis), Duration.ofMillis(sandboxRunMillis));
-        sandbox = TrainerSandbox.start(sandboxRunScripts ? options.withScriptsRun() : options);
-        for (Path manifest : sandboxManifests.orElse(List.of())) {
-            try (InputStream yaml = Files.newInputStream(manifest)) {
-                sandbox.client().load(yaml).items().forEach(item -> sandbox.client().resource(item).create());
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot read trainer.sandbox.manifests file " + manifest, e);
-            }
-            LOG.infof("Created the objects of %s in the sandbox", manifest);
-        }
         // the app's own namespace, as the cluster's admin would have made it (the manifests may have made it already)
-        sandbox.createNamespace(namespace);
+        TrainerSandbox.Options options = TrainerSandbox.Options.defaults().withPort(sandboxPort)
+                .withController(Duration.ofMillis(sandboxStartMillis), Duration.ofMillis(sandboxRunMillis))
+                .withInstalled(sandboxManifests.orElse(List.of()), namespace);
+        // installed beside the app's own start, on the other core; requests wait for it, and so does "started"
+        sandbox = TrainerSandbox.starting(sandboxRunScripts ? options.withScriptsRun() : options);
         LOG.warnf("No Kubernetes cluster configured: using the LOCAL TRAINER SANDBOX at %s, an emulation holding the"
                 + " Kubeflow Trainer CRDs and default runtimes, whose emulated controller runs TrainJobs%s. Set"
                 + " trainer.cluster=cluster (or provide a kubeconfig) to use a real cluster.", sandbox.masterUrl(),
@@ -82,6 +73,14 @@ public class KubernetesClientProducer {
                         : " without running their code");
         sandbox.client().getConfiguration().setRequestRetryBackoffLimit(0);
         return sandbox.client();
+    }
+
+    /** The app is up only once the sandbox it uses is: a manifest it could not create fails the start. */
+    void awaitSandbox(@Observes StartupEvent start) {
+        if (sandbox != null) {
+            sandbox.awaitStarted();
+            sandboxManifests.ifPresent(manifests -> LOG.infof("The sandbox holds the objects of %s", manifests));
+        }
     }
 
     /** The local sandbox, when the app runs on it; else null. */

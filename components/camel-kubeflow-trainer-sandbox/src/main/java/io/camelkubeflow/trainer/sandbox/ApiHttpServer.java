@@ -43,12 +43,16 @@ final class ApiHttpServer implements AutoCloseable {
     private final PodLogs podLogs;
     private final Consumer<RecordedRequest> recorder;
     private volatile HttpServer server;
+    /** What every request waits for before it is answered: the sandbox's installation. */
+    private final CompletableFuture<Void> installed;
 
-    ApiHttpServer(Dispatcher dispatcher, Discovery discovery, PodLogs podLogs, Consumer<RecordedRequest> recorder) {
+    ApiHttpServer(Dispatcher dispatcher, Discovery discovery, PodLogs podLogs, Consumer<RecordedRequest> recorder,
+            CompletableFuture<Void> installed) {
         this.dispatcher = dispatcher;
         this.discovery = discovery;
         this.podLogs = podLogs;
         this.recorder = recorder;
+        this.installed = installed;
     }
 
     /** Listens on loopback at {@code port} (0: a free one) and returns the port. */
@@ -75,18 +79,33 @@ final class ApiHttpServer implements AutoCloseable {
         // a WebSocket upgrade must find its request unread
         Future<io.vertx.core.buffer.Buffer> read = hasBody(event) ? event.body() : Future.succeededFuture(null);
         read.onSuccess(body -> {
-            RecordedRequest request = new RecordedRequest(event.version().alpnName().toUpperCase(Locale.ROOT),
-                    HttpMethod.fromVertx(event.method()), event.uri(),
-                    Headers.builder().addAll(event.headers()).build(), new Buffer(body == null ? null : body.getBytes()));
-            recorder.accept(request);
-            try {
-                respond(event, withPath(request, goBooleans(request.getPath())));
-            } catch (RuntimeException e) {
-                if (!event.response().headWritten()) {
-                    write(event.response(), status(500, "InternalError", "sandbox failure: " + e));
-                }
+            if (installed.isDone()) {
+                answer(event, body);
+            } else {
+                io.vertx.core.Context context = Vertx.currentContext();
+                installed.whenComplete((done, failure) -> context.runOnContext(nothing -> answer(event, body)));
             }
         });
+    }
+
+    private void answer(HttpServerRequest event, io.vertx.core.buffer.Buffer body) {
+        RecordedRequest request = new RecordedRequest(event.version().alpnName().toUpperCase(Locale.ROOT),
+                HttpMethod.fromVertx(event.method()), event.uri(),
+                Headers.builder().addAll(event.headers()).build(), new Buffer(body == null ? null : body.getBytes()));
+        recorder.accept(request);
+        if (installed.isCompletedExceptionally()) {
+            Throwable failure = installed.handle((done, thrown) -> thrown).join();
+            write(event.response(), status(503, "ServiceUnavailable", "the sandbox could not install the Trainer: "
+                    + failure.getMessage()));
+            return;
+        }
+        try {
+            respond(event, withPath(request, goBooleans(request.getPath())));
+        } catch (RuntimeException e) {
+            if (!event.response().headWritten()) {
+                write(event.response(), status(500, "InternalError", "sandbox failure: " + e));
+            }
+        }
     }
 
     private void respond(HttpServerRequest event, RecordedRequest request) {

@@ -1,6 +1,5 @@
 package io.camelkubeflow.trainer.sandbox;
 
-import java.io.InputStream;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -40,20 +39,14 @@ public final class CrdSchemaValidator {
         this.schema = schema;
     }
 
-    public static CrdSchemaValidator fromClasspath(String resource) {
-        try (InputStream in = CrdSchemaValidator.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalArgumentException("no CRD at " + resource);
-            }
-            JsonNode crd = YAML.readTree(in);
-            return new CrdSchemaValidator(crd.path("spec").path("versions").get(0).path("schema").path("openAPIV3Schema"));
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException(e);
-        }
+    /** The validator of a CRD's first version, from the CRD's JSON. */
+    static CrdSchemaValidator of(String crdJson) {
+        JsonNode crd = readTree(crdJson);
+        return new CrdSchemaValidator(crd.path("spec").path("versions").get(0).path("schema").path("openAPIV3Schema"));
     }
 
     public static CrdSchemaValidator trainJobs() {
-        return fromClasspath(TrainerSandbox.CRDS + "trainer.kubeflow.org_trainjobs.yaml");
+        return of(JsonResources.read(TrainerSandbox.TRAINJOBS_CRD));
     }
 
     /** Every violation, each as "path: problem"; empty when the object is valid. */

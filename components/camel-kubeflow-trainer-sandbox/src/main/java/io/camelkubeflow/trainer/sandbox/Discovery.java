@@ -143,13 +143,21 @@ final class Discovery {
 
     /** The path of a stored object, from its apiVersion, kind, namespace and name; null for a kind not served. */
     String path(io.fabric8.kubernetes.api.model.HasMetadata object) {
+        String collection = collectionPath(object);
+        return collection == null ? null : collection + "/" + object.getMetadata().getName();
+    }
+
+    /**
+     * The collection an object is created in, from its apiVersion, kind and namespace (a namespaced object without one
+     * goes into "default", as kubectl's context in the sandbox's kubeconfig says); null for a kind not served.
+     */
+    String collectionPath(io.fabric8.kubernetes.api.model.HasMetadata object) {
         String groupVersion = object.getApiVersion();
         for (APIResource resource : resources().getOrDefault(groupVersion, List.of())) {
             if (resource.getKind().equals(object.getKind()) && !resource.getName().contains("/")) {
                 String namespace = object.getMetadata().getNamespace();
-                return (groupVersion.contains("/") ? "/apis/" : "/api/") + groupVersion
-                        + (resource.getNamespaced() && namespace != null ? "/namespaces/" + namespace : "") + "/"
-                        + resource.getName() + "/" + object.getMetadata().getName();
+                return (groupVersion.contains("/") ? "/apis/" : "/api/") + groupVersion + (resource.getNamespaced()
+                        ? "/namespaces/" + (namespace == null ? "default" : namespace) : "") + "/" + resource.getName();
             }
         }
         return null;

@@ -1,7 +1,6 @@
 package io.camelkubeflow.trainer.sandbox;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.net.InetAddress;
@@ -15,6 +14,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
@@ -22,7 +22,6 @@ import java.util.function.Consumer;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -49,8 +48,12 @@ import io.fabric8.mockwebserver.http.WebSocket;
 public final class TrainerSandbox implements AutoCloseable {
     public static final String CRDS = "/kubeflow-trainer/crds/";
     public static final String RUNTIMES = "/kubeflow-trainer/runtimes/";
+    static final String TRAINJOBS_CRD = CRDS + "trainer.kubeflow.org_trainjobs.yaml";
     /** JobSet's CRD (v0.12.0, the release Trainer v2.3.0 builds on): the Trainer makes a JobSet per TrainJob. */
     static final String JOBSET_CRD = "/jobset/crds/jobset.x-k8s.io_jobsets.yaml";
+    private static final List<String> INSTALLED_CRDS = List.of(TRAINJOBS_CRD,
+            CRDS + "trainer.kubeflow.org_clustertrainingruntimes.yaml",
+            CRDS + "trainer.kubeflow.org_trainingruntimes.yaml", JOBSET_CRD);
     public static final List<String> DEFAULT_RUNTIMES = List.of(
             "torch_distributed.yaml", "deepspeed_distributed.yaml", "mlx_distributed.yaml", "jax_distributed.yaml",
             "xgboost_distributed.yaml", "torchtune/llama3_2/llama3_2_1B.yaml", "torchtune/llama3_2/llama3_2_3B.yaml",
@@ -82,15 +85,25 @@ public final class TrainerSandbox implements AutoCloseable {
      * @param startDelay time from TrainJob creation to Running, with the controller
      * @param runTime    time from Running to Complete (a job may set its own with the run-millis annotation)
      * @param runScripts whether a staged Python script is really run (with the local python3, one process per node)
+     * @param manifests  YAML files whose objects are created after the Trainer's, in order, as {@code kubectl create
+     *                   -f} would (a namespaced object without a namespace goes into "default"); a file that cannot
+     *                   be read or an object refused fails the start
+     * @param namespaces namespaces made after the manifests' objects, when they do not exist yet
      */
-    public record Options(int port, boolean controller, Duration startDelay, Duration runTime, boolean runScripts) {
+    public record Options(int port, boolean controller, Duration startDelay, Duration runTime, boolean runScripts,
+            List<Path> manifests, List<String> namespaces) {
         /** How long a job's pods take to start and to run when the sandbox runs on its own (SandboxMain, apps). */
         public static final Duration STANDALONE_START_DELAY = Duration.ofMillis(500);
         public static final Duration STANDALONE_RUN_TIME = Duration.ofSeconds(5);
 
+        public Options {
+            manifests = List.copyOf(manifests);
+            namespaces = List.copyOf(namespaces);
+        }
+
         /** A free port, no controller. */
         public static Options defaults() {
-            return new Options(0, false, Duration.ZERO, Duration.ZERO, false);
+            return new Options(0, false, Duration.ZERO, Duration.ZERO, false, List.of(), List.of());
         }
 
         /** A free port, the controller at the pace of a sandbox that runs on its own. */
@@ -99,34 +112,48 @@ public final class TrainerSandbox implements AutoCloseable {
         }
 
         public Options withPort(int newPort) {
-            return new Options(newPort, controller, startDelay, runTime, runScripts);
+            return new Options(newPort, controller, startDelay, runTime, runScripts, manifests, namespaces);
         }
 
         public Options withController(Duration newStartDelay, Duration newRunTime) {
-            return new Options(port, true, newStartDelay, newRunTime, runScripts);
+            return new Options(port, true, newStartDelay, newRunTime, runScripts, manifests, namespaces);
         }
 
         /** The controller runs a job's staged Python script with the local python3, instead of emulating a run. */
         public Options withScriptsRun() {
-            return new Options(port, controller, startDelay, runTime, true);
+            return new Options(port, controller, startDelay, runTime, true, manifests, namespaces);
+        }
+
+        /** Also the objects of these YAML files, then these namespaces, before the first request is answered. */
+        public Options withInstalled(List<Path> newManifests, String... newNamespaces) {
+            return new Options(port, controller, startDelay, runTime, runScripts, newManifests,
+                    List.of(newNamespaces));
         }
     }
 
+    /** The controller, once installed; guarded by this sandbox, which a close during the installation may take. */
     private TrainJobControllerEmulation controller;
+    private boolean closed;
     private final ObservingCrudDispatcher dispatcher = new ObservingCrudDispatcher();
     private final Discovery discovery = new Discovery(dispatcher::stored);
     private static final String NAMESPACES = "/api/v1/namespaces";
+    private static final String CLUSTER_RUNTIMES = "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes";
     /** The namespaces that exist: a write into any other is refused, as on a cluster. */
     private final Set<String> namespaces = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> goneWatches = new ConcurrentHashMap<>();
     private final PodLogs podLogs = new PodLogs();
-    private final CrdSchemaValidator trainJobSchema = CrdSchemaValidator.trainJobs();
+    /** Set by the installation, which every request waits for. */
+    private volatile CrdSchemaValidator trainJobSchema;
+    /** The Trainer installed: until then, requests wait. */
+    private final CompletableFuture<Void> installed = new CompletableFuture<>();
+    /** Installed, and the controller (when asked for) watching. */
+    private final CompletableFuture<Void> started = new CompletableFuture<>();
     private final AccessReviews accessReviews = new AccessReviews(dispatcher::stored);
     private final java.util.concurrent.atomic.AtomicInteger refusedCreates = new java.util.concurrent.atomic.AtomicInteger();
     private volatile int refusedCreateCode;
 
     private TrainerSandbox(int port) {
-        http = new ApiHttpServer(dispatcher, discovery, podLogs, this::record);
+        http = new ApiHttpServer(dispatcher, discovery, podLogs, this::record, installed);
         this.port = http.listen(port);
         client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(Config.empty())
                 .withMasterUrl("http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + this.port + "/")
@@ -138,28 +165,122 @@ public final class TrainerSandbox implements AutoCloseable {
         return start(Options.defaults());
     }
 
+    /** Starts a sandbox and returns once it is installed and its controller (when asked for) watches. */
     public static TrainerSandbox start(Options options) {
-        TrainerSandbox sandbox = new TrainerSandbox(options.port());
-        for (String crd : List.of("trainer.kubeflow.org_trainjobs.yaml",
-                "trainer.kubeflow.org_clustertrainingruntimes.yaml", "trainer.kubeflow.org_trainingruntimes.yaml")) {
-            sandbox.client.apiextensions().v1().customResourceDefinitions()
-                    .resource(load(CRDS + crd, CustomResourceDefinition.class)).create();
-        }
-        sandbox.client.apiextensions().v1().customResourceDefinitions()
-                .resource(load(JOBSET_CRD, CustomResourceDefinition.class)).create();
-        for (String runtime : DEFAULT_RUNTIMES) {
-            sandbox.createRuntime(load(RUNTIMES + runtime, GenericKubernetesResource.class));
-        }
-        // what a cluster with the Trainer installed has before anyone uses it
-        sandbox.createNamespace("default", "kube-system", "kube-public", TRAINER_SYSTEM_NAMESPACE);
-        sandbox.client.configMaps().inNamespace(TRAINER_SYSTEM_NAMESPACE).resource(
-                new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata().withName("kubeflow-trainer-public")
-                        .endMetadata().addToData("kubeflow_trainer_version", TRAINER_VERSION).build()).create();
-        if (options.controller()) {
-            sandbox.controller = new TrainJobControllerEmulation(sandbox.client, sandbox.podLogs, options.startDelay(),
-                    options.runTime(), options.runScripts());
+        TrainerSandbox sandbox = starting(options);
+        try {
+            sandbox.awaitStarted();
+        } catch (RuntimeException e) {
+            sandbox.close();
+            throw e;
         }
         return sandbox;
+    }
+
+    /**
+     * Starts a sandbox and returns as soon as it listens: the Trainer is installed (and the controller started) on a
+     * thread of its own, and every request waits for the installation, so nobody sees a cluster half made. An app
+     * that uses the sandbox starts beside it, on another core, and calls {@link #awaitStarted} before it says it is up.
+     */
+    public static TrainerSandbox starting(Options options) {
+        TrainerSandbox sandbox = new TrainerSandbox(options.port());
+        Thread installer = new Thread(() -> sandbox.install(options), "trainer-sandbox-install");
+        installer.setDaemon(true);
+        installer.start();
+        return sandbox;
+    }
+
+    /** Waits until the sandbox is installed and its controller watches; throws what made that fail. */
+    public void awaitStarted() {
+        try {
+            started.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof RuntimeException failure ? failure : e;
+        }
+    }
+
+    /**
+     * What a cluster with the Trainer installed has before anyone uses it: the CRDs, the default runtimes, the system
+     * namespaces and the Trainer's public ConfigMap, then the objects and namespaces of the options. Written straight
+     * into the store, as an installer's {@code kubectl apply} would have left them, without a trip through the wire.
+     */
+    private void install(Options options) {
+        try {
+            for (String crd : INSTALLED_CRDS) {
+                String json = JsonResources.read(crd);
+                installObject(crd, Discovery.CRDS, json);
+                if (crd.equals(TRAINJOBS_CRD)) {
+                    trainJobSchema = CrdSchemaValidator.of(json);
+                }
+            }
+            for (String runtime : DEFAULT_RUNTIMES) {
+                installObject(RUNTIMES + runtime, CLUSTER_RUNTIMES, JsonResources.read(RUNTIMES + runtime));
+            }
+            for (String namespace : List.of("default", "kube-system", "kube-public", TRAINER_SYSTEM_NAMESPACE)) {
+                installObject("namespace " + namespace, NAMESPACES, Serialization.asJson(namespace(namespace)));
+            }
+            installObject("the Trainer's public ConfigMap", NAMESPACES + "/" + TRAINER_SYSTEM_NAMESPACE + "/configmaps",
+                    Serialization.asJson(
+                    new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
+                            .withName("kubeflow-trainer-public").endMetadata()
+                            .addToData("kubeflow_trainer_version", TRAINER_VERSION).build()));
+            for (Path manifest : options.manifests()) {
+                installManifest(manifest);
+            }
+            for (String namespace : options.namespaces()) {
+                if (!namespaces.contains(namespace)) {
+                    installObject("namespace " + namespace, NAMESPACES, Serialization.asJson(namespace(namespace)));
+                }
+            }
+            installed.complete(null);
+            synchronized (this) {
+                if (options.controller() && !closed) {
+                    controller = new TrainJobControllerEmulation(client, podLogs, options.startDelay(),
+                            options.runTime(), options.runScripts());
+                }
+            }
+            started.complete(null);
+        } catch (RuntimeException | Error e) {
+            installed.completeExceptionally(e);
+            started.completeExceptionally(e);
+        }
+    }
+
+    private void installManifest(Path manifest) {
+        List<io.fabric8.kubernetes.api.model.HasMetadata> objects;
+        try {
+            objects = client.load(new java.io.ByteArrayInputStream(Files.readAllBytes(manifest))).items();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the manifest " + manifest, e);
+        }
+        for (io.fabric8.kubernetes.api.model.HasMetadata object : objects) {
+            String what = manifest + ": " + object.getApiVersion() + " " + object.getKind() + " "
+                    + object.getMetadata().getName();
+            String path = discovery.collectionPath(object);
+            if (path == null) {
+                throw new IllegalArgumentException(what + ": the sandbox does not serve that kind");
+            }
+            installObject(what, path, Serialization.asJson(object));
+        }
+    }
+
+    /** Creates an object in process, as a POST of its JSON to its collection would; a refusal is a failure. */
+    private void installObject(String what, String collection, String json) {
+        MockResponse answer = dispatcher.dispatch(new RecordedRequest("HTTP/1.1",
+                io.fabric8.mockwebserver.dsl.HttpMethod.POST, collection,
+                io.fabric8.mockwebserver.http.Headers.builder().add("Content-Type", "application/json").build(),
+                new Buffer(json.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+        if (answer == null || answer.code() != 201) {
+            String body = answer == null || answer.getBody() == null ? "" : answer.getBody().readUtf8();
+            throw new IllegalStateException(what + ": the sandbox could not create it: "
+                    + (answer == null ? "not served" : answer.code() + " " + body));
+        }
+    }
+
+    private static io.fabric8.kubernetes.api.model.Namespace namespace(String name) {
+        return new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata().withName(name)
+                .addToLabels("kubernetes.io/metadata.name", name).endMetadata().withNewStatus().withPhase("Active")
+                .endStatus().build();
     }
 
     /** A client of this sandbox (namespace "test"). Closed with the sandbox. */
@@ -212,9 +333,7 @@ public final class TrainerSandbox implements AutoCloseable {
     public void createNamespace(String... names) {
         for (String name : names) {
             if (!namespaces.contains(name)) {
-                client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
-                        .withName(name).addToLabels("kubernetes.io/metadata.name", name).endMetadata()
-                        .withNewStatus().withPhase("Active").endStatus().build()).create();
+                client.namespaces().resource(namespace(name)).create();
             }
         }
     }
@@ -386,21 +505,13 @@ public final class TrainerSandbox implements AutoCloseable {
         }
     }
 
-    private static <T> T load(String resource, Class<T> type) {
-        try (InputStream in = TrainerSandbox.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("missing sandbox resource " + resource);
-            }
-            return Serialization.unmarshal(in, type);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     @Override
     public void close() {
-        if (controller != null) {
-            controller.close();
+        synchronized (this) {
+            closed = true;
+            if (controller != null) {
+                controller.close();
+            }
         }
         client.close();
         http.close();

@@ -1,0 +1,106 @@
+package io.camelkubeflow.trainer.sandbox;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The sandbox's start: it listens at once and installs the Trainer (and the objects of its manifests) on a thread of
+ * its own, and no request is answered before that installation is whole, or when it failed.
+ */
+class SandboxStartTest {
+    private static final String MANIFEST = """
+            apiVersion: v1
+            kind: ConfigMap
+            metadata: {name: from-manifest}
+            data: {team: a}
+            """;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @Test
+    void aRequestThatComesWhileTheSandboxInstallsIsAnsweredOnceEverythingIsInstalled(@TempDir Path dir)
+            throws Exception {
+        // a named pipe holds the installation at the manifest until this test writes it
+        Path manifest = dir.resolve("manifest.yaml");
+        assertEquals(0, new ProcessBuilder("mkfifo", manifest.toString()).start().waitFor());
+        try (TrainerSandbox sandbox = TrainerSandbox.starting(TrainerSandbox.Options.defaults()
+                .withInstalled(List.of(manifest), "team-a"))) {
+            CompletableFuture<HttpResponse<String>> answer = http.sendAsync(HttpRequest.newBuilder(
+                    URI.create(sandbox.masterUrl() + "api/v1/namespaces/default/configmaps/from-manifest")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            // time for the request to reach the server: without the wait for the installation it is answered 404
+            Thread.sleep(300);
+            assertFalse(answer.isDone(), "answered before the manifest was installed: " + answer.getNow(null));
+            Files.writeString(manifest, MANIFEST);
+            HttpResponse<String> found = answer.get();
+            assertEquals(200, found.statusCode(), found.body());
+            assertEquals("a", ((Map<?, ?>) Serialization.unmarshal(found.body(), Map.class).get("data")).get("team"));
+            sandbox.awaitStarted();
+            assertNotNull(sandbox.client().namespaces().withName("team-a").get());
+        }
+    }
+
+    @Test
+    void aManifestTheSandboxCannotCreateFailsItsStartAndEveryRequestSaysWhy(@TempDir Path dir) throws Exception {
+        Path manifest = Files.writeString(dir.resolve("apps.yaml"), """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: web}
+                """);
+        try (TrainerSandbox sandbox = TrainerSandbox.starting(TrainerSandbox.Options.defaults()
+                .withInstalled(List.of(manifest)))) {
+            IllegalArgumentException failure = assertThrows(IllegalArgumentException.class, sandbox::awaitStarted);
+            assertEquals(manifest + ": apps/v1 Deployment web: the sandbox does not serve that kind",
+                    failure.getMessage());
+            HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(sandbox.masterUrl() + "version"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(503, answer.statusCode());
+            Map<?, ?> status = Serialization.unmarshal(answer.body(), Map.class);
+            assertEquals("Status", status.get("kind"));
+            assertEquals("the sandbox could not install the Trainer: " + failure.getMessage(), status.get("message"));
+        }
+    }
+
+    @Test
+    void everyYamlFileTheSandboxInstallsIsOnTheClassPathAlsoAsTheSameJson() throws IOException {
+        ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
+        Path classes = Path.of("target/classes");
+        int compared = 0;
+        for (String folder : JsonResources.FOLDERS) {
+            try (Stream<Path> files = Files.walk(classes.resolve(folder))) {
+                for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).toList()) {
+                    String resource = "/" + classes.relativize(file).toString().replace('\\', '/');
+                    String jsonResource = resource.replace(".yaml", ".json");
+                    try (InputStream json = getClass().getResourceAsStream(jsonResource)) {
+                        assertNotNull(json, "the build wrote no " + jsonResource);
+                    }
+                    assertEquals(yaml.readTree(file.toFile()), new ObjectMapper().readTree(JsonResources.read(resource)),
+                            resource);
+                    compared++;
+                }
+            }
+        }
+        assertTrue(compared >= 4 + TrainerSandbox.DEFAULT_RUNTIMES.size(), compared + " files compared");
+    }
+}
