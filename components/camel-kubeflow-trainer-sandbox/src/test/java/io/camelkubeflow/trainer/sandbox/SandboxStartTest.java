@@ -62,6 +62,43 @@ class SandboxStartTest {
     }
 
     @Test
+    void aWebSocketWatchOpenedWhileTheSandboxInstallsSeesTheInstalledObjectsAndLaterChanges(@TempDir Path dir)
+            throws Exception {
+        Path manifest = dir.resolve("manifest.yaml");
+        assertEquals(0, new ProcessBuilder("mkfifo", manifest.toString()).start().waitFor());
+        try (TrainerSandbox sandbox = TrainerSandbox.starting(TrainerSandbox.Options.defaults()
+                .withInstalled(List.of(manifest)))) {
+            java.util.concurrent.BlockingQueue<String> seen = new java.util.concurrent.LinkedBlockingQueue<>();
+            io.fabric8.kubernetes.client.Watcher<io.fabric8.kubernetes.api.model.ConfigMap> watcher = new io.fabric8
+                    .kubernetes.client.Watcher<>() {
+                @Override
+                public void eventReceived(Action action, io.fabric8.kubernetes.api.model.ConfigMap map) {
+                    seen.add(action + " " + map.getMetadata().getName());
+                }
+
+                @Override
+                public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {
+                    seen.add("closed " + cause);
+                }
+            };
+            // the watch request waits with the others until the manifest is installed
+            CompletableFuture<io.fabric8.kubernetes.client.Watch> watch = CompletableFuture.supplyAsync(
+                    () -> sandbox.client().configMaps().inNamespace("default").watch(watcher));
+            Thread.sleep(300);
+            Files.writeString(manifest, MANIFEST);
+            try (io.fabric8.kubernetes.client.Watch opened = watch.get()) {
+                assertEquals("ADDED from-manifest", seen.poll(30, java.util.concurrent.TimeUnit.SECONDS));
+                sandbox.client().configMaps().inNamespace("default").resource(new io.fabric8.kubernetes.api.model
+                        .ConfigMapBuilder().withNewMetadata().withName("later").endMetadata().build()).create();
+                assertEquals("ADDED later", seen.poll(30, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            // an upgrade, taken after the wait for the installation (a request left unread can still be upgraded)
+            assertEquals("websocket", sandbox.requestsSince(0).stream().filter(r -> r.getPath().contains("watch=true"))
+                    .findFirst().orElseThrow().getHeader("Upgrade"));
+        }
+    }
+
+    @Test
     void aManifestTheSandboxCannotCreateFailsItsStartAndEveryRequestSaysWhy(@TempDir Path dir) throws Exception {
         Path manifest = Files.writeString(dir.resolve("apps.yaml"), """
                 apiVersion: apps/v1
