@@ -38,12 +38,17 @@ class SandboxStartTest {
             """;
     private final HttpClient http = HttpClient.newHttpClient();
 
+    /** A manifest that is a named pipe: the installation waits at it until the test writes it. */
+    private static Path namedPipe(Path dir) throws Exception {
+        Path manifest = dir.resolve("manifest.yaml");
+        assertEquals(0, new ProcessBuilder("mkfifo", manifest.toString()).start().waitFor());
+        return manifest;
+    }
+
     @Test
     void aRequestThatComesWhileTheSandboxInstallsIsAnsweredOnceEverythingIsInstalled(@TempDir Path dir)
             throws Exception {
-        // a named pipe holds the installation at the manifest until this test writes it
-        Path manifest = dir.resolve("manifest.yaml");
-        assertEquals(0, new ProcessBuilder("mkfifo", manifest.toString()).start().waitFor());
+        Path manifest = namedPipe(dir);
         try (TrainerSandbox sandbox = TrainerSandbox.starting(TrainerSandbox.Options.defaults()
                 .withInstalled(List.of(manifest), "team-a"))) {
             CompletableFuture<HttpResponse<String>> answer = http.sendAsync(HttpRequest.newBuilder(
@@ -64,8 +69,7 @@ class SandboxStartTest {
     @Test
     void aWebSocketWatchOpenedWhileTheSandboxInstallsSeesTheInstalledObjectsAndLaterChanges(@TempDir Path dir)
             throws Exception {
-        Path manifest = dir.resolve("manifest.yaml");
-        assertEquals(0, new ProcessBuilder("mkfifo", manifest.toString()).start().waitFor());
+        Path manifest = namedPipe(dir);
         try (TrainerSandbox sandbox = TrainerSandbox.starting(TrainerSandbox.Options.defaults()
                 .withInstalled(List.of(manifest)))) {
             java.util.concurrent.BlockingQueue<String> seen = new java.util.concurrent.LinkedBlockingQueue<>();
