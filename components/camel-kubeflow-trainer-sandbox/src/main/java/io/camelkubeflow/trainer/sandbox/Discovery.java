@@ -17,7 +17,6 @@ import io.fabric8.kubernetes.api.model.APIVersionsBuilder;
 import io.fabric8.kubernetes.api.model.GroupVersionForDiscoveryBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionList;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
@@ -108,11 +107,18 @@ final class Discovery {
             return null;
         }
         List<APIResource> resources = resources().get(groupVersion);
-        return resources == null ? null
-                : json(new APIResourceListBuilder().withGroupVersion(groupVersion).withResources(resources).build());
+        if (resources == null) {
+            // as kube-apiserver answers for a group version it does not serve (a CRD's unserved version too)
+            return new MockResponse().setResponseCode(404).setHeader("Content-Type", "text/plain; charset=utf-8")
+                    .setBody("404 page not found\n");
+        }
+        return json(new APIResourceListBuilder().withGroupVersion(groupVersion).withResources(resources).build());
     }
 
-    /** The stored CRDs and the resources served, read again after a CRD write (a CRD's JSON is large to parse). */
+    /**
+     * The stored CRDs' typed model (for their OpenAPI documents only) and the resources served, read again after a CRD
+     * write (a CRD's JSON is large to parse).
+     */
     private volatile List<CustomResourceDefinition> crds;
     private volatile Map<String, List<APIResource>> served;
 
@@ -175,21 +181,20 @@ final class Discovery {
 
     private Map<String, List<APIResource>> computeResources() {
         Map<String, List<APIResource>> all = new LinkedHashMap<>(BUILT_IN);
-        for (CustomResourceDefinition crd : customResources()) {
-            var names = crd.getSpec().getNames();
-            boolean namespaced = "Namespaced".equals(crd.getSpec().getScope());
-            for (CustomResourceDefinitionVersion version : crd.getSpec().getVersions()) {
-                if (!Boolean.TRUE.equals(version.getServed())) {
+        for (ServedCrd crd : ServedCrd.listOf(stored.apply(CRDS))) {
+            ServedCrd.Names names = crd.spec().names();
+            for (ServedCrd.Version version : crd.spec().versions()) {
+                if (!version.served()) {
                     continue;
                 }
-                String groupVersion = crd.getSpec().getGroup() + "/" + version.getName();
+                String groupVersion = crd.spec().group() + "/" + version.name();
                 // a copy: the built-in lists are shared and unmodifiable
                 List<APIResource> list = new ArrayList<>(all.getOrDefault(groupVersion, List.of()));
-                list.add(new APIResourceBuilder(resource(names.getPlural(), names.getKind(), namespaced, READ_WRITE,
-                        names.getShortNames() == null ? new String[0] : names.getShortNames().toArray(String[]::new)))
-                        .withSingularName(names.getSingular()).withCategories(names.getCategories()).build());
-                if (version.getSubresources() != null && version.getSubresources().getStatus() != null) {
-                    list.add(resource(names.getPlural() + "/status", names.getKind(), namespaced,
+                list.add(new APIResourceBuilder(resource(names.plural(), names.kind(), crd.namespaced(), READ_WRITE,
+                        names.shortNames() == null ? new String[0] : names.shortNames().toArray(String[]::new)))
+                        .withSingularName(names.singular()).withCategories(names.categories()).build());
+                if (version.hasStatus()) {
+                    list.add(resource(names.plural() + "/status", names.kind(), crd.namespaced(),
                             List.of("get", "patch", "update")));
                 }
                 all.put(groupVersion, list);

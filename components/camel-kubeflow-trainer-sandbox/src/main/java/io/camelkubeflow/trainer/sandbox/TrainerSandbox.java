@@ -557,6 +557,28 @@ public final class TrainerSandbox implements AutoCloseable {
         /** The store's resourceVersion counter, which lists report. */
         private final java.util.concurrent.atomic.AtomicLong resourceVersion = storeResourceVersion();
 
+        ObservingCrudDispatcher() {
+            learnCrdsFromServedFacts();
+        }
+
+        /**
+         * Puts {@link ServedCrd.Processor} where fabric8's store keeps its CRD processor, which it makes itself and
+         * offers no way to replace: the installation writes four CRDs, and fabric8's own processor parses each into
+         * the typed model.
+         */
+        private void learnCrdsFromServedFacts() {
+            ServedCrd.Processor processor = new ServedCrd.Processor();
+            try {
+                Field field = KubernetesCrudDispatcher.class.getDeclaredField("crdProcessor");
+                field.setAccessible(true);
+                field.set(this, processor);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("this fabric8 mock server version hides its CRD processor", e);
+            }
+            ((io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor) attributeExtractor)
+                    .setCustomResourceDefinitionProcessor(processor);
+        }
+
         private java.util.concurrent.atomic.AtomicLong storeResourceVersion() {
             try {
                 Field field = KubernetesCrudDispatcher.class.getDeclaredField("resourceVersion");
