@@ -14,9 +14,10 @@ import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 /**
  * The routes app in JVM mode, as the README runs it ({@code java -jar routes/target/quarkus-app/quarkus-run.jar}): wall
  * time until Quarkus reports it started, Quarkus's own figure, and resident memory (VmRSS) once it has idled for 3 s,
- * each the median of {@link #ROUNDS} starts. Measured on a cluster elsewhere (a sandbox in the bench's JVM, given to
- * the app by a kubeconfig) with what the JDKs offer for start: a class-data-sharing archive of the app's classes (JDK
- * 17's AppCDS, {@code -XX:ArchiveClassesAtExit}, written by one training start) and JDK 25's AOT cache
+ * each the median of {@link #ROUNDS} starts, taken in rounds of one start of every setting once all are trained.
+ * Measured on a cluster elsewhere (a sandbox in the bench's JVM, given to the app by a kubeconfig) with what the JDKs
+ * offer for start: a class-data-sharing archive of the app's classes (JDK 17's AppCDS,
+ * {@code -XX:ArchiveClassesAtExit}, written by one training start) and JDK 25's AOT cache
  * ({@code -XX:AOTCacheOutput}, likewise), when JDK 25 is installed. When the app has also been packaged with
  * {@code -Pfast-start} (Quarkus's legacy-jar: its classes on the JVM's own class path, which the archive and the cache
  * can hold; the default fast-jar loads them with a class loader of its own, which they leave out), that layout is
@@ -36,8 +37,11 @@ final class StartupBench {
     record Start(String setting, double wallSeconds, double quarkusSeconds, double rssMib) {
     }
 
-    /** Starts per setting (after its one training start): the row is their median, as the machine's pace drifts. */
-    private static final int ROUNDS = 3;
+    /**
+     * Starts per setting (after its one training start), in rounds of one start of each setting: the row is their
+     * median, as the machine's pace drifts.
+     */
+    private static final int ROUNDS = 5;
     private static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
     /**
      * The JVM as it is in deploy/deployment.yaml's pod, whose memory limit it reads as its machine's: a heap of a
@@ -64,51 +68,83 @@ final class StartupBench {
         }
         Path legacyJar = legacyJar(projectRoot.resolve("routes/target"));
         StartupBench bench = new StartupBench(projectRoot);
-        List<Start> starts = new ArrayList<>();
+        List<Start> starts;
         try (TrainerSandbox elsewhere = TrainerSandbox.start()) {
             Path kubeconfig = elsewhere.writeKubeconfig(bench.work.resolve("cluster.kubeconfig"));
-            Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-            Path java25 = JDK25.resolve("bin/java");
-            boolean jdk25 = Files.isExecutable(java25);
-            for (boolean local : new boolean[] {true, false}) {
-                String where = local ? "local sandbox in the app" : "cluster elsewhere";
-                starts.add(bench.start(where + ", JDK 17", fastJar, java, List.of(), local, kubeconfig));
-                // the local sandbox adds its own start to each: there, only the default and the fastest settings
-                if (!local) {
-                    starts.add(bench.trained(where + ", JDK 17 + AppCDS", fastJar, java, List.of(),
-                            Archive.APP_CDS, local, kubeconfig));
-                    if (jdk25) {
-                        starts.add(bench.start(where + ", JDK 25", fastJar, java25, List.of(), local, kubeconfig));
-                        starts.add(bench.trained(where + ", JDK 25 + AOT cache", fastJar, java25, List.of(),
-                                Archive.AOT_CACHE, local, kubeconfig));
-                    }
-                    if (legacyJar != null) {
-                        starts.add(bench.trained(where + ", -Pfast-start, JDK 17 + AppCDS", legacyJar, java,
-                                List.of(), Archive.APP_CDS, local, kubeconfig));
-                    }
-                }
-                if (legacyJar == null || !jdk25) {
-                    continue;
-                }
-                starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache", legacyJar, java25,
-                        List.of(), Archive.AOT_CACHE, local, kubeconfig));
-                // the JIT's share of the start: C1 only, which costs peak throughput afterwards
-                starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache, C1 only", legacyJar, java25,
-                        List.of(C1_ONLY), Archive.AOT_CACHE, local, kubeconfig));
-                // as deploy/ runs it: a pod's memory limit sizes the JVM's heap and picks its collector (on the
-                // local sandbox, the same sizing shows what the sandbox itself adds)
-                if (!local) {
-                    starts.add(bench.trained(where + ", -Pfast-start, JDK 25 + AOT cache, " + AS_DEPLOYED, legacyJar,
-                            java25, DEPLOYED_MEMORY, Archive.AOT_CACHE, local, kubeconfig));
-                }
-                // the image's own procedure: its cache trained by the script it runs while it is built
-                starts.add(bench.trainedByScript(where + ", -Pfast-start, JDK 25 + AOT cache (train-aot-cache.sh),"
-                        + " C1 only, " + AS_DEPLOYED, legacyJar.toAbsolutePath(), java25, withC1Only(DEPLOYED_MEMORY),
-                        local, kubeconfig));
-            }
+            starts = bench.interleaved(bench.settings(fastJar, legacyJar, kubeconfig));
         }
         starts.add(bench.sandboxAlone());
         return starts;
+    }
+
+    /** A way to start the app: its JVM and options (with what its training wrote, if any), where it finds a cluster. */
+    private record Setting(String name, Path jar, Path java, List<String> options, boolean local, Path kubeconfig) {
+    }
+
+    /** Every setting to measure, each trained (when it is) before any is measured. */
+    private List<Setting> settings(Path fastJar, Path legacyJar, Path kubeconfig) throws Exception {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Path java25 = JDK25.resolve("bin/java");
+        boolean jdk25 = Files.isExecutable(java25);
+        List<Setting> settings = new ArrayList<>();
+        for (boolean local : new boolean[] {true, false}) {
+            String where = local ? "local sandbox in the app" : "cluster elsewhere";
+            settings.add(new Setting(where + ", JDK 17", fastJar, java, List.of(), local, kubeconfig));
+            // the local sandbox adds its own start to each: there, only the default and the fastest settings
+            if (!local) {
+                settings.add(trained(new Setting(where + ", JDK 17 + AppCDS", fastJar, java, List.of(), local,
+                        kubeconfig), Archive.APP_CDS));
+                if (jdk25) {
+                    settings.add(new Setting(where + ", JDK 25", fastJar, java25, List.of(), local, kubeconfig));
+                    settings.add(trained(new Setting(where + ", JDK 25 + AOT cache", fastJar, java25, List.of(),
+                            local, kubeconfig), Archive.AOT_CACHE));
+                }
+                if (legacyJar != null) {
+                    settings.add(trained(new Setting(where + ", -Pfast-start, JDK 17 + AppCDS", legacyJar, java,
+                            List.of(), local, kubeconfig), Archive.APP_CDS));
+                }
+            }
+            if (legacyJar == null || !jdk25) {
+                continue;
+            }
+            settings.add(trained(new Setting(where + ", -Pfast-start, JDK 25 + AOT cache", legacyJar, java25,
+                    List.of(), local, kubeconfig), Archive.AOT_CACHE));
+            // the JIT's share of the start: C1 only, which costs peak throughput afterwards
+            settings.add(trained(new Setting(where + ", -Pfast-start, JDK 25 + AOT cache, C1 only", legacyJar, java25,
+                    List.of(C1_ONLY), local, kubeconfig), Archive.AOT_CACHE));
+            // as deploy/ runs it: a pod's memory limit sizes the JVM's heap and picks its collector (on the local
+            // sandbox, the same sizing shows what the sandbox itself adds)
+            if (!local) {
+                settings.add(trained(new Setting(where + ", -Pfast-start, JDK 25 + AOT cache, " + AS_DEPLOYED,
+                        legacyJar, java25, DEPLOYED_MEMORY, local, kubeconfig), Archive.AOT_CACHE));
+            }
+            // the image's own procedure: its cache trained by the script it runs while it is built
+            settings.add(trainedByScript(new Setting(where + ", -Pfast-start, JDK 25 + AOT cache (train-aot-cache.sh),"
+                    + " C1 only, " + AS_DEPLOYED, legacyJar.toAbsolutePath(), java25, withC1Only(DEPLOYED_MEMORY),
+                    local, kubeconfig)));
+        }
+        return settings;
+    }
+
+    /**
+     * {@link #ROUNDS} starts of every setting, one of each per round, so that a slow spell of the machine falls on all
+     * settings alike; each setting's figures are the medians of its starts.
+     */
+    private List<Start> interleaved(List<Setting> settings) throws Exception {
+        List<List<Start>> rounds = new ArrayList<>();
+        settings.forEach(setting -> rounds.add(new ArrayList<>()));
+        for (int round = 0; round < ROUNDS; round++) {
+            for (int i = 0; i < settings.size(); i++) {
+                rounds.get(i).add(startOnce(settings.get(i)));
+            }
+        }
+        List<Start> medians = new ArrayList<>();
+        for (int i = 0; i < settings.size(); i++) {
+            List<Start> of = rounds.get(i);
+            medians.add(new Start(settings.get(i).name(), median(of, Start::wallSeconds),
+                    median(of, Start::quarkusSeconds), median(of, Start::rssMib)));
+        }
+        return medians;
     }
 
     private static List<String> withC1Only(List<String> options) {
@@ -149,41 +185,40 @@ final class StartupBench {
         }
     }
 
-    /**
-     * A start with what one training start wrote at its end (an AppCDS archive or an AOT cache), each start beside the
-     * same other options.
-     */
-    private Start trained(String setting, Path jar, Path java, List<String> options, Archive archive, boolean local,
-            Path kubeconfig) throws Exception {
+    /** The setting with what one training start of it wrote at its end (an AppCDS archive or an AOT cache). */
+    private Setting trained(Setting setting, Archive archive) throws Exception {
         Path file = Files.createTempFile(work, "trained", ".cache");
         Files.delete(file);
-        List<String> training = new ArrayList<>(options);
+        List<String> training = new ArrayList<>(setting.options());
         training.add(archive.write + file);
-        startOnce("training", jar, java, training, local, kubeconfig);
+        startOnce(new Setting("training", setting.jar(), setting.java(), training, setting.local(),
+                setting.kubeconfig()));
         awaitWritten(file);
-        List<String> trained = new ArrayList<>(options);
-        trained.add(archive.read + file);
-        return start(setting, jar, java, trained, local, kubeconfig);
+        return withOption(setting, archive.read + file);
     }
 
     /**
-     * A start from the AOT cache that {@code train-aot-cache.sh} writes with the same options (on the local sandbox, as
+     * The setting with the AOT cache that {@code train-aot-cache.sh} writes with its options (on the local sandbox, as
      * Dockerfile.fast-start trains it while the image is built, wherever the start then runs).
      */
-    private Start trainedByScript(String setting, Path jar, Path java, List<String> options, boolean local,
-            Path kubeconfig) throws Exception {
+    private Setting trainedByScript(Setting setting) throws Exception {
         Path cache = work.resolve("script-trained-" + System.nanoTime() + ".aot");
         Path said = work.resolve("train-aot-cache.log");
-        List<String> command = new ArrayList<>(List.of("bash", trainingScript.toString(), java.toString(),
-                jar.toString(), cache.toString()));
-        command.addAll(options);
+        List<String> command = new ArrayList<>(List.of("bash", trainingScript.toString(), setting.java().toString(),
+                setting.jar().toString(), cache.toString()));
+        command.addAll(setting.options());
         Process training = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(said.toFile()).start();
         if (training.waitFor() != 0 || !Files.exists(cache)) {
             throw new IllegalStateException("train-aot-cache.sh wrote no cache:\n" + Files.readString(said));
         }
-        List<String> trained = new ArrayList<>(options);
-        trained.add(Archive.AOT_CACHE.read + cache);
-        return start(setting, jar, java, trained, local, kubeconfig);
+        return withOption(setting, Archive.AOT_CACHE.read + cache);
+    }
+
+    private static Setting withOption(Setting setting, String option) {
+        List<String> options = new ArrayList<>(setting.options());
+        options.add(option);
+        return new Setting(setting.name(), setting.jar(), setting.java(), options, setting.local(),
+                setting.kubeconfig());
     }
 
     /**
@@ -207,35 +242,23 @@ final class StartupBench {
         }
     }
 
-    /** {@link #ROUNDS} starts of one setting: the median of each figure. */
-    private Start start(String setting, Path jar, Path java, List<String> options, boolean local, Path kubeconfig)
-            throws Exception {
-        List<Start> rounds = new ArrayList<>();
-        for (int round = 0; round < ROUNDS; round++) {
-            rounds.add(startOnce(setting, jar, java, options, local, kubeconfig));
-        }
-        return new Start(setting, median(rounds, Start::wallSeconds), median(rounds, Start::quarkusSeconds),
-                median(rounds, Start::rssMib));
-    }
-
     private static double median(List<Start> rounds, java.util.function.ToDoubleFunction<Start> figure) {
         double[] values = rounds.stream().mapToDouble(figure).sorted().toArray();
         return values[values.length / 2];
     }
 
-    private Start startOnce(String setting, Path jar, Path java, List<String> options, boolean local,
-            Path kubeconfig) throws Exception {
-        List<String> command = new ArrayList<>(List.of(java.toString()));
-        command.addAll(options);
-        command.addAll(List.of("-jar", jar.toString()));
+    private Start startOnce(Setting setting) throws Exception {
+        List<String> command = new ArrayList<>(List.of(setting.java().toString()));
+        command.addAll(setting.options());
+        command.addAll(List.of("-jar", setting.jar().toString()));
         ProcessBuilder builder = new ProcessBuilder(command).directory(work.toFile());
-        builder.environment().put("TRAINER_CLUSTER", local ? "sandbox" : "cluster");
-        if (!local) {
-            builder.environment().put("KUBECONFIG", kubeconfig.toString());
+        builder.environment().put("TRAINER_CLUSTER", setting.local() ? "sandbox" : "cluster");
+        if (!setting.local()) {
+            builder.environment().put("KUBECONFIG", setting.kubeconfig().toString());
         }
         // the README's command binds 8080; any free port here
         builder.environment().put("QUARKUS_HTTP_PORT", "0");
-        return run(setting, builder, STARTED);
+        return run(setting.name(), builder, STARTED);
     }
 
     /** SandboxMain in a JVM of its own, on the bench's class path: until it says where it listens. */
