@@ -5,7 +5,6 @@ import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
@@ -19,30 +18,25 @@ import io.fabric8.kubernetes.client.utils.KubernetesVersionPriority;
  * thousands of objects (11 MB for the four installed CRDs, and ~150 ms of a cold JVM building its deserializers) for
  * the few facts the store and discovery need.
  */
-@JsonIgnoreProperties(ignoreUnknown = true)
 record ServedCrd(Metadata metadata, Spec spec) {
+    /** Every field not named here (a version's schema above all) is skipped unread. */
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     private static final ObjectReader READER = MAPPER.readerFor(ServedCrd.class);
     private static final ObjectReader LIST_READER = MAPPER.readerFor(CrdList.class);
 
-    @JsonIgnoreProperties(ignoreUnknown = true)
     private record CrdList(List<ServedCrd> items) {
     }
 
-    @JsonIgnoreProperties(ignoreUnknown = true)
     record Metadata(String name) {
     }
 
-    @JsonIgnoreProperties(ignoreUnknown = true)
     record Spec(String group, String scope, Names names, List<Version> versions) {
     }
 
-    @JsonIgnoreProperties(ignoreUnknown = true)
     record Names(String plural, String singular, String kind, List<String> shortNames, List<String> categories) {
     }
 
-    @JsonIgnoreProperties(ignoreUnknown = true)
     record Version(String name, boolean served, Map<String, Object> subresources) {
         boolean hasStatus() {
             return subresources != null && subresources.containsKey("status");
