@@ -70,7 +70,7 @@ class ServedCrdTest {
     }
 
     @Test
-    void aCrdCreatedOverTheApiIsDiscoveredAndItsStatusSubresourceIsKeptFromCreates() throws Exception {
+    void aCrdCreatedOverTheApiIsDiscoveredAndACreatesStatusIsDroppedOnlyUnderAStatusSubresource() throws Exception {
         try (TrainerSandbox sandbox = TrainerSandbox.start()) {
             HttpClient http = HttpClient.newHttpClient();
             for (String crd : List.of(WIDGETS_CRD, GADGETS_CRD)) {
