@@ -228,9 +228,7 @@ public final class TrainerSandbox implements AutoCloseable {
             for (String runtime : DEFAULT_RUNTIMES) {
                 installObject(RUNTIMES + runtime, CLUSTER_RUNTIMES, JsonResources.read(RUNTIMES + runtime));
             }
-            for (String namespace : List.of("default", "kube-system", "kube-public", TRAINER_SYSTEM_NAMESPACE)) {
-                installObject("namespace " + namespace, NAMESPACES, Serialization.asJson(namespace(namespace)));
-            }
+            List.of("default", "kube-system", "kube-public", TRAINER_SYSTEM_NAMESPACE).forEach(this::installNamespace);
             installObject("the Trainer's public ConfigMap", NAMESPACES + "/" + TRAINER_SYSTEM_NAMESPACE + "/configmaps",
                     Serialization.asJson(
                     new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
@@ -240,11 +238,7 @@ public final class TrainerSandbox implements AutoCloseable {
             for (Path manifest : options.manifests()) {
                 installManifest(manifest);
             }
-            for (String namespace : options.namespaces()) {
-                if (!namespaces.contains(namespace)) {
-                    installObject("namespace " + namespace, NAMESPACES, Serialization.asJson(namespace(namespace)));
-                }
-            }
+            options.namespaces().forEach(this::installNamespace);
             installed.complete(null);
             synchronized (this) {
                 if (options.controller() && !closed) {
@@ -274,6 +268,13 @@ public final class TrainerSandbox implements AutoCloseable {
                 throw new IllegalArgumentException(what + ": the sandbox does not serve that kind");
             }
             installObject(what, path, Serialization.asJson(object));
+        }
+    }
+
+    /** A namespace as the cluster's admin makes it, unless it exists (a manifest may have made it). */
+    private void installNamespace(String name) {
+        if (!namespaces.contains(name)) {
+            installObject("namespace " + name, NAMESPACES, Serialization.asJson(namespace(name)));
         }
     }
 
