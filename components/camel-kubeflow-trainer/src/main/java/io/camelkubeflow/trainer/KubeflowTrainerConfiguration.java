@@ -257,9 +257,10 @@ public class KubeflowTrainerConfiguration implements Cloneable {
     private long ttlAfterFinished;
 
     @UriParam(label = "security", defaultValue = "false",
-              description = "Act within the rights of the caller the CamelKubeflowTrainerCallerUser and"
-                            + " CamelKubeflowTrainerCallerGroups headers name: before it acts, each operation asks the"
-                            + " API server (SubjectAccessReview) whether that caller may do it itself: train, create"
+              description = "Act within the rights of the caller in the exchange property"
+                            + " CamelKubeflowTrainerCaller (an io.camelkubeflow.trainer.access.Caller the route's"
+                            + " authentication step sets; no header can name a caller): before it acts, each operation"
+                            + " asks the API server (SubjectAccessReview) whether that caller may do it itself: train, create"
                             + " trainjobs in the namespace and get every Secret and ConfigMap the TrainJob references;"
                             + " get and wait, get trainjobs; list, list them; logs, get pods/log; delete, delete them;"
                             + " suspend and resume, patch them. A message without a caller, or a denied one, fails with"

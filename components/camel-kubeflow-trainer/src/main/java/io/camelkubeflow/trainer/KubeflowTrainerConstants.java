@@ -65,15 +65,13 @@ public final class KubeflowTrainerConstants {
 
     // the caller a request acts for (authorizeCaller)
 
-    @Metadata(label = "security", description = "The Kubernetes user the message acts for, with authorizeCaller: each"
-                                                + " operation is reviewed with the API server (SubjectAccessReview) as"
-                                                + " this user first. Set it only from an authenticated identity (a"
-                                                + " TokenReview, OIDC), never from what a request says of itself.",
-              javaType = "String")
-    public static final String CALLER_USER = "CamelKubeflowTrainerCallerUser";
-    @Metadata(label = "security", description = "The groups of that user: a List or comma-separated.",
-              javaType = "java.util.List<String>")
-    public static final String CALLER_GROUPS = "CamelKubeflowTrainerCallerGroups";
+    /**
+     * The exchange property (not a header) holding the {@link io.camelkubeflow.trainer.access.Caller} a message acts
+     * for with authorizeCaller. Only the route's authentication step sets it, as that typed value: no header, query
+     * parameter, record header or object metadata can reach an exchange property, and a value of any other type
+     * counts as no caller.
+     */
+    public static final String CALLER_PROPERTY = "CamelKubeflowTrainerCaller";
 
     // runtime and launcher
 

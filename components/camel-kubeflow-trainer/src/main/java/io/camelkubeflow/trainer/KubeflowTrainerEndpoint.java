@@ -15,7 +15,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import org.apache.camel.Category;
 import org.apache.camel.Consumer;
-import org.apache.camel.Message;
+import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.camel.Producer;
 import org.apache.camel.spi.Metadata;
@@ -156,24 +156,26 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
     }
 
     /**
-     * With authorizeCaller, reviews with the API server that the message's caller may do {@code access}, throwing
+     * With authorizeCaller, reviews with the API server that the exchange's caller may do {@code access}, throwing
      * AccessDeniedException otherwise; without, checks nothing.
      */
-    void authorize(Message message, Access access) {
+    void authorize(Exchange exchange, Access access) {
         if (configuration.isAuthorizeCaller()) {
-            new AccessReviewer(client, apiRetry()).check(requiredCaller(message), access);
+            new AccessReviewer(client, apiRetry()).check(requiredCaller(exchange), access);
         }
     }
 
-    /** The caller the message's headers name; AccessDeniedException when they name none. */
-    Caller requiredCaller(Message message) {
-        Caller caller = TrainJobHeaders.caller(message);
-        if (caller == null) {
-            throw new AccessDeniedException(null, null, "this endpoint acts within its caller's rights"
-                    + " (authorizeCaller); set the " + KubeflowTrainerConstants.CALLER_USER + " header from an"
-                    + " authenticated identity");
+    /**
+     * The caller the authentication step put on the exchange ({@link KubeflowTrainerConstants#CALLER_PROPERTY}, a
+     * typed Caller); AccessDeniedException when there is none.
+     */
+    Caller requiredCaller(Exchange exchange) {
+        if (exchange.getProperty(KubeflowTrainerConstants.CALLER_PROPERTY) instanceof Caller caller) {
+            return caller;
         }
-        return caller;
+        throw new AccessDeniedException(null, null, "this endpoint acts within its caller's rights"
+                + " (authorizeCaller); the route's authentication step must set the exchange property "
+                + KubeflowTrainerConstants.CALLER_PROPERTY + " to the authenticated io.camelkubeflow.trainer.access.Caller");
     }
 
     /** The informers shared by every endpoint using this endpoint's client. */

@@ -70,7 +70,7 @@ final class LogsHandler extends OperationHandler {
         LogStep step;
         try {
             job = TrainJobHeaders.reference(exchange.getMessage(), endpoint.defaultNamespace());
-            endpoint.authorize(exchange.getMessage(), Access.readPodLogs(job.namespace()));
+            endpoint.authorize(exchange, Access.readPodLogs(job.namespace()));
             String stepText = exchange.getMessage().getHeader(LOG_STEP, String.class);
             step = stepText == null ? defaultStep : LogStep.parse(LOG_STEP, stepText);
         } catch (RuntimeException e) {

@@ -40,7 +40,7 @@ final class ManageHandler extends OperationHandler.Synchronous {
     /** The job the message names, once its caller (with authorizeCaller) may {@code verb} it. */
     private TrainJobRef job(Exchange exchange, String verb) {
         TrainJobRef job = TrainJobHeaders.reference(exchange.getMessage(), endpoint.defaultNamespace());
-        endpoint.authorize(exchange.getMessage(), Access.trainJobs(verb, job.namespace(), job.name()));
+        endpoint.authorize(exchange, Access.trainJobs(verb, job.namespace(), job.name()));
         return job;
     }
 
@@ -63,7 +63,7 @@ final class ManageHandler extends OperationHandler.Synchronous {
             if (selector != null) {
                 LabelSelectors.check(LABEL_SELECTOR, selector);
             }
-            endpoint.authorize(exchange.getMessage(), Access.trainJobs("list", namespace, null));
+            endpoint.authorize(exchange, Access.trainJobs("list", namespace, null));
             exchange.getMessage().setBody(h.jobs.list(namespace, selector != null ? selector
                     : configuration.getLabelSelector()));
         });

@@ -63,7 +63,7 @@ final class TrainHandler extends OperationHandler.Synchronous {
         }
         if (endpoint.getConfiguration().isAuthorizeCaller()) {
             // the submit reviews each access the TrainJob needs as this caller, before any write
-            request.caller(endpoint.requiredCaller(exchange.getMessage()));
+            request.caller(endpoint.requiredCaller(exchange));
         }
         SubmitResult result = submitter.submit(request, endpoint.defaultNamespace());
         endpoint.getComponent().metrics().trained(result);

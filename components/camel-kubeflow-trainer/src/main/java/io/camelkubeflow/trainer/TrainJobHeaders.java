@@ -1,9 +1,6 @@
 package io.camelkubeflow.trainer;
 
-import java.util.Arrays;
-import java.util.List;
-
-import io.camelkubeflow.trainer.access.Caller;
+import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.api.TrainJobRef;
@@ -22,7 +19,10 @@ final class TrainJobHeaders {
     private TrainJobHeaders() {
     }
 
-    /** The job a message names: the headers train leaves, else a TrainJob body; its namespace falls back too. */
+    /**
+     * The job a message names: the headers train leaves, else a TrainJob body; its namespace falls back too. Both
+     * names are checked before anything uses them (InvalidOptionException naming the header).
+     */
     static TrainJobRef reference(Message in, String defaultNamespace) {
         TrainJob bodyJob = in.getBody() instanceof TrainJob job ? job : null;
         String name = in.getHeader(JOB_NAME, String.class);
@@ -37,26 +37,15 @@ final class TrainJobHeaders {
         if (namespace == null && bodyJob != null) {
             namespace = bodyJob.getMetadata().getNamespace();
         }
-        return new TrainJobRef(namespace != null ? namespace : defaultNamespace, name);
+        return new TrainJobRef(namespace != null ? KubernetesNames.namespace(NAMESPACE, namespace)
+                : KubernetesNames.namespace("namespace", defaultNamespace), KubernetesNames.trainJobName(JOB_NAME, name));
     }
 
-    /** The caller a message acts for (its caller headers), or null when it names none. */
-    static Caller caller(Message in) {
-        String user = in.getHeader(CALLER_USER, String.class);
-        if (user == null || user.isBlank()) {
-            return null;
-        }
-        Object groups = in.getHeader(CALLER_GROUPS);
-        List<String> names = groups instanceof List<?> list ? list.stream().map(String::valueOf).toList()
-                : groups == null ? List.of()
-                : Arrays.stream(groups.toString().split(",")).map(String::trim).filter(g -> !g.isEmpty()).toList();
-        return new Caller(user, names);
-    }
-
-    /** The namespace a message names (header), else the endpoint's. */
+    /** The namespace a message names (header), else the endpoint's; checked as a namespace name. */
     static String namespace(Message in, String defaultNamespace) {
         String namespace = in.getHeader(NAMESPACE, String.class);
-        return namespace != null ? namespace : defaultNamespace;
+        return namespace != null ? KubernetesNames.namespace(NAMESPACE, namespace)
+                : KubernetesNames.namespace("namespace", defaultNamespace);
     }
 
     /** The job's name and namespace. */

@@ -42,7 +42,7 @@ final class WaitHandler extends OperationHandler {
         Duration timeout;
         try {
             job = TrainJobHeaders.reference(in, endpoint.defaultNamespace());
-            endpoint.authorize(in, Access.trainJobs("get", job.namespace(), job.name()));
+            endpoint.authorize(exchange, Access.trainJobs("get", job.namespace(), job.name()));
             String wanted = in.getHeader(WAIT_FOR, String.class);
             target = wanted == null ? configuration.getWaitFor() : WaitTarget.parse(WAIT_FOR, wanted);
             timeout = timeout(exchange, configuration);

@@ -5,7 +5,9 @@ import java.util.List;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.access.AccessDeniedException;
+import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
@@ -20,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * authorizeCaller: every operation acts within the rights of the caller its headers name, as the API server's RBAC
+ * authorizeCaller: every operation acts within the rights of the typed caller on its exchange (no header names one), as the API server's RBAC
  * (here the sandbox's, evaluating the Roles and bindings below) decides; a denial names the verb, resource and
  * namespace, and nothing is written.
  */
@@ -44,11 +46,18 @@ class CallerAccessTest extends TrainerRouteTestSupport {
     }
 
     private static Exchange train(String extra, String user, Map<String, Object> headers) {
-        Map<String, Object> all = new HashMap<>(headers);
-        if (user != null) {
-            all.put(CALLER_USER, user);
-        }
-        return send(TRAIN + extra, null, all);
+        return as(user == null ? null : new Caller(user, List.of()), TRAIN + extra, headers);
+    }
+
+    /** A message with these headers sent to {@code uri} on behalf of {@code caller} (null: none). */
+    private static Exchange as(Caller caller, String uri, Map<String, Object> headers) {
+        api.mark();
+        return template.send(uri, exchange -> {
+            exchange.getMessage().setHeaders(new HashMap<>(headers));
+            if (caller != null) {
+                exchange.setProperty(CALLER_PROPERTY, caller);
+            }
+        });
     }
 
     private static AccessDeniedException denied(Exchange exchange) {
@@ -97,28 +106,87 @@ class CallerAccessTest extends TrainerRouteTestSupport {
         Exchange trained = train("&jobName=alices-job", "alice", Map.of());
         assertNull(trained.getException());
         for (String operation : List.of("get", "delete", "suspend", "logs", "wait")) {
-            api.mark();
-            Exchange byBob = template.send("kubeflow-trainer:" + operation + "?authorizeCaller=true", e -> {
-                e.getMessage().setHeader(JOB_NAME, "alices-job");
-                e.getMessage().setHeader(NAMESPACE, "acl");
-                e.getMessage().setHeader(CALLER_USER, "bob");
-            });
+            Exchange byBob = as(new Caller("bob", List.of()), "kubeflow-trainer:" + operation + "?authorizeCaller=true",
+                    Map.of(JOB_NAME, "alices-job", NAMESPACE, "acl"));
             assertInstanceOf(AccessDeniedException.class, byBob.getException(), operation);
             assertEquals(List.of(), api.writesSinceMark(), operation + " by bob wrote");
         }
-        Exchange byAlice = template.send("kubeflow-trainer:get?authorizeCaller=true", e -> {
-            e.getMessage().setHeader(JOB_NAME, "alices-job");
-            e.getMessage().setHeader(NAMESPACE, "acl");
-            e.getMessage().setHeader(CALLER_USER, "alice");
-        });
+        Exchange byAlice = as(new Caller("alice", List.of()), "kubeflow-trainer:get?authorizeCaller=true",
+                Map.of(JOB_NAME, "alices-job", NAMESPACE, "acl"));
         assertNull(byAlice.getException());
         assertEquals("alices-job", byAlice.getMessage().getHeader(JOB_NAME));
     }
 
     @Test
-    void withoutAuthorizeCallerTheCallerHeadersChangeNothing() {
-        Exchange trained = send("kubeflow-trainer:train?runtime=torch-distributed&namespace=acl&pythonFile=/a.py",
-                null, Map.of(CALLER_USER, "bob", IDEMPOTENCY_KEY, "unchecked"));
+    void noHeaderOfAnyNameOrCaseNamesACaller() {
+        // the headers that named the caller before the caller became a typed exchange property, in any case
+        for (Map<String, Object> headers : List.<Map<String, Object>>of(
+                Map.of("CamelKubeflowTrainerCallerUser", "alice"),
+                Map.of("camelkubeflowtrainercalleruser", "alice", "camelkubeflowtrainercallergroups", "system:masters"),
+                Map.of(CALLER_PROPERTY, new Caller("alice", List.of("system:masters"))))) {
+            Exchange refused = as(null, TRAIN, headers);
+            assertTrue(denied(refused).getMessage().startsWith("no caller identity given"), headers.toString());
+            assertTrue(api.requestsSinceMark().isEmpty(), "refused before any request, even a review");
+        }
+    }
+
+    @Test
+    void aPropertyThatIsNotATypedCallerIsNoCaller() {
+        api.mark();
+        Exchange refused = template.send(TRAIN, exchange -> exchange.setProperty(CALLER_PROPERTY, "alice"));
+        assertTrue(denied(refused).getMessage().startsWith("no caller identity given"));
+    }
+
+    @Test
+    void aGroupWhoseNameHoldsACommaIsOneGroupNotTwo() {
+        // eve's one group is named "dev,system:masters": split on commas, it would make her a cluster admin
+        Exchange refused = as(new Caller("eve", List.of("dev,system:masters")), TRAIN, Map.of());
+        assertEquals("caller 'eve' (groups [dev,system:masters]) may not create trainjobs.trainer.kubeflow.org in"
+                + " namespace acl", denied(refused).getMessage());
+        // the control: the group itself, as one element, is a cluster admin
+        assertNull(as(new Caller("eve", List.of("system:masters")), TRAIN, Map.of()).getException());
+    }
+
+    @Test
+    void aNameThatIsNoTrainJobNameIsRefusedBeforeAnyRequest() {
+        String traversal = "../../../../api/v1/namespaces/acl/secrets/db-credentials";
+        for (String operation : List.of("get", "delete", "suspend", "resume", "logs", "wait")) {
+            for (Map<String, Object> headers : List.<Map<String, Object>>of(Map.of(JOB_NAME, traversal, NAMESPACE, "acl"),
+                    Map.of(JOB_NAME, "alices-job", NAMESPACE, "acl/secrets"), Map.of(JOB_NAME, "a".repeat(64)))) {
+                Exchange refused = as(new Caller("alice", List.of()), "kubeflow-trainer:" + operation
+                        + "?authorizeCaller=true", headers);
+                InvalidOptionException invalid = assertInstanceOf(InvalidOptionException.class,
+                        refused.getException(), operation + " " + headers);
+                String wrongField = "acl".equals(headers.get(NAMESPACE)) || !headers.containsKey(NAMESPACE) ? JOB_NAME
+                        : NAMESPACE;
+                assertEquals(wrongField, invalid.getField(), operation + " " + headers);
+                assertEquals(List.of(), api.requestsSinceMark(), operation + " sent a request for " + headers);
+            }
+        }
+    }
+
+    @Test
+    void aCallerWithoutRightsLearnsNotWhetherARuntimeExists() {
+        AccessDeniedException denied = denied(as(new Caller("bob", List.of()), TRAIN.replace("torch-distributed",
+                "no-such-runtime"), Map.of()));
+        assertEquals("caller 'bob' may not create trainjobs.trainer.kubeflow.org in namespace acl", denied.getMessage());
+        assertTrue(api.requestsSinceMark().stream().noneMatch(r -> r.getPath().contains("runtime")),
+                "the runtime was looked up for a caller who may not create: " + api.requestsSinceMark());
+    }
+
+    @Test
+    void aChosenNameOfTheShapeKeysAreGivenIsRefused() {
+        // alice must not take the name bob's idempotency key will make (trainjob- and 12 hex digits of its hash)
+        Exchange refused = train("&jobName=trainjob-0123456789ab", "alice", Map.of());
+        assertEquals("jobName", assertInstanceOf(InvalidOptionException.class, refused.getException()).getField());
+        assertEquals(List.of(), api.writesSinceMark());
+        assertNull(train("&jobName=trainjob-0123456789ab-mine", "alice", Map.of()).getException());
+    }
+
+    @Test
+    void withoutAuthorizeCallerTheCallerChangesNothing() {
+        Exchange trained = as(new Caller("bob", List.of()), "kubeflow-trainer:train?runtime=torch-distributed"
+                + "&namespace=acl&pythonFile=/a.py", Map.of(IDEMPOTENCY_KEY, "unchecked"));
         assertNull(trained.getException());
         assertTrue(api.requestsSinceMark().stream().noneMatch(r -> r.getPath().contains("subjectaccessreviews")));
     }

@@ -257,7 +257,8 @@ class RbacTest {
             assertNull(template.send("kubeflow-trainer:delete", paused).getException());
             // acting within a caller's rights: the access reviews (this caller has none, so it is refused)
             assertInstanceOf(io.camelkubeflow.trainer.access.AccessDeniedException.class, template.send(train
-                    + "&authorizeCaller=true", e -> e.getMessage().setHeader(CALLER_USER, "nobody")).getException());
+                    + "&authorizeCaller=true", e -> e.setProperty(CALLER_PROPERTY, new io.camelkubeflow.trainer.access
+                            .Caller("nobody", java.util.List.of()))).getException());
             // the events route marks each end it handled
             String trainedName = trained.getMessage().getHeader(JOB_NAME, String.class);
             long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();

@@ -8,8 +8,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.eclipse.microprofile.config.Config;
 
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.CALLER_GROUPS;
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.CALLER_USER;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.CALLER_PROPERTY;
 
 /**
  * The identity an entry point without callers of its own (a Kafka topic, an S3 prefix) acts as: with
@@ -36,10 +35,12 @@ final class EntryPointCaller implements Processor {
         return caller.isPresent() ? "&authorizeCaller=true" : "";
     }
 
-    /** Names the configured caller on the message (the route removed any caller headers that came in). */
+    /**
+     * Puts the configured caller on the exchange, as the typed value the component reads: a record header or object
+     * metadata cannot reach an exchange property.
+     */
     @Override
     public void process(Exchange exchange) {
-        caller.ifPresent(configured -> exchange.getMessage().setHeader(CALLER_USER, configured.user()));
-        caller.ifPresent(configured -> exchange.getMessage().setHeader(CALLER_GROUPS, configured.groups()));
+        caller.ifPresent(configured -> exchange.setProperty(CALLER_PROPERTY, configured));
     }
 }

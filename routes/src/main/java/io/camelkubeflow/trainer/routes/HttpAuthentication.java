@@ -8,17 +8,21 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Optional;
 
+import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.access.Caller;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.quarkus.runtime.StartupEvent;
+import io.vertx.ext.auth.User;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import org.apache.camel.Exchange;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpConstants;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -28,8 +32,10 @@ import org.jboss.logging.Logger;
  * the routes then act within that caller's rights. With {@code trainer.http.oidc.issuer} set, an ID token of that
  * OIDC provider is accepted too, for human users, and names the caller as the API server's OIDC authenticator would
  * (see {@link OidcVerifier}). No token, or one the API server does not accept: 401 with a JSON
- * body saying how to authenticate. The caller goes on to the routes in {@link #USER_HEADER}/{@link #GROUPS_HEADER},
- * which are first removed from what the client sent, so no client can name a caller of its choosing.
+ * body saying how to authenticate. The caller goes on as a typed {@link Caller}, never as text: to the Vert.x routes in
+ * the routing context ({@link #CALLER}), to the Camel routes as the routing context's Vert.x user, which platform-http
+ * hands on as an object in {@code CamelVertxPlatformHttpAuthenticatedUser}; {@link #actAsCaller} moves it into the
+ * component's exchange property. No header, query parameter or body of any name can set or extend it.
  *
  * <p>On the local sandbox a token is made at start for the local developer (full rights on the sandbox) and written
  * to {@code trainer.http.token-file}, readable by its owner only, as Jupyter does: a web page in a browser can send a
@@ -37,10 +43,7 @@ import org.jboss.logging.Logger;
  */
 @ApplicationScoped
 public class HttpAuthentication {
-    /** The authenticated caller, set here for the routes; any value a client sends is removed first. */
-    static final String USER_HEADER = "X-Kubeflow-Trainer-Caller-User";
-    static final String GROUPS_HEADER = "X-Kubeflow-Trainer-Caller-Groups";
-    /** The caller in the routing context, for the Vert.x routes. */
+    /** The caller in the routing context (for the Vert.x routes) and in its Vert.x user's attributes (for Camel's). */
     static final String CALLER = "kubeflow-trainer-caller";
     private static final Logger LOG = Logger.getLogger(HttpAuthentication.class);
     private static final String HOW = "send 'Authorization: Bearer <token>' with a Kubernetes token: a service"
@@ -106,7 +109,6 @@ public class HttpAuthentication {
     }
 
     private void authenticate(RoutingContext context) {
-        context.request().headers().remove(USER_HEADER).remove(GROUPS_HEADER);
         String authorization = context.request().getHeader("Authorization");
         if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)
                 || authorization.substring(7).isBlank()) {
@@ -134,8 +136,9 @@ public class HttpAuthentication {
             return;
         }
         context.put(CALLER, caller);
-        context.request().headers().set(USER_HEADER, caller.user()).set(GROUPS_HEADER, String.join(",",
-                caller.groups()));
+        User user = User.fromName(caller.user());
+        user.attributes().put(CALLER, caller);
+        context.setUser(user);
         context.next();
     }
 
@@ -155,11 +158,26 @@ public class HttpAuthentication {
         return new Caller(review.getStatus().getUser().getUsername(), groups);
     }
 
-    /** The caller this filter vouched for, as it left it in a routed message's headers. */
-    static Caller callerOf(org.apache.camel.Message message) {
-        String groups = message.getHeader(GROUPS_HEADER, String.class);
-        return new Caller(message.getHeader(USER_HEADER, String.class),
-                groups == null || groups.isEmpty() ? List.of() : List.of(groups.split(",")));
+    /**
+     * The first step of every Camel route of the HTTP API: the caller this filter vouched for, taken from the Vert.x
+     * user platform-http handed on (an object no client can send), becomes the component's caller
+     * ({@link KubeflowTrainerConstants#CALLER_PROPERTY}). Anything else in that header (a string a client sent in its
+     * name) is no caller: the request is refused as unauthenticated.
+     */
+    static Caller actAsCaller(Exchange exchange) {
+        Object user = exchange.getMessage().removeHeader(VertxPlatformHttpConstants.AUTHENTICATED_USER);
+        if (!(user instanceof User vertxUser) || !(vertxUser.attributes().getMap().get(CALLER) instanceof Caller caller)) {
+            throw new UnauthenticatedException("the request reached the API without an authenticated caller");
+        }
+        exchange.setProperty(KubeflowTrainerConstants.CALLER_PROPERTY, caller);
+        return caller;
+    }
+
+    /** A Camel route of the HTTP API reached without a caller: answered 401, as the filter would have. */
+    static final class UnauthenticatedException extends RuntimeException {
+        UnauthenticatedException(String message) {
+            super(message);
+        }
     }
 
     private void refuse(RoutingContext context, int status, String why) {

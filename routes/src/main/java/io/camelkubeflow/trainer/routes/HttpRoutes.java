@@ -9,6 +9,7 @@ import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.access.AccessReviewer;
 import io.camelkubeflow.trainer.access.Caller;
+import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.job.PolicyViolationException;
@@ -68,6 +69,8 @@ public class HttpRoutes extends RouteBuilder {
     public void configure() {
         restConfiguration().bindingMode(RestBindingMode.off);
 
+        onException(HttpAuthentication.UnauthenticatedException.class).handled(true).process(e -> error(e, 401,
+                "Authorization"));
         onException(InvalidOptionException.class).handled(true).process(HttpRoutes::invalid);
         onException(JacksonException.class).handled(true).process(e -> error(e, 400, "body"));
         // same key, different request: the request cannot be processed as sent (422); a name taken by another key: 409
@@ -172,10 +175,11 @@ public class HttpRoutes extends RouteBuilder {
 
         from("direct:http-status").routeId("http-status")
                 .process(e -> {
-                    String name = e.getMessage().getHeader("name", String.class);
-                    access.check(HttpAuthentication.callerOf(e.getMessage()), Access.trainJobs("get", namespace(e),
-                            name));
-                    e.getMessage().setBody(statusView.describe(namespace(e), name));
+                    Caller caller = HttpAuthentication.actAsCaller(e);
+                    String namespace = KubernetesNames.namespace("namespace", namespace(e));
+                    String name = KubernetesNames.trainJobName("name", e.getMessage().getHeader("name", String.class));
+                    access.check(caller, Access.trainJobs("get", namespace, name));
+                    e.getMessage().setBody(statusView.describe(namespace, name));
                 })
                 .marshal().json();
     }
@@ -192,30 +196,21 @@ public class HttpRoutes extends RouteBuilder {
     }
 
     /**
-     * The caller HttpAuthentication vouched for, as the component's caller headers; and its own key space, so that
-     * no caller's Idempotency-Key can adopt or pre-empt another caller's job, or a job of the Kafka or S3 routes.
+     * The caller HttpAuthentication vouched for, as the component's caller; and its own key space, so that no caller's
+     * Idempotency-Key can adopt or pre-empt another caller's job, or a job of the Kafka or S3 routes.
      */
     private static void callerFromAuthentication(Exchange exchange) {
-        callerHeaders(exchange);
-        exchange.getMessage().setHeader(IDEMPOTENCY_SCOPE, "http:" + HttpAuthentication.callerOf(exchange.getMessage())
-                .user());
+        exchange.getMessage().setHeader(IDEMPOTENCY_SCOPE, "http:" + HttpAuthentication.actAsCaller(exchange).user());
     }
 
     /**
-     * The route of one operation of the HTTP API, acting as its caller: no HTTP header may set a component header,
-     * and the caller HttpAuthentication vouched for becomes the component's caller.
+     * The route of one operation of the HTTP API, acting as its caller: no HTTP header or query parameter may set a
+     * component header (of any case), and the caller HttpAuthentication vouched for becomes the component's caller.
      */
     private RouteDefinition asCaller(String operation) {
         return from("direct:http-" + operation).routeId("http-" + operation)
                 .removeHeaders("CamelKubeflowTrainer*")
-                .process(HttpRoutes::callerHeaders);
-    }
-
-    /** The caller HttpAuthentication vouched for, as the component's caller headers (authorizeCaller). */
-    private static void callerHeaders(Exchange exchange) {
-        Caller caller = HttpAuthentication.callerOf(exchange.getMessage());
-        exchange.getMessage().setHeader(CALLER_USER, caller.user());
-        exchange.getMessage().setHeader(CALLER_GROUPS, caller.groups());
+                .process(HttpAuthentication::actAsCaller);
     }
 
     private String namespace(Exchange exchange) {

@@ -42,6 +42,14 @@ final class OidcVerifier {
         }
     }
 
+    /** A name for the logs and reviews: one with control characters (a forged log line, a header) is no name. */
+    private static String printable(String claim, String value) {
+        if (value.codePoints().anyMatch(c -> Character.isISOControl(c) || c == 0x2028 || c == 0x2029)) {
+            throw new RejectedTokenException("the OIDC token's '" + claim + "' claim holds control characters");
+        }
+        return value;
+    }
+
     /** A token of this issuer that does not pass: bad signature, wrong audience, expired, no username. */
     static final class RejectedTokenException extends RuntimeException {
         RejectedTokenException(String message) {
@@ -91,11 +99,17 @@ final class OidcVerifier {
         if (!(user instanceof String name) || name.isBlank()) {
             throw new RejectedTokenException("the OIDC token has no '" + settings.usernameClaim() + "' claim");
         }
+        printable(settings.usernameClaim(), name);
         List<String> groups = new ArrayList<>();
-        if (claims.getClaimValue(settings.groupsClaim()) instanceof List<?> values) {
-            values.forEach(group -> groups.add(settings.groupsPrefix() + group));
-        } else if (claims.getClaimValue(settings.groupsClaim()) instanceof String group) {
-            groups.add(settings.groupsPrefix() + group);
+        Object groupsClaim = claims.getClaimValue(settings.groupsClaim());
+        // each group is one element, whatever it holds (a comma too), as the API server's authenticator takes it
+        for (Object group : groupsClaim instanceof List<?> values ? values : groupsClaim == null ? List.of()
+                : List.of(groupsClaim)) {
+            if (!(group instanceof String text)) {
+                throw new RejectedTokenException("the OIDC token's '" + settings.groupsClaim() + "' claim holds a"
+                        + " value that is not a string");
+            }
+            groups.add(settings.groupsPrefix() + printable(settings.groupsClaim(), text));
         }
         return Optional.of(new Caller(settings.usernamePrefix() + name, groups));
     }

@@ -14,6 +14,7 @@ import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.access.AccessReviewer;
 import io.camelkubeflow.trainer.access.Caller;
+import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.logs.LogSink;
 import io.camelkubeflow.trainer.logs.LogStartTimeoutException;
@@ -99,6 +100,8 @@ public class TrainJobLogStream {
     private void stream(Caller caller, String namespace, String name, String stepText, boolean follow,
             String offsetText, HttpServerResponse response) {
         try {
+            KubernetesNames.namespace("namespace", namespace);
+            KubernetesNames.trainJobName("name", name);
             LogStep step = LogStep.parse("step", stepText);
             long offset = offset(offsetText, step);
             access.check(caller, Access.readPodLogs(namespace));

@@ -8,8 +8,11 @@ import java.util.Map;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.camelkubeflow.trainer.job.TrainJobManager;
+import io.camelkubeflow.trainer.support.ApiRetry;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
@@ -21,13 +24,20 @@ public class TrainJobStatusView {
     @Inject
     KubernetesClient client;
 
-    /** Reads the job now and summarizes it; a missing job is {@link TrainJobNotFoundException}. */
+    private TrainJobManager jobs;
+
+    @PostConstruct
+    void readWithTheAppsClient() {
+        // one read, not retried: a caller waiting for an answer is told the API is unreachable instead
+        jobs = new TrainJobManager(client, new ApiRetry(1, Duration.ZERO, Duration.ZERO));
+    }
+
+    /**
+     * Reads the job now and summarizes it; a missing job is {@link TrainJobNotFoundException}, a name that is no
+     * TrainJob name an InvalidOptionException before any request.
+     */
     public Map<String, Object> describe(String namespace, String name) {
-        TrainJob job = client.resources(TrainJob.class).inNamespace(namespace).withName(name).get();
-        if (job == null) {
-            throw new TrainJobNotFoundException("TrainJob " + namespace + "/" + name + " does not exist");
-        }
-        return summary(job);
+        return summary(jobs.get(namespace, name));
     }
 
     /** name, namespace, uid, runtime, created, status and, once decided, reason, message and durationMillis. */

@@ -81,7 +81,8 @@ class HttpAuthenticationTest {
         int before = trainJobs();
         // a client cannot name another caller: the headers HttpAuthentication sets are replaced
         HttpResponse<String> refused = send("POST", "", SCRIPT, mallory,
-                Map.of(HttpAuthentication.USER_HEADER, "developer", HttpAuthentication.GROUPS_HEADER, "system:masters"));
+                Map.of("X-Kubeflow-Trainer-Caller-User", "developer", "X-Kubeflow-Trainer-Caller-Groups",
+                        "system:masters"));
         assertEquals(403, refused.statusCode(), refused.body());
         assertEquals("caller 'mallory' may not create trainjobs.trainer.kubeflow.org in namespace default",
                 json(refused).get("error"));

@@ -277,26 +277,28 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * Act within the rights of the caller the CamelKubeflowTrainerCallerUser and
-         * CamelKubeflowTrainerCallerGroups headers name: before it acts, each operation asks the API server
-         * (SubjectAccessReview) whether that caller may do it itself: train, create trainjobs in the namespace
-         * and get every Secret and ConfigMap the TrainJob references; get and wait, get trainjobs; list, list
-         * them; logs, get pods/log; delete, delete them; suspend and resume, patch them. A message without a
-         * caller, or a denied one, fails with AccessDeniedException before anything is written. Needs create
-         * on subjectaccessreviews.authorization.k8s.io. Default: false.
+         * Act within the rights of the caller in the exchange property CamelKubeflowTrainerCaller (an
+         * io.camelkubeflow.trainer.access.Caller the route's authentication step sets; no header can name a
+         * caller): before it acts, each operation asks the API server (SubjectAccessReview) whether that
+         * caller may do it itself: train, create trainjobs in the namespace and get every Secret and ConfigMap
+         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get pods/log; delete,
+         * delete them; suspend and resume, patch them. A message without a caller, or a denied one, fails with
+         * AccessDeniedException before anything is written. Needs create on
+         * subjectaccessreviews.authorization.k8s.io. Default: false.
          */
         default KubeflowTrainerEndpointConsumerBuilder authorizeCaller(boolean authorizeCaller) {
             doSetProperty("authorizeCaller", authorizeCaller);
             return this;
         }
         /**
-         * Act within the rights of the caller the CamelKubeflowTrainerCallerUser and
-         * CamelKubeflowTrainerCallerGroups headers name: before it acts, each operation asks the API server
-         * (SubjectAccessReview) whether that caller may do it itself: train, create trainjobs in the namespace
-         * and get every Secret and ConfigMap the TrainJob references; get and wait, get trainjobs; list, list
-         * them; logs, get pods/log; delete, delete them; suspend and resume, patch them. A message without a
-         * caller, or a denied one, fails with AccessDeniedException before anything is written. Needs create
-         * on subjectaccessreviews.authorization.k8s.io. Default: false.
+         * Act within the rights of the caller in the exchange property CamelKubeflowTrainerCaller (an
+         * io.camelkubeflow.trainer.access.Caller the route's authentication step sets; no header can name a
+         * caller): before it acts, each operation asks the API server (SubjectAccessReview) whether that
+         * caller may do it itself: train, create trainjobs in the namespace and get every Secret and ConfigMap
+         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get pods/log; delete,
+         * delete them; suspend and resume, patch them. A message without a caller, or a denied one, fails with
+         * AccessDeniedException before anything is written. Needs create on
+         * subjectaccessreviews.authorization.k8s.io. Default: false.
          */
         default KubeflowTrainerEndpointConsumerBuilder authorizeCaller(String authorizeCaller) {
             doSetProperty("authorizeCaller", authorizeCaller);
@@ -715,26 +717,28 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * Act within the rights of the caller the CamelKubeflowTrainerCallerUser and
-         * CamelKubeflowTrainerCallerGroups headers name: before it acts, each operation asks the API server
-         * (SubjectAccessReview) whether that caller may do it itself: train, create trainjobs in the namespace
-         * and get every Secret and ConfigMap the TrainJob references; get and wait, get trainjobs; list, list
-         * them; logs, get pods/log; delete, delete them; suspend and resume, patch them. A message without a
-         * caller, or a denied one, fails with AccessDeniedException before anything is written. Needs create
-         * on subjectaccessreviews.authorization.k8s.io. Default: false.
+         * Act within the rights of the caller in the exchange property CamelKubeflowTrainerCaller (an
+         * io.camelkubeflow.trainer.access.Caller the route's authentication step sets; no header can name a
+         * caller): before it acts, each operation asks the API server (SubjectAccessReview) whether that
+         * caller may do it itself: train, create trainjobs in the namespace and get every Secret and ConfigMap
+         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get pods/log; delete,
+         * delete them; suspend and resume, patch them. A message without a caller, or a denied one, fails with
+         * AccessDeniedException before anything is written. Needs create on
+         * subjectaccessreviews.authorization.k8s.io. Default: false.
          */
         default KubeflowTrainerEndpointProducerBuilder authorizeCaller(boolean authorizeCaller) {
             doSetProperty("authorizeCaller", authorizeCaller);
             return this;
         }
         /**
-         * Act within the rights of the caller the CamelKubeflowTrainerCallerUser and
-         * CamelKubeflowTrainerCallerGroups headers name: before it acts, each operation asks the API server
-         * (SubjectAccessReview) whether that caller may do it itself: train, create trainjobs in the namespace
-         * and get every Secret and ConfigMap the TrainJob references; get and wait, get trainjobs; list, list
-         * them; logs, get pods/log; delete, delete them; suspend and resume, patch them. A message without a
-         * caller, or a denied one, fails with AccessDeniedException before anything is written. Needs create
-         * on subjectaccessreviews.authorization.k8s.io. Default: false.
+         * Act within the rights of the caller in the exchange property CamelKubeflowTrainerCaller (an
+         * io.camelkubeflow.trainer.access.Caller the route's authentication step sets; no header can name a
+         * caller): before it acts, each operation asks the API server (SubjectAccessReview) whether that
+         * caller may do it itself: train, create trainjobs in the namespace and get every Secret and ConfigMap
+         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get pods/log; delete,
+         * delete them; suspend and resume, patch them. A message without a caller, or a denied one, fails with
+         * AccessDeniedException before anything is written. Needs create on
+         * subjectaccessreviews.authorization.k8s.io. Default: false.
          */
         default KubeflowTrainerEndpointProducerBuilder authorizeCaller(String authorizeCaller) {
             doSetProperty("authorizeCaller", authorizeCaller);
@@ -1479,26 +1483,28 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * Act within the rights of the caller the CamelKubeflowTrainerCallerUser and
-         * CamelKubeflowTrainerCallerGroups headers name: before it acts, each operation asks the API server
-         * (SubjectAccessReview) whether that caller may do it itself: train, create trainjobs in the namespace
-         * and get every Secret and ConfigMap the TrainJob references; get and wait, get trainjobs; list, list
-         * them; logs, get pods/log; delete, delete them; suspend and resume, patch them. A message without a
-         * caller, or a denied one, fails with AccessDeniedException before anything is written. Needs create
-         * on subjectaccessreviews.authorization.k8s.io. Default: false.
+         * Act within the rights of the caller in the exchange property CamelKubeflowTrainerCaller (an
+         * io.camelkubeflow.trainer.access.Caller the route's authentication step sets; no header can name a
+         * caller): before it acts, each operation asks the API server (SubjectAccessReview) whether that
+         * caller may do it itself: train, create trainjobs in the namespace and get every Secret and ConfigMap
+         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get pods/log; delete,
+         * delete them; suspend and resume, patch them. A message without a caller, or a denied one, fails with
+         * AccessDeniedException before anything is written. Needs create on
+         * subjectaccessreviews.authorization.k8s.io. Default: false.
          */
         default KubeflowTrainerEndpointBuilder authorizeCaller(boolean authorizeCaller) {
             doSetProperty("authorizeCaller", authorizeCaller);
             return this;
         }
         /**
-         * Act within the rights of the caller the CamelKubeflowTrainerCallerUser and
-         * CamelKubeflowTrainerCallerGroups headers name: before it acts, each operation asks the API server
-         * (SubjectAccessReview) whether that caller may do it itself: train, create trainjobs in the namespace
-         * and get every Secret and ConfigMap the TrainJob references; get and wait, get trainjobs; list, list
-         * them; logs, get pods/log; delete, delete them; suspend and resume, patch them. A message without a
-         * caller, or a denied one, fails with AccessDeniedException before anything is written. Needs create
-         * on subjectaccessreviews.authorization.k8s.io. Default: false.
+         * Act within the rights of the caller in the exchange property CamelKubeflowTrainerCaller (an
+         * io.camelkubeflow.trainer.access.Caller the route's authentication step sets; no header can name a
+         * caller): before it acts, each operation asks the API server (SubjectAccessReview) whether that
+         * caller may do it itself: train, create trainjobs in the namespace and get every Secret and ConfigMap
+         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get pods/log; delete,
+         * delete them; suspend and resume, patch them. A message without a caller, or a denied one, fails with
+         * AccessDeniedException before anything is written. Needs create on
+         * subjectaccessreviews.authorization.k8s.io. Default: false.
          */
         default KubeflowTrainerEndpointBuilder authorizeCaller(String authorizeCaller) {
             doSetProperty("authorizeCaller", authorizeCaller);

@@ -30,13 +30,13 @@ public class AccessReviewer {
     }
 
     public void check(Caller caller, Access access) {
-        if (caller == null || caller.user() == null || caller.user().isBlank()) {
+        if (caller == null) {
             throw new AccessDeniedException(null, access, "acting within a caller's rights needs an authenticated"
                     + " caller");
         }
         SubjectAccessReview review = retry.call("SubjectAccessReview for " + caller.user(), () -> client.authorization()
                 .v1().subjectAccessReview().create(new SubjectAccessReviewBuilder().withNewSpec()
-                        .withUser(caller.user()).withGroups(caller.groups())
+                        .withUser(caller.user()).withGroups(caller.groups()).withExtra(caller.extra())
                         .withNewResourceAttributes().withVerb(access.verb()).withGroup(access.group())
                         .withResource(access.resource()).withSubresource(access.subresource())
                         .withNamespace(access.namespace()).withName(access.name()).endResourceAttributes()

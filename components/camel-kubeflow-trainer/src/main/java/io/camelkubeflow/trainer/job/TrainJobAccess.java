@@ -21,11 +21,24 @@ public final class TrainJobAccess {
     private TrainJobAccess() {
     }
 
+    /** All of it: {@link #create} in the job's namespace, then {@link #referenced}. */
     public static List<Access> required(PreparedTrainJob prepared) {
+        List<Access> needed = new ArrayList<>();
+        needed.add(create(prepared.trainJob().getMetadata().getNamespace()));
+        needed.addAll(referenced(prepared));
+        return needed;
+    }
+
+    /** Creating TrainJobs in the namespace: reviewed first, before anything of the request is looked up or read. */
+    public static Access create(String namespace) {
+        return Access.trainJobs("create", namespace, null);
+    }
+
+    /** What the job would hand its pods or have staged, besides its create. */
+    public static List<Access> referenced(PreparedTrainJob prepared) {
         TrainJob job = prepared.trainJob();
         String namespace = job.getMetadata().getNamespace();
         Set<Access> needed = new LinkedHashSet<>();
-        needed.add(Access.trainJobs("create", namespace, null));
         if (job.getSpec().trainer() != null && job.getSpec().trainer().env() != null) {
             for (EnvVar var : job.getSpec().trainer().env()) {
                 if (var.getValueFrom() != null && var.getValueFrom().getSecretKeyRef() != null) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.api.Initializer;
+import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.RuntimePatch.ContainerPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.JobSetSpecPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.JobSetTemplatePatch;
@@ -63,7 +64,7 @@ public final class TrainJobFactory {
      */
     public static PreparedTrainJob build(TrainRequest request, TrainingRuntimeDescriptor runtime, String namespace,
             String jobName, String idempotencyKey) {
-        TrainRequestValidator.jobName(request.jobName() != null ? "jobName" : "jobNamePrefix", jobName);
+        KubernetesNames.trainJobName(request.jobName() != null ? "jobName" : "jobNamePrefix", jobName);
         String image = request.image() != null ? request.image() : runtime.trainerImage();
         LauncherDecision decision = LauncherResolver.resolve(runtime, image, request.imageRules(),
                 request.launcher());

@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer.job;
 import java.net.HttpURLConnection;
 import java.util.List;
 
+import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
@@ -10,10 +11,14 @@ import io.camelkubeflow.trainer.support.ApiRetry;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 
-/** Reads, lists, suspends, resumes and deletes TrainJobs, every call retried as {@link ApiRetry} says. */
+/**
+ * Reads, lists, suspends, resumes and deletes TrainJobs, every call retried as {@link ApiRetry} says. Every namespace
+ * and name is checked ({@link KubernetesNames}) before it becomes part of an API path.
+ */
 public class TrainJobManager {
     private final KubernetesClient client;
     private final ApiRetry retry;
@@ -34,8 +39,8 @@ public class TrainJobManager {
 
     /** The job as it is now, or null when there is none. */
     public TrainJob find(String namespace, String name) {
-        return retry.call("GET TrainJob " + namespace + "/" + name,
-                () -> client.resources(TrainJob.class).inNamespace(namespace).withName(name).get());
+        var job = one(namespace, name);
+        return retry.call("GET TrainJob " + namespace + "/" + name, job::get);
     }
 
     /**
@@ -44,7 +49,8 @@ public class TrainJobManager {
      */
     public List<TrainJob> list(String namespace, String labelSelector) {
         var jobs = client.resources(TrainJob.class);
-        var scope = namespace == null ? jobs.inAnyNamespace() : jobs.inNamespace(namespace);
+        var scope = namespace == null ? jobs.inAnyNamespace()
+                : jobs.inNamespace(KubernetesNames.namespace("namespace", namespace));
         var selected = labelSelector == null || labelSelector.isBlank() ? scope : scope.withLabelSelector(labelSelector);
         return retry.call("list TrainJobs" + (namespace == null ? "" : " in " + namespace), selected::list).getItems();
     }
@@ -56,17 +62,17 @@ public class TrainJobManager {
      * @return false when there was no such job (deleting is idempotent)
      */
     public boolean delete(String namespace, String name, DeletionPropagation propagation) {
-        return !retry.call("delete TrainJob " + namespace + "/" + name, () -> client.resources(TrainJob.class)
-                .inNamespace(namespace).withName(name).withPropagationPolicy(propagation).delete()).isEmpty();
+        var job = one(namespace, name).withPropagationPolicy(propagation);
+        return !retry.call("delete TrainJob " + namespace + "/" + name, job::delete).isEmpty();
     }
 
     /** Sets spec.suspend: Trainer stops a suspended job's pods and starts them again on resume. */
     public TrainJob setSuspended(String namespace, String name, boolean suspended) {
         String patch = "{\"spec\":{\"suspend\":" + suspended + "}}";
+        var job = one(namespace, name);
         try {
             return retry.call((suspended ? "suspend" : "resume") + " TrainJob " + namespace + "/" + name,
-                    () -> client.resources(TrainJob.class).inNamespace(namespace).withName(name)
-                            .patch(PatchContext.of(PatchType.JSON_MERGE), patch));
+                    () -> job.patch(PatchContext.of(PatchType.JSON_MERGE), patch));
         } catch (KubernetesClientException e) {
             if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
                 throw notFound(namespace, name);
@@ -98,13 +104,19 @@ public class TrainJobManager {
     /** Sets one annotation on the job (a JSON merge patch: nothing else of the job is touched). */
     public void annotate(String namespace, String name, String key, String value) {
         String patch = "{\"metadata\":{\"annotations\":{\"" + key + "\":\"" + value + "\"}}}";
-        retry.call("annotate TrainJob " + namespace + "/" + name + " with " + key, () -> client
-                .resources(TrainJob.class).inNamespace(namespace).withName(name)
-                .patch(PatchContext.of(PatchType.JSON_MERGE), patch));
+        var job = one(namespace, name);
+        retry.call("annotate TrainJob " + namespace + "/" + name + " with " + key,
+                () -> job.patch(PatchContext.of(PatchType.JSON_MERGE), patch));
+    }
+
+    /** The API resource of one job, once its namespace and name are names the API server could hold. */
+    private Resource<TrainJob> one(String namespace, String name) {
+        return client.resources(TrainJob.class).inNamespace(KubernetesNames.namespace("namespace", namespace))
+                .withName(KubernetesNames.trainJobName("name", name));
     }
 
     private static TrainJobNotFoundException notFound(String namespace, String name) {
-        return new TrainJobNotFoundException("TrainJob " + namespace + "/" + name + " does not exist; check the name"
-                + " (header CamelKubeflowTrainerJobName) and namespace");
+        return new TrainJobNotFoundException("TrainJob " + namespace + "/" + name + " does not exist; check its name and"
+                + " namespace");
     }
 }

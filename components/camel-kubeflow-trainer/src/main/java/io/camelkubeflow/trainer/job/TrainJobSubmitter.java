@@ -8,6 +8,7 @@ import java.util.UUID;
 
 import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.access.AccessReviewer;
+import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.runtime.LauncherRule;
@@ -120,9 +121,15 @@ public class TrainJobSubmitter {
      * ({@link PolicyViolationException}).
      */
     public SubmitResult submit(TrainRequest request, String defaultNamespace) {
+        if (request.caller() != null) {
+            // before the runtime is looked up or a workspace read: a caller who may not create TrainJobs there learns
+            // nothing of the cluster (not even whether a runtime exists) and costs it nothing but this review
+            new AccessReviewer(client, retry).check(request.caller(), TrainJobAccess.create(KubernetesNames
+                    .namespace("namespace", request.namespace() != null ? request.namespace() : defaultNamespace)));
+        }
         PreparedTrainJob prepared = prepare(request, defaultNamespace);
         if (request.caller() != null) {
-            new AccessReviewer(client, retry).check(request.caller(), TrainJobAccess.required(prepared));
+            new AccessReviewer(client, retry).check(request.caller(), TrainJobAccess.referenced(prepared));
         }
         if (policy != null) {
             policy.check(request, prepared);

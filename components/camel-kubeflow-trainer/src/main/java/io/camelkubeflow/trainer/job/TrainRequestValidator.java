@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
+import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -18,10 +19,6 @@ import io.fabric8.kubernetes.api.model.EnvVar;
  * Checks that depend on the runtime live in {@link TrainJobFactory}.
  */
 public final class TrainRequestValidator {
-    static final Pattern RFC1035_LABEL = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
-    static final Pattern RFC1123_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-    static final Pattern RFC1123_SUBDOMAIN = Pattern.compile(
-            "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     /** The quantity pattern of the CRD's resourcesPerNode (Kubernetes resource.Quantity). */
     static final Pattern QUANTITY = Pattern.compile(
             "(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?");
@@ -55,20 +52,25 @@ public final class TrainRequestValidator {
             throw new InvalidOptionException("runtime", "no runtime named; set it to a ClusterTrainingRuntime"
                     + " such as torch-distributed (kubectl get clustertrainingruntimes lists them)");
         }
-        subdomain("runtime", request.runtime());
+        KubernetesNames.objectName("runtime", request.runtime());
         if (request.runtimeKind() != null && RuntimeKind.of(request.runtimeKind()) == null) {
             throw new InvalidOptionException("runtimeKind", "'" + request.runtimeKind()
                     + "' is not a runtime kind; use ClusterTrainingRuntime or TrainingRuntime");
         }
         if (request.namespace() != null) {
-            label("namespace", request.namespace(), RFC1123_LABEL, "a DNS label (lowercase letters, digits, '-')");
+            KubernetesNames.namespace("namespace", request.namespace());
         }
         if (request.jobName() != null) {
-            jobName("jobName", request.jobName());
+            KubernetesNames.trainJobName("jobName", request.jobName());
+            if (TrainJobMetadata.isDerivedName(request.jobName())) {
+                throw new InvalidOptionException("jobName", "'" + request.jobName() + "' has the shape of the names"
+                        + " made from idempotency keys (a prefix, '-' and 12 hex digits), which are kept for those:"
+                        + " choose a name of another shape, or give an idempotency key and let the name be made");
+            }
         }
         if (request.jobNamePrefix() != null) {
             if (request.jobNamePrefix().length() > MAX_PREFIX_LENGTH
-                    || !RFC1035_LABEL.matcher(request.jobNamePrefix()).matches()) {
+                    || !KubernetesNames.RFC1035_LABEL.matcher(request.jobNamePrefix()).matches()) {
                 throw new InvalidOptionException("jobNamePrefix", "'" + request.jobNamePrefix()
                         + "' must be an RFC 1035 label of at most " + MAX_PREFIX_LENGTH
                         + " characters (lowercase letter first, then lowercase letters, digits, '-')");
@@ -116,15 +118,6 @@ public final class TrainRequestValidator {
                 || !LABEL_VALUE.matcher(request.inFlightGroup()).matches() || request.inFlightGroup().isEmpty())) {
             throw new InvalidOptionException("inFlightGroup", "'" + request.inFlightGroup() + "' is not a label"
                     + " value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit");
-        }
-    }
-
-    /** The CRD's CEL rules on metadata.name: RFC 1035 label, at most 63 characters. */
-    public static void jobName(String field, String name) {
-        if (name.length() > 63 || !RFC1035_LABEL.matcher(name).matches()) {
-            throw new InvalidOptionException(field, "'" + name + "' is not an RFC 1035 label of at most 63"
-                    + " characters: start with a lowercase letter, then lowercase letters, digits or '-',"
-                    + " and end with a letter or digit");
         }
     }
 
@@ -369,7 +362,7 @@ public final class TrainRequestValidator {
             name = key.substring(slash + 1);
         }
         boolean validPrefix = prefix == null
-                || (prefix.length() <= 253 && RFC1123_SUBDOMAIN.matcher(prefix).matches());
+                || (prefix.length() <= 253 && KubernetesNames.RFC1123_SUBDOMAIN.matcher(prefix).matches());
         return validPrefix && name.length() <= 63 && LABEL_NAME.matcher(name).matches();
     }
 
@@ -384,20 +377,8 @@ public final class TrainRequestValidator {
                     + " scheme://location, e.g. s3://bucket/data or hf://tatsu-lab/alpaca (at most 2048 characters)");
         }
         if (secret != null) {
-            subdomain(secretField, secret);
+            KubernetesNames.objectName(secretField, secret);
         }
     }
 
-    private static void subdomain(String field, String name) {
-        if (name.length() > 253 || !RFC1123_SUBDOMAIN.matcher(name).matches()) {
-            throw new InvalidOptionException(field, "'" + name + "' is not a Kubernetes object name; use"
-                    + " lowercase letters, digits, '-' and '.', starting and ending with a letter or digit");
-        }
-    }
-
-    private static void label(String field, String value, Pattern pattern, String what) {
-        if (value.length() > 63 || !pattern.matcher(value).matches()) {
-            throw new InvalidOptionException(field, "'" + value + "' is not " + what + " of at most 63 characters");
-        }
-    }
 }
