@@ -30,6 +30,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
     public boolean configure(CamelContext camelContext, Object obj, String name, Object value, boolean ignoreCase) {
         KubeflowTrainerComponent target = (KubeflowTrainerComponent) obj;
         switch (ignoreCase ? name.toLowerCase() : name) {
+        case "accessreviewcachettl":
+        case "accessReviewCacheTtl": target.setAccessReviewCacheTtl(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "activedeadlineseconds":
         case "activeDeadlineSeconds": getOrCreateConfiguration(target).setActiveDeadlineSeconds(property(camelContext, java.lang.Long.class, value)); return true;
         case "allnamespaces":
@@ -190,6 +192,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
     @Override
     public Class<?> getOptionType(String name, boolean ignoreCase) {
         switch (ignoreCase ? name.toLowerCase() : name) {
+        case "accessreviewcachettl":
+        case "accessReviewCacheTtl": return long.class;
         case "activedeadlineseconds":
         case "activeDeadlineSeconds": return java.lang.Long.class;
         case "allnamespaces":
@@ -346,6 +350,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
     public Object getOptionValue(Object obj, String name, boolean ignoreCase) {
         KubeflowTrainerComponent target = (KubeflowTrainerComponent) obj;
         switch (ignoreCase ? name.toLowerCase() : name) {
+        case "accessreviewcachettl":
+        case "accessReviewCacheTtl": return target.getAccessReviewCacheTtl();
         case "activedeadlineseconds":
         case "activeDeadlineSeconds": return getOrCreateConfiguration(target).getActiveDeadlineSeconds();
         case "allnamespaces":

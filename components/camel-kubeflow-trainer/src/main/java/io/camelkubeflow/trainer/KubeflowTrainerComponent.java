@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.function.Function;
 
+import io.camelkubeflow.trainer.access.AccessDecisions;
+import io.camelkubeflow.trainer.access.AccessReviewer;
 import io.camelkubeflow.trainer.job.LabelSelectors;
 import io.camelkubeflow.trainer.job.TrainJobReaper;
 import io.camelkubeflow.trainer.support.ApiRetry;
@@ -43,6 +45,13 @@ public class KubeflowTrainerComponent extends DefaultComponent {
     @Metadata(label = "advanced", defaultValue = "60s", javaType = "java.time.Duration",
               description = "How often finished TrainJobs with a ttlAfterFinished are checked and, once expired, deleted.")
     private long ttlCheckInterval = 60_000L;
+    @Metadata(label = "security", defaultValue = "10s", javaType = "java.time.Duration",
+              description = "How long the API server's answer to an access review (authorizeCaller) is kept, by the"
+                            + " caller's user, groups and extra and the verb, resource, namespace and name it answered,"
+                            + " so a caller repeating a request costs one SubjectAccessReview per this time; a revoked"
+                            + " right holds at most this long. 0 asks every time.")
+    private long accessReviewCacheTtl = 10_000L;
+    private final Map<KubernetesClient, AccessReviewer> accessReviewers = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<KubernetesClient, TrainJobReaper> reapers = new java.util.concurrent.ConcurrentHashMap<>();
 
     private final Map<KubernetesClient, ClusterInformers> informers = new java.util.concurrent.ConcurrentHashMap<>();
@@ -209,6 +218,28 @@ public class KubeflowTrainerComponent extends DefaultComponent {
 
     TrainerMetrics metrics() {
         return metrics;
+    }
+
+    /**
+     * The access reviewer of a client, shared by every endpoint (and the routes app) that reviews callers through it,
+     * so they share its kept answers ({@link #getAccessReviewCacheTtl}).
+     */
+    public AccessReviewer accessReviewerFor(KubernetesClient client, ApiRetry retry) {
+        return accessReviewers.computeIfAbsent(client, c -> {
+            AccessDecisions decisions = new AccessDecisions(Duration.ofMillis(accessReviewCacheTtl));
+            if (metrics != null) {
+                metrics.accessReviews(decisions);
+            }
+            return new AccessReviewer(c, retry, decisions);
+        });
+    }
+
+    public long getAccessReviewCacheTtl() {
+        return accessReviewCacheTtl;
+    }
+
+    public void setAccessReviewCacheTtl(long accessReviewCacheTtl) {
+        this.accessReviewCacheTtl = accessReviewCacheTtl;
     }
 
     /** The TTL reaper of a client, started on first use. */

@@ -161,8 +161,13 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
      */
     void authorize(Exchange exchange, Access access) {
         if (configuration.isAuthorizeCaller()) {
-            new AccessReviewer(client, apiRetry()).check(requiredCaller(exchange), access);
+            accessReviewer().check(requiredCaller(exchange), access);
         }
+    }
+
+    /** The reviewer of this endpoint's client, whose kept answers every endpoint of the client shares. */
+    AccessReviewer accessReviewer() {
+        return getComponent().accessReviewerFor(client, apiRetry());
     }
 
     /**

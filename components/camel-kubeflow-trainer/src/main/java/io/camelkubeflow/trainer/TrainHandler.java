@@ -38,7 +38,7 @@ final class TrainHandler extends OperationHandler.Synchronous {
         submitter = new TrainJobSubmitter(endpoint.getClient(), endpoint.apiRetry(), configuration.getPolicy(),
                 new WatchedRuntimes(endpoint.informers(), RuntimeLookup.direct(endpoint.getClient(),
                         endpoint.apiRetry()))).workspaceStore(configuration.getWorkspaceStore())
-                .workspaceFetcher(configuration.getWorkspaceFetcher());
+                .workspaceFetcher(configuration.getWorkspaceFetcher()).accessReviewer(endpoint.accessReviewer());
         if (configuration.getTtlAfterFinished() > 0) {
             // after a restart too: the jobs of this namespace with a TTL are looked after again
             endpoint.ttlReaper().watchNamespace(endpoint.defaultNamespace());

@@ -2,11 +2,13 @@ package io.camelkubeflow.trainer;
 
 import java.time.Duration;
 
+import io.camelkubeflow.trainer.access.AccessDecisions;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.SubmitResult;
 import io.camelkubeflow.trainer.watch.WatchConnectionMonitor;
 import io.camelkubeflow.trainer.watch.WaitResult;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
@@ -21,7 +23,9 @@ import io.micrometer.core.instrument.Timer;
  * <li>{@code kubeflow.trainer.waits.inflight} (gauge, registered by the component): waits pending now;</li>
  * <li>{@code kubeflow.trainer.watch.reconnects} (counter, watch=trainjobs/NS|events/NS|pods/NS): watch connections lost and
  * re-established;</li>
- * <li>{@code kubeflow.trainer.watch.disconnected} (gauge, registered by the component): watches down now.</li>
+ * <li>{@code kubeflow.trainer.watch.disconnected} (gauge, registered by the component): watches down now;</li>
+ * <li>{@code kubeflow.trainer.access.reviews} (counter, result=cached|reviewed): access reviews of callers, answered
+ * from the kept answers or asked of the API server.</li>
  * </ul>
  */
 final class TrainerMetrics {
@@ -67,5 +71,13 @@ final class TrainerMetrics {
 
     private static String runtime(TrainJob job) {
         return job.getSpec() == null || job.getSpec().runtimeRef() == null ? "unknown" : job.getSpec().runtimeRef().name();
+    }
+
+    /** {@code kubeflow.trainer.access.reviews}: access reviews answered from kept answers (cached) or asked (reviewed). */
+    void accessReviews(AccessDecisions decisions) {
+        FunctionCounter.builder(PREFIX + "access.reviews", decisions, AccessDecisions::hits).tag("result", "cached")
+                .description("Access reviews answered from the kept answers").register(registry);
+        FunctionCounter.builder(PREFIX + "access.reviews", decisions, AccessDecisions::misses)
+                .tag("result", "reviewed").description("Access reviews asked of the API server").register(registry);
     }
 }

@@ -184,6 +184,21 @@ class CallerAccessTest extends TrainerRouteTestSupport {
     }
 
     @Test
+    void aRepeatedReviewIsAnsweredFromTheKeptAnswerAndAnotherCallersIsNot() {
+        Caller carol = new Caller("carol", List.of("readers"));
+        as(carol, "kubeflow-trainer:list?authorizeCaller=true&namespace=acl", Map.of());
+        Exchange again = as(carol, "kubeflow-trainer:list?authorizeCaller=true&namespace=acl", Map.of());
+        assertInstanceOf(AccessDeniedException.class, again.getException(), "a kept denial is still a denial");
+        assertTrue(api.requestsSinceMark().stream().noneMatch(r -> r.getPath().contains("subjectaccessreviews")),
+                "the same caller and access were reviewed twice within the component's accessReviewCacheTtl");
+        // the same user with other groups is another caller: asked afresh
+        as(new Caller("carol", List.of("readers", "ml")), "kubeflow-trainer:list?authorizeCaller=true&namespace=acl",
+                Map.of());
+        assertEquals(1, api.requestsSinceMark().stream().filter(r -> r.getPath().contains("subjectaccessreviews"))
+                .count());
+    }
+
+    @Test
     void withoutAuthorizeCallerTheCallerChangesNothing() {
         Exchange trained = as(new Caller("bob", List.of()), "kubeflow-trainer:train?runtime=torch-distributed"
                 + "&namespace=acl&pythonFile=/a.py", Map.of(IDEMPOTENCY_KEY, "unchecked"));

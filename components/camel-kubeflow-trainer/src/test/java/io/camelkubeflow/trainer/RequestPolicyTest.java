@@ -30,7 +30,10 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
                 .withRuntimes(Set.of("torch-distributed", "deepspeed-distributed"))
                 .withSecrets(Set.of("hf-token")).withMaxima(2, 4, "1", "8", "32Gi", 3600, 64));
         camel.getRegistry().bind("images", RequestPolicy.safeDefaults()
-                .withImageOverride(true, List.of("registry.example.com/team/*")).withCommandOverride(false));
+                .withImageOverride(true, List.of("registry.example.com/team/*")));
+        camel.getRegistry().bind("amd", RequestPolicy.safeDefaults().withNamespaces(Set.of("pol"))
+                .withResourceMaxima(Map.of("amd.com/gpu", "2")).withCommandOverride(true)
+                .withDefaultActiveDeadlineSeconds(7200));
     }
 
     static Stream<Arguments> violations() {
@@ -42,6 +45,11 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
                         Map.of(IMAGE, "attacker.example.com/miner:latest")),
                 Arguments.of("commandOverride", TRAIN.replace("#policy", "#images").replace("&pythonFile=/a.py", ""),
                         Map.of(COMMAND, List.of("python", "-c", "print(1)"))),
+                Arguments.of("resources", TRAIN, Map.of(RESOURCES, Map.of("amd.com/gpu", "1000"))),
+                Arguments.of("resources", TRAIN, Map.of(RESOURCES, Map.of("ephemeral-storage", "100Ti"))),
+                Arguments.of("resources", TRAIN, Map.of(RESOURCES, Map.of("hugepages-1Gi", "1000Gi"))),
+                Arguments.of("resourceMaxima", TRAIN.replace("#policy", "#amd"),
+                        Map.of(RESOURCES, Map.of("amd.com/gpu", "3"))),
                 Arguments.of("secrets", TRAIN, Map.of(ENV, Map.of("DB", "secretKeyRef:db-credentials/password"))),
                 Arguments.of("configMaps", TRAIN, Map.of(ENV, Map.of("CFG", "configMapKeyRef:settings/x"))),
                 Arguments.of("maxNumNodes", TRAIN, Map.of(NUM_NODES, 100000)),
@@ -71,5 +79,23 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
         Exchange image = send(TRAIN.replace("#policy", "#images"), null,
                 Map.of(IMAGE, "registry.example.com/team/trainer:1", IDEMPOTENCY_KEY, "image-ok"));
         assertNull(image.getException());
+    }
+
+    @Test
+    void aConfiguredResourceIsAllowedUpToItsMaximumAndACommandWhereAllowed() {
+        Exchange trained = send(TRAIN.replace("#policy", "#amd").replace("&pythonFile=/a.py", ""), null,
+                Map.of(RESOURCES, Map.of("amd.com/gpu", "2"), COMMAND, List.of("python", "-c", "print(1)")));
+        assertEquals("2", trainJob(trained).getSpec().trainer().resourcesPerNode().getLimits().get("amd.com/gpu")
+                .toString());
+    }
+
+    @Test
+    void aRequestWithoutARunTimeGetsThePolicysDefaultOneWithItsOwnKept() {
+        assertEquals(7200L, trainJob(send(TRAIN.replace("#policy", "#amd"), null, Map.of()))
+                .getSpec().activeDeadlineSeconds());
+        assertEquals(3600L, trainJob(send(TRAIN, null, Map.of(IDEMPOTENCY_KEY, "capped-default")))
+                .getSpec().activeDeadlineSeconds(), "a default over the maximum is the maximum");
+        assertEquals(600L, trainJob(send(TRAIN, null, Map.of(ACTIVE_DEADLINE_SECONDS, 600L, IDEMPOTENCY_KEY,
+                "own-deadline"))).getSpec().activeDeadlineSeconds());
     }
 }

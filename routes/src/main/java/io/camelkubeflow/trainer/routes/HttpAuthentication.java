@@ -5,15 +5,23 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.access.Caller;
+import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.StartupEvent;
 import io.vertx.ext.auth.User;
 import io.vertx.ext.web.Router;
@@ -35,7 +43,9 @@ import org.jboss.logging.Logger;
  * body saying how to authenticate. The caller goes on as a typed {@link Caller}, never as text: to the Vert.x routes in
  * the routing context ({@link #CALLER}), to the Camel routes as the routing context's Vert.x user, which platform-http
  * hands on as an object in {@code CamelVertxPlatformHttpAuthenticatedUser}; {@link #actAsCaller} moves it into the
- * component's exchange property. No header, query parameter or body of any name can set or extend it.
+ * component's exchange property. No header, query parameter or body of any name can set or extend it. A TokenReview's
+ * answer is kept by the token's SHA-256 for {@code trainer.http.token-cache-ttl}; each caller then spends one request
+ * of its budget ({@link CallerBudgets}), and past it is answered 429 with Retry-After.
  *
  * <p>On the local sandbox a token is made at start for the local developer (full rights on the sandbox) and written
  * to {@code trainer.http.token-file}, readable by its owner only, as Jupyter does: a web page in a browser can send a
@@ -46,6 +56,8 @@ public class HttpAuthentication {
     /** The caller in the routing context (for the Vert.x routes) and in its Vert.x user's attributes (for Camel's). */
     static final String CALLER = "kubeflow-trainer-caller";
     private static final Logger LOG = Logger.getLogger(HttpAuthentication.class);
+    /** At most this many tokens' answers are kept; the least used go first. */
+    private static final long MAX_REVIEWED_TOKENS = 10_000;
     private static final String HOW = "send 'Authorization: Bearer <token>' with a Kubernetes token: a service"
             + " account's (kubectl create token <serviceaccount> -n <namespace>) or your own; on the local sandbox, the"
             + " token in the file the app named at start";
@@ -77,7 +89,22 @@ public class HttpAuthentication {
     @ConfigProperty(name = "trainer.http.oidc.groups-prefix", defaultValue = "oidc:")
     String oidcGroupsPrefix;
 
+    @ConfigProperty(name = "trainer.http.token-cache-ttl", defaultValue = "10s")
+    Duration tokenCacheTtl;
+
+    @ConfigProperty(name = "trainer.http.rate-limit.per-second", defaultValue = "20")
+    double ratePerSecond;
+
+    @ConfigProperty(name = "trainer.http.rate-limit.burst", defaultValue = "40")
+    int rateBurst;
+
+    @Inject
+    MeterRegistry meters;
+
     private Optional<OidcVerifier> oidc = Optional.empty();
+    /** What the API server said of a token (the caller, or empty: not accepted), by the token's SHA-256. */
+    private Cache<String, Optional<Caller>> reviewedTokens;
+    private CallerBudgets budgets;
 
     void register(@Observes Router router) {
         // ahead of the log stream (-1) and the REST DSL's routes
@@ -86,6 +113,10 @@ public class HttpAuthentication {
 
     /** On the sandbox: a token for the local developer, in a file only its owner can read. */
     void onStart(@Observes StartupEvent start) {
+        // evictions on the calling thread: a token's answer past its TTL is never served while a pool catches up
+        reviewedTokens = Caffeine.newBuilder().expireAfterWrite(tokenCacheTtl).maximumSize(MAX_REVIEWED_TOKENS)
+                .executor(Runnable::run).build();
+        budgets = new CallerBudgets(ratePerSecond, rateBurst);
         oidc = oidcIssuer.map(issuer -> new OidcVerifier(new OidcVerifier.Settings(issuer, oidcAudience,
                 oidcUsernameClaim, oidcUsernamePrefix, oidcGroupsClaim, oidcGroupsPrefix)));
         oidcIssuer.ifPresent(issuer -> LOG.infof("The HTTP API accepts ID tokens of the OIDC provider %s for audience"
@@ -135,6 +166,16 @@ public class HttpAuthentication {
             refuse(context, 401, "the Kubernetes API does not accept this token");
             return;
         }
+        long waitSeconds = budgets.take(caller.user(), System.nanoTime());
+        if (waitSeconds > 0) {
+            refusals(429).increment();
+            context.response().setStatusCode(429).putHeader("Content-Type", "application/json")
+                    .putHeader("Retry-After", Long.toString(waitSeconds))
+                    .end(ErrorAnswer.json("too many requests from caller '" + caller.user() + "': at most "
+                            + ratePerSecond + " a second over time, " + rateBurst + " at once", null,
+                            "try again after " + waitSeconds + " s (Retry-After); nothing was changed"));
+            return;
+        }
         context.put(CALLER, caller);
         User user = User.fromName(caller.user());
         user.attributes().put(CALLER, caller);
@@ -148,14 +189,39 @@ public class HttpAuthentication {
         if (human.isPresent()) {
             return human.get();
         }
+        String hash = TrainJobMetadata.sha256(token);
+        Optional<Caller> kept = reviewedTokens.getIfPresent(hash);
+        tokenReviews(kept == null ? "reviewed" : "cached").increment();
+        if (kept == null) {
+            // a failed review (API unreachable) throws and keeps nothing: the next request asks again
+            kept = review(token);
+            reviewedTokens.put(hash, kept);
+        }
+        return kept.orElse(null);
+    }
+
+    /** The caller the API server's TokenReview names, with its groups and extra as it gave them; empty if none. */
+    private Optional<Caller> review(String token) {
         TokenReview review = client.authentication().v1().tokenReviews().create(new TokenReviewBuilder().withNewSpec()
                 .withToken(token).endSpec().build());
         if (review.getStatus() == null || !Boolean.TRUE.equals(review.getStatus().getAuthenticated())) {
-            return null;
+            return Optional.empty();
         }
-        List<String> groups = review.getStatus().getUser().getGroups() == null ? List.of()
-                : review.getStatus().getUser().getGroups();
-        return new Caller(review.getStatus().getUser().getUsername(), groups);
+        var user = review.getStatus().getUser();
+        return Optional.of(new Caller(user.getUsername(), user.getGroups() == null ? List.of() : user.getGroups(),
+                user.getExtra() == null ? Map.of() : user.getExtra()));
+    }
+
+    private Counter tokenReviews(String result) {
+        return Counter.builder("kubeflow.trainer.http.token.reviews").tag("result", result)
+                .description("Bearer tokens checked by a TokenReview (reviewed) or from the kept answers (cached)")
+                .register(meters);
+    }
+
+    private Counter refusals(int status) {
+        return Counter.builder("kubeflow.trainer.http.refusals").tag("status", Integer.toString(status))
+                .description("HTTP requests refused before they reached a route: 401 unauthenticated, 429 over"
+                        + " the caller's rate").register(meters);
     }
 
     /**
@@ -181,6 +247,7 @@ public class HttpAuthentication {
     }
 
     private void refuse(RoutingContext context, int status, String why) {
+        refusals(status).increment();
         String how = oidcIssuer.map(issuer -> HOW + ", or an ID token of " + issuer + " for audience " + oidcAudience)
                 .orElse(HOW);
         context.response().setStatusCode(status).putHeader("Content-Type", "application/json")

@@ -5,9 +5,9 @@ import java.util.Map;
 import java.util.UUID;
 
 import com.fasterxml.jackson.core.JacksonException;
+import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
-import io.camelkubeflow.trainer.access.AccessReviewer;
 import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -18,7 +18,6 @@ import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.camel.Exchange;
@@ -51,15 +50,8 @@ public class HttpRoutes extends RouteBuilder {
     @Inject
     KubernetesClient client;
 
-    private AccessReviewer access;
-
     @ConfigProperty(name = "trainer.namespace")
     String defaultNamespace;
-
-    @PostConstruct
-    void reviewAccessWithTheAppsClient() {
-        access = new AccessReviewer(client, ApiRetry.DEFAULT);
-    }
 
     /**
      * Only route definitions: Camel Quarkus also runs this at build time, without injection, to generate the
@@ -178,7 +170,9 @@ public class HttpRoutes extends RouteBuilder {
                     Caller caller = HttpAuthentication.actAsCaller(e);
                     String namespace = KubernetesNames.namespace("namespace", namespace(e));
                     String name = KubernetesNames.trainJobName("name", e.getMessage().getHeader("name", String.class));
-                    access.check(caller, Access.trainJobs("get", namespace, name));
+                    getContext().getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
+                            .accessReviewerFor(client, ApiRetry.DEFAULT)
+                            .check(caller, Access.trainJobs("get", namespace, name));
                     e.getMessage().setBody(statusView.describe(namespace, name));
                 })
                 .marshal().json();

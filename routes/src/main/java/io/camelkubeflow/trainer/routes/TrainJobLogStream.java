@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
-import io.camelkubeflow.trainer.access.AccessReviewer;
 import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
@@ -65,8 +64,6 @@ public class TrainJobLogStream {
     @ConfigProperty(name = "trainer.namespace")
     String defaultNamespace;
 
-    private AccessReviewer access;
-
     /**
      * Checks a request (access and job lookups block) and reads its log, off the event loop. A reader holds none of
      * these threads while it waits for lines, so a few serve any number of followers.
@@ -75,7 +72,6 @@ public class TrainJobLogStream {
             Math.max(2, Runtime.getRuntime().availableProcessors()), new ReaderThreads());
 
     void register(@Observes Router router) {
-        access = new AccessReviewer(client, ApiRetry.DEFAULT);
         // ahead of the REST DSL's routes, which Camel adds to the same router later
         router.get("/trainjobs/:name/logs").order(-1).handler(this::handle);
     }
@@ -104,7 +100,8 @@ public class TrainJobLogStream {
             KubernetesNames.trainJobName("name", name);
             LogStep step = LogStep.parse("step", stepText);
             long offset = offset(offsetText, step);
-            access.check(caller, Access.readPodLogs(namespace));
+            camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
+                    .accessReviewerFor(client, ApiRetry.DEFAULT).check(caller, Access.readPodLogs(namespace));
             statusView.describe(namespace, name);
             response.setChunked(true).putHeader("Content-Type", "text/plain; charset=utf-8");
             CompletableFuture<List<String>> reading = new TrainJobLogs(client, camel.getComponent("kubeflow-trainer",

@@ -1,7 +1,9 @@
 package io.camelkubeflow.trainer.routes;
 
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -42,8 +44,12 @@ public class TrainRequestPolicy {
     String maxCpu;
     @ConfigProperty(name = "trainer.policy.max-memory")
     String maxMemory;
+    @ConfigProperty(name = "trainer.policy.resource-maxima")
+    Optional<List<String>> resourceMaxima;
     @ConfigProperty(name = "trainer.policy.max-active-deadline-seconds")
     long maxActiveDeadlineSeconds;
+    @ConfigProperty(name = "trainer.policy.default-active-deadline-seconds")
+    long defaultActiveDeadlineSeconds;
     @ConfigProperty(name = "trainer.policy.max-script-bytes")
     int maxScriptBytes;
     @ConfigProperty(name = "trainer.policy.workspace-sources")
@@ -62,7 +68,23 @@ public class TrainRequestPolicy {
                 .withConfigMaps(set(configMaps.orElse(List.of())))
                 .withMaxima(maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds,
                         maxScriptBytes)
+                .withResourceMaxima(resourceMaxima(resourceMaxima.orElse(List.of())))
+                .withDefaultActiveDeadlineSeconds(defaultActiveDeadlineSeconds)
                 .withWorkspaceSources(List.copyOf(set(workspaceSources.orElse(List.of()))));
+    }
+
+    /** {@code amd.com/gpu=4} entries, as a resource name and its maximum. */
+    private static Map<String, String> resourceMaxima(List<String> entries) {
+        Map<String, String> maxima = new LinkedHashMap<>();
+        for (String entry : entries) {
+            int equals = entry.indexOf('=');
+            if (equals < 1 || equals == entry.length() - 1) {
+                throw new IllegalArgumentException("trainer.policy.resource-maxima: '" + entry + "' is not"
+                        + " <resource>=<quantity>, e.g. amd.com/gpu=4");
+            }
+            maxima.put(entry.substring(0, equals).trim(), entry.substring(equals + 1).trim());
+        }
+        return maxima;
     }
 
     private static Set<String> set(List<String> names) {

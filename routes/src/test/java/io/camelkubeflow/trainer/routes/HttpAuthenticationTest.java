@@ -169,7 +169,9 @@ class HttpAuthenticationTest {
                 "namespaces", "{\"pythonFile\": \"/a.py\", \"namespace\": \"kube-system\"}",
                 "maxNumNodes", "{\"pythonFile\": \"/a.py\", \"numNodes\": 100000}",
                 "maxGpu", "{\"pythonFile\": \"/a.py\", \"gpu\": \"1000\"}",
-                "secrets", "{\"pythonFile\": \"/a.py\", \"env\": {\"X\": \"secretKeyRef:db-credentials/password\"}}")
+                "secrets", "{\"pythonFile\": \"/a.py\", \"env\": {\"X\": \"secretKeyRef:db-credentials/password\"}}",
+                "resources", "{\"pythonFile\": \"/a.py\", \"resources\": {\"amd.com/gpu\": \"1000\"}}",
+                "commandOverride", "{\"command\": [\"python\", \"-c\", \"print(1)\"]}")
                 .entrySet()) {
             HttpResponse<String> refused = send("POST", "", attempt.getValue(), developer, Map.of());
             assertEquals(403, refused.statusCode(), refused.body());
@@ -177,5 +179,11 @@ class HttpAuthenticationTest {
                     refused.body());
         }
         assertEquals(before, trainJobs());
+        HttpResponse<String> unbounded = send("POST", "", "{\"pythonFile\": \"/a.py\"}", developer,
+                Map.of("Idempotency-Key", "no-deadline-given"));
+        assertEquals(201, unbounded.statusCode(), unbounded.body());
+        assertEquals(86400L, client.resources(TrainJob.class).inNamespace("default")
+                .withName((String) json(unbounded).get("name")).get().getSpec().activeDeadlineSeconds(),
+                "a request that gives no run time gets the policy's default");
     }
 }

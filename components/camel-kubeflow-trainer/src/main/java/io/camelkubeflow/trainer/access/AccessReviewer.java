@@ -16,10 +16,18 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 public class AccessReviewer {
     private final KubernetesClient client;
     private final ApiRetry retry;
+    private final AccessDecisions decisions;
 
+    /** Asks the API server every time. */
     public AccessReviewer(KubernetesClient client, ApiRetry retry) {
+        this(client, retry, new AccessDecisions(java.time.Duration.ZERO));
+    }
+
+    /** Asks the API server what {@code decisions} does not hold yet, and keeps its answers there. */
+    public AccessReviewer(KubernetesClient client, ApiRetry retry, AccessDecisions decisions) {
         this.client = client;
         this.retry = retry.forClient(client);
+        this.decisions = decisions;
     }
 
     /** Returns when the caller may do all of it; else throws for the first access denied. */
@@ -34,6 +42,17 @@ public class AccessReviewer {
             throw new AccessDeniedException(null, access, "acting within a caller's rights needs an authenticated"
                     + " caller");
         }
+        AccessDecisions.Decision decision = decisions.find(caller, access);
+        if (decision == null) {
+            decision = ask(caller, access);
+            decisions.keep(caller, access, decision);
+        }
+        if (!decision.allowed()) {
+            throw new AccessDeniedException(caller, access, decision.reason());
+        }
+    }
+
+    private AccessDecisions.Decision ask(Caller caller, Access access) {
         SubjectAccessReview review = retry.call("SubjectAccessReview for " + caller.user(), () -> client.authorization()
                 .v1().subjectAccessReview().create(new SubjectAccessReviewBuilder().withNewSpec()
                         .withUser(caller.user()).withGroups(caller.groups()).withExtra(caller.extra())
@@ -41,9 +60,8 @@ public class AccessReviewer {
                         .withResource(access.resource()).withSubresource(access.subresource())
                         .withNamespace(access.namespace()).withName(access.name()).endResourceAttributes()
                         .endSpec().build()));
-        if (review.getStatus() == null || !Boolean.TRUE.equals(review.getStatus().getAllowed())) {
-            String reason = review.getStatus() == null ? null : review.getStatus().getReason();
-            throw new AccessDeniedException(caller, access, reason == null || reason.isBlank() ? null : reason);
-        }
+        boolean allowed = review.getStatus() != null && Boolean.TRUE.equals(review.getStatus().getAllowed());
+        String reason = review.getStatus() == null ? null : review.getStatus().getReason();
+        return new AccessDecisions.Decision(allowed, reason == null || reason.isBlank() ? null : reason);
     }
 }

@@ -2,7 +2,9 @@ package io.camelkubeflow.trainer.job;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -21,20 +23,26 @@ import io.fabric8.kubernetes.api.model.Quantity;
 public final class RequestPolicy {
     /** In a set of names: any name. */
     public static final String ANY = "*";
+    private static final String CPU = "cpu";
+    private static final String MEMORY = "memory";
+    private static final String GPU = "nvidia.com/gpu";
+    /** The rule each of the default resources is refused under; a configured one's is {@code resourceMaxima}. */
+    private static final Map<String, String> MAXIMUM_RULES = Map.of(CPU, "maxCpu", MEMORY, "maxMemory", GPU, "maxGpu");
 
     // not final only so that each with... can change its own fresh copy; no instance changes once handed out
     private Set<String> namespaces = Set.of(ANY);
     private Set<String> runtimes = Set.of(ANY);
     private boolean imageOverride;
     private List<String> images = List.of();
-    private boolean commandOverride = true;
+    private boolean commandOverride;
     private Set<String> secrets = Set.of();
     private Set<String> configMaps = Set.of();
     private int maxNumNodes = 4;
     private int maxNumProcPerNode = 8;
-    private Quantity maxGpu = new Quantity("8");
-    private Quantity maxCpu = new Quantity("32");
-    private Quantity maxMemory = new Quantity("256Gi");
+    /** The resources a request may ask for per node, each with its maximum; any other resource is refused. */
+    private Map<String, Quantity> resourceMaxima = Map.of(CPU, new Quantity("32"), MEMORY, new Quantity("256Gi"),
+            GPU, new Quantity("8"));
+    private long defaultActiveDeadlineSeconds = 24 * 3600L;
     private long maxActiveDeadlineSeconds = 7 * 24 * 3600L;
     private int maxScriptBytes = TrainRequestValidator.MAX_SCRIPT_BYTES;
     private List<String> workspaceSources = List.of();
@@ -43,9 +51,10 @@ public final class RequestPolicy {
     }
 
     /**
-     * Any namespace and runtime; no image override; commands allowed (they run in the runtime's image); no Secret or
-     * ConfigMap; at most 4 nodes of 8 processes, 8 GPUs, 32 CPUs and 256Gi each, 7 days, a 200 KiB script (the
-     * most any inline script may be).
+     * Any namespace and runtime; no image or command override (a request runs a script, a Python file or a workspace
+     * in the runtime's image, launched as the runtime says); no Secret or ConfigMap; per node at most 32 CPUs, 256Gi of
+     * memory and 8 nvidia.com/gpu and no other resource; at most 4 nodes of 8 processes; a run time of 1 day unless the
+     * request gives one, 7 days at most; a 200 KiB script (the most any inline script may be).
      */
     public static RequestPolicy safeDefaults() {
         return new RequestPolicy();
@@ -62,9 +71,8 @@ public final class RequestPolicy {
         copy.configMaps = configMaps;
         copy.maxNumNodes = maxNumNodes;
         copy.maxNumProcPerNode = maxNumProcPerNode;
-        copy.maxGpu = maxGpu;
-        copy.maxCpu = maxCpu;
-        copy.maxMemory = maxMemory;
+        copy.resourceMaxima = resourceMaxima;
+        copy.defaultActiveDeadlineSeconds = defaultActiveDeadlineSeconds;
         copy.maxActiveDeadlineSeconds = maxActiveDeadlineSeconds;
         copy.maxScriptBytes = maxScriptBytes;
         copy.workspaceSources = workspaceSources;
@@ -152,12 +160,44 @@ public final class RequestPolicy {
         RequestPolicy policy = copy();
         policy.maxNumNodes = numNodes;
         policy.maxNumProcPerNode = numProcPerNode;
-        policy.maxGpu = new Quantity(gpu);
-        policy.maxCpu = new Quantity(cpu);
-        policy.maxMemory = new Quantity(memory);
+        Map<String, Quantity> maxima = new LinkedHashMap<>(resourceMaxima);
+        maxima.put(GPU, new Quantity(gpu));
+        maxima.put(CPU, new Quantity(cpu));
+        maxima.put(MEMORY, new Quantity(memory));
+        policy.resourceMaxima = Map.copyOf(maxima);
         policy.maxActiveDeadlineSeconds = activeDeadlineSeconds;
         policy.maxScriptBytes = scriptBytes;
         return policy;
+    }
+
+    /**
+     * Resources besides cpu, memory and nvidia.com/gpu a request may ask for per node, each with its maximum (e.g.
+     * {@code amd.com/gpu=4}); a resource named in no maximum is refused.
+     */
+    public RequestPolicy withResourceMaxima(Map<String, String> maxima) {
+        RequestPolicy policy = copy();
+        Map<String, Quantity> merged = new LinkedHashMap<>(resourceMaxima);
+        maxima.forEach((name, quantity) -> merged.put(name, new Quantity(quantity)));
+        policy.resourceMaxima = Map.copyOf(merged);
+        return policy;
+    }
+
+    /** The run time a request that gives none gets: a job never runs unbounded. */
+    public RequestPolicy withDefaultActiveDeadlineSeconds(long seconds) {
+        if (seconds < 1 || seconds > maxActiveDeadlineSeconds) {
+            throw new IllegalArgumentException("the default activeDeadlineSeconds " + seconds + " must be between 1"
+                    + " and the maximum, " + maxActiveDeadlineSeconds);
+        }
+        RequestPolicy policy = copy();
+        policy.defaultActiveDeadlineSeconds = seconds;
+        return policy;
+    }
+
+    /** What the policy sets on a request that leaves it open, before its TrainJob is built: the run time. */
+    public void applyDefaults(TrainRequest request) {
+        if (request.activeDeadlineSeconds() == null) {
+            request.activeDeadlineSeconds(Math.min(defaultActiveDeadlineSeconds, maxActiveDeadlineSeconds));
+        }
     }
 
     /** Refuses, naming the rule, a request whose TrainJob asks for more than this policy allows. */
@@ -192,9 +232,15 @@ public final class RequestPolicy {
         }
         atMost("maxNumNodes", "numNodes", request.numNodes(), maxNumNodes);
         atMost("maxNumProcPerNode", "numProcPerNode", request.numProcPerNode(), maxNumProcPerNode);
-        atMost("maxGpu", "gpu", request.resources().get("nvidia.com/gpu"), maxGpu);
-        atMost("maxCpu", "cpu", request.resources().get("cpu"), maxCpu);
-        atMost("maxMemory", "memory", request.resources().get("memory"), maxMemory);
+        request.resources().forEach((resource, quantity) -> {
+            Quantity max = resourceMaxima.get(resource);
+            if (max == null) {
+                throw new PolicyViolationException("resources", "resource '" + resource + "' is not one a request"
+                        + " may ask for here; allowed: " + resourceMaxima.keySet().stream().sorted().toList());
+            }
+            atMost(MAXIMUM_RULES.getOrDefault(resource, "resourceMaxima"), GPU.equals(resource) ? "gpu" : resource,
+                    quantity, max);
+        });
         if (request.activeDeadlineSeconds() != null && request.activeDeadlineSeconds() > maxActiveDeadlineSeconds) {
             throw new PolicyViolationException("maxActiveDeadlineSeconds", "activeDeadlineSeconds "
                     + request.activeDeadlineSeconds() + " is over " + maxActiveDeadlineSeconds);

@@ -44,6 +44,7 @@ public class TrainJobSubmitter {
 
     private final KubernetesClient client;
     private final ApiRetry retry;
+    private AccessReviewer accessReviewer;
     private final RequestPolicy policy;
     private final RuntimeLookup runtimes;
     private WorkspaceStore workspaceStore;
@@ -69,6 +70,13 @@ public class TrainJobSubmitter {
         this.retry = retry.forClient(client);
         this.policy = policy;
         this.runtimes = runtimes;
+        this.accessReviewer = new AccessReviewer(client, retry);
+    }
+
+    /** Reviews callers' access with this reviewer (one sharing its kept answers), set before the submitter is used. */
+    public TrainJobSubmitter accessReviewer(AccessReviewer reviewer) {
+        this.accessReviewer = reviewer;
+        return this;
     }
 
     /**
@@ -96,6 +104,7 @@ public class TrainJobSubmitter {
         if (policy != null) {
             // before the workspace is read: a request must not make the app read its disk or fetch a URL it may not
             policy.checkWorkspaceSource(request);
+            policy.applyDefaults(request);
         }
         if (request.workspace() != null && request.workspaceContent() == null) {
             request.workspaceContent(WorkspaceSources.of(request.workspace(), "workspace", WorkspaceLimits.DEFAULT,
@@ -124,12 +133,12 @@ public class TrainJobSubmitter {
         if (request.caller() != null) {
             // before the runtime is looked up or a workspace read: a caller who may not create TrainJobs there learns
             // nothing of the cluster (not even whether a runtime exists) and costs it nothing but this review
-            new AccessReviewer(client, retry).check(request.caller(), TrainJobAccess.create(KubernetesNames
+            accessReviewer.check(request.caller(), TrainJobAccess.create(KubernetesNames
                     .namespace("namespace", request.namespace() != null ? request.namespace() : defaultNamespace)));
         }
         PreparedTrainJob prepared = prepare(request, defaultNamespace);
         if (request.caller() != null) {
-            new AccessReviewer(client, retry).check(request.caller(), TrainJobAccess.referenced(prepared));
+            accessReviewer.check(request.caller(), TrainJobAccess.referenced(prepared));
         }
         if (policy != null) {
             policy.check(request, prepared);
