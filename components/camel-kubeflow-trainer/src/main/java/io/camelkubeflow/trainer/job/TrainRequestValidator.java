@@ -27,6 +27,8 @@ public final class TrainRequestValidator {
     static final Pattern QUANTITY = Pattern.compile(
             "(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?");
     /** A quantity's decimal exponent: what follows its 'e' or 'E' (an 'E' followed by nothing or 'i' is a suffix). */
+    /** The largest power of ten {@code BigDecimal.pow} computes. */
+    private static final int MAX_EXPONENT = 999_999_999;
     private static final Pattern DECIMAL_EXPONENT = Pattern.compile("[eE]([^i].*)$");
     private static final Pattern LABEL_NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
     private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
@@ -320,8 +322,9 @@ public final class TrainRequestValidator {
 
     /**
      * Whether {@code value} is a quantity by the CRD's pattern whose decimal exponent, if it has one, is a whole number
-     * within an int32: the API server and fabric8's {@code Quantity} read the exponent so (the pattern also lets
-     * {@code 1e1.5} and {@code 1e2147483648} through, which they refuse or fail on).
+     * of at most {@value #MAX_EXPONENT} either way: the API server reads it as an int32, and fabric8's {@code Quantity}
+     * (the factory's and the policy's) raises 10 to it with {@code BigDecimal.pow}, which fails beyond that (the
+     * pattern also lets {@code 1e1.5}, {@code 1e2147483648} and {@code 5E1000806378} through).
      */
     static boolean isQuantity(String value) {
         if (!QUANTITY.matcher(value).matches()) {
@@ -332,8 +335,7 @@ public final class TrainRequestValidator {
             return true;
         }
         try {
-            Integer.parseInt(exponent.group(1));
-            return true;
+            return Math.abs(Integer.parseInt(exponent.group(1))) <= MAX_EXPONENT;
         } catch (NumberFormatException e) {
             return false;
         }

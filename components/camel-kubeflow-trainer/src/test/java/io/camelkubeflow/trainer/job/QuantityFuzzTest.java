@@ -44,7 +44,8 @@ class QuantityFuzzTest {
     }
 
     @ValueSource(strings = {"500m", "4Gi", "1.5", "+2", ".5e3", "5.", "1e9", "0", "-1", "1e2147483648", "1e1.5",
-            "12Ki", "1E-3", "Gi", "1 Gi", "1e", "9999999999999999999999999999999999999999Ei"})
+            "12Ki", "1E-3", "Gi", "1 Gi", "1e", "9999999999999999999999999999999999999999Ei",
+            "50000005E001000806378"})
     @FuzzTest(maxDuration = "90s")
     void aQuantityIsRefusedOrParsedAlongTheWay(@NotNull String quantity) {
         TrainRequest request = new TrainRequest().runtime("torch-distributed").pythonFile("/app/train.py")

@@ -20,7 +20,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * point (URI options, headers, a JSON body) can give a null there; a map's value can be null.
  */
 class TrainRequestValidatorFuzzTest {
-    /** A request that validates, one of the hostile sort, and one with every field but the runtime empty or zero (JUnit refuses a blank first argument as an invocation's name). */
+    /**
+     * A request that validates, one of the hostile sort, and one with every field but the runtime empty or zero
+     * (JUnit refuses a blank first argument as an invocation's name).
+     */
     static Stream<Arguments> requests() {
         return Stream.of(
                 Arguments.of("torch-distributed", "ClusterTrainingRuntime", "team-a", "job-1", null, null,
