@@ -12,9 +12,17 @@ import io.camelkubeflow.trainer.support.InvalidOptionException;
  * mistake is refused naming its field and the fix instead of reaching the API server as a 400 without either.
  */
 public final class LabelSelectors {
-    private static final Pattern SET = Pattern.compile("(!?)(\\S+)\\s+(in|notin)\\s*\\(([^()]*)\\)");
-    private static final Pattern EQUALITY = Pattern.compile("([^=!\\s]+)\\s*(==|=|!=)\\s*([^=!\\s]*)");
-    private static final Pattern EXISTS = Pattern.compile("!?([^=!\\s(),]+)");
+    /**
+     * What the API server's lexer skips between tokens: ' ', tab, CR and LF only. Any other character (a control
+     * character, a Unicode space) is part of a key or value there, which its rules then refuse.
+     */
+    private static final String SPACE = "[ \\t\\r\\n]";
+    private static final Pattern SET = Pattern.compile(
+            "(!?)([^ \\t\\r\\n]+)" + SPACE + "+(in|notin)" + SPACE + "*\\(([^()]*)\\)");
+    private static final Pattern EQUALITY = Pattern.compile(
+            "([^=! \\t\\r\\n]+)" + SPACE + "*(==|=|!=)" + SPACE + "*([^=! \\t\\r\\n]*)");
+    private static final Pattern EXISTS = Pattern.compile("!?([^=! \\t\\r\\n(),]+)");
+    private static final Pattern AROUND = Pattern.compile("^" + SPACE + "+|" + SPACE + "+$");
     private static final String FORMS = "write requirements separated by commas: key=value, key!=value,"
             + " key in (a,b), key notin (a,b), key or !key (e.g. team=vision,!gpu)";
 
@@ -23,7 +31,7 @@ public final class LabelSelectors {
 
     /** @throws InvalidOptionException naming {@code field} when {@code selector} is not one the API server accepts */
     public static void check(String field, String selector) {
-        if (selector.isBlank()) {
+        if (strip(selector).isEmpty()) {
             return;
         }
         for (String requirement : requirements(field, selector)) {
@@ -32,12 +40,12 @@ public final class LabelSelectors {
             Matcher exists = EXISTS.matcher(requirement);
             if (set.matches() && set.group(1).isEmpty()) {
                 key(field, set.group(2));
-                if (set.group(4).isBlank()) {
+                if (strip(set.group(4)).isEmpty()) {
                     throw new InvalidOptionException(field, "'" + requirement + "' has no values; give at least"
                             + " one, e.g. " + set.group(2) + " " + set.group(3) + " (a,b)");
                 }
                 for (String value : set.group(4).split(",", -1)) {
-                    value(field, value.trim());
+                    value(field, strip(value));
                 }
             } else if (equality.matches()) {
                 key(field, equality.group(1));
@@ -63,15 +71,20 @@ public final class LabelSelectors {
                 throw new InvalidOptionException(field, "'" + selector + "' has unbalanced parentheses; " + FORMS);
             }
             if (c == ',' && depth == 0) {
-                requirements.add(selector.substring(start, i).trim());
+                requirements.add(strip(selector.substring(start, i)));
                 start = i + 1;
             }
         }
         if (depth != 0) {
             throw new InvalidOptionException(field, "'" + selector + "' has unbalanced parentheses; " + FORMS);
         }
-        requirements.add(selector.substring(start).trim());
+        requirements.add(strip(selector.substring(start)));
         return requirements;
+    }
+
+    /** The text without the white space the API server skips around it (not {@code trim()}'s control characters). */
+    private static String strip(String text) {
+        return AROUND.matcher(text).replaceAll("");
     }
 
     private static void key(String field, String key) {

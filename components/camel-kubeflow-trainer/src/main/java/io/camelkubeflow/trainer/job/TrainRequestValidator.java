@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.camelkubeflow.trainer.api.KubernetesNames;
@@ -22,6 +23,10 @@ public final class TrainRequestValidator {
     /** The quantity pattern of the CRD's resourcesPerNode (Kubernetes resource.Quantity). */
     static final Pattern QUANTITY = Pattern.compile(
             "(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?");
+    /** A quantity's decimal exponent: what follows its 'e' or 'E' (an 'E' followed by nothing or 'i' is a suffix). */
+    /** The largest power of ten {@code BigDecimal.pow} computes. */
+    private static final int MAX_EXPONENT = 999_999_999;
+    private static final Pattern DECIMAL_EXPONENT = Pattern.compile("[eE]([^i].*)$");
     private static final Pattern LABEL_NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
     private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
     private static final Pattern ENV_NAME = Pattern.compile("[-._a-zA-Z][-._a-zA-Z0-9]*");
@@ -297,7 +302,7 @@ public final class TrainRequestValidator {
         for (Map.Entry<String, String> entry : resources.entrySet()) {
             String field = fieldForResource(entry.getKey());
             qualifiedName(field, entry.getKey());
-            if (entry.getValue() == null || !QUANTITY.matcher(entry.getValue()).matches()) {
+            if (entry.getValue() == null || !isQuantity(entry.getValue())) {
                 throw new InvalidOptionException(field, "'" + entry.getValue() + "' is not a Kubernetes"
                         + " quantity; write e.g. 2, 500m, 16Gi or 1.5");
             }
@@ -305,6 +310,27 @@ public final class TrainRequestValidator {
                 throw new InvalidOptionException(field, "'" + entry.getValue() + "' is negative; give a"
                         + " quantity of zero or more");
             }
+        }
+    }
+
+    /**
+     * Whether {@code value} is a quantity by the CRD's pattern whose decimal exponent, if it has one, is a whole number
+     * of at most {@value #MAX_EXPONENT} either way: the API server reads it as an int32, and fabric8's {@code Quantity}
+     * (the factory's and the policy's) raises 10 to it with {@code BigDecimal.pow}, which fails beyond that (the
+     * pattern also lets {@code 1e1.5}, {@code 1e2147483648} and {@code 5E1000806378} through).
+     */
+    static boolean isQuantity(String value) {
+        if (!QUANTITY.matcher(value).matches()) {
+            return false;
+        }
+        Matcher exponent = DECIMAL_EXPONENT.matcher(value);
+        if (!exponent.find()) {
+            return true;
+        }
+        try {
+            return Math.abs(Integer.parseInt(exponent.group(1))) <= MAX_EXPONENT;
+        } catch (NumberFormatException e) {
+            return false;
         }
     }
 

@@ -2,6 +2,7 @@ package io.camelkubeflow.trainer.workspace;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -49,7 +50,8 @@ public final class WorkspaceArchives {
             ".pytest_cache", ".ipynb_checkpoints");
     private static final int MAX_NAME_BYTES = 255;
     private static final int MAX_PATH_BYTES = 4096;
-    private static final int MAX_LINK_DEPTH = 40;
+    /** The links one path resolution may follow in all: the kernel's limit (MAXSYMLINKS) before ELOOP. */
+    private static final int MAX_LINKS_FOLLOWED = 40;
     /** Unix file type bits (st_mode), as zip entries carry them. */
     private static final int TYPE_MASK = 0170000;
     private static final int REGULAR = 0100000;
@@ -75,6 +77,8 @@ public final class WorkspaceArchives {
         private final long compressedBytes;
         private final Map<String, Entry> entries = new TreeMap<>();
         private long bytes;
+        /** Links followed so far while resolving one link of the archive. */
+        private int linksFollowed;
 
         Collector(String field, WorkspaceLimits limits, long compressedBytes) {
             this.field = field;
@@ -199,7 +203,8 @@ public final class WorkspaceArchives {
             for (String path : entries.keySet()) {
                 checkNotBeneathLink(path);
                 if (entries.get(path).isLink()) {
-                    resolve(path, 0);
+                    linksFollowed = 0;
+                    resolve(path);
                 }
             }
             try {
@@ -222,9 +227,13 @@ public final class WorkspaceArchives {
             }
         }
 
-        /** Resolves a link as the kernel would, through the links it meets, failing when a step leaves the root. */
-        private String resolve(String linkPath, int depth) {
-            if (depth > MAX_LINK_DEPTH) {
+        /**
+         * Resolves a link as the kernel would, through the links it meets, failing when a step leaves the root or
+         * when it has followed more links in all than the kernel would: counting only the nesting would let links
+         * that each name the one before twice ({@code l2 -> l1/../l1}) take 2^n steps.
+         */
+        private String resolve(String linkPath) {
+            if (++linksFollowed > MAX_LINKS_FOLLOWED) {
                 throw refused("the symbolic link '" + linkPath + "' is part of a loop");
             }
             Deque<String> resolved = new ArrayDeque<>(List.of(linkPath.split("/")));
@@ -245,7 +254,7 @@ public final class WorkspaceArchives {
                 String sofar = String.join("/", resolved);
                 Entry entry = entries.get(sofar);
                 if (entry != null && entry.isLink()) {
-                    resolved = new ArrayDeque<>(List.of(resolve(sofar, depth + 1).split("/", -1)));
+                    resolved = new ArrayDeque<>(List.of(resolve(sofar).split("/", -1)));
                     resolved.removeIf(String::isEmpty);
                 }
             }
@@ -323,9 +332,9 @@ public final class WorkspaceArchives {
             if (archive.length >= 4 && archive[0] == 'P' && archive[1] == 'K') {
                 readZip(archive, collector);
             } else if (archive.length >= 2 && (archive[0] & 0xff) == 0x1f && (archive[1] & 0xff) == 0x8b) {
-                readTar(new GzipCompressorInputStream(new ByteArrayInputStream(archive), true), collector);
+                readTar(new GzipCompressorInputStream(new ByteArrayInputStream(archive), true), limits, collector);
             } else if (isTar(archive)) {
-                readTar(new ByteArrayInputStream(archive), collector);
+                readTar(new ByteArrayInputStream(archive), limits, collector);
             } else {
                 throw collector.refused("it is not a zip, a tar or a tar.gz");
             }
@@ -380,8 +389,8 @@ public final class WorkspaceArchives {
         }
     }
 
-    private static void readTar(InputStream in, Collector collector) throws IOException {
-        try (TarArchiveInputStream tar = new TarArchiveInputStream(in)) {
+    private static void readTar(InputStream in, WorkspaceLimits limits, Collector collector) throws IOException {
+        try (TarArchiveInputStream tar = new TarArchiveInputStream(new TarBytes(in, limits.maxTarBytes(), collector))) {
             for (TarArchiveEntry entry; (entry = tar.getNextEntry()) != null; ) {
                 if (entry.isDirectory()) {
                     continue;
@@ -397,6 +406,51 @@ public final class WorkspaceArchives {
                     throw collector.refused("'" + entry.getName() + "' is a device, pipe or special entry, not a"
                             + " file");
                 }
+            }
+        }
+    }
+
+    /**
+     * An uncompressed tar, refused once it is longer than the limits allow: its headers count too, as a PAX header
+     * or a GNU long name of any size is read into memory whole (a few hundred bytes of gzip held 135 KB of one).
+     */
+    private static final class TarBytes extends FilterInputStream {
+        private final long max;
+        private final Collector collector;
+        private long count;
+
+        TarBytes(InputStream in, long max, Collector collector) {
+            super(in);
+            this.max = max;
+            this.collector = collector;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            counted(b < 0 ? 0 : 1);
+            return b;
+        }
+
+        @Override
+        public int read(byte[] buffer, int offset, int length) throws IOException {
+            int n = super.read(buffer, offset, length);
+            counted(Math.max(n, 0));
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            long skipped = super.skip(n);
+            counted(skipped);
+            return skipped;
+        }
+
+        private void counted(long n) {
+            count += n;
+            if (count > max) {
+                throw collector.refused("its tar is longer than " + max + " bytes, more than its files and their"
+                        + " headers may take; leave data sets and checkpoints out of the workspace");
             }
         }
     }

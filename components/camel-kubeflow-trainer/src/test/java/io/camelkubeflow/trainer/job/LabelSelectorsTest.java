@@ -21,7 +21,9 @@ class LabelSelectorsTest {
     @ParameterizedTest
     @ValueSource(strings = {"team=vi sion", "team=a=b", "team in (a,b", "team in a,b)", "team in ((a))",
             "!team in (a)", "-team=x", "team=-x", "team=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "a/b/c=x", "team>1", "team in (a b)",
-            "team=vision,,gpu", "team=vision&gpu=1", "tier in ()", "tier notin ( )"})
+            "team=vision,,gpu", "team=vision&gpu=1", "tier in ()", "tier notin ( )",
+            // white space to Java's trim() or \\s, but part of a key or value to the API server's lexer
+            "\u0001team=x", "\u2003", "team=x\u000b", "team=x\f", "tier in (a,\u001fb)"})
     void othersAreRefusedNamingTheField(String selector) {
         InvalidOptionException refused = assertThrows(InvalidOptionException.class,
                 () -> LabelSelectors.check("labelSelector", selector));

@@ -10,6 +10,7 @@ import io.camelkubeflow.trainer.support.InvalidOptionException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -138,5 +139,20 @@ class TrainRequestValidatorLimitsTest {
                 () -> TrainRequestValidator.validate(request));
         assertEquals(field, error.getField());
         assertTrue(error.getMessage().contains("NUL character"), error.getMessage());
+    }
+
+    /** The CRD's pattern lets these through; the API server refuses them or fabric8's Quantity fails on them. */
+    @ParameterizedTest
+    @ValueSource(strings = {"1e2147483648", "1e-2147483649", "1e1.5", "1E.5", "50000005E001000806378",
+            "1e-1000000000"})
+    void aQuantitysExponentIsAWholeNumberFabric8Computes(String quantity) {
+        assertEquals("cpu", assertThrows(InvalidOptionException.class,
+                () -> TrainRequestValidator.validate(base().resource("cpu", quantity))).getField());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"1e999999999", "1e-999999999", "1E+3", "2E", "4Ei"})
+    void exponentsFabric8ComputesAndTheExaSuffixesAreQuantities(String quantity) {
+        assertDoesNotThrow(() -> TrainRequestValidator.validate(base().resource("cpu", quantity)));
     }
 }
