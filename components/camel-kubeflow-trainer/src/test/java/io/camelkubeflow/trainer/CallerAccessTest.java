@@ -118,6 +118,21 @@ class CallerAccessTest extends TrainerRouteTestSupport {
     }
 
     @Test
+    void aCallerWithTheRightsGetsListsWaitsReadsLogsSuspendsResumesAndDeletes() {
+        Caller alice = new Caller("alice", List.of());
+        Exchange trained = train("&jobName=alices-positive-control", "alice", Map.of());
+        assertNull(trained.getException());
+        Map<String, Object> job = Map.of(JOB_NAME, "alices-positive-control", NAMESPACE, "acl");
+        for (String operation : List.of("get", "wait?waitTimeout=60s", "logs", "suspend", "resume", "delete")) {
+            Exchange done = as(alice, "kubeflow-trainer:" + operation + (operation.contains("?") ? "&" : "?")
+                    + "authorizeCaller=true", job);
+            assertNull(done.getException(), operation);
+        }
+        Exchange listed = as(alice, "kubeflow-trainer:list?authorizeCaller=true&namespace=acl", Map.of());
+        assertNull(listed.getException());
+    }
+
+    @Test
     void noHeaderOfAnyNameOrCaseNamesACaller() {
         // the headers that named the caller before the caller became a typed exchange property, in any case
         for (Map<String, Object> headers : List.<Map<String, Object>>of(

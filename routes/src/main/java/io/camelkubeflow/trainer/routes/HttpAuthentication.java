@@ -208,6 +208,9 @@ public class HttpAuthentication {
             return Optional.empty();
         }
         var user = review.getStatus().getUser();
+        if (user == null || user.getUsername() == null || user.getUsername().isBlank()) {
+            return Optional.empty();
+        }
         return Optional.of(new Caller(user.getUsername(), user.getGroups() == null ? List.of() : user.getGroups(),
                 user.getExtra() == null ? Map.of() : user.getExtra()));
     }

@@ -218,6 +218,24 @@ class KafkaRoutesTest {
         assertTrue(header(result, "traceparent").startsWith("00-" + traceId + "-"), header(result, "traceparent"));
     }
 
+    @Test
+    void noRecordHeaderOfAnyCaseSetsAnOptionOrNamesACaller() throws Exception {
+        ProducerRecord<String, String> request = new ProducerRecord<>("trainjob-requests",
+                "{\"pythonFile\": \"/app/train.py\", \"idempotencyKey\": \"record-headers-1\"}");
+        for (String[] header : new String[][] {{"camelkubeflowtrainerimage", "attacker.example.com/miner:latest"},
+                {"CAMELKUBEFLOWTRAINERNAMESPACE", "kube-system"}, {"CamelKubeflowTrainerCaller", "developer"},
+                {"CamelKubeflowTrainerCallerGroups", "system:masters"}}) {
+            request.headers().add(header[0], header[1].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        send(request);
+        awaitMatching("trainjob-results", r -> "record-headers-1".equals(r.get("request")));
+        TrainJob job = client.resources(TrainJob.class).inAnyNamespace().list().getItems().stream()
+                .filter(j -> "record-headers-1".equals(j.getMetadata().getAnnotations()
+                        .get("camelkubeflow.io/idempotency-key"))).findFirst().orElseThrow();
+        assertEquals("default", job.getMetadata().getNamespace());
+        assertEquals(null, job.getSpec().trainer() == null ? null : job.getSpec().trainer().image());
+    }
+
     private void awaitBatchJobs(java.util.function.IntPredicate enough) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!enough.test(batchJobs().size()) && System.nanoTime() < deadline) {
