@@ -101,6 +101,9 @@ public enum TrainField {
         void apply(TrainRequest request, Object value, String field);
     }
 
+    /** Text {@link #parseWholeNumber} takes: ASCII digits only (a regex's \\d would take any script's). */
+    private static final java.util.regex.Pattern WHOLE_NUMBER = java.util.regex.Pattern.compile("-?[0-9]+");
+
     private final String fieldName;
     private final Kind kind;
     private final Exposure exposure;
@@ -175,6 +178,31 @@ public enum TrainField {
             return big.longValue();
         }
         throw new InvalidOptionException(field, describe(value) + " is not " + range);
+    }
+
+    /** A whole number in [min, max] given as a Java number ({@link #wholeNumber}) or as text ({@link #parseWholeNumber}). */
+    public static long wholeNumberOrDigits(Object value, String field, long min, long max) {
+        return value instanceof String text ? parseWholeNumber(text, field, min, max)
+                : wholeNumber(value, field, min, max);
+    }
+
+    /**
+     * A whole number in [min, max] written as text (an endpoint option, a header): ASCII digits with an optional
+     * leading '-', nothing else. No unit ({@code 2s} is not 2000), sign '+', space, fraction, exponent or other base
+     * or script of digits is taken, and a number outside the range is refused, never wrapped.
+     */
+    public static long parseWholeNumber(String text, String field, long min, long max) {
+        String range = "a whole number from " + min + " to " + max;
+        if (!WHOLE_NUMBER.matcher(text).matches()) {
+            throw new InvalidOptionException(field, "'" + text + "' is not " + range + "; write it in plain digits"
+                    + " (no unit, sign '+', space or fraction), e.g. 2");
+        }
+        java.math.BigInteger number = new java.math.BigInteger(text);
+        if (number.compareTo(java.math.BigInteger.valueOf(min)) < 0
+                || number.compareTo(java.math.BigInteger.valueOf(max)) > 0) {
+            throw new InvalidOptionException(field, "'" + text + "' is not " + range + "; give one within it");
+        }
+        return number.longValueExact();
     }
 
     private static Object jsonType(Object value, Class<?> type, String field, String wanted) {
