@@ -184,6 +184,23 @@ class BadInputTest extends TrainerRouteTestSupport {
         assertEquals(0, writes, "bad input must not write anything: " + api.writesSinceMark());
     }
 
+    /** A refusal quotes what it refuses with its line breaks and escapes visible, so it cannot forge a log line. */
+    @org.junit.jupiter.api.Test
+    void aRefusedHeaderValueIsQuotedWithoutItsControlCharacters() {
+        String forged = "nightly\r\n2026-01-01 12:00:00,000 INFO  TrainJob admin/approved created\u001b[2K";
+        for (Map<String, Object> headers : List.<Map<String, Object>>of(Map.of(JOB_NAME, forged),
+                Map.of(LABELS, Map.of("team", forged)), Map.of(LABELS, Map.of(forged, "x")), Map.of(NUM_NODES, forged),
+                Map.of(ENV, Map.of("A\u2028B", "1")))) {
+            Exception failure = send(TORCH_FILE, null, headers).getException();
+            InvalidOptionException refused = assertInstanceOf(InvalidOptionException.class, failure);
+            assertTrue(refused.getMessage().codePoints().noneMatch(c -> Character.isISOControl(c) || c == 0x2028),
+                    refused.getMessage());
+            assertTrue(refused.getMessage().contains("\\r\\n") || refused.getMessage().contains("\\u2028"),
+                    refused.getMessage());
+            assertEquals(0, api.writesSinceMark().size());
+        }
+    }
+
     /** The options the docs give as durations keep their units; whole numbers in plain digits are taken as written. */
     @org.junit.jupiter.api.Test
     void durationsKeepTheirUnitsAndNumbersTheirDigits() {
