@@ -143,8 +143,9 @@ public enum TrainField {
     /**
      * A value from a JSON request message (HTTP, Kafka) as this field's kind, never converted from another JSON type:
      * text must be a string; a whole number an integer within the field's range; a flag true or false; a list an array
-     * of strings (or one string, split as the field's kind says); a map an object of strings. Anything else is
-     * refused naming the field as the message wrote it, before anything is written.
+     * of strings (or one string: a command's words are split here, like a shell would, so a refusal names the field);
+     * a map an object of strings. Anything else, a null inside an array or object included, is refused naming the
+     * field as the message wrote it ({@code labels.team} for a map's entry), before anything is written.
      */
     public Object fromJson(Object value, String field) {
         return switch (kind) {
@@ -152,7 +153,8 @@ public enum TrainField {
             case INTEGER -> (int) wholeNumber(value, field, Integer.MIN_VALUE, Integer.MAX_VALUE);
             case LONG -> wholeNumber(value, field, Long.MIN_VALUE, Long.MAX_VALUE);
             case BOOLEAN -> jsonType(value, Boolean.class, field, "true or false");
-            case WORDS, LIST -> value instanceof String ? value : jsonStrings(value, field);
+            case WORDS -> value instanceof String line ? Shell.split(field, line) : jsonStrings(value, field);
+            case LIST -> value instanceof String ? value : jsonStrings(value, field);
             case MAP -> jsonStringMap(value, field);
             case DURATION -> value;
         };
@@ -234,8 +236,8 @@ public enum TrainField {
         }
         map.forEach((key, item) -> {
             if (!(item instanceof String)) {
-                throw new InvalidOptionException(field, "the value of '" + key + "' is " + describe(item)
-                        + ", not a string; write it as a JSON string, e.g. \"" + key + "\": \"4\"");
+                throw new InvalidOptionException(field + "." + key, describe(item) + " is not a string; write it as"
+                        + " a JSON string, e.g. \"" + key + "\": \"4\"");
             }
         });
         return map;
@@ -243,6 +245,9 @@ public enum TrainField {
 
     /** A value as the caller sent it, with its JSON type: {@code the number 1.5}, {@code an object}. */
     static String describe(Object value) {
+        if (value == null) {
+            return "null";
+        }
         if (value instanceof Map) {
             return "an object";
         }
