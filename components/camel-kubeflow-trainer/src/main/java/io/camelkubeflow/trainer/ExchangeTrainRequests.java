@@ -157,13 +157,19 @@ final class ExchangeTrainRequests {
             case LIST -> value instanceof List<?> list ? list.stream().map(item -> scalar(header, item)).toList()
                     : commaList(value.toString());
             case MAP -> map(header, value);
-            case INTEGER -> value instanceof Number
-                    ? (int) TrainField.wholeNumber(value, header, Integer.MIN_VALUE, Integer.MAX_VALUE)
-                    : typed(exchange, header, value, Integer.class);
-            case LONG -> value instanceof Number ? TrainField.wholeNumber(value, header, Long.MIN_VALUE, Long.MAX_VALUE)
-                    : typed(exchange, header, value, Long.class);
+            case INTEGER -> (int) wholeNumber(exchange, header, value, Integer.MIN_VALUE, Integer.MAX_VALUE);
+            case LONG -> wholeNumber(exchange, header, value, Long.MIN_VALUE, Long.MAX_VALUE);
             default -> typed(exchange, header, value, field.kind().javaType());
         };
+    }
+
+    /**
+     * A whole number from a number or text, by the rule endpoint options follow too; another type as Camel turns it
+     * into text.
+     */
+    private static long wholeNumber(Exchange exchange, String header, Object value, long min, long max) {
+        return TrainField.wholeNumberOrDigits(value instanceof Number || value instanceof String ? value
+                : typed(exchange, header, value, String.class), header, min, max);
     }
 
     private static String scalar(String header, Object value) {

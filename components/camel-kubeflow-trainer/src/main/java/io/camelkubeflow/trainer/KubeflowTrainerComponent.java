@@ -7,6 +7,7 @@ import java.util.function.Function;
 import io.camelkubeflow.trainer.access.AccessDecisions;
 import io.camelkubeflow.trainer.access.AccessReviewer;
 import io.camelkubeflow.trainer.job.LabelSelectors;
+import io.camelkubeflow.trainer.job.TrainField;
 import io.camelkubeflow.trainer.job.TrainJobReaper;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
@@ -22,6 +23,7 @@ import org.apache.camel.PropertyBindingException;
 import org.apache.camel.health.HealthCheckRegistry;
 import org.apache.camel.spi.Metadata;
 import org.apache.camel.spi.PropertyConfigurerGetter;
+import org.apache.camel.spi.UriParam;
 import org.apache.camel.spi.annotations.Component;
 import org.apache.camel.support.DefaultComponent;
 import org.apache.camel.util.PropertiesHelper;
@@ -60,6 +62,7 @@ public class KubeflowTrainerComponent extends DefaultComponent {
     private WatchConnectionMonitor watchConnections;
     /** The masterUrl that names the local sandbox instead of a cluster. */
     static final String SANDBOX = "sandbox";
+    private static final Map<String, Class<?>> WHOLE_NUMBER_OPTIONS = wholeNumberOptions();
     private Function<String, KubernetesClient> localSandbox;
     private final Map<HealthCheckKey, KubeflowTrainerHealthCheck> healthChecks
             = new java.util.concurrent.ConcurrentHashMap<>();
@@ -86,6 +89,7 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         configuration.setResources(merged(configuration.getResources(),
                 PropertiesHelper.extractProperties(parameters, "resources.")));
         KubeflowTrainerEndpoint endpoint = new KubeflowTrainerEndpoint(uri, this, operation, configuration);
+        checkWholeNumbers(parameters);
         try {
             setProperties(endpoint, parameters);
         } catch (PropertyBindingException e) {
@@ -96,6 +100,45 @@ public class KubeflowTrainerComponent extends DefaultComponent {
             LabelSelectors.check("labelSelector", configuration.getLabelSelector());
         }
         return endpoint;
+    }
+
+    /**
+     * Takes the whole-number options as headers take them ({@link TrainField#wholeNumberOrDigits}), each replaced by
+     * its number: Camel's binding would read {@code numNodes=2s} as 2000 milliseconds and wrap {@code 4294967298} to
+     * 2. The duration options ({@code waitTimeout=6h}) are left to Camel, which reads their units as documented.
+     */
+    private static void checkWholeNumbers(Map<String, Object> parameters) {
+        for (Map.Entry<String, Object> parameter : parameters.entrySet()) {
+            Class<?> type = WHOLE_NUMBER_OPTIONS.get(parameter.getKey().toLowerCase(java.util.Locale.ROOT));
+            if (type == Integer.class) {
+                parameter.setValue((int) TrainField.wholeNumberOrDigits(parameter.getValue(), parameter.getKey(),
+                        Integer.MIN_VALUE, Integer.MAX_VALUE));
+            } else if (type == Long.class) {
+                parameter.setValue(TrainField.wholeNumberOrDigits(parameter.getValue(), parameter.getKey(),
+                        Long.MIN_VALUE, Long.MAX_VALUE));
+            }
+        }
+    }
+
+    /**
+     * The options that take a whole number, by lower-case name (Camel matches option names in any case), to Integer
+     * or Long: the int and long options of the configuration that are not declared durations.
+     */
+    private static Map<String, Class<?>> wholeNumberOptions() {
+        Map<String, Class<?>> options = new java.util.HashMap<>();
+        for (java.lang.reflect.Field field : KubeflowTrainerConfiguration.class.getDeclaredFields()) {
+            UriParam option = field.getAnnotation(UriParam.class);
+            Class<?> type = field.getType();
+            if (option == null || !option.javaType().isEmpty()) {
+                continue;
+            }
+            if (type == int.class || type == Integer.class) {
+                options.put(field.getName().toLowerCase(java.util.Locale.ROOT), Integer.class);
+            } else if (type == long.class || type == Long.class) {
+                options.put(field.getName().toLowerCase(java.util.Locale.ROOT), Long.class);
+            }
+        }
+        return Map.copyOf(options);
     }
 
     /** A value that is none of an enum option's values is an invalid option, named, with the values it can take. */

@@ -24,6 +24,7 @@ class BadInputTest extends TrainerRouteTestSupport {
     static final AtomicInteger WRITES = new AtomicInteger();
     static final String TORCH = "kubeflow-trainer:train?runtime=torch-distributed&namespace=ml";
     static final String TORCH_FILE = TORCH + "&pythonFile=/app/t.py";
+    static final String WHOLE_NUMBER = "is not a whole number";
 
     static Stream<Arguments> badRequests() {
         return Stream.of(
@@ -70,6 +71,35 @@ class BadInputTest extends TrainerRouteTestSupport {
                 bad("annotation key", TORCH_FILE, null, Map.of(ANNOTATIONS, Map.of("a/b/c", "x")), "annotations.a/b/c"),
                 bad("zero nodes", TORCH_FILE + "&numNodes=0", null, Map.of(), "numNodes"),
                 bad("nodes header type", TORCH_FILE, null, Map.of(NUM_NODES, "two"), NUM_NODES),
+                // URI options are read as strictly as headers: never as a duration, never wrapped, never trimmed
+                bad("nodes that wrap to 2", TORCH_FILE + "&numNodes=4294967298", null, Map.of(), "numNodes",
+                        WHOLE_NUMBER),
+                bad("nodes that wrap to 1", TORCH_FILE + "&numNodes=4294967297", null, Map.of(), "numNodes",
+                        WHOLE_NUMBER),
+                bad("nodes as a duration", TORCH_FILE + "&numNodes=2s", null, Map.of(), "numNodes", WHOLE_NUMBER),
+                bad("procs as a duration", TORCH_FILE + "&numProcPerNode=1m", null, Map.of(), "numProcPerNode",
+                        WHOLE_NUMBER),
+                bad("deadline as a duration", TORCH_FILE + "&activeDeadlineSeconds=1h", null, Map.of(),
+                        "activeDeadlineSeconds", WHOLE_NUMBER),
+                bad("deadline past Long.MAX", TORCH_FILE + "&activeDeadlineSeconds=9223372036854775808", null, Map.of(),
+                        "activeDeadlineSeconds", WHOLE_NUMBER),
+                bad("nodes as a word", TORCH_FILE + "&numNodes=x", null, Map.of(), "numNodes", "'x' is not"),
+                bad("nodes with a plus", TORCH_FILE + "&numNodes=%2B2", null, Map.of(), "numNodes", WHOLE_NUMBER),
+                bad("nodes in hex", TORCH_FILE + "&numNodes=0x10", null, Map.of(), "numNodes", WHOLE_NUMBER),
+                bad("nodes after a space", TORCH_FILE + "&numNodes=%202", null, Map.of(), "numNodes", WHOLE_NUMBER),
+                bad("nodes as a fraction", TORCH_FILE + "&numNodes=2.0", null, Map.of(), "numNodes", WHOLE_NUMBER),
+                bad("nodes with an exponent", TORCH_FILE + "&numNodes=1e3", null, Map.of(), "numNodes", WHOLE_NUMBER),
+                bad("nodes in other digits", TORCH_FILE + "&numNodes=\uFF12", null, Map.of(), "numNodes",
+                        WHOLE_NUMBER),
+                bad("in-flight as a duration", TORCH_FILE + "&maxInFlight=1s", null, Map.of(), "maxInFlight",
+                        WHOLE_NUMBER),
+                bad("tail lines as a duration", "kubeflow-trainer:logs?namespace=ml&tailLines=2s", null,
+                        Map.of(JOB_NAME, "some-job"), "tailLines", WHOLE_NUMBER),
+                bad("log bytes that wrap", "kubeflow-trainer:logs?namespace=ml&maxLogBytes=18446744073709551617", null,
+                        Map.of(JOB_NAME, "some-job"), "maxLogBytes", WHOLE_NUMBER),
+                bad("nodes header in other digits", TORCH_FILE, null, Map.of(NUM_NODES, "\uFF12"), NUM_NODES,
+                        WHOLE_NUMBER),
+                bad("nodes header with a plus", TORCH_FILE, null, Map.of(NUM_NODES, "+2"), NUM_NODES, WHOLE_NUMBER),
                 bad("procs per node", TORCH_FILE, null, Map.of(NUM_PROC_PER_NODE, -1), "numProcPerNode"),
                 bad("suspend header type", TORCH_FILE, null, Map.of(SUSPEND, List.of()), SUSPEND),
                 bad("dataset uri", "kubeflow-trainer:train?runtime=torchtune-llama3.2-1b&namespace=ml"
@@ -152,6 +182,39 @@ class BadInputTest extends TrainerRouteTestSupport {
             assertTrue(error.getMessage().contains(says), error.getMessage());
         }
         assertEquals(0, writes, "bad input must not write anything: " + api.writesSinceMark());
+    }
+
+    /** A refusal quotes what it refuses with its line breaks and escapes visible, so it cannot forge a log line. */
+    @org.junit.jupiter.api.Test
+    void aRefusedHeaderValueIsQuotedWithoutItsControlCharacters() {
+        String forged = "nightly\r\n2026-01-01 12:00:00,000 INFO  TrainJob admin/approved created\u001b[2K";
+        for (Map<String, Object> headers : List.<Map<String, Object>>of(Map.of(JOB_NAME, forged),
+                Map.of(LABELS, Map.of("team", forged)), Map.of(LABELS, Map.of(forged, "x")), Map.of(NUM_NODES, forged),
+                Map.of(ENV, Map.of("A\u2028B", "1")))) {
+            Exception failure = send(TORCH_FILE, null, headers).getException();
+            InvalidOptionException refused = assertInstanceOf(InvalidOptionException.class, failure);
+            assertTrue(refused.getMessage().codePoints().noneMatch(c -> Character.isISOControl(c) || c == 0x2028),
+                    refused.getMessage());
+            assertTrue(refused.getMessage().contains("\\r\\n") || refused.getMessage().contains("\\u2028"),
+                    refused.getMessage());
+            assertEquals(0, api.writesSinceMark().size());
+        }
+    }
+
+    /** The options the docs give as durations keep their units; whole numbers in plain digits are taken as written. */
+    @org.junit.jupiter.api.Test
+    void durationsKeepTheirUnitsAndNumbersTheirDigits() {
+        KubeflowTrainerConfiguration options = camel.getEndpoint("kubeflow-trainer:wait?waitTimeout=6h"
+                + "&apiRetryBackoff=1s&logStartTimeout=2m&numNodes=0004&activeDeadlineSeconds=-1"
+                + "&maxLogBytes=9223372036854775807&tailLines=-2147483648", KubeflowTrainerEndpoint.class)
+                .getConfiguration();
+        assertEquals(21_600_000L, options.getWaitTimeout());
+        assertEquals(1_000L, options.getApiRetryBackoff());
+        assertEquals(120_000L, options.getLogStartTimeout());
+        assertEquals(4, options.getNumNodes());
+        assertEquals(-1L, options.getActiveDeadlineSeconds());
+        assertEquals(Long.MAX_VALUE, options.getMaxLogBytes());
+        assertEquals(Integer.MIN_VALUE, options.getTailLines());
     }
 
     @AfterAll

@@ -5,11 +5,12 @@ import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.camelkubeflow.trainer.support.Printable;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
 /**
  * The JSON body of the HTTP API's error answers: {@code {"error": message, "field": field, "fix": fix}} (field and
- * fix when known).
+ * fix when known), each quoting input only as {@link Printable#escape} shows it.
  */
 final class ErrorAnswer {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -30,12 +31,12 @@ final class ErrorAnswer {
 
     static String json(String error, String field, String fix) {
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("error", error);
+        body.put("error", Printable.escape(error));
         if (field != null) {
-            body.put("field", field);
+            body.put("field", Printable.escape(field));
         }
         if (fix != null) {
-            body.put("fix", fix);
+            body.put("fix", Printable.escape(fix));
         }
         try {
             return JSON.writeValueAsString(body);

@@ -2,14 +2,18 @@ package io.camelkubeflow.trainer.routes;
 
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * The HTTP API's own body limit, answered in its error form: a request that says it is larger than {@code
- * trainer.http.max-body-bytes} is refused with 413 and {@code {error, field: "body", fix}} before its body is read.
- * (Quarkus's own limit, set higher, answers with an empty 413 before any route can speak.)
+ * The HTTP API's own body limit, answered in its error form: a body larger than {@code trainer.http.max-body-bytes}
+ * is refused with 413 and {@code {error, field: "body", fix}}. A request that says it is larger is refused before
+ * anything else, unread; any other body (chunked ones declare no length) is read only once the caller is
+ * authenticated, counted as it arrives, and refused as soon as it passes the limit, with the connection closed, so
+ * the app never holds more of it. (Quarkus's own limit, set higher, answers with an empty 413 before any route can
+ * speak.)
  */
 @ApplicationScoped
 public class HttpBodyLimit {
@@ -17,11 +21,16 @@ public class HttpBodyLimit {
     long maxBodyBytes;
 
     void register(@Observes Router router) {
-        // before authentication: the body is not read, whoever sends it
-        router.route("/trainjobs*").order(-20).handler(this::check);
+        // before authentication (-10): a declared length is refused unread, whoever sends it
+        router.route("/trainjobs*").order(-20).handler(this::checkDeclaredLength);
+        // after authentication, ahead of the log stream (-1) and the REST DSL's routes, whose body handler (Quarkus's,
+        // with quarkus.http.limits.max-body-size) then finds the body read; Vert.x fails the request with 413 as soon
+        // as the bytes counted pass the limit
+        router.route("/trainjobs*").order(-9).handler(BodyHandler.create(false).setBodyLimit(maxBodyBytes));
+        router.route("/trainjobs*").order(-20).failureHandler(this::answerTooLarge);
     }
 
-    private void check(RoutingContext context) {
+    private void checkDeclaredLength(RoutingContext context) {
         String length = context.request().getHeader("Content-Length");
         long bytes;
         try {
@@ -33,11 +42,21 @@ public class HttpBodyLimit {
             context.next();
             return;
         }
+        refuse(context, "the request body is " + length + " bytes, over the limit of " + maxBodyBytes + " bytes");
+    }
+
+    private void answerTooLarge(RoutingContext context) {
+        if (context.statusCode() != 413 || context.response().headWritten()) {
+            context.next();
+            return;
+        }
+        refuse(context, "the request body passed the limit of " + maxBodyBytes + " bytes");
+    }
+
+    private void refuse(RoutingContext context, String error) {
         context.response().setStatusCode(413).putHeader("Content-Type", "application/json")
                 .putHeader("Connection", "close")
-                .end(ErrorAnswer.json("the request body is " + (length == null ? "too large" : length + " bytes")
-                        + ", over the limit of " + maxBodyBytes + " bytes", "body", "send a smaller request: an"
-                                + " inline script may be at most 200 KiB; bake larger code into the image and name it"
-                                + " with pythonFile"));
+                .end(ErrorAnswer.json(error, "body", "send a smaller request: an inline script may be at most 200 KiB;"
+                        + " bake larger code into the image and name it with pythonFile"));
     }
 }

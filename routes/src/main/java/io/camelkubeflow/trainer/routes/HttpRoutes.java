@@ -119,8 +119,7 @@ public class HttpRoutes extends RouteBuilder {
                 .process(HttpRoutes::callerFromAuthentication)
                 .setHeader(IDEMPOTENCY_KEY, header("Idempotency-Key"))
                 .process(HttpRoutes::requireBody)
-                .unmarshal().json(Map.class)
-                .bean("trainRequestMessage", "apply")
+                .bean("trainRequestMessage", "read")
                 // as the caller: the API server decides whether it may create the TrainJob and read what it references
                 .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=ignore"
                         + "&authorizeCaller=true&policy=#trainRequestPolicy")
@@ -223,19 +222,21 @@ public class HttpRoutes extends RouteBuilder {
     }
 
     /**
-     * A refused field, named as the caller wrote it: the query parameters and path segment that became component
-     * headers keep their own names.
+     * A refused field, named as the caller wrote it: the query parameters, path segment and message fields that became
+     * component headers keep their own names.
      */
     private static void invalid(Exchange exchange) {
         InvalidOptionException invalid = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, InvalidOptionException.class);
-        String callerField = CALLER_FIELDS.get(invalid.getField());
+        String callerField = CALLER_FIELDS.getOrDefault(invalid.getField(),
+                TrainRequestMessage.FIELD_OF_HEADER.get(invalid.getField()));
         InvalidOptionException named = callerField == null ? invalid : invalid.as(callerField);
         answer(exchange, 400, ErrorAnswer.json(named, named.getField()));
     }
 
+    /** A body of bytes, left as they came for TrainRequestMessage to read as UTF-8. */
     private static void requireBody(Exchange exchange) {
-        String body = exchange.getMessage().getBody(String.class);
-        if (body == null || body.isBlank()) {
+        byte[] body = exchange.getMessage().getBody(byte[].class);
+        if (body == null || new String(body, java.nio.charset.StandardCharsets.ISO_8859_1).isBlank()) {
             throw new InvalidOptionException("body", "the request has no body; send a JSON object such as"
                     + " {\"script\": \"print(1)\"} with Content-Type: application/json");
         }

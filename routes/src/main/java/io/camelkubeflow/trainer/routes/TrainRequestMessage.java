@@ -1,9 +1,19 @@
 package io.camelkubeflow.trainer.routes;
 
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.job.TrainField;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
@@ -24,6 +34,41 @@ public class TrainRequestMessage {
     /** Message field -> component header: the train fields a request message may set. */
     static final Map<String, String> FIELDS = Arrays.stream(TrainField.values()).filter(TrainField::inMessages)
             .collect(Collectors.toUnmodifiableMap(TrainField::fieldName, KubeflowTrainerConstants::header));
+    /** Component header -> the message field that sets it, to name a refusal as the caller wrote it. */
+    static final Map<String, String> FIELD_OF_HEADER = FIELDS.entrySet().stream()
+            .collect(Collectors.toUnmodifiableMap(Map.Entry::getValue, Map.Entry::getKey));
+    /** JSON as written: a field given twice is refused, not taken at its last value. */
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+
+    /**
+     * Reads the message body, the bytes of a UTF-8 JSON object, and sets the headers it asks for. Bytes that are not
+     * UTF-8 are refused where they are, never decoded into replacement characters.
+     */
+    public void read(Exchange exchange) throws JsonProcessingException {
+        String json = utf8(exchange.getMessage().getBody(byte[].class));
+        exchange.getMessage().setBody(JSON.readValue(json, Object.class));
+        apply(exchange);
+    }
+
+    private static String utf8(byte[] body) {
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(body);
+        CharBuffer out = CharBuffer.allocate(body.length);
+        CoderResult result = decoder.decode(in, out, true);
+        if (!result.isError()) {
+            result = decoder.flush(out);
+        }
+        if (result.isError()) {
+            int offset = in.position();
+            String before = out.flip().toString();
+            throw new InvalidOptionException("body", String.format("is not UTF-8: the byte 0x%02x at offset %d"
+                    + " (after '%s') is not valid there; send the request as UTF-8", body[offset] & 0xff, offset,
+                    before.substring(Math.max(0, before.length() - 40))));
+        }
+        return out.flip().toString();
+    }
 
     /** Sets the headers the message body (a JSON object, already read into a Map) asks for. */
     public void apply(Exchange exchange) {

@@ -73,8 +73,11 @@ class HttpErrorContractTest {
         wantedField.put("{\"pythonFile\": \"/a.py\", \"args\": {\"lr\": 0.1}}", "args");
         wantedField.put("{\"pythonFile\": \"/a.py\", \"args\": [\"--lr\", 0.1]}", "args");
         wantedField.put("{\"script\": \"print(1)\", \"packages\": [{\"name\": \"numpy\"}]}", "packages");
-        wantedField.put("{\"pythonFile\": \"/a.py\", \"env\": {\"LR\": {\"v\": 1}}}", "env");
-        wantedField.put("{\"pythonFile\": \"/a.py\", \"resources\": {\"cpu\": 4}}", "resources");
+        wantedField.put("{\"pythonFile\": \"/a.py\", \"env\": {\"LR\": {\"v\": 1}}}", "env.LR");
+        wantedField.put("{\"pythonFile\": \"/a.py\", \"resources\": {\"cpu\": 4}}", "resources.cpu");
+        wantedField.put("{\"command\": \"python 'x.py\"}", "command");
+        wantedField.put("{\"pythonFile\": \"/a.py\", \"launcher\": \"deepspeed\"}", "launcher");
+        wantedField.put("{\"pythonFile\": \"/a.py\", \"args\": \"--lr \\\"0.1\"}", "args");
         wantedField.put("{\"pythonFile\": \"/a.py\", \"suspend\": \"yes\"}", "suspend");
         wantedField.put("{\"script\": \"print(1)\", \"scriptFileName\": \"..\"}", "scriptFileName");
         wantedField.put("{\"script\": \"print(1)\", \"scriptFileName\": \".\"}", "scriptFileName");
@@ -85,12 +88,105 @@ class HttpErrorContractTest {
         for (Map.Entry<String, String> attempt : wantedField.entrySet()) {
             HttpResponse<String> answer = post(attempt.getKey());
             if (answer.statusCode() < 400 || answer.statusCode() >= 500 || answer.body().isBlank()
-                    || !attempt.getValue().equals(json(answer).get("field"))) {
+                    || !attempt.getValue().equals(json(answer).get("field")) || namesAnInternalHeader(answer)) {
                 faults.add(attempt.getKey() + " -> " + answer.statusCode() + " " + answer.body());
             }
         }
         assertEquals(List.of(), faults);
         assertEquals(before, client.resources(TrainJob.class).inAnyNamespace().list().getItems().size());
+    }
+
+    /** No answer may name a component header: the caller wrote message fields, and the headers are the app's own. */
+    private static boolean namesAnInternalHeader(HttpResponse<String> answer) {
+        return answer.body().contains("CamelKubeflowTrainer");
+    }
+
+    private HttpResponse<String> postBytes(byte[] body, String contentType) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(trainjobs.toURI()).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + HttpRoutesTest.localToken())
+                .header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A JSON null in any list or map field of a train request is a 400 naming where it is, never a 500. */
+    @Test
+    void aNullInsideEveryListOrMapFieldIs400NamingItsPlace() throws Exception {
+        List<String> faults = new ArrayList<>();
+        int fields = 0;
+        for (io.camelkubeflow.trainer.job.TrainField field : io.camelkubeflow.trainer.job.TrainField.values()) {
+            if (!field.inMessages()) {
+                continue;
+            }
+            String request;
+            String named;
+            switch (field.kind()) {
+                case MAP -> {
+                    request = "{\"pythonFile\": \"/a.py\", \"" + field.fieldName() + "\": {\"team\": null}}";
+                    named = field.fieldName() + ".team";
+                }
+                case LIST, WORDS -> {
+                    request = "{\"script\": \"print(1)\", \"" + field.fieldName() + "\": [\"a\", null]}";
+                    named = field.fieldName();
+                }
+                default -> {
+                    continue;
+                }
+            }
+            fields++;
+            HttpResponse<String> answer = post(request);
+            if (answer.statusCode() != 400 || !named.equals(json(answer).get("field")) || namesAnInternalHeader(answer)) {
+                faults.add(request + " -> " + answer.statusCode() + " " + answer.body());
+            }
+        }
+        assertEquals(List.of(), faults);
+        assertEquals(8, fields, "env, labels, annotations, resources, command, args, packages, pipIndexUrls");
+    }
+
+    /** Bytes that are not UTF-8 are refused where they are, never stored as replacement characters. */
+    @Test
+    void invalidUtf8IsA400NamingItsPlaceNeverStoredMangled() throws Exception {
+        int before = client.resources(TrainJob.class).inAnyNamespace().list().getItems().size();
+        java.io.ByteArrayOutputStream value = new java.io.ByteArrayOutputStream();
+        value.writeBytes("{\"pythonFile\": \"/a.py\", \"labels\": {\"team\": \"vi".getBytes());
+        value.write(0xff);
+        value.writeBytes("sion\"}}".getBytes());
+        java.io.ByteArrayOutputStream key = new java.io.ByteArrayOutputStream();
+        key.writeBytes("{\"pythonFile\": \"/a.py\", \"lab".getBytes());
+        key.write(0xc3);
+        key.writeBytes("els\": {}}".getBytes());
+        for (byte[] body : List.of(value.toByteArray(), key.toByteArray())) {
+            HttpResponse<String> answer = postBytes(body, "application/json");
+            assertEquals(400, answer.statusCode(), answer.body());
+            assertEquals("body", json(answer).get("field"), answer.body());
+            String error = String.valueOf(json(answer).get("error"));
+            assertTrue(error.contains("not UTF-8") && error.contains("offset"), answer.body());
+            assertTrue(answer.body().indexOf('\uFFFD') < 0, answer.body());
+        }
+        assertEquals(before, client.resources(TrainJob.class).inAnyNamespace().list().getItems().size());
+    }
+
+    /** A body in another media type gets the same JSON error body as every other refusal, not an empty 415. */
+    @Test
+    void aBodyThatIsNotJsonIs415WithAJsonBody() throws Exception {
+        HttpResponse<String> answer = postBytes("print(1)".getBytes(), "text/plain");
+        assertEquals(415, answer.statusCode(), answer.body());
+        Map<?, ?> error = json(answer);
+        assertEquals("Content-Type", error.get("field"), answer.body());
+        assertTrue(String.valueOf(error.get("error")).contains("text/plain"), answer.body());
+        assertTrue(String.valueOf(error.get("fix")).contains("application/json"), answer.body());
+    }
+
+    /** What an answer quotes of the request holds no raw control character, so it cannot forge a log line either. */
+    @Test
+    void anAnswerQuotesControlCharactersAsEscapes() throws Exception {
+        HttpResponse<String> answer = post("{\"pythonFile\": \"/a.py\", \"x\\u001b[2K\\r\\nINFO forged\": 1,"
+                + " \"labels\": {\"team\": \"a\\u2028b\"}}");
+        assertEquals(400, answer.statusCode(), answer.body());
+        String field = String.valueOf(json(answer).get("field"));
+        String error = String.valueOf(json(answer).get("error"));
+        assertEquals("x\\u001b[2K\\r\\nINFO forged", field, answer.body());
+        assertTrue((field + error).codePoints().noneMatch(c -> Character.isISOControl(c) || c == 0x2028),
+                answer.body());
     }
 
     @Test
@@ -105,6 +201,126 @@ class HttpErrorContractTest {
                 .send(tooLarge, HttpResponse.BodyHandlers.ofString());
         assertEquals(413, answer.statusCode(), answer.body());
         assertEquals("body", json(answer).get("field"), answer.body());
+    }
+
+    /** The app's body limit (trainer.http.max-body-bytes in application.properties). */
+    private static final int LIMIT = 10 * 1024 * 1024;
+
+    /**
+     * A POST with a chunked JSON body, written as a hostile client would: chunks of 64 KiB until {@code total} bytes
+     * are sent or the server has answered (then 3 more close the JSON: {@code total + 3} bytes in all); the answer is read as it comes, on its own thread, so it is seen even when
+     * the server closes the connection on a client still sending.
+     */
+    private ChunkedPost postChunked(String authorization, long total) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket(trainjobs.getHost(), trainjobs.getPort())) {
+            socket.setSoTimeout(30_000);
+            java.util.concurrent.CompletableFuture<String> answer = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> readAnswerThenClose(socket));
+            java.io.OutputStream out = socket.getOutputStream();
+            out.write(("POST " + trainjobs.getPath() + " HTTP/1.1\r\nHost: " + trainjobs.getHost() + "\r\n"
+                    + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
+                    + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n").getBytes());
+            byte[] opening = "{\"script\": \"".getBytes();
+            byte[] chunk = "#".repeat(64 * 1024).getBytes();
+            long sent = 0;
+            try {
+                out.write((Integer.toHexString(opening.length) + "\r\n").getBytes());
+                out.write(opening);
+                out.write("\r\n".getBytes());
+                sent += opening.length;
+                while (sent < total && !answer.isDone()) {
+                    int size = (int) Math.min(chunk.length, total - sent);
+                    out.write((Integer.toHexString(size) + "\r\n").getBytes());
+                    out.write(chunk, 0, size);
+                    out.write("\r\n".getBytes());
+                    sent += size;
+                }
+                if (!answer.isDone()) {
+                    out.write("3\r\n\"}\n\r\n0\r\n\r\n".getBytes());
+                    sent += 3;
+                }
+            } catch (java.io.IOException closedByTheServer) {
+                // the server answered and closed the connection while the client was still sending
+            }
+            return new ChunkedPost(sent, answer.get(60, java.util.concurrent.TimeUnit.SECONDS));
+        }
+    }
+
+    /**
+     * One HTTP/1.1 answer: its head, then the Content-Length bytes of its body; then the socket is closed, so a client
+     * blocked sending to a server that no longer reads stops.
+     */
+    private static String readAnswerThenClose(java.net.Socket socket) {
+        try (socket) {
+            java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
+            StringBuilder head = new StringBuilder();
+            while (!head.toString().endsWith("\r\n\r\n")) {
+                head.append((char) in.readUnsignedByte());
+            }
+            java.util.regex.Matcher length = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)")
+                    .matcher(head);
+            java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+            if (length.find()) {
+                body.writeBytes(in.readNBytes(Integer.parseInt(length.group(1))));
+            } else {
+                // chunked: each chunk's size in hex on its own line, the last one 0
+                for (int size = chunkSize(in); size > 0; size = chunkSize(in)) {
+                    body.writeBytes(in.readNBytes(size));
+                    in.readNBytes(2);
+                }
+            }
+            return head + body.toString(java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            return "read failed: " + e;
+        }
+    }
+
+    private static int chunkSize(java.io.DataInputStream in) throws java.io.IOException {
+        StringBuilder line = new StringBuilder();
+        while (!line.toString().endsWith("\r\n")) {
+            line.append((char) in.readUnsignedByte());
+        }
+        return Integer.parseInt(line.toString().trim(), 16);
+    }
+
+    /** What a chunked POST sent of its body before the answer, and the answer as it came on the wire. */
+    private record ChunkedPost(long sent, String answer) {
+        int status() {
+            return answer.startsWith("HTTP/1.1 ") ? Integer.parseInt(answer.substring(9, 12)) : -1;
+        }
+
+        Map<?, ?> json() throws Exception {
+            return HttpRoutesTest.JSON.readValue(answer.substring(answer.indexOf("\r\n\r\n") + 4), Map.class);
+        }
+    }
+
+    /**
+     * A chunked body declares no length: it is counted as it arrives and refused as soon as it passes the limit,
+     * before the client has finished sending (the app never holds it whole); one within the limit is read.
+     */
+    @Test
+    void aChunkedBodyOverTheLimitIs413BeforeTheClientFinishedSending() throws Exception {
+        long total = 4L * LIMIT;
+        ChunkedPost tooLarge = postChunked("Bearer " + HttpRoutesTest.localToken(), total);
+        assertEquals(413, tooLarge.status(), tooLarge.answer());
+        assertEquals("body", tooLarge.json().get("field"), tooLarge.answer());
+        assertTrue(tooLarge.sent() < total, "the answer came only after all " + total + " bytes were sent");
+
+        ChunkedPost justOver = postChunked("Bearer " + HttpRoutesTest.localToken(), LIMIT - 2);
+        assertEquals(413, justOver.status(), justOver.answer());
+        // exactly the limit: read whole, then refused for what it says (a script over 200 KiB), not for its size
+        ChunkedPost atTheLimit = postChunked("Bearer " + HttpRoutesTest.localToken(), LIMIT - 3);
+        assertEquals(400, atTheLimit.status(), atTheLimit.answer());
+        assertEquals("script", atTheLimit.json().get("field"), atTheLimit.answer());
+    }
+
+    /** Authentication comes before the body is read: a caller without a token is refused on the request's head. */
+    @Test
+    void anUnauthenticatedChunkedPostIs401BeforeItsBodyIsRead() throws Exception {
+        long total = 4L * LIMIT;
+        ChunkedPost anonymous = postChunked(null, total);
+        assertEquals(401, anonymous.status(), anonymous.answer());
+        assertTrue(anonymous.sent() < total, "the answer came only after all " + total + " bytes were sent");
     }
 
     @Test

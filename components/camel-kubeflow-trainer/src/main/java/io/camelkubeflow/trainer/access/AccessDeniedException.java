@@ -1,5 +1,7 @@
 package io.camelkubeflow.trainer.access;
 
+import io.camelkubeflow.trainer.support.Printable;
+
 /**
  * The caller a request acts for may not do what the request needs. Thrown before anything is written; the message
  * names the caller, the verb, the resource and the namespace denied.
@@ -9,8 +11,8 @@ public class AccessDeniedException extends RuntimeException {
     private final transient Access access;
 
     public AccessDeniedException(Caller caller, Access access, String why) {
-        super(caller == null ? "no caller identity given: " + why
-                : "caller " + caller + " may not " + access.describe() + (why == null ? "" : " (" + why + ")"));
+        super(Printable.escape(caller == null ? "no caller identity given: " + why
+                : "caller " + caller + " may not " + access.describe() + (why == null ? "" : " (" + why + ")")));
         this.caller = caller;
         this.access = access;
     }

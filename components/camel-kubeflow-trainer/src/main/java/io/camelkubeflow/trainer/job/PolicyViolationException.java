@@ -1,5 +1,7 @@
 package io.camelkubeflow.trainer.job;
 
+import io.camelkubeflow.trainer.support.Printable;
+
 /**
  * A request asks for more than the request policy allows. Thrown before anything is written; names the rule, what the
  * request asked and what the policy allows.
@@ -8,7 +10,7 @@ public class PolicyViolationException extends RuntimeException {
     private final String rule;
 
     public PolicyViolationException(String rule, String message) {
-        super("refused by policy rule '" + rule + "': " + message);
+        super(Printable.escape("refused by policy rule '" + rule + "': " + message));
         this.rule = rule;
     }
 

@@ -46,7 +46,7 @@ public final class Shell {
                 int end = line.indexOf('\'', i + 1);
                 if (end < 0) {
                     throw new InvalidOptionException(field, "unclosed single quote in [" + line
-                            + "]; close the quote, or pass the words as a List in the header");
+                            + "]; close the quote, or give the words as a list (a JSON array, a List header)");
                 }
                 word.append(line, i + 1, end);
                 inWord = true;
@@ -63,7 +63,7 @@ public final class Shell {
                 }
                 if (i >= line.length()) {
                     throw new InvalidOptionException(field, "unclosed double quote in [" + line
-                            + "]; close the quote, or pass the words as a List in the header");
+                            + "]; close the quote, or give the words as a list (a JSON array, a List header)");
                 }
                 inWord = true;
                 i++;

@@ -101,6 +101,9 @@ public enum TrainField {
         void apply(TrainRequest request, Object value, String field);
     }
 
+    /** Text {@link #parseWholeNumber} takes: ASCII digits only (a regex's \\d would take any script's). */
+    private static final java.util.regex.Pattern WHOLE_NUMBER = java.util.regex.Pattern.compile("-?[0-9]+");
+
     private final String fieldName;
     private final Kind kind;
     private final Exposure exposure;
@@ -140,8 +143,9 @@ public enum TrainField {
     /**
      * A value from a JSON request message (HTTP, Kafka) as this field's kind, never converted from another JSON type:
      * text must be a string; a whole number an integer within the field's range; a flag true or false; a list an array
-     * of strings (or one string, split as the field's kind says); a map an object of strings. Anything else is
-     * refused naming the field as the message wrote it, before anything is written.
+     * of strings (or one string: a command's words are split here, like a shell would, so a refusal names the field);
+     * a map an object of strings. Anything else, a null inside an array or object included, is refused naming the
+     * field as the message wrote it ({@code labels.team} for a map's entry), before anything is written.
      */
     public Object fromJson(Object value, String field) {
         return switch (kind) {
@@ -149,7 +153,8 @@ public enum TrainField {
             case INTEGER -> (int) wholeNumber(value, field, Integer.MIN_VALUE, Integer.MAX_VALUE);
             case LONG -> wholeNumber(value, field, Long.MIN_VALUE, Long.MAX_VALUE);
             case BOOLEAN -> jsonType(value, Boolean.class, field, "true or false");
-            case WORDS, LIST -> value instanceof String ? value : jsonStrings(value, field);
+            case WORDS -> value instanceof String line ? Shell.split(field, line) : jsonStrings(value, field);
+            case LIST -> value instanceof String ? value : jsonStrings(value, field);
             case MAP -> jsonStringMap(value, field);
             case DURATION -> value;
         };
@@ -175,6 +180,31 @@ public enum TrainField {
             return big.longValue();
         }
         throw new InvalidOptionException(field, describe(value) + " is not " + range);
+    }
+
+    /** A whole number in [min, max] given as a Java number ({@link #wholeNumber}) or as text ({@link #parseWholeNumber}). */
+    public static long wholeNumberOrDigits(Object value, String field, long min, long max) {
+        return value instanceof String text ? parseWholeNumber(text, field, min, max)
+                : wholeNumber(value, field, min, max);
+    }
+
+    /**
+     * A whole number in [min, max] written as text (an endpoint option, a header): ASCII digits with an optional
+     * leading '-', nothing else. No unit ({@code 2s} is not 2000), sign '+', space, fraction, exponent or other base
+     * or script of digits is taken, and a number outside the range is refused, never wrapped.
+     */
+    public static long parseWholeNumber(String text, String field, long min, long max) {
+        String range = "a whole number from " + min + " to " + max;
+        if (!WHOLE_NUMBER.matcher(text).matches()) {
+            throw new InvalidOptionException(field, "'" + text + "' is not " + range + "; write it in plain digits"
+                    + " (no unit, sign '+', space or fraction), e.g. 2");
+        }
+        java.math.BigInteger number = new java.math.BigInteger(text);
+        if (number.compareTo(java.math.BigInteger.valueOf(min)) < 0
+                || number.compareTo(java.math.BigInteger.valueOf(max)) > 0) {
+            throw new InvalidOptionException(field, "'" + text + "' is not " + range + "; give one within it");
+        }
+        return number.longValueExact();
     }
 
     private static Object jsonType(Object value, Class<?> type, String field, String wanted) {
@@ -206,8 +236,8 @@ public enum TrainField {
         }
         map.forEach((key, item) -> {
             if (!(item instanceof String)) {
-                throw new InvalidOptionException(field, "the value of '" + key + "' is " + describe(item)
-                        + ", not a string; write it as a JSON string, e.g. \"" + key + "\": \"4\"");
+                throw new InvalidOptionException(field + "." + key, describe(item) + " is not a string; write it as"
+                        + " a JSON string, e.g. \"" + key + "\": \"4\"");
             }
         });
         return map;
@@ -215,6 +245,9 @@ public enum TrainField {
 
     /** A value as the caller sent it, with its JSON type: {@code the number 1.5}, {@code an object}. */
     static String describe(Object value) {
+        if (value == null) {
+            return "null";
+        }
         if (value instanceof Map) {
             return "an object";
         }

@@ -2,6 +2,8 @@ package io.camelkubeflow.trainer.job;
 
 import java.util.List;
 
+import io.camelkubeflow.trainer.support.Printable;
+
 /**
  * A TrainJob of the wanted name exists and is not this request's: it was made for another idempotency key (or the
  * request has none), or for this key from a different request ({@link #getDiffering()} names the parts that differ).
@@ -15,7 +17,7 @@ public class TrainJobConflictException extends IllegalStateException {
     }
 
     TrainJobConflictException(String jobName, String namespace, String why, List<String> differing) {
-        super("TrainJob " + namespace + "/" + jobName + " cannot be adopted: " + why);
+        super(Printable.escape("TrainJob " + namespace + "/" + jobName + " cannot be adopted: " + why));
         this.jobName = jobName;
         this.differing = List.copyOf(differing);
     }

@@ -2,22 +2,21 @@ package io.camelkubeflow.trainer.support;
 
 /**
  * A TrainJob request that cannot be turned into a valid TrainJob. Always thrown before anything is written to the
- * cluster; the message names the offending field (the endpoint option of that name, or its header) and the fix.
+ * cluster; the message names the offending field (the endpoint option of that name, or its header) and the fix. The
+ * field and the message quote input, so both are held as {@link Printable#escape} shows them.
  */
 public class InvalidOptionException extends IllegalArgumentException {
     private final String field;
     private final String detail;
 
     public InvalidOptionException(String field, String message) {
-        super("Invalid '" + field + "': " + message);
-        this.field = field;
-        this.detail = message;
+        this(field, message, null);
     }
 
     public InvalidOptionException(String field, String message, Throwable cause) {
-        super("Invalid '" + field + "': " + message, cause);
-        this.field = field;
-        this.detail = message;
+        super("Invalid '" + Printable.escape(field) + "': " + Printable.escape(message), cause);
+        this.field = Printable.escape(field);
+        this.detail = Printable.escape(message);
     }
 
     /**

@@ -159,33 +159,32 @@ public final class WorkspaceArchives {
             if (path.endsWith("/")) {
                 path = path.substring(0, path.length() - 1);
             }
-            String shown = raw.replace("\0", "\\0");
             if (path.isEmpty()) {
                 throw refused("an entry has an empty name");
             }
             if (raw.startsWith("/") || raw.matches("^[A-Za-z]:.*")) {
-                throw refused("'" + shown + "' is an absolute path; entries must be relative to the workspace root");
+                throw refused("'" + raw + "' is an absolute path; entries must be relative to the workspace root");
             }
             if (path.indexOf('\\') >= 0) {
-                throw refused("'" + shown + "' holds a backslash, which a Linux file name keeps as a character;"
+                throw refused("'" + raw + "' holds a backslash, which a Linux file name keeps as a character;"
                         + " make the archive with '/' as the separator");
             }
             if (path.getBytes(StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
-                throw refused("'" + shown.substring(0, 60) + "...' is longer than " + MAX_PATH_BYTES + " bytes");
+                throw refused("'" + raw.substring(0, 60) + "...' is longer than " + MAX_PATH_BYTES + " bytes");
             }
             for (String name : path.split("/", -1)) {
                 if (name.equals("..")) {
-                    throw refused("'" + shown + "' escapes the workspace root ('..')");
+                    throw refused("'" + raw + "' escapes the workspace root ('..')");
                 }
                 if (name.isEmpty() || name.equals(".")) {
-                    throw refused("'" + shown + "' has an empty or '.' name in its path");
+                    throw refused("'" + raw + "' has an empty or '.' name in its path");
                 }
                 if (name.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
-                    throw refused("'" + shown + "' holds a control character (NUL, new line, ...), which a file"
+                    throw refused("'" + raw + "' holds a control character (NUL, new line, ...), which a file"
                             + " name cannot hold or a log cannot show; rename the file");
                 }
                 if (name.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
-                    throw refused("'" + shown + "' has a name longer than " + MAX_NAME_BYTES + " bytes");
+                    throw refused("'" + raw + "' has a name longer than " + MAX_NAME_BYTES + " bytes");
                 }
             }
             return path;

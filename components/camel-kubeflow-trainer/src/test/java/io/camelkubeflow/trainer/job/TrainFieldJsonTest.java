@@ -55,7 +55,9 @@ class TrainFieldJsonTest {
     @Test
     void listsAreArraysOfStringsOrOneString() {
         assertEquals(List.of("--lr", "0.1"), TrainField.ARGS.fromJson(List.of("--lr", "0.1"), "args"));
-        assertEquals("--lr 0.1", TrainField.ARGS.fromJson("--lr 0.1", "args"));
+        // a command's words are split here, so a line no shell could split is refused naming the message's field
+        assertEquals(List.of("--lr", "0.1"), TrainField.ARGS.fromJson("--lr 0.1", "args"));
+        assertTrue(refused(TrainField.COMMAND, "python 'x.py").getMessage().contains("unclosed single quote"));
         assertEquals("numpy,pandas", TrainField.PACKAGES.fromJson("numpy,pandas", "packages"));
         assertTrue(refused(TrainField.ARGS, List.of("--lr", 0.1)).getMessage().contains("item 1 is the number 0.1"));
         refused(TrainField.ARGS, Map.of("lr", 0.1));
@@ -65,10 +67,35 @@ class TrainFieldJsonTest {
     @Test
     void mapsAreObjectsOfStrings() {
         assertEquals(Map.of("LR", "0.1"), TrainField.ENV.fromJson(Map.of("LR", "0.1"), "env"));
-        assertTrue(refused(TrainField.RESOURCES, Map.of("cpu", 4)).getMessage().contains("\"cpu\": \"4\""));
-        refused(TrainField.ENV, Map.of("LR", Map.of("v", 1)));
+        InvalidOptionException number = assertThrows(InvalidOptionException.class,
+                () -> TrainField.RESOURCES.fromJson(Map.of("cpu", 4), "resources"));
+        assertEquals("resources.cpu", number.getField());
+        assertTrue(number.getMessage().contains("\"cpu\": \"4\""), number.getMessage());
+        assertEquals("env.LR", assertThrows(InvalidOptionException.class,
+                () -> TrainField.ENV.fromJson(Map.of("LR", Map.of("v", 1)), "env")).getField());
         refused(TrainField.LABELS, List.of("a"));
         refused(TrainField.ANNOTATIONS, "a=b");
+    }
+
+    /** A JSON null inside an array or object is refused naming where it is, never a NullPointerException. */
+    @Test
+    void aNullInsideAListOrMapIsRefusedNamingItsPlace() {
+        java.util.Map<String, Object> nullEntry = new java.util.HashMap<>();
+        nullEntry.put("team", null);
+        List<String> nullItem = java.util.Arrays.asList("python", null);
+        for (TrainField field : TrainField.values()) {
+            if (!field.inMessages()) {
+                continue;
+            }
+            if (field.kind() == TrainField.Kind.MAP) {
+                InvalidOptionException error = assertThrows(InvalidOptionException.class,
+                        () -> field.fromJson(nullEntry, field.fieldName()));
+                assertEquals(field.fieldName() + ".team", error.getField());
+                assertTrue(error.getMessage().contains("null is not a string"), error.getMessage());
+            } else if (field.kind() == TrainField.Kind.LIST || field.kind() == TrainField.Kind.WORDS) {
+                assertTrue(refused(field, nullItem).getMessage().contains("item 1 is null"), field.fieldName());
+            }
+        }
     }
 
     @Test
@@ -94,6 +121,7 @@ class TrainFieldJsonTest {
         assertEquals("the boolean true", TrainField.describe(true));
         assertEquals("the string 'x'", TrainField.describe("x"));
         assertEquals("a Character", TrainField.describe('x'));
+        assertEquals("null", TrainField.describe(null));
     }
 
     @Test

@@ -29,6 +29,17 @@ class WorkspaceArchivesTest {
                 refusal(hostile.archive()).contains(hostile.refusal()), name + ": " + refusal(hostile.archive())));
     }
 
+    @Test
+    void aRefusedEntryNameIsQuotedWithItsControlCharactersEscaped() {
+        String forged = "x\r\n2026-01-01 12:00:00,000 INFO  TrainJob admin/approved created\u001b[2K.py";
+        for (byte[] archive : List.of(zip("train.py", "", forged, ""), tarGz(Item.file(forged, "")))) {
+            String refusal = refusal(archive);
+            assertTrue(refusal.contains("'x\\r\\n2026-01-01 12:00:00,000 INFO  TrainJob admin/approved"
+                    + " created\\u001b[2K.py' holds a control character"), refusal);
+            assertTrue(refusal.chars().noneMatch(Character::isISOControl), refusal);
+        }
+    }
+
     private static String refusal(byte[] archive) {
         return refusal(archive, LIMITS);
     }
