@@ -13,6 +13,7 @@ import java.util.Optional;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.access.Caller;
+import io.camelkubeflow.trainer.support.Printable;
 import org.jose4j.jwa.AlgorithmConstraints;
 import org.jose4j.jwk.HttpsJwks;
 import org.jose4j.jws.AlgorithmIdentifiers;
@@ -42,9 +43,12 @@ final class OidcVerifier {
         }
     }
 
-    /** A name for the logs and reviews: one with control characters (a forged log line, a header) is no name. */
+    /**
+     * A name for the logs and reviews: one holding what a message would have to escape (control characters: a forged
+     * log line, a header) is no name.
+     */
     private static String printable(String claim, String value) {
-        if (value.codePoints().anyMatch(c -> Character.isISOControl(c) || c == 0x2028 || c == 0x2029)) {
+        if (!Printable.escape(value).equals(value)) {
             throw new RejectedTokenException("the OIDC token's '" + claim + "' claim holds control characters");
         }
         return value;

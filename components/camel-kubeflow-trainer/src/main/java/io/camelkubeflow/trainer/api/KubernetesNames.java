@@ -47,19 +47,12 @@ public final class KubernetesNames {
         return name;
     }
 
-    /** The value as a message may show it: quoted, cut to 80 characters, control characters escaped. */
+    /** The value as a message quotes it, cut to 80 characters (InvalidOptionException escapes what it holds). */
     private static String quote(String value) {
         if (value == null) {
             return "no value";
         }
-        StringBuilder quoted = new StringBuilder("'");
-        value.codePoints().limit(80).forEach(c -> {
-            if (Character.isISOControl(c) || c == 0x2028 || c == 0x2029) {
-                quoted.append(String.format("\\u%04x", c));
-            } else {
-                quoted.appendCodePoint(c);
-            }
-        });
-        return quoted.append(value.codePointCount(0, value.length()) > 80 ? "...'" : "'").toString();
+        return value.codePointCount(0, value.length()) <= 80 ? "'" + value + "'"
+                : "'" + value.substring(0, value.offsetByCodePoints(0, 80)) + "...'";
     }
 }
