@@ -20,29 +20,26 @@ public final class KubernetesNames {
 
     /** A TrainJob's name: the CRD's CEL rule on metadata.name, an RFC 1035 label of at most 63 characters. */
     public static String trainJobName(String field, String name) {
-        if (name == null || name.length() > 63 || !RFC1035_LABEL.matcher(name).matches()) {
-            throw new InvalidOptionException(field, quote(name) + " is not a TrainJob name: an RFC 1035 label of at"
-                    + " most 63 characters (a lowercase letter first, then lowercase letters, digits or '-', ending"
-                    + " with a letter or digit)");
-        }
-        return name;
+        return checked(field, name, 63, RFC1035_LABEL, "is not a TrainJob name: an RFC 1035 label of at most 63"
+                + " characters (a lowercase letter first, then lowercase letters, digits or '-', ending with a letter or"
+                + " digit)");
     }
 
     /** A namespace's name: an RFC 1123 label of at most 63 characters. */
     public static String namespace(String field, String namespace) {
-        if (namespace == null || namespace.length() > 63 || !RFC1123_LABEL.matcher(namespace).matches()) {
-            throw new InvalidOptionException(field, quote(namespace) + " is not a namespace: an RFC 1123 label of at"
-                    + " most 63 characters (lowercase letters, digits or '-', starting and ending with a letter or"
-                    + " digit)");
-        }
-        return namespace;
+        return checked(field, namespace, 63, RFC1123_LABEL, "is not a namespace: an RFC 1123 label of at most 63"
+                + " characters (lowercase letters, digits or '-', starting and ending with a letter or digit)");
     }
 
     /** The name of most other objects (a runtime, a Secret, a ConfigMap): an RFC 1123 subdomain of at most 253. */
     public static String objectName(String field, String name) {
-        if (name == null || name.length() > 253 || !RFC1123_SUBDOMAIN.matcher(name).matches()) {
-            throw new InvalidOptionException(field, quote(name) + " is not a Kubernetes object name; use at most 253"
-                    + " lowercase letters, digits, '-' and '.', starting and ending with a letter or digit");
+        return checked(field, name, 253, RFC1123_SUBDOMAIN, "is not a Kubernetes object name; use at most 253"
+                + " lowercase letters, digits, '-' and '.', starting and ending with a letter or digit");
+    }
+
+    private static String checked(String field, String name, int maxLength, Pattern pattern, String refusal) {
+        if (name == null || name.length() > maxLength || !pattern.matcher(name).matches()) {
+            throw new InvalidOptionException(field, quote(name) + " " + refusal);
         }
         return name;
     }
