@@ -337,6 +337,11 @@ public final class TrainerSandbox implements AutoCloseable {
      * created readable and writable by its owner only (mode 600) before anything is written into it.
      */
     public Path writeKubeconfig(Path path) {
+        return writeKubeconfig(path, "default");
+    }
+
+    /** Writes a kubeconfig for this sandbox as {@link #writeKubeconfig(Path)} does, its context in {@code namespace}. */
+    public Path writeKubeconfig(Path path, String namespace) {
         String yaml = """
                 apiVersion: v1
                 kind: Config
@@ -350,10 +355,10 @@ public final class TrainerSandbox implements AutoCloseable {
                   user: {token: %3$s}
                 contexts:
                 - name: %1$s
-                  context: {cluster: %1$s, user: %1$s, namespace: default}
+                  context: {cluster: %1$s, user: %1$s, namespace: %5$s}
                 current-context: %1$s
                 """.formatted(KUBECONFIG_CONTEXT, masterUrl().replaceAll("/$", ""), adminToken,
-                certificateAuthorityData());
+                certificateAuthorityData(), namespace);
         try {
             Path absolute = path.toAbsolutePath();
             Files.createDirectories(absolute.getParent());
