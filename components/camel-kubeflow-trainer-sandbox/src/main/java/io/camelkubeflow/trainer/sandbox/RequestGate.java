@@ -18,14 +18,14 @@ import io.vertx.core.http.HttpServerRequest;
  * client libraries never send one, but for the sandbox's own address on a WebSocket upgrade), a {@code Sec-Fetch-Site} other than {@code none}/{@code same-origin}, or a
  * {@code Host} other than the loopback address the server listens on (a page whose name was rebound to 127.0.0.1);</li>
  * <li>a request without a bearer token the sandbox issued is refused ({@code 401}), as kube-apiserver refuses one
- * with anonymous access off; what {@code system:public-info-viewer} lets anyone read ({@code /version},
+ * with anonymous access off; a GET of what {@code system:public-info-viewer} lets anyone read ({@code /version},
  * {@code /healthz}, {@code /livez}, {@code /readyz}) stays open, as it names no secret;</li>
  * <li>a write whose body is not of a type kube-apiserver decodes is refused ({@code 415}): the bodies a page may
  * send without asking ({@code text/plain}, forms, none) are among them.</li>
  * </ul>
  */
 final class RequestGate {
-    /** What {@code system:public-info-viewer} grants anonymous callers on a cluster. */
+    /** What {@code system:public-info-viewer} lets anonymous callers GET on a cluster ({@link Discovery} answers each). */
     private static final Set<String> PUBLIC_PATHS = Set.of("/version", "/version/", "/healthz", "/livez", "/readyz");
     /** JSON, YAML, protobuf and the patch types (json-patch+json, merge-patch+json, strategic-merge-patch+json, apply-patch+yaml). */
     private static final Pattern DECODED_BODY = Pattern.compile(
@@ -56,7 +56,8 @@ final class RequestGate {
                     + " (Host header)");
         }
         String token = bearerToken(request.getHeader(HttpHeaders.AUTHORIZATION));
-        if (!PUBLIC_PATHS.contains(request.path()) && (token == null || !issuedToken.test(token))) {
+        boolean publicInfo = "GET".equals(request.method().name()) && PUBLIC_PATHS.contains(request.path());
+        if (!publicInfo && (token == null || !issuedToken.test(token))) {
             // kube-apiserver's words; the token is never repeated
             return ApiHttpServer.status(401, "Unauthorized", "Unauthorized");
         }

@@ -363,10 +363,16 @@ public final class TrainerSandbox implements AutoCloseable {
             Path absolute = path.toAbsolutePath();
             Files.createDirectories(absolute.getParent());
             Files.deleteIfExists(absolute);
-            if (absolute.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-                Files.createFile(absolute, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            // made new and written through one handle: a file or link someone put there meanwhile fails the write
+            // instead of receiving the token
+            java.nio.file.attribute.FileAttribute<?>[] ownerOnly = absolute.getFileSystem()
+                    .supportedFileAttributeViews().contains("posix") ? new java.nio.file.attribute.FileAttribute<?>[] {
+                            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
+                    : new java.nio.file.attribute.FileAttribute<?>[0];
+            try (var file = Files.newByteChannel(absolute, java.util.EnumSet.of(
+                    java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE), ownerOnly)) {
+                file.write(java.nio.ByteBuffer.wrap(yaml.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
             }
-            Files.writeString(absolute, yaml);
             return absolute;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the sandbox's kubeconfig to " + path, e);

@@ -112,6 +112,17 @@ class RequestGateTest {
         Answer version = send("GET", "/version", Map.of(), null);
         assertEquals(200, version.code(), "open to anyone, as system:public-info-viewer makes it: " + version.body());
         assertTrue(version.body().contains(Discovery.KUBERNETES_VERSION), version.body());
+        // the other open paths reach the store too: none of them may answer with what it holds
+        for (String open : List.of("/healthz", "/livez", "/readyz", "/healthz?verbose", "/version/")) {
+            Answer answer = send("GET", open, Map.of(), null);
+            assertEquals(200, answer.code(), open);
+            assertFalse(answer.body().contains(SECRET_VALUE) || answer.body().contains("\"items\""),
+                    open + ": " + answer.body());
+        }
+        // open to a GET only
+        for (String method : List.of("POST", "PUT", "DELETE")) {
+            assertUnauthorized(send(method, "/healthz", Map.of("Content-Type", "application/json"), "{}"), method);
+        }
     }
 
     @Test
