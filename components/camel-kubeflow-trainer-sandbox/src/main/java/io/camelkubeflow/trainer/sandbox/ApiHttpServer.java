@@ -80,7 +80,8 @@ final class ApiHttpServer implements AutoCloseable {
     }
 
     private static String hostInUrl(InetAddress address) {
-        return address instanceof java.net.Inet6Address ? "[" + address.getHostAddress() + "]" : address.getHostAddress();
+        return address instanceof java.net.Inet6Address ? "[" + address.getHostAddress() + "]"
+                : address.getHostAddress();
     }
 
     /** Stops listening; open connections (watches, log streams) break. */

@@ -15,8 +15,9 @@ import io.vertx.core.http.HttpServerRequest;
  * and every web page a local browser opens, so:
  * <ul>
  * <li>a request a browser sends for a page is refused ({@code 403}): it carries an {@code Origin} (kubectl and
- * client libraries never send one, but for the sandbox's own address on a WebSocket upgrade), a {@code Sec-Fetch-Site} other than {@code none}/{@code same-origin}, or a
- * {@code Host} other than the loopback address the server listens on (a page whose name was rebound to 127.0.0.1);</li>
+ * client libraries never send one, but for the sandbox's own address on a WebSocket upgrade), a
+ * {@code Sec-Fetch-Site} other than {@code none}/{@code same-origin}, or a {@code Host} other than the loopback address
+ * the server listens on (a page whose name was rebound to 127.0.0.1);</li>
  * <li>a request without a bearer token the sandbox issued is refused ({@code 401}), as kube-apiserver refuses one
  * with anonymous access off; a GET of what {@code system:public-info-viewer} lets anyone read ({@code /version},
  * {@code /healthz}, {@code /livez}, {@code /readyz}) stays open, as it names no secret;</li>
@@ -25,9 +26,12 @@ import io.vertx.core.http.HttpServerRequest;
  * </ul>
  */
 final class RequestGate {
-    /** What {@code system:public-info-viewer} lets anonymous callers GET on a cluster ({@link Discovery} answers each). */
+    /** What {@code system:public-info-viewer} lets anyone GET on a cluster ({@link Discovery} answers each). */
     private static final Set<String> PUBLIC_PATHS = Set.of("/version", "/version/", "/healthz", "/livez", "/readyz");
-    /** JSON, YAML, protobuf and the patch types (json-patch+json, merge-patch+json, strategic-merge-patch+json, apply-patch+yaml). */
+    /**
+     * JSON, YAML, protobuf and the patch types (json-patch+json, merge-patch+json, strategic-merge-patch+json,
+     * apply-patch+yaml).
+     */
     private static final Pattern DECODED_BODY = Pattern.compile(
             "application/(json|yaml|vnd\\.kubernetes\\.protobuf|[a-z-]+-patch\\+(json|yaml))");
     private static final Set<String> WRITES = Set.of("POST", "PUT", "PATCH");
@@ -55,13 +59,13 @@ final class RequestGate {
             return ApiHttpServer.status(403, "Forbidden", "the sandbox answers only requests for its loopback address"
                     + " (Host header)");
         }
+        String method = request.method().name();
         String token = bearerToken(request.getHeader(HttpHeaders.AUTHORIZATION));
-        boolean publicInfo = "GET".equals(request.method().name()) && PUBLIC_PATHS.contains(request.path());
+        boolean publicInfo = "GET".equals(method) && PUBLIC_PATHS.contains(request.path());
         if (!publicInfo && (token == null || !issuedToken.test(token))) {
             // kube-apiserver's words; the token is never repeated
             return ApiHttpServer.status(401, "Unauthorized", "Unauthorized");
         }
-        String method = request.method().name();
         boolean write = WRITES.contains(method) || !"GET".equals(method) && ApiHttpServer.hasBody(request);
         if (write && !isDecodedBody(request.getHeader(HttpHeaders.CONTENT_TYPE))) {
             return ApiHttpServer.status(415, "UnsupportedMediaType", "the body of the request was in an unknown"

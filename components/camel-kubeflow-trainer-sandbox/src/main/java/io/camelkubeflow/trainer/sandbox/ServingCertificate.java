@@ -70,7 +70,8 @@ final class ServingCertificate {
             builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(true))
                     .addExtension(Extension.keyUsage, true,
                             new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyCertSign))
-                    .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth))
+                    .addExtension(Extension.extendedKeyUsage, false,
+                            new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth))
                     .addExtension(Extension.subjectKeyIdentifier, false,
                             extensions.createSubjectKeyIdentifier(key.getPublic()))
                     .addExtension(Extension.authorityKeyIdentifier, false,

@@ -316,7 +316,9 @@ public final class TrainerSandbox implements AutoCloseable {
         return client.getMasterUrl().toString();
     }
 
-    /** The serving certificate as a kubeconfig's {@code certificate-authority-data} and fabric8's caCertData hold it. */
+    /**
+     * The serving certificate as a kubeconfig's {@code certificate-authority-data} and fabric8's caCertData hold it.
+     */
     private String certificateAuthorityData() {
         return java.util.Base64.getEncoder().encodeToString(certificate.pem().getBytes(
                 java.nio.charset.StandardCharsets.US_ASCII));
@@ -340,7 +342,9 @@ public final class TrainerSandbox implements AutoCloseable {
         return writeKubeconfig(path, "default");
     }
 
-    /** Writes a kubeconfig for this sandbox as {@link #writeKubeconfig(Path)} does, its context in {@code namespace}. */
+    /**
+     * Writes a kubeconfig for this sandbox as {@link #writeKubeconfig(Path)} does, its context in {@code namespace}.
+     */
     public Path writeKubeconfig(Path path, String namespace) {
         String yaml = """
                 apiVersion: v1
