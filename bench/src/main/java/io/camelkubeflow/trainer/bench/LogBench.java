@@ -63,7 +63,8 @@ final class LogBench implements AutoCloseable {
     private final TrainerSandbox sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
             .withController(Duration.ofMillis(10), Duration.ofMillis(100)));
     private final KubernetesClient sdkClient;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .sslContext(sandbox.sslContext()).build();
     private final CamelContext camel = new DefaultCamelContext();
     private final AtomicLong linesSeen = new AtomicLong();
     private String jobName;
@@ -280,7 +281,8 @@ final class LogBench implements AutoCloseable {
     private long[] raw(boolean follow, boolean timestamps, Pod pod) throws Exception {
         URI uri = URI.create(sandbox.masterUrl() + "api/v1/namespaces/" + NAMESPACE + "/pods/" + pod.getMetadata().getName()
                 + "/log?container=node" + (follow ? "&follow=true" : "") + (timestamps ? "&timestamps=true" : ""));
-        HttpResponse<InputStream> response = http.send(HttpRequest.newBuilder(uri).build(),
+        HttpResponse<InputStream> response = http.send(HttpRequest.newBuilder(uri).header("Authorization", "Bearer "
+                + sandbox.client().getConfiguration().getOauthToken()).build(),
                 HttpResponse.BodyHandlers.ofInputStream());
         long lines = 0;
         long bytes = 0;

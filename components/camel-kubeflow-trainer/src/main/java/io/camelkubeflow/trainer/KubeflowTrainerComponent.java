@@ -177,19 +177,33 @@ public class KubeflowTrainerComponent extends DefaultComponent {
 
     /**
      * Registers the readiness check of a client and namespace, once, when the context has a health check registry. Its
-     * id names what it checks: {@code kubeflow-trainer:<namespace>@<API server host:port>}.
+     * id names the namespace it checks, {@code kubeflow-trainer:<namespace>}, and for each further client of that
+     * namespace an index, {@code kubeflow-trainer:<namespace>#2}: never the API server's address, as health endpoints
+     * are open.
      */
-    void registerHealthCheck(KubernetesClient client, String namespace) {
+    synchronized void registerHealthCheck(KubernetesClient client, String namespace) {
         HealthCheckRegistry registry = HealthCheckRegistry.get(getCamelContext());
         if (registry == null) {
             return;
         }
-        healthChecks.computeIfAbsent(new HealthCheckKey(client, namespace), key -> {
-            KubeflowTrainerHealthCheck check = new KubeflowTrainerHealthCheck(
-                    KubeflowTrainerHealthCheck.id(client, namespace), client, namespace);
+        HealthCheckKey key = new HealthCheckKey(client, namespace);
+        if (!healthChecks.containsKey(key)) {
+            KubeflowTrainerHealthCheck check = new KubeflowTrainerHealthCheck(healthCheckId(namespace), client,
+                    namespace);
             registry.register(check);
-            return check;
-        });
+            healthChecks.put(key, check);
+        }
+    }
+
+    /** The first id of a namespace's checks that no registered check has. */
+    private String healthCheckId(String namespace) {
+        java.util.Set<String> taken = healthChecks.values().stream().map(KubeflowTrainerHealthCheck::getId)
+                .collect(java.util.stream.Collectors.toSet());
+        String id = "kubeflow-trainer:" + namespace;
+        for (int index = 2; taken.contains(id); index++) {
+            id = "kubeflow-trainer:" + namespace + "#" + index;
+        }
+        return id;
     }
 
     /** Closes the watcher, reaper and informers, and drops the health checks, of a client an endpoint built itself and is about to close. */

@@ -13,15 +13,20 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.URLUtils;
 import org.apache.camel.health.HealthCheckResultBuilder;
 import org.apache.camel.impl.health.AbstractHealthCheck;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Readiness of the component's Kubernetes API: the API server answers, Kubeflow Trainer is installed (the TrainJob
  * API exists) and TrainJobs may be listed in the namespace. One list request of at most one item per call, answered
  * before the call returns, but for a call on a Vert.x event loop, which gets the previous request's answer (the first
  * such call: DOWN, no answer yet; readiness is polled). Both kinds of call share the one request then on its way. Not a
- * liveness check: restarting the app does not bring an API server back.
+ * liveness check: restarting the app does not bring an API server back. Health endpoints are open to anyone who can
+ * reach them, so what it answers names no address: the API server's URL and the network's own words (which name it)
+ * go to the log, once per change of the explanation.
  */
 final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
+    private static final Logger LOG = LoggerFactory.getLogger(KubeflowTrainerHealthCheck.class);
     /**
      * Vert.x's {@code Context.isOnEventLoopThread()}, looked up rather than linked: Vert.x comes with fabric8's default
      * HTTP client, in the version of the client or of Quarkus; null without Vert.x, where no call is on its loop.
@@ -40,13 +45,6 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
         this.namespace = namespace;
     }
 
-    /** {@code kubeflow-trainer:<namespace>@<host:port>}: which namespace of which API server the check is about. */
-    static String id(KubernetesClient client, String namespace) {
-        java.net.URL api = client.getMasterUrl();
-        return "kubeflow-trainer:" + namespace + "@" + api.getHost() + ":"
-                + (api.getPort() == -1 ? api.getDefaultPort() : api.getPort());
-    }
-
     @Override
     public boolean isLiveness() {
         return false;
@@ -54,7 +52,6 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
 
     @Override
     protected void doCall(HealthCheckResultBuilder builder, Map<String, Object> options) {
-        builder.detail("api.server", String.valueOf(client.getMasterUrl()));
         builder.detail("namespace", namespace);
         Answer answer;
         if (onEventLoop()) {
@@ -64,7 +61,7 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
             answer = last;
             probe();
             if (answer == null) {
-                answer = new Answer(false, "checking the API server at " + client.getMasterUrl() + ": no answer yet");
+                answer = new Answer(false, "checking the Kubernetes API server: no answer yet");
             }
         } else {
             answer = probe().join();
@@ -95,11 +92,11 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
         try {
             request = http.sendAsync(http.newHttpRequestBuilder().uri(url)
                     .timeout(client.getConfiguration().getRequestTimeout(), TimeUnit.MILLISECONDS).build(), String.class)
-                    .handle((response, e) -> e != null ? new Answer(false, notAnswering(cause(e)))
+                    .handle((response, e) -> e != null ? notAnswering(cause(e))
                             : response.isSuccessful() ? new Answer(true, null)
-                            : new Answer(false, explain(response.code(), response.body())));
+                            : explain(response.code(), response.body()));
         } catch (RuntimeException e) {
-            request = CompletableFuture.completedFuture(new Answer(false, notAnswering(cause(e))));
+            request = CompletableFuture.completedFuture(notAnswering(cause(e)));
         }
         inFlight = request;
         CompletableFuture<Answer> sent = request;
@@ -109,6 +106,10 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
     }
 
     private synchronized void answered(CompletableFuture<Answer> request, Answer answer) {
+        if (!answer.up() && (last == null || !answer.explanation().equals(last.explanation()))) {
+            LOG.warn("Readiness of namespace {} at the API server {}: {}{}", namespace, client.getMasterUrl(),
+                    answer.explanation(), answer.detail() == null ? "" : " (" + answer.detail() + ")");
+        }
         last = answer;
         if (inFlight == request) {
             inFlight = null;
@@ -143,23 +144,31 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
         }
     }
 
-    /** What a probe found: up, or down and why. */
-    private record Answer(boolean up, String explanation) {
+    /**
+     * What a probe found: up, or down and why (the explanation, in the open answer) and with what words of the
+     * network or the API server (the detail, only in the log: they may name the API server's address); both null when
+     * up.
+     */
+    private record Answer(boolean up, String explanation, String detail) {
+        Answer(boolean up, String explanation) {
+            this(up, explanation, null);
+        }
     }
 
-    private String notAnswering(String why) {
-        return "the API server at " + client.getMasterUrl() + " does not answer: " + why;
+    private static Answer notAnswering(String why) {
+        return new Answer(false, "the Kubernetes API server does not answer (the app's log says why)", why);
     }
 
-    private String explain(int code, String message) {
+    private Answer explain(int code, String message) {
         return switch (code) {
-            case HttpURLConnection.HTTP_NOT_FOUND -> "Kubeflow Trainer is not installed: the API server at "
-                    + client.getMasterUrl() + " has no " + TrainJob.GROUP + "/" + TrainJob.VERSION + " trainjobs; install"
-                    + " Kubeflow Trainer v2 (its CRDs and controller) in this cluster";
-            case HttpURLConnection.HTTP_UNAUTHORIZED, HttpURLConnection.HTTP_FORBIDDEN -> "not allowed to list TrainJobs"
-                    + " in namespace " + namespace + " (" + code + "): bind the Role in deploy/ to the app's"
-                    + " service account";
-            default -> "the API server at " + client.getMasterUrl() + " answered " + code + ": " + message;
+            case HttpURLConnection.HTTP_NOT_FOUND -> new Answer(false, "Kubeflow Trainer is not installed: the"
+                    + " Kubernetes API server has no " + TrainJob.GROUP + "/" + TrainJob.VERSION + " trainjobs; install"
+                    + " Kubeflow Trainer v2 (its CRDs and controller) in this cluster");
+            case HttpURLConnection.HTTP_UNAUTHORIZED, HttpURLConnection.HTTP_FORBIDDEN -> new Answer(false,
+                    "not allowed to list TrainJobs in namespace " + namespace + " (" + code + "): bind the Role in"
+                            + " deploy/ to the app's service account");
+            default -> new Answer(false, "the Kubernetes API server answered " + code + " (the app's log says more)",
+                    message);
         };
     }
 }

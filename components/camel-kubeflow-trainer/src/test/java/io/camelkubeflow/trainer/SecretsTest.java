@@ -37,7 +37,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * unknown runtime and an API refusal.
  */
 class SecretsTest {
-    static final String TOKEN = "tok-" + UUID.randomUUID();
     static final String SECRET_VALUE = "hf_" + UUID.randomUUID().toString().replace("-", "");
 
     @Test
@@ -47,13 +46,16 @@ class SecretsTest {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         List<String> scanned = new ArrayList<>();
         int exchanges = 0;
+        String token;
         try (TrainerApiServer api = TrainerApiServer.start()) {
+            // the sandbox answers only tokens it issued
+            token = api.sandbox().issueToken("secrets-scan", "system:masters");
             System.setOut(new PrintStream(new Tee(out, captured), true, StandardCharsets.UTF_8));
             System.setErr(new PrintStream(new Tee(err, captured), true, StandardCharsets.UTF_8));
             api.client().secrets().inNamespace("secrets").resource(new SecretBuilder().withNewMetadata().withName("hf")
                     .endMetadata().addToData("token", Base64.getEncoder().encodeToString(
                             SECRET_VALUE.getBytes(StandardCharsets.UTF_8))).build()).create();
-            String connection = "&masterUrl=" + api.client().getMasterUrl() + "&oauthToken=RAW(" + TOKEN
+            String connection = "&masterUrl=" + api.client().getMasterUrl() + "&oauthToken=RAW(" + token
                     + ")&trustCerts=true&namespace=secrets";
             try (CamelContext camel = new DefaultCamelContext()) {
                 camel.addRoutes(new RouteBuilder() {
@@ -109,7 +111,7 @@ class SecretsTest {
             for (RecordedRequest request : api.sandbox().requestsSince(0)) {
                 // the component's requests (they carry its token, in the one header meant for it); the test's own
                 // Secret create is the one request that may hold the value
-                if (("Bearer " + TOKEN).equals(request.getHeader("Authorization"))) {
+                if (("Bearer " + token).equals(request.getHeader("Authorization"))) {
                     scanned.add(request.getPath() + " " + request.getBody().readUtf8());
                 }
             }
@@ -120,7 +122,7 @@ class SecretsTest {
         String logs = captured.toString(StandardCharsets.UTF_8);
         scanned.add(logs);
         String all = String.join("\n", scanned);
-        int tokenHits = SecretScan.occurrences(all, TOKEN);
+        int tokenHits = SecretScan.occurrences(all, token);
         int secretHits = SecretScan.occurrences(all, SECRET_VALUE, Base64.getEncoder().encodeToString(
                 SECRET_VALUE.getBytes(StandardCharsets.UTF_8)).replace("=", ""));
         ReliabilityFigures.record("secrets (component)", "API token and secret env value scanned for in "

@@ -1,6 +1,5 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -9,14 +8,12 @@ import org.eclipse.microprofile.health.Readiness;
 
 /**
  * Readiness says which Kubernetes API the app acts on, so nobody mistakes the local sandbox for a cluster: {@code
- * connection} is {@code sandbox} or {@code cluster}, with the API's URL.
+ * connection} is {@code sandbox} or {@code cluster}. Not the API's URL: health endpoints are open, and the address
+ * of the local sandbox is for its owner (the app's log names it at start).
  */
 @Readiness
 @ApplicationScoped
 public class KubernetesConnectionCheck implements HealthCheck {
-    @Inject
-    KubernetesClient client;
-
     @Inject
     KubernetesClientProducer clients;
 
@@ -24,7 +21,6 @@ public class KubernetesConnectionCheck implements HealthCheck {
     public HealthCheckResponse call() {
         return HealthCheckResponse.named("kubernetes-connection").up()
                 .withData("connection", clients.sandbox() != null ? "sandbox" : "cluster")
-                .withData("apiServer", String.valueOf(client.getMasterUrl()))
                 .build();
     }
 }

@@ -59,7 +59,7 @@ class HighAvailabilityIT {
                         new NewTopic("trainjob-results", 1, (short) 1),
                         new NewTopic("trainjob-dead-letters", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
             }
-            Path kubeconfig = AppKubeconfig.write(work, cluster.masterUrl(), NAMESPACE);
+            Path kubeconfig = cluster.writeKubeconfig(work.resolve("kubeconfig"), NAMESPACE);
             Map<String, Replica> replicas = new HashMap<>();
             for (String pod : List.of("replica-a", "replica-b")) {
                 replicas.put(pod, Replica.start(work, pod, cluster.client(), kubeconfig, kafka.bootstrapServers()));

@@ -80,9 +80,18 @@ class ReadmeRunCommandIT {
             // ready once every consumer has polled (the inbox's first poll comes a moment after the start)
             await(() -> get(http, port, "/q/health/ready").statusCode() == 200, output);
             java.net.http.HttpResponse<String> ready = get(http, port, "/q/health/ready");
-            assertTrue(ready.body().contains("\"kubeflow-trainer:default@"), ready.body());
-            assertTrue(!ready.body().contains("kubeflow-trainer:test@"), "a check for a namespace the app does not use: "
+            assertTrue(ready.body().contains("\"kubeflow-trainer:default\""), ready.body());
+            assertTrue(!ready.body().contains("kubeflow-trainer:test"), "a check for a namespace the app does not use: "
                     + ready.body());
+            // the sandbox's address is in the app's log only: no open answer names it
+            java.util.regex.Matcher sandbox = java.util.regex.Pattern.compile("SANDBOX at (https://127\\.0\\.0\\.1:\\d+)")
+                    .matcher(String.join("\n", output));
+            assertTrue(sandbox.find(), "no sandbox address in the log:\n" + String.join("\n", output));
+            String sandboxAddress = sandbox.group(1).substring("https://".length());
+            for (String open : List.of("/q/health", "/q/health/ready", "/q/health/live", "/q/openapi", "/trainjobs")) {
+                java.net.http.HttpResponse<String> answer = get(http, port, open);
+                assertTrue(!answer.body().contains(sandboxAddress), open + " names the sandbox: " + answer.body());
+            }
             JsonNode connection = null;
             for (JsonNode check : new ObjectMapper().readTree(ready.body()).path("checks")) {
                 if ("kubernetes-connection".equals(check.path("name").asText())) {
@@ -101,28 +110,30 @@ class ReadmeRunCommandIT {
      */
     @Test
     void theAppStartsWhileItsClusterIsDownAndServesOnceItIsBack() throws Exception {
-        int apiPort;
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-            apiPort = socket.getLocalPort();
-        }
-        Path kubeconfig = AppKubeconfig.write(work, "http://127.0.0.1:" + apiPort, "default");
-        runApp(Map.of("KUBECONFIG", kubeconfig.toString(), "TRAINER_CLUSTER", "cluster"), output -> {
-            int port = httpPort(output);
-            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-            assertEquals(200, get(http, port, "/q/health/live").statusCode());
-            // readiness is polled: the first answer on the event loop may be "no answer yet", then the probe's
-            await(() -> get(http, port, "/q/health/ready").body().contains("does not answer"), output);
-            java.net.http.HttpResponse<String> notReady = get(http, port, "/q/health/ready");
-            assertEquals(503, notReady.statusCode(), notReady.body());
-            assertTrue(notReady.body().contains("kubeflow-trainer:default@127.0.0.1:" + apiPort)
-                    && notReady.body().contains("does not answer"), notReady.body());
-            java.net.http.HttpResponse<String> refused = post(http, port, "any-token");
-            assertEquals(503, refused.statusCode(), refused.body());
-            assertTrue(refused.body().contains("Kubernetes API unreachable"), refused.body());
+        // the cluster: a sandbox whose API server is down, its kubeconfig (its token, its certificate) at hand
+        try (io.camelkubeflow.trainer.sandbox.TrainerSandbox cluster = io.camelkubeflow.trainer.sandbox
+                .TrainerSandbox.start(io.camelkubeflow.trainer.sandbox.TrainerSandbox.Options.defaults()
+                        .withController(Duration.ofMillis(50), Duration.ofMillis(200)))) {
+            Path kubeconfig = cluster.writeKubeconfig(work.resolve("kubeconfig"));
+            String apiAddress = "127.0.0.1:" + cluster.client().getMasterUrl().getPort();
+            cluster.stopApiServer();
+            runApp(Map.of("KUBECONFIG", kubeconfig.toString(), "TRAINER_CLUSTER", "cluster"), output -> {
+                int port = httpPort(output);
+                java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+                assertEquals(200, get(http, port, "/q/health/live").statusCode());
+                // readiness is polled: the first answer on the event loop may be "no answer yet", then the probe's
+                await(() -> get(http, port, "/q/health/ready").body().contains("does not answer"), output);
+                java.net.http.HttpResponse<String> notReady = get(http, port, "/q/health/ready");
+                assertEquals(503, notReady.statusCode(), notReady.body());
+                assertTrue(notReady.body().contains("\"kubeflow-trainer:default\"")
+                        && notReady.body().contains("does not answer"), notReady.body());
+                assertTrue(!notReady.body().contains(apiAddress), "an open answer names the API server: "
+                        + notReady.body());
+                java.net.http.HttpResponse<String> refused = post(http, port, "any-token");
+                assertEquals(503, refused.statusCode(), refused.body());
+                assertTrue(refused.body().contains("Kubernetes API unreachable"), refused.body());
 
-            try (io.camelkubeflow.trainer.sandbox.TrainerSandbox cluster = io.camelkubeflow.trainer.sandbox
-                    .TrainerSandbox.start(io.camelkubeflow.trainer.sandbox.TrainerSandbox.Options.defaults()
-                            .withPort(apiPort).withController(Duration.ofMillis(50), Duration.ofMillis(200)))) {
+                cluster.startApiServer();
                 await(() -> get(http, port, "/q/health/ready").statusCode() == 200, output);
                 java.net.http.HttpResponse<String> created = post(http, port,
                         cluster.issueToken("developer", "system:masters"));
@@ -130,8 +141,8 @@ class ReadmeRunCommandIT {
                 String job = new ObjectMapper().readTree(created.body()).path("name").asText();
                 await(() -> output.stream().anyMatch(l -> l.contains("\"event\":\"model-ready\"")
                         && l.contains(job)), output);
-            }
-        });
+            });
+        }
     }
 
     private static int httpPort(List<String> output) throws Exception {

@@ -57,6 +57,11 @@ final class AccessReviews {
         return token;
     }
 
+    /** Whether the sandbox issued this token (its authenticator's whole decision). */
+    boolean isIssued(String token) {
+        return tokens.containsKey(token);
+    }
+
     /** The answer to a review request, or null for any other request. */
     MockResponse answer(RecordedRequest request, String body) {
         String path = request.getPath().contains("?") ? request.getPath().substring(0, request.getPath().indexOf('?'))

@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -34,20 +35,29 @@ import io.vertx.core.http.HttpServerResponse;
  * The sandbox's HTTP front, as a kube-apiserver answers on the wire: discovery and version, the stored objects (the
  * CRUD dispatcher), watches both as WebSocket (fabric8) and as a chunked HTTP stream of JSON lines (kubectl, client-go,
  * the Python client), pod logs with {@code follow=true} streamed while the container runs, and a {@code Status} body on
- * every error answer. Every request is shown to a recorder first, so tests and benchmarks can count them.
+ * every error answer. A request must first pass the {@link RequestGate} (a token, no browser); each one that does is
+ * shown to a recorder, so tests and benchmarks can count them.
  */
 final class ApiHttpServer implements AutoCloseable {
+    /** The loopback address the server listens on, as a URL or a Host header names it ("127.0.0.1", "[::1]"). */
+    static final String LOOPBACK_HOST = hostInUrl(InetAddress.getLoopbackAddress());
     private final Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
     private final Dispatcher dispatcher;
     private final Discovery discovery;
     private final PodLogs podLogs;
     private final Consumer<RecordedRequest> recorder;
+    private final RequestGate gate;
+    private final ServingCertificate certificate;
     private volatile HttpServer server;
+    /** The port it listens on, the same after a restart: what a request's Host must name. */
+    private volatile int port;
     /** What every request waits for before it is answered: the sandbox's installation. */
     private final CompletableFuture<Void> installed;
 
     ApiHttpServer(Dispatcher dispatcher, Discovery discovery, PodLogs podLogs, Consumer<RecordedRequest> recorder,
-            CompletableFuture<Void> installed) {
+            Predicate<String> issuedToken, ServingCertificate certificate, CompletableFuture<Void> installed) {
+        this.gate = new RequestGate(issuedToken, LOOPBACK_HOST);
+        this.certificate = certificate;
         this.dispatcher = dispatcher;
         this.discovery = discovery;
         this.podLogs = podLogs;
@@ -55,16 +65,23 @@ final class ApiHttpServer implements AutoCloseable {
         this.installed = installed;
     }
 
-    /** Listens on loopback at {@code port} (0: a free one) and returns the port. */
+    /** Listens with TLS on loopback at {@code port} (0: a free one) and returns the port. */
     synchronized int listen(int port) {
         HttpServer created = vertx.createHttpServer(new HttpServerOptions()
                 .setHost(InetAddress.getLoopbackAddress().getHostAddress()).setPort(port)
+                .setSsl(true).setKeyCertOptions(certificate.keyCertOptions())
                 .setHandle100ContinueAutomatically(true).setCompressionSupported(false)
-                // as a kube-apiserver: HTTP/2 only over TLS, never as an upgrade of a cleartext connection
-                .setHttp2ClearTextEnabled(false));
+                // no ALPN: HTTP/1.1, which the streamed watches and logs are written for, never HTTP/2
+                .setUseAlpn(false).setHttp2ClearTextEnabled(false));
         created.requestHandler(this::handle);
         server = await(created.listen());
-        return server.actualPort();
+        this.port = server.actualPort();
+        return this.port;
+    }
+
+    private static String hostInUrl(InetAddress address) {
+        return address instanceof java.net.Inet6Address ? "[" + address.getHostAddress() + "]"
+                : address.getHostAddress();
     }
 
     /** Stops listening; open connections (watches, log streams) break. */
@@ -76,6 +93,12 @@ final class ApiHttpServer implements AutoCloseable {
     }
 
     private void handle(HttpServerRequest event) {
+        MockResponse refused = gate.refusal(event, port);
+        if (refused != null) {
+            // neither recorded nor held until the installation: it reaches nothing of the sandbox
+            write(event.response(), refused);
+            return;
+        }
         // a WebSocket upgrade must find its request unread
         Future<io.vertx.core.buffer.Buffer> read = hasBody(event) ? event.body() : Future.succeededFuture(null);
         read.onSuccess(body -> {
@@ -253,13 +276,13 @@ final class ApiHttpServer implements AutoCloseable {
         }
     }
 
-    private static boolean hasBody(HttpServerRequest event) {
+    static boolean hasBody(HttpServerRequest event) {
         String length = event.getHeader(HttpHeaders.CONTENT_LENGTH);
         return length != null ? !length.trim().equals("0") : event.headers().contains(HttpHeaders.TRANSFER_ENCODING)
                 || event.headers().contains(HttpHeaders.CONTENT_TYPE);
     }
 
-    private static boolean isWebSocketUpgrade(HttpServerRequest event) {
+    static boolean isWebSocketUpgrade(HttpServerRequest event) {
         String upgrade = event.getHeader(HttpHeaders.UPGRADE);
         return upgrade != null && upgrade.equalsIgnoreCase("websocket");
     }

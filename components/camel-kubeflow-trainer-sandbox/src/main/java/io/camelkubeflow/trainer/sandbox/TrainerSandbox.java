@@ -3,7 +3,6 @@ package io.camelkubeflow.trainer.sandbox;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -65,9 +64,13 @@ public final class TrainerSandbox implements AutoCloseable {
     public static final String TRAINER_SYSTEM_NAMESPACE = "kubeflow-system";
     /** The cluster, user and context name of the kubeconfig {@link #writeKubeconfig} writes. */
     public static final String KUBECONFIG_CONTEXT = "trainer-sandbox";
+    /** Who the admin token acts as: the user kubeadm's admin kubeconfig names. */
+    static final String ADMIN_USER = "kubernetes-admin";
     private static final String TRAINJOBS_PREFIX = "/apis/trainer.kubeflow.org/v1alpha1/namespaces/";
 
     private final ApiHttpServer http;
+    /** What the API server serves TLS with, and what its clients trust. */
+    private final ServingCertificate certificate;
     /** The API server's port, kept across restarts so clients reconnect to it. */
     private final int port;
     private final KubernetesClient client;
@@ -151,6 +154,11 @@ public final class TrainerSandbox implements AutoCloseable {
     /** The API server listens and the client is made: what the installation needs after the store's objects. */
     private final CompletableFuture<Void> listening = new CompletableFuture<>();
     private final AccessReviews accessReviews = new AccessReviews(dispatcher::stored);
+    /**
+     * The token of the cluster's admin ({@code system:masters}), which the sandbox's own client and the kubeconfig it
+     * writes carry: the API server answers no request without a token it issued.
+     */
+    private final String adminToken = accessReviews.issueToken(ADMIN_USER, List.of("system:masters"));
     private final java.util.concurrent.atomic.AtomicInteger refusedCreates = new java.util.concurrent.atomic.AtomicInteger();
     private volatile int refusedCreateCode;
 
@@ -163,12 +171,14 @@ public final class TrainerSandbox implements AutoCloseable {
         installer.setDaemon(true);
         installer.start();
         try {
-            http = new ApiHttpServer(dispatcher, discovery, podLogs, this::record, installed);
+            certificate = ServingCertificate.create();
+            http = new ApiHttpServer(dispatcher, discovery, podLogs, this::record, accessReviews::isIssued,
+                    certificate, installed);
             this.port = http.listen(options.port());
             client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(Config.empty())
-                    .withMasterUrl("http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + this.port
-                            + "/")
-                    .withNamespace("test").withHttp2Disable(true).build()).build();
+                    .withMasterUrl("https://" + ApiHttpServer.LOOPBACK_HOST + ":" + this.port + "/")
+                    .withCaCertData(certificateAuthorityData()).withOauthToken(adminToken).withNamespace("test")
+                    .withHttp2Disable(true).build()).build();
             listening.complete(null);
         } catch (RuntimeException e) {
             listening.completeExceptionally(e);
@@ -307,10 +317,35 @@ public final class TrainerSandbox implements AutoCloseable {
     }
 
     /**
+     * The serving certificate as a kubeconfig's {@code certificate-authority-data} and fabric8's caCertData hold it.
+     */
+    private String certificateAuthorityData() {
+        return java.util.Base64.getEncoder().encodeToString(certificate.pem().getBytes(
+                java.nio.charset.StandardCharsets.US_ASCII));
+    }
+
+    /**
+     * A TLS context that trusts this sandbox's certificate alone (the API server serves https with a certificate made
+     * at start), for an HTTP client made by hand; it then needs the admin's token too:
+     * {@code client().getConfiguration().getOauthToken()}.
+     */
+    public javax.net.ssl.SSLContext sslContext() {
+        return certificate.trustingContext();
+    }
+
+    /**
      * Writes a kubeconfig for this sandbox at {@code path} (context {@value #KUBECONFIG_CONTEXT}, namespace "default"),
-     * readable only by its owner where the file system allows, for kubectl, the Kubeflow Python SDK or any client.
+     * for kubectl, the Kubeflow Python SDK or any client. It holds the admin token, so on a POSIX file system it is
+     * created readable and writable by its owner only (mode 600) before anything is written into it.
      */
     public Path writeKubeconfig(Path path) {
+        return writeKubeconfig(path, "default");
+    }
+
+    /**
+     * Writes a kubeconfig for this sandbox as {@link #writeKubeconfig(Path)} does, its context in {@code namespace}.
+     */
+    public Path writeKubeconfig(Path path, String namespace) {
         String yaml = """
                 apiVersion: v1
                 kind: Config
@@ -318,22 +353,30 @@ public final class TrainerSandbox implements AutoCloseable {
                 - name: %1$s
                   cluster:
                     server: %2$s
+                    certificate-authority-data: %4$s
                 users:
                 - name: %1$s
-                  user: {}
+                  user: {token: %3$s}
                 contexts:
                 - name: %1$s
-                  context: {cluster: %1$s, user: %1$s, namespace: default}
+                  context: {cluster: %1$s, user: %1$s, namespace: %5$s}
                 current-context: %1$s
-                """.formatted(KUBECONFIG_CONTEXT, masterUrl().replaceAll("/$", ""));
+                """.formatted(KUBECONFIG_CONTEXT, masterUrl().replaceAll("/$", ""), adminToken,
+                certificateAuthorityData(), namespace);
         try {
             Path absolute = path.toAbsolutePath();
             Files.createDirectories(absolute.getParent());
             Files.deleteIfExists(absolute);
-            if (absolute.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-                Files.createFile(absolute, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            // made new and written through one handle: a file or link someone put there meanwhile fails the write
+            // instead of receiving the token
+            java.nio.file.attribute.FileAttribute<?>[] ownerOnly = absolute.getFileSystem()
+                    .supportedFileAttributeViews().contains("posix") ? new java.nio.file.attribute.FileAttribute<?>[] {
+                            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
+                    : new java.nio.file.attribute.FileAttribute<?>[0];
+            try (var file = Files.newByteChannel(absolute, java.util.EnumSet.of(
+                    java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE), ownerOnly)) {
+                file.write(java.nio.ByteBuffer.wrap(yaml.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
             }
-            Files.writeString(absolute, yaml);
             return absolute;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the sandbox's kubeconfig to " + path, e);

@@ -89,7 +89,7 @@ class ApiServerFidelityTest {
     void errorAnswersCarryAStatusObject() {
         var missing = assertThrows(io.fabric8.kubernetes.client.ResourceNotFoundException.class,
                 () -> sandbox.client().pods().inNamespace("default").withName("nowhere").require());
-        HttpAnswer raw = HttpAnswer.get(sandbox.masterUrl() + "api/v1/namespaces/default/pods/nowhere");
+        HttpAnswer raw = HttpAnswer.get(sandbox, "api/v1/namespaces/default/pods/nowhere");
         assertEquals(404, raw.code());
         Map<?, ?> status = Serialization.unmarshal(raw.body(), Map.class);
         assertEquals("Status", status.get("kind"));
@@ -105,7 +105,7 @@ class ApiServerFidelityTest {
                 .anyMatch(g -> g.getName().equals("trainer.kubeflow.org")));
         assertTrue(sandbox.client().getApiResources("v1").getResources().stream()
                 .anyMatch(r -> r.getName().equals("pods/log")));
-        assertTrue(HttpAnswer.get(sandbox.masterUrl() + "api/v1/namespaces/default/pods").body()
+        assertTrue(HttpAnswer.get(sandbox, "api/v1/namespaces/default/pods").body()
                 .contains("\"kind\":\"PodList\""), "a typed list");
     }
 
@@ -306,8 +306,8 @@ class ApiServerFidelityTest {
         createRunningFor("streamed", 1500, "");
         Pod pod = awaitPods("streamed", 1).get(0);
         List<String> lines = new ArrayList<>();
-        java.net.HttpURLConnection connection = (java.net.HttpURLConnection) new java.net.URL(sandbox.masterUrl()
-                + "api/v1/namespaces/default/pods/" + pod.getMetadata().getName() + "/log?follow=True").openConnection();
+        java.net.HttpURLConnection connection = AdminRequests.connection(sandbox,
+                "api/v1/namespaces/default/pods/" + pod.getMetadata().getName() + "/log?follow=True");
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(connection.getInputStream(),
                 StandardCharsets.UTF_8))) {
             String line;
@@ -328,7 +328,7 @@ class ApiServerFidelityTest {
             lines.add("step " + i + " loss=0.5 \u00fcber");
         }
         logs.appendBurst("default", "chatty", lines);
-        String url = sandbox.masterUrl() + "api/v1/namespaces/default/pods/chatty/log";
+        String url = "api/v1/namespaces/default/pods/chatty/log";
         byte[] expected = (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
 
         java.net.http.HttpResponse<byte[]> whole = bytes(url);
@@ -352,9 +352,9 @@ class ApiServerFidelityTest {
                 + lines.get(12_345)), stamped[12_345]);
     }
 
-    private static java.net.http.HttpResponse<byte[]> bytes(String url) throws Exception {
-        java.net.http.HttpResponse<byte[]> response = java.net.http.HttpClient.newHttpClient().send(
-                java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+    private java.net.http.HttpResponse<byte[]> bytes(String path) throws Exception {
+        java.net.http.HttpResponse<byte[]> response = AdminRequests.client(sandbox).send(
+                AdminRequests.request(sandbox, path).build(),
                 java.net.http.HttpResponse.BodyHandlers.ofByteArray());
         assertEquals(200, response.statusCode(), () -> new String(response.body(), StandardCharsets.UTF_8));
         return response;
@@ -365,9 +365,9 @@ class ApiServerFidelityTest {
         create("watched", "");
         List<String> lines = new ArrayList<>();
         // watch=1 is true to the API server (Go's ParseBool), as the Python client's watch=True is
-        java.net.HttpURLConnection connection = (java.net.HttpURLConnection) new java.net.URL(sandbox.masterUrl()
-                + "apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs?watch=1&timeoutSeconds=1"
-                + "&fieldSelector=metadata.name%3Dwatched").openConnection();
+        java.net.HttpURLConnection connection = AdminRequests.connection(sandbox,
+                "apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs?watch=1&timeoutSeconds=1"
+                + "&fieldSelector=metadata.name%3Dwatched");
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(connection.getInputStream(),
                 StandardCharsets.UTF_8))) {
             String line;
@@ -440,10 +440,11 @@ class ApiServerFidelityTest {
     }
 
     record HttpAnswer(int code, String body) {
-        static HttpAnswer get(String url) {
+        /** The admin's GET of a path of the sandbox's API. */
+        static HttpAnswer get(TrainerSandbox sandbox, String path) {
             try {
-                java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
-                        java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                java.net.http.HttpResponse<String> response = AdminRequests.client(sandbox).send(
+                        AdminRequests.request(sandbox, path).build(),
                         java.net.http.HttpResponse.BodyHandlers.ofString());
                 return new HttpAnswer(response.statusCode(), response.body());
             } catch (java.io.IOException e) {

@@ -1,6 +1,5 @@
 package io.camelkubeflow.trainer.sandbox;
 
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -72,15 +71,14 @@ class ServedCrdTest {
     @Test
     void aCrdCreatedOverTheApiIsDiscoveredAndACreatesStatusIsDroppedOnlyUnderAStatusSubresource() throws Exception {
         try (TrainerSandbox sandbox = TrainerSandbox.start()) {
-            HttpClient http = HttpClient.newHttpClient();
+            HttpClient http = AdminRequests.client(sandbox);
             for (String crd : List.of(WIDGETS_CRD, GADGETS_CRD)) {
-                assertEquals(201, http.send(HttpRequest.newBuilder(URI.create(sandbox.client().getMasterUrl()
-                        + Discovery.CRDS.substring(1))).header("Content-Type", "application/json")
+                assertEquals(201, http.send(AdminRequests.request(sandbox, Discovery.CRDS.substring(1)).header("Content-Type", "application/json")
                         .POST(HttpRequest.BodyPublishers.ofString(crd)).build(),
                         HttpResponse.BodyHandlers.ofString()).statusCode());
             }
-            APIResourceList v1 = Serialization.unmarshal(http.send(HttpRequest.newBuilder(
-                    URI.create(sandbox.client().getMasterUrl() + "apis/example.com/v1")).build(),
+            APIResourceList v1 = Serialization.unmarshal(http.send(
+                    AdminRequests.request(sandbox, "apis/example.com/v1").build(),
                     HttpResponse.BodyHandlers.ofString()).body(), APIResourceList.class);
             Map<String, APIResource> byName = new java.util.TreeMap<>();
             v1.getResources().forEach(resource -> byName.put(resource.getName(), resource));
@@ -91,10 +89,10 @@ class ServedCrdTest {
                     gadgets.getCategories()));
             assertFalse(byName.get("widgets").getNamespaced());
             // v0 is not served; v1alpha1 is, with its status subresource
-            assertEquals(404, http.send(HttpRequest.newBuilder(URI.create(sandbox.client().getMasterUrl()
-                    + "apis/example.com/v0")).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
-            assertEquals(List.of("widgets", "widgets/status"), Serialization.unmarshal(http.send(HttpRequest
-                    .newBuilder(URI.create(sandbox.client().getMasterUrl() + "apis/example.com/v1alpha1")).build(),
+            assertEquals(404, http.send(AdminRequests.request(sandbox,
+                    "apis/example.com/v0").build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+            assertEquals(List.of("widgets", "widgets/status"), Serialization.unmarshal(http.send(
+                    AdminRequests.request(sandbox, "apis/example.com/v1alpha1").build(),
                     HttpResponse.BodyHandlers.ofString()).body(), APIResourceList.class).getResources().stream()
                     .map(APIResource::getName).toList());
 

@@ -49,7 +49,10 @@ class KubeflowTrainerProcessorTest {
     @RegisterExtension
     static final QuarkusUnitTest QUARKUS = new QuarkusUnitTest()
             .withEmptyApplication()
-            .overrideConfigKey("quarkus.kubernetes-client.api-server-url", sandboxUrl())
+            .overrideConfigKey("quarkus.kubernetes-client.api-server-url", sandbox("url"))
+            // the sandbox answers its own token over TLS with its own certificate, as a cluster its admin's
+            .overrideConfigKey("quarkus.kubernetes-client.token", sandbox("token"))
+            .overrideConfigKey("quarkus.kubernetes-client.ca-cert-data", sandbox("ca-cert-data"))
             .overrideConfigKey("quarkus.kubernetes-client.devservices.enabled", "false")
             .addBuildChainCustomizer(chain -> chain.addBuildStep(context -> {
                 List<String> reflective = new ArrayList<>();
@@ -69,22 +72,25 @@ class KubeflowTrainerProcessorTest {
     @Inject
     KubernetesClient quarkusClient;
 
-    private static synchronized String sandboxUrl() {
-        String url = System.getProperty(SANDBOX_KEY + ".url");
-        if (url == null) {
+    /** The sandbox's "url", "token" or "ca-cert-data", for the client's configuration. */
+    private static synchronized String sandbox(String setting) {
+        if (System.getProperty(SANDBOX_KEY + ".url") == null) {
             TrainerSandbox sandbox = TrainerSandbox.start(TrainerSandbox.Options.standalone());
             sandbox.createNamespace("extension");
             System.getProperties().put(SANDBOX_KEY, sandbox);
-            url = sandbox.masterUrl();
-            System.setProperty(SANDBOX_KEY + ".url", url);
+            System.setProperty(SANDBOX_KEY + ".url", sandbox.masterUrl());
+            System.setProperty(SANDBOX_KEY + ".token", sandbox.client().getConfiguration().getOauthToken());
+            System.setProperty(SANDBOX_KEY + ".ca-cert-data", sandbox.client().getConfiguration().getCaCertData());
         }
-        return url;
+        return System.getProperty(SANDBOX_KEY + "." + setting);
     }
 
     @AfterAll
     static void stopSandbox() throws Exception {
         // of whichever load started it
-        System.clearProperty(SANDBOX_KEY + ".url");
+        for (String setting : List.of("url", "token", "ca-cert-data")) {
+            System.clearProperty(SANDBOX_KEY + "." + setting);
+        }
         if (System.getProperties().remove(SANDBOX_KEY) instanceof AutoCloseable sandbox) {
             sandbox.close();
         }
