@@ -148,7 +148,10 @@ public class HttpAuthentication {
         }
         Caller caller;
         try {
-            caller = callerOf(authorization.substring(7).trim());
+            caller = callerOf(authorization.substring(7).trim(), context);
+        } catch (OverBudgetException e) {
+            tooMany(context, e.getMessage(), e.waitSeconds);
+            return;
         } catch (OidcVerifier.RejectedTokenException e) {
             refuse(context, 401, e.getMessage());
             return;
@@ -168,12 +171,7 @@ public class HttpAuthentication {
         }
         long waitSeconds = budgets.take(caller.user(), System.nanoTime());
         if (waitSeconds > 0) {
-            refusals(429).increment();
-            context.response().setStatusCode(429).putHeader("Content-Type", "application/json")
-                    .putHeader("Retry-After", Long.toString(waitSeconds))
-                    .end(ErrorAnswer.json("too many requests from caller '" + caller.user() + "': at most "
-                            + ratePerSecond + " a second over time, " + rateBurst + " at once", null,
-                            "try again after " + waitSeconds + " s (Retry-After); nothing was changed"));
+            tooMany(context, "too many requests from caller '" + caller.user() + "'", waitSeconds);
             return;
         }
         context.put(CALLER, caller);
@@ -184,13 +182,23 @@ public class HttpAuthentication {
     }
 
     /** The caller an OIDC token of the configured issuer names, else the one the Kubernetes API vouches for; null when neither. */
-    private Caller callerOf(String token) {
+    private Caller callerOf(String token, RoutingContext context) {
         Optional<Caller> human = oidc.flatMap(verifier -> verifier.verify(token));
         if (human.isPresent()) {
             return human.get();
         }
         String hash = TrainJobMetadata.sha256(token);
         Optional<Caller> kept = reviewedTokens.getIfPresent(hash);
+        if (kept == null) {
+            // a token not seen lately costs the API server a review: before anyone is known, the budget is the
+            // client address's, so a stream of made-up tokens cannot turn into a stream of TokenReviews
+            String address = context.request().remoteAddress() == null ? "unknown"
+                    : context.request().remoteAddress().hostAddress();
+            long waitSeconds = budgets.take("address " + address, System.nanoTime());
+            if (waitSeconds > 0) {
+                throw new OverBudgetException("too many new tokens from " + address, waitSeconds);
+            }
+        }
         tokenReviews(kept == null ? "reviewed" : "cached").increment();
         if (kept == null) {
             // a failed review (API unreachable) throws and keeps nothing: the next request asks again
@@ -213,6 +221,24 @@ public class HttpAuthentication {
         }
         return Optional.of(new Caller(user.getUsername(), user.getGroups() == null ? List.of() : user.getGroups(),
                 user.getExtra() == null ? Map.of() : user.getExtra()));
+    }
+
+    private void tooMany(RoutingContext context, String who, long waitSeconds) {
+        refusals(429).increment();
+        context.response().setStatusCode(429).putHeader("Content-Type", "application/json")
+                .putHeader("Retry-After", Long.toString(waitSeconds))
+                .end(ErrorAnswer.json(who + ": at most " + ratePerSecond + " a second over time, " + rateBurst
+                        + " at once", null, "try again after " + waitSeconds + " s (Retry-After); nothing was changed"));
+    }
+
+    /** Tokens the API server would have to review, from an address past its budget. */
+    private static final class OverBudgetException extends RuntimeException {
+        private final long waitSeconds;
+
+        OverBudgetException(String message, long waitSeconds) {
+            super(message);
+            this.waitSeconds = waitSeconds;
+        }
     }
 
     private Counter tokenReviews(String result) {

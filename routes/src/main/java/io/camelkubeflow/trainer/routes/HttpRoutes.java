@@ -124,7 +124,8 @@ public class HttpRoutes extends RouteBuilder {
                 .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=ignore"
                         + "&authorizeCaller=true&policy=#trainRequestPolicy")
                 .process(this::trainAnswer)
-                .marshal().json();
+                .marshal().json()
+                .process(HttpRoutes::onlyTheAnswersHeaders);
 
         asCaller("list")
                 .process(this::namespaceHeader)
@@ -137,7 +138,8 @@ public class HttpRoutes extends RouteBuilder {
                             .map(job -> statusView.summary((TrainJob) job)).toList());
                     e.getMessage().setBody(answer);
                 })
-                .marshal().json();
+                .marshal().json()
+                .process(HttpRoutes::onlyTheAnswersHeaders);
 
         asCaller("delete")
                 .process(this::jobHeaders)
@@ -154,14 +156,16 @@ public class HttpRoutes extends RouteBuilder {
                     answer.put("deleted", true);
                     e.getMessage().setBody(answer);
                 })
-                .marshal().json();
+                .marshal().json()
+                .process(HttpRoutes::onlyTheAnswersHeaders);
 
         for (String operation : new String[] {"suspend", "resume"}) {
             asCaller(operation)
                     .process(this::jobHeaders)
                     .to("kubeflow-trainer:" + operation + "?namespace={{trainer.namespace}}&authorizeCaller=true")
                     .process(e -> e.getMessage().setBody(statusView.summary(e.getMessage().getBody(TrainJob.class))))
-                    .marshal().json();
+                    .marshal().json()
+                .process(HttpRoutes::onlyTheAnswersHeaders);
         }
 
         from("direct:http-status").routeId("http-status")
@@ -174,7 +178,8 @@ public class HttpRoutes extends RouteBuilder {
                             .check(caller, Access.trainJobs("get", namespace, name));
                     e.getMessage().setBody(statusView.describe(namespace, name));
                 })
-                .marshal().json();
+                .marshal().json()
+                .process(HttpRoutes::onlyTheAnswersHeaders);
     }
 
     private void trainAnswer(Exchange exchange) {
@@ -276,9 +281,20 @@ public class HttpRoutes extends RouteBuilder {
                 null));
     }
 
-    private static void answer(Exchange exchange, int status, String json) {
-        exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, status);
+    /**
+     * What goes back is the answer alone: platform-http answers every message header as a response header, and the
+     * message still holds the request's headers and query parameters. Left there, a caller could have the app send
+     * headers of its choosing (Set-Cookie, CORS) or, with a control character in one, fail the answer after the
+     * request was carried out.
+     */
+    private static void onlyTheAnswersHeaders(Exchange exchange) {
+        exchange.getMessage().removeHeaders("*", Exchange.HTTP_RESPONSE_CODE);
         exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, "application/json");
+    }
+
+    private static void answer(Exchange exchange, int status, String json) {
+        onlyTheAnswersHeaders(exchange);
+        exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, status);
         exchange.getMessage().setBody(json);
     }
 

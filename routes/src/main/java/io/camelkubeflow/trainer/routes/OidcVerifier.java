@@ -19,6 +19,7 @@ import org.jose4j.jwk.HttpsJwks;
 import org.jose4j.jws.AlgorithmIdentifiers;
 import org.jose4j.jwt.JwtClaims;
 import org.jose4j.jwt.MalformedClaimException;
+import org.jose4j.jwt.consumer.ErrorCodes;
 import org.jose4j.jwt.consumer.InvalidJwtException;
 import org.jose4j.jwt.consumer.JwtConsumer;
 import org.jose4j.jwt.consumer.JwtConsumerBuilder;
@@ -127,8 +128,24 @@ final class OidcVerifier {
         return false;
     }
 
+    /**
+     * What is wrong with a token, by jose4j's error code: its messages can quote the token itself (a signature
+     * failure prints the whole JWS), which an answer must not carry back to logs and proxies.
+     */
     private static String reason(InvalidJwtException e) {
-        return e.getErrorDetails().isEmpty() ? "invalid" : e.getErrorDetails().get(0).getErrorMessage();
+        if (e.getErrorDetails().isEmpty()) {
+            return "invalid";
+        }
+        return switch (e.getErrorDetails().get(0).getErrorCode()) {
+            case ErrorCodes.EXPIRED -> "expired";
+            case ErrorCodes.AUDIENCE_INVALID, ErrorCodes.AUDIENCE_MISSING -> "not for this audience";
+            case ErrorCodes.ISSUER_INVALID, ErrorCodes.ISSUER_MISSING -> "not of this issuer";
+            case ErrorCodes.SIGNATURE_INVALID, ErrorCodes.SIGNATURE_MISSING -> "its signature does not verify";
+            case ErrorCodes.EXPIRATION_MISSING -> "it has no expiry";
+            case ErrorCodes.SUBJECT_MISSING -> "it has no subject";
+            case ErrorCodes.NOT_YET_VALID, ErrorCodes.ISSUED_AT_INVALID_FUTURE -> "not valid yet";
+            default -> "invalid (error " + e.getErrorDetails().get(0).getErrorCode() + ")";
+        };
     }
 
     private JwtConsumer consumer() {

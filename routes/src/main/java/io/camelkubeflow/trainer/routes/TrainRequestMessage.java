@@ -39,7 +39,8 @@ public class TrainRequestMessage {
             .collect(Collectors.toUnmodifiableMap(Map.Entry::getValue, Map.Entry::getKey));
     /** JSON as written: a field given twice is refused, not taken at its last value. */
     private static final ObjectMapper JSON = JsonMapper.builder()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
     /**
      * Reads the message body, the bytes of a UTF-8 JSON object, and sets the headers it asks for. Bytes that are not

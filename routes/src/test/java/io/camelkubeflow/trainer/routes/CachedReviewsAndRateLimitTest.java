@@ -17,7 +17,10 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
 import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
@@ -27,10 +30,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * With the app's caches and rate limit on (the other tests turn them off): a caller repeating a request costs the API
  * server one TokenReview and one SubjectAccessReview (counted at the server), and a caller past its rate is answered
- * 429 with Retry-After and a JSON body before anything is reviewed or written; the metrics say both.
+ * 429 with Retry-After and a JSON body before anything is reviewed or written, and so is an address sending more new
+ * tokens than its budget (each would cost a TokenReview); the metrics say both.
  */
 @QuarkusTest
 @TestProfile(CachedReviewsAndRateLimitTest.CachedAndLimited.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CachedReviewsAndRateLimitTest {
     public static class CachedAndLimited implements QuarkusTestProfile {
         @Override
@@ -97,6 +102,21 @@ class CachedReviewsAndRateLimitTest {
                 HttpResponse.BodyHandlers.ofString()).body();
         assertTrue(scraped.contains("kubeflow_trainer_http_token_reviews_total{result=\"cached\"}"), scraped);
         assertTrue(scraped.contains("kubeflow_trainer_access_reviews_total{result=\"cached\"}"), scraped);
+    }
+
+    /** Last: the made-up tokens spend what is left of this machine's address budget for new tokens. */
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void madeUpTokensCostAtMostTheAddresssBudgetInTokenReviews() throws Exception {
+        long since = clients.sandbox().requestCount();
+        int limited = 0;
+        for (int i = 0; i < 10; i++) {
+            int status = get("", "made-up-token-" + i).statusCode();
+            assertTrue(status == 401 || status == 429, "answered " + status);
+            limited += status == 429 ? 1 : 0;
+        }
+        assertTrue(limited >= 5, limited + " of 10 made-up tokens limited");
+        assertTrue(reviewsSince(since, "tokenreviews") <= 5, reviewsSince(since, "tokenreviews") + " TokenReviews");
     }
 
     @Test

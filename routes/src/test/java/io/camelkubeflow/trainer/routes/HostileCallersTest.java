@@ -245,6 +245,69 @@ class HostileCallersTest {
     }
 
     @Test
+    void noRequestHeaderOrQueryParameterComesBackAsAResponseHeader() throws Exception {
+        HttpResponse<String> listed = send("GET", "?Set-Cookie=session%3Devil&Access-Control-Allow-Origin=https%3A%2F"
+                + "%2Fevil.example&Location=https%3A%2F%2Fevil.example", null, alice, Map.of("X-Api-Key", "k",
+                        "Content-Type", "text/html"));
+        assertEquals(200, listed.statusCode(), listed.body());
+        for (String header : List.of("Set-Cookie", "Access-Control-Allow-Origin", "Location", "X-Api-Key",
+                "Authorization")) {
+            assertTrue(listed.headers().firstValue(header).isEmpty(), header + " came back: " + listed.headers());
+        }
+        assertEquals("application/json", listed.headers().firstValue("Content-Type").orElseThrow());
+        // a control character in a parameter once failed the answer after the job was made: now it is just ignored
+        long since = clients.sandbox().requestCount();
+        HttpResponse<String> created = send("POST", "?junk=a%0Ab%0D%1B", "{\"script\": \"print(1)\"}", alice,
+                Map.of("Idempotency-Key", "control-in-query"));
+        assertEquals(201, created.statusCode(), created.body());
+        assertEquals(1, writesSince(since).stream().filter(w -> w.startsWith("POST")).count());
+    }
+
+    @Test
+    void anOptionShapedPythonFileIsRefusedAsNoFile() throws Exception {
+        long since = clients.sandbox().requestCount();
+        for (String body : List.of("{\"pythonFile\": \"--no-python\", \"args\": [\"bash\", \"-c\", \"id\"]}",
+                "{\"launcher\": \"python\", \"pythonFile\": \"-c\", \"args\": [\"print(1)\"]}")) {
+            HttpResponse<String> refused = send("POST", "", body, alice);
+            assertEquals(400, refused.statusCode(), refused.body());
+            assertEquals("pythonFile", json(refused).get("field"), refused.body());
+        }
+        assertEquals(List.of(), writesSince(since));
+    }
+
+    @Test
+    void aBodyIsOneJsonObjectOfWholeCharacters() throws Exception {
+        long since = clients.sandbox().requestCount();
+        for (String body : List.of("{\"script\": \"print(1)\"} {\"x\": 1}", "{\"script\": \"print(\\\"\\ud800\\\")\"}")) {
+            HttpResponse<String> refused = send("POST", "", body, alice);
+            assertEquals(400, refused.statusCode(), body + ": " + refused.body());
+        }
+        assertEquals(List.of(), writesSince(since));
+    }
+
+    @Test
+    void aConflictDoesNotTellAnotherCallersKey() throws Exception {
+        HttpResponse<String> first = send("POST", "", "{\"script\": \"print(1)\", \"jobName\": \"alices-named\"}",
+                alice, Map.of("Idempotency-Key", "alices-secret-key"));
+        assertTrue(first.statusCode() == 201 || first.statusCode() == 200, first.body());
+        HttpResponse<String> conflict = send("POST", "", "{\"script\": \"print(1)\", \"jobName\":"
+                + " \"alices-named\"}", HttpRoutesTest.localToken(), Map.of("Idempotency-Key", "developers-key"));
+        assertEquals(409, conflict.statusCode(), conflict.body());
+        assertTrue(!conflict.body().contains("alices-secret-key"), conflict.body());
+    }
+
+    @Test
+    void theMetricsTellNoJobNameOfARefusedRequest() throws Exception {
+        HttpRequest unauthenticated = HttpRequest.newBuilder(URI.create(trainjobs + "/name-only-mallory-knows"))
+                .GET().build();
+        assertEquals(401, HTTP.send(unauthenticated, HttpResponse.BodyHandlers.ofString()).statusCode());
+        String scraped = HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs.toString().replace("/trainjobs",
+                "/q/metrics"))).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertTrue(scraped.contains("uri=\"/trainjobs/{name}\""), "no templated path in the metrics");
+        assertTrue(!scraped.contains("name-only-mallory-knows"), "the metrics name a refused request's job");
+    }
+
+    @Test
     void anAllowedCallerGetsListsSuspendsResumesReadsLogsAndDeletes() throws Exception {
         String job = createdByAlice("positive-control");
         assertEquals(200, send("GET", "/" + job, null, alice).statusCode());

@@ -221,8 +221,8 @@ public class TrainJobSubmitter {
             throw new TrainJobConflictException(name, existing.getMetadata().getNamespace(), key == null
                     ? "it exists and this request has no idempotency key to prove it is the same job; set"
                             + " 'idempotencyKey' or choose another 'jobName'"
-                    : "it was created for another idempotency key (" + describeKey(annotations)
-                            + "); choose another 'jobName' or 'jobNamePrefix'");
+                    : "it was created for another idempotency key (which this answer does not tell: it may be"
+                            + " another caller's); choose another 'jobName' or 'jobNamePrefix'");
         }
         String recorded = annotations.get(TrainJobMetadata.REQUEST_FINGERPRINT_ANNOTATION);
         if (recorded != null) {
@@ -268,11 +268,6 @@ public class TrainJobSubmitter {
         return retry.call("list TrainJobs " + label + "=" + value,
                 () -> trainJobs(namespace).withLabel(label, value).list()).getItems().stream()
                 .filter(job -> !TrainJobPhase.of(job).isTerminal()).toList();
-    }
-
-    private static String describeKey(Map<String, String> annotations) {
-        String recorded = annotations == null ? null : annotations.get(TrainJobMetadata.IDEMPOTENCY_KEY_ANNOTATION);
-        return recorded == null ? "none recorded" : "'" + recorded + "'";
     }
 
     private static String keyOrRandom(TrainRequest request) {

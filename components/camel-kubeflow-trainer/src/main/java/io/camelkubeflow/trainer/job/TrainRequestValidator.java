@@ -147,7 +147,9 @@ public final class TrainRequestValidator {
                         + " arguments, e.g. python -u train.py");
             }
         }
-        if (request.pythonFile() != null && (request.pythonFile().isBlank()
+        // a leading '-' would be read by the launcher as one of its options (torchrun --no-python, python -c): a
+        // command override past the policy's commandOverride
+        if (request.pythonFile() != null && (request.pythonFile().isBlank() || request.pythonFile().startsWith("-")
                 || request.pythonFile().chars().anyMatch(c -> c == '\n' || c == 0))) {
             throw new InvalidOptionException("pythonFile", "'" + request.pythonFile()
                     + "' is not a file path; give the path of a .py file inside the image, e.g. /app/train.py");
@@ -239,6 +241,22 @@ public final class TrainRequestValidator {
             throw new InvalidOptionException(field, what + " contains a NUL character (\\u0000), which no process"
                     + " argument, environment value or file name can carry; remove it");
         }
+        if (value != null && hasLoneSurrogate(value)) {
+            throw new InvalidOptionException(field, what + " contains half of a surrogate pair, which no UTF-8 text"
+                    + " can carry (it would be stored as '?'); send the whole character");
+        }
+    }
+
+    private static boolean hasLoneSurrogate(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public static String scriptFileName(TrainRequest request) {

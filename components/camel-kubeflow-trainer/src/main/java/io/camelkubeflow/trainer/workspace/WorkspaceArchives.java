@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.zip.GZIPOutputStream;
+import java.util.zip.ZipEntry;
 
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -370,6 +371,12 @@ public final class WorkspaceArchives {
             for (Enumeration<ZipArchiveEntry> e = zip.getEntriesInPhysicalOrder(); e.hasMoreElements(); ) {
                 ZipArchiveEntry entry = e.nextElement();
                 int type = entry.getUnixMode() & TYPE_MASK;
+                if (entry.getMethod() != ZipEntry.STORED && entry.getMethod() != ZipEntry.DEFLATED) {
+                    // what zip and every common tool write; other methods would need decoders this app does not
+                    // carry (zstd, xz: a missing class, not a refusal) or that have no place in a project archive
+                    throw collector.refused("'" + entry.getName() + "' is compressed with zip method "
+                            + entry.getMethod() + "; store or deflate it (what zip writes)");
+                }
                 if (entry.isUnixSymlink()) {
                     try (InputStream in = zip.getInputStream(entry)) {
                         collector.link(entry.getName(), new String(in.readNBytes(MAX_PATH_BYTES + 1),
