@@ -1,7 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
 import java.io.IOException;
-import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -12,13 +11,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -41,7 +46,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * local developer (the token the app writes to its token file) and once as an authenticated caller with no rights.
  * Each run passes when Schemathesis finds no answer that is a 5xx, answers a status or a body the document does not
  * state, or is a 4xx without a JSON {@code {"error", "field" | "fix"}} ({@code checks.py}); and the writes the sandbox
- * saw are checked: none for the caller with no rights, no more TrainJob creates than 201 answers for the developer.
+ * saw are checked: none for the caller with no rights; for the developer, no more TrainJobs created than answers
+ * 201.
  *
  * <p>The run's length is fixed by examples per operation and a seed, not by time, and no example database is read, so
  * the same requests are generated on any machine; the time limit only stops a hung run.
@@ -50,22 +56,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @QuarkusTestResource(FreshFolders.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OpenApiFuzzTest {
-    private static final Path SCHEMATHESIS = Path.of("target/schemathesis-venv/bin/schemathesis");
-    private static final Path CHECKS = Path.of("src/test/schemathesis");
-    private static final Path REPORTS = Path.of("target/schemathesis");
+    private static final Path SCHEMATHESIS = Path.of("target/schemathesis-venv/bin/schemathesis").toAbsolutePath();
+    private static final Path CHECKS = Path.of("src/test/schemathesis").toAbsolutePath();
+    /** Schemathesis' output and reports; also its working directory, where Hypothesis keeps its caches. */
+    private static final Path REPORTS = Path.of("target/schemathesis").toAbsolutePath();
     private static final int EXAMPLES_PER_OPERATION = 20;
     private static final long SEED = 20261205;
     private static final Duration HUNG = Duration.ofMinutes(15);
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** A Prometheus line of the app's HTTP server meter: its tags (a uri tag may hold braces) and count. */
-    private static final Pattern HTTP_ANSWERS = Pattern.compile(
-            "^http_server_requests_seconds_count\\{(.*)} ([0-9.E+-]+)$", Pattern.MULTILINE);
 
     @TestHTTPResource("/")
     URL root;
 
     @Inject
     KubernetesClientProducer clients;
+
+    @Inject
+    KubernetesClient client;
 
     /**
      * First, while only jobs of other tests exist: the app's own completion marks on those are told apart below, but
@@ -76,35 +83,30 @@ class OpenApiFuzzTest {
     void callerWithNoRightsGetsOnlyConformingRefusalsAndWritesNothing() throws Exception {
         String mallory = clients.sandbox().issueToken("mallory");
         long since = clients.sandbox().requestCount();
-        Map<String, Double> answersBefore = answersByMethodAndStatus();
         Run run = schemathesis("no-rights", mallory);
         List<String> writes = writesSince(since);
-        Map<String, Double> answers = delta(answersBefore, answersByMethodAndStatus());
         assertAll(
-                () -> assertTrue(answers.getOrDefault("GET 403", 0.0) > 0,
-                        "mallory's requests reached the access review (403s expected): " + answers),
+                () -> assertTrue(run.answers("POST", 403) > 0, "mallory's creates reached the access review (403"
+                        + " expected): " + run.answers),
                 () -> assertEquals(List.of(), writes, "writes the sandbox saw during mallory's run"),
                 () -> assertEquals(0, run.exitCode, run.failures()));
     }
 
     @Test
     @Order(2)
-    void developerGetsOnlyConformingAnswersAndEveryTrainJobCreateIsA201() throws Exception {
+    void developerGetsOnlyConformingAnswersAndEveryTrainJobCreatedIsA201() throws Exception {
         String developer = Files.readString(Path.of(ConfigProvider.getConfig().getValue("trainer.http.token-file",
                 String.class))).strip();
-        long since = clients.sandbox().requestCount();
-        Map<String, Double> answersBefore = answersByMethodAndStatus();
-        Run run = schemathesis("developer", developer);
-        // a create is a POST to a namespace's trainjobs collection (path up to its query)
-        List<String> creates = writesSince(since).stream()
-                .filter(w -> w.startsWith("POST ") && w.split("[ ?]")[1].endsWith("/trainjobs"))
-                .toList();
-        double created = delta(answersBefore, answersByMethodAndStatus()).getOrDefault("POST 201", 0.0);
-        assertAll(
-                () -> assertTrue(created > 0, "the run created no TrainJob: its train requests never got through"),
-                () -> assertTrue(creates.size() <= created, creates.size() + " TrainJob creates for " + created
-                        + " answers 201: " + creates),
-                () -> assertEquals(0, run.exitCode, run.failures()));
+        try (CreatedTrainJobs created = new CreatedTrainJobs(client)) {
+            Run run = schemathesis("developer", developer);
+            Set<String> createdInRun = created.sinceStart();
+            assertAll(
+                    () -> assertTrue(run.answers("POST", 201) > 0, "the run created no TrainJob: its train requests"
+                            + " never got through: " + run.answers),
+                    () -> assertTrue(createdInRun.size() <= run.answers("POST", 201), createdInRun.size()
+                            + " TrainJobs created for " + run.answers("POST", 201) + " answers 201: " + createdInRun),
+                    () -> assertEquals(0, run.exitCode, run.failures()));
+        }
     }
 
     @Test
@@ -127,7 +129,15 @@ class OpenApiFuzzTest {
         return names;
     }
 
-    private record Run(int exitCode, String output) {
+    /**
+     * A Schemathesis run: its exit code, its output and, from its HAR report (every request it sent and the answer),
+     * how many answers it got by "METHOD status".
+     */
+    private record Run(int exitCode, String output, Map<String, Integer> answers) {
+        int answers(String method, int status) {
+            return answers.getOrDefault(method + " " + status, 0);
+        }
+
         /** Schemathesis' account of what failed: its failures and summary, without the progress lines before. */
         String failures() {
             int start = output.indexOf("FAILURES");
@@ -138,10 +148,12 @@ class OpenApiFuzzTest {
     }
 
     private Run schemathesis(String name, String token) throws IOException, InterruptedException {
-        assertTrue(Files.isExecutable(SCHEMATHESIS), SCHEMATHESIS.toAbsolutePath() + " is missing: the build makes it"
+        assertTrue(Files.isExecutable(SCHEMATHESIS), SCHEMATHESIS + " is missing: the build makes it"
                 + " (generate-test-resources, src/test/schemathesis/make_venv.py)");
         Files.createDirectories(REPORTS);
         Path output = REPORTS.resolve(name + ".txt");
+        Path har = REPORTS.resolve(name + ".har");
+        Files.deleteIfExists(har);
         String base = "http://" + root.getHost() + ":" + root.getPort();
         List<String> command = new ArrayList<>(List.of(SCHEMATHESIS.toString(),
                 "--config-file", CHECKS.resolve("schemathesis.toml").toString(), "run", base + "/q/openapi?format=json",
@@ -158,9 +170,9 @@ class OpenApiFuzzTest {
                 // Hypothesis' health checks time the generation: the outcome would depend on the machine's speed
                 "--suppress-health-check", "all",
                 "--request-timeout", "60",
-                "--report", "har", "--report-har-path", REPORTS.resolve(name + ".har").toString(),
+                "--report", "har", "--report-har-path", har.toString(),
                 "--no-color"));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(command).directory(REPORTS.toFile()).redirectErrorStream(true)
                 .redirectOutput(output.toFile());
         builder.environment().put("SCHEMATHESIS_HOOKS", "checks");
         builder.environment().put("PYTHONPATH", CHECKS.toAbsolutePath().toString());
@@ -169,7 +181,12 @@ class OpenApiFuzzTest {
             process.destroyForcibly().waitFor();
             throw new AssertionError("Schemathesis did not end within " + HUNG + "; its output: " + output);
         }
-        return new Run(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
+        Map<String, Integer> answers = new TreeMap<>();
+        for (JsonNode entry : JSON.readTree(har.toFile()).at("/log/entries")) {
+            answers.merge(entry.at("/request/method").asText() + " " + entry.at("/response/status").asInt(), 1,
+                    Integer::sum);
+        }
+        return new Run(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8), answers);
     }
 
     /**
@@ -190,28 +207,48 @@ class OpenApiFuzzTest {
                 .toList();
     }
 
-    /** How many answers the app gave, by "METHOD status", as its own HTTP server meter counts them. */
-    private Map<String, Double> answersByMethodAndStatus() throws Exception {
-        String metrics = HTTP.send(HttpRequest.newBuilder(root.toURI().resolve("q/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-        Map<String, Double> answers = new java.util.TreeMap<>();
-        Matcher line = HTTP_ANSWERS.matcher(metrics);
-        while (line.find()) {
-            String method = tag(line.group(1), "method");
-            String status = tag(line.group(1), "status");
-            answers.merge(method + " " + status, Double.parseDouble(line.group(2)), Double::sum);
+    /**
+     * The TrainJobs the API server creates while it is open, in any namespace, told by their uids: the objects an
+     * informer learns of, less those there at its start, and those a list at the end finds (should the informer lag).
+     */
+    private static final class CreatedTrainJobs implements AutoCloseable {
+        private final KubernetesClient client;
+        private final Set<String> added = ConcurrentHashMap.newKeySet();
+        private final Set<String> atStart;
+        private final SharedIndexInformer<TrainJob> informer;
+
+        CreatedTrainJobs(KubernetesClient client) {
+            this.client = client;
+            informer = client.resources(TrainJob.class).inAnyNamespace().inform(new ResourceEventHandler<>() {
+                @Override
+                public void onAdd(TrainJob job) {
+                    added.add(job.getMetadata().getUid());
+                }
+
+                @Override
+                public void onUpdate(TrainJob before, TrainJob after) {
+                }
+
+                @Override
+                public void onDelete(TrainJob job, boolean finalStateUnknown) {
+                }
+            });
+            // inform() returns once the first list is in the store: those are the jobs there before
+            atStart = informer.getStore().list().stream().map(job -> job.getMetadata().getUid())
+                    .collect(Collectors.toSet());
         }
-        return answers;
-    }
 
-    private static String tag(String tags, String name) {
-        Matcher value = Pattern.compile("(?:^|,)" + name + "=\"([^\"]*)\"").matcher(tags);
-        return value.find() ? value.group(1) : "";
-    }
+        Set<String> sinceStart() {
+            Set<String> created = new TreeSet<>(added);
+            client.resources(TrainJob.class).inAnyNamespace().list().getItems()
+                    .forEach(job -> created.add(job.getMetadata().getUid()));
+            created.removeAll(atStart);
+            return created;
+        }
 
-    private static Map<String, Double> delta(Map<String, Double> before, Map<String, Double> after) {
-        Map<String, Double> delta = new java.util.TreeMap<>();
-        after.forEach((key, count) -> delta.put(key, count - before.getOrDefault(key, 0.0)));
-        return delta;
+        @Override
+        public void close() {
+            informer.close();
+        }
     }
 }
