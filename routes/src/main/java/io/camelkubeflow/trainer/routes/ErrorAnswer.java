@@ -5,6 +5,10 @@ import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.camelkubeflow.trainer.access.AccessDeniedException;
+import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
+import io.camelkubeflow.trainer.job.PolicyViolationException;
+import io.camelkubeflow.trainer.logs.LogStartTimeoutException;
 import io.camelkubeflow.trainer.support.Printable;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
@@ -26,7 +30,24 @@ final class ErrorAnswer {
     }
 
     static String json(Throwable cause, String field) {
-        return json(cause.getMessage(), field, null);
+        return json(cause.getMessage(), field, fixFor(cause));
+    }
+
+    /** What a caller can do about a refusal whose message says what was wrong but not what to do. */
+    private static String fixFor(Throwable cause) {
+        if (cause instanceof AccessDeniedException) {
+            return "act within the rights you have, or have a Role granting this bound to you";
+        }
+        if (cause instanceof PolicyViolationException) {
+            return "ask within the app's request policy (trainer.policy.*), or have its operator change the rule";
+        }
+        if (cause instanceof TrainJobNotFoundException) {
+            return "check the name and the namespace; GET /trainjobs?namespace=<namespace> lists the TrainJobs there";
+        }
+        if (cause instanceof LogStartTimeoutException) {
+            return "its pods have not started; GET /trainjobs/<name> tells its status, read the log once it runs";
+        }
+        return null;
     }
 
     static String json(String error, String field, String fix) {

@@ -102,7 +102,13 @@ public class TrainJobLogStream {
             long offset = offset(offsetText, step);
             camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
                     .accessReviewerFor(client, ApiRetry.DEFAULT).check(caller, Access.readPodLogs(namespace));
-            statusView.describe(namespace, name);
+            if ("Suspended".equals(statusView.describe(namespace, name).get("status"))) {
+                // no pod runs, nor will until it is resumed: say so now instead of waiting for a pod to start
+                response.setStatusCode(409).putHeader("Content-Type", "application/json").end(ErrorAnswer.json(
+                        "TrainJob " + namespace + "/" + name + " is suspended: none of its pods runs", null,
+                        "resume it (POST /trainjobs/" + name + "/resume), then read its log"));
+                return;
+            }
             response.setChunked(true).putHeader("Content-Type", "text/plain; charset=utf-8");
             CompletableFuture<List<String>> reading = new TrainJobLogs(client, camel.getComponent("kubeflow-trainer",
                     KubeflowTrainerComponent.class).informersFor(client), readers).read(new TrainJobLogs.Request(

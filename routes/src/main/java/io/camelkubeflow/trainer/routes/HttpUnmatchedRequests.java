@@ -1,0 +1,34 @@
+package io.camelkubeflow.trainer.routes;
+
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+
+/**
+ * Requests no operation takes, which Vert.x answers itself with an empty body; here in the API's error form,
+ * {@code {error, field, fix}}: a body of a media type no operation takes (a train request is JSON), 415; a method no
+ * operation of the path has, 405.
+ */
+@ApplicationScoped
+public class HttpUnmatchedRequests {
+    void register(@Observes Router router) {
+        router.errorHandler(415, this::unsupportedMediaType);
+        router.errorHandler(405, this::methodNotAllowed);
+    }
+
+    private void methodNotAllowed(RoutingContext context) {
+        context.response().setStatusCode(405).putHeader("Content-Type", "application/json")
+                .end(ErrorAnswer.json("no operation of " + context.request().path() + " takes "
+                        + context.request().method(), "method", "see /q/openapi for the operations and their"
+                                + " methods"));
+    }
+
+    private void unsupportedMediaType(RoutingContext context) {
+        String type = context.request().getHeader("Content-Type");
+        context.response().setStatusCode(415).putHeader("Content-Type", "application/json")
+                .end(ErrorAnswer.json("the request body is " + (type == null ? "of no declared media type" : type)
+                        + ", which this operation does not take", "Content-Type", "send the request as JSON, with"
+                                + " Content-Type: application/json"));
+    }
+}
