@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.job.PolicyViolationException;
+import io.camelkubeflow.trainer.job.TrainJobConflictException;
 import io.camelkubeflow.trainer.logs.LogStartTimeoutException;
 import io.camelkubeflow.trainer.support.Printable;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -43,6 +44,10 @@ final class ErrorAnswer {
         }
         if (cause instanceof TrainJobNotFoundException) {
             return "check the name and the namespace; GET /trainjobs?namespace=<namespace> lists the TrainJobs there";
+        }
+        if (cause instanceof TrainJobConflictException) {
+            return "send the same request with the same Idempotency-Key to have its job again, or a new key (or"
+                    + " another jobName) for a new TrainJob";
         }
         if (cause instanceof LogStartTimeoutException) {
             return "its pods have not started; GET /trainjobs/<name> tells its status, read the log once it runs";

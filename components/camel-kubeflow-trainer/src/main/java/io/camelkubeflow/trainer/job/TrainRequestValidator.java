@@ -86,6 +86,11 @@ public final class TrainRequestValidator {
             throw new InvalidOptionException("image", "'" + request.image()
                     + "' is not an image reference (non-empty, no whitespace, at most 500 characters)");
         }
+        if (request.idempotencyKey() != null && request.idempotencyKey().isBlank()) {
+            // a blank key would make every request that sends one the same request
+            throw new InvalidOptionException("idempotencyKey", "the idempotency key is empty; give a key that names"
+                    + " this request, or none for a new TrainJob each time");
+        }
         noNul(request);
         payload(request);
         workspace(request);
