@@ -190,7 +190,8 @@ class TrainOperationTest extends TrainerRouteTestSupport {
         Exchange clash = send(uri, null, Map.of(IDEMPOTENCY_KEY, "night-2"));
         assertTrue(clash.getException() instanceof io.camelkubeflow.trainer.job.TrainJobConflictException,
                 String.valueOf(clash.getException()));
-        assertTrue(clash.getException().getMessage().contains("night-1"), clash.getException().getMessage());
+        // the other key may be another caller's: the refusal does not tell it
+        assertTrue(!clash.getException().getMessage().contains("night-1"), clash.getException().getMessage());
         // the only write tried was the create the server refused with 409
         assertEquals(1, api.writesSinceMark().size(), api.writesSinceMark().toString());
         assertEquals(true, send(uri, null, Map.of(IDEMPOTENCY_KEY, "night-1")).getMessage().getHeader(ADOPTED));
