@@ -12,7 +12,6 @@ import java.util.Optional;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
