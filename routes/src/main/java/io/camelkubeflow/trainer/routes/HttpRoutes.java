@@ -165,7 +165,7 @@ public class HttpRoutes extends RouteBuilder {
                     .to("kubeflow-trainer:" + operation + "?namespace={{trainer.namespace}}&authorizeCaller=true")
                     .process(e -> e.getMessage().setBody(statusView.summary(e.getMessage().getBody(TrainJob.class))))
                     .marshal().json()
-                .process(HttpRoutes::onlyTheAnswersHeaders);
+                    .process(HttpRoutes::onlyTheAnswersHeaders);
         }
 
         from("direct:http-status").routeId("http-status")

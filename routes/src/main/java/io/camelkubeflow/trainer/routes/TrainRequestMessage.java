@@ -12,6 +12,7 @@ import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
@@ -40,7 +41,7 @@ public class TrainRequestMessage {
     /** JSON as written: a field given twice is refused, not taken at its last value. */
     private static final ObjectMapper JSON = JsonMapper.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
     /**
      * Reads the message body, the bytes of a UTF-8 JSON object, and sets the headers it asks for. Bytes that are not

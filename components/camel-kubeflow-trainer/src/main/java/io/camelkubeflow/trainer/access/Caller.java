@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.access;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +23,7 @@ public record Caller(String user, List<String> groups, Map<String, List<String>>
         if (extra != null) {
             extra.forEach((key, values) -> copied.put(Objects.requireNonNull(key), List.copyOf(values)));
         }
-        extra = java.util.Collections.unmodifiableMap(copied);
+        extra = Collections.unmodifiableMap(copied);
     }
 
     public Caller(String user, List<String> groups) {

@@ -23,9 +23,9 @@ public final class TrainRequestValidator {
     /** The quantity pattern of the CRD's resourcesPerNode (Kubernetes resource.Quantity). */
     static final Pattern QUANTITY = Pattern.compile(
             "(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?");
-    /** A quantity's decimal exponent: what follows its 'e' or 'E' (an 'E' followed by nothing or 'i' is a suffix). */
     /** The largest power of ten {@code BigDecimal.pow} computes. */
     private static final int MAX_EXPONENT = 999_999_999;
+    /** A quantity's decimal exponent: what follows its 'e' or 'E' (an 'E' followed by nothing or 'i' is a suffix). */
     private static final Pattern DECIMAL_EXPONENT = Pattern.compile("[eE]([^i].*)$");
     private static final Pattern LABEL_NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
     private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
@@ -246,22 +246,11 @@ public final class TrainRequestValidator {
             throw new InvalidOptionException(field, what + " contains a NUL character (\\u0000), which no process"
                     + " argument, environment value or file name can carry; remove it");
         }
-        if (value != null && hasLoneSurrogate(value)) {
+        // a lone surrogate is a code point of its own (a pair is one supplementary code point)
+        if (value != null && value.codePoints().anyMatch(c -> Character.getType(c) == Character.SURROGATE)) {
             throw new InvalidOptionException(field, what + " contains half of a surrogate pair, which no UTF-8 text"
                     + " can carry (it would be stored as '?'); send the whole character");
         }
-    }
-
-    private static boolean hasLoneSurrogate(String value) {
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     public static String scriptFileName(TrainRequest request) {
