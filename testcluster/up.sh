@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# Starts the local control plane the end-to-end suite runs on: etcd, kube-apiserver, kube-controller-manager and
+# kube-scheduler of Kubernetes 1.36, the Kubeflow Trainer v2.3.0 controller manager with its webhooks, the JobSet
+# v0.12.0 controller, and the node agent that runs the scheduled pods on this machine. Every piece is built from
+# the Go modules that go.mod pins (cached by their content; nothing is downloaded but modules), the Trainer's own
+# install manifests are applied as a user applies them, and the script returns once a TrainJob can run.
+#
+# Writes .state/kubeconfig (cluster-admin, client certificate). Stop with down.sh.
+# Environment: TESTCLUSTER_PORT_BASE (26400), TESTCLUSTER_NODES (2), TESTCLUSTER_CACHE (~/.cache/...).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+state="$here/.state"
+base="${TESTCLUSTER_PORT_BASE:-26400}"
+etcd_port=$((base + 1)) etcd_peer_port=$((base + 2)) api_port=$((base + 43))
+trainer_webhook_port=$((base + 10)) trainer_status_port=$((base + 11)) jobset_webhook_port=$((base + 12))
+cm_port=$((base + 57)) scheduler_port=$((base + 59)) kubelet_port=$((base + 50))
+nodes="${TESTCLUSTER_NODES:-2}"
+started=$(date +%s)
+
+say() { printf '[testcluster %3ss] %s\n' $(($(date +%s) - started)) "$*" >&2; }
+
+if [ -f "$state/pids" ]; then
+  say "a cluster is already up (or was not stopped): running down.sh first"
+  "$here/down.sh"
+fi
+
+# --- build: one binary per piece, kept under a key of everything that goes into it ---------------------------
+cd "$here"
+key=$( (go version; cat go.mod go.sum; find cmd shims -type f | sort | xargs cat) | sha256sum | cut -c1-16)
+cache="${TESTCLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/camel-kubeflow-trainer/testcluster}"
+bin="$cache/$key/bin"
+if [ ! -x "$bin/node-agent" ]; then
+  say "building the control plane into $bin (first time for this go.mod: several minutes)"
+  rm -rf "$cache/$key.tmp" && mkdir -p "$cache/$key.tmp"
+  go build -o "$cache/$key.tmp/" \
+    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+    k8s.io/kubernetes/cmd/kube-scheduler github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager \
+    sigs.k8s.io/jobset ./cmd/etcd ./cmd/pki ./cmd/localize ./cmd/node-agent
+  rm -rf "$bin" && mkdir -p "$cache/$key" && mv "$cache/$key.tmp" "$bin"
+  say "built"
+fi
+# mpirun for the MPI runtimes' launcher, from Debian's openmpi-bin, installed once per machine.
+if ! command -v mpirun >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  say "installing openmpi-bin"
+  (apt-get install -y -qq openmpi-bin >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq openmpi-bin; }) >&2
+fi
+
+# --- state: certificates, kubeconfigs, data and logs of this run -----------------------------------------------
+rm -rf "$state" && mkdir -p "$state/logs" "$state/data" && chmod 700 "$state"
+pki="$state/pki"
+"$bin/pki" "$state" "https://127.0.0.1:$api_port"
+cp "$state/admin.kubeconfig" "$state/kubeconfig"
+: > "$state/pids"
+
+start() { # name, then the command; its output goes to .state/logs/<name>.log
+  local name="$1"; shift
+  setsid "$@" > "$state/logs/$name.log" 2>&1 < /dev/null &
+  echo "$! $name" >> "$state/pids"
+}
+wait_for() { # what, seconds, then a command that succeeds once it is there
+  local what="$1" limit="$2"; shift 2
+  local deadline=$(($(date +%s) + limit))
+  until "$@" >/dev/null 2>&1; do
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      say "$what did not come up in ${limit}s; the last lines of its logs:"
+      tail -n 30 "$state"/logs/*.log >&2 || true
+      "$here/down.sh" || true
+      exit 1
+    fi
+    sleep 0.5
+  done
+}
+kubectl_admin() { kubectl --kubeconfig "$state/kubeconfig" "$@"; }
+
+start etcd "$bin/etcd" --name testcluster --data-dir "$state/data/etcd" \
+  --listen-client-urls "https://127.0.0.1:$etcd_port" --advertise-client-urls "https://127.0.0.1:$etcd_port" \
+  --listen-peer-urls "http://127.0.0.1:$etcd_peer_port" \
+  --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer_port" \
+  --initial-cluster "testcluster=http://127.0.0.1:$etcd_peer_port" \
+  --client-cert-auth --trusted-ca-file "$pki/ca.crt" --cert-file "$pki/etcd-server.crt" --key-file "$pki/etcd-server.key" \
+  --listen-metrics-urls "" --unsafe-no-fsync --quota-backend-bytes 4294967296
+
+start kube-apiserver "$bin/kube-apiserver" \
+  --etcd-servers "https://127.0.0.1:$etcd_port" --etcd-cafile "$pki/ca.crt" \
+  --etcd-certfile "$pki/apiserver-etcd-client.crt" --etcd-keyfile "$pki/apiserver-etcd-client.key" \
+  --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
+  --tls-cert-file "$pki/kube-apiserver.crt" --tls-private-key-file "$pki/kube-apiserver.key" \
+  --client-ca-file "$pki/ca.crt" --authorization-mode Node,RBAC --anonymous-auth=false \
+  --service-account-issuer https://kubernetes.default.svc.cluster.local \
+  --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
+  --service-cluster-ip-range 10.96.0.0/16 --allow-privileged \
+  --kubelet-client-certificate "$pki/apiserver-kubelet-client.crt" --kubelet-client-key "$pki/apiserver-kubelet-client.key" \
+  --kubelet-certificate-authority "$pki/ca.crt" --kubelet-preferred-address-types InternalIP \
+  --cert-dir "$state/data/apiserver" --profiling=false --event-ttl 1h
+wait_for "kube-apiserver" 120 kubectl_admin get --raw /readyz
+say "kube-apiserver ready on https://127.0.0.1:$api_port"
+
+start kube-controller-manager "$bin/kube-controller-manager" --kubeconfig "$state/kube-controller-manager.kubeconfig" \
+  --authentication-kubeconfig "$state/kube-controller-manager.kubeconfig" \
+  --authorization-kubeconfig "$state/kube-controller-manager.kubeconfig" \
+  --bind-address 127.0.0.1 --secure-port "$cm_port" --cert-dir "$state/data/kube-controller-manager" \
+  --leader-elect=false --use-service-account-credentials \
+  --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
+  --cluster-signing-cert-file "$pki/ca.crt" --cluster-signing-key-file "$pki/ca.key" \
+  --controllers '*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller' \
+  --concurrent-job-syncs 20 --concurrent-gc-syncs 40 --kube-api-qps 200 --kube-api-burst 400
+start kube-scheduler "$bin/kube-scheduler" --kubeconfig "$state/kube-scheduler.kubeconfig" \
+  --authentication-kubeconfig "$state/kube-scheduler.kubeconfig" \
+  --authorization-kubeconfig "$state/kube-scheduler.kubeconfig" \
+  --bind-address 127.0.0.1 --secure-port "$scheduler_port" --leader-elect=false
+
+# --- the Trainer as a user installs it: kustomize of its manifests, JobSet's release included ---------------------
+trainer_dir=$(go list -m -f '{{.Dir}}' github.com/kubeflow/trainer/v2)
+jobset_dir=$(go list -m -f '{{.Dir}}' sigs.k8s.io/jobset)
+manifests="$state/manifests"
+cp -r "$trainer_dir/manifests" "$manifests" && chmod -R u+w "$manifests"
+# The Trainer's kustomization pulls JobSet's release manifests from a URL; they are JobSet's config/default.
+kubectl kustomize "$jobset_dir/config/default" > "$manifests/third-party/jobset/manifests.yaml"
+sed -i 's#https://github.com/kubernetes-sigs/jobset/releases/download/v0.12.0/manifests.yaml#manifests.yaml#' \
+  "$manifests/third-party/jobset/kustomization.yaml"
+kubectl kustomize "$manifests/overlays/manager" 2>/dev/null \
+  | "$bin/localize" "$pki/ca.crt" "kubeflow-trainer-controller-manager=$trainer_webhook_port" \
+      "jobset-webhook-service=$jobset_webhook_port" > "$state/install.yaml"
+kubectl_admin apply --server-side -f "$state/install.yaml" > "$state/logs/install.log"
+wait_for "the CRDs" 60 kubectl_admin wait --for condition=Established --timeout 1s \
+  crd/trainjobs.trainer.kubeflow.org crd/clustertrainingruntimes.trainer.kubeflow.org \
+  crd/trainingruntimes.trainer.kubeflow.org crd/jobsets.jobset.x-k8s.io
+
+# The managers' configurations are those of the manifests with what a process beside the API server needs:
+# loopback webhook ports with the cluster's certificate, no leader election, no metrics or probe servers.
+certs="$state/webhook-certs"
+mkdir -p "$certs/k8s-webhook-server/serving-certs"
+cp "$pki/loopback-serving.crt" "$certs/k8s-webhook-server/serving-certs/tls.crt"
+cp "$pki/loopback-serving.key" "$certs/k8s-webhook-server/serving-certs/tls.key"
+cat > "$state/trainer-config.yaml" <<EOF
+apiVersion: config.trainer.kubeflow.org/v1alpha1
+kind: Configuration
+health: {healthProbeBindAddress: "0"}
+metrics: {bindAddress: "0"}
+webhook: {port: $trainer_webhook_port, host: 127.0.0.1}
+leaderElection: {leaderElect: false}
+certManagement: {enable: false}
+statusServer: {port: $trainer_status_port}
+EOF
+cat > "$state/jobset-config.yaml" <<EOF
+apiVersion: config.jobset.x-k8s.io/v1alpha1
+kind: Configuration
+health: {healthProbeBindAddress: "0"}
+metrics: {bindAddress: "0"}
+webhook: {port: $jobset_webhook_port, host: 127.0.0.1, certDir: $certs/k8s-webhook-server/serving-certs}
+leaderElection: {leaderElect: false}
+internalCertManagement: {enable: false}
+EOF
+# controller-runtime keeps webhook certificates under the temporary directory unless told otherwise.
+TMPDIR="$certs" KUBECONFIG="$state/trainer-controller-manager.kubeconfig" \
+  start trainer-controller-manager "$bin/trainer-controller-manager" --config "$state/trainer-config.yaml"
+KUBECONFIG="$state/jobset-controller-manager.kubeconfig" \
+  start jobset-controller-manager "$bin/jobset" --config "$state/jobset-config.yaml"
+
+start node-agent "$bin/node-agent" --kubeconfig "$state/node-agent.kubeconfig" --nodes "$nodes" \
+  --port "$kubelet_port" --dir "$state/data/node-agent" --pki "$pki" --shims "$here/shims" \
+  --apiserver-port "$api_port"
+
+# The Trainer's default runtimes, as the README of its release installs them.
+wait_for "the Trainer's webhooks" 120 kubectl_admin apply --server-side -k "$manifests/overlays/runtimes"
+wait_for "the default service account" 60 kubectl_admin get serviceaccount default -n default
+wait_for "the nodes" 60 bash -c "[ \$(kubectl --kubeconfig '$state/kubeconfig' get nodes --no-headers 2>/dev/null \
+  | grep -c ' Ready ') -ge $nodes ]"
+wait_for "JobSet's webhooks" 60 kubectl_admin create --dry-run=server -f - <<EOF
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: probe, namespace: default}
+spec:
+  replicatedJobs:
+  - name: probe
+    template:
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: probe, image: probe, command: ["true"]}]
+EOF
+echo "$api_port" > "$state/apiserver-port"
+say "up: KUBECONFIG=$state/kubeconfig ($nodes nodes)"
