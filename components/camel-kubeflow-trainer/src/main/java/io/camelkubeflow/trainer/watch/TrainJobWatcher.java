@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
+import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
@@ -21,6 +22,7 @@ import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.DaemonThreads;
 import io.camelkubeflow.trainer.support.TrainJobMdc;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -99,7 +101,7 @@ public class TrainJobWatcher implements AutoCloseable {
             waiter.complete(result(job, phase, null));
         } else if (reached || phase.isTerminal()) {
             // failed (wanted or not): find the failing pod off the event thread, then finish
-            CompletableFuture.supplyAsync(() -> phase == TrainJobPhase.FAILED ? podDetail(job) : null, lookups)
+            CompletableFuture.supplyAsync(() -> phase == TrainJobPhase.FAILED ? podDetail(job, waiter) : null, lookups)
                     .whenComplete((detail, error) -> finish(waiter, result(job, phase, detail), reached));
         }
     }
@@ -124,9 +126,14 @@ public class TrainJobWatcher implements AutoCloseable {
         waiter.completeExceptionally(new TrainJobFailedException(message.toString(), result));
     }
 
-    private String podDetail(TrainJob job) {
+    /**
+     * The failed container as the job's pods show it now or, when the pods are gone, as the wait saw it: the Job
+     * controller deletes the pods of a Job that reached its backoff limit, often before the TrainJob says Failed.
+     */
+    private String podDetail(TrainJob job, Waiter waiter) {
         try {
-            return FailedPodDetail.find(client, job.getMetadata().getNamespace(), job.getMetadata().getName());
+            String now = FailedPodDetail.find(client, job.getMetadata().getNamespace(), job.getMetadata().getName());
+            return now != null ? now : waiter.podFailureSeen;
         } catch (RuntimeException e) {
             try (var log = TrainJobMdc.of(job.getMetadata().getNamespace(), job.getMetadata().getName())) {
                 LOG.debug("Could not read the pods of failed TrainJob {}", job.getMetadata().getName(), e);
@@ -168,6 +175,8 @@ public class TrainJobWatcher implements AutoCloseable {
         volatile ScheduledFuture<?> timeoutTask;
         volatile TrainJobPhase lastPhase;
         volatile TrainJobProgress lastProgress;
+        /** The first failed container a pod of the job showed while the wait was pending. */
+        volatile String podFailureSeen;
 
         Waiter(NamespaceWatch watch, String name, TrainJobPhase target, boolean failOnOtherEnd, Duration timeout) {
             this.watch = watch;
@@ -228,12 +237,32 @@ public class TrainJobWatcher implements AutoCloseable {
         /** By job name; most jobs have one wait, so an immutable list, replaced on each change, not a set per job. */
         final ConcurrentMap<String, List<Waiter>> waiters = new ConcurrentHashMap<>();
         final SharedIndexInformer<TrainJob> informer;
+        final SharedIndexInformer<Pod> pods;
+        /** Notes each failed container while its job is waited for: it may be deleted before the job says Failed. */
+        final ResourceEventHandler<Pod> podFailures = new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod pod) {
+                note(pod);
+            }
+
+            @Override
+            public void onUpdate(Pod previous, Pod pod) {
+                note(pod);
+            }
+
+            @Override
+            public void onDelete(Pod pod, boolean finalStateUnknown) {
+                note(pod);
+            }
+        };
 
         NamespaceWatch(String namespace) {
             this.namespace = namespace;
             // its first list is done, so the cache is complete before any wait reads it
             this.informer = informers.trainJobs(namespace, null);
             informer.addEventHandler(this);
+            this.pods = informers.trainJobPods(namespace);
+            pods.addEventHandler(podFailures);
             informer.stopped().whenComplete((ignored, error) -> {
                 if (namespaces.remove(namespace, this)) {
                     RuntimeException cause = new IllegalStateException("the TrainJob watch of namespace " + namespace
@@ -253,6 +282,14 @@ public class TrainJobWatcher implements AutoCloseable {
                 List<Waiter> rest = present.stream().filter(w -> w != waiter).toList();
                 return rest.isEmpty() ? null : rest;
             });
+        }
+
+        private void note(Pod pod) {
+            List<Waiter> waiting = waiters.get(pod.getMetadata().getLabels().get(JobSetLabels.JOBSET_NAME));
+            String detail = waiting == null ? null : FailedPodDetail.describe(pod);
+            if (detail != null) {
+                waiting.stream().filter(w -> w.podFailureSeen == null).forEach(w -> w.podFailureSeen = detail);
+            }
         }
 
         private List<Waiter> of(TrainJob job) {
@@ -282,6 +319,7 @@ public class TrainJobWatcher implements AutoCloseable {
 
         void close() {
             informer.removeEventHandler(this);
+            pods.removeEventHandler(podFailures);
         }
     }
 }

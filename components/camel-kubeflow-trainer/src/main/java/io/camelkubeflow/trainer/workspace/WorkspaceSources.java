@@ -49,8 +49,11 @@ public final class WorkspaceSources {
             return WorkspaceArchives.fromDirectory(path, field, limits);
         }
         if (!Files.isRegularFile(path)) {
+            // "git+https://..." written into an endpoint URI arrives as "git https://...": '+' is a space there
+            String plusAsSpace = location.startsWith("git ") ? "; in an endpoint URI a '+' is read as a space: write"
+                    + " RAW(" + GitWorkspaces.PREFIX + location.substring(4) + ") or git%2B..." : "";
             throw new InvalidOptionException(field, "'" + location + "' is neither a directory nor an archive file;"
-                    + " give a project folder, a .zip or a .tar.gz");
+                    + " give a project folder, a .zip or a .tar.gz" + plusAsSpace);
         }
         try {
             if (Files.size(path) > limits.maxBytes()) {
