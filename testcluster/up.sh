@@ -40,11 +40,6 @@ if [ ! -x "$bin/node-agent" ]; then
   rm -rf "$bin" && mkdir -p "$cache/$key" && mv "$cache/$key.tmp" "$bin"
   say "built"
 fi
-# mpirun for the MPI runtimes' launcher, from Debian's openmpi-bin, installed once per machine.
-if ! command -v mpirun >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  say "installing openmpi-bin"
-  (apt-get install -y -qq openmpi-bin >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq openmpi-bin; }) >&2
-fi
 
 # --- state: certificates, kubeconfigs, data and logs of this run -----------------------------------------------
 rm -rf "$state" && mkdir -p "$state/logs" "$state/data" && chmod 700 "$state"

@@ -3,9 +3,17 @@ package io.camelkubeflow.trainer.e2e;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.testing.Eventually;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import org.apache.camel.Exchange;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -13,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -141,6 +150,74 @@ class LaunchersIT {
         TrainJob job = done.getMessage().getBody(TrainJob.class);
         assertTrue(String.valueOf(done.getMessage().getHeader("CamelKubeflowTrainerPodFailure")).contains("exited"),
                 () -> String.valueOf(done.getMessage().getHeaders()) + " " + job);
+    }
+
+    @Test
+    @Timeout(180)
+    void aPythonFileRunsWithPlainPythonOnJaxWithTheProcessIdsTheTrainerGives() throws IOException {
+        Path file = image.resolve("jax_train.py");
+        Files.writeString(file, "import os\nprint('jax process', os.environ['JAX_PROCESS_ID'], 'of',"
+                + " os.environ['JAX_NUM_PROCESSES'])\n");
+        String output = runToCompletion("runtime=jax-distributed&numNodes=2&pythonFile=" + file, null);
+        assertTrue(output.contains("jax process 0 of 2"), output);
+        assertTrue(output.contains("jax process 1 of 2"), output);
+    }
+
+    @Test
+    @Timeout(180)
+    void aCommandRunsWithPlainPythonOnXgboostWithTheTrackerTheTrainerGives() {
+        String output = runToCompletion("runtime=xgboost-distributed&numNodes=2&command=python3 -c \"import os;"
+                + " print('xgboost task', os.environ['DMLC_TASK_ID'], 'of', os.environ['DMLC_NUM_WORKER'])\"", null);
+        assertTrue(output.contains("xgboost task 0 of 2"), output);
+        assertTrue(output.contains("xgboost task 1 of 2"), output);
+    }
+
+    /**
+     * Under MPI the real Trainer runs the component's command in the launcher job, with the hostfile it makes and the
+     * workspace the component's runtime patch mounts. The launcher's mpirun is not run here: the node agent gives pods
+     * no network of their own, so the node pods' sshd and mpirun's ssh to them cannot be had (README, "Tested against
+     * a real control plane").
+     */
+    @Test
+    @Timeout(120)
+    void anMpiJobIsAdmittedAndRenderedWithThePayloadInTheLauncherAndTheWorkspaceMounted() {
+        Exchange trained = cluster.request("kubeflow-trainer:train?runtime=deepspeed-distributed&workspace=" + project
+                + "&pythonFile=train.py", null);
+        String job = trained.getMessage().getHeader("CamelKubeflowTrainerJobName", String.class);
+        ResourceDefinitionContext jobSets = new ResourceDefinitionContext.Builder().withGroup("jobset.x-k8s.io")
+                .withVersion("v1alpha2").withPlural("jobsets").withNamespaced(true).build();
+        GenericKubernetesResource[] jobSet = new GenericKubernetesResource[1];
+        assertDoesNotThrow(() -> Eventually.await(Duration.ofSeconds(60), () -> (jobSet[0] = cluster.admin
+                .genericKubernetesResources(jobSets).inNamespace(cluster.namespace).withName(job).get()) != null,
+                () -> "no JobSet for " + job));
+        JobSet rendered = Serialization.unmarshal(Serialization.asJson(jobSet[0]), JobSet.class);
+        PodSpec launcher = rendered.podSpec("launcher");
+        List<String> command = launcher.getContainers().get(0).getCommand();
+        assertEquals(List.of("mpirun", "--hostfile", "/etc/mpi/hostfile", "python3", "-c"), command.subList(0, 5));
+        assertEquals(List.of("--", "python", "train.py"), command.subList(command.size() - 3, command.size()));
+        assertTrue(launcher.getContainers().get(0).getVolumeMounts().stream()
+                .anyMatch(m -> m.getMountPath().equals("/opt/camel-kubeflow-trainer/archive")), launcher.toString());
+        assertTrue(launcher.getVolumes().stream().anyMatch(v -> v.getName().equals("mpi-hostfile")),
+                launcher.toString());
+        assertTrue(cluster.admin.configMaps().inNamespace(cluster.namespace).withName(job + "-mpi-hostfile")
+                .get() != null, "the Trainer's hostfile");
+    }
+
+    /** The part of a JobSet this suite reads: each replicated job's pod spec. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record JobSet(Spec spec) {
+        @JsonIgnoreProperties(ignoreUnknown = true)
+        record Spec(List<ReplicatedJob> replicatedJobs) {
+        }
+
+        @JsonIgnoreProperties(ignoreUnknown = true)
+        record ReplicatedJob(String name, JobTemplateSpec template) {
+        }
+
+        PodSpec podSpec(String replicatedJob) {
+            return spec.replicatedJobs().stream().filter(r -> r.name().equals(replicatedJob)).findFirst()
+                    .orElseThrow().template().getSpec().getTemplate().getSpec();
+        }
     }
 
     private static void copyTree(Path from, Path to) throws IOException {
