@@ -27,17 +27,19 @@ fi
 
 # --- build: one binary per piece, kept under a key of everything that goes into it ---------------------------
 cd "$here"
-key=$( (go version; cat go.mod go.sum; find cmd shims -type f | sort | xargs cat) | sha256sum | cut -c1-16)
+key=$( (go version; cat go.mod go.sum; find cmd -type f | sort | xargs cat) | sha256sum | cut -c1-16)
 cache="${TESTCLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/camel-kubeflow-trainer/testcluster}"
 bin="$cache/$key/bin"
 if [ ! -x "$bin/node-agent" ]; then
   say "building the control plane into $bin (first time for this go.mod: several minutes)"
-  rm -rf "$cache/$key.tmp" && mkdir -p "$cache/$key.tmp"
-  go build -o "$cache/$key.tmp/" \
+  # a build of its own per run: two runs building at once each move a whole set into place
+  building="$cache/$key.tmp.$$"
+  rm -rf "$building" && mkdir -p "$building"
+  go build -o "$building/" \
     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
     k8s.io/kubernetes/cmd/kube-scheduler github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager \
     sigs.k8s.io/jobset ./cmd/etcd ./cmd/pki ./cmd/localize ./cmd/node-agent
-  rm -rf "$bin" && mkdir -p "$cache/$key" && mv "$cache/$key.tmp" "$bin"
+  mkdir -p "$cache/$key" && { mv -T "$building" "$bin" 2>/dev/null || rm -rf "$building"; }
   say "built"
 fi
 
