@@ -6,7 +6,8 @@
 # install manifests are applied as a user applies them, and the script returns once a TrainJob can run.
 #
 # Writes .state/kubeconfig (cluster-admin, client certificate). Stop with down.sh.
-# Environment: TESTCLUSTER_PORT_BASE (26400), TESTCLUSTER_NODES (2), TESTCLUSTER_CACHE (~/.cache/...).
+# Environment: TESTCLUSTER_PORT_BASE (26400), TESTCLUSTER_NODES (2), TESTCLUSTER_CACHE (~/.cache/...),
+# TESTCLUSTER_FAKE_RUN_TIME (e.g. 5s: fake nodes, whose containers are not run but succeed after that long).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -157,7 +158,7 @@ KUBECONFIG="$state/jobset-controller-manager.kubeconfig" \
 
 start node-agent "$bin/node-agent" --kubeconfig "$state/node-agent.kubeconfig" --nodes "$nodes" \
   --port "$kubelet_port" --dir "$state/data/node-agent" --pki "$pki" --shims "$here/shims" \
-  --apiserver-port "$api_port"
+  --apiserver-port "$api_port" --fake-run-time "${TESTCLUSTER_FAKE_RUN_TIME:-0}"
 
 # The Trainer's default runtimes, as the README of its release installs them.
 wait_for "the Trainer's webhooks" 120 kubectl_admin apply --server-side -k "$manifests/overlays/runtimes"

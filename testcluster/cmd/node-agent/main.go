@@ -42,6 +42,7 @@ func main() {
 	pki := flag.String("pki", "", "the cluster's pki directory")
 	shims := flag.String("shims", "", "a directory put first on every container's PATH")
 	apiPort := flag.String("apiserver-port", "6443", "the API server's port, given to pods as KUBERNETES_SERVICE_PORT")
+	fakeRunTime := flag.Duration("fake-run-time", 0, "if set, run no container: each succeeds after this long (scale runs)")
 	flag.Parse()
 
 	config, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
@@ -57,7 +58,7 @@ func main() {
 	for i := range names {
 		names[i] = fmt.Sprintf("%s%d", *prefix, i)
 	}
-	agent := newAgent(client, names, *dir, *shims, *apiPort)
+	agent := newAgent(client, names, *dir, *shims, *apiPort, *fakeRunTime)
 	for _, name := range names {
 		if err := agent.register(ctx, name, int32(*port)); err != nil {
 			klog.Fatalf("registering node %s: %v", name, err)

@@ -82,7 +82,10 @@ func (r *podRun) signalAll(sig syscall.Signal) {
 func (r *podRun) run(ctx context.Context) {
 	pod := r.pod
 	dir := r.agent.podDir(pod)
-	volumes, err := r.prepareVolumes(ctx, dir)
+	volumes, err := map[string]string{}, error(nil)
+	if r.agent.fakeRunTime == 0 {
+		volumes, err = r.prepareVolumes(ctx, dir)
+	}
 	for err != nil {
 		r.agent.event(ctx, pod, corev1.EventTypeWarning, "FailedMount", err.Error())
 		select {
@@ -210,6 +213,10 @@ func (r *podRun) start(ctx context.Context, c corev1.Container, volumes map[stri
 	r.containers[c.Name] = run
 	r.mu.Unlock()
 
+	if r.agent.fakeRunTime > 0 {
+		r.fakeLaunch(run)
+		return run
+	}
 	spec, err := r.containerSpec(ctx, c, volumes)
 	if err == nil {
 		err = r.launch(run, spec)
@@ -224,6 +231,32 @@ func (r *podRun) start(ctx context.Context, c corev1.Container, volumes map[stri
 		klog.Warningf("starting %s in %s: %v", c.Name, describe(r.pod), err)
 	}
 	return run
+}
+
+// fakeLaunch stands for a container on a fake node: it runs for the agent's fake run time, writes one log line,
+// and ends with 0, or as killed when the pod is deleted first.
+func (r *podRun) fakeLaunch(run *containerRun) {
+	r.mu.Lock()
+	run.running = true
+	r.mu.Unlock()
+	go func() {
+		code := 0
+		select {
+		case <-time.After(r.agent.fakeRunTime):
+		case <-r.deleting:
+			code = 137
+		case <-r.killed:
+			code = 137
+		}
+		writeLogLine(run.logPath, "stdout", fmt.Sprintf("fake node: %s ran for %s", run.name, r.agent.fakeRunTime))
+		r.mu.Lock()
+		run.running, run.exitCode, run.finished, run.reason = false, code, metav1.Now(), "Completed"
+		if code != 0 {
+			run.reason = "Error"
+		}
+		r.mu.Unlock()
+		close(run.done)
+	}()
 }
 
 // launch starts the container's process: this binary again, in a new mount namespace and process group,

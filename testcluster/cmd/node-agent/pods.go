@@ -27,13 +27,15 @@ type agent struct {
 	dir     string
 	shims   string
 	apiPort string
+	// fakeRunTime, when set, makes every node fake: containers are not run, each "runs" this long and succeeds.
+	fakeRunTime time.Duration
 
 	mu   sync.Mutex
 	pods map[types.UID]*podRun
 }
 
-func newAgent(client kubernetes.Interface, nodes []string, dir, shims, apiPort string) *agent {
-	return &agent{client: client, nodes: nodes, dir: dir, shims: shims, apiPort: apiPort,
+func newAgent(client kubernetes.Interface, nodes []string, dir, shims, apiPort string, fakeRunTime time.Duration) *agent {
+	return &agent{client: client, nodes: nodes, dir: dir, shims: shims, apiPort: apiPort, fakeRunTime: fakeRunTime,
 		pods: map[types.UID]*podRun{}}
 }
 

@@ -2,6 +2,7 @@ package io.camelkubeflow.trainer.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -45,6 +46,9 @@ public final class Benchmarks {
         }
         if (sections.contains("workspaces")) {
             workspaces(results);
+        }
+        if (sections.contains("cluster-scale")) {
+            clusterScale(results, root);
         }
         String machine = Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("java.vm.name")
                 + " " + System.getProperty("java.version") + ", max heap "
@@ -104,6 +108,28 @@ public final class Benchmarks {
                             + " s job", run.requestsPerWait(), "requests"));
                 }
             }
+        }
+    }
+
+    /**
+     * Only when named ({@code -Dbench.sections=cluster-scale}), on the control plane of testcluster/up.sh started with
+     * fake nodes ({@code TESTCLUSTER_FAKE_RUN_TIME=5s}); {@code -Dbench.scale.jobs}, {@code -Dbench.scale.namespaces}.
+     */
+    private static void clusterScale(List<Result> results, Path root) throws Exception {
+        int jobs = Integer.getInteger("bench.scale.jobs", 10_000);
+        int namespaces = Integer.getInteger("bench.scale.namespaces", 100);
+        try (ClusterScaleBench bench = new ClusterScaleBench(root.resolve("testcluster/.state/kubeconfig"))) {
+            ClusterScaleBench.Run run = bench.run(namespaces, jobs, 8, Duration.ofMinutes(90));
+            String setting = "real control plane, " + jobs + " TrainJobs in " + namespaces + " namespaces";
+            results.add(Result.of("TrainJobs Complete", setting, run.completed(), "jobs"));
+            results.add(Result.of("time until all Complete", setting, run.allComplete().toSeconds(), "s"));
+            results.add(Result.of("events consumer lag p50", setting, run.eventLag().p50(), "ms"));
+            results.add(Result.of("events consumer lag p99", setting, run.eventLag().p99(), "ms"));
+            results.add(Result.of("events consumer lag max", setting, run.eventLag().max(), "ms"));
+            results.add(Result.of("wait notice lag p50", setting, run.waitLag().p50(), "ms"));
+            results.add(Result.of("wait notice lag p99", setting, run.waitLag().p99(), "ms"));
+            results.add(Result.of("wait notice lag max", setting, run.waitLag().max(), "ms"));
+            results.add(Result.of("heap with every wait pending", setting, run.heapMiB(), "MiB"));
         }
     }
 
