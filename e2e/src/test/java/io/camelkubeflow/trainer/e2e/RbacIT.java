@@ -1,6 +1,5 @@
 package io.camelkubeflow.trainer.e2e;
 
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,9 +12,6 @@ import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -45,7 +41,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * held to their own rights by real SubjectAccessReviews.
  */
 class RbacIT {
-    private static final String ACCOUNT = "camel-kubeflow-trainer";
     private static RealCluster cluster;
     private static KubernetesClient asDeployed;
     private static CamelContext camel;
@@ -56,26 +51,7 @@ class RbacIT {
     @BeforeAll
     static void start() throws Exception {
         cluster = RealCluster.start(RbacIT.class);
-        Path deploy = Path.of(System.getProperty("user.dir")).resolve("../deploy").normalize();
-        for (String file : List.of("serviceaccount.yaml", "role.yaml", "rolebinding.yaml", "clusterrole.yaml",
-                "clusterrolebinding.yaml")) {
-            try (InputStream in = Files.newInputStream(deploy.resolve(file))) {
-                for (HasMetadata item : cluster.admin.load(in).items()) {
-                    if (item instanceof ClusterRoleBinding binding) {
-                        // as kustomize's namespace does: the subject is the account in the namespace deployed into
-                        binding.getSubjects().forEach(s -> s.setNamespace(cluster.namespace));
-                        cluster.admin.resource(binding).serverSideApply();
-                    } else if (item.getKind().startsWith("Cluster")) {
-                        cluster.admin.resource(item).serverSideApply();
-                    } else {
-                        cluster.admin.resource(item).inNamespace(cluster.namespace).serverSideApply();
-                    }
-                }
-            }
-        }
-        String token = cluster.admin.serviceAccounts().inNamespace(cluster.namespace).withName(ACCOUNT)
-                .tokenRequest(new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L).endSpec().build())
-                .getStatus().getToken();
+        String token = cluster.installDeployedAccount();
         Config admin = cluster.admin.getConfiguration();
         asDeployed = new KubernetesClientBuilder().withConfig(new ConfigBuilder(Config.empty())
                 .withMasterUrl(admin.getMasterUrl()).withCaCertData(admin.getCaCertData()).withOauthToken(token)
@@ -94,7 +70,6 @@ class RbacIT {
     static void stop() {
         camel.stop();
         asDeployed.close();
-        cluster.admin.rbac().clusterRoleBindings().withName(ACCOUNT).delete();
         cluster.close();
     }
 
@@ -154,7 +129,8 @@ class RbacIT {
         // the group is given the rights in this namespace: the same request goes through
         cluster.admin.rbac().roleBindings().inNamespace(cluster.namespace).resource(new RoleBindingBuilder()
                 .withNewMetadata().withName("data-science-edit").endMetadata()
-                .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName(ACCOUNT)
+                .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("Role")
+                .withName(RealCluster.DEPLOYED_ACCOUNT)
                 .endRoleRef()
                 .addNewSubject().withKind("Group").withName("data-science").withApiGroup("rbac.authorization.k8s.io")
                 .endSubject().build()).create();

@@ -1,16 +1,21 @@
 package io.camelkubeflow.trainer.e2e;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.testing.Eventually;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -25,6 +30,8 @@ import org.apache.camel.impl.DefaultCamelContext;
  * to it. Nothing here knows a detail of the Trainer: what the cluster does is what the real pieces do.
  */
 final class RealCluster implements AutoCloseable {
+    /** The ServiceAccount deploy/ runs the app as. */
+    static final String DEPLOYED_ACCOUNT = "camel-kubeflow-trainer";
     final KubernetesClient admin;
     final String namespace;
     final CamelContext camel;
@@ -52,6 +59,39 @@ final class RealCluster implements AutoCloseable {
         camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(admin);
         camel.start();
         return new RealCluster(admin, namespace, camel);
+    }
+
+    /**
+     * Installs deploy/'s ServiceAccount, Role, RoleBinding, ClusterRole and a ClusterRoleBinding of that account (named
+     * {@code <account>-<namespace>}) into the namespace, as {@code kubectl apply -k deploy/} does with its namespace.
+     *
+     * @return a token the API server issued for that account
+     */
+    String installDeployedAccount() throws IOException {
+        Path deploy = Path.of(System.getProperty("user.dir")).resolve("../deploy").normalize();
+        for (String file : List.of("serviceaccount.yaml", "role.yaml", "rolebinding.yaml", "clusterrole.yaml",
+                "clusterrolebinding.yaml")) {
+            try (InputStream in = Files.newInputStream(deploy.resolve(file))) {
+                for (HasMetadata item : admin.load(in).items()) {
+                    if (item instanceof ClusterRoleBinding binding) {
+                        binding.getMetadata().setName(DEPLOYED_ACCOUNT + "-" + namespace);
+                        binding.getSubjects().forEach(s -> s.setNamespace(namespace));
+                        admin.resource(binding).serverSideApply();
+                    } else if (item.getKind().startsWith("Cluster")) {
+                        admin.resource(item).serverSideApply();
+                    } else {
+                        admin.resource(item).inNamespace(namespace).serverSideApply();
+                    }
+                }
+            }
+        }
+        return token(DEPLOYED_ACCOUNT);
+    }
+
+    /** A token the API server issues for a ServiceAccount of the namespace (TokenRequest), valid for an hour. */
+    String token(String account) {
+        return admin.serviceAccounts().inNamespace(namespace).withName(account).tokenRequest(new TokenRequestBuilder()
+                .withNewSpec().withExpirationSeconds(3600L).endSpec().build()).getStatus().getToken();
     }
 
     static Path adminKubeconfig() {
@@ -94,6 +134,7 @@ final class RealCluster implements AutoCloseable {
     @Override
     public void close() {
         camel.stop();
+        admin.rbac().clusterRoleBindings().withName(DEPLOYED_ACCOUNT + "-" + namespace).delete();
         admin.namespaces().withName(namespace).delete();
         admin.close();
     }

@@ -1,7 +1,6 @@
 package io.camelkubeflow.trainer.e2e;
 
 import java.io.BufferedReader;
-import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,10 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.camelkubeflow.trainer.testing.Eventually;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
-import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
@@ -42,7 +38,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * own rights by real SubjectAccessReviews, and what a permitted caller asks for runs and comes back.
  */
 class RoutesAppIT {
-    private static final String APP_ACCOUNT = "camel-kubeflow-trainer";
     private static RealCluster cluster;
     private static Process app;
     private static final List<String> output = new CopyOnWriteArrayList<>();
@@ -54,25 +49,8 @@ class RoutesAppIT {
     @BeforeAll
     static void start() throws Exception {
         cluster = RealCluster.start(RoutesAppIT.class);
-        Path deploy = Path.of(System.getProperty("user.dir")).resolve("../deploy").normalize();
-        for (String file : List.of("serviceaccount.yaml", "role.yaml", "rolebinding.yaml", "clusterrole.yaml",
-                "clusterrolebinding.yaml")) {
-            try (InputStream in = Files.newInputStream(deploy.resolve(file))) {
-                for (HasMetadata item : cluster.admin.load(in).items()) {
-                    if (item instanceof ClusterRoleBinding binding) {
-                        binding.getMetadata().setName(APP_ACCOUNT + "-" + cluster.namespace);
-                        binding.getSubjects().forEach(s -> s.setNamespace(cluster.namespace));
-                        cluster.admin.resource(binding).serverSideApply();
-                    } else if (item.getKind().startsWith("Cluster")) {
-                        cluster.admin.resource(item).serverSideApply();
-                    } else {
-                        cluster.admin.resource(item).inNamespace(cluster.namespace).serverSideApply();
-                    }
-                }
-            }
-        }
         Path kubeconfig = work.resolve("app.kubeconfig");
-        Files.writeString(kubeconfig, kubeconfig(token(APP_ACCOUNT)));
+        Files.writeString(kubeconfig, kubeconfig(cluster.installDeployedAccount()));
         Path jar = Path.of(System.getProperty("user.dir")).resolve("../routes/target/quarkus-app/quarkus-run.jar")
                 .normalize();
         if (!Files.isRegularFile(jar)) {
@@ -110,14 +88,7 @@ class RoutesAppIT {
             app.destroy();
             app.waitFor();
         }
-        cluster.admin.rbac().clusterRoleBindings().withName(APP_ACCOUNT + "-" + cluster.namespace).delete();
         cluster.close();
-    }
-
-    private static String token(String account) {
-        return cluster.admin.serviceAccounts().inNamespace(cluster.namespace).withName(account)
-                .tokenRequest(new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L).endSpec().build())
-                .getStatus().getToken();
     }
 
     private static String kubeconfig(String token) {
@@ -154,7 +125,7 @@ class RoutesAppIT {
     void aPipelineAccountTrainsWithinItsOwnRightsAndReadsTheResult() throws Exception {
         cluster.admin.serviceAccounts().inNamespace(cluster.namespace).resource(new ServiceAccountBuilder()
                 .withNewMetadata().withName("pipeline").endMetadata().build()).create();
-        String pipeline = token("pipeline");
+        String pipeline = cluster.token("pipeline");
         String request = "{\"script\": \"print('trained over http')\", \"numNodes\": 2}";
 
         HttpResponse<String> denied = call("POST", "trainjobs", pipeline, request);
