@@ -14,9 +14,11 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 /**
  * Validates objects against a CRD's structural openAPIV3Schema the way the API server does, with one deliberate
  * difference: an unknown field is a violation instead of being pruned, because a pruned field is a silently lost
- * setting. The CRD's CEL rules are checked too: each rule in the CRD must be known here (creation-time rules are
- * evaluated, update-only rules like {@code self == oldSelf} are skipped), so a CRD upgrade with a new rule fails
- * loudly instead of passing unchecked.
+ * setting. The CRD's CEL rules are checked too: each rule in the CRD must be known here, so a CRD upgrade with a new
+ * rule fails loudly instead of passing unchecked. Transition rules ({@code self == oldSelf}) are evaluated on an
+ * update where the old object has the field, as the API server does (list items correlated only in map lists); the
+ * keys of map lists and the items of set lists must be unique; the object's labels and annotations are checked as
+ * the API server checks any object's metadata.
  */
 public final class CrdSchemaValidator {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
@@ -51,7 +53,7 @@ public final class CrdSchemaValidator {
 
     /** Every violation, each as "path: problem"; empty when the object is valid. */
     public List<String> validate(Object object) {
-        return admit(object instanceof String text ? readTree(text) : JSON.valueToTree(object)).violations();
+        return admit(object instanceof String text ? text : JSON.valueToTree(object).toString()).violations();
     }
 
     /**
@@ -66,12 +68,21 @@ public final class CrdSchemaValidator {
      * object that is present), integral numbers made integers, then validated.
      */
     public Admission admit(String json) {
+        return admit(json, null);
+    }
+
+    /**
+     * As {@link #admit(String)} for an update (a PUT, or a PATCH once applied) of the stored object {@code oldJson}
+     * (null: a create), whose transition rules it evaluates.
+     */
+    public Admission admit(String json, String oldJson) {
         JsonNode node = readTree(json);
         boolean defaulted = applyDefaults(node, schema);
         boolean changed = integralNumbersAsIntegers(node) | defaulted;
-        Admission admission = admit(node);
-        return changed ? new Admission(admission.violations(), node.toString())
-                : new Admission(admission.violations(), json);
+        List<String> violations = new ArrayList<>();
+        check(node, oldJson == null ? null : readTree(oldJson), schema, "", violations);
+        ObjectMetadataRules.check(node.path("metadata"), violations);
+        return new Admission(violations, changed ? node.toString() : json);
     }
 
     /**
@@ -115,12 +126,6 @@ public final class CrdSchemaValidator {
             });
             return found;
         });
-    }
-
-    private Admission admit(JsonNode node) {
-        List<String> violations = new ArrayList<>();
-        check(node, schema, "", violations);
-        return new Admission(violations, null);
     }
 
     /** Replaces each floating-point number with an integral value by that integer; true when one was replaced. */
@@ -167,7 +172,8 @@ public final class CrdSchemaValidator {
         }
     }
 
-    private void check(JsonNode value, JsonNode schema, String path, List<String> out) {
+    /** @param old the value at the same path in the stored object, or null (a create, or a field it did not have) */
+    private void check(JsonNode value, JsonNode old, JsonNode schema, String path, List<String> out) {
         if (value == null || value.isNull()) {
             if (!schema.path("nullable").asBoolean(false)) {
                 out.add(path + ": null is not allowed");
@@ -186,10 +192,11 @@ public final class CrdSchemaValidator {
             return;
         }
         scalarRules(value, schema, path, out);
-        celRules(value, schema, path, out);
+        celRules(value, old == null || old.isMissingNode() ? null : old, schema, path, out);
         if (value.isObject()) {
-            objectRules(value, schema, path, out);
+            objectRules(value, old, schema, path, out);
         } else if (value.isArray()) {
+            uniqueItems(value, schema, path, out);
             JsonNode items = schema.path("items");
             if (schema.has("maxItems") && value.size() > schema.get("maxItems").asInt()) {
                 out.add(path + ": " + value.size() + " items, at most " + schema.get("maxItems").asInt());
@@ -199,13 +206,60 @@ public final class CrdSchemaValidator {
             }
             for (int i = 0; i < value.size(); i++) {
                 if (!items.isMissingNode()) {
-                    check(value.get(i), items, path + "[" + i + "]", out);
+                    check(value.get(i), correlated(value.get(i), old, schema), items, path + "[" + i + "]", out);
                 }
             }
         }
     }
 
-    private void objectRules(JsonNode value, JsonNode schema, String path, List<String> out) {
+    /** The keys that identify an item of a map list ({@code x-kubernetes-list-type: map}), or empty. */
+    private static List<String> mapKeys(JsonNode listSchema) {
+        if (!"map".equals(listSchema.path("x-kubernetes-list-type").asText())) {
+            return List.of();
+        }
+        List<String> keys = new ArrayList<>();
+        listSchema.path("x-kubernetes-list-map-keys").forEach(key -> keys.add(key.asText()));
+        return keys;
+    }
+
+    private static JsonNode identity(JsonNode item, List<String> keys) {
+        com.fasterxml.jackson.databind.node.ObjectNode id = JSON.createObjectNode();
+        keys.forEach(key -> id.set(key, item.path(key).isMissingNode() ? null : item.get(key)));
+        return id;
+    }
+
+    /** The old item a list item is the same item as: in a map list, the one with its keys; in other lists, none. */
+    private static JsonNode correlated(JsonNode item, JsonNode oldList, JsonNode listSchema) {
+        List<String> keys = mapKeys(listSchema);
+        if (keys.isEmpty() || oldList == null || !oldList.isArray()) {
+            return null;
+        }
+        JsonNode id = identity(item, keys);
+        for (JsonNode old : oldList) {
+            if (identity(old, keys).equals(id)) {
+                return old;
+            }
+        }
+        return null;
+    }
+
+    /** A map list's keys, and a set list's items, are each unique, as the API server's "Duplicate value" says. */
+    private static void uniqueItems(JsonNode list, JsonNode schema, String path, List<String> out) {
+        List<String> keys = mapKeys(schema);
+        boolean set = "set".equals(schema.path("x-kubernetes-list-type").asText());
+        if (keys.isEmpty() && !set) {
+            return;
+        }
+        java.util.Set<JsonNode> seen = new java.util.HashSet<>();
+        for (int i = 0; i < list.size(); i++) {
+            JsonNode id = set ? list.get(i) : identity(list.get(i), keys);
+            if (!seen.add(id)) {
+                out.add(path + "[" + i + "]: Duplicate value: " + id);
+            }
+        }
+    }
+
+    private void objectRules(JsonNode value, JsonNode old, JsonNode schema, String path, List<String> out) {
         for (JsonNode required : schema.path("required")) {
             if (!value.has(required.asText())) {
                 out.add(path + ": missing required field '" + required.asText() + "'");
@@ -220,10 +274,11 @@ public final class CrdSchemaValidator {
         while (fields.hasNext()) {
             Map.Entry<String, JsonNode> field = fields.next();
             String child = path + "." + field.getKey();
+            JsonNode oldField = old == null ? null : old.get(field.getKey());
             if (properties.has(field.getKey())) {
-                check(field.getValue(), properties.get(field.getKey()), child, out);
+                check(field.getValue(), oldField, properties.get(field.getKey()), child, out);
             } else if (additional.isObject()) {
-                check(field.getValue(), additional, child, out);
+                check(field.getValue(), oldField, additional, child, out);
             } else if (!preserveUnknown && !objectMetadata) {
                 out.add(child + ": unknown field (the API server would prune it)");
             }
@@ -287,12 +342,13 @@ public final class CrdSchemaValidator {
         }
     }
 
-    private static void celRules(JsonNode value, JsonNode schema, String path, List<String> out) {
+    /** @param old the field's old value on an update, or null: transition rules are then not evaluated */
+    private static void celRules(JsonNode value, JsonNode old, JsonNode schema, String path, List<String> out) {
         for (JsonNode validation : schema.path("x-kubernetes-validations")) {
             String rule = validation.path("rule").asText();
             String message = validation.path("message").asText();
             boolean ok = switch (rule) {
-                case "self == oldSelf" -> true; // immutability: only on update
+                case "self == oldSelf" -> old == null || old.equals(value);
                 case STORAGE_URI_RULE -> value.asText().isEmpty()
                         || PATTERNS.computeIfAbsent("^[A-Za-z][A-Za-z0-9+.-]*://.+$", Pattern::compile)
                                 .matcher(value.asText()).find();

@@ -803,14 +803,46 @@ public final class TrainerSandbox implements AutoCloseable {
             if (isTrainJobPath(request.getPath()) && refusedCreates.getAndUpdate(n -> Math.max(n - 1, 0)) > 0) {
                 return failure(refusedCreateCode, null, "refused by the sandbox (fault injection)");
             }
-            return isTrainJobPath(request.getPath()) ? writeTrainJob(request, super::handleCreate)
+            return isTrainJobPath(request.getPath()) ? writeTrainJob(request, null, super::handleCreate)
                     : super.handleCreate(request);
         }
 
         @Override
         public MockResponse handleUpdate(RecordedRequest request) {
-            return isTrainJobPath(request.getPath()) ? writeTrainJob(request, super::handleUpdate)
+            return isTrainJobPath(request.getPath())
+                    ? writeTrainJob(request, stored(request.getPath().split("\\?")[0]), super::handleUpdate)
                     : super.handleUpdate(request);
+        }
+
+        /**
+         * A TrainJob patch is applied here and admitted as the update it makes, against the stored object (so the
+         * CRD's schema and transition rules hold for patches too), then stored as that update. Like the API server
+         * for a custom resource, a strategic merge patch is refused: CRDs have no patch strategies.
+         */
+        @Override
+        public MockResponse handlePatch(RecordedRequest request) {
+            String path = request.getPath();
+            String type = String.valueOf(request.getHeader("Content-Type"));
+            if (!isTrainJobPath(path) || path.contains("/status") || type.startsWith("application/apply-patch")) {
+                return super.handlePatch(request);
+            }
+            if (type.startsWith("application/strategic-merge-patch+json")) {
+                return failure(415, "UnsupportedMediaType", "the body of the request was in an unknown format -"
+                        + " accepted media types include: application/json-patch+json, application/merge-patch+json,"
+                        + " application/apply-patch+yaml");
+            }
+            String old = stored(path.split("\\?")[0]);
+            if (old == null) {
+                return super.handlePatch(request);
+            }
+            String patched;
+            try {
+                patched = TrainJobPatches.apply(old, request.getUtf8Body(), type);
+            } catch (IllegalArgumentException e) {
+                return failure(422, "Invalid", "the patch could not be applied: " + e.getMessage());
+            }
+            return writeTrainJob(new RecordedRequest(request.getHttpVersion(), io.fabric8.mockwebserver.dsl.HttpMethod.PUT, path, request.getHeaders(),
+                    new Buffer().writeUtf8(patched)), old, super::handleUpdate);
         }
 
         @Override
@@ -822,18 +854,19 @@ public final class TrainerSandbox implements AutoCloseable {
         }
 
         /**
-         * Shows a TrainJob write to the listeners, then refuses it with 422 as the CRD's schema or CEL rules would, or
-         * lets {@code store} store what the API server would store. (Stricter than a real server in one way: unknown
+         * Shows a TrainJob write to the listeners, then refuses it with 422 as the CRD's schema or CEL rules would
+         * (against {@code stored}, the object it updates, or null for a create), or lets {@code store} store what the
+         * API server would store. (Stricter than a real server in one way: unknown
          * fields are refused, not pruned, so a setting cannot vanish unnoticed.)
          */
-        private MockResponse writeTrainJob(RecordedRequest request,
+        private MockResponse writeTrainJob(RecordedRequest request, String stored,
                 java.util.function.Function<RecordedRequest, MockResponse> store) {
             String body = request.getUtf8Body();
             trainJobWriteListeners.forEach(listener -> listener.accept(body));
             if (request.getPath().contains("/status")) {
                 return store.apply(withBody(request, body));
             }
-            CrdSchemaValidator.Admission admission = trainJobSchema.admit(body);
+            CrdSchemaValidator.Admission admission = trainJobSchema.admit(body, stored);
             if (!admission.violations().isEmpty()) {
                 return failure(422, "Invalid", "TrainJob is invalid: " + String.join("; ", admission.violations()));
             }
