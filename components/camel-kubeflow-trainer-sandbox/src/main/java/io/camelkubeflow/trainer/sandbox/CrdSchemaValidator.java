@@ -18,7 +18,8 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
  * rule fails loudly instead of passing unchecked. Transition rules ({@code self == oldSelf}) are evaluated on an
  * update where the old object has the field, as the API server does (list items correlated only in map lists); the
  * keys of map lists and the items of set lists must be unique; the object's labels and annotations are checked as
- * the API server checks any object's metadata.
+ * the API server checks any object's metadata. An update is not refused for a value it left as it was (validation
+ * ratcheting).
  */
 public final class CrdSchemaValidator {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
@@ -77,10 +78,12 @@ public final class CrdSchemaValidator {
      */
     public Admission admit(String json, String oldJson) {
         JsonNode node = readTree(json);
+        JsonNode old = oldJson == null ? null : readTree(oldJson);
+        boolean keptStatus = old != null && keepStatus((com.fasterxml.jackson.databind.node.ObjectNode) node, old);
         boolean defaulted = applyDefaults(node, schema);
-        boolean changed = integralNumbersAsIntegers(node) | defaulted;
+        boolean changed = integralNumbersAsIntegers(node) | defaulted | keptStatus;
         List<String> violations = new ArrayList<>();
-        check(node, oldJson == null ? null : readTree(oldJson), schema, "", violations);
+        check(node, old, schema, "", violations);
         ObjectMetadataRules.check(node.path("metadata"), violations);
         return new Admission(violations, changed ? node.toString() : json);
     }
@@ -126,6 +129,20 @@ public final class CrdSchemaValidator {
             });
             return found;
         });
+    }
+
+    /**
+     * A write of the object itself leaves its status as it was, as the API server does for a CRD with a status
+     * subresource (only writes to {@code /status} change it); true when that changed the body.
+     */
+    private static boolean keepStatus(com.fasterxml.jackson.databind.node.ObjectNode node, JsonNode old) {
+        JsonNode before = node.get("status");
+        if (old.has("status")) {
+            node.set("status", old.get("status"));
+        } else {
+            node.remove("status");
+        }
+        return !java.util.Objects.equals(before, node.get("status"));
     }
 
     /** Replaces each floating-point number with an integral value by that integer; true when one was replaced. */
@@ -174,6 +191,10 @@ public final class CrdSchemaValidator {
 
     /** @param old the value at the same path in the stored object, or null (a create, or a field it did not have) */
     private void check(JsonNode value, JsonNode old, JsonNode schema, String path, List<String> out) {
+        if (old != null && old.equals(value)) {
+            // validation ratcheting (GA in Kubernetes 1.33): an update does not fail on a value it left unchanged
+            return;
+        }
         if (value == null || value.isNull()) {
             if (!schema.path("nullable").asBoolean(false)) {
                 out.add(path + ": null is not allowed");

@@ -59,7 +59,8 @@ class TrainJobManagerTest {
             return created;
         }
         created.setStatus(Serialization.unmarshal("""
-                conditions: [{type: Complete, status: "True", reason: AllJobsCompleted, lastTransitionTime: "%s"}]
+                conditions: [{type: Complete, status: "True", reason: AllJobsCompleted, message: jobset completed successfully,
+                              lastTransitionTime: "%s"}]
                 """.formatted(end), io.camelkubeflow.trainer.api.TrainJobStatus.class));
         return client.resources(TrainJob.class).inNamespace(namespace).resource(created).updateStatus();
     }
