@@ -73,6 +73,6 @@ followed = step("get_job_logs follow", lambda: list(client.get_job_logs(name, fo
 step("wait_for_job_status", lambda: client.wait_for_job_status(name, timeout=60).status)
 finished = step("get_job_logs", lambda: list(client.get_job_logs(name)))
 step("get_job_logs follow read to the end", lambda: same_lines(followed, finished))
-step("get_job_events", lambda: [(e.reason, e.message) for e in client.get_job_events(name)])
+step("get_job_events", lambda: [f"{e.involved_object_kind} {e.reason}" for e in client.get_job_events(name)])
 step("delete_job", lambda: client.delete_job(name))
 sys.exit(1 if failures else 0)
