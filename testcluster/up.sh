@@ -160,10 +160,10 @@ KUBECONFIG="$state/jobset-controller-manager.kubeconfig" \
 
 # A container whose pod names no workingDir runs where the agent runs (it cannot read an image's WORKDIR), and the
 # Kubeflow SDK's jobs write their function's file there: in .state, not in this source folder.
-mkdir -p "$state/workdir"
-(cd "$state/workdir" && start node-agent "$bin/node-agent" --kubeconfig "$state/node-agent.kubeconfig" \
-  --nodes "$nodes" --port "$kubelet_port" --dir "$state/data/node-agent" --pki "$pki" --shims "$here/shims" \
-  --apiserver-port "$api_port")
+mkdir -p "$state/workdir" && cd "$state/workdir"
+start node-agent "$bin/node-agent" --kubeconfig "$state/node-agent.kubeconfig" --nodes "$nodes" \
+  --port "$kubelet_port" --dir "$state/data/node-agent" --pki "$pki" --shims "$here/shims" \
+  --apiserver-port "$api_port"
 
 # The Trainer's default runtimes, as the README of its release installs them.
 wait_for "the Trainer's webhooks" 120 kubectl_admin apply --server-side -k "$manifests/overlays/runtimes"
