@@ -156,6 +156,9 @@ TMPDIR="$certs" KUBECONFIG="$state/trainer-controller-manager.kubeconfig" \
 KUBECONFIG="$state/jobset-controller-manager.kubeconfig" \
   start jobset-controller-manager "$bin/jobset" --config "$state/jobset-config.yaml"
 
+# A container whose pod names no workingDir runs where the agent runs (it cannot read an image's WORKDIR), and the
+# Kubeflow SDK's jobs write their function's file there: in .state, not in this source folder.
+mkdir -p "$state/workdir" && cd "$state/workdir"
 start node-agent "$bin/node-agent" --kubeconfig "$state/node-agent.kubeconfig" --nodes "$nodes" \
   --port "$kubelet_port" --dir "$state/data/node-agent" --pki "$pki" --shims "$here/shims" \
   --apiserver-port "$api_port" --fake-run-time "${TESTCLUSTER_FAKE_RUN_TIME:-0}"

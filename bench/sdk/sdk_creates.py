@@ -3,6 +3,7 @@ an inline script), unmodified, against the sandbox the bench runs (KUBECONFIG). 
 threads. Prints one JSON object: seconds and creates.
 Run by the bench (CreateBench) when -Dbench.sdk.pythonpath is set: see bench/sdk/README.md."""
 import json
+import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -11,7 +12,9 @@ from kubeflow.common.types import KubernetesBackendConfig
 from kubeflow.trainer import CustomTrainer, TrainerClient
 
 namespace, runtime, creates, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-client = TrainerClient(backend_config=KubernetesBackendConfig(namespace=namespace))
+# the kubeconfig named outright, as sdk_check.py does: else a machine with /var/run/secrets/kubernetes.io is a pod
+client = TrainerClient(backend_config=KubernetesBackendConfig(namespace=namespace,
+                                                              config_file=os.environ["KUBECONFIG"]))
 
 
 def train():

@@ -3,6 +3,7 @@ runs (KUBECONFIG). Arguments: namespace, job name, follow (true/false), steps (c
 Reads each step in turn, as the SDK reads one step per call, and prints one JSON object: seconds and lines.
 Run by the bench (LogBench) when -Dbench.sdk.pythonpath is set: see bench/sdk/README.md."""
 import json
+import os
 import sys
 import time
 
@@ -10,7 +11,9 @@ from kubeflow.common.types import KubernetesBackendConfig
 from kubeflow.trainer import TrainerClient
 
 namespace, name, follow, steps = sys.argv[1], sys.argv[2], sys.argv[3] == "true", sys.argv[4].split(",")
-client = TrainerClient(backend_config=KubernetesBackendConfig(namespace=namespace))
+# the kubeconfig named outright, as sdk_check.py does: else a machine with /var/run/secrets/kubernetes.io is a pod
+client = TrainerClient(backend_config=KubernetesBackendConfig(namespace=namespace,
+                                                              config_file=os.environ["KUBECONFIG"]))
 list(client.get_job_logs(name, follow=follow, step=steps[0]))  # warm-up: imports, connections
 started = time.monotonic()
 lines = 0

@@ -1,4 +1,5 @@
-"""Makes the Python virtual environment that OpenApiFuzzTest runs Schemathesis from, as the build's own step.
+"""Makes a Python virtual environment of pinned requirements, as the build's own step: the one OpenApiFuzzTest runs
+Schemathesis from, and the e2e module's one of the Kubeflow Python SDK (bench/sdk/requirements.txt).
 
 Usage: python3 make_venv.py VENV_DIR REQUIREMENTS_FILE
 
@@ -19,16 +20,16 @@ def main(venv_dir: str, requirements_file: str) -> None:
     requirements = pathlib.Path(requirements_file).read_text(encoding="utf-8")
     installed = target / "installed-requirements.txt"
     if installed.is_file() and installed.read_text(encoding="utf-8") == requirements:
-        print(f"Schemathesis environment up to date: {target}")
+        print(f"Python environment up to date: {target}")
         return
-    print(f"Making the Schemathesis environment {target} from {requirements_file}")
+    print(f"Making the Python environment {target} from {requirements_file}")
     shutil.rmtree(target, ignore_errors=True)
     venv.EnvBuilder(with_pip=True, clear=True).create(target)
     subprocess.run([str(target / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check",
                     "--no-input", "--quiet", "-r", str(pathlib.Path(requirements_file).resolve())], check=True)
     # written last: its presence says the install finished
     installed.write_text(requirements, encoding="utf-8")
-    print(f"Schemathesis environment made: {target}")
+    print(f"Python environment made: {target}")
 
 
 if __name__ == "__main__":
