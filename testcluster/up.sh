@@ -91,7 +91,7 @@ start kube-apiserver "$bin/kube-apiserver" \
   --kubelet-client-certificate "$pki/apiserver-kubelet-client.crt" --kubelet-client-key "$pki/apiserver-kubelet-client.key" \
   --kubelet-certificate-authority "$pki/ca.crt" --kubelet-preferred-address-types InternalIP \
   --cert-dir "$state/data/apiserver" --profiling=false --event-ttl 1h
-wait_for "kube-apiserver" 120 kubectl_admin get --raw /readyz
+wait_for "kube-apiserver" 180 kubectl_admin get --raw /readyz
 say "kube-apiserver ready on https://127.0.0.1:$api_port"
 
 start kube-controller-manager "$bin/kube-controller-manager" --kubeconfig "$state/kube-controller-manager.kubeconfig" \
@@ -121,7 +121,7 @@ kubectl kustomize "$manifests/overlays/manager" 2>/dev/null \
   | "$bin/localize" "$pki/ca.crt" "kubeflow-trainer-controller-manager=$trainer_webhook_port" \
       "jobset-webhook-service=$jobset_webhook_port" > "$state/install.yaml"
 kubectl_admin apply --server-side -f "$state/install.yaml" > "$state/logs/install.log"
-wait_for "the CRDs" 60 kubectl_admin wait --for condition=Established --timeout 1s \
+wait_for "the CRDs" 180 kubectl_admin wait --for condition=Established --timeout 1s \
   crd/trainjobs.trainer.kubeflow.org crd/clustertrainingruntimes.trainer.kubeflow.org \
   crd/trainingruntimes.trainer.kubeflow.org crd/jobsets.jobset.x-k8s.io
 
@@ -164,11 +164,11 @@ start node-agent "$bin/node-agent" --kubeconfig "$state/node-agent.kubeconfig" -
   --apiserver-port "$api_port" --fake-run-time "${TESTCLUSTER_FAKE_RUN_TIME:-0}"
 
 # The Trainer's default runtimes, as the README of its release installs them.
-wait_for "the Trainer's webhooks" 120 kubectl_admin apply --server-side -k "$manifests/overlays/runtimes"
-wait_for "the default service account" 60 kubectl_admin get serviceaccount default -n default
-wait_for "the nodes" 60 bash -c "[ \$(kubectl --kubeconfig '$state/kubeconfig' get nodes --no-headers 2>/dev/null \
+wait_for "the Trainer's webhooks" 180 kubectl_admin apply --server-side -k "$manifests/overlays/runtimes"
+wait_for "the default service account" 180 kubectl_admin get serviceaccount default -n default
+wait_for "the nodes" 180 bash -c "[ \$(kubectl --kubeconfig '$state/kubeconfig' get nodes --no-headers 2>/dev/null \
   | grep -c ' Ready ') -ge $nodes ]"
-wait_for "JobSet's webhooks" 60 kubectl_admin create --dry-run=server -f - <<EOF
+wait_for "JobSet's webhooks" 180 kubectl_admin create --dry-run=server -f - <<EOF
 apiVersion: jobset.x-k8s.io/v1alpha2
 kind: JobSet
 metadata: {name: probe, namespace: default}

@@ -30,6 +30,7 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import io.camelkubeflow.trainer.api.JobSetLabels;
+import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
 import io.camelkubeflow.trainer.support.TrainJobMdc;
@@ -109,26 +110,108 @@ public class TrainJobLogs {
                 result.completeExceptionally(startFailure(failure, request, Map.of()));
                 return;
             }
-            List<Selector> selectors = selectors(request, found);
-            List<String> steps = selectors.stream().map(s -> s.step).toList();
-            for (Selector selector : selectors) {
-                readers.add(new PodReader(request, selector, selectors.size() == 1 ? sink : new Batches(sink)));
-            }
-            AtomicInteger reading = new AtomicInteger(readers.size());
-            for (PodReader reader : readers) {
-                reader.start().whenComplete((ignored, readFailure) -> {
-                    if (readFailure != null) {
-                        result.completeExceptionally(readFailure);
-                    } else if (reading.decrementAndGet() == 0) {
-                        result.complete(steps);
-                    }
-                });
-            }
-            if (result.isDone()) {
-                readers.forEach(PodReader::stop);
-            }
+            new Readers(request, sink, readers, result).start(selectors(request, found));
         });
         return result;
+    }
+
+    /**
+     * The readers of one read, one per step, and when it ends. Reading all steps while following, a pod that starts
+     * after the first ones gets a reader too: the Job controller makes a Job's pods in batches, so the first pod of a
+     * node job can run before the next one exists. The read ends once every reader has, and no started pod of the job
+     * has a step without one.
+     */
+    private final class Readers {
+        private final Request request;
+        private final LogSink sink;
+        private final List<PodReader> readers;
+        private final CompletableFuture<List<String>> result;
+        private final boolean severalPods;
+        private final boolean latePods;
+        /** The steps with a reader, in the order they got it; guards {@link #active}. */
+        private final List<String> steps = new ArrayList<>();
+        private int active;
+
+        Readers(Request request, LogSink sink, List<PodReader> readers, CompletableFuture<List<String>> result) {
+            this.request = request;
+            this.sink = sink;
+            this.readers = readers;
+            this.result = result;
+            this.severalPods = request.step().kind() == LogStep.Kind.ALL;
+            this.latePods = severalPods && request.follow();
+        }
+
+        void start(List<Selector> selectors) {
+            synchronized (steps) {
+                active++; // held while the first readers start, so none of them ends the read alone
+            }
+            boolean several = severalPods || selectors.size() > 1;
+            selectors.forEach(selector -> read(selector, several));
+            if (latePods) {
+                discover();
+            }
+            readerEnded();
+        }
+
+        private void read(Selector selector, boolean several) {
+            synchronized (steps) {
+                if (steps.contains(selector.step) || result.isDone()) {
+                    return;
+                }
+                steps.add(selector.step);
+                active++;
+            }
+            PodReader reader = new PodReader(request, selector, several ? new Batches(sink) : sink);
+            readers.add(reader);
+            reader.start().whenComplete((ignored, readFailure) -> {
+                if (readFailure != null) {
+                    result.completeExceptionally(readFailure);
+                } else {
+                    readerEnded();
+                }
+            });
+            if (result.isDone()) {
+                reader.stop();
+            }
+        }
+
+        /** Starts a reader for each started pod of a step not read yet, whenever the pod informer shows one. */
+        private void discover() {
+            CompletableFuture<List<Pod>> more = informers.awaitPods(request.namespace(), request.jobName(), Map.of(),
+                    pods -> !unread(pods).isEmpty());
+            result.whenComplete((ignored, failure) -> more.cancel(false));
+            more.whenComplete((pods, failure) -> {
+                if (failure == null) {
+                    unread(pods).forEach(selector -> read(selector, true));
+                    discover();
+                }
+            });
+        }
+
+        private List<Selector> unread(List<Pod> pods) {
+            List<Selector> selectors = selectors(request, pods.stream().filter(TrainJobLogs::started).toList());
+            synchronized (steps) {
+                return selectors.stream().filter(selector -> !steps.contains(selector.step)).toList();
+            }
+        }
+
+        private void readerEnded() {
+            List<Selector> late;
+            synchronized (steps) {
+                if (--active > 0) {
+                    return;
+                }
+                late = latePods ? unread(informers.podsOf(request.namespace(),
+                        new TrainJobRef(request.namespace(), request.jobName()))) : List.of();
+                if (late.isEmpty()) {
+                    result.complete(List.copyOf(steps));
+                    return;
+                }
+                active++; // the late readers start before this hold goes
+            }
+            late.forEach(selector -> read(selector, true));
+            readerEnded();
+        }
     }
 
     /**
