@@ -79,7 +79,19 @@ start etcd "$bin/etcd" --name testcluster --data-dir "$state/data/etcd" \
   --client-cert-auth --trusted-ca-file "$pki/ca.crt" --cert-file "$pki/etcd-server.crt" --key-file "$pki/etcd-server.key" \
   --listen-metrics-urls "" --unsafe-no-fsync --quota-backend-bytes 4294967296
 
+# Every write is audited (who, what, where; no bodies), so a test can count the writes a client made.
+cat > "$state/audit-policy.yaml" <<EOF
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+  verbs: ["create", "update", "patch", "delete", "deletecollection"]
+- level: None
+EOF
 start kube-apiserver "$bin/kube-apiserver" \
+  --audit-policy-file "$state/audit-policy.yaml" --audit-log-path "$state/logs/audit.log" --audit-log-format json \
+  --audit-log-mode blocking \
   --etcd-servers "https://127.0.0.1:$etcd_port" --etcd-cafile "$pki/ca.crt" \
   --etcd-certfile "$pki/apiserver-etcd-client.crt" --etcd-keyfile "$pki/apiserver-etcd-client.key" \
   --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \

@@ -128,27 +128,50 @@ class OperationsIT {
                 .map(e -> String.valueOf(e.get(KubeflowTrainerConstants.STATUS))).distinct().toList();
     }
 
-    @Test
-    @Timeout(60)
-    void aRuntimeThatDoesNotExistIsRefusedAndNothingIsWritten() {
-        int before = cluster.admin.resources(TrainJob.class).inNamespace(cluster.namespace).list().getItems().size();
-        Exchange refused = cluster.template.request("kubeflow-trainer:train?runtime=no-such-runtime&command=true"
-                + "&namespace=" + cluster.namespace, e -> e.getMessage().setBody(null));
-        assertTrue(refused.getException() != null && refused.getException().getMessage().contains("no-such-runtime"),
+    /** Trains with these options, expecting a refusal that names {@code named}, and no write at the API server. */
+    private static void refusedWithNothingWritten(String options, String named) throws Exception {
+        long mark = cluster.auditMark();
+        Exchange refused = cluster.template.request("kubeflow-trainer:train?" + options + "&namespace="
+                + cluster.namespace, e -> e.getMessage().setBody(null));
+        assertTrue(refused.getException() != null && refused.getException().getMessage().contains(named),
                 String.valueOf(refused.getException()));
-        assertEquals(before, cluster.admin.resources(TrainJob.class).inNamespace(cluster.namespace).list().getItems()
-                .size());
+        assertEquals(List.of(), cluster.writesSince(mark, RealCluster.ADMIN_USER), "writes the API server saw");
     }
 
     @Test
     @Timeout(60)
-    void anEnvVariableTheTorchLauncherOwnsIsRefusedBeforeAnythingIsWritten() {
-        int before = cluster.admin.resources(TrainJob.class).inNamespace(cluster.namespace).list().getItems().size();
-        Exchange refused = cluster.template.request("kubeflow-trainer:train?runtime=torch-distributed&command=true"
-                + "&env.PET_NNODES=3&namespace=" + cluster.namespace, e -> e.getMessage().setBody(null));
-        assertTrue(refused.getException() != null && refused.getException().getMessage().contains("PET_NNODES"),
-                String.valueOf(refused.getException()));
-        assertEquals(before, cluster.admin.resources(TrainJob.class).inNamespace(cluster.namespace).list().getItems()
-                .size());
+    void aRuntimeThatDoesNotExistIsRefusedAndNothingIsWritten() throws Exception {
+        refusedWithNothingWritten("runtime=no-such-runtime&command=true", "no-such-runtime");
+    }
+
+    @Test
+    @Timeout(60)
+    void anEnvVariableTheTorchLauncherOwnsIsRefusedBeforeAnythingIsWritten() throws Exception {
+        refusedWithNothingWritten("runtime=torch-distributed&command=true&env.PET_NNODES=3", "PET_NNODES");
+    }
+
+    @Test
+    @Timeout(120)
+    void progressEventsCountTheReadyTrainerPodsTheKubeletReports() throws Exception {
+        List<Map<String, Object>> events = new CopyOnWriteArrayList<>();
+        cluster.camel.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("kubeflow-trainer:events?progressInterval=200ms&namespace=" + cluster.namespace)
+                        .routeId("progress").filter(header(KubeflowTrainerConstants.EVENT).isEqualTo("Progress"))
+                        .process(e -> events.add(new java.util.HashMap<>(e.getMessage().getHeaders())));
+            }
+        });
+        Exchange trained = cluster.request("kubeflow-trainer:train?" + SLEEPER, null);
+        String job = jobName(trained);
+        Eventually.await(Duration.ofSeconds(90), () -> events.stream().anyMatch(e -> job.equals(
+                e.get(KubeflowTrainerConstants.JOB_NAME)) && Integer.valueOf(2).equals(e.get(
+                KubeflowTrainerConstants.PODS_READY))), () -> "progress events: " + events);
+        Map<String, Object> ready = events.stream().filter(e -> Integer.valueOf(2).equals(
+                e.get(KubeflowTrainerConstants.PODS_READY))).findFirst().orElseThrow();
+        assertEquals("pods", ready.get(KubeflowTrainerConstants.PROGRESS_SOURCE));
+        assertEquals(2, ready.get(KubeflowTrainerConstants.PODS_TOTAL));
+        cluster.camel.getRouteController().stopRoute("progress");
+        cluster.then("kubeflow-trainer:delete", trained);
     }
 }

@@ -9,7 +9,6 @@ import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.access.Caller;
-import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
@@ -115,16 +114,16 @@ class RbacIT {
 
     @Test
     @Timeout(120)
-    void withAuthorizeCallerACallerActsOnlyWithinTheirOwnRights() throws InterruptedException {
+    void withAuthorizeCallerACallerActsOnlyWithinTheirOwnRights() throws Exception {
         Caller alice = new Caller("alice@example.com", List.of("data-science"));
         String train = "kubeflow-trainer:train?authorizeCaller=true&runtime=torch-distributed&command=python3 -c"
                 + " \"print(1)\"&namespace=" + cluster.namespace;
-        int before = cluster.admin.resources(TrainJob.class).inNamespace(cluster.namespace).list().getItems().size();
+        long mark = cluster.auditMark();
         Exchange refused = send(train, null, alice);
         AccessDeniedException denied = assertInstanceOf(AccessDeniedException.class, refused.getException());
         assertTrue(denied.getMessage().contains("alice@example.com"), denied.getMessage());
-        assertEquals(before, cluster.admin.resources(TrainJob.class).inNamespace(cluster.namespace).list().getItems()
-                .size(), "nothing is written for a caller who may not");
+        String app = "system:serviceaccount:" + cluster.namespace + ":" + RealCluster.DEPLOYED_ACCOUNT;
+        assertEquals(List.of(), cluster.writesSince(mark, app), "nothing is written for a caller who may not");
 
         // the group is given the rights in this namespace: the same request goes through
         cluster.admin.rbac().roleBindings().inNamespace(cluster.namespace).resource(new RoleBindingBuilder()
@@ -138,6 +137,10 @@ class RbacIT {
         Exchange[] allowed = new Exchange[1];
         Eventually.await(Duration.ofSeconds(10), () -> (allowed[0] = send(train, null, alice)).getException() == null,
                 () -> String.valueOf(allowed[0].getException()));
+        String created = "create trainjobs/" + allowed[0].getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME)
+                + " by " + app + " (201)";
+        assertTrue(cluster.writesSince(mark, app).contains(created), "the audit log shows the app's writes: "
+                + cluster.writesSince(mark, app));
         Exchange waited = send("kubeflow-trainer:wait?authorizeCaller=true&waitFor=Complete&waitTimeout=90s", allowed[0],
                 alice);
         assertNull(waited.getException());

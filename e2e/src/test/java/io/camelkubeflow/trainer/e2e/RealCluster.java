@@ -6,8 +6,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
@@ -19,6 +21,7 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
@@ -92,6 +95,44 @@ final class RealCluster implements AutoCloseable {
     String token(String account) {
         return admin.serviceAccounts().inNamespace(namespace).withName(account).tokenRequest(new TokenRequestBuilder()
                 .withNewSpec().withExpirationSeconds(3600L).endSpec().build()).getStatus().getToken();
+    }
+
+    /** Where the API server's audit log is read from now on: a mark taken before a request. */
+    long auditMark() throws IOException {
+        return Files.size(auditLog());
+    }
+
+    /** The user the admin kubeconfig authenticates as (its client certificate's name): Camel's, in these suites. */
+    static final String ADMIN_USER = "kubernetes-admin";
+
+    /**
+     * The writes (create, update, patch, delete) the API server audited in this namespace since the mark by one user
+     * (the controllers write there too), each as "verb resource/name by user (code)": every write that reached it,
+     * refused or not.
+     */
+    List<String> writesSince(long mark, String user) throws IOException {
+        List<String> writes = new ArrayList<>();
+        byte[] log = Files.readAllBytes(auditLog());
+        String since = new String(log, (int) mark, log.length - (int) mark, java.nio.charset.StandardCharsets.UTF_8);
+        for (String line : since.split("\n")) {
+            if (line.isBlank()) {
+                continue;
+            }
+            Map<?, ?> event = Serialization.unmarshal(line, Map.class);
+            Map<?, ?> object = (Map<?, ?>) event.get("objectRef");
+            if (object != null && namespace.equals(object.get("namespace"))
+                    && "ResponseComplete".equals(event.get("stage"))
+                    && user.equals(((Map<?, ?>) event.get("user")).get("username"))) {
+                writes.add(event.get("verb") + " " + object.get("resource") + "/" + object.get("name") + " by "
+                        + ((Map<?, ?>) event.get("user")).get("username") + " (" + ((Map<?, ?>) event
+                                .get("responseStatus")).get("code") + ")");
+            }
+        }
+        return writes;
+    }
+
+    private static Path auditLog() {
+        return adminKubeconfig().resolveSibling("logs/audit.log");
     }
 
     static Path adminKubeconfig() {
