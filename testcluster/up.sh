@@ -73,10 +73,12 @@ kubectl_admin() { kubectl --kubeconfig "$state/kubeconfig" "$@"; }
 
 start etcd "$bin/etcd" --name testcluster --data-dir "$state/data/etcd" \
   --listen-client-urls "https://127.0.0.1:$etcd_port" --advertise-client-urls "https://127.0.0.1:$etcd_port" \
-  --listen-peer-urls "http://127.0.0.1:$etcd_peer_port" \
-  --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer_port" \
-  --initial-cluster "testcluster=http://127.0.0.1:$etcd_peer_port" \
+  --listen-peer-urls "https://127.0.0.1:$etcd_peer_port" \
+  --initial-advertise-peer-urls "https://127.0.0.1:$etcd_peer_port" \
+  --initial-cluster "testcluster=https://127.0.0.1:$etcd_peer_port" \
   --client-cert-auth --trusted-ca-file "$pki/ca.crt" --cert-file "$pki/etcd-server.crt" --key-file "$pki/etcd-server.key" \
+  --peer-client-cert-auth --peer-trusted-ca-file "$pki/ca.crt" \
+  --peer-cert-file "$pki/etcd-server.crt" --peer-key-file "$pki/etcd-server.key" \
   --listen-metrics-urls "" --unsafe-no-fsync --quota-backend-bytes 4294967296
 
 # Every write is audited (who, what, where; no bodies), so a test can count the writes a client made.
