@@ -2,16 +2,16 @@
 # Stops what up.sh started (each piece is its own process group) and keeps .state for the logs.
 set -uo pipefail
 state="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/.state"
-[ -f "$state/pids" ] || exit 0
+# read once: a second down.sh at the same time finds nothing left to do
+pids=$(cat "$state/pids" 2>/dev/null) && rm -f "$state/pids" || exit 0
 # The node agent first, so the pods it runs stop with it; etcd last.
-tac "$state/pids" | while read -r pid name; do
+tac <<< "$pids" | while read -r pid name; do
   kill -TERM -- "-$pid" 2>/dev/null || true
 done
 for _ in $(seq 1 50); do
   alive=0
-  while read -r pid name; do kill -0 "$pid" 2>/dev/null && alive=1; done < "$state/pids"
+  while read -r pid name; do kill -0 "$pid" 2>/dev/null && alive=1; done <<< "$pids"
   [ "$alive" = 0 ] && break
   sleep 0.2
 done
-while read -r pid name; do kill -KILL -- "-$pid" 2>/dev/null || true; done < "$state/pids"
-rm -f "$state/pids"
+while read -r pid name; do kill -KILL -- "-$pid" 2>/dev/null || true; done <<< "$pids"
