@@ -269,13 +269,42 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                         .withRestartPolicy("OnFailure").withNodeName("sandbox-node").endSpec()
                         .withNewStatus().withPhase("Pending").withQosClass("BestEffort").endStatus()
                         .build();
-                podLogs.create(namespace, pod.getMetadata().getName());
+                asTheJobControllerAndApiServerComplete(pod.getSpec());
+                podLogs.waitingToStart(namespace, pod.getMetadata().getName(),
+                        pod.getSpec().getContainers().get(0).getName());
                 Pod created = client.pods().inNamespace(namespace).resource(pod).create();
                 pods.add(created);
                 jobEvent(created, "Normal", "SuccessfulCreate", "Created pod: " + created.getMetadata().getName());
             }
         }
         return pods;
+    }
+
+    /**
+     * What a pod of an Indexed Job gets on its way into the store: the Job controller gives every container its
+     * completion index as JOB_COMPLETION_INDEX, and the API server's defaulting names the version of every field
+     * reference ("v1").
+     */
+    static void asTheJobControllerAndApiServerComplete(io.fabric8.kubernetes.api.model.PodSpec spec) {
+        List<io.fabric8.kubernetes.api.model.Container> containers = new ArrayList<>(spec.getInitContainers());
+        containers.addAll(spec.getContainers());
+        for (io.fabric8.kubernetes.api.model.Container container : containers) {
+            List<io.fabric8.kubernetes.api.model.EnvVar> env = new ArrayList<>(container.getEnv());
+            if (env.stream().noneMatch(var -> "JOB_COMPLETION_INDEX".equals(var.getName()))) {
+                env.add(new io.fabric8.kubernetes.api.model.EnvVarBuilder().withName("JOB_COMPLETION_INDEX")
+                        .withNewValueFrom().withNewFieldRef().withFieldPath("metadata.labels['"
+                                + COMPLETION_INDEX_LABEL + "']").endFieldRef().endValueFrom().build());
+            }
+            env.stream().map(io.fabric8.kubernetes.api.model.EnvVar::getValueFrom)
+                    .filter(from -> from != null && from.getFieldRef() != null
+                            && from.getFieldRef().getApiVersion() == null)
+                    .forEach(from -> from.getFieldRef().setApiVersion("v1"));
+            container.setEnv(env);
+        }
+        spec.getVolumes().stream().filter(volume -> volume.getDownwardAPI() != null)
+                .flatMap(volume -> volume.getDownwardAPI().getItems().stream())
+                .filter(item -> item.getFieldRef() != null && item.getFieldRef().getApiVersion() == null)
+                .forEach(item -> item.getFieldRef().setApiVersion("v1"));
     }
 
     private void run(GenericKubernetesResource job, List<Pod> pods) {
@@ -511,6 +540,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     }
 
     private void setPodPhase(Pod pod, String phase, Integer exitCode) {
+        podLogs.started(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
         client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
                 .editStatus(p -> {
                     var spec = p.getSpec().getContainers().get(0);

@@ -3,11 +3,16 @@ package io.camelkubeflow.trainer.sandbox;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -16,6 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -117,6 +123,9 @@ class ClusterParityTest {
         assertEquals("trainjobs.trainer.kubeflow.org \"none\" not found", missing.getMessage());
         assertEquals("trainjobs", missing.getDetails().getKind());
         assertEquals("none", missing.getDetails().getName());
+        Status noPod = status(send("GET", "api/v1/namespaces/default/pods/none/log", null, null).body());
+        assertEquals("pods \"none\" not found", noPod.getMessage());
+        assertEquals("pods", noPod.getDetails().getKind());
     }
 
     @Test
@@ -161,5 +170,60 @@ class ClusterParityTest {
     @Test
     void theOpenApiV2DocumentIsNotServedFromTheStore() {
         assertEquals(404, send("GET", "openapi/v2", null, null).statusCode());
+    }
+
+    @Test
+    void aContainerThatHasNotStartedRefusesItsLogAsAKubeletDoes() {
+        // the pod mounts a ConfigMap nobody made yet: scheduled, it waits for it
+        trainJobs().inNamespace("default").resource(job("waiting", """
+                "trainer": {"numNodes": 1},
+                "runtimePatches": [{"manager": "example.com/test", "trainingRuntimeSpec": {"template": {"spec":
+                  {"replicatedJobs": [{"name": "node", "template": {"spec": {"template": {"spec": {
+                    "volumes": [{"name": "late", "configMap": {"name": "late"}}],
+                    "containers": [{"name": "node", "volumeMounts": [{"name": "late", "mountPath": "/late"}]}]
+                  }}}}}]}}}}]""")).create();
+        Eventually.until(() -> !pods("waiting").isEmpty());
+        String pod = pods("waiting").get(0).getMetadata().getName();
+        HttpResponse<String> waiting = send("GET", "api/v1/namespaces/default/pods/" + pod + "/log", null, null);
+        assertEquals(400, waiting.statusCode());
+        assertEquals("container \"node\" in pod \"" + pod + "\" is waiting to start: ContainerCreating",
+                status(waiting.body()).getMessage());
+        assertEquals(400, send("GET", "api/v1/namespaces/default/pods/" + pod + "/log?follow=true", null, null)
+                .statusCode(), "a follow is refused alike");
+        sandbox.client().configMaps().inNamespace("default").resource(new ConfigMapBuilder().withNewMetadata()
+                .withName("late").endMetadata().build()).create();
+        Eventually.until(() -> "Running".equals(pods("waiting").get(0).getStatus().getPhase()));
+        assertEquals(200, send("GET", "api/v1/namespaces/default/pods/" + pod + "/log", null, null).statusCode());
+    }
+
+    private static List<Pod> pods(String job) {
+        return sandbox.client().pods().inNamespace("default").withLabel("jobset.sigs.k8s.io/jobset-name", job).list()
+                .getItems();
+    }
+
+    @Test
+    void podsOfAnIndexedJobGetTheirCompletionIndexAndVersionedFieldReferences() {
+        trainJobs().inNamespace("default").resource(job("indexed", "\"trainer\": {\"numNodes\": 1}")).create();
+        Eventually.until(() -> !pods("indexed").isEmpty());
+        List<EnvVar> env = pods("indexed").get(0).getSpec().getContainers().get(0).getEnv();
+        EnvVar index = env.stream().filter(var -> var.getName().equals("JOB_COMPLETION_INDEX")).findFirst()
+                .orElseThrow(() -> new AssertionError("no JOB_COMPLETION_INDEX in " + env));
+        assertEquals("metadata.labels['batch.kubernetes.io/job-completion-index']",
+                index.getValueFrom().getFieldRef().getFieldPath());
+        assertFalse(env.stream().anyMatch(var -> var.getValueFrom() != null && var.getValueFrom().getFieldRef() != null
+                && var.getValueFrom().getFieldRef().getApiVersion() == null), "a field reference without a version");
+        assertEquals("1", env.stream().filter(var -> var.getName().equals("PET_NPROC_PER_NODE")).findFirst()
+                .orElseThrow().getValue(), "no GPU, no CPU asked for: one process");
+    }
+
+    @Test
+    void processesPerNodeFollowTheGpusElseTheCpusOfTheNode() {
+        assertEquals("1", PodRendering.processesPerNode(null));
+        assertEquals("3", PodRendering.processesPerNode(new ResourceRequirementsBuilder()
+                .addToRequests("cpu", new Quantity("2500m")).build()), "CPUs requested, rounded up");
+        assertEquals("4", PodRendering.processesPerNode(new ResourceRequirementsBuilder()
+                .addToLimits("cpu", new Quantity("4")).build()), "CPUs limited to, without a request");
+        assertEquals("auto", PodRendering.processesPerNode(new ResourceRequirementsBuilder()
+                .addToLimits("nvidia.com/gpu", new Quantity("2")).addToRequests("cpu", new Quantity("8")).build()));
     }
 }
