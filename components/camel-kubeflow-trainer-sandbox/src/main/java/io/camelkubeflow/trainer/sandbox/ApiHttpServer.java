@@ -136,6 +136,15 @@ final class ApiHttpServer implements AutoCloseable {
                 return;
             }
         }
+        if (body != null && STRATEGIC_MERGE_PATCH.equals(event.getHeader(HttpHeaders.CONTENT_TYPE))
+                && isPlainMergePatch(body.getBytes())) {
+            // the store applies no strategic merge patch: one that means what a merge patch means is applied as one
+            // (kubectl apply of a built-in object whose labels or annotations changed)
+            request = new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
+                    Headers.builder().setHeaders(request.getHeaders())
+                            .set(HttpHeaders.CONTENT_TYPE.toString(), "application/merge-patch+json").build(),
+                    request.getBody());
+        }
         try {
             respond(event, withPath(request, goBooleans(request.getPath())));
         } catch (RuntimeException e) {
@@ -143,6 +152,34 @@ final class ApiHttpServer implements AutoCloseable {
                 write(event.response(), StatusAnswers.failure(500, "InternalError", "sandbox failure: " + e));
             }
         }
+    }
+
+    private static final String STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
+
+    /**
+     * Whether a strategic merge patch means what the same JSON means as a merge patch: an object holding no list
+     * (which a strategic merge patch merges by key) and no directive ($patch, $setElementOrder, $retainKeys, ...).
+     */
+    static boolean isPlainMergePatch(byte[] patch) {
+        try {
+            com.fasterxml.jackson.databind.JsonNode tree = Serialization.jsonMapper().readTree(patch);
+            return tree != null && tree.isObject() && holdsNoListOrDirective(tree);
+        } catch (java.io.IOException notJson) {
+            return false;
+        }
+    }
+
+    private static boolean holdsNoListOrDirective(com.fasterxml.jackson.databind.JsonNode node) {
+        if (node.isArray()) {
+            return false;
+        }
+        for (var fields = node.fields(); fields.hasNext();) {
+            var field = fields.next();
+            if (field.getKey().startsWith("$") || !holdsNoListOrDirective(field.getValue())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void respond(HttpServerRequest event, RecordedRequest request) {

@@ -131,12 +131,34 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         boolean suspended = Boolean.TRUE.equals(spec.get("suspend"));
         boolean suspendedCondition = hasCondition(job, "Suspended", "True");
         if (suspended && !suspendedCondition && !started.contains(job.getMetadata().getUid())) {
-            scheduler.execute(() -> setCondition(job, "Suspended", "True", "Suspended", "TrainJob is suspended"));
+            scheduler.execute(() -> suspend(job));
         } else if (!suspended && !isFinished(job) && started.add(job.getMetadata().getUid())) {
             if (suspendedCondition) {
                 scheduler.execute(() -> setCondition(job, "Suspended", "False", "Resumed", "TrainJob is resumed"));
             }
             scheduler.execute(() -> start(job));
+        }
+    }
+
+    /**
+     * What the Trainer and JobSet do with a TrainJob created suspended: its JobSet is made, suspended, so no pod
+     * starts; the job says so in its Suspended condition, then, in a status write of its own (the Trainer reports the
+     * JobSet's status after its conditions), counts each replicated job's Jobs as suspended.
+     */
+    private void suspend(GenericKubernetesResource job) {
+        try {
+            GenericKubernetesResource jobSet = createJobSet(job);
+            setCondition(job, "Suspended", "True", "Suspended", "TrainJob is suspended");
+            Map<String, Map<String, Object>> byJob = new LinkedHashMap<>();
+            for (Object item : list(map(jobSet.getAdditionalProperties().get("spec")).get("replicatedJobs"))) {
+                String name = (String) map(item).get("name");
+                byJob.put(name, new LinkedHashMap<>(Map.of("name", name, "active", 0, "ready", 0, "succeeded", 0,
+                        "failed", 0, "suspended", number(map(item).get("replicas"), 1))));
+            }
+            editStatus(job, status -> status.put("jobsStatus", merged(status.get("jobsStatus"), byJob)));
+        } catch (RuntimeException e) {
+            LOG.warn("Sandbox controller could not suspend TrainJob {}: {}", job.getMetadata().getName(),
+                    e.getMessage());
         }
     }
 
@@ -220,6 +242,15 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         Map<String, Object> runtimeSpec = map(runtime(job).getAdditionalProperties().get("spec"));
         var jobSets = client.genericKubernetesResources(JobSetObjects.JOBSETS).inNamespace(job.getMetadata().getNamespace());
         GenericKubernetesResource existing = jobSets.withName(job.getMetadata().getName()).get();
+        boolean suspended = Boolean.TRUE.equals(map(job.getAdditionalProperties().get("spec")).get("suspend"));
+        if (existing != null && !suspended && Boolean.TRUE.equals(map(existing.getAdditionalProperties().get("spec"))
+                .get("suspend"))) {
+            // resumed: the Trainer lets JobSet go on
+            return jobSets.withName(job.getMetadata().getName()).edit(jobSet -> {
+                map(jobSet.getAdditionalProperties().get("spec")).put("suspend", false);
+                return jobSet;
+            });
+        }
         return existing != null ? existing
                 : jobSets.resource(JobSetObjects.jobSet(job, runtimeSpec, numNodes(job, runtimeSpec))).create();
     }

@@ -709,8 +709,12 @@ public final class TrainerSandbox implements AutoCloseable {
                     throw new UncheckedIOException(e);
                 }
             }
+            boolean namespaceCreate = "POST".equals(request.getMethod()) && sent != null && resource != null
+                    && "v1".equals(resource.groupVersion()) && "namespaces".equals(resource.plural())
+                    && resource.name() == null;
             try {
-                MockResponse response = super.dispatch(request);
+                MockResponse response = super.dispatch(namespaceCreate
+                        ? withBody(request, asTheNamespaceStrategyMakesIt(sent)) : request);
                 if ("DELETE".equals(request.getMethod()) && response != null && response.code() == 200) {
                     collectGarbage(request, response);
                 }
@@ -734,6 +738,25 @@ public final class TrainerSandbox implements AutoCloseable {
                     refreshNamespaces();
                 }
             }
+        }
+
+        /**
+         * A namespace as the API server's namespace strategy stores it: labelled with its name
+         * (kubernetes.io/metadata.name), with the "kubernetes" finalizer its controller removes, and Active.
+         */
+        private static String asTheNamespaceStrategyMakesIt(byte[] sent) {
+            var namespace = (com.fasterxml.jackson.databind.node.ObjectNode) Serialization.unmarshal(new String(sent,
+                    java.nio.charset.StandardCharsets.UTF_8), com.fasterxml.jackson.databind.JsonNode.class);
+            var metadata = namespace.withObjectProperty("metadata");
+            if (metadata.hasNonNull("name")) {
+                metadata.withObjectProperty("labels").put("kubernetes.io/metadata.name", metadata.get("name").asText());
+            }
+            var spec = namespace.withObjectProperty("spec");
+            if (!spec.has("finalizers")) {
+                spec.putArray("finalizers").add("kubernetes");
+            }
+            namespace.withObjectProperty("status").put("phase", "Active");
+            return Serialization.asJson(namespace);
         }
 
         /** The kinds whose registry answers a delete with the deleted object (ReturnDeletedObject), not a Status. */

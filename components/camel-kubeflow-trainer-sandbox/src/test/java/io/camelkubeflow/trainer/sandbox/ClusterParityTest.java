@@ -15,6 +15,8 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -92,10 +94,9 @@ class ClusterParityTest {
         assertEquals("taken", duplicate.getStatus().getDetails().getName());
 
         GenericKubernetesResource stale = trainJobs().inNamespace("default").withName("taken").get();
-        trainJobs().inNamespace("default").withName("taken").edit(job -> {
-            job.getMetadata().setLabels(Map.of("edited", "first"));
-            return job;
-        });
+        // a merge patch names no resourceVersion: the controller's status writes do not race it
+        trainJobs().inNamespace("default").withName("taken").patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"metadata\": {\"labels\": {\"edited\": \"first\"}}}");
         stale.getMetadata().setLabels(Map.of("edited", "stale"));
         var conflict = assertThrows(KubernetesClientException.class,
                 () -> trainJobs().inNamespace("default").resource(stale).update());
@@ -165,6 +166,40 @@ class ClusterParityTest {
                 .getMetadata().getGeneration());
         assertEquals(1L, trainJobs().inNamespace("default").resource(job("generational", "\"suspend\": true"))
                 .create().getMetadata().getGeneration());
+    }
+
+    @Test
+    void aNamespaceIsStoredAsTheNamespaceStrategyMakesIt() {
+        var created = Serialization.unmarshal(send("POST", "api/v1/namespaces", "application/json",
+                "{\"apiVersion\": \"v1\", \"kind\": \"Namespace\", \"metadata\": {\"name\": \"strategy\"}}").body(),
+                io.fabric8.kubernetes.api.model.Namespace.class);
+        assertEquals(Map.of("kubernetes.io/metadata.name", "strategy"), created.getMetadata().getLabels());
+        assertEquals(List.of("kubernetes"), created.getSpec().getFinalizers());
+        assertEquals("Active", created.getStatus().getPhase());
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aSuspendedJobHasItsJobSetSuspendedAndItsJobsCountedSuspended() {
+        trainJobs().inNamespace("default").resource(job("suspended", "\"suspend\": true")).create();
+        var jobSets = sandbox.client().genericKubernetesResources("jobset.x-k8s.io/v1alpha2", "JobSet")
+                .inNamespace("default").withName("suspended");
+        Eventually.until(() -> jobSets.get() != null && String.valueOf(trainJobs().inNamespace("default")
+                .withName("suspended").get().getAdditionalProperties().get("status")).contains("jobsStatus"));
+        assertEquals(true, ((Map<?, ?>) jobSets.get().getAdditionalProperties().get("spec")).get("suspend"));
+        Map<?, ?> status = (Map<?, ?>) trainJobs().inNamespace("default").withName("suspended").get()
+                .getAdditionalProperties().get("status");
+        assertEquals(List.of(Map.of("name", "node", "active", 0, "ready", 0, "succeeded", 0, "failed", 0,
+                "suspended", 1)), status.get("jobsStatus"));
+        assertTrue(pods("suspended").isEmpty(), "a suspended job has no pods");
+
+        trainJobs().inNamespace("default").withName("suspended").edit(job -> {
+            ((Map<String, Object>) job.getAdditionalProperties().get("spec")).put("suspend", false);
+            return job;
+        });
+        Eventually.until(() -> !pods("suspended").isEmpty());
+        assertEquals(false, ((Map<?, ?>) jobSets.get().getAdditionalProperties().get("spec")).get("suspend"),
+                "resumed, the JobSet goes on");
     }
 
     @Test

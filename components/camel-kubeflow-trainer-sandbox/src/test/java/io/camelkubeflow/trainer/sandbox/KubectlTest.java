@@ -93,6 +93,11 @@ class KubectlTest {
                 "apiVersion: v1\nkind: Namespace\nmetadata: {name: applied}\n");
         assertTrue(ok("apply", "-f", namespace.toString()).contains("namespace/applied created"));
         assertTrue(ok("apply", "-f", namespace.toString()).contains("namespace/applied unchanged"));
+        // kubectl patches a built-in object with a strategic merge patch
+        Files.writeString(namespace, "apiVersion: v1\nkind: Namespace\nmetadata: {name: applied, labels: {team: a}}\n");
+        assertTrue(ok("apply", "-f", namespace.toString()).contains("namespace/applied configured"));
+        assertEquals("{\"kubernetes.io/metadata.name\":\"applied\",\"team\":\"a\"}",
+                ok("get", "namespace", "applied", "-o", "jsonpath={.metadata.labels}"));
     }
 
     @Test
