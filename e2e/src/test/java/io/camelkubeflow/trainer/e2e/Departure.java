@@ -24,9 +24,7 @@ enum Departure {
      * A TrainJob the CRD's schema refuses is refused with 422 Invalid in the sandbox's validator's words, without the
      * API server's field causes.
      */
-    SCHEMA_VIOLATION_WORDS,
-    /** A suspended TrainJob has no JobSet in the sandbox, so its status has no jobsStatus. */
-    SUSPENDED_JOBS_STATUS;
+    SCHEMA_VIOLATION_WORDS;
 
     /** The departure allowed in one comparison: what it takes out of the real side's or the sandbox's answer. */
     record Allowance(Departure departure, boolean onReal, UnaryOperator<JsonNode> without) {
