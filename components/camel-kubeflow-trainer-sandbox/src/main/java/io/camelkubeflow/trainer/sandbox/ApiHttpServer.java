@@ -1,6 +1,7 @@
 package io.camelkubeflow.trainer.sandbox;
 
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -11,7 +12,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
-import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Buffer;
@@ -118,17 +118,68 @@ final class ApiHttpServer implements AutoCloseable {
         recorder.accept(request);
         if (installed.isCompletedExceptionally()) {
             Throwable failure = installed.handle((done, thrown) -> thrown).join();
-            write(event.response(), status(503, "ServiceUnavailable", "the sandbox could not install the Trainer: "
-                    + failure.getMessage()));
+            write(event.response(), StatusAnswers.failure(503, "ServiceUnavailable",
+                    "the sandbox could not install the Trainer: " + failure.getMessage()));
             return;
+        }
+        if (body != null && ProtobufObjects.isProtobuf(event.getHeader(HttpHeaders.CONTENT_TYPE))) {
+            try {
+                // the store reads JSON: a protobuf write (kubectl create namespace, create configmap) goes on as JSON
+                request = new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
+                        Headers.builder().setHeaders(request.getHeaders())
+                                .set(HttpHeaders.CONTENT_TYPE.toString(), "application/json").build(),
+                        new Buffer(ProtobufObjects.toJson(body.getBytes()).getBytes(StandardCharsets.UTF_8)));
+            } catch (ProtobufObjects.Unreadable e) {
+                write(event.response(), StatusAnswers.failure(415, "UnsupportedMediaType", "the body of the request"
+                        + " was in an unknown format - accepted media types include: application/json,"
+                        + " application/yaml (" + e.getMessage() + ")"));
+                return;
+            }
+        }
+        if (body != null && STRATEGIC_MERGE_PATCH.equals(event.getHeader(HttpHeaders.CONTENT_TYPE))
+                && isPlainMergePatch(body.getBytes())) {
+            // the store applies no strategic merge patch: one that means what a merge patch means is applied as one
+            // (kubectl apply of a built-in object whose labels or annotations changed)
+            request = new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
+                    Headers.builder().setHeaders(request.getHeaders())
+                            .set(HttpHeaders.CONTENT_TYPE.toString(), "application/merge-patch+json").build(),
+                    request.getBody());
         }
         try {
             respond(event, withPath(request, goBooleans(request.getPath())));
         } catch (RuntimeException e) {
             if (!event.response().headWritten()) {
-                write(event.response(), status(500, "InternalError", "sandbox failure: " + e));
+                write(event.response(), StatusAnswers.failure(500, "InternalError", "sandbox failure: " + e));
             }
         }
+    }
+
+    private static final String STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
+
+    /**
+     * Whether a strategic merge patch means what the same JSON means as a merge patch: an object holding no list
+     * (which a strategic merge patch merges by key) and no directive ($patch, $setElementOrder, $retainKeys, ...).
+     */
+    static boolean isPlainMergePatch(byte[] patch) {
+        try {
+            com.fasterxml.jackson.databind.JsonNode tree = Serialization.jsonMapper().readTree(patch);
+            return tree != null && tree.isObject() && holdsNoListOrDirective(tree);
+        } catch (java.io.IOException notJson) {
+            return false;
+        }
+    }
+
+    private static boolean holdsNoListOrDirective(com.fasterxml.jackson.databind.JsonNode node) {
+        if (node.isArray()) {
+            return false;
+        }
+        for (var fields = node.fields(); fields.hasNext();) {
+            var field = fields.next();
+            if (field.getKey().startsWith("$") || !holdsNoListOrDirective(field.getValue())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void respond(HttpServerRequest event, RecordedRequest request) {
@@ -156,7 +207,7 @@ final class ApiHttpServer implements AutoCloseable {
             try {
                 selection = Selection.of(request.getPath(), plural(request.getPath()));
             } catch (IllegalArgumentException e) {
-                write(event.response(), status(400, "BadRequest", e.getMessage()));
+                write(event.response(), StatusAnswers.failure(400, "BadRequest", e.getMessage()));
                 return;
             }
         }
@@ -172,7 +223,8 @@ final class ApiHttpServer implements AutoCloseable {
             }
         }
         if (response == null) {
-            write(event.response(), status(405, "MethodNotAllowed", "the sandbox does not serve " + event.method()));
+            write(event.response(), StatusAnswers.failure(405, "MethodNotAllowed",
+                    "the sandbox does not serve " + event.method()));
         } else if (response.getWebSocketListener() == null) {
             write(event.response(), response);
         } else if (isWebSocketUpgrade(event)) {
@@ -290,7 +342,7 @@ final class ApiHttpServer implements AutoCloseable {
     /** Writes a complete answer; an error without a body gets the Status object a kube-apiserver sends. */
     private static void write(HttpServerResponse http, MockResponse response) {
         MockResponse answer = response.code() >= 400 && (response.getBody() == null || response.getBody().size() == 0)
-                ? status(response.code(), reason(response.code()), message(response.code())) : response;
+                ? StatusAnswers.failure(response.code(), reason(response.code()), message(response.code())) : response;
         http.setStatusCode(answer.code());
         answer.getHeaders().toMultimap().forEach((key, values) -> http.headers().set(key, values));
         if (!http.headers().contains(HttpHeaders.CONTENT_TYPE)) {
@@ -298,12 +350,6 @@ final class ApiHttpServer implements AutoCloseable {
         }
         byte[] body = answer.getBody() == null ? new byte[0] : answer.getBody().getBytes();
         http.end(io.vertx.core.buffer.Buffer.buffer(body));
-    }
-
-    static MockResponse status(int code, String reason, String message) {
-        return new MockResponse().setResponseCode(code).setHeader("Content-Type", "application/json")
-                .setBody(Serialization.asJson(new StatusBuilder().withStatus("Failure").withCode(code)
-                        .withReason(reason).withMessage(message).build()));
     }
 
     private static final Map<Integer, String> REASONS = Map.of(400, "BadRequest", 401, "Unauthorized", 403,

@@ -92,7 +92,12 @@ final class Discovery {
             case "/apis":
                 return json(new APIGroupListBuilder().withGroups(groups()).build());
             case "/openapi/v3":
-                return json(OpenApiDocuments.index(customResources()));
+                return json(OpenApiDocuments.index(BUILT_IN, customResources()));
+            case "/openapi/v2":
+                // kubectl asks for it in protobuf only when the v3 documents lack what it needs, and goes on without
+                // it; answered here, the request never reaches the store, which would list all it holds
+                return new MockResponse().setResponseCode(404).setHeader("Content-Type", "text/plain; charset=utf-8")
+                        .setBody("404 page not found\n");
             case "/healthz", "/livez", "/readyz":
                 // what kube-apiserver answers; answered here, they never reach the store, which would list all it holds
                 return new MockResponse().setResponseCode(200).setHeader("Content-Type", "text/plain; charset=utf-8")
@@ -100,9 +105,11 @@ final class Discovery {
             default:
                 break;
         }
-        if (bare.startsWith("/openapi/v3/apis/")) {
-            String groupVersion = bare.substring("/openapi/v3/apis/".length());
-            Map<String, Object> document = OpenApiDocuments.groupVersion(customResources(), groupVersion);
+        if (bare.startsWith("/openapi/v3/api/") || bare.startsWith("/openapi/v3/apis/")) {
+            String groupVersion = bare.substring(bare.indexOf('/', "/openapi/v3/".length()) + 1);
+            Map<String, Object> document = BUILT_IN.containsKey(groupVersion)
+                    ? OpenApiDocuments.builtInGroupVersion(groupVersion, BUILT_IN.get(groupVersion))
+                    : OpenApiDocuments.groupVersion(customResources(), groupVersion);
             return document == null ? null : json(document);
         }
         String groupVersion = bare.equals("/api/v1") ? "v1"

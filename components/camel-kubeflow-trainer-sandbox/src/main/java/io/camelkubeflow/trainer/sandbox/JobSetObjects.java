@@ -62,6 +62,10 @@ final class JobSetObjects {
             replicatedJobs.add(replicatedJob);
         }
         spec.put("replicatedJobs", replicatedJobs);
+        if (Boolean.TRUE.equals(map(trainJob.getAdditionalProperties().get("spec")).get("suspend"))) {
+            // the Trainer makes a suspended job's JobSet suspended: JobSet makes its Jobs suspended, and no pod
+            spec.put("suspend", true);
+        }
         GenericKubernetesResource jobSet = new GenericKubernetesResource();
         jobSet.setApiVersion("jobset.x-k8s.io/v1alpha2");
         jobSet.setKind("JobSet");

@@ -6,14 +6,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
 import io.fabric8.kubernetes.client.utils.Serialization;
 
 /**
- * The OpenAPI v3 documents a kube-apiserver publishes for CustomResourceDefinitions: one per group version, a schema
- * per kind (the CRD's structural schema, tagged with its group-version-kind) and the paths that read and write it,
- * whose write operations accept {@code fieldValidation} (so kubectl validates on the server, as it does on a cluster).
+ * The OpenAPI v3 documents a kube-apiserver publishes: one per group version, built-in or a CustomResourceDefinition's,
+ * a schema per kind (a CRD's structural schema, tagged with its group-version-kind) and the paths that read and write
+ * it, whose write operations accept {@code fieldValidation} (so kubectl validates on the server, as it does on a
+ * cluster).
  */
 final class OpenApiDocuments {
     private static final List<Map<String, Object>> WRITE_PARAMETERS = List.of(
@@ -22,17 +24,51 @@ final class OpenApiDocuments {
     private OpenApiDocuments() {
     }
 
-    /** {@code /openapi/v3}: where each group version's document is. */
-    static Map<String, Object> index(List<CustomResourceDefinition> crds) {
+    /** {@code /openapi/v3}: where each group version's document is, the built-in ones' and the CRDs'. */
+    static Map<String, Object> index(Map<String, List<APIResource>> builtIn, List<CustomResourceDefinition> crds) {
         Map<String, Object> paths = new TreeMap<>();
+        builtIn.forEach((groupVersion, resources) -> paths.put(documentPath(groupVersion), Map.of("serverRelativeURL",
+                "/openapi/v3/" + documentPath(groupVersion) + "?hash="
+                        + Integer.toHexString(builtInGroupVersion(groupVersion, resources).hashCode()))));
         for (CustomResourceDefinition crd : crds) {
             for (CustomResourceDefinitionVersion version : crd.getSpec().getVersions()) {
                 String groupVersion = crd.getSpec().getGroup() + "/" + version.getName();
-                paths.put("apis/" + groupVersion, Map.of("serverRelativeURL", "/openapi/v3/apis/" + groupVersion
+                paths.put(documentPath(groupVersion), Map.of("serverRelativeURL", "/openapi/v3/apis/" + groupVersion
                         + "?hash=" + Integer.toHexString(groupVersion(crds, groupVersion).hashCode())));
             }
         }
         return Map.of("paths", paths);
+    }
+
+    /** Where a group version's document is under /openapi/v3/: "api/v1", "apis/batch/v1". */
+    static String documentPath(String groupVersion) {
+        return (groupVersion.contains("/") ? "apis/" : "api/") + groupVersion;
+    }
+
+    /**
+     * The document of a built-in group version: its kinds' read and write paths, the writes accepting
+     * {@code fieldValidation}, so that kubectl validates a built-in object (a Namespace, a ConfigMap) on the server as
+     * on a cluster, instead of asking for the OpenAPI v2 document in protobuf. Each kind's schema is an open object:
+     * the sandbox does not hold the built-in types' schemas.
+     */
+    static Map<String, Object> builtInGroupVersion(String groupVersion, List<APIResource> resources) {
+        Map<String, Object> schemas = new TreeMap<>();
+        Map<String, Object> paths = new TreeMap<>();
+        int slash = groupVersion.indexOf('/');
+        String group = slash < 0 ? "" : groupVersion.substring(0, slash);
+        String version = groupVersion.substring(slash + 1);
+        for (APIResource resource : resources) {
+            if (resource.getName().contains("/") || !resource.getVerbs().contains("create")) {
+                continue;
+            }
+            Map<String, Object> gvk = Map.of("group", group, "version", version, "kind", resource.getKind());
+            String schemaName = "io.k8s.api." + (group.isEmpty() ? "core" : group.split("\\.")[0]) + "." + version
+                    + "." + resource.getKind();
+            schemas.put(schemaName, Map.of("type", "object", "x-kubernetes-group-version-kind", List.of(gvk)));
+            addPaths(paths, gvk, schemaName, "/" + documentPath(groupVersion) + (resource.getNamespaced()
+                    ? "/namespaces/{namespace}/" : "/") + resource.getName());
+        }
+        return document(paths, schemas);
     }
 
     /** {@code /openapi/v3/apis/<group>/<version>}; null when no CRD serves that group version. */
@@ -54,25 +90,42 @@ final class OpenApiDocuments {
                         .convertValue(version.getSchema().getOpenAPIV3Schema(), Map.class));
                 schema.put("x-kubernetes-group-version-kind", List.of(gvk));
                 schemas.put(schemaName, schema);
-                Map<String, Object> ref = Map.of("content", Map.of("application/json", Map.of("schema",
-                        Map.of("$ref", "#/components/schemas/" + schemaName))));
-                String base = "/apis/" + groupVersion + ("Namespaced".equals(crd.getSpec().getScope())
-                        ? "/namespaces/{namespace}/" : "/") + crd.getSpec().getNames().getPlural();
-                paths.put(base, Map.of(
-                        "get", operation("list" + kind, gvk, List.of(), null),
-                        "post", operation("create" + kind, gvk, WRITE_PARAMETERS, ref)));
-                paths.put(base + "/{name}", Map.of(
-                        "get", operation("read" + kind, gvk, List.of(), null),
-                        "put", operation("replace" + kind, gvk, WRITE_PARAMETERS, ref),
-                        "patch", operation("patch" + kind, gvk, WRITE_PARAMETERS, ref),
-                        "delete", operation("delete" + kind, gvk, List.of(), null)));
+                addPaths(paths, gvk, schemaName, "/apis/" + groupVersion + ("Namespaced".equals(
+                        crd.getSpec().getScope()) ? "/namespaces/{namespace}/" : "/")
+                        + crd.getSpec().getNames().getPlural());
             }
         }
-        if (schemas.isEmpty()) {
-            return null;
-        }
-        return Map.of("openapi", "3.0.0", "info", Map.of("title", "Kubernetes", "version", Discovery.KUBERNETES_VERSION),
-                "paths", paths, "components", Map.of("schemas", schemas));
+        return schemas.isEmpty() ? null : document(paths, schemas);
+    }
+
+    /**
+     * The patches a kind's document says it takes. Without a strategic merge patch among them, even for a built-in
+     * kind: kubectl would then build its apply patch from the document's schema, which here is an open object for a
+     * built-in kind; without it, kubectl builds it from its own copy of the built-in types.
+     */
+    private static final List<String> PATCHES = List.of("application/apply-patch+yaml",
+            "application/json-patch+json", "application/merge-patch+json");
+
+    /** The collection's and the object's operations of a kind, whose writes take its schema. */
+    private static void addPaths(Map<String, Object> paths, Map<String, Object> gvk, String schemaName, String base) {
+        String kind = (String) gvk.get("kind");
+        Map<String, Object> schema = Map.of("schema", Map.of("$ref", "#/components/schemas/" + schemaName));
+        Map<String, Object> ref = Map.of("content", Map.of("application/json", schema));
+        Map<String, Object> patches = new TreeMap<>();
+        PATCHES.forEach(type -> patches.put(type, schema));
+        paths.put(base, Map.of(
+                "get", operation("list" + kind, gvk, List.of(), null),
+                "post", operation("create" + kind, gvk, WRITE_PARAMETERS, ref)));
+        paths.put(base + "/{name}", Map.of(
+                "get", operation("read" + kind, gvk, List.of(), null),
+                "put", operation("replace" + kind, gvk, WRITE_PARAMETERS, ref),
+                "patch", operation("patch" + kind, gvk, WRITE_PARAMETERS, Map.of("content", patches)),
+                "delete", operation("delete" + kind, gvk, List.of(), null)));
+    }
+
+    private static Map<String, Object> document(Map<String, Object> paths, Map<String, Object> schemas) {
+        return Map.of("openapi", "3.0.0", "info", Map.of("title", "Kubernetes", "version",
+                Discovery.KUBERNETES_VERSION), "paths", paths, "components", Map.of("schemas", schemas));
     }
 
     /** As a kube-apiserver names a CRD's schema: the group reversed, then version and kind. */

@@ -123,9 +123,35 @@ public final class PodLogs {
     /** Per pod, the log of each container attempt; the last is the running one. Each list is its own lock. */
     private final Map<String, List<Attempt>> logs = new ConcurrentHashMap<>();
 
+    /** Pods scheduled whose containers have not started, by "namespace/pod": the container a log request names. */
+    private final Map<String, String> waiting = new ConcurrentHashMap<>();
+
     /** Starts a pod's (empty) log: from now on the log endpoint answers for the pod. */
     public void create(String namespace, String pod) {
         logs.putIfAbsent(namespace + "/" + pod, new ArrayList<>(List.of(new Attempt())));
+    }
+
+    /**
+     * A pod scheduled on a node whose {@code container} has not started: until {@link #started}, the log endpoint
+     * refuses with the kubelet's 400 "is waiting to start", which clients (kubectl logs, the component's log
+     * follower) must tell apart from an empty log.
+     */
+    void waitingToStart(String namespace, String pod, String container) {
+        create(namespace, pod);
+        waiting.put(namespace + "/" + pod, container);
+    }
+
+    /** The pod's container started (or ended without starting): its log is served. */
+    void started(String namespace, String pod) {
+        waiting.remove(namespace + "/" + pod);
+    }
+
+    /** The kubelet's refusal of the log of a container that has not started; null once it has. */
+    private MockResponse waitingRefusal(String namespace, String pod, Map<String, String> query) {
+        String container = waiting.get(namespace + "/" + pod);
+        return container == null ? null : StatusAnswers.failure(400, "BadRequest", "container \""
+                + query.getOrDefault("container", container) + "\" in pod \"" + pod
+                + "\" is waiting to start: ContainerCreating");
     }
 
     /** Appends a line to the log of a pod's running container, stamped now, and writes it to its followers. */
@@ -188,7 +214,8 @@ public final class PodLogs {
         Matcher matcher = LOG_PATH.matcher(path);
         List<Attempt> attempts = matcher.matches() ? logs.get(matcher.group(1) + "/" + matcher.group(2)) : null;
         Map<String, String> query = matcher.matches() ? query(matcher.group(3)) : Map.of();
-        if (attempts == null || "true".equals(query.get("previous"))) {
+        if (attempts == null || "true".equals(query.get("previous"))
+                || waitingRefusal(matcher.group(1), matcher.group(2), query) != null) {
             return answer(path, stream);
         }
         synchronized (attempts) {
@@ -228,18 +255,18 @@ public final class PodLogs {
         }
         List<Attempt> attempts = logs.get(matcher.group(1) + "/" + matcher.group(2));
         if (attempts == null) {
-            return new MockResponse().setResponseCode(404).setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\","
-                    + "\"status\":\"Failure\",\"reason\":\"NotFound\",\"code\":404,\"message\":\"pods \\\""
-                    + matcher.group(2) + "\\\" not found\"}");
+            return StatusAnswers.notFound(ResourcePath.of(path), matcher.group(2));
         }
         Map<String, String> query = query(matcher.group(3));
+        MockResponse waitingToStart = waitingRefusal(matcher.group(1), matcher.group(2), query);
+        if (waitingToStart != null) {
+            return waitingToStart;
+        }
         boolean previous = "true".equals(query.get("previous"));
         List<Line> selected;
         synchronized (attempts) {
             if (previous && attempts.size() < 2) {
-                return new MockResponse().setResponseCode(400).setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\","
-                        + "\"status\":\"Failure\",\"reason\":\"BadRequest\",\"code\":400,\"message\":"
-                        + "\"previous terminated container not found\"}");
+                return StatusAnswers.failure(400, "BadRequest", "previous terminated container not found");
             }
             selected = select(attempts.get(attempts.size() - (previous ? 2 : 1)).lines, query);
         }

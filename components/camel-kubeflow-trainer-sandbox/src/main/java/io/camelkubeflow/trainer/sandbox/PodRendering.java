@@ -142,7 +142,8 @@ final class PodRendering {
         upsertEnv(node, List.of(
                 new EnvVarBuilder().withName("PET_NNODES").withValue(Integer.toString(numNodes)).build(),
                 new EnvVarBuilder().withName("PET_NPROC_PER_NODE")
-                        .withValue(perNode == null ? "auto" : String.valueOf(perNode)).build(),
+                        .withValue(perNode != null ? String.valueOf(perNode) : processesPerNode(node.getResources()))
+                        .build(),
                 new EnvVarBuilder().withName("PET_NODE_RANK").withNewValueFrom().withNewFieldRef()
                         .withFieldPath("metadata.annotations['batch.kubernetes.io/job-completion-index']")
                         .endFieldRef().endValueFrom().build(),
@@ -152,6 +153,37 @@ final class PodRendering {
             node.getPorts().add(new io.fabric8.kubernetes.api.model.ContainerPortBuilder()
                     .withContainerPort(TORCH_PORT).withProtocol("TCP").build());
         }
+    }
+
+    /**
+     * What the Trainer's torch plugin makes of numProcPerNode left to "auto": one process per GPU ("auto" stays, for
+     * torchrun to count them) when the node asks for GPUs, else one per CPU it requests (or is limited to), at least
+     * one.
+     */
+    static String processesPerNode(ResourceRequirements resources) {
+        if (resources == null) {
+            return "1";
+        }
+        if (amount(resources.getRequests(), "gpu") > 0 || amount(resources.getLimits(), "gpu") > 0) {
+            return "auto";
+        }
+        long cpus = amount(resources.getRequests(), "cpu");
+        return Long.toString(Math.max(1, cpus > 0 ? cpus : amount(resources.getLimits(), "cpu")));
+    }
+
+    /**
+     * A resource's quantity rounded up, as Go's Quantity.Value() reads it; for "gpu", any resource whose name
+     * contains it (nvidia.com/gpu, amd.com/gpu).
+     */
+    private static long amount(Map<String, io.fabric8.kubernetes.api.model.Quantity> resources, String name) {
+        if (resources == null) {
+            return 0;
+        }
+        return resources.entrySet().stream()
+                .filter(e -> name.equals("gpu") ? e.getKey().toLowerCase(java.util.Locale.ROOT).contains(name)
+                        : e.getKey().equals(name))
+                .findFirst().map(e -> e.getValue().getNumericalAmount().setScale(0, java.math.RoundingMode.CEILING)
+                        .longValueExact()).orElse(0L);
     }
 
     private static void injectMpi(PodSpec spec, String jobName, boolean launcher, Map<String, Object> mpi) {

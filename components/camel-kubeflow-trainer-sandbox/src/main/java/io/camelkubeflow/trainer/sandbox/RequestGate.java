@@ -52,11 +52,11 @@ final class RequestGate {
         String origin = request.getHeader(HttpHeaders.ORIGIN);
         if (origin != null && !(ApiHttpServer.isWebSocketUpgrade(request) && isOwnOrigin(origin, port))
                 || !fetchedByItself(request.getHeader("Sec-Fetch-Site"))) {
-            return ApiHttpServer.status(403, "Forbidden", "the sandbox answers no request a web page makes: a"
+            return StatusAnswers.failure(403, "Forbidden", "the sandbox answers no request a web page makes: a"
                     + " browser sent it (Origin or Sec-Fetch-Site header)");
         }
         if (!isListenAddress(request.getHeader(HttpHeaders.HOST), port)) {
-            return ApiHttpServer.status(403, "Forbidden", "the sandbox answers only requests for its loopback address"
+            return StatusAnswers.failure(403, "Forbidden", "the sandbox answers only requests for its loopback address"
                     + " (Host header)");
         }
         String method = request.method().name();
@@ -64,11 +64,11 @@ final class RequestGate {
         boolean publicInfo = "GET".equals(method) && PUBLIC_PATHS.contains(request.path());
         if (!publicInfo && (token == null || !issuedToken.test(token))) {
             // kube-apiserver's words; the token is never repeated
-            return ApiHttpServer.status(401, "Unauthorized", "Unauthorized");
+            return StatusAnswers.failure(401, "Unauthorized", "Unauthorized");
         }
         boolean write = WRITES.contains(method) || !"GET".equals(method) && ApiHttpServer.hasBody(request);
         if (write && !isDecodedBody(request.getHeader(HttpHeaders.CONTENT_TYPE))) {
-            return ApiHttpServer.status(415, "UnsupportedMediaType", "the body of the request was in an unknown"
+            return StatusAnswers.failure(415, "UnsupportedMediaType", "the body of the request was in an unknown"
                     + " format - accepted media types include: application/json, application/yaml,"
                     + " application/vnd.kubernetes.protobuf");
         }

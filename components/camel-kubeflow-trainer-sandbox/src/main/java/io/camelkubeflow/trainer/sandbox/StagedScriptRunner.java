@@ -36,6 +36,8 @@ final class StagedScriptRunner {
     static final Duration MAX_RUN = Duration.ofMinutes(10);
     /** A downward API field path naming one annotation of the pod. */
     private static final Pattern ANNOTATION_FIELD = Pattern.compile("metadata\\.annotations\\['(.+)'\\]");
+    /** A label's field path: the Job controller's JOB_COMPLETION_INDEX reads the completion index label. */
+    private static final Pattern LABEL_FIELD = Pattern.compile("metadata\\.labels\\['(.+)'\\]");
 
     /** The script and its arguments, when the job runs a staged script. */
     record Script(String fileName, String source, List<String> args, Map<String, String> env) {
@@ -197,8 +199,11 @@ final class StagedScriptRunner {
             } else if (var.getValueFrom() != null && var.getValueFrom().getFieldRef() != null) {
                 String path = var.getValueFrom().getFieldRef().getFieldPath();
                 Matcher annotation = ANNOTATION_FIELD.matcher(path);
+                Matcher label = LABEL_FIELD.matcher(path);
                 if (annotation.matches() && pod.getMetadata().getAnnotations().containsKey(annotation.group(1))) {
                     env.put(var.getName(), pod.getMetadata().getAnnotations().get(annotation.group(1)));
+                } else if (label.matches() && pod.getMetadata().getLabels().containsKey(label.group(1))) {
+                    env.put(var.getName(), pod.getMetadata().getLabels().get(label.group(1)));
                 } else if (path.equals("metadata.name")) {
                     env.put(var.getName(), pod.getMetadata().getName());
                 } else if (path.equals("metadata.namespace")) {

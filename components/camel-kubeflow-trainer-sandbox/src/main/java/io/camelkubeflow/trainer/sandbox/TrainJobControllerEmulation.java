@@ -131,12 +131,34 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         boolean suspended = Boolean.TRUE.equals(spec.get("suspend"));
         boolean suspendedCondition = hasCondition(job, "Suspended", "True");
         if (suspended && !suspendedCondition && !started.contains(job.getMetadata().getUid())) {
-            scheduler.execute(() -> setCondition(job, "Suspended", "True", "Suspended", "TrainJob is suspended"));
+            scheduler.execute(() -> suspend(job));
         } else if (!suspended && !isFinished(job) && started.add(job.getMetadata().getUid())) {
             if (suspendedCondition) {
                 scheduler.execute(() -> setCondition(job, "Suspended", "False", "Resumed", "TrainJob is resumed"));
             }
             scheduler.execute(() -> start(job));
+        }
+    }
+
+    /**
+     * What the Trainer and JobSet do with a TrainJob created suspended: its JobSet is made, suspended, so no pod
+     * starts; the job says so in its Suspended condition, then, in a status write of its own (the Trainer reports the
+     * JobSet's status after its conditions), counts each replicated job's Jobs as suspended.
+     */
+    private void suspend(GenericKubernetesResource job) {
+        try {
+            GenericKubernetesResource jobSet = createJobSet(job);
+            setCondition(job, "Suspended", "True", "Suspended", "TrainJob is suspended");
+            Map<String, Map<String, Object>> byJob = new LinkedHashMap<>();
+            for (Object item : list(map(jobSet.getAdditionalProperties().get("spec")).get("replicatedJobs"))) {
+                String name = (String) map(item).get("name");
+                byJob.put(name, new LinkedHashMap<>(Map.of("name", name, "active", 0, "ready", 0, "succeeded", 0,
+                        "failed", 0, "suspended", number(map(item).get("replicas"), 1))));
+            }
+            editStatus(job, status -> status.put("jobsStatus", merged(status.get("jobsStatus"), byJob)));
+        } catch (RuntimeException e) {
+            LOG.warn("Sandbox controller could not suspend TrainJob {}: {}", job.getMetadata().getName(),
+                    e.getMessage());
         }
     }
 
@@ -220,6 +242,15 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         Map<String, Object> runtimeSpec = map(runtime(job).getAdditionalProperties().get("spec"));
         var jobSets = client.genericKubernetesResources(JobSetObjects.JOBSETS).inNamespace(job.getMetadata().getNamespace());
         GenericKubernetesResource existing = jobSets.withName(job.getMetadata().getName()).get();
+        boolean suspended = Boolean.TRUE.equals(map(job.getAdditionalProperties().get("spec")).get("suspend"));
+        if (existing != null && !suspended && Boolean.TRUE.equals(map(existing.getAdditionalProperties().get("spec"))
+                .get("suspend"))) {
+            // resumed: the Trainer lets JobSet go on
+            return jobSets.withName(job.getMetadata().getName()).edit(jobSet -> {
+                map(jobSet.getAdditionalProperties().get("spec")).put("suspend", false);
+                return jobSet;
+            });
+        }
         return existing != null ? existing
                 : jobSets.resource(JobSetObjects.jobSet(job, runtimeSpec, numNodes(job, runtimeSpec))).create();
     }
@@ -269,13 +300,42 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                         .withRestartPolicy("OnFailure").withNodeName("sandbox-node").endSpec()
                         .withNewStatus().withPhase("Pending").withQosClass("BestEffort").endStatus()
                         .build();
-                podLogs.create(namespace, pod.getMetadata().getName());
+                asTheJobControllerAndApiServerComplete(pod.getSpec());
+                podLogs.waitingToStart(namespace, pod.getMetadata().getName(),
+                        pod.getSpec().getContainers().get(0).getName());
                 Pod created = client.pods().inNamespace(namespace).resource(pod).create();
                 pods.add(created);
                 jobEvent(created, "Normal", "SuccessfulCreate", "Created pod: " + created.getMetadata().getName());
             }
         }
         return pods;
+    }
+
+    /**
+     * What a pod of an Indexed Job gets on its way into the store: the Job controller gives every container its
+     * completion index as JOB_COMPLETION_INDEX, and the API server's defaulting names the version of every field
+     * reference ("v1").
+     */
+    static void asTheJobControllerAndApiServerComplete(io.fabric8.kubernetes.api.model.PodSpec spec) {
+        List<io.fabric8.kubernetes.api.model.Container> containers = new ArrayList<>(spec.getInitContainers());
+        containers.addAll(spec.getContainers());
+        for (io.fabric8.kubernetes.api.model.Container container : containers) {
+            List<io.fabric8.kubernetes.api.model.EnvVar> env = new ArrayList<>(container.getEnv());
+            if (env.stream().noneMatch(var -> "JOB_COMPLETION_INDEX".equals(var.getName()))) {
+                env.add(new io.fabric8.kubernetes.api.model.EnvVarBuilder().withName("JOB_COMPLETION_INDEX")
+                        .withNewValueFrom().withNewFieldRef().withFieldPath("metadata.labels['"
+                                + COMPLETION_INDEX_LABEL + "']").endFieldRef().endValueFrom().build());
+            }
+            env.stream().map(io.fabric8.kubernetes.api.model.EnvVar::getValueFrom)
+                    .filter(from -> from != null && from.getFieldRef() != null
+                            && from.getFieldRef().getApiVersion() == null)
+                    .forEach(from -> from.getFieldRef().setApiVersion("v1"));
+            container.setEnv(env);
+        }
+        spec.getVolumes().stream().filter(volume -> volume.getDownwardAPI() != null)
+                .flatMap(volume -> volume.getDownwardAPI().getItems().stream())
+                .filter(item -> item.getFieldRef() != null && item.getFieldRef().getApiVersion() == null)
+                .forEach(item -> item.getFieldRef().setApiVersion("v1"));
     }
 
     private void run(GenericKubernetesResource job, List<Pod> pods) {
@@ -511,6 +571,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     }
 
     private void setPodPhase(Pod pod, String phase, Integer exitCode) {
+        podLogs.started(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
         client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
                 .editStatus(p -> {
                     var spec = p.getSpec().getContainers().get(0);

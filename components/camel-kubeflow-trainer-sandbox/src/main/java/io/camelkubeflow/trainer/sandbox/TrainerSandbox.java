@@ -672,7 +672,8 @@ public final class TrainerSandbox implements AutoCloseable {
         /** Every change of the store, kept in the index under the key the store gives it. */
         @Override
         public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
-                GenericKubernetesResource resource, String newState) {
+                GenericKubernetesResource resource, String stored) {
+            String newState = withoutGeneration(ResourcePath.of(path), stored);
             super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
             AttributeSet newAttributes = null;
             if (newState != null) {
@@ -693,14 +694,43 @@ public final class TrainerSandbox implements AutoCloseable {
             ResourcePath resource = ResourcePath.of(path);
             String namespace = resource == null || resource.plural() == null ? null : resource.namespace();
             if (write && !"DELETE".equals(request.getMethod()) && namespace != null && !namespaces.contains(namespace)) {
-                return failure(404, "NotFound", "namespaces \"" + namespace + "\" not found");
+                return StatusAnswers.notFound(ResourcePath.of(NAMESPACES), namespace);
             }
+            // the body as sent, read before the store consumes it: is it JSON at all, what name does a create ask for
+            byte[] sent = request.getBody() == null ? null : request.getBody().getBytes();
+            String contentType = String.valueOf(request.getHeader("Content-Type"));
+            if (sent != null && resource != null && resource.plural() != null && contentType.contains("json")
+                    && ("POST".equals(request.getMethod()) || "PUT".equals(request.getMethod()))) {
+                try {
+                    Serialization.jsonMapper().readTree(sent);
+                } catch (com.fasterxml.jackson.core.JsonProcessingException notJson) {
+                    return unrecognized(path, resource, sent, notJson.getOriginalMessage());
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+            boolean namespaceCreate = "POST".equals(request.getMethod()) && sent != null && resource != null
+                    && "v1".equals(resource.groupVersion()) && "namespaces".equals(resource.plural())
+                    && resource.name() == null;
             try {
-                MockResponse response = super.dispatch(request);
+                MockResponse response = super.dispatch(namespaceCreate
+                        ? withBody(request, asTheNamespaceStrategyMakesIt(sent)) : request);
                 if ("DELETE".equals(request.getMethod()) && response != null && response.code() == 200) {
                     collectGarbage(request, response);
                 }
-                return response;
+                if (response == null || resource == null || resource.plural() == null) {
+                    return response;
+                }
+                if ("DELETE".equals(request.getMethod()) && response.code() == 200 && resource.name() != null
+                        && !RETURN_DELETED_OBJECT.contains(resource.plural())) {
+                    GenericKubernetesResource gone = Serialization.unmarshal(response.getBody().readUtf8(),
+                            GenericKubernetesResource.class);
+                    return StatusAnswers.deleted(resource, resource.name(), gone.getMetadata().getUid());
+                }
+                if (write && response.code() < 300 && response.getBody() != null) {
+                    response.setBody(withoutGeneration(resource, response.getBody().readUtf8()));
+                }
+                return inApiServerWords(request, sent, resource, response);
             } finally {
                 if (write && path.startsWith(Discovery.CRDS)) {
                     discovery.crdsChanged();
@@ -708,6 +738,97 @@ public final class TrainerSandbox implements AutoCloseable {
                     refreshNamespaces();
                 }
             }
+        }
+
+        /**
+         * A namespace as the API server's namespace strategy stores it: labelled with its name
+         * (kubernetes.io/metadata.name), with the "kubernetes" finalizer its controller removes, and Active.
+         */
+        private static String asTheNamespaceStrategyMakesIt(byte[] sent) {
+            var namespace = (com.fasterxml.jackson.databind.node.ObjectNode) Serialization.unmarshal(new String(sent,
+                    java.nio.charset.StandardCharsets.UTF_8), com.fasterxml.jackson.databind.JsonNode.class);
+            var metadata = namespace.withObjectProperty("metadata");
+            if (metadata.hasNonNull("name")) {
+                metadata.withObjectProperty("labels").put("kubernetes.io/metadata.name", metadata.get("name").asText());
+            }
+            var spec = namespace.withObjectProperty("spec");
+            if (!spec.has("finalizers")) {
+                spec.putArray("finalizers").add("kubernetes");
+            }
+            namespace.withObjectProperty("status").put("phase", "Active");
+            return Serialization.asJson(namespace);
+        }
+
+        /** The kinds whose registry answers a delete with the deleted object (ReturnDeletedObject), not a Status. */
+        private static final Set<String> RETURN_DELETED_OBJECT = Set.of("pods", "namespaces", "services",
+                "serviceaccounts");
+
+        /**
+         * An object as the API server keeps it: fabric8's store gives every object a metadata.generation, which the
+         * API server sets only for kinds with a spec it tracks (pods, jobs, custom resources), never for these.
+         */
+        private static final Set<String> WITHOUT_GENERATION = Set.of("configmaps", "events", "namespaces", "secrets",
+                "serviceaccounts", "services", "leases", "clusterroles", "clusterrolebindings", "roles",
+                "rolebindings");
+
+        /**
+         * fabric8's store copies the stored object's generation into its update, and fails on an object without one:
+         * it gets one to copy, which the update loses again before it is stored or answered.
+         */
+        @Override
+        public void preserveMetadata(com.fasterxml.jackson.databind.JsonNode current,
+                com.fasterxml.jackson.databind.JsonNode updated) {
+            if (current.get("metadata") instanceof com.fasterxml.jackson.databind.node.ObjectNode metadata
+                    && !metadata.has("generation")) {
+                metadata.put("generation", 0);
+            }
+            super.preserveMetadata(current, updated);
+        }
+
+        private static String withoutGeneration(ResourcePath resource, String json) {
+            if (json == null || resource == null || !WITHOUT_GENERATION.contains(resource.plural())
+                    || !json.contains("\"generation\"")) {
+                return json;
+            }
+            var object = (com.fasterxml.jackson.databind.node.ObjectNode) Serialization.unmarshal(json,
+                    com.fasterxml.jackson.databind.JsonNode.class);
+            if (object.get("metadata") instanceof com.fasterxml.jackson.databind.node.ObjectNode metadata) {
+                metadata.remove("generation");
+            }
+            return Serialization.asJson(object);
+        }
+
+        /**
+         * The store's refusals as the API server words them: it answers a missing object with a bare 404 and a taken
+         * name or a stale resourceVersion with a 409 of its own words and reason "Invalid".
+         */
+        private MockResponse inApiServerWords(RecordedRequest request, byte[] sent, ResourcePath resource,
+                MockResponse response) {
+            boolean bare = response.getBody() == null || response.getBody().size() == 0;
+            if (response.code() == 404 && bare && resource.name() != null) {
+                return StatusAnswers.notFound(resource, resource.name());
+            }
+            if (response.code() != 409) {
+                return response;
+            }
+            if ("POST".equals(request.getMethod())) {
+                String name = Serialization.unmarshal(new String(sent, java.nio.charset.StandardCharsets.UTF_8),
+                        GenericKubernetesResource.class).getMetadata().getName();
+                return StatusAnswers.alreadyExists(resource, name);
+            }
+            return StatusAnswers.conflict(resource, resource.name());
+        }
+
+        /** The API server's refusal of a body that is not JSON: the kind it expected, why the body is not, the body. */
+        private MockResponse unrecognized(String path, ResourcePath resource, byte[] sent, String parseError) {
+            String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+            String[] listType = discovery.listType(resource.name() == null ? bare
+                    : bare.substring(0, bare.lastIndexOf('/')));
+            String kind = listType == null ? "Unknown"
+                    : listType[1].substring(0, listType[1].length() - "List".length());
+            return StatusAnswers.failure(400, "BadRequest", "the object provided is unrecognized (must be of type "
+                    + kind + "): couldn't get version/kind; json parse error: " + parseError + " ("
+                    + new String(sent, java.nio.charset.StandardCharsets.UTF_8) + ")");
         }
 
         /**
@@ -801,7 +922,7 @@ public final class TrainerSandbox implements AutoCloseable {
                 return accessReviews.answer(request, request.getUtf8Body());
             }
             if (isTrainJobPath(request.getPath()) && refusedCreates.getAndUpdate(n -> Math.max(n - 1, 0)) > 0) {
-                return failure(refusedCreateCode, null, "refused by the sandbox (fault injection)");
+                return StatusAnswers.failure(refusedCreateCode, null, "refused by the sandbox (fault injection)");
             }
             return isTrainJobPath(request.getPath()) ? writeTrainJob(request, null, super::handleCreate)
                     : super.handleCreate(request);
@@ -848,7 +969,7 @@ public final class TrainerSandbox implements AutoCloseable {
         @Override
         public MockResponse handleWatch(String path) {
             if (takeGoneAnswer(path)) {
-                return failure(410, "Expired", "too old resource version (sandbox fault injection)");
+                return StatusAnswers.failure(410, "Expired", "too old resource version (sandbox fault injection)");
             }
             return super.handleWatch(path);
         }
@@ -868,7 +989,8 @@ public final class TrainerSandbox implements AutoCloseable {
             }
             CrdSchemaValidator.Admission admission = trainJobSchema.admit(body, stored);
             if (!admission.violations().isEmpty()) {
-                return failure(422, "Invalid", "TrainJob is invalid: " + String.join("; ", admission.violations()));
+                return StatusAnswers.failure(422, "Invalid", "TrainJob is invalid: "
+                        + String.join("; ", admission.violations()));
             }
             return store.apply(withBody(request, admission.stored()));
         }
@@ -876,12 +998,6 @@ public final class TrainerSandbox implements AutoCloseable {
         private RecordedRequest withBody(RecordedRequest request, String body) {
             return new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
                     request.getHeaders(), new Buffer().writeUtf8(body));
-        }
-
-        /** A Kubernetes Status answer, as the API server gives for a refused request. */
-        private MockResponse failure(int code, String reason, String message) {
-            return new MockResponse().setResponseCode(code).setBody(Serialization.asJson(new StatusBuilder()
-                    .withStatus("Failure").withCode(code).withReason(reason).withMessage(message).build()));
         }
     }
 }

@@ -305,6 +305,9 @@ class ApiServerFidelityTest {
     void aLogFollowStreamsLinesAsTheyComeAndEndsWithTheContainer() throws Exception {
         createRunningFor("streamed", 1500, "");
         Pod pod = awaitPods("streamed", 1).get(0);
+        // as on a cluster, the log of a container that has not started is refused (400): a client follows it once
+        // the pod runs
+        Eventually.until(() -> "Running".equals(podsOf("streamed").get(0).getStatus().getPhase()));
         List<String> lines = new ArrayList<>();
         java.net.HttpURLConnection connection = AdminRequests.connection(sandbox,
                 "api/v1/namespaces/default/pods/" + pod.getMetadata().getName() + "/log?follow=True");

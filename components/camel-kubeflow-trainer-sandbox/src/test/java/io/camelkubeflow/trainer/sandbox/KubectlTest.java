@@ -72,6 +72,35 @@ class KubectlTest {
     }
 
     @Test
+    void createWritesBuiltInObjectsInProtobufAsOnACluster() {
+        // kubectl writes a built-in object in protobuf (application/vnd.kubernetes.protobuf)
+        assertTrue(ok("create", "namespace", "protobuf").contains("namespace/protobuf created"));
+        assertTrue(ok("create", "configmap", "settings", "-n", "protobuf", "--from-literal=lr=0.5")
+                .contains("configmap/settings created"));
+        assertEquals("{\"lr\":\"0.5\"}", ok("get", "configmap", "settings", "-n", "protobuf", "-o",
+                "jsonpath={.data}"));
+        ok("create", "secret", "generic", "token", "-n", "protobuf", "--from-literal=key=s3cret");
+        assertEquals("czNjcmV0", ok("get", "secret", "token", "-n", "protobuf", "-o", "jsonpath={.data.key}"));
+        Result unread = run("create", "serviceaccount", "robot", "-n", "protobuf");
+        assertTrue(unread.output().contains("the body of the request was in an unknown format"),
+                "a kind the sandbox reads as JSON only is refused as a media type it cannot read: "
+                        + unread.output());
+    }
+
+    @Test
+    void applyOfABuiltInObjectIsValidatedOnTheServer() throws IOException {
+        Path namespace = Files.writeString(work.resolve("namespace.yaml"),
+                "apiVersion: v1\nkind: Namespace\nmetadata: {name: applied}\n");
+        assertTrue(ok("apply", "-f", namespace.toString()).contains("namespace/applied created"));
+        assertTrue(ok("apply", "-f", namespace.toString()).contains("namespace/applied unchanged"));
+        // kubectl patches a built-in object with a strategic merge patch
+        Files.writeString(namespace, "apiVersion: v1\nkind: Namespace\nmetadata: {name: applied, labels: {team: a}}\n");
+        assertTrue(ok("apply", "-f", namespace.toString()).contains("namespace/applied configured"));
+        assertEquals("{\"kubernetes.io/metadata.name\":\"applied\",\"team\":\"a\"}",
+                ok("get", "namespace", "applied", "-o", "jsonpath={.metadata.labels}"));
+    }
+
+    @Test
     void applyGetWaitLogsDescribeDelete() {
         apply(JOB.formatted("first", 1000));
         assertTrue(ok("get", "trainjobs").contains("first"));

@@ -1,0 +1,78 @@
+package io.camelkubeflow.trainer.sandbox;
+
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.StatusDetailsBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.http.MockResponse;
+
+/**
+ * The {@code Status} bodies a kube-apiserver refuses a request with, worded as it words them: an object is named by
+ * its resource ("trainjobs.trainer.kubeflow.org", "configmaps") and name, which the details repeat with the group, so
+ * that clients matching the message or reading the details (kubectl, client-go's errors package) find what they find on
+ * a cluster.
+ */
+final class StatusAnswers {
+    private StatusAnswers() {
+    }
+
+    /** A refusal without details. */
+    static MockResponse failure(int code, String reason, String message) {
+        return answer(new StatusBuilder().withStatus("Failure").withCode(code).withReason(reason).withMessage(message)
+                .withNewMetadata().endMetadata());
+    }
+
+    /** 404 for an object that does not exist. */
+    static MockResponse notFound(ResourcePath resource, String name) {
+        return about(404, "NotFound", resource, name, qualified(resource) + " \"" + name + "\" not found");
+    }
+
+    /** 409 for a create whose name is taken. */
+    static MockResponse alreadyExists(ResourcePath resource, String name) {
+        return about(409, "AlreadyExists", resource, name, qualified(resource) + " \"" + name + "\" already exists");
+    }
+
+    /** 409 for a write based on a resourceVersion that is no longer the object's. */
+    static MockResponse conflict(ResourcePath resource, String name) {
+        return about(409, "Conflict", resource, name, "Operation cannot be fulfilled on " + qualified(resource) + " \""
+                + name + "\": the object has been modified; please apply your changes to the latest version and try"
+                + " again");
+    }
+
+    /**
+     * 200 for an object deleted at once, of a kind whose registry answers a delete with a Status, not the object (all
+     * but pods, namespaces, services and service accounts): its name, group, resource and uid, so a client can tell it
+     * is gone rather than waiting for finalizers.
+     */
+    static MockResponse deleted(ResourcePath resource, String name, String uid) {
+        return answer(new StatusBuilder().withStatus("Success").withNewMetadata().endMetadata()
+                .withDetails(new StatusDetailsBuilder().withName(name).withGroup(group(resource))
+                        .withKind(resource.plural()).withUid(uid).build()), 200);
+    }
+
+    private static MockResponse about(int code, String reason, ResourcePath resource, String name, String message) {
+        return answer(new StatusBuilder().withStatus("Failure").withCode(code).withReason(reason).withMessage(message)
+                .withNewMetadata().endMetadata().withDetails(new StatusDetailsBuilder().withName(name)
+                        .withGroup(group(resource)).withKind(resource.plural()).build()));
+    }
+
+    private static MockResponse answer(StatusBuilder status) {
+        return answer(status, status.getCode());
+    }
+
+    private static MockResponse answer(StatusBuilder status, int code) {
+        return new MockResponse().setResponseCode(code).setHeader("Content-Type", "application/json")
+                .setBody(Serialization.asJson(status.build()));
+    }
+
+    /** The group of a path's resource; null for the core group, whose details name none. */
+    private static String group(ResourcePath resource) {
+        int slash = resource.groupVersion().indexOf('/');
+        return slash < 0 ? null : resource.groupVersion().substring(0, slash);
+    }
+
+    /** The resource as the API server's messages name it: plural, then ".group" unless it is the core group. */
+    static String qualified(ResourcePath resource) {
+        String group = group(resource);
+        return group == null ? resource.plural() : resource.plural() + "." + group;
+    }
+}

@@ -1,0 +1,42 @@
+package io.camelkubeflow.trainer.e2e;
+
+import java.util.function.UnaryOperator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * Where the sandbox still answers otherwise than the real control plane, and DifferentialIT allows it: each one by the
+ * name e2e/DIFFERENCES.md gives it, which says what differs and why it stays. A comparison allows a departure only
+ * where it names it, by taking out of one side's answer exactly what that departure is about.
+ */
+enum Departure {
+    /** The sandbox runs no ServiceAccount controller: a new namespace gets no "default" account. */
+    NO_SERVICE_ACCOUNT_CONTROLLER,
+    /** The sandbox's pods get no ServiceAccount token volume (kube-api-access-*) and mount. */
+    SERVICE_ACCOUNT_TOKEN_VOLUME,
+    /** The testcluster's node agent words a not-yet-started container's log refusal otherwise than a kubelet. */
+    NODE_AGENT_LOG_MESSAGE,
+    /** The sandbox keeps an empty map of a built-in object as sent ({@code "data": {}}); Go's omitempty drops it. */
+    EMPTY_FIELDS_KEPT,
+    /** A body that is not JSON is refused with the JSON parser's own words: Go's encoding/json's, Jackson's. */
+    JSON_PARSER_WORDS,
+    /**
+     * A TrainJob the CRD's schema refuses is refused with 422 Invalid in the sandbox's validator's words, without the
+     * API server's field causes.
+     */
+    SCHEMA_VIOLATION_WORDS;
+
+    /** The departure allowed in one comparison: what it takes out of the real side's or the sandbox's answer. */
+    record Allowance(Departure departure, boolean onReal, UnaryOperator<JsonNode> without) {
+    }
+
+    /** Allows this departure by taking {@code without} out of the real side's answer. */
+    Allowance onReal(UnaryOperator<JsonNode> without) {
+        return new Allowance(this, true, without);
+    }
+
+    /** Allows this departure by taking {@code without} out of the sandbox's answer. */
+    Allowance onSandbox(UnaryOperator<JsonNode> without) {
+        return new Allowance(this, false, without);
+    }
+}

@@ -1,0 +1,81 @@
+package io.camelkubeflow.trainer.e2e;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+
+/**
+ * One of the two API servers a differential test sends the same requests to: its kubeconfig (for kubectl) and a
+ * fabric8 client made from it (for fabric8 calls and raw HTTP with the same credentials and trust).
+ */
+record Side(String name, Path kubeconfig, KubernetesClient client) {
+    /** What a process printed and how it ended. */
+    record Run(int exitCode, String stdout, String stderr) {
+    }
+
+    /** An HTTP answer: status code, Content-Type and body. */
+    record Answer(int code, String contentType, String body) {
+    }
+
+    /** Runs kubectl with this side's kubeconfig and {@code stdin} (null: none). */
+    Run kubectl(String stdin, String... args) {
+        List<String> command = new ArrayList<>(List.of("kubectl", "--kubeconfig", kubeconfig.toString()));
+        command.addAll(List.of(args));
+        try {
+            Process process = new ProcessBuilder(command).start();
+            try (var input = process.getOutputStream()) {
+                if (stdin != null) {
+                    input.write(stdin.getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            var stdout = process.getInputStream().readAllBytes();
+            var stderr = process.getErrorStream().readAllBytes();
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError(name + ": " + command + " did not end within 60 s");
+            }
+            return new Run(process.exitValue(), new String(stdout, StandardCharsets.UTF_8),
+                    new String(stderr, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Sends a request with this side's credentials; {@code body} null sends none. */
+    Answer http(String method, String path, String contentType, byte[] body) {
+        HttpRequest.Builder builder = client.getHttpClient().newHttpRequestBuilder()
+                .uri(client.getMasterUrl().toString().replaceAll("/$", "") + path)
+                .setHeader("Accept", "application/json");
+        if (body != null) {
+            builder.method(method, contentType, new java.io.ByteArrayInputStream(body), body.length);
+        } else if (!"GET".equals(method)) {
+            builder.method(method, "application/json", "");
+        }
+        try {
+            HttpResponse<byte[]> response = client.getHttpClient().sendAsync(builder.build(), byte[].class)
+                    .get(60, TimeUnit.SECONDS);
+            return new Answer(response.code(), response.header("Content-Type"),
+                    new String(response.body(), StandardCharsets.UTF_8));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new AssertionError(name + ": " + method + " " + path + " failed", e);
+        }
+    }
+
+    Answer json(String method, String path, String json) {
+        return http(method, path, "application/json", json == null ? null : json.getBytes(StandardCharsets.UTF_8));
+    }
+}
