@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // logWriter keeps a container's output in the CRI log format the kubelet reads back: one line per output
@@ -112,15 +114,26 @@ func (a *agent) containerLogs(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	q := req.URL.Query()
+	name, pod := req.PathValue("container"), req.PathValue("pod")
+	previous := q.Get("previous") == "true"
 	run.mu.Lock()
-	container := run.containers[req.PathValue("container")]
-	if container != nil && q.Get("previous") == "true" {
+	container := run.containers[name]
+	waiting := run.statusLocked()
+	if container != nil && previous {
 		container = container.previous
 	}
 	run.mu.Unlock()
 	if container == nil {
-		http.Error(w, fmt.Sprintf("container %q in pod %q is not available", req.PathValue("container"),
-			req.PathValue("pod")), http.StatusBadRequest)
+		// the kubelet's words (validateContainerLogStatus), which the API server passes on
+		message := fmt.Sprintf("previous terminated container %q in pod %q not found", name, pod)
+		if !previous {
+			message = fmt.Sprintf("container %q in pod %q is waiting to start: %s", name, pod,
+				waitingReason(waiting, name))
+		}
+		// as go-restful writes the kubelet's error: the text alone, no newline after it
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, message)
 		return
 	}
 	timestamps := q.Get("timestamps") == "true"
@@ -221,6 +234,16 @@ func (a *agent) containerLogs(w http.ResponseWriter, req *http.Request) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// waitingReason is why the named container waits, as the pod's status says it.
+func waitingReason(status corev1.PodStatus, name string) string {
+	for _, s := range append(append([]corev1.ContainerStatus{}, status.InitContainerStatuses...), status.ContainerStatuses...) {
+		if s.Name == name && s.State.Waiting != nil {
+			return s.State.Waiting.Reason
+		}
+	}
+	return "ContainerCreating"
 }
 
 type limitedWriter struct {

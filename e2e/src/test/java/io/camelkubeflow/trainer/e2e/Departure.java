@@ -14,8 +14,6 @@ enum Departure {
     NO_SERVICE_ACCOUNT_CONTROLLER,
     /** The sandbox's pods get no ServiceAccount token volume (kube-api-access-*) and mount. */
     SERVICE_ACCOUNT_TOKEN_VOLUME,
-    /** The testcluster's node agent words a not-yet-started container's log refusal otherwise than a kubelet. */
-    NODE_AGENT_LOG_MESSAGE,
     /** The sandbox keeps an empty map of a built-in object as sent ({@code "data": {}}); Go's omitempty drops it. */
     EMPTY_FIELDS_KEPT,
     /** A body that is not JSON is refused with the JSON parser's own words: Go's encoding/json's, Jackson's. */

@@ -137,9 +137,10 @@ final class ApiHttpServer implements AutoCloseable {
             }
         }
         if (body != null && STRATEGIC_MERGE_PATCH.equals(event.getHeader(HttpHeaders.CONTENT_TYPE))
-                && isPlainMergePatch(body.getBytes())) {
+                && !isCustomResource(request.getPath()) && isPlainMergePatch(body.getBytes())) {
             // the store applies no strategic merge patch: one that means what a merge patch means is applied as one
-            // (kubectl apply of a built-in object whose labels or annotations changed)
+            // (kubectl apply of a built-in object whose labels or annotations changed); a custom resource takes none
+            // (415, as the API server answers)
             request = new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
                     Headers.builder().setHeaders(request.getHeaders())
                             .set(HttpHeaders.CONTENT_TYPE.toString(), "application/merge-patch+json").build(),
@@ -155,6 +156,18 @@ final class ApiHttpServer implements AutoCloseable {
     }
 
     private static final String STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
+
+    /**
+     * Whether a path is of a custom resource: an API group outside Kubernetes' own, which are the groups without a
+     * dot and those under k8s.io (but not x-k8s.io, where projects such as JobSet keep their CRDs).
+     */
+    static boolean isCustomResource(String path) {
+        if (!path.startsWith("/apis/")) {
+            return false;
+        }
+        String group = path.substring("/apis/".length()).split("/", 2)[0];
+        return group.contains(".") && !(group.endsWith(".k8s.io") && !group.endsWith(".x-k8s.io"));
+    }
 
     /**
      * Whether a strategic merge patch means what the same JSON means as a merge patch: an object holding no list

@@ -948,7 +948,7 @@ public final class TrainerSandbox implements AutoCloseable {
                 return super.handlePatch(request);
             }
             if (type.startsWith("application/strategic-merge-patch+json")) {
-                return failure(415, "UnsupportedMediaType", "the body of the request was in an unknown format -"
+                return StatusAnswers.failure(415, "UnsupportedMediaType", "the body of the request was in an unknown format -"
                         + " accepted media types include: application/json-patch+json, application/merge-patch+json,"
                         + " application/apply-patch+yaml");
             }
@@ -960,7 +960,7 @@ public final class TrainerSandbox implements AutoCloseable {
             try {
                 patched = TrainJobPatches.apply(old, request.getUtf8Body(), type);
             } catch (IllegalArgumentException e) {
-                return failure(422, "Invalid", "the patch could not be applied: " + e.getMessage());
+                return StatusAnswers.failure(422, "Invalid", "the patch could not be applied: " + e.getMessage());
             }
             return writeTrainJob(new RecordedRequest(request.getHttpVersion(), io.fabric8.mockwebserver.dsl.HttpMethod.PUT, path, request.getHeaders(),
                     new Buffer().writeUtf8(patched)), old, super::handleUpdate);
