@@ -177,12 +177,20 @@ start node-agent "$bin/node-agent" --kubeconfig "$state/node-agent.kubeconfig" -
   --port "$kubelet_port" --dir "$state/data/node-agent" --pki "$pki" --shims "$here/shims" \
   --apiserver-port "$api_port" --fake-run-time "${TESTCLUSTER_FAKE_RUN_TIME:-0}"
 
-# The Trainer's default runtimes, as the README of its release installs them.
-wait_for "the Trainer's webhooks" 180 kubectl_admin apply --server-side -k "$manifests/overlays/runtimes"
+# The Trainer's default runtimes, as the README of its release installs them (they are labelled for no webhook
+# validation, so applying them says nothing of the webhooks: the dry-run TrainJob below does).
+wait_for "the Trainer's runtimes" 180 kubectl_admin apply --server-side -k "$manifests/overlays/runtimes"
+cat > "$state/probe-trainjob.yaml" <<EOF
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: probe, namespace: default}
+spec: {runtimeRef: {name: torch-distributed}}
+EOF
+wait_for "the Trainer's webhooks" 180 kubectl_admin create --dry-run=server -f "$state/probe-trainjob.yaml"
 wait_for "the default service account" 180 kubectl_admin get serviceaccount default -n default
 wait_for "the nodes" 180 bash -c "[ \$(kubectl --kubeconfig '$state/kubeconfig' get nodes --no-headers 2>/dev/null \
   | grep -c ' Ready ') -ge $nodes ]"
-wait_for "JobSet's webhooks" 180 kubectl_admin create --dry-run=server -f - <<EOF
+cat > "$state/probe-jobset.yaml" <<EOF
 apiVersion: jobset.x-k8s.io/v1alpha2
 kind: JobSet
 metadata: {name: probe, namespace: default}
@@ -196,5 +204,6 @@ spec:
             restartPolicy: Never
             containers: [{name: probe, image: probe, command: ["true"]}]
 EOF
+wait_for "JobSet's webhooks" 180 kubectl_admin create --dry-run=server -f "$state/probe-jobset.yaml"
 echo "$api_port" > "$state/apiserver-port"
 say "up: KUBECONFIG=$state/kubeconfig ($nodes nodes)"
