@@ -440,18 +440,18 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     }
 
     /**
-     * What the Trainer does when a TrainJob outlives its activeDeadlineSeconds: its pods are terminated and it fails
-     * with reason DeadlineExceeded.
+     * What the Trainer v2.3 does when a TrainJob outlives its activeDeadlineSeconds (seen on the real control plane):
+     * it fails with reason DeadlineExceeded and deletes its JobSet, whose Jobs and pods the garbage collector takes;
+     * jobsStatus keeps what it last said.
      */
     private void exceedDeadline(GenericKubernetesResource job, List<Pod> pods) {
         if (!ended.add(job.getMetadata().getUid())) {
             return;
         }
         try {
-            pods.forEach(pod -> exit(pod, "sandbox: terminated (deadline exceeded)", "Failed", 143));
-            updateJobsStatus(job, pods, "failed");
             setCondition(job, "Failed", "True", "DeadlineExceeded", "TrainJob exceeded its active deadline");
-            endJobSet(job, false, "FailedJobs", "jobset failed (its pods were terminated at the TrainJob's deadline)");
+            client.genericKubernetesResources(JobSetObjects.JOBSETS).inNamespace(job.getMetadata().getNamespace())
+                    .withName(job.getMetadata().getName()).delete();
         } catch (RuntimeException e) {
             LOG.warn("Sandbox controller could not end TrainJob {} at its deadline: {}", job.getMetadata().getName(),
                     e.getMessage());

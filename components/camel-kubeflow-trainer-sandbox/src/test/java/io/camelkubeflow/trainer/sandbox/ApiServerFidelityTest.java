@@ -298,7 +298,9 @@ class ApiServerFidelityTest {
         GenericKubernetesResource failed = trainJobs.inNamespace("default").withName("late").waitUntilCondition(
                 j -> condition(j, "Failed") != null, 30, TimeUnit.SECONDS);
         assertEquals("DeadlineExceeded", condition(failed, "Failed").get("reason"));
-        Eventually.until(() -> podsOf("late").stream().allMatch(p -> "Failed".equals(p.getStatus().getPhase())));
+        // as the real Trainer: the JobSet goes, and its Jobs and pods with it
+        Eventually.until(() -> podsOf("late").isEmpty() && sandbox.client().genericKubernetesResources(
+                JobSetObjects.JOBSETS).inNamespace("default").withName("late").get() == null);
     }
 
     @Test
