@@ -5,8 +5,10 @@ state="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/.state"
 # read once: a second down.sh at the same time finds nothing left to do
 pids=$(cat "$state/pids" 2>/dev/null) && rm -f "$state/pids" || exit 0
 # The node agent first, so the pods it runs stop with it; etcd last.
+# only processes of this cluster: each one names this .state in its command line (a stale pid may be another's now)
+ours() { { tr '\0' ' ' < "/proc/$1/cmdline"; } 2>/dev/null | grep -qF "$state"; }
 tac <<< "$pids" | while read -r pid name; do
-  kill -TERM -- "-$pid" 2>/dev/null || true
+  ours "$pid" && kill -TERM -- "-$pid" 2>/dev/null || true
 done
 for _ in $(seq 1 50); do
   alive=0
@@ -14,4 +16,4 @@ for _ in $(seq 1 50); do
   [ "$alive" = 0 ] && break
   sleep 0.2
 done
-while read -r pid name; do kill -KILL -- "-$pid" 2>/dev/null || true; done <<< "$pids"
+while read -r pid name; do ours "$pid" && kill -KILL -- "-$pid" 2>/dev/null || true; done <<< "$pids"

@@ -13,10 +13,13 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 state="$here/.state"
 base="${TESTCLUSTER_PORT_BASE:-26400}"
-etcd_port=$((base + 1)) etcd_peer_port=$((base + 2)) api_port=$((base + 43))
-trainer_webhook_port=$((base + 10)) trainer_status_port=$((base + 11)) jobset_webhook_port=$((base + 12))
-cm_port=$((base + 57)) scheduler_port=$((base + 59)) kubelet_port=$((base + 50))
 nodes="${TESTCLUSTER_NODES:-2}"
+for number in "$base" "$nodes"; do
+  [[ "$number" =~ ^[0-9]{1,5}$ ]] || { echo "TESTCLUSTER_PORT_BASE and TESTCLUSTER_NODES take a number" >&2; exit 2; }
+done
+etcd_port=$((base + 1)) etcd_peer_port=$((base + 2)) api_port=$((base + 43))
+trainer_webhook_port=$((base + 10)) jobset_webhook_port=$((base + 12))
+cm_port=$((base + 57)) scheduler_port=$((base + 59)) kubelet_port=$((base + 50))
 started=$(date +%s)
 
 say() { printf '[testcluster %3ss] %s\n' $(($(date +%s) - started)) "$*" >&2; }
@@ -35,7 +38,8 @@ if [ ! -x "$bin/node-agent" ]; then
   say "building the control plane into $bin (first time for this go.mod: several minutes)"
   # a build of its own per run: two runs building at once each move a whole set into place
   building="$cache/$key.tmp.$$"
-  rm -rf "$building" && mkdir -p "$building"
+  # the binaries run as whoever runs this: nobody else may write where they are kept
+  mkdir -p -m 700 "$cache" && rm -rf "$building" && mkdir -p "$building"
   go build -o "$building/" \
     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
     k8s.io/kubernetes/cmd/kube-scheduler github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager \
@@ -114,7 +118,7 @@ start kube-controller-manager "$bin/kube-controller-manager" --kubeconfig "$stat
   --bind-address 127.0.0.1 --secure-port "$cm_port" --cert-dir "$state/data/kube-controller-manager" \
   --leader-elect=false --use-service-account-credentials \
   --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
-  --cluster-signing-cert-file "$pki/ca.crt" --cluster-signing-key-file "$pki/ca.key" \
+  --cluster-signing-cert-file "$pki/csr-signer.crt" --cluster-signing-key-file "$pki/csr-signer.key" \
   --controllers '*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller' \
   --concurrent-job-syncs 20 --concurrent-gc-syncs 40 --kube-api-qps 200 --kube-api-burst 400
 start kube-scheduler "$bin/kube-scheduler" --kubeconfig "$state/kube-scheduler.kubeconfig" \
@@ -153,7 +157,6 @@ metrics: {bindAddress: "0"}
 webhook: {port: $trainer_webhook_port, host: 127.0.0.1}
 leaderElection: {leaderElect: false}
 certManagement: {enable: false}
-statusServer: {port: $trainer_status_port}
 EOF
 cat > "$state/jobset-config.yaml" <<EOF
 apiVersion: config.jobset.x-k8s.io/v1alpha1

@@ -54,9 +54,14 @@ func main() {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		fail(err)
 	}
-	caKey, caCert := newCA()
+	caKey, caCert := newCA("camel-kubeflow-trainer-testcluster-ca")
 	write(dir, "ca.crt", pemBlock("CERTIFICATE", caCert.Raw))
 	write(dir, "ca.key", keyPEM(caKey))
+	// The controller manager signs approved CSRs with a CA of its own that no port of the cluster trusts, so a
+	// certificate got through a CSR opens neither etcd nor the node agent nor the API server.
+	signerKey, signerCert := newCA("camel-kubeflow-trainer-testcluster-csr-signer")
+	write(dir, "csr-signer.crt", pemBlock("CERTIFICATE", signerCert.Raw))
+	write(dir, "csr-signer.key", keyPEM(signerKey))
 
 	loopback := []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")}
 	serve := func(name string, dns []string, ips []net.IP, extraUsage ...x509.ExtKeyUsage) {
@@ -97,11 +102,11 @@ func main() {
 	write(dir, "sa.pub", pemBlock("PUBLIC KEY", pub))
 }
 
-func newCA() (*ecdsa.PrivateKey, *x509.Certificate) {
+func newCA(name string) (*ecdsa.PrivateKey, *x509.Certificate) {
 	key := newKey()
 	template := &x509.Certificate{
 		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "camel-kubeflow-trainer-testcluster-ca"},
+		Subject:               pkix.Name{CommonName: name},
 		NotBefore:             time.Now().Add(-time.Hour),
 		NotAfter:              time.Now().Add(30 * 24 * time.Hour),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,

@@ -78,6 +78,10 @@ public final class CrdSchemaValidator {
      */
     public Admission admit(String json, String oldJson) {
         JsonNode node = readTree(json);
+        if (!node.isObject()) {
+            // a PUT of [] or a merge patch of null makes no object at all
+            return new Admission(List.of("<root>: must be an object, was " + node.getNodeType()), json);
+        }
         JsonNode old = oldJson == null ? null : readTree(oldJson);
         boolean keptStatus = old != null && keepStatus((com.fasterxml.jackson.databind.node.ObjectNode) node, old);
         boolean defaulted = applyDefaults(node, schema);

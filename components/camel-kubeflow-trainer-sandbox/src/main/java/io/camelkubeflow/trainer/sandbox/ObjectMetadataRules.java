@@ -17,19 +17,27 @@ final class ObjectMetadataRules {
     /** Annotations' keys and values together, in bytes (TotalAnnotationSizeLimitB). */
     static final int ANNOTATIONS_LIMIT = 256 * 1024;
     private static final Pattern NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
-    private static final Pattern SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    private static final Pattern SUBDOMAIN =
+            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
     private ObjectMetadataRules() {
     }
 
     static void check(JsonNode metadata, List<String> out) {
+        for (String field : List.of("labels", "annotations")) {
+            JsonNode map = metadata.path(field);
+            if (!map.isMissingNode() && !map.isNull() && !(map.isObject() && allText(map))) {
+                out.add("metadata." + field + ": must be an object of strings");
+                return;
+            }
+        }
         for (Iterator<Map.Entry<String, JsonNode>> labels = metadata.path("labels").fields(); labels.hasNext(); ) {
             Map.Entry<String, JsonNode> label = labels.next();
             qualifiedName(label.getKey(), "metadata.labels", out);
             String value = label.getValue().asText();
             if (value.length() > 63 || !value.isEmpty() && !NAME.matcher(value).matches()) {
-                out.add("metadata.labels: Invalid value: \"" + value + "\": a valid label must be an empty string or"
-                        + " consist of alphanumeric characters, '-', '_' or '.', and must start and end with an"
+                out.add("metadata.labels: Invalid value: " + quoted(value) + ": a valid label must be an empty"
+                        + " string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an"
                         + " alphanumeric character, at most 63 characters");
             }
         }
@@ -46,6 +54,20 @@ final class ObjectMetadataRules {
         }
     }
 
+    /** The value as a JSON string: quotes and control characters escaped, as the API server quotes it. */
+    private static String quoted(String value) {
+        return com.fasterxml.jackson.databind.node.TextNode.valueOf(value).toString();
+    }
+
+    private static boolean allText(JsonNode map) {
+        for (JsonNode value : map) {
+            if (!value.isTextual()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static void qualifiedName(String key, String field, List<String> out) {
         int slash = key.indexOf('/');
         String prefix = slash < 0 ? null : key.substring(0, slash);
@@ -53,8 +75,8 @@ final class ObjectMetadataRules {
         boolean valid = name.length() <= 63 && NAME.matcher(name).matches()
                 && (prefix == null || prefix.length() <= 253 && SUBDOMAIN.matcher(prefix).matches());
         if (!valid) {
-            out.add(field + ": Invalid value: \"" + key + "\": a qualified name must consist of alphanumeric characters,"
-                    + " '-', '_' or '.', and must start and end with an alphanumeric character, at most 63 characters,"
+            out.add(field + ": Invalid value: " + quoted(key) + ": a qualified name must consist of alphanumeric"
+                    + " characters, '-', '_' or '.', and must start and end with an alphanumeric character, at most 63 characters,"
                     + " with an optional DNS subdomain prefix and '/'");
         }
     }

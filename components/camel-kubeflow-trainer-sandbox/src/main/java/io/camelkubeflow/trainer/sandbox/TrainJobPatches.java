@@ -42,7 +42,8 @@ final class TrainJobPatches {
         if (!patch.isObject()) {
             return patch;
         }
-        ObjectNode result = target != null && target.isObject() ? (ObjectNode) target.deepCopy() : JSON.createObjectNode();
+        ObjectNode result = target != null && target.isObject() ? (ObjectNode) target.deepCopy()
+                : JSON.createObjectNode();
         for (Iterator<Map.Entry<String, JsonNode>> fields = patch.fields(); fields.hasNext(); ) {
             Map.Entry<String, JsonNode> field = fields.next();
             if (field.getValue().isNull()) {

@@ -702,7 +702,13 @@ public final class TrainerSandbox implements AutoCloseable {
             if (sent != null && resource != null && resource.plural() != null && contentType.contains("json")
                     && ("POST".equals(request.getMethod()) || "PUT".equals(request.getMethod()))) {
                 try {
-                    Serialization.jsonMapper().readTree(sent);
+                    com.fasterxml.jackson.databind.JsonNode object = Serialization.jsonMapper().readTree(sent);
+                    if (object == null || !object.isObject()) {
+                        // JSON, but no object: as Go's decoder says of it
+                        return unrecognized(path, resource, sent, "cannot unmarshal "
+                                + (object == null ? "nothing" : object.getNodeType().name().toLowerCase(
+                                        java.util.Locale.ROOT)) + " into Go value of type struct");
+                    }
                 } catch (com.fasterxml.jackson.core.JsonProcessingException notJson) {
                     return unrecognized(path, resource, sent, notJson.getOriginalMessage());
                 } catch (IOException e) {
@@ -712,9 +718,16 @@ public final class TrainerSandbox implements AutoCloseable {
             boolean namespaceCreate = "POST".equals(request.getMethod()) && sent != null && resource != null
                     && "v1".equals(resource.groupVersion()) && "namespaces".equals(resource.plural())
                     && resource.name() == null;
+            if (namespaceCreate) {
+                try {
+                    request = withBody(request, asTheNamespaceStrategyMakesIt(sent));
+                } catch (RuntimeException notANamespace) {
+                    // JSON, but not of a Namespace's shape ([], {"metadata": "x"}, {"spec": 5})
+                    return unrecognized(path, resource, sent, String.valueOf(notANamespace.getMessage()));
+                }
+            }
             try {
-                MockResponse response = super.dispatch(namespaceCreate
-                        ? withBody(request, asTheNamespaceStrategyMakesIt(sent)) : request);
+                MockResponse response = super.dispatch(request);
                 if ("DELETE".equals(request.getMethod()) && response != null && response.code() == 200) {
                     collectGarbage(request, response);
                 }
@@ -948,8 +961,8 @@ public final class TrainerSandbox implements AutoCloseable {
                 return super.handlePatch(request);
             }
             if (type.startsWith("application/strategic-merge-patch+json")) {
-                return StatusAnswers.failure(415, "UnsupportedMediaType", "the body of the request was in an unknown format -"
-                        + " accepted media types include: application/json-patch+json, application/merge-patch+json,"
+                return StatusAnswers.failure(415, "UnsupportedMediaType", "the body of the request was in an unknown"
+                        + " format - accepted media types include: application/json-patch+json, application/merge-patch+json,"
                         + " application/apply-patch+yaml");
             }
             String old = stored(path.split("\\?")[0]);
@@ -962,7 +975,8 @@ public final class TrainerSandbox implements AutoCloseable {
             } catch (IllegalArgumentException e) {
                 return StatusAnswers.failure(422, "Invalid", "the patch could not be applied: " + e.getMessage());
             }
-            return writeTrainJob(new RecordedRequest(request.getHttpVersion(), io.fabric8.mockwebserver.dsl.HttpMethod.PUT, path, request.getHeaders(),
+            return writeTrainJob(new RecordedRequest(request.getHttpVersion(),
+                    io.fabric8.mockwebserver.dsl.HttpMethod.PUT, path, request.getHeaders(),
                     new Buffer().writeUtf8(patched)), old, super::handleUpdate);
         }
 

@@ -112,6 +112,27 @@ class TrainJobWritesTest {
         assertTrue(annotations.getMessage().contains("metadata.annotations: Too long"), annotations.getMessage());
     }
 
+    /** The admin's request of the sandbox's API, with a JSON body; its status code. */
+    private static int send(String method, String path, String contentType, String body) throws Exception {
+        java.net.http.HttpResponse<String> response = AdminRequests.client(sandbox).send(AdminRequests
+                .request(sandbox, path).method(method, java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", contentType).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertTrue(response.statusCode() < 500, response.body());
+        return response.statusCode();
+    }
+
+    @Test
+    void writesThatMakeNoObjectOrNoMapOfStringsAreRefusedNotFailed() throws Exception {
+        create("shapes", "", "{numNodes: 1}");
+        String job = "apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs/shapes";
+        assertEquals(422, send("PATCH", job, "application/merge-patch+json", "null"));
+        assertEquals(400, send("PUT", job, "application/json", "[]"));
+        assertEquals(422, send("PATCH", job, "application/merge-patch+json", "{\"metadata\": {\"labels\": {\"a\": 5}}}"));
+        assertEquals(422, send("PATCH", job, "application/merge-patch+json", "{\"metadata\": {\"annotations\": []}}"));
+        assertEquals(400, send("POST", "api/v1/namespaces", "application/json", "{\"metadata\": \"x\"}"));
+        assertEquals(400, send("POST", "api/v1/namespaces", "application/json", "[]"));
+    }
+
     @Test
     void aStrategicMergePatchIsNotForCustomResources() {
         create("strategic", "", "{numNodes: 1}");

@@ -131,6 +131,8 @@ public class TrainJobLogs {
         /** The steps with a reader, in the order they got it; guards {@link #active}. */
         private final List<String> steps = new ArrayList<>();
         private int active;
+        /** Set once the read is to end: no reader starts after it. */
+        private boolean ending;
 
         Readers(Request request, LogSink sink, List<PodReader> readers, CompletableFuture<List<String>> result) {
             this.request = request;
@@ -155,7 +157,7 @@ public class TrainJobLogs {
 
         private void read(Selector selector, boolean several) {
             synchronized (steps) {
-                if (steps.contains(selector.step) || result.isDone()) {
+                if (steps.contains(selector.step) || !open()) {
                     return;
                 }
                 steps.add(selector.step);
@@ -181,11 +183,19 @@ public class TrainJobLogs {
                     pods -> !unread(pods).isEmpty());
             result.whenComplete((ignored, failure) -> more.cancel(false));
             more.whenComplete((pods, failure) -> {
-                if (failure == null) {
+                // an ending read starts no reader, so its unread pods would complete the next look at once: none
+                if (failure == null && open()) {
                     unread(pods).forEach(selector -> read(selector, true));
                     discover();
                 }
             });
+        }
+
+        /** Whether readers may still start. */
+        private boolean open() {
+            synchronized (steps) {
+                return !ending && !result.isDone();
+            }
         }
 
         private List<Selector> unread(List<Pod> pods) {
@@ -197,17 +207,24 @@ public class TrainJobLogs {
 
         private void readerEnded() {
             List<Selector> late;
+            List<String> read;
             synchronized (steps) {
                 if (--active > 0) {
                     return;
                 }
                 late = latePods ? unread(informers.podsOf(request.namespace(),
                         new TrainJobRef(request.namespace(), request.jobName()))) : List.of();
+                read = List.copyOf(steps);
                 if (late.isEmpty()) {
-                    result.complete(List.copyOf(steps));
-                    return;
+                    ending = true;
+                } else {
+                    active++; // the late readers start before this hold goes
                 }
-                active++; // the late readers start before this hold goes
+            }
+            if (late.isEmpty()) {
+                // outside the lock: whoever waits on the read runs here
+                result.complete(read);
+                return;
             }
             late.forEach(selector -> read(selector, true));
             readerEnded();
