@@ -163,7 +163,8 @@ public final class WorkspaceArchives {
             if (path.isEmpty()) {
                 throw refused("an entry has an empty name");
             }
-            if (raw.startsWith("/") || raw.matches("^[A-Za-z]:.*")) {
+            // the drive letter looked for after "./" is dropped too: "./c:x" is the canonical "c:x" (Jazzer's find)
+            if (raw.startsWith("/") || path.matches("^[A-Za-z]:.*")) {
                 throw refused("'" + raw + "' is an absolute path; entries must be relative to the workspace root");
             }
             if (path.indexOf('\\') >= 0) {
