@@ -208,5 +208,4 @@ spec:
             containers: [{name: probe, image: probe, command: ["true"]}]
 EOF
 wait_for "JobSet's webhooks" 180 kubectl_admin create --dry-run=server -f "$state/probe-jobset.yaml"
-echo "$api_port" > "$state/apiserver-port"
 say "up: KUBECONFIG=$state/kubeconfig ($nodes nodes)"

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -159,8 +158,6 @@ func (a *agent) event(ctx context.Context, pod *corev1.Pod, kind, reason, messag
 		klog.Warningf("event %s for %s/%s: %v", reason, pod.Namespace, pod.Name, err)
 	}
 }
-
-var errMissingVolumeSource = errors.New("volume source not found")
 
 func describe(pod *corev1.Pod) string {
 	return fmt.Sprintf("%s/%s", pod.Namespace, pod.Name)

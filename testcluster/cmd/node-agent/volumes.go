@@ -95,7 +95,7 @@ func (r *podRun) configMapFiles(ctx context.Context, name string, items []corev1
 		if optional {
 			return nil
 		}
-		return fmt.Errorf("configmap %q not found: %w", name, errMissingVolumeSource)
+		return fmt.Errorf("configmap %q not found", name)
 	}
 	data := map[string][]byte{}
 	for k, v := range cm.Data {
@@ -114,7 +114,7 @@ func (r *podRun) secretFiles(ctx context.Context, name string, items []corev1.Ke
 		if optional {
 			return nil
 		}
-		return fmt.Errorf("secret %q not found: %w", name, errMissingVolumeSource)
+		return fmt.Errorf("secret %q not found", name)
 	}
 	return pick(secret.Data, items, mode, files)
 }
