@@ -2,7 +2,10 @@ package io.camelkubeflow.trainer;
 
 /** How the train operation reads the message body. */
 public enum BodyType {
-    /** A body that is a TrainJob (typed, Map, JSON or YAML) is merged; any other body is ignored. */
+    /**
+     * A body that is a TrainJob (typed, Map, JSON or YAML) is merged, unless it is the job an earlier step of this
+     * component answered the exchange with; any other body is ignored.
+     */
     auto,
     /** The body must be a TrainJob. */
     trainJob,

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.Shell;
 import io.camelkubeflow.trainer.job.TrainField;
 import io.camelkubeflow.trainer.job.TrainJobDocument;
@@ -97,7 +98,10 @@ final class ExchangeTrainRequests {
         }
     }
 
-    /** The body's layer: a TrainJob to merge, or the inline script, as bodyType says. */
+    /**
+     * The body's layer: a TrainJob to merge, or the inline script, as bodyType says. With {@code auto}, a TrainJob an
+     * earlier step of this exchange answered with is not read.
+     */
     static TrainRequest fromBody(Exchange exchange, BodyType bodyType) {
         Message in = exchange.getMessage();
         Object body = in.getBody();
@@ -123,12 +127,18 @@ final class ExchangeTrainRequests {
                 return new TrainRequest().workspaceContent(WorkspaceArchives.fromArchive(archive, "body",
                         WorkspaceLimits.DEFAULT));
             case trainJob:
-                Object document = body instanceof Map || body instanceof io.camelkubeflow.trainer.api.TrainJob ? body
+                Object document = body instanceof Map || body instanceof TrainJob ? body
                         : in.getBody(String.class);
                 return TrainJobDocument.toRequest(TrainJobDocument.read(document));
             default:
-                return TrainJobDocument.looksLikeTrainJob(body)
-                        ? TrainJobDocument.toRequest(TrainJobDocument.read(body)) : new TrainRequest();
+                if (!TrainJobDocument.looksLikeTrainJob(body)) {
+                    return new TrainRequest();
+                }
+                // an output of this component is never an input by accident: the job an earlier step answered with
+                // (train, wait, get, an event) is that step's result, not what the caller asks of this one
+                TrainJob job = TrainJobDocument.read(body);
+                return TrainJobHeaders.answeredEarlier(exchange, job) ? new TrainRequest()
+                        : TrainJobDocument.toRequest(job);
         }
     }
 

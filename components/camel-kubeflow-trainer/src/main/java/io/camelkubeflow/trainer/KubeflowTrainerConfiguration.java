@@ -73,7 +73,7 @@ public class KubeflowTrainerConfiguration implements Cloneable {
               description = "A whole project to run on every node: a local folder, .zip or .tar.gz (file: prefix optional). It is staged once per content (SHA-256) in a ConfigMap owned by the jobs that use it, unpacked before the code starts, and its requirements.txt installed; pythonFile and command run in its root. Or git+<repository URL>[@<ref>]. Under a request policy, only locations under its workspaceSources are read.")
     private String workspace;
     @UriParam(label = "train", defaultValue = "auto",
-              description = "How the message body is read: auto merges a body that is a TrainJob (typed, Map, JSON or YAML) and ignores others; trainJob requires one; script takes the body as the inline Python script; workspace takes it as a project archive (zip, tar or tar.gz) to run in; ignore never reads it.")
+              description = "How the message body is read: auto merges a body that is a TrainJob (typed, Map, JSON or YAML) and ignores others, and never reads the TrainJob an earlier train, wait, get or events step of the same exchange answered with (a chain of train steps makes one job each); trainJob requires one; script takes the body as the inline Python script; workspace takes it as a project archive (zip, tar or tar.gz) to run in; ignore never reads it.")
     private BodyType bodyType = BodyType.auto;
     @UriParam(label = "train",
               description = "Comma-separated pip packages installed before the payload runs (with --user under MPI).")

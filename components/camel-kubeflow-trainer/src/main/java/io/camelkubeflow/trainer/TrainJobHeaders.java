@@ -1,5 +1,8 @@
 package io.camelkubeflow.trainer;
 
+import java.util.HashSet;
+import java.util.Set;
+
 import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
@@ -7,6 +10,7 @@ import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.watch.TrainJobProgress;
 import io.fabric8.kubernetes.api.model.Condition;
+import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
@@ -16,6 +20,9 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  * got; used by every operation and the events consumer, so they all say it the same way.
  */
 final class TrainJobHeaders {
+    /** The uids of the TrainJobs this component put in an exchange's body (a Set, per exchange). */
+    private static final String ANSWERED_JOBS_PROPERTY = "CamelKubeflowTrainerAnsweredJobs";
+
     private TrainJobHeaders() {
     }
 
@@ -54,11 +61,30 @@ final class TrainJobHeaders {
         out.setHeader(NAMESPACE, job.namespace());
     }
 
-    /** The job as the body, with its name, namespace and uid. */
+    /**
+     * The job as the body, with its name, namespace and uid; remembered as this exchange's answer, so that a later train
+     * step does not take it (or its JSON) for a request.
+     */
     static void job(Message out, TrainJob job) {
         out.setBody(job);
         identity(out, TrainJobRef.of(job));
-        out.setHeader(JOB_UID, job.getMetadata().getUid());
+        String uid = job.getMetadata().getUid();
+        out.setHeader(JOB_UID, uid);
+        if (uid != null) {
+            @SuppressWarnings("unchecked")
+            Set<String> answered = out.getExchange().getProperty(ANSWERED_JOBS_PROPERTY, Set.class);
+            if (answered == null) {
+                answered = new HashSet<>();
+                out.getExchange().setProperty(ANSWERED_JOBS_PROPERTY, answered);
+            }
+            answered.add(uid);
+        }
+    }
+
+    /** Whether the job is one an earlier step of this exchange answered with (a train, wait, get or events step). */
+    static boolean answeredEarlier(Exchange exchange, TrainJob job) {
+        Set<?> answered = exchange.getProperty(ANSWERED_JOBS_PROPERTY, Set.class);
+        return answered != null && job.getMetadata() != null && answered.contains(job.getMetadata().getUid());
     }
 
     /** The job as the body, with its identity and the status it is in now. */

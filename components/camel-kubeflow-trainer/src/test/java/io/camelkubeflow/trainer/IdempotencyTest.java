@@ -11,6 +11,7 @@ import java.util.concurrent.Future;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,6 +42,25 @@ class IdempotencyTest extends TrainerRouteTestSupport {
                         .setProperty("first", header(JOB_NAME))
                         .to("kubeflow-trainer:train?runtime=deepspeed-distributed&namespace=idem&bodyType=ignore"
                             + "&pythonFile=/app/train.py");
+                // the README's chain, with the default bodyType: each step's output (the TrainJob it made or waited
+                // for) is in the body when the next train step reads it
+                from("direct:chain-train-train")
+                        .to("kubeflow-trainer:train?runtime=torch-distributed&namespace=idem&pythonFile=/app/a.py")
+                        .setProperty("first", header(JOB_NAME))
+                        .to("kubeflow-trainer:train?runtime=deepspeed-distributed&namespace=idem"
+                            + "&pythonFile=/app/b.py");
+                from("direct:chain-train-wait-train")
+                        .to("kubeflow-trainer:train?runtime=torch-distributed&namespace=idem&pythonFile=/app/a.py")
+                        .setProperty("first", header(JOB_NAME))
+                        .to("kubeflow-trainer:wait?waitFor=Running&waitTimeout=60s")
+                        .to("kubeflow-trainer:train?runtime=deepspeed-distributed&namespace=idem"
+                            + "&pythonFile=/app/b.py");
+                from("direct:chain-train-as-json-train")
+                        .to("kubeflow-trainer:train?runtime=torch-distributed&namespace=idem&pythonFile=/app/a.py")
+                        .setProperty("first", header(JOB_NAME))
+                        .process(e -> e.getMessage().setBody(Serialization.asJson(e.getMessage().getBody())))
+                        .to("kubeflow-trainer:train?runtime=deepspeed-distributed&namespace=idem"
+                            + "&pythonFile=/app/b.py");
             }
         });
     }
@@ -65,6 +85,35 @@ class IdempotencyTest extends TrainerRouteTestSupport {
                 Map.of("kafka.TOPIC", "retrain", "kafka.PARTITION", 0, "kafka.OFFSET", 7L));
         assertEquals(true, again.getMessage().getHeader(ADOPTED));
         assertEquals(jobs, api.client().resources(TrainJob.class).inNamespace("idem").list().getItems().size());
+    }
+
+    @Test
+    void aTrainStepDoesNotReadTheJobAnEarlierStepOfTheExchangeAnsweredAsItsRequest() {
+        for (String route : List.of("direct:chain-train-train", "direct:chain-train-wait-train",
+                "direct:chain-train-as-json-train")) {
+            Exchange exchange = send(route, null, Map.of());
+            assertEquals(null, exchange.getException(), route);
+            String first = exchange.getProperty("first", String.class);
+            String second = exchange.getMessage().getHeader(JOB_NAME, String.class);
+            assertNotEquals(first, second, route);
+            assertEquals(false, exchange.getMessage().getHeader(ADOPTED), route);
+            TrainJob made = stored("idem", second);
+            assertEquals("deepspeed-distributed", made.getSpec().runtimeRef().name(), route);
+            assertTrue(String.join(" ", made.getSpec().trainer().command()).contains("/app/b.py"), route);
+            assertEquals("torch-distributed", stored("idem", first).getSpec().runtimeRef().name(), route);
+        }
+    }
+
+    @Test
+    void aTrainJobTheCallerPutInTheBodyIsStillReadAsTheRequest() {
+        // the rule is about this exchange's own outputs: a TrainJob the caller sends is a request, as documented
+        Exchange exchange = send("kubeflow-trainer:train?namespace=idem", Map.of("apiVersion",
+                "trainer.kubeflow.org/v1alpha1", "kind", "TrainJob", "spec", Map.of("runtimeRef",
+                Map.of("name", "torch-distributed"), "trainer", Map.of("command", List.of("python", "/app/c.py")))),
+                Map.of());
+        assertEquals(null, exchange.getException());
+        TrainJob made = stored("idem", exchange.getMessage().getHeader(JOB_NAME, String.class));
+        assertEquals(List.of("python", "/app/c.py"), made.getSpec().trainer().command());
     }
 
     @Test

@@ -914,9 +914,11 @@ public interface KubeflowTrainerEndpointBuilderFactory {
         }
         /**
          * How the message body is read: auto merges a body that is a TrainJob (typed, Map, JSON or YAML) and
-         * ignores others; trainJob requires one; script takes the body as the inline Python script; workspace
-         * takes it as a project archive (zip, tar or tar.gz) to run in; ignore never reads it. One of: auto,
-         * trainJob, script, workspace, ignore. Default: auto.
+         * ignores others, and never reads the TrainJob an earlier train, wait, get or events step of the same
+         * exchange answered with (a chain of train steps makes one job each); trainJob requires one; script
+         * takes the body as the inline Python script; workspace takes it as a project archive (zip, tar or
+         * tar.gz) to run in; ignore never reads it. One of: auto, trainJob, script, workspace, ignore.
+         * Default: auto.
          */
         default KubeflowTrainerEndpointProducerBuilder bodyType(io.camelkubeflow.trainer.BodyType bodyType) {
             doSetProperty("bodyType", bodyType);
@@ -924,9 +926,11 @@ public interface KubeflowTrainerEndpointBuilderFactory {
         }
         /**
          * How the message body is read: auto merges a body that is a TrainJob (typed, Map, JSON or YAML) and
-         * ignores others; trainJob requires one; script takes the body as the inline Python script; workspace
-         * takes it as a project archive (zip, tar or tar.gz) to run in; ignore never reads it. One of: auto,
-         * trainJob, script, workspace, ignore. Default: auto.
+         * ignores others, and never reads the TrainJob an earlier train, wait, get or events step of the same
+         * exchange answered with (a chain of train steps makes one job each); trainJob requires one; script
+         * takes the body as the inline Python script; workspace takes it as a project archive (zip, tar or
+         * tar.gz) to run in; ignore never reads it. One of: auto, trainJob, script, workspace, ignore.
+         * Default: auto.
          */
         default KubeflowTrainerEndpointProducerBuilder bodyType(String bodyType) {
             doSetProperty("bodyType", bodyType);
