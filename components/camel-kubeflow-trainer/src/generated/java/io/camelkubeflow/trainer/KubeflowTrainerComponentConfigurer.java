@@ -137,6 +137,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "numProcPerNode": getOrCreateConfiguration(target).setNumProcPerNode(property(camelContext, java.lang.Integer.class, value)); return true;
         case "oauthtoken":
         case "oauthToken": getOrCreateConfiguration(target).setOauthToken(property(camelContext, java.lang.String.class, value)); return true;
+        case "outputuri":
+        case "outputUri": getOrCreateConfiguration(target).setOutputUri(property(camelContext, java.lang.String.class, value)); return true;
         case "packages": getOrCreateConfiguration(target).setPackages(property(camelContext, java.lang.String.class, value)); return true;
         case "password": getOrCreateConfiguration(target).setPassword(property(camelContext, java.lang.String.class, value)); return true;
         case "pipindexurls":
@@ -299,6 +301,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "numProcPerNode": return java.lang.Integer.class;
         case "oauthtoken":
         case "oauthToken": return java.lang.String.class;
+        case "outputuri":
+        case "outputUri": return java.lang.String.class;
         case "packages": return java.lang.String.class;
         case "password": return java.lang.String.class;
         case "pipindexurls":
@@ -457,6 +461,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "numProcPerNode": return getOrCreateConfiguration(target).getNumProcPerNode();
         case "oauthtoken":
         case "oauthToken": return getOrCreateConfiguration(target).getOauthToken();
+        case "outputuri":
+        case "outputUri": return getOrCreateConfiguration(target).getOutputUri();
         case "packages": return getOrCreateConfiguration(target).getPackages();
         case "password": return getOrCreateConfiguration(target).getPassword();
         case "pipindexurls":

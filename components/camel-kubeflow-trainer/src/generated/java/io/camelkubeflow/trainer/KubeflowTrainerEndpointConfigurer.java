@@ -127,6 +127,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "numProcPerNode": target.getConfiguration().setNumProcPerNode(property(camelContext, java.lang.Integer.class, value)); return true;
         case "oauthtoken":
         case "oauthToken": target.getConfiguration().setOauthToken(property(camelContext, java.lang.String.class, value)); return true;
+        case "outputuri":
+        case "outputUri": target.getConfiguration().setOutputUri(property(camelContext, java.lang.String.class, value)); return true;
         case "packages": target.getConfiguration().setPackages(property(camelContext, java.lang.String.class, value)); return true;
         case "password": target.getConfiguration().setPassword(property(camelContext, java.lang.String.class, value)); return true;
         case "pipindexurls":
@@ -284,6 +286,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "numProcPerNode": return java.lang.Integer.class;
         case "oauthtoken":
         case "oauthToken": return java.lang.String.class;
+        case "outputuri":
+        case "outputUri": return java.lang.String.class;
         case "packages": return java.lang.String.class;
         case "password": return java.lang.String.class;
         case "pipindexurls":
@@ -437,6 +441,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "numProcPerNode": return target.getConfiguration().getNumProcPerNode();
         case "oauthtoken":
         case "oauthToken": return target.getConfiguration().getOauthToken();
+        case "outputuri":
+        case "outputUri": return target.getConfiguration().getOutputUri();
         case "packages": return target.getConfiguration().getPackages();
         case "password": return target.getConfiguration().getPassword();
         case "pipindexurls":

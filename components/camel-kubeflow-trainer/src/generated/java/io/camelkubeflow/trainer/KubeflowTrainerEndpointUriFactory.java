@@ -23,7 +23,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(84);
+        Set<String> props = new HashSet<>(85);
         props.add("activeDeadlineSeconds");
         props.add("allNamespaces");
         props.add("annotations");
@@ -83,6 +83,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("numProcPerNode");
         props.add("oauthToken");
         props.add("operation");
+        props.add("outputUri");
         props.add("packages");
         props.add("password");
         props.add("pipIndexUrls");

@@ -46,9 +46,6 @@ final class ExchangeTrainRequests {
 
     /** The route node of the exchange's first train step. */
     private static final String FIRST_TRAIN_STEP_PROPERTY = "CamelKubeflowTrainerFirstTrainStep";
-    /** Headers a train step writes as its outcome that a train step also reads as input. */
-    private static final List<String> OUTCOME_HEADERS = List.of(JOB_NAME, NAMESPACE, IDEMPOTENCY_KEY);
-    private static final String WRITTEN_PROPERTY_PREFIX = "CamelKubeflowTrainerWritten.";
 
     /** Train options whose value is a Simple expression the producer evaluates per message, not a value. */
     static final Set<TrainField> EXPRESSION_OPTIONS = EnumSet.of(TrainField.IDEMPOTENCY_KEY, TrainField.RUN_KEY);
@@ -149,7 +146,7 @@ final class ExchangeTrainRequests {
         for (TrainField field : TrainField.values()) {
             String header = KubeflowTrainerConstants.header(field);
             Object value = in.getHeader(header);
-            if (value != null && callersHeader(exchange, header)) {
+            if (value != null && TrainJobHeaders.callersHeader(in, header)) {
                 field.apply(request, headerValue(exchange, field, header, value), header);
             }
         }
@@ -199,7 +196,8 @@ final class ExchangeTrainRequests {
      */
     static String idempotencyKey(Exchange exchange, Expression configured) {
         Message in = exchange.getMessage();
-        String key = callersHeader(exchange, IDEMPOTENCY_KEY) ? in.getHeader(IDEMPOTENCY_KEY, String.class) : null;
+        String key = TrainJobHeaders.callersHeader(in, IDEMPOTENCY_KEY) ? in.getHeader(IDEMPOTENCY_KEY, String.class)
+                : null;
         if (key == null && configured != null) {
             key = configured.evaluate(exchange, String.class);
             if (key == null || key.isBlank()) {
@@ -211,35 +209,6 @@ final class ExchangeTrainRequests {
             return key;
         }
         return derivedKey(exchange) + stepSuffix(exchange);
-    }
-
-    /**
-     * The values of the outcome headers before a train step writes its outcome, to tell afterwards which of them the
-     * step wrote (rather than the caller).
-     */
-    static Map<String, Object> outcomeHeaders(Exchange exchange) {
-        Map<String, Object> values = new java.util.HashMap<>();
-        OUTCOME_HEADERS.forEach(header -> values.put(header, exchange.getMessage().getHeader(header)));
-        return values;
-    }
-
-    /**
-     * Remembers which outcome headers the train step changed: a later train step of the exchange does not take its
-     * outcome (the job it made, its namespace, its derived key) for what the caller asked.
-     */
-    static void recordOutcome(Exchange exchange, Map<String, Object> before) {
-        for (String header : OUTCOME_HEADERS) {
-            Object written = exchange.getMessage().getHeader(header);
-            if (written != null && !written.equals(before.get(header))) {
-                exchange.setProperty(WRITTEN_PROPERTY_PREFIX + header, written);
-            }
-        }
-    }
-
-    /** Whether the header holds what the caller set, not the outcome an earlier train step wrote. */
-    private static boolean callersHeader(Exchange exchange, String header) {
-        Object value = exchange.getMessage().getHeader(header);
-        return value != null && !value.equals(exchange.getProperty(WRITTEN_PROPERTY_PREFIX + header));
     }
 
     private static String derivedKey(Exchange exchange) {

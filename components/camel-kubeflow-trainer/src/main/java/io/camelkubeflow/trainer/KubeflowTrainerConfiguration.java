@@ -109,6 +109,12 @@ public class KubeflowTrainerConfiguration implements Cloneable {
               description = "Secret holding the model initializer's credentials.")
     private String modelSecret;
     @UriParam(label = "train",
+              description = "Where the training writes what it makes, s3://bucket/prefix/: given to the code as the"
+                            + " OUTPUT_URI variable, recorded on the TrainJob (camelkubeflow.io/output-uri) and set as"
+                            + " the CamelKubeflowTrainerOutputUri header on every message about the job, so the"
+                            + " next route finds the model. Under a request policy, only under its outputLocations.")
+    private String outputUri;
+    @UriParam(label = "train",
               description = "Seconds the TrainJob may run before it is failed.")
     private Long activeDeadlineSeconds;
     @UriParam(label = "train",
@@ -529,6 +535,14 @@ public class KubeflowTrainerConfiguration implements Cloneable {
 
     public void setModelSecret(String modelSecret) {
         this.modelSecret = modelSecret;
+    }
+
+    public String getOutputUri() {
+        return outputUri;
+    }
+
+    public void setOutputUri(String outputUri) {
+        this.outputUri = outputUri;
     }
 
     public Long getActiveDeadlineSeconds() {

@@ -146,6 +146,11 @@ public final class KubeflowTrainerConstants {
     public static final String MODEL_URI = "CamelKubeflowTrainerModelUri";
     @Metadata(label = "train", description = "Secret with the model initializer's credentials.", javaType = "String")
     public static final String MODEL_SECRET = "CamelKubeflowTrainerModelSecret";
+    @Metadata(label = "train", description = "Where the training writes what it makes (s3://bucket/prefix/): given to"
+                                             + " the code as the OUTPUT_URI variable, recorded on the TrainJob and"
+                                             + " set on every message about the job, completion events included.",
+              javaType = "String")
+    public static final String OUTPUT_URI = "CamelKubeflowTrainerOutputUri";
     @Metadata(label = "train", description = "spec.activeDeadlineSeconds.", javaType = "Long")
     public static final String ACTIVE_DEADLINE_SECONDS = "CamelKubeflowTrainerActiveDeadlineSeconds";
     @Metadata(label = "train", description = "Create the TrainJob suspended.", javaType = "Boolean")
@@ -157,6 +162,11 @@ public final class KubeflowTrainerConstants {
 
     @Metadata(label = "train", description = "UID of the created or adopted TrainJob.", javaType = "String")
     public static final String JOB_UID = "CamelKubeflowTrainerJobUid";
+    @Metadata(label = "train,wait,get,events", description = "sha256:<hex> of the code the TrainJob runs: its image"
+                                                           + " as named, command and args, inline script and"
+                                                           + " workspace digest (on every message about a job this"
+                                                           + " component made).", javaType = "String")
+    public static final String CODE_DIGEST = "CamelKubeflowTrainerCodeDigest";
     @Metadata(label = "train", description = "The launcher chosen for the TrainJob (out). Not the same header as the"
                                              + " forcing one, so a second train in the same exchange chooses afresh.",
               javaType = "String")

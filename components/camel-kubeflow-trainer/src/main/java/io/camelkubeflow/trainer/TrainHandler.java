@@ -1,7 +1,5 @@
 package io.camelkubeflow.trainer;
 
-import java.util.Map;
-
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.RuntimeLookup;
 import io.camelkubeflow.trainer.job.SubmitResult;
@@ -73,14 +71,12 @@ final class TrainHandler extends OperationHandler.Synchronous {
         }
 
         Message out = exchange.getMessage();
-        Map<String, Object> before = ExchangeTrainRequests.outcomeHeaders(exchange);
         TrainJobHeaders.job(out, job);
-        out.setHeader(IDEMPOTENCY_KEY, result.idempotencyKey());
+        TrainJobHeaders.answer(out, IDEMPOTENCY_KEY, result.idempotencyKey());
         out.setHeader(ADOPTED, result.adopted());
         out.setHeader(SKIPPED, result.skipped());
         out.setHeader(LAUNCHER_CHOSEN, result.decision().launcher().optionValue());
         out.setHeader(LAUNCHER_RULE, result.decision().rule().name());
         out.setHeader(LAUNCHER_REASON, result.decision().reason());
-        ExchangeTrainRequests.recordOutcome(exchange, before);
     }
 }

@@ -1,12 +1,14 @@
 package io.camelkubeflow.trainer;
 
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 
 import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.watch.TrainJobProgress;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -22,6 +24,8 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 final class TrainJobHeaders {
     /** The uids of the TrainJobs this component put in an exchange's body (a Set, per exchange). */
     private static final String ANSWERED_JOBS_PROPERTY = "CamelKubeflowTrainerAnsweredJobs";
+    /** Followed by a header's name: the value this component last answered with in that header. */
+    private static final String ANSWERED_HEADER_PREFIX = "CamelKubeflowTrainerAnswered.";
 
     private TrainJobHeaders() {
     }
@@ -57,8 +61,32 @@ final class TrainJobHeaders {
 
     /** The job's name and namespace. */
     static void identity(Message out, TrainJobRef job) {
-        out.setHeader(JOB_NAME, job.name());
-        out.setHeader(NAMESPACE, job.namespace());
+        answer(out, JOB_NAME, job.name());
+        answer(out, NAMESPACE, job.namespace());
+    }
+
+    /**
+     * Sets (null: removes) a header this component answers with that a train step also reads as input, and remembers
+     * the value as this component's, so a later train step of the exchange does not take it for what the caller asked
+     * (the job an earlier step made, its namespace, its key, its output). A value the caller set and the answer
+     * repeats stays the caller's (a namespace header meant for every step).
+     */
+    static void answer(Message out, String header, Object value) {
+        if (value != null && value.equals(out.getHeader(header)) && callersHeader(out, header)) {
+            return;
+        }
+        setOrRemove(out, header, value);
+        if (value == null) {
+            out.getExchange().removeProperty(ANSWERED_HEADER_PREFIX + header);
+        } else {
+            out.getExchange().setProperty(ANSWERED_HEADER_PREFIX + header, value);
+        }
+    }
+
+    /** Whether the header holds what the caller set, not what an earlier step of this component answered with. */
+    static boolean callersHeader(Message in, String header) {
+        Object value = in.getHeader(header);
+        return value != null && !value.equals(in.getExchange().getProperty(ANSWERED_HEADER_PREFIX + header));
     }
 
     /**
@@ -70,6 +98,10 @@ final class TrainJobHeaders {
         identity(out, TrainJobRef.of(job));
         String uid = job.getMetadata().getUid();
         out.setHeader(JOB_UID, uid);
+        Map<String, String> annotations = job.getMetadata().getAnnotations();
+        setOrRemove(out, CODE_DIGEST, annotations == null ? null
+                : annotations.get(TrainJobMetadata.CODE_DIGEST_ANNOTATION));
+        answer(out, OUTPUT_URI, annotations == null ? null : annotations.get(TrainJobMetadata.OUTPUT_URI_ANNOTATION));
         if (uid != null) {
             @SuppressWarnings("unchecked")
             Set<String> answered = out.getExchange().getProperty(ANSWERED_JOBS_PROPERTY, Set.class);

@@ -28,7 +28,8 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
     static void policies() {
         camel.getRegistry().bind("policy", RequestPolicy.safeDefaults().withNamespaces(Set.of("pol"))
                 .withRuntimes(Set.of("torch-distributed", "deepspeed-distributed"))
-                .withSecrets(Set.of("hf-token")).withMaxima(2, 4, "1", "8", "32Gi", 3600, 64));
+                .withSecrets(Set.of("hf-token")).withMaxima(2, 4, "1", "8", "32Gi", 3600, 64)
+                .withOutputLocations(List.of("s3://models/team-a/")));
         camel.getRegistry().bind("images", RequestPolicy.safeDefaults()
                 .withImageOverride(true, List.of("registry.example.com/team/*")));
         camel.getRegistry().bind("amd", RequestPolicy.safeDefaults().withNamespaces(Set.of("pol"))
@@ -52,6 +53,10 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
                         Map.of(RESOURCES, Map.of("amd.com/gpu", "3"))),
                 Arguments.of("secrets", TRAIN, Map.of(ENV, Map.of("DB", "secretKeyRef:db-credentials/password"))),
                 Arguments.of("configMaps", TRAIN, Map.of(ENV, Map.of("CFG", "configMapKeyRef:settings/x"))),
+                Arguments.of("outputLocations", TRAIN, Map.of(OUTPUT_URI, "s3://models/team-b/fraud/")),
+                Arguments.of("outputLocations", TRAIN, Map.of(OUTPUT_URI, "s3://models/team-a")),
+                Arguments.of("outputLocations", TRAIN.replace("#policy", "#amd"),
+                        Map.of(OUTPUT_URI, "s3://models/team-a/fraud/")),
                 Arguments.of("maxNumNodes", TRAIN, Map.of(NUM_NODES, 100000)),
                 Arguments.of("maxNumProcPerNode", TRAIN, Map.of(NUM_PROC_PER_NODE, 64)),
                 Arguments.of("maxGpu", TRAIN, Map.of(GPU, "1000")),
@@ -74,7 +79,8 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
     @Test
     void aRequestWithinThePolicyTrains() {
         Exchange trained = send(TRAIN, null, Map.of(ENV, Map.of("HF_TOKEN", "secretKeyRef:hf-token/token"),
-                NUM_NODES, 2, GPU, "1", CPU, "500m", MEMORY, "16Gi", ACTIVE_DEADLINE_SECONDS, 600L));
+                NUM_NODES, 2, GPU, "1", CPU, "500m", MEMORY, "16Gi", ACTIVE_DEADLINE_SECONDS, 600L,
+                OUTPUT_URI, "s3://models/team-a/fraud/"));
         assertNull(trained.getException());
         Exchange image = send(TRAIN.replace("#policy", "#images"), null,
                 Map.of(IMAGE, "registry.example.com/team/trainer:1", IDEMPOTENCY_KEY, "image-ok"));

@@ -46,6 +46,7 @@ public final class RequestPolicy {
     private long maxActiveDeadlineSeconds = 7 * 24 * 3600L;
     private int maxScriptBytes = TrainRequestValidator.MAX_SCRIPT_BYTES;
     private List<String> workspaceSources = List.of();
+    private List<String> outputLocations = List.of();
 
     private RequestPolicy() {
     }
@@ -76,6 +77,7 @@ public final class RequestPolicy {
         copy.maxActiveDeadlineSeconds = maxActiveDeadlineSeconds;
         copy.maxScriptBytes = maxScriptBytes;
         copy.workspaceSources = workspaceSources;
+        copy.outputLocations = outputLocations;
         return copy;
     }
 
@@ -153,6 +155,23 @@ public final class RequestPolicy {
                     + " allowed source" + (workspaceSources.isEmpty() ? " (none is)" : "; allowed: "
                             + workspaceSources));
         }
+    }
+
+    /**
+     * @param prefixes where a request may tell its training to write (outputUri), each the start of a location ending
+     *                 in '/' (e.g. {@code s3://models/team-a/}); empty (the default): nowhere, since the pods write
+     *                 there with their own credentials, which the caller may not have
+     */
+    public RequestPolicy withOutputLocations(List<String> prefixes) {
+        for (String prefix : prefixes) {
+            if (!prefix.endsWith("/")) {
+                throw new IllegalArgumentException("output location '" + prefix + "' must end with '/', so that"
+                        + " it names a bucket or folder, not the start of any name");
+            }
+        }
+        RequestPolicy policy = copy();
+        policy.outputLocations = List.copyOf(prefixes);
+        return policy;
     }
 
     public RequestPolicy withMaxima(int numNodes, int numProcPerNode, String gpu, String cpu, String memory,
@@ -244,6 +263,12 @@ public final class RequestPolicy {
         if (request.activeDeadlineSeconds() != null && request.activeDeadlineSeconds() > maxActiveDeadlineSeconds) {
             throw new PolicyViolationException("maxActiveDeadlineSeconds", "activeDeadlineSeconds "
                     + request.activeDeadlineSeconds() + " is over " + maxActiveDeadlineSeconds);
+        }
+        if (request.outputUri() != null && outputLocations.stream().noneMatch(request.outputUri()::startsWith)) {
+            // the validator has refused '.' and '..' segments already, so a prefix cannot be left by the path
+            throw new PolicyViolationException("outputLocations", "outputUri '" + request.outputUri() + "' is not"
+                    + " under an allowed output location" + (outputLocations.isEmpty() ? " (none is)"
+                            : "; allowed: " + outputLocations));
         }
         if (request.script() != null
                 && request.script().getBytes(StandardCharsets.UTF_8).length > maxScriptBytes) {

@@ -58,6 +58,7 @@ public enum TrainField {
     DATASET_SECRET("datasetSecret", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.datasetSecret((String) v)),
     MODEL_URI("modelUri", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.modelUri((String) v)),
     MODEL_SECRET("modelSecret", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.modelSecret((String) v)),
+    OUTPUT_URI("outputUri", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.outputUri((String) v)),
     ACTIVE_DEADLINE_SECONDS("activeDeadlineSeconds", Kind.LONG, Exposure.MESSAGE,
             (r, v, f) -> r.activeDeadlineSeconds((Long) v)),
     SUSPEND("suspend", Kind.BOOLEAN, Exposure.MESSAGE, (r, v, f) -> r.suspend((Boolean) v)),

@@ -32,6 +32,7 @@ import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.workspace.Workspace;
 import io.camelkubeflow.trainer.workspace.WorkspaceBootstrap;
 import io.camelkubeflow.trainer.workspace.WorkspaceStaging;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -40,6 +41,7 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
 
 /**
  * Turns a validated {@link TrainRequest} and the runtime it names into the TrainJob to write. Pure: no cluster
@@ -51,6 +53,8 @@ public final class TrainJobFactory {
     static final String SCRIPT_VOLUME = "camel-kubeflow-trainer-script";
     static final String WORKSPACE_ARCHIVE_VOLUME = "camel-kubeflow-trainer-archive";
     static final String WORKSPACE_VOLUME = "camel-kubeflow-trainer-workspace";
+    /** The variable that tells the training code where to write what it makes (outputUri). */
+    public static final String OUTPUT_URI_ENV = "OUTPUT_URI";
     /** The CRD's maxItems on spec.runtimePatches. */
     private static final int MAX_RUNTIME_PATCHES = 16;
 
@@ -100,7 +104,7 @@ public final class TrainJobFactory {
                 request.image(),
                 trainerCommand.command(),
                 trainerCommand.args(),
-                request.env().isEmpty() ? null : List.copyOf(request.env().values()),
+                env(request),
                 request.numNodes(),
                 request.numProcPerNode(),
                 resources(request.resources()));
@@ -126,6 +130,11 @@ public final class TrainJobFactory {
         if (request.traceParent() != null) {
             annotations.put(TrainJobMetadata.TRACE_PARENT_ANNOTATION, request.traceParent());
         }
+        if (request.outputUri() != null) {
+            annotations.put(TrainJobMetadata.OUTPUT_URI_ANNOTATION, request.outputUri());
+        }
+        annotations.put(TrainJobMetadata.CODE_DIGEST_ANNOTATION, codeDigest(image, trainer, request.script(),
+                workspace));
         if (workspace != null) {
             labels.put(WorkspaceStaging.DIGEST_LABEL, workspace.shortDigest());
             annotations.put(WorkspaceStaging.DIGEST_ANNOTATION, workspace.digest());
@@ -163,6 +172,33 @@ public final class TrainJobFactory {
                     ? request.workspaceUrl().toString() : word);
         }
         return new PreparedTrainJob(trainJob, runtime, decision, workspace, request.workspaceUrl());
+    }
+
+    /** The request's variables, and where to write the output when it names a place. */
+    private static List<EnvVar> env(TrainRequest request) {
+        List<EnvVar> env = new ArrayList<>(request.env().values());
+        if (request.outputUri() != null) {
+            env.add(new EnvVar(OUTPUT_URI_ENV, request.outputUri(), null));
+        }
+        return env.isEmpty() ? null : env;
+    }
+
+    /**
+     * {@code sha256:<hex>} of what decides the code a job runs: the image as named (the request's, else the
+     * runtime's), the trainer's command and args (a staged script's or workspace's bootstrap included), the inline
+     * script and the workspace's digest; the same request on the same runtime gives the same digest.
+     */
+    static String codeDigest(String image, Trainer trainer, String script, Workspace workspace) {
+        StringBuilder canonical = new StringBuilder();
+        java.util.function.BiConsumer<String, Object> part = (name, value) -> canonical.append(name).append('=')
+                .append(value == null ? "" : Serialization.asJson(value))
+                .append('\n');
+        part.accept("image", image);
+        part.accept("command", trainer.command());
+        part.accept("args", trainer.args());
+        part.accept("script", script == null ? null : TrainJobMetadata.sha256(script));
+        part.accept("workspace", workspace == null ? null : workspace.digest());
+        return "sha256:" + TrainJobMetadata.sha256(canonical.toString());
     }
 
     private static ResourceRequirements resources(Map<String, String> resources) {

@@ -37,6 +37,10 @@ public final class TrainJobMetadata {
     public static final String LOGS_CAPTURED_ANNOTATION = DOMAIN + "/logs-captured";
     public static final String DEFAULT_GROUP = "default";
     public static final String LAUNCHER_ANNOTATION = DOMAIN + "/launcher";
+    /** Where the training was told to write what it makes (outputUri), for whoever carries the result onward. */
+    public static final String OUTPUT_URI_ANNOTATION = DOMAIN + "/output-uri";
+    /** {@code sha256:<hex>} of the code the job runs ({@link TrainJobFactory#codeDigest}). */
+    public static final String CODE_DIGEST_ANNOTATION = DOMAIN + "/code-digest";
     public static final String LAUNCHER_RULE_ANNOTATION = DOMAIN + "/launcher-rule";
     /** runtimePatches[].manager of the patches this component writes (a domain-prefixed path, as the CRD asks). */
     public static final String PATCH_MANAGER = DOMAIN + "/camel-kubeflow-trainer";

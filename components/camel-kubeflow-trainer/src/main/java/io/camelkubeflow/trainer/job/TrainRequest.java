@@ -54,6 +54,7 @@ public final class TrainRequest {
     private String datasetSecret;
     private String modelUri;
     private String modelSecret;
+    private String outputUri;
     private Long activeDeadlineSeconds;
     private Long ttlAfterFinishedSeconds;
     private Boolean suspend;
@@ -111,6 +112,7 @@ public final class TrainRequest {
         merged.datasetSecret = pick(top.datasetSecret, datasetSecret);
         merged.modelUri = pick(top.modelUri, modelUri);
         merged.modelSecret = pick(top.modelSecret, modelSecret);
+        merged.outputUri = pick(top.outputUri, outputUri);
         merged.activeDeadlineSeconds = pick(top.activeDeadlineSeconds, activeDeadlineSeconds);
         merged.ttlAfterFinishedSeconds = pick(top.ttlAfterFinishedSeconds, ttlAfterFinishedSeconds);
         merged.suspend = pick(top.suspend, suspend);
@@ -200,6 +202,7 @@ public final class TrainRequest {
     public TrainRequest datasetUri(String v) { datasetUri = v; return this; }
     public TrainRequest datasetSecret(String v) { datasetSecret = v; return this; }
     public TrainRequest modelUri(String v) { modelUri = v; return this; }
+    public TrainRequest outputUri(String v) { outputUri = v; return this; }
     public TrainRequest modelSecret(String v) { modelSecret = v; return this; }
     public TrainRequest activeDeadlineSeconds(Long v) { activeDeadlineSeconds = v; return this; }
     public TrainRequest ttlAfterFinishedSeconds(Long v) { ttlAfterFinishedSeconds = v; return this; }
@@ -243,6 +246,7 @@ public final class TrainRequest {
     public String datasetUri() { return datasetUri; }
     public String datasetSecret() { return datasetSecret; }
     public String modelUri() { return modelUri; }
+    public String outputUri() { return outputUri; }
     public String modelSecret() { return modelSecret; }
     public Long activeDeadlineSeconds() { return activeDeadlineSeconds; }
     public Long ttlAfterFinishedSeconds() { return ttlAfterFinishedSeconds; }

@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer.job;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,6 +33,8 @@ public final class TrainRequestValidator {
     private static final Pattern ENV_NAME = Pattern.compile("[-._a-zA-Z][-._a-zA-Z0-9]*");
     private static final Pattern SCRIPT_FILE_NAME = Pattern.compile("[-._a-zA-Z0-9]+");
     /** The CRD's CEL rule for initializer storageUri. */
+    private static final Pattern S3_OUTPUT = Pattern.compile(
+            "s3://([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(/[^\\p{Cntrl}\\p{Zl}\\p{Zp}\\\\]*)?");
     private static final Pattern STORAGE_URI = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://.+");
     /** Variables the Trainer webhook reserves for the launchers it configures. */
     private static final List<String> RESERVED_ENV_PREFIXES = List.of("PET_", "OMPI_MCA_", "DMLC_");
@@ -104,6 +107,7 @@ public final class TrainRequestValidator {
         metadata("annotations", request.annotations(), false);
         storage("datasetUri", request.datasetUri(), "datasetSecret", request.datasetSecret());
         storage("modelUri", request.modelUri(), "modelSecret", request.modelSecret());
+        output(request.outputUri(), request.env());
         if (request.ttlAfterFinishedSeconds() != null && request.ttlAfterFinishedSeconds() < 1) {
             throw new InvalidOptionException("ttlAfterFinished", request.ttlAfterFinishedSeconds()
                     + " s is not a time to keep a finished TrainJob; give at least 1s, or leave it unset to keep it");
@@ -407,6 +411,27 @@ public final class TrainRequestValidator {
     /** Whether {@code value} may be a label value: empty, or 63 characters starting and ending alphanumeric. */
     static boolean isLabelValue(String value) {
         return value.length() <= 63 && LABEL_VALUE.matcher(value).matches();
+    }
+
+    /**
+     * An output location the training is told about: {@code s3://bucket[/prefix]}, the bucket as S3 names them, the
+     * prefix of printable characters without '.' or '..' segments (a policy's allowed prefix cannot be left).
+     */
+    private static void output(String uri, Map<String, EnvVar> env) {
+        if (uri == null) {
+            return;
+        }
+        Matcher s3 = S3_OUTPUT.matcher(uri);
+        if (uri.length() > 1024 || !s3.matches() || s3.group(2) != null && Arrays.stream(
+                s3.group(2).split("/", -1)).anyMatch(segment -> segment.equals(".") || segment.equals(".."))) {
+            throw new InvalidOptionException("outputUri", "'" + uri + "' is not an output location; write"
+                    + " s3://bucket/prefix/ (a bucket of 3 to 63 lowercase letters, digits, '.' or '-'; a prefix of"
+                    + " printable characters without '.' or '..' segments; at most 1024 characters)");
+        }
+        if (env.containsKey(TrainJobFactory.OUTPUT_URI_ENV)) {
+            throw new InvalidOptionException("env." + TrainJobFactory.OUTPUT_URI_ENV, "is set from outputUri; give"
+                    + " the location once, as outputUri");
+        }
     }
 
     private static void storage(String uriField, String uri, String secretField, String secret) {
