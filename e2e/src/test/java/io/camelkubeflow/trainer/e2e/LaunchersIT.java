@@ -141,6 +141,23 @@ class LaunchersIT {
 
     @Test
     @Timeout(180)
+    void theCodeOnEveryNodeSeesWhereToWriteAndTheAnswersCarryItWithTheCodesDigest() {
+        Exchange trained = cluster.request("kubeflow-trainer:train?runtime=torch-distributed&numNodes=2"
+                + "&outputUri=s3://models/fraud/e2e/&command=python3 -c \"import os;"
+                + " print('rank', os.environ['RANK'], 'writes to', os.environ['OUTPUT_URI'])\"", null);
+        Exchange logs = cluster.then("kubeflow-trainer:logs?follow=true&logStep=all", trained);
+        Exchange done = cluster.then("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=120s", trained);
+        String output = logs.getMessage().getBody(String.class);
+        assertTrue(output.contains("rank 0 writes to s3://models/fraud/e2e/"), output);
+        assertTrue(output.contains("rank 1 writes to s3://models/fraud/e2e/"), output);
+        assertEquals("s3://models/fraud/e2e/", done.getMessage().getHeader("CamelKubeflowTrainerOutputUri"));
+        String digest = done.getMessage().getHeader("CamelKubeflowTrainerCodeDigest", String.class);
+        assertTrue(digest != null && digest.matches("sha256:[0-9a-f]{64}"), digest);
+        assertEquals(digest, trained.getMessage().getHeader("CamelKubeflowTrainerCodeDigest"));
+    }
+
+    @Test
+    @Timeout(180)
     void aFailingCommandEndsFailedWithTheContainerThatExited() {
         Exchange trained = cluster.request("kubeflow-trainer:train?runtime=torch-distributed&command=python3 -c"
                 + " \"import sys; print('about to fail'); sys.exit(3)\"", null);
@@ -181,9 +198,9 @@ class LaunchersIT {
      */
     @Test
     @Timeout(120)
-    void anMpiJobIsAdmittedAndRenderedWithThePayloadInTheLauncherAndTheWorkspaceMounted() {
+    void anMpiJobIsAdmittedAndRenderedWithThePayloadInTheLauncherAndTheWorkspaceMountedAndTheOutputNamed() {
         Exchange trained = cluster.request("kubeflow-trainer:train?runtime=deepspeed-distributed&workspace=" + project
-                + "&pythonFile=train.py", null);
+                + "&pythonFile=train.py&outputUri=s3://models/ds/", null);
         String job = trained.getMessage().getHeader("CamelKubeflowTrainerJobName", String.class);
         ResourceDefinitionContext jobSets = new ResourceDefinitionContext.Builder().withGroup("jobset.x-k8s.io")
                 .withVersion("v1alpha2").withPlural("jobsets").withNamespaced(true).build();
@@ -200,6 +217,9 @@ class LaunchersIT {
                 .anyMatch(m -> m.getMountPath().equals("/opt/camel-kubeflow-trainer/archive")), launcher.toString());
         assertTrue(launcher.getVolumes().stream().anyMatch(v -> v.getName().equals("mpi-hostfile")),
                 launcher.toString());
+        // the code runs in the launcher: it is told where to write there
+        assertTrue(launcher.getContainers().get(0).getEnv().stream().anyMatch(env -> env.getName()
+                .equals("OUTPUT_URI") && "s3://models/ds/".equals(env.getValue())), launcher.toString());
         assertTrue(cluster.admin.configMaps().inNamespace(cluster.namespace).withName(job + "-mpi-hostfile")
                 .get() != null, "the Trainer's hostfile");
     }

@@ -9,6 +9,7 @@ import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.job.TrainJobManager;
+import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -17,7 +18,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
 
-/** The summary of a TrainJob that the HTTP API answers with. */
+/** The summary of a TrainJob that the HTTP API answers with (and the Kafka results carry). */
 @ApplicationScoped
 @Named("trainJobStatusView")
 public class TrainJobStatusView {
@@ -59,6 +60,18 @@ public class TrainJobStatusView {
                         OffsetDateTime.parse(condition.getLastTransitionTime())).toMillis());
             }
         }
+        // where the result goes and what made it, for the route that carries it onward
+        Map<String, String> annotations = job.getMetadata().getAnnotations();
+        if (annotations != null) {
+            putIfSet(view, "outputUri", annotations.get(TrainJobMetadata.OUTPUT_URI_ANNOTATION));
+            putIfSet(view, "codeDigest", annotations.get(TrainJobMetadata.CODE_DIGEST_ANNOTATION));
+        }
         return view;
+    }
+
+    private static void putIfSet(Map<String, Object> view, String field, String value) {
+        if (value != null) {
+            view.put(field, value);
+        }
     }
 }

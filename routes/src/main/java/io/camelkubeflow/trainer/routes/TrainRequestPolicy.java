@@ -54,6 +54,8 @@ public class TrainRequestPolicy {
     int maxScriptBytes;
     @ConfigProperty(name = "trainer.policy.workspace-sources")
     Optional<List<String>> workspaceSources;
+    @ConfigProperty(name = "trainer.policy.output-locations")
+    Optional<List<String>> outputLocations;
 
     @Produces
     @Singleton
@@ -70,7 +72,8 @@ public class TrainRequestPolicy {
                         maxScriptBytes)
                 .withResourceMaxima(resourceMaxima(resourceMaxima.orElse(List.of())))
                 .withDefaultActiveDeadlineSeconds(defaultActiveDeadlineSeconds)
-                .withWorkspaceSources(List.copyOf(set(workspaceSources.orElse(List.of()))));
+                .withWorkspaceSources(List.copyOf(set(workspaceSources.orElse(List.of()))))
+                .withOutputLocations(List.copyOf(set(outputLocations.orElse(List.of()))));
     }
 
     /** {@code amd.com/gpu=4} entries, as a resource name and its maximum. */

@@ -1,9 +1,11 @@
 package io.camelkubeflow.trainer.routes;
 
+import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobStatus;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import org.apache.camel.Exchange;
 import org.apache.camel.cloudevents.CloudEvent;
@@ -11,9 +13,11 @@ import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.Test;
 
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.CODE_DIGEST;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.EVENT;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.JOB_NAME;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.NAMESPACE;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.OUTPUT_URI;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.REASON;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -43,5 +47,28 @@ class CompletionEventTest {
                     exchange.getMessage().getHeader(CloudEvent.CAMEL_CLOUD_EVENT_SOURCE));
             assertEquals("application/json", exchange.getMessage().getHeader(Exchange.CONTENT_TYPE));
         }
+    }
+
+    @Test
+    void modelReadyNamesWhereTheModelWentTheMetricsTheTrainingReportedAndTheDigestOfItsCode() throws Exception {
+        TrainJob job = new TrainJob();
+        job.setMetadata(new ObjectMetaBuilder().withName("fraud-8").withNamespace("ml").withUid("u-2")
+                .withResourceVersion("7").build());
+        job.setStatus(new TrainJobStatus(null, null, new TrainJobStatus.TrainerStatus(100, 0,
+                List.of(new TrainJobStatus.Metric("loss", "0.12"), new TrainJobStatus.Metric("auc", "0.93")),
+                "2026-12-05T11:00:00Z")));
+        String digest = "sha256:" + "ab".repeat(32);
+        Exchange exchange = new DefaultExchange(new DefaultCamelContext());
+        exchange.getMessage().setBody(job);
+        exchange.getMessage().setHeaders(new java.util.HashMap<>(Map.of(EVENT, "Complete", JOB_NAME, "fraud-8",
+                NAMESPACE, "ml", OUTPUT_URI, "s3://models/fraud/8/", CODE_DIGEST, digest)));
+        new CompletionEvent().of(exchange);
+        String json = new ObjectMapper().writeValueAsString(exchange.getMessage().getBody());
+        Contracts.assertHolds(Contracts.COMPLETION, json);
+        var message = new ObjectMapper().readTree(json);
+        assertEquals("s3://models/fraud/8/", message.get("outputUri").asText());
+        assertEquals(Map.of("loss", "0.12", "auc", "0.93"), new ObjectMapper().convertValue(message.get("metrics"),
+                Map.class));
+        assertEquals(digest, message.get("codeDigest").asText());
     }
 }

@@ -236,6 +236,40 @@ class KafkaRoutesTest {
         assertEquals(null, job.getSpec().trainer() == null ? null : job.getSpec().trainer().image());
     }
 
+    /**
+     * The README's chain: a Kafka request names where the model goes (outputUri); its training writes the model there
+     * (the S3 server of the tests, signed as S3 clients sign) and prints its metrics; the result names the object's
+     * place, the metrics and the digest of the code that made it.
+     */
+    @Test
+    void aRequestsModelLandsInS3AndItsResultNamesWhereWithTheMetricsAndTheCodesDigest() throws Exception {
+        String script = String.join("\n",
+                "import base64, email.utils, hashlib, hmac, os, urllib.request",
+                "bucket, _, prefix = os.environ['OUTPUT_URI'][len('s3://'):].partition('/')",
+                "key = prefix + 'model.bin'",
+                "date = email.utils.formatdate(usegmt=True)",
+                "signed = 'PUT\\n\\napplication/octet-stream\\n' + date + '\\n/' + bucket + '/' + key",
+                "signature = base64.b64encode(hmac.new(os.environ['AWS_SECRET_ACCESS_KEY'].encode(), signed.encode(),",
+                "    hashlib.sha1).digest()).decode()",
+                "urllib.request.urlopen(urllib.request.Request(os.environ['S3_ENDPOINT'] + '/' + bucket + '/' + key,",
+                "    data=b'weights of fraud-1', method='PUT', headers={'Date': date,",
+                "    'Content-Type': 'application/octet-stream',",
+                "    'Authorization': 'AWS ' + os.environ['AWS_ACCESS_KEY_ID'] + ':' + signature}))",
+                "print('METRIC auc=0.93')", "");
+        send(JSON.writeValueAsString(Map.of("script", script, "idempotencyKey", "model-fraud-1",
+                "outputUri", "s3://training/models/fraud-1/", "env", Map.of("S3_ENDPOINT",
+                        S3ServerResource.s3.endpoint(), "AWS_ACCESS_KEY_ID", S3Server.ACCESS_KEY,
+                        "AWS_SECRET_ACCESS_KEY", S3Server.SECRET_KEY))));
+
+        Map<?, ?> result = awaitMatching("trainjob-results", r -> "model-fraud-1".equals(r.get("request")));
+        assertEquals("Complete", result.get("status"), result.toString());
+        assertEquals("s3://training/models/fraud-1/", result.get("outputUri"));
+        assertEquals(Map.of("auc", "0.93"), result.get("metrics"));
+        assertTrue(String.valueOf(result.get("codeDigest")).matches("sha256:[0-9a-f]{64}"), result.toString());
+        assertEquals("weights of fraud-1", S3ServerResource.s3.get(S3ServerResource.BUCKET, "models/fraud-1/model.bin"));
+        Contracts.assertHolds(Contracts.TRAIN_RESULT, JSON.writeValueAsString(result));
+    }
+
     private void awaitBatchJobs(java.util.function.IntPredicate enough) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!enough.test(batchJobs().size()) && System.nanoTime() < deadline) {
