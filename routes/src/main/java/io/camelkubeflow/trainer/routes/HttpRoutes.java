@@ -4,7 +4,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 
-import com.fasterxml.jackson.core.JacksonException;
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
@@ -64,7 +63,6 @@ public class HttpRoutes extends RouteBuilder {
         onException(HttpAuthentication.UnauthenticatedException.class).handled(true).process(e -> error(e, 401,
                 "Authorization"));
         onException(InvalidOptionException.class).handled(true).process(HttpRoutes::invalid);
-        onException(JacksonException.class).handled(true).process(e -> error(e, 400, "body"));
         // same key, different request: the request cannot be processed as sent (422); a name taken by another key: 409
         onException(TrainJobConflictException.class).handled(true).process(e -> error(e, e.getProperty(
                 Exchange.EXCEPTION_CAUGHT, TrainJobConflictException.class).getDiffering().isEmpty() ? 409 : 422, null));

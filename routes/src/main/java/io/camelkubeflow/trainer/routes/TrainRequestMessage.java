@@ -1,20 +1,24 @@
 package io.camelkubeflow.trainer.routes;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.core.JsonToken;
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.job.TrainField;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
@@ -23,11 +27,11 @@ import jakarta.inject.Named;
 import org.apache.camel.Exchange;
 
 /**
- * The JSON message that asks the routes app for a TrainJob (an HTTP body today; a Kafka record with the Kafka route).
- * Each field becomes the kubeflow-trainer header of the same meaning, so the component validates it and names the
- * field on error; an unknown field is refused, never ignored, and a value of the wrong JSON type is refused, never
- * converted ({@link TrainField#fromJson}). The fields are the component's train fields that a
- * request message may set ({@link TrainField#inMessages()}).
+ * The JSON message that asks the routes app for a TrainJob: an HTTP body or a Kafka record's value, read by
+ * {@link #read}. Each field becomes the kubeflow-trainer header of the same meaning, so the component validates it and
+ * names the field on error; an unknown field is refused, never ignored, and a value of the wrong JSON type is refused,
+ * never converted ({@link TrainField#fromJson}). The fields are the component's train fields that a request message
+ * may set ({@link TrainField#inMessages()}).
  */
 @ApplicationScoped
 @Named("trainRequestMessage")
@@ -38,19 +42,29 @@ public class TrainRequestMessage {
     /** Component header -> the message field that sets it, to name a refusal as the caller wrote it. */
     static final Map<String, String> FIELD_OF_HEADER = FIELDS.entrySet().stream()
             .collect(Collectors.toUnmodifiableMap(Map.Entry::getValue, Map.Entry::getKey));
-    /** JSON as written: a field given twice is refused, not taken at its last value. */
-    private static final ObjectMapper JSON = JsonMapper.builder()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
+    /** The tokens of JSON text; what they may make (one value, no name twice, whole characters) {@link #json} says. */
+    private static final JsonFactory JSON = JsonFactory.builder().build();
+    private static final String EXAMPLE = "{\"runtime\": \"torch-distributed\", \"script\": \"print(1)\"}";
 
     /**
-     * Reads the message body, the bytes of a UTF-8 JSON object, and sets the headers it asks for. Bytes that are not
-     * UTF-8 are refused where they are, never decoded into replacement characters.
+     * Reads the message body, the bytes of one UTF-8 JSON object, and sets the headers it asks for; anything else is
+     * refused with {@link InvalidOptionException} naming the field at fault ({@code body} for the whole).
      */
-    public void read(Exchange exchange) throws JsonProcessingException {
-        String json = utf8(exchange.getMessage().getBody(byte[].class));
-        exchange.getMessage().setBody(JSON.readValue(json, Object.class));
-        apply(exchange);
+    public void read(Exchange exchange) {
+        headers(exchange.getMessage().getBody(byte[].class)).forEach(exchange.getMessage()::setHeader);
+    }
+
+    /**
+     * The component headers the bytes of a request message ask for. The bytes must be one JSON object as written:
+     * UTF-8 (a byte that is not is refused where it is, never decoded into a replacement character), no name given
+     * twice in any object (not taken at its last value), nothing after the object, and no string or name holding half
+     * of a surrogate pair (a {@code \ud800} escape names no character, and would reach the cluster as '?').
+     */
+    static Map<String, Object> headers(byte[] body) {
+        if (body == null || body.length == 0) {
+            throw new InvalidOptionException("body", "the request is empty; send a JSON object such as " + EXAMPLE);
+        }
+        return fieldHeaders(json(utf8(body)));
     }
 
     private static String utf8(byte[] body) {
@@ -72,26 +86,111 @@ public class TrainRequestMessage {
         return out.flip().toString();
     }
 
-    /** Sets the headers the message body (a JSON object, already read into a Map) asks for. */
+    /** The one JSON value the text holds, as maps, lists, strings, numbers, booleans and nulls. */
+    private static Object json(String text) {
+        try (JsonParser parser = JSON.createParser(text)) {
+            if (parser.nextToken() == null) {
+                throw new InvalidOptionException("body", "holds no JSON value; send a JSON object such as " + EXAMPLE);
+            }
+            Object value = value(parser, null);
+            if (parser.nextToken() != null) {
+                throw new InvalidOptionException("body", "holds more than one JSON value: another begins at "
+                        + where(parser.currentTokenLocation()) + "; send one object");
+            }
+            return value;
+        } catch (JsonProcessingException notJson) {
+            throw new InvalidOptionException("body", "is not JSON: " + notJson.getOriginalMessage() + " at "
+                    + where(notJson.getLocation()) + "; send a JSON object such as " + EXAMPLE, notJson);
+        } catch (IOException unreadable) {
+            // text in memory: the parser reads nothing else
+            throw new IllegalStateException(unreadable);
+        }
+    }
+
+    private static String where(JsonLocation location) {
+        return location == null ? "the end" : "line " + location.getLineNr() + ", column " + location.getColumnNr();
+    }
+
+    /**
+     * The value at the parser's current token.
+     *
+     * @param field where it is, named as {@link TrainField#fromJson} names it ({@code labels.team}); null for the body
+     */
+    private static Object value(JsonParser parser, String field) throws IOException {
+        return switch (parser.currentToken()) {
+            case START_OBJECT -> object(parser, field);
+            case START_ARRAY -> array(parser, field);
+            case VALUE_STRING -> wholeCharacters(field, parser.getText());
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> parser.getNumberValue();
+            case VALUE_TRUE -> Boolean.TRUE;
+            case VALUE_FALSE -> Boolean.FALSE;
+            // JSON text has no other value: the parser reports names and ends of objects and arrays only in them
+            default -> null;
+        };
+    }
+
+    private static Map<String, Object> object(JsonParser parser, String field) throws IOException {
+        Map<String, Object> object = new LinkedHashMap<>();
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            // a name the request does not know is refused as such before its value is read
+            String name = field == null ? messageField(parser.currentName())
+                    : wholeCharacters(field, parser.currentName());
+            String named = field == null ? name : field + "." + name;
+            if (object.containsKey(name)) {
+                throw new InvalidOptionException(named, "is given twice; give each field once (JSON readers"
+                        + " differ on which one counts)");
+            }
+            parser.nextToken();
+            object.put(name, value(parser, named));
+        }
+        return object;
+    }
+
+    private static List<Object> array(JsonParser parser, String field) throws IOException {
+        List<Object> array = new ArrayList<>();
+        while (parser.nextToken() != JsonToken.END_ARRAY) {
+            array.add(value(parser, field));
+        }
+        return array;
+    }
+
+    /** The text, unless it holds half of a surrogate pair: a lone {@code \ud800} escape is no character. */
+    private static String wholeCharacters(String field, String text) {
+        text.codePoints().filter(c -> Character.getType(c) == Character.SURROGATE).findFirst().ifPresent(half -> {
+            throw new InvalidOptionException(field == null ? "body" : field, String.format("holds \\u%04x, half"
+                    + " of a surrogate pair, which is no character (UTF-8 cannot carry it); write the whole"
+                    + " character, or both halves of its \\u escape pair", half));
+        });
+        return text;
+    }
+
+    /** Sets the headers the message body, already read into a Map (a workspace's manifest), asks for. */
     public void apply(Exchange exchange) {
-        Object body = exchange.getMessage().getBody();
-        if (!(body instanceof Map<?, ?> message)) {
-            throw new InvalidOptionException("body", "the request must be a JSON object such as"
-                    + " {\"runtime\": \"torch-distributed\", \"script\": \"print(1)\"}");
+        fieldHeaders(exchange.getMessage().getBody()).forEach(exchange.getMessage()::setHeader);
+    }
+
+    /** The component headers a message read into Java values asks for: each field of its object as its kind. */
+    private static Map<String, Object> fieldHeaders(Object message) {
+        if (!(message instanceof Map<?, ?> fields)) {
+            throw new InvalidOptionException("body", "the request must be a JSON object such as " + EXAMPLE);
         }
-        for (Map.Entry<?, ?> entry : message.entrySet()) {
-            String field = String.valueOf(entry.getKey());
-            String header = FIELDS.get(field);
-            if (header == null) {
-                throw new InvalidOptionException(field, "not a field of a train request; the fields are "
-                        + FIELDS.keySet());
-            }
+        Map<String, Object> headers = new LinkedHashMap<>();
+        for (Map.Entry<?, ?> entry : fields.entrySet()) {
+            String field = messageField(String.valueOf(entry.getKey()));
             Object value = entry.getValue();
-            if (value == null) {
-                continue;
+            if (value != null) {
+                // the JSON type the field takes, never converted: 42 is not a script, 1.5 not a number of nodes
+                headers.put(FIELDS.get(field), TrainField.named(field).fromJson(value, field));
             }
-            // the JSON type the field takes, never converted: 42 is not a script, 1.5 not a number of nodes
-            exchange.getMessage().setHeader(header, TrainField.named(field).fromJson(value, field));
         }
+        return headers;
+    }
+
+    /** The name, if it is a field a request message may set. */
+    private static String messageField(String name) {
+        if (!FIELDS.containsKey(name)) {
+            throw new InvalidOptionException(name, "not a field of a train request; the fields are " + FIELDS.keySet());
+        }
+        return name;
     }
 }

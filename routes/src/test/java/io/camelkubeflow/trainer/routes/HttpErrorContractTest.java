@@ -84,6 +84,12 @@ class HttpErrorContractTest {
         wantedField.put("{\"script\": \"print(1)\\u0000\"}", "script");
         wantedField.put("{\"pythonFile\": \"/a.py\", \"args\": [\"a\\u0000b\"]}", "args");
         wantedField.put("{\"command\": [\"python\", \"-c\", \"\\u0000\"]}", "command");
+        // one JSON object of whole characters, no field twice: the refusal names where it is
+        wantedField.put("{\"script\": \"print(1)\", \"script\": \"print(2)\"}", "script");
+        wantedField.put("{\"script\": \"print(1)\", \"labels\": {\"team\": \"a\", \"team\": \"b\"}}", "labels.team");
+        wantedField.put("{\"script\": \"print(1)\", \"annotations\": {\"note\": \"\\ud800\"}}", "annotations.note");
+        wantedField.put("{\"script\": \"print(1)\"} {\"script\": \"print(2)\"}", "body");
+        wantedField.put("{\"script\": \"print(1)\", \"nodes\": \"\\ud800\"}", "nodes");
         List<String> faults = new ArrayList<>();
         for (Map.Entry<String, String> attempt : wantedField.entrySet()) {
             HttpResponse<String> answer = post(attempt.getKey());
