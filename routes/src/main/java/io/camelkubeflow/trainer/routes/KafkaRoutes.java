@@ -1,12 +1,12 @@
 package io.camelkubeflow.trainer.routes;
 
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import com.fasterxml.jackson.core.JacksonException;
 import io.camelkubeflow.trainer.TrainJobCloudEvents;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -24,6 +24,7 @@ import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.kafka.KafkaConstants;
 import org.apache.camel.component.kafka.consumer.KafkaManualCommit;
 import org.apache.camel.component.kafka.serde.ToStringKafkaHeaderDeserializer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
@@ -65,13 +66,16 @@ public class KafkaRoutes extends RouteBuilder {
             return;
         }
         EntryPointCaller caller = EntryPointCaller.of(config, "kafka");
-        // record headers as text: Camel's tracing continues a request's trace only from a String traceparent header
+        // record headers as text: Camel's tracing continues a request's trace only from a String traceparent header;
+        // the value as bytes, for TrainRequestMessage to read as strict UTF-8 (a String deserializer would have turned
+        // bytes that are not UTF-8 into replacement characters before any check)
         from("kafka:{{trainer.kafka.request-topic}}?groupId={{trainer.kafka.group-id}}&autoOffsetReset=earliest"
                 + "&autoCommitEnable=false&allowManualCommit=true&breakOnFirstError=true"
-                + "&headerDeserializer=#class:" + ToStringKafkaHeaderDeserializer.class.getName())
+                + "&headerDeserializer=#class:" + ToStringKafkaHeaderDeserializer.class.getName()
+                + "&valueDeserializer=" + ByteArrayDeserializer.class.getName())
                 .routeId("kafka-train")
                 // a request that can never succeed is parked with its reason, and its offset committed
-                .onException(InvalidOptionException.class, JacksonException.class, TrainJobConflictException.class,
+                .onException(InvalidOptionException.class, TrainJobConflictException.class,
                         PolicyViolationException.class, AccessDeniedException.class)
                     .handled(true)
                     .process(this::deadLetterForRequest)
@@ -86,8 +90,8 @@ public class KafkaRoutes extends RouteBuilder {
                 .end()
                 .setProperty("request", body())
                 .removeHeaders("CamelKubeflowTrainer*")
-                .unmarshal().json(Map.class)
-                .bean("trainRequestMessage", "apply")
+                // as an HTTP body is read: one JSON object of whole UTF-8 characters, no field twice
+                .bean("trainRequestMessage", "read")
                 .process(caller)
                 .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=ignore"
                     + "&labels." + SOURCE_LABEL + "=kafka&inFlightGroup=kafka&maxInFlight={{?trainer.kafka.max-in-flight}}"
@@ -120,9 +124,9 @@ public class KafkaRoutes extends RouteBuilder {
         letter.put("topic", exchange.getMessage().getHeader(KafkaConstants.TOPIC));
         letter.put("partition", exchange.getMessage().getHeader(KafkaConstants.PARTITION));
         letter.put("offset", exchange.getMessage().getHeader(KafkaConstants.OFFSET));
-        Object request = exchange.getProperty("request");
-        letter.put("request", request == null ? null : exchange.getContext().getTypeConverter().convertTo(String.class,
-                request));
+        // as it came, but text: a byte that is not UTF-8 is shown as U+FFFD (the error says where it was)
+        byte[] request = exchange.getProperty("request", byte[].class);
+        letter.put("request", request == null ? null : new String(request, StandardCharsets.UTF_8));
         exchange.getMessage().setHeader(KafkaConstants.KEY, String.valueOf(exchange.getMessage().getHeader(
                 KafkaConstants.OFFSET)));
         exchange.getMessage().setBody(letter);

@@ -20,6 +20,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -42,6 +43,9 @@ class KafkaRoutesTest {
 
     @Inject
     org.apache.camel.CamelContext camel;
+
+    @Inject
+    KubernetesClientProducer clients;
 
     @Test
     void requestsBecomeTrainJobsWhoseOutcomesArePublished() throws Exception {
@@ -119,6 +123,75 @@ class KafkaRoutesTest {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets("camel-kubeflow-trainer")
                     .partitionsToOffsetAndMetadata().get();
             assertEquals(notJsonOffset + 1, committed.get(new TopicPartition("trainjob-requests", 0)).offset());
+        }
+    }
+
+    /**
+     * A record is read as an HTTP body is (TrainRequestMessage): one JSON object of whole UTF-8 characters with no field
+     * twice. A duplicate field, a byte that is not UTF-8, content after the object, half of a surrogate pair or no
+     * value at all is a dead letter naming the field at fault, and no TrainJob: each of them carries an idempotencyKey
+     * a lenient reader would have made a job with. A valid record after them still trains.
+     */
+    @Test
+    void aRecordThatIsNotOneStrictJsonObjectIsADeadLetterAndCreatesNoTrainJob() throws Exception {
+        String run = "strict-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        record Refused(String field, byte[] value) {
+        }
+        java.io.ByteArrayOutputStream notUtf8 = new java.io.ByteArrayOutputStream();
+        notUtf8.writeBytes(utf8("{\"script\": \"print(1)\", \"idempotencyKey\": \"" + run + "-utf8\","
+                + " \"labels\": {\"team\": \"vi"));
+        notUtf8.write(0xff);
+        notUtf8.writeBytes(utf8("sion\"}}"));
+        List<Refused> refusals = List.of(
+                new Refused("script", utf8("{\"script\": \"print(1)\", \"idempotencyKey\": \"" + run + "-dup\","
+                        + " \"script\": \"print(2)\"}")),
+                new Refused("labels.team", utf8("{\"script\": \"print(1)\", \"idempotencyKey\": \"" + run
+                        + "-dup-label\", \"labels\": {\"team\": \"a\", \"team\": \"b\"}}")),
+                new Refused("body", notUtf8.toByteArray()),
+                new Refused("body", utf8("{\"script\": \"print(1)\", \"idempotencyKey\": \"" + run
+                        + "-trailing\"} {\"script\": \"print(2)\"}")),
+                new Refused("annotations.note", utf8("{\"script\": \"print(1)\", \"idempotencyKey\": \"" + run
+                        + "-surrogate\", \"annotations\": {\"note\": \"\\ud800\"}}")),
+                new Refused("body", null));
+        long since = clients.sandbox().requestCount();
+        Map<Long, String> fieldOfOffset = new java.util.HashMap<>();
+        for (Refused refused : refusals) {
+            fieldOfOffset.put(sendBytes(refused.value()), refused.field());
+        }
+        send("{\"script\": \"print(1)\", \"idempotencyKey\": \"" + run + "-valid\"}");
+        Map<?, ?> trained = awaitMatching("trainjob-results", r -> (run + "-valid").equals(r.get("request")));
+        assertEquals("Complete", trained.get("status"), trained.toString());
+
+        // one partition, read in order: every refused record was handled before the valid one trained
+        Map<Long, String> fieldOfLetter = new java.util.HashMap<>();
+        for (ConsumerRecord<String, String> record : allRecords("trainjob-dead-letters")) {
+            Map<?, ?> letter = JSON.readValue(record.value(), Map.class);
+            long offset = ((Number) letter.get("offset")).longValue();
+            if (fieldOfOffset.containsKey(offset)) {
+                Contracts.assertHolds(Contracts.DEAD_LETTER, record.value());
+                assertTrue(!String.valueOf(letter.get("error")).isBlank(), record.value());
+                fieldOfLetter.put(offset, (String) letter.get("field"));
+            }
+        }
+        assertEquals(fieldOfOffset, fieldOfLetter, "the dead letters and the fields they name");
+        // at the API server: one TrainJob was created since the records were sent, the valid record's
+        assertEquals(1, clients.sandbox().requestsSince(since).stream()
+                .filter(r -> "POST".equals(r.getMethod()) && r.getPath().endsWith("/trainjobs")).count());
+        assertEquals(List.of(run + "-valid"), client.resources(TrainJob.class).inAnyNamespace().list().getItems()
+                .stream().map(j -> j.getMetadata().getAnnotations())
+                .map(annotations -> annotations == null ? null : annotations.get("camelkubeflow.io/idempotency-key"))
+                .filter(key -> key != null && key.startsWith(run)).toList());
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** Sends one record of these bytes (null: a record with no value); answers its offset. */
+    private static long sendBytes(byte[] value) throws Exception {
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.<String, Object>of("bootstrap.servers",
+                KafkaBrokerResource.broker.bootstrapServers()), new StringSerializer(), new ByteArraySerializer())) {
+            return producer.send(new ProducerRecord<>("trainjob-requests", value)).get().offset();
         }
     }
 
