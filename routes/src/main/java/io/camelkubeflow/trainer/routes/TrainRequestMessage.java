@@ -42,7 +42,7 @@ public class TrainRequestMessage {
     /** Component header -> the message field that sets it, to name a refusal as the caller wrote it. */
     static final Map<String, String> FIELD_OF_HEADER = FIELDS.entrySet().stream()
             .collect(Collectors.toUnmodifiableMap(Map.Entry::getValue, Map.Entry::getKey));
-    /** The tokens of JSON text; what they may make (one value, no name twice, whole characters) {@link #json} says. */
+    /** The tokens of JSON text; what they may make (one value, no name twice) {@link #json} says. */
     private static final JsonFactory JSON = JsonFactory.builder().build();
     private static final String EXAMPLE = "{\"runtime\": \"torch-distributed\", \"script\": \"print(1)\"}";
 
@@ -56,18 +56,21 @@ public class TrainRequestMessage {
 
     /**
      * The component headers the bytes of a request message ask for. The bytes must be one JSON object as written:
-     * UTF-8 (a byte that is not is refused where it is, never decoded into a replacement character), no name given
-     * twice in any object (not taken at its last value), nothing after the object, and no string or name holding half
-     * of a surrogate pair (a {@code \ud800} escape names no character, and would reach the cluster as '?').
+     * UTF-8, no name given twice in any object (not taken at its last value) and nothing after the object; what it
+     * holds is then read as {@link #fieldHeaders} says.
      */
     static Map<String, Object> headers(byte[] body) {
         if (body == null || body.length == 0) {
             throw new InvalidOptionException("body", "the request is empty; send a JSON object such as " + EXAMPLE);
         }
-        return fieldHeaders(json(utf8(body)));
+        return fieldHeaders(json(utf8(body, "body")));
     }
 
-    private static String utf8(byte[] body) {
+    /**
+     * The bytes as UTF-8 text: a byte that is not UTF-8 is refused where it is, naming the field that holds it, never
+     * decoded into a replacement character.
+     */
+    static String utf8(byte[] body, String field) {
         CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
         ByteBuffer in = ByteBuffer.wrap(body);
@@ -79,8 +82,8 @@ public class TrainRequestMessage {
         if (result.isError()) {
             int offset = in.position();
             String before = out.flip().toString();
-            throw new InvalidOptionException("body", String.format("is not UTF-8: the byte 0x%02x at offset %d"
-                    + " (after '%s') is not valid there; send the request as UTF-8", body[offset] & 0xff, offset,
+            throw new InvalidOptionException(field, String.format("is not UTF-8: the byte 0x%02x at offset %d"
+                    + " (after '%s') is not valid there; write it as UTF-8", body[offset] & 0xff, offset,
                     before.substring(Math.max(0, before.length() - 40))));
         }
         return out.flip().toString();
@@ -120,7 +123,7 @@ public class TrainRequestMessage {
         return switch (parser.currentToken()) {
             case START_OBJECT -> object(parser, field);
             case START_ARRAY -> array(parser, field);
-            case VALUE_STRING -> wholeCharacters(field, parser.getText());
+            case VALUE_STRING -> parser.getText();
             case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> parser.getNumberValue();
             case VALUE_TRUE -> Boolean.TRUE;
             case VALUE_FALSE -> Boolean.FALSE;
@@ -133,8 +136,7 @@ public class TrainRequestMessage {
         Map<String, Object> object = new LinkedHashMap<>();
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             // a name the request does not know is refused as such before its value is read
-            String name = field == null ? messageField(parser.currentName())
-                    : wholeCharacters(field, parser.currentName());
+            String name = field == null ? messageField(parser.currentName()) : parser.currentName();
             String named = field == null ? name : field + "." + name;
             if (object.containsKey(name)) {
                 throw new InvalidOptionException(named, "is given twice; give each field once (JSON readers"
@@ -154,14 +156,28 @@ public class TrainRequestMessage {
         return array;
     }
 
-    /** The text, unless it holds half of a surrogate pair: a lone {@code \ud800} escape is no character. */
-    private static String wholeCharacters(String field, String text) {
-        text.codePoints().filter(c -> Character.getType(c) == Character.SURROGATE).findFirst().ifPresent(half -> {
-            throw new InvalidOptionException(field == null ? "body" : field, String.format("holds \\u%04x, half"
-                    + " of a surrogate pair, which is no character (UTF-8 cannot carry it); write the whole"
-                    + " character, or both halves of its \\u escape pair", half));
-        });
-        return text;
+    /**
+     * The value, unless some text of it holds half of a surrogate pair: a lone {@code \ud800} escape (JSON's or
+     * YAML's) is no character, and would reach the cluster as '?'.
+     *
+     * @param value a value of a field's kind: text, a list of text, a map of text, a number or a flag
+     */
+    private static Object wholeCharacters(String field, Object value) {
+        if (value instanceof String text) {
+            text.codePoints().filter(c -> Character.getType(c) == Character.SURROGATE).findFirst().ifPresent(half -> {
+                throw new InvalidOptionException(field, String.format("holds \\u%04x, half of a surrogate pair,"
+                        + " which is no character (UTF-8 cannot carry it); write the whole character, or both halves"
+                        + " of its \\u escape pair", half));
+            });
+        } else if (value instanceof List<?> items) {
+            items.forEach(item -> wholeCharacters(field, item));
+        } else if (value instanceof Map<?, ?> entries) {
+            entries.forEach((key, item) -> {
+                wholeCharacters(field, key);
+                wholeCharacters(field + "." + key, item);
+            });
+        }
+        return value;
     }
 
     /** Sets the headers the message body, already read into a Map (a workspace's manifest), asks for. */
@@ -169,7 +185,10 @@ public class TrainRequestMessage {
         fieldHeaders(exchange.getMessage().getBody()).forEach(exchange.getMessage()::setHeader);
     }
 
-    /** The component headers a message read into Java values asks for: each field of its object as its kind. */
+    /**
+     * The component headers a message read into Java values (a JSON body, a workspace's YAML manifest) asks for: each
+     * field of its object as its kind, of whole characters.
+     */
     private static Map<String, Object> fieldHeaders(Object message) {
         if (!(message instanceof Map<?, ?> fields)) {
             throw new InvalidOptionException("body", "the request must be a JSON object such as " + EXAMPLE);
@@ -180,7 +199,7 @@ public class TrainRequestMessage {
             Object value = entry.getValue();
             if (value != null) {
                 // the JSON type the field takes, never converted: 42 is not a script, 1.5 not a number of nodes
-                headers.put(FIELDS.get(field), TrainField.named(field).fromJson(value, field));
+                headers.put(FIELDS.get(field), wholeCharacters(field, TrainField.named(field).fromJson(value, field)));
             }
         }
         return headers;

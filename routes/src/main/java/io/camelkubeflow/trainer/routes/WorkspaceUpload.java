@@ -1,6 +1,5 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -46,9 +45,11 @@ public class WorkspaceUpload {
         byte[] manifest = WorkspaceArchives.read(workspace, MANIFEST);
         Map<?, ?> fields;
         if (manifest != null) {
+            // a byte that is not UTF-8 refused where it is, as in a request message; a key twice refused by the parser
+            String yaml = TrainRequestMessage.utf8(manifest, MANIFEST);
             Object parsed;
             try {
-                parsed = Serialization.unmarshal(new String(manifest, StandardCharsets.UTF_8), Object.class);
+                parsed = Serialization.unmarshal(yaml, Object.class);
             } catch (RuntimeException e) {
                 throw new InvalidOptionException(MANIFEST, "is not YAML: " + e.getMessage());
             }
