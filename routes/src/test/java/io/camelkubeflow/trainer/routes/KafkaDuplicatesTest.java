@@ -59,7 +59,9 @@ class KafkaDuplicatesTest {
             public void notify(CamelEvent event) {
                 if (event instanceof CamelEvent.ExchangeCompletedEvent completed
                         && "kafka-train".equals(completed.getExchange().getFromRouteId())
-                        && String.valueOf(completed.getExchange().getProperty("request")).contains(batch)) {
+                        // the record's value, as bytes (TrainRequestMessage reads them), as text here
+                        && String.valueOf(completed.getExchange().getProperty("request", String.class))
+                                .contains(batch)) {
                     outcomes.get(Boolean.TRUE.equals(completed.getExchange().getMessage().getHeader(ADOPTED,
                             Boolean.class))).incrementAndGet();
                 }
