@@ -112,7 +112,7 @@ public class KubeflowTrainerConfiguration implements Cloneable {
               description = "Comma-separated file patterns the hf or s3 dataset initializer skips (IGNORE_PATTERNS).")
     private String datasetIgnorePatterns;
     @UriParam(label = "train", secret = true,
-              description = "Hugging Face token of the hf dataset initializer, as secretKeyRef:<secret>/<key> only, never"
+              description = "Hugging Face token of the hf dataset initializer, as secretKeyRef:NAME/KEY only, never"
                             + " the value (ACCESS_TOKEN).")
     private String datasetAccessToken;
     @UriParam(label = "train",
@@ -125,11 +125,11 @@ public class KubeflowTrainerConfiguration implements Cloneable {
               description = "ARN of the role the s3 dataset initializer assumes (ROLE_ARN).")
     private String datasetRoleArn;
     @UriParam(label = "train", secret = true,
-              description = "S3 access key id of the s3 dataset initializer, as secretKeyRef:<secret>/<key> only, never the"
+              description = "S3 access key id of the s3 dataset initializer, as secretKeyRef:NAME/KEY only, never the"
                             + " value (ACCESS_KEY_ID).")
     private String datasetAccessKeyId;
     @UriParam(label = "train", secret = true,
-              description = "S3 secret access key of the s3 dataset initializer, as secretKeyRef:<secret>/<key> only, never"
+              description = "S3 secret access key of the s3 dataset initializer, as secretKeyRef:NAME/KEY only, never"
                             + " the value (SECRET_ACCESS_KEY).")
     private String datasetSecretAccessKey;
     @UriParam(label = "train",
@@ -165,11 +165,11 @@ public class KubeflowTrainerConfiguration implements Cloneable {
               description = "Which initializer fetches the model when modelUri's scheme does not say it: hf or s3.")
     private String modelKind;
     @UriParam(label = "train",
-              description = "Comma-separated file patterns the model initializer skips (IGNORE_PATTERNS); unset:"
-                            + " *.msgpack,*.h5,*.bin,*.pt,*.pth, as the SDK.")
+              description = "Comma-separated file patterns the model initializer skips (IGNORE_PATTERNS); unset: the"
+                            + " SDK's, which skip msgpack, h5, bin, pt and pth files.")
     private String modelIgnorePatterns;
     @UriParam(label = "train", secret = true,
-              description = "Hugging Face token of the hf model initializer, as secretKeyRef:<secret>/<key> only, never the"
+              description = "Hugging Face token of the hf model initializer, as secretKeyRef:NAME/KEY only, never the"
                             + " value (ACCESS_TOKEN).")
     private String modelAccessToken;
     @UriParam(label = "train",
@@ -182,11 +182,11 @@ public class KubeflowTrainerConfiguration implements Cloneable {
               description = "ARN of the role the s3 model initializer assumes (ROLE_ARN).")
     private String modelRoleArn;
     @UriParam(label = "train", secret = true,
-              description = "S3 access key id of the s3 model initializer, as secretKeyRef:<secret>/<key> only, never the"
+              description = "S3 access key id of the s3 model initializer, as secretKeyRef:NAME/KEY only, never the"
                             + " value (ACCESS_KEY_ID).")
     private String modelAccessKeyId;
     @UriParam(label = "train", secret = true,
-              description = "S3 secret access key of the s3 model initializer, as secretKeyRef:<secret>/<key> only, never"
+              description = "S3 secret access key of the s3 model initializer, as secretKeyRef:NAME/KEY only, never"
                             + " the value (SECRET_ACCESS_KEY).")
     private String modelSecretAccessKey;
     @UriParam(label = "train",

@@ -147,7 +147,7 @@ public final class KubeflowTrainerConstants {
     @Metadata(label = "train", description = "File patterns the dataset initializer skips: a List or comma-separated.",
               javaType = "java.util.List<String>")
     public static final String DATASET_IGNORE_PATTERNS = "CamelKubeflowTrainerDatasetIgnorePatterns";
-    @Metadata(label = "train", description = "HF access token of the dataset initializer: secretKeyRef:<secret>/<key> only.",
+    @Metadata(label = "train", description = "HF access token of the dataset initializer: secretKeyRef:NAME/KEY only.",
               javaType = "String")
     public static final String DATASET_ACCESS_TOKEN = "CamelKubeflowTrainerDatasetAccessToken";
     @Metadata(label = "train", description = "S3 endpoint URL of the dataset initializer.", javaType = "String")
@@ -156,10 +156,10 @@ public final class KubeflowTrainerConstants {
     public static final String DATASET_REGION = "CamelKubeflowTrainerDatasetRegion";
     @Metadata(label = "train", description = "Role ARN the S3 dataset initializer assumes.", javaType = "String")
     public static final String DATASET_ROLE_ARN = "CamelKubeflowTrainerDatasetRoleArn";
-    @Metadata(label = "train", description = "S3 access key id of the dataset initializer: secretKeyRef:<secret>/<key> only.",
+    @Metadata(label = "train", description = "S3 access key id of the dataset initializer: secretKeyRef:NAME/KEY only.",
               javaType = "String")
     public static final String DATASET_ACCESS_KEY_ID = "CamelKubeflowTrainerDatasetAccessKeyId";
-    @Metadata(label = "train", description = "S3 secret access key of the dataset initializer: secretKeyRef:<secret>/<key> only.",
+    @Metadata(label = "train", description = "S3 secret access key of the dataset initializer: secretKeyRef:NAME/KEY only.",
               javaType = "String")
     public static final String DATASET_SECRET_ACCESS_KEY = "CamelKubeflowTrainerDatasetSecretAccessKey";
     @Metadata(label = "train", description = "Data cache: the Iceberg table's metadata file.", javaType = "String")
@@ -185,7 +185,7 @@ public final class KubeflowTrainerConstants {
     @Metadata(label = "train", description = "File patterns the model initializer skips: a List or comma-separated.",
               javaType = "java.util.List<String>")
     public static final String MODEL_IGNORE_PATTERNS = "CamelKubeflowTrainerModelIgnorePatterns";
-    @Metadata(label = "train", description = "HF access token of the model initializer: secretKeyRef:<secret>/<key> only.",
+    @Metadata(label = "train", description = "HF access token of the model initializer: secretKeyRef:NAME/KEY only.",
               javaType = "String")
     public static final String MODEL_ACCESS_TOKEN = "CamelKubeflowTrainerModelAccessToken";
     @Metadata(label = "train", description = "S3 endpoint URL of the model initializer.", javaType = "String")
@@ -194,10 +194,10 @@ public final class KubeflowTrainerConstants {
     public static final String MODEL_REGION = "CamelKubeflowTrainerModelRegion";
     @Metadata(label = "train", description = "Role ARN the S3 model initializer assumes.", javaType = "String")
     public static final String MODEL_ROLE_ARN = "CamelKubeflowTrainerModelRoleArn";
-    @Metadata(label = "train", description = "S3 access key id of the model initializer: secretKeyRef:<secret>/<key> only.",
+    @Metadata(label = "train", description = "S3 access key id of the model initializer: secretKeyRef:NAME/KEY only.",
               javaType = "String")
     public static final String MODEL_ACCESS_KEY_ID = "CamelKubeflowTrainerModelAccessKeyId";
-    @Metadata(label = "train", description = "S3 secret access key of the model initializer: secretKeyRef:<secret>/<key> only.",
+    @Metadata(label = "train", description = "S3 secret access key of the model initializer: secretKeyRef:NAME/KEY only.",
               javaType = "String")
     public static final String MODEL_SECRET_ACCESS_KEY = "CamelKubeflowTrainerModelSecretAccessKey";
     @Metadata(label = "train", description = "Where the training writes what it makes (s3://bucket/prefix/): given to"

@@ -952,7 +952,7 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * S3 access key id of the s3 dataset initializer, as secretKeyRef:/ only, never the value
+         * S3 access key id of the s3 dataset initializer, as secretKeyRef:NAME/KEY only, never the value
          * (ACCESS_KEY_ID).
          */
         default KubeflowTrainerEndpointProducerBuilder datasetAccessKeyId(String datasetAccessKeyId) {
@@ -960,7 +960,7 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * Hugging Face token of the hf dataset initializer, as secretKeyRef:/ only, never the value
+         * Hugging Face token of the hf dataset initializer, as secretKeyRef:NAME/KEY only, never the value
          * (ACCESS_TOKEN).
          */
         default KubeflowTrainerEndpointProducerBuilder datasetAccessToken(String datasetAccessToken) {
@@ -1069,7 +1069,7 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * S3 secret access key of the s3 dataset initializer, as secretKeyRef:/ only, never the value
+         * S3 secret access key of the s3 dataset initializer, as secretKeyRef:NAME/KEY only, never the value
          * (SECRET_ACCESS_KEY).
          */
         default KubeflowTrainerEndpointProducerBuilder datasetSecretAccessKey(String datasetSecretAccessKey) {
@@ -1215,7 +1215,7 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * S3 access key id of the s3 model initializer, as secretKeyRef:/ only, never the value
+         * S3 access key id of the s3 model initializer, as secretKeyRef:NAME/KEY only, never the value
          * (ACCESS_KEY_ID).
          */
         default KubeflowTrainerEndpointProducerBuilder modelAccessKeyId(String modelAccessKeyId) {
@@ -1223,7 +1223,7 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * Hugging Face token of the hf model initializer, as secretKeyRef:/ only, never the value
+         * Hugging Face token of the hf model initializer, as secretKeyRef:NAME/KEY only, never the value
          * (ACCESS_TOKEN).
          */
         default KubeflowTrainerEndpointProducerBuilder modelAccessToken(String modelAccessToken) {
@@ -1238,8 +1238,8 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * Comma-separated file patterns the model initializer skips (IGNORE_PATTERNS); unset:
-         * .msgpack,.h5,.bin,.pt,.pth, as the SDK.
+         * Comma-separated file patterns the model initializer skips (IGNORE_PATTERNS); unset: the SDK's, which
+         * skip msgpack, h5, bin, pt and pth files.
          */
         default KubeflowTrainerEndpointProducerBuilder modelIgnorePatterns(String modelIgnorePatterns) {
             doSetProperty("modelIgnorePatterns", modelIgnorePatterns);
@@ -1275,7 +1275,7 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * S3 secret access key of the s3 model initializer, as secretKeyRef:/ only, never the value
+         * S3 secret access key of the s3 model initializer, as secretKeyRef:NAME/KEY only, never the value
          * (SECRET_ACCESS_KEY).
          */
         default KubeflowTrainerEndpointProducerBuilder modelSecretAccessKey(String modelSecretAccessKey) {

@@ -6,25 +6,15 @@ package io.camelkubeflow.trainer.job;
  */
 public enum InitializerKind {
     /** The Hugging Face Hub: {@code hf://org/name}. */
-    HF("Hugging Face"),
+    HF,
     /** S3-compatible storage: {@code s3://bucket/path}. */
-    S3("S3"),
+    S3,
     /** The Trainer's data cache (datasets only): {@code cache://schema/table}. */
-    CACHE("data cache");
-
-    private final String title;
-
-    InitializerKind(String title) {
-        this.title = title;
-    }
+    CACHE;
 
     /** The URI scheme and the option value: hf, s3 or cache. */
     public String scheme() {
         return name().toLowerCase(java.util.Locale.ROOT);
-    }
-
-    public String title() {
-        return title;
     }
 
     /** The kind whose scheme or option value is {@code text}, or null. */
