@@ -55,7 +55,7 @@ class ContractsTest {
     }
 
     @Test
-    void theTrainRequestSchemaRefusesWhatTheAppRefusesAndHoldsTheReadmesRequest() {
+    void theTrainRequestSchemaRefusesWhatTheAppRefusesAndHoldsTheReadmesRequest() throws IOException {
         Contracts.assertHolds(Contracts.TRAIN_REQUEST, readmeKafkaRequest());
         for (String refused : List.of("{\"scirpt\": \"print(1)\"}", "{\"numNodes\": 1.5}", "{\"numNodes\": \"2\"}",
                 "{\"script\": 42}", "{\"env\": {\"EPOCHS\": 3}}", "{\"args\": [\"--lr\", 0.1]}", "[]")) {
