@@ -71,8 +71,38 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "connectiontimeout":
         case "connectionTimeout": getOrCreateConfiguration(target).setConnectionTimeout(property(camelContext, java.lang.Integer.class, value)); return true;
         case "cpu": getOrCreateConfiguration(target).setCpu(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetaccesskeyid":
+        case "datasetAccessKeyId": getOrCreateConfiguration(target).setDatasetAccessKeyId(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetaccesstoken":
+        case "datasetAccessToken": getOrCreateConfiguration(target).setDatasetAccessToken(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetcachedatanodes":
+        case "datasetCacheDataNodes": getOrCreateConfiguration(target).setDatasetCacheDataNodes(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "datasetcacheheadcpu":
+        case "datasetCacheHeadCpu": getOrCreateConfiguration(target).setDatasetCacheHeadCpu(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetcacheheadmemory":
+        case "datasetCacheHeadMemory": getOrCreateConfiguration(target).setDatasetCacheHeadMemory(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetcacheiamrole":
+        case "datasetCacheIamRole": getOrCreateConfiguration(target).setDatasetCacheIamRole(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetcachemetadataloc":
+        case "datasetCacheMetadataLoc": getOrCreateConfiguration(target).setDatasetCacheMetadataLoc(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetcacheworkercpu":
+        case "datasetCacheWorkerCpu": getOrCreateConfiguration(target).setDatasetCacheWorkerCpu(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetcacheworkermemory":
+        case "datasetCacheWorkerMemory": getOrCreateConfiguration(target).setDatasetCacheWorkerMemory(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetendpoint":
+        case "datasetEndpoint": getOrCreateConfiguration(target).setDatasetEndpoint(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetignorepatterns":
+        case "datasetIgnorePatterns": getOrCreateConfiguration(target).setDatasetIgnorePatterns(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetkind":
+        case "datasetKind": getOrCreateConfiguration(target).setDatasetKind(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetregion":
+        case "datasetRegion": getOrCreateConfiguration(target).setDatasetRegion(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetrolearn":
+        case "datasetRoleArn": getOrCreateConfiguration(target).setDatasetRoleArn(property(camelContext, java.lang.String.class, value)); return true;
         case "datasetsecret":
         case "datasetSecret": getOrCreateConfiguration(target).setDatasetSecret(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetsecretaccesskey":
+        case "datasetSecretAccessKey": getOrCreateConfiguration(target).setDatasetSecretAccessKey(property(camelContext, java.lang.String.class, value)); return true;
         case "dataseturi":
         case "datasetUri": getOrCreateConfiguration(target).setDatasetUri(property(camelContext, java.lang.String.class, value)); return true;
         case "deleteontimeout":
@@ -126,8 +156,24 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "memory": getOrCreateConfiguration(target).setMemory(property(camelContext, java.lang.String.class, value)); return true;
         case "meterregistry":
         case "meterRegistry": target.setMeterRegistry(property(camelContext, io.micrometer.core.instrument.MeterRegistry.class, value)); return true;
+        case "modelaccesskeyid":
+        case "modelAccessKeyId": getOrCreateConfiguration(target).setModelAccessKeyId(property(camelContext, java.lang.String.class, value)); return true;
+        case "modelaccesstoken":
+        case "modelAccessToken": getOrCreateConfiguration(target).setModelAccessToken(property(camelContext, java.lang.String.class, value)); return true;
+        case "modelendpoint":
+        case "modelEndpoint": getOrCreateConfiguration(target).setModelEndpoint(property(camelContext, java.lang.String.class, value)); return true;
+        case "modelignorepatterns":
+        case "modelIgnorePatterns": getOrCreateConfiguration(target).setModelIgnorePatterns(property(camelContext, java.lang.String.class, value)); return true;
+        case "modelkind":
+        case "modelKind": getOrCreateConfiguration(target).setModelKind(property(camelContext, java.lang.String.class, value)); return true;
+        case "modelregion":
+        case "modelRegion": getOrCreateConfiguration(target).setModelRegion(property(camelContext, java.lang.String.class, value)); return true;
+        case "modelrolearn":
+        case "modelRoleArn": getOrCreateConfiguration(target).setModelRoleArn(property(camelContext, java.lang.String.class, value)); return true;
         case "modelsecret":
         case "modelSecret": getOrCreateConfiguration(target).setModelSecret(property(camelContext, java.lang.String.class, value)); return true;
+        case "modelsecretaccesskey":
+        case "modelSecretAccessKey": getOrCreateConfiguration(target).setModelSecretAccessKey(property(camelContext, java.lang.String.class, value)); return true;
         case "modeluri":
         case "modelUri": getOrCreateConfiguration(target).setModelUri(property(camelContext, java.lang.String.class, value)); return true;
         case "namespace": getOrCreateConfiguration(target).setNamespace(property(camelContext, java.lang.String.class, value)); return true;
@@ -235,8 +281,38 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "connectiontimeout":
         case "connectionTimeout": return java.lang.Integer.class;
         case "cpu": return java.lang.String.class;
+        case "datasetaccesskeyid":
+        case "datasetAccessKeyId": return java.lang.String.class;
+        case "datasetaccesstoken":
+        case "datasetAccessToken": return java.lang.String.class;
+        case "datasetcachedatanodes":
+        case "datasetCacheDataNodes": return java.lang.Integer.class;
+        case "datasetcacheheadcpu":
+        case "datasetCacheHeadCpu": return java.lang.String.class;
+        case "datasetcacheheadmemory":
+        case "datasetCacheHeadMemory": return java.lang.String.class;
+        case "datasetcacheiamrole":
+        case "datasetCacheIamRole": return java.lang.String.class;
+        case "datasetcachemetadataloc":
+        case "datasetCacheMetadataLoc": return java.lang.String.class;
+        case "datasetcacheworkercpu":
+        case "datasetCacheWorkerCpu": return java.lang.String.class;
+        case "datasetcacheworkermemory":
+        case "datasetCacheWorkerMemory": return java.lang.String.class;
+        case "datasetendpoint":
+        case "datasetEndpoint": return java.lang.String.class;
+        case "datasetignorepatterns":
+        case "datasetIgnorePatterns": return java.lang.String.class;
+        case "datasetkind":
+        case "datasetKind": return java.lang.String.class;
+        case "datasetregion":
+        case "datasetRegion": return java.lang.String.class;
+        case "datasetrolearn":
+        case "datasetRoleArn": return java.lang.String.class;
         case "datasetsecret":
         case "datasetSecret": return java.lang.String.class;
+        case "datasetsecretaccesskey":
+        case "datasetSecretAccessKey": return java.lang.String.class;
         case "dataseturi":
         case "datasetUri": return java.lang.String.class;
         case "deleteontimeout":
@@ -290,8 +366,24 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "memory": return java.lang.String.class;
         case "meterregistry":
         case "meterRegistry": return io.micrometer.core.instrument.MeterRegistry.class;
+        case "modelaccesskeyid":
+        case "modelAccessKeyId": return java.lang.String.class;
+        case "modelaccesstoken":
+        case "modelAccessToken": return java.lang.String.class;
+        case "modelendpoint":
+        case "modelEndpoint": return java.lang.String.class;
+        case "modelignorepatterns":
+        case "modelIgnorePatterns": return java.lang.String.class;
+        case "modelkind":
+        case "modelKind": return java.lang.String.class;
+        case "modelregion":
+        case "modelRegion": return java.lang.String.class;
+        case "modelrolearn":
+        case "modelRoleArn": return java.lang.String.class;
         case "modelsecret":
         case "modelSecret": return java.lang.String.class;
+        case "modelsecretaccesskey":
+        case "modelSecretAccessKey": return java.lang.String.class;
         case "modeluri":
         case "modelUri": return java.lang.String.class;
         case "namespace": return java.lang.String.class;
@@ -395,8 +487,38 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "connectiontimeout":
         case "connectionTimeout": return getOrCreateConfiguration(target).getConnectionTimeout();
         case "cpu": return getOrCreateConfiguration(target).getCpu();
+        case "datasetaccesskeyid":
+        case "datasetAccessKeyId": return getOrCreateConfiguration(target).getDatasetAccessKeyId();
+        case "datasetaccesstoken":
+        case "datasetAccessToken": return getOrCreateConfiguration(target).getDatasetAccessToken();
+        case "datasetcachedatanodes":
+        case "datasetCacheDataNodes": return getOrCreateConfiguration(target).getDatasetCacheDataNodes();
+        case "datasetcacheheadcpu":
+        case "datasetCacheHeadCpu": return getOrCreateConfiguration(target).getDatasetCacheHeadCpu();
+        case "datasetcacheheadmemory":
+        case "datasetCacheHeadMemory": return getOrCreateConfiguration(target).getDatasetCacheHeadMemory();
+        case "datasetcacheiamrole":
+        case "datasetCacheIamRole": return getOrCreateConfiguration(target).getDatasetCacheIamRole();
+        case "datasetcachemetadataloc":
+        case "datasetCacheMetadataLoc": return getOrCreateConfiguration(target).getDatasetCacheMetadataLoc();
+        case "datasetcacheworkercpu":
+        case "datasetCacheWorkerCpu": return getOrCreateConfiguration(target).getDatasetCacheWorkerCpu();
+        case "datasetcacheworkermemory":
+        case "datasetCacheWorkerMemory": return getOrCreateConfiguration(target).getDatasetCacheWorkerMemory();
+        case "datasetendpoint":
+        case "datasetEndpoint": return getOrCreateConfiguration(target).getDatasetEndpoint();
+        case "datasetignorepatterns":
+        case "datasetIgnorePatterns": return getOrCreateConfiguration(target).getDatasetIgnorePatterns();
+        case "datasetkind":
+        case "datasetKind": return getOrCreateConfiguration(target).getDatasetKind();
+        case "datasetregion":
+        case "datasetRegion": return getOrCreateConfiguration(target).getDatasetRegion();
+        case "datasetrolearn":
+        case "datasetRoleArn": return getOrCreateConfiguration(target).getDatasetRoleArn();
         case "datasetsecret":
         case "datasetSecret": return getOrCreateConfiguration(target).getDatasetSecret();
+        case "datasetsecretaccesskey":
+        case "datasetSecretAccessKey": return getOrCreateConfiguration(target).getDatasetSecretAccessKey();
         case "dataseturi":
         case "datasetUri": return getOrCreateConfiguration(target).getDatasetUri();
         case "deleteontimeout":
@@ -450,8 +572,24 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "memory": return getOrCreateConfiguration(target).getMemory();
         case "meterregistry":
         case "meterRegistry": return target.getMeterRegistry();
+        case "modelaccesskeyid":
+        case "modelAccessKeyId": return getOrCreateConfiguration(target).getModelAccessKeyId();
+        case "modelaccesstoken":
+        case "modelAccessToken": return getOrCreateConfiguration(target).getModelAccessToken();
+        case "modelendpoint":
+        case "modelEndpoint": return getOrCreateConfiguration(target).getModelEndpoint();
+        case "modelignorepatterns":
+        case "modelIgnorePatterns": return getOrCreateConfiguration(target).getModelIgnorePatterns();
+        case "modelkind":
+        case "modelKind": return getOrCreateConfiguration(target).getModelKind();
+        case "modelregion":
+        case "modelRegion": return getOrCreateConfiguration(target).getModelRegion();
+        case "modelrolearn":
+        case "modelRoleArn": return getOrCreateConfiguration(target).getModelRoleArn();
         case "modelsecret":
         case "modelSecret": return getOrCreateConfiguration(target).getModelSecret();
+        case "modelsecretaccesskey":
+        case "modelSecretAccessKey": return getOrCreateConfiguration(target).getModelSecretAccessKey();
         case "modeluri":
         case "modelUri": return getOrCreateConfiguration(target).getModelUri();
         case "namespace": return getOrCreateConfiguration(target).getNamespace();

@@ -59,8 +59,38 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "connectiontimeout":
         case "connectionTimeout": target.getConfiguration().setConnectionTimeout(property(camelContext, java.lang.Integer.class, value)); return true;
         case "cpu": target.getConfiguration().setCpu(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetaccesskeyid":
+        case "datasetAccessKeyId": target.getConfiguration().setDatasetAccessKeyId(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetaccesstoken":
+        case "datasetAccessToken": target.getConfiguration().setDatasetAccessToken(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetcachedatanodes":
+        case "datasetCacheDataNodes": target.getConfiguration().setDatasetCacheDataNodes(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "datasetcacheheadcpu":
+        case "datasetCacheHeadCpu": target.getConfiguration().setDatasetCacheHeadCpu(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetcacheheadmemory":
+        case "datasetCacheHeadMemory": target.getConfiguration().setDatasetCacheHeadMemory(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetcacheiamrole":
+        case "datasetCacheIamRole": target.getConfiguration().setDatasetCacheIamRole(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetcachemetadataloc":
+        case "datasetCacheMetadataLoc": target.getConfiguration().setDatasetCacheMetadataLoc(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetcacheworkercpu":
+        case "datasetCacheWorkerCpu": target.getConfiguration().setDatasetCacheWorkerCpu(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetcacheworkermemory":
+        case "datasetCacheWorkerMemory": target.getConfiguration().setDatasetCacheWorkerMemory(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetendpoint":
+        case "datasetEndpoint": target.getConfiguration().setDatasetEndpoint(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetignorepatterns":
+        case "datasetIgnorePatterns": target.getConfiguration().setDatasetIgnorePatterns(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetkind":
+        case "datasetKind": target.getConfiguration().setDatasetKind(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetregion":
+        case "datasetRegion": target.getConfiguration().setDatasetRegion(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetrolearn":
+        case "datasetRoleArn": target.getConfiguration().setDatasetRoleArn(property(camelContext, java.lang.String.class, value)); return true;
         case "datasetsecret":
         case "datasetSecret": target.getConfiguration().setDatasetSecret(property(camelContext, java.lang.String.class, value)); return true;
+        case "datasetsecretaccesskey":
+        case "datasetSecretAccessKey": target.getConfiguration().setDatasetSecretAccessKey(property(camelContext, java.lang.String.class, value)); return true;
         case "dataseturi":
         case "datasetUri": target.getConfiguration().setDatasetUri(property(camelContext, java.lang.String.class, value)); return true;
         case "deleteontimeout":
@@ -116,8 +146,24 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "maxlogbytes":
         case "maxLogBytes": target.getConfiguration().setMaxLogBytes(property(camelContext, long.class, value)); return true;
         case "memory": target.getConfiguration().setMemory(property(camelContext, java.lang.String.class, value)); return true;
+        case "modelaccesskeyid":
+        case "modelAccessKeyId": target.getConfiguration().setModelAccessKeyId(property(camelContext, java.lang.String.class, value)); return true;
+        case "modelaccesstoken":
+        case "modelAccessToken": target.getConfiguration().setModelAccessToken(property(camelContext, java.lang.String.class, value)); return true;
+        case "modelendpoint":
+        case "modelEndpoint": target.getConfiguration().setModelEndpoint(property(camelContext, java.lang.String.class, value)); return true;
+        case "modelignorepatterns":
+        case "modelIgnorePatterns": target.getConfiguration().setModelIgnorePatterns(property(camelContext, java.lang.String.class, value)); return true;
+        case "modelkind":
+        case "modelKind": target.getConfiguration().setModelKind(property(camelContext, java.lang.String.class, value)); return true;
+        case "modelregion":
+        case "modelRegion": target.getConfiguration().setModelRegion(property(camelContext, java.lang.String.class, value)); return true;
+        case "modelrolearn":
+        case "modelRoleArn": target.getConfiguration().setModelRoleArn(property(camelContext, java.lang.String.class, value)); return true;
         case "modelsecret":
         case "modelSecret": target.getConfiguration().setModelSecret(property(camelContext, java.lang.String.class, value)); return true;
+        case "modelsecretaccesskey":
+        case "modelSecretAccessKey": target.getConfiguration().setModelSecretAccessKey(property(camelContext, java.lang.String.class, value)); return true;
         case "modeluri":
         case "modelUri": target.getConfiguration().setModelUri(property(camelContext, java.lang.String.class, value)); return true;
         case "namespace": target.getConfiguration().setNamespace(property(camelContext, java.lang.String.class, value)); return true;
@@ -218,8 +264,38 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "connectiontimeout":
         case "connectionTimeout": return java.lang.Integer.class;
         case "cpu": return java.lang.String.class;
+        case "datasetaccesskeyid":
+        case "datasetAccessKeyId": return java.lang.String.class;
+        case "datasetaccesstoken":
+        case "datasetAccessToken": return java.lang.String.class;
+        case "datasetcachedatanodes":
+        case "datasetCacheDataNodes": return java.lang.Integer.class;
+        case "datasetcacheheadcpu":
+        case "datasetCacheHeadCpu": return java.lang.String.class;
+        case "datasetcacheheadmemory":
+        case "datasetCacheHeadMemory": return java.lang.String.class;
+        case "datasetcacheiamrole":
+        case "datasetCacheIamRole": return java.lang.String.class;
+        case "datasetcachemetadataloc":
+        case "datasetCacheMetadataLoc": return java.lang.String.class;
+        case "datasetcacheworkercpu":
+        case "datasetCacheWorkerCpu": return java.lang.String.class;
+        case "datasetcacheworkermemory":
+        case "datasetCacheWorkerMemory": return java.lang.String.class;
+        case "datasetendpoint":
+        case "datasetEndpoint": return java.lang.String.class;
+        case "datasetignorepatterns":
+        case "datasetIgnorePatterns": return java.lang.String.class;
+        case "datasetkind":
+        case "datasetKind": return java.lang.String.class;
+        case "datasetregion":
+        case "datasetRegion": return java.lang.String.class;
+        case "datasetrolearn":
+        case "datasetRoleArn": return java.lang.String.class;
         case "datasetsecret":
         case "datasetSecret": return java.lang.String.class;
+        case "datasetsecretaccesskey":
+        case "datasetSecretAccessKey": return java.lang.String.class;
         case "dataseturi":
         case "datasetUri": return java.lang.String.class;
         case "deleteontimeout":
@@ -275,8 +351,24 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "maxlogbytes":
         case "maxLogBytes": return long.class;
         case "memory": return java.lang.String.class;
+        case "modelaccesskeyid":
+        case "modelAccessKeyId": return java.lang.String.class;
+        case "modelaccesstoken":
+        case "modelAccessToken": return java.lang.String.class;
+        case "modelendpoint":
+        case "modelEndpoint": return java.lang.String.class;
+        case "modelignorepatterns":
+        case "modelIgnorePatterns": return java.lang.String.class;
+        case "modelkind":
+        case "modelKind": return java.lang.String.class;
+        case "modelregion":
+        case "modelRegion": return java.lang.String.class;
+        case "modelrolearn":
+        case "modelRoleArn": return java.lang.String.class;
         case "modelsecret":
         case "modelSecret": return java.lang.String.class;
+        case "modelsecretaccesskey":
+        case "modelSecretAccessKey": return java.lang.String.class;
         case "modeluri":
         case "modelUri": return java.lang.String.class;
         case "namespace": return java.lang.String.class;
@@ -373,8 +465,38 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "connectiontimeout":
         case "connectionTimeout": return target.getConfiguration().getConnectionTimeout();
         case "cpu": return target.getConfiguration().getCpu();
+        case "datasetaccesskeyid":
+        case "datasetAccessKeyId": return target.getConfiguration().getDatasetAccessKeyId();
+        case "datasetaccesstoken":
+        case "datasetAccessToken": return target.getConfiguration().getDatasetAccessToken();
+        case "datasetcachedatanodes":
+        case "datasetCacheDataNodes": return target.getConfiguration().getDatasetCacheDataNodes();
+        case "datasetcacheheadcpu":
+        case "datasetCacheHeadCpu": return target.getConfiguration().getDatasetCacheHeadCpu();
+        case "datasetcacheheadmemory":
+        case "datasetCacheHeadMemory": return target.getConfiguration().getDatasetCacheHeadMemory();
+        case "datasetcacheiamrole":
+        case "datasetCacheIamRole": return target.getConfiguration().getDatasetCacheIamRole();
+        case "datasetcachemetadataloc":
+        case "datasetCacheMetadataLoc": return target.getConfiguration().getDatasetCacheMetadataLoc();
+        case "datasetcacheworkercpu":
+        case "datasetCacheWorkerCpu": return target.getConfiguration().getDatasetCacheWorkerCpu();
+        case "datasetcacheworkermemory":
+        case "datasetCacheWorkerMemory": return target.getConfiguration().getDatasetCacheWorkerMemory();
+        case "datasetendpoint":
+        case "datasetEndpoint": return target.getConfiguration().getDatasetEndpoint();
+        case "datasetignorepatterns":
+        case "datasetIgnorePatterns": return target.getConfiguration().getDatasetIgnorePatterns();
+        case "datasetkind":
+        case "datasetKind": return target.getConfiguration().getDatasetKind();
+        case "datasetregion":
+        case "datasetRegion": return target.getConfiguration().getDatasetRegion();
+        case "datasetrolearn":
+        case "datasetRoleArn": return target.getConfiguration().getDatasetRoleArn();
         case "datasetsecret":
         case "datasetSecret": return target.getConfiguration().getDatasetSecret();
+        case "datasetsecretaccesskey":
+        case "datasetSecretAccessKey": return target.getConfiguration().getDatasetSecretAccessKey();
         case "dataseturi":
         case "datasetUri": return target.getConfiguration().getDatasetUri();
         case "deleteontimeout":
@@ -430,8 +552,24 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "maxlogbytes":
         case "maxLogBytes": return target.getConfiguration().getMaxLogBytes();
         case "memory": return target.getConfiguration().getMemory();
+        case "modelaccesskeyid":
+        case "modelAccessKeyId": return target.getConfiguration().getModelAccessKeyId();
+        case "modelaccesstoken":
+        case "modelAccessToken": return target.getConfiguration().getModelAccessToken();
+        case "modelendpoint":
+        case "modelEndpoint": return target.getConfiguration().getModelEndpoint();
+        case "modelignorepatterns":
+        case "modelIgnorePatterns": return target.getConfiguration().getModelIgnorePatterns();
+        case "modelkind":
+        case "modelKind": return target.getConfiguration().getModelKind();
+        case "modelregion":
+        case "modelRegion": return target.getConfiguration().getModelRegion();
+        case "modelrolearn":
+        case "modelRoleArn": return target.getConfiguration().getModelRoleArn();
         case "modelsecret":
         case "modelSecret": return target.getConfiguration().getModelSecret();
+        case "modelsecretaccesskey":
+        case "modelSecretAccessKey": return target.getConfiguration().getModelSecretAccessKey();
         case "modeluri":
         case "modelUri": return target.getConfiguration().getModelUri();
         case "namespace": return target.getConfiguration().getNamespace();

@@ -97,17 +97,98 @@ public class KubeflowTrainerConfiguration implements Cloneable {
               description = "NVIDIA GPUs per node (nvidia.com/gpu).")
     private String gpu;
     @UriParam(label = "train",
-              description = "storageUri of the dataset initializer, e.g. s3://bucket/data or hf://org/dataset.")
+              description = "storageUri of the dataset initializer: hf://org/dataset, s3://bucket/path or"
+                            + " cache://schema/table; the scheme picks the initializer.")
     private String datasetUri;
     @UriParam(label = "train",
-              description = "Secret holding the dataset initializer's credentials.")
+              description = "Secret handed whole to the dataset initializer (envFrom): its keys ACCESS_TOKEN (hf),"
+                            + " ACCESS_KEY_ID and SECRET_ACCESS_KEY (s3) are read as the credentials.")
     private String datasetSecret;
     @UriParam(label = "train",
-              description = "storageUri of the model initializer.")
+              description = "Which initializer fetches the dataset when datasetUri's scheme does not say it: hf, s3 or cache"
+                            + " (a URI without a scheme gets this one's).")
+    private String datasetKind;
+    @UriParam(label = "train",
+              description = "Comma-separated file patterns the hf or s3 dataset initializer skips (IGNORE_PATTERNS).")
+    private String datasetIgnorePatterns;
+    @UriParam(label = "train", secret = true,
+              description = "Hugging Face token of the hf dataset initializer, as secretKeyRef:NAME/KEY only, never"
+                            + " the value (ACCESS_TOKEN).")
+    private String datasetAccessToken;
+    @UriParam(label = "train",
+              description = "S3 endpoint URL of the s3 dataset initializer, e.g. http://minio:9000 (ENDPOINT).")
+    private String datasetEndpoint;
+    @UriParam(label = "train",
+              description = "S3 region of the s3 dataset initializer (REGION).")
+    private String datasetRegion;
+    @UriParam(label = "train",
+              description = "ARN of the role the s3 dataset initializer assumes (ROLE_ARN).")
+    private String datasetRoleArn;
+    @UriParam(label = "train", secret = true,
+              description = "S3 access key id of the s3 dataset initializer, as secretKeyRef:NAME/KEY only, never the"
+                            + " value (ACCESS_KEY_ID).")
+    private String datasetAccessKeyId;
+    @UriParam(label = "train", secret = true,
+              description = "S3 secret access key of the s3 dataset initializer, as secretKeyRef:NAME/KEY only, never"
+                            + " the value (SECRET_ACCESS_KEY).")
+    private String datasetSecretAccessKey;
+    @UriParam(label = "train",
+              description = "Data cache: the Iceberg table's metadata file, e.g. s3://bucket/table/metadata/v1.metadata.json"
+                            + " (METADATA_LOC).")
+    private String datasetCacheMetadataLoc;
+    @UriParam(label = "train",
+              description = "Data cache: number of data nodes, at least 2 (CLUSTER_SIZE is one more, for the head).")
+    private Integer datasetCacheDataNodes;
+    @UriParam(label = "train",
+              description = "Data cache: CPU of the head node, a quantity (HEAD_CPU).")
+    private String datasetCacheHeadCpu;
+    @UriParam(label = "train",
+              description = "Data cache: memory of the head node, a quantity (HEAD_MEM).")
+    private String datasetCacheHeadMemory;
+    @UriParam(label = "train",
+              description = "Data cache: CPU of each worker node, a quantity (WORKER_CPU).")
+    private String datasetCacheWorkerCpu;
+    @UriParam(label = "train",
+              description = "Data cache: memory of each worker node, a quantity (WORKER_MEM).")
+    private String datasetCacheWorkerMemory;
+    @UriParam(label = "train",
+              description = "Data cache: ARN of the IAM role that reads the metadata file (IAM_ROLE).")
+    private String datasetCacheIamRole;
+    @UriParam(label = "train",
+              description = "storageUri of the model initializer: hf://org/model or s3://bucket/path.")
     private String modelUri;
     @UriParam(label = "train",
-              description = "Secret holding the model initializer's credentials.")
+              description = "Secret handed whole to the model initializer (envFrom): its keys ACCESS_TOKEN (hf),"
+                            + " ACCESS_KEY_ID and SECRET_ACCESS_KEY (s3) are read as the credentials.")
     private String modelSecret;
+    @UriParam(label = "train",
+              description = "Which initializer fetches the model when modelUri's scheme does not say it: hf or s3.")
+    private String modelKind;
+    @UriParam(label = "train",
+              description = "Comma-separated file patterns the model initializer skips (IGNORE_PATTERNS); unset: the"
+                            + " SDK's, which skip msgpack, h5, bin, pt and pth files.")
+    private String modelIgnorePatterns;
+    @UriParam(label = "train", secret = true,
+              description = "Hugging Face token of the hf model initializer, as secretKeyRef:NAME/KEY only, never the"
+                            + " value (ACCESS_TOKEN).")
+    private String modelAccessToken;
+    @UriParam(label = "train",
+              description = "S3 endpoint URL of the s3 model initializer (ENDPOINT).")
+    private String modelEndpoint;
+    @UriParam(label = "train",
+              description = "S3 region of the s3 model initializer (REGION).")
+    private String modelRegion;
+    @UriParam(label = "train",
+              description = "ARN of the role the s3 model initializer assumes (ROLE_ARN).")
+    private String modelRoleArn;
+    @UriParam(label = "train", secret = true,
+              description = "S3 access key id of the s3 model initializer, as secretKeyRef:NAME/KEY only, never the"
+                            + " value (ACCESS_KEY_ID).")
+    private String modelAccessKeyId;
+    @UriParam(label = "train", secret = true,
+              description = "S3 secret access key of the s3 model initializer, as secretKeyRef:NAME/KEY only, never"
+                            + " the value (SECRET_ACCESS_KEY).")
+    private String modelSecretAccessKey;
     @UriParam(label = "train",
               description = "Where the training writes what it makes, s3://bucket/prefix/: given to the code as the"
                             + " OUTPUT_URI variable, recorded on the TrainJob (camelkubeflow.io/output-uri) and set as"
@@ -521,6 +602,126 @@ public class KubeflowTrainerConfiguration implements Cloneable {
         this.datasetSecret = datasetSecret;
     }
 
+    public String getDatasetKind() {
+        return datasetKind;
+    }
+
+    public void setDatasetKind(String datasetKind) {
+        this.datasetKind = datasetKind;
+    }
+
+    public String getDatasetIgnorePatterns() {
+        return datasetIgnorePatterns;
+    }
+
+    public void setDatasetIgnorePatterns(String datasetIgnorePatterns) {
+        this.datasetIgnorePatterns = datasetIgnorePatterns;
+    }
+
+    public String getDatasetAccessToken() {
+        return datasetAccessToken;
+    }
+
+    public void setDatasetAccessToken(String datasetAccessToken) {
+        this.datasetAccessToken = datasetAccessToken;
+    }
+
+    public String getDatasetEndpoint() {
+        return datasetEndpoint;
+    }
+
+    public void setDatasetEndpoint(String datasetEndpoint) {
+        this.datasetEndpoint = datasetEndpoint;
+    }
+
+    public String getDatasetRegion() {
+        return datasetRegion;
+    }
+
+    public void setDatasetRegion(String datasetRegion) {
+        this.datasetRegion = datasetRegion;
+    }
+
+    public String getDatasetRoleArn() {
+        return datasetRoleArn;
+    }
+
+    public void setDatasetRoleArn(String datasetRoleArn) {
+        this.datasetRoleArn = datasetRoleArn;
+    }
+
+    public String getDatasetAccessKeyId() {
+        return datasetAccessKeyId;
+    }
+
+    public void setDatasetAccessKeyId(String datasetAccessKeyId) {
+        this.datasetAccessKeyId = datasetAccessKeyId;
+    }
+
+    public String getDatasetSecretAccessKey() {
+        return datasetSecretAccessKey;
+    }
+
+    public void setDatasetSecretAccessKey(String datasetSecretAccessKey) {
+        this.datasetSecretAccessKey = datasetSecretAccessKey;
+    }
+
+    public String getDatasetCacheMetadataLoc() {
+        return datasetCacheMetadataLoc;
+    }
+
+    public void setDatasetCacheMetadataLoc(String datasetCacheMetadataLoc) {
+        this.datasetCacheMetadataLoc = datasetCacheMetadataLoc;
+    }
+
+    public Integer getDatasetCacheDataNodes() {
+        return datasetCacheDataNodes;
+    }
+
+    public void setDatasetCacheDataNodes(Integer datasetCacheDataNodes) {
+        this.datasetCacheDataNodes = datasetCacheDataNodes;
+    }
+
+    public String getDatasetCacheHeadCpu() {
+        return datasetCacheHeadCpu;
+    }
+
+    public void setDatasetCacheHeadCpu(String datasetCacheHeadCpu) {
+        this.datasetCacheHeadCpu = datasetCacheHeadCpu;
+    }
+
+    public String getDatasetCacheHeadMemory() {
+        return datasetCacheHeadMemory;
+    }
+
+    public void setDatasetCacheHeadMemory(String datasetCacheHeadMemory) {
+        this.datasetCacheHeadMemory = datasetCacheHeadMemory;
+    }
+
+    public String getDatasetCacheWorkerCpu() {
+        return datasetCacheWorkerCpu;
+    }
+
+    public void setDatasetCacheWorkerCpu(String datasetCacheWorkerCpu) {
+        this.datasetCacheWorkerCpu = datasetCacheWorkerCpu;
+    }
+
+    public String getDatasetCacheWorkerMemory() {
+        return datasetCacheWorkerMemory;
+    }
+
+    public void setDatasetCacheWorkerMemory(String datasetCacheWorkerMemory) {
+        this.datasetCacheWorkerMemory = datasetCacheWorkerMemory;
+    }
+
+    public String getDatasetCacheIamRole() {
+        return datasetCacheIamRole;
+    }
+
+    public void setDatasetCacheIamRole(String datasetCacheIamRole) {
+        this.datasetCacheIamRole = datasetCacheIamRole;
+    }
+
     public String getModelUri() {
         return modelUri;
     }
@@ -535,6 +736,70 @@ public class KubeflowTrainerConfiguration implements Cloneable {
 
     public void setModelSecret(String modelSecret) {
         this.modelSecret = modelSecret;
+    }
+
+    public String getModelKind() {
+        return modelKind;
+    }
+
+    public void setModelKind(String modelKind) {
+        this.modelKind = modelKind;
+    }
+
+    public String getModelIgnorePatterns() {
+        return modelIgnorePatterns;
+    }
+
+    public void setModelIgnorePatterns(String modelIgnorePatterns) {
+        this.modelIgnorePatterns = modelIgnorePatterns;
+    }
+
+    public String getModelAccessToken() {
+        return modelAccessToken;
+    }
+
+    public void setModelAccessToken(String modelAccessToken) {
+        this.modelAccessToken = modelAccessToken;
+    }
+
+    public String getModelEndpoint() {
+        return modelEndpoint;
+    }
+
+    public void setModelEndpoint(String modelEndpoint) {
+        this.modelEndpoint = modelEndpoint;
+    }
+
+    public String getModelRegion() {
+        return modelRegion;
+    }
+
+    public void setModelRegion(String modelRegion) {
+        this.modelRegion = modelRegion;
+    }
+
+    public String getModelRoleArn() {
+        return modelRoleArn;
+    }
+
+    public void setModelRoleArn(String modelRoleArn) {
+        this.modelRoleArn = modelRoleArn;
+    }
+
+    public String getModelAccessKeyId() {
+        return modelAccessKeyId;
+    }
+
+    public void setModelAccessKeyId(String modelAccessKeyId) {
+        this.modelAccessKeyId = modelAccessKeyId;
+    }
+
+    public String getModelSecretAccessKey() {
+        return modelSecretAccessKey;
+    }
+
+    public void setModelSecretAccessKey(String modelSecretAccessKey) {
+        this.modelSecretAccessKey = modelSecretAccessKey;
     }
 
     public String getOutputUri() {

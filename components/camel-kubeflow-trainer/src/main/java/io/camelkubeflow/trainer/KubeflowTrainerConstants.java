@@ -138,14 +138,68 @@ public final class KubeflowTrainerConstants {
     @Metadata(label = "train", description = "TrainJob annotations: a Map, merged over the endpoint's.",
               javaType = "java.util.Map<String, String>")
     public static final String ANNOTATIONS = "CamelKubeflowTrainerAnnotations";
-    @Metadata(label = "train", description = "Dataset initializer storageUri (s3://, hf://, ...).", javaType = "String")
+    @Metadata(label = "train", description = "Dataset initializer storageUri (hf://, s3://, cache://).", javaType = "String")
     public static final String DATASET_URI = "CamelKubeflowTrainerDatasetUri";
-    @Metadata(label = "train", description = "Secret with the dataset initializer's credentials.", javaType = "String")
+    @Metadata(label = "train", description = "Secret handed whole to the dataset initializer (envFrom).", javaType = "String")
     public static final String DATASET_SECRET = "CamelKubeflowTrainerDatasetSecret";
+    @Metadata(label = "train", description = "Dataset initializer kind: hf, s3 or cache.", javaType = "String")
+    public static final String DATASET_KIND = "CamelKubeflowTrainerDatasetKind";
+    @Metadata(label = "train", description = "File patterns the dataset initializer skips: a List or comma-separated.",
+              javaType = "java.util.List<String>")
+    public static final String DATASET_IGNORE_PATTERNS = "CamelKubeflowTrainerDatasetIgnorePatterns";
+    @Metadata(label = "train", description = "HF access token of the dataset initializer: secretKeyRef:NAME/KEY only.",
+              javaType = "String")
+    public static final String DATASET_ACCESS_TOKEN = "CamelKubeflowTrainerDatasetAccessToken";
+    @Metadata(label = "train", description = "S3 endpoint URL of the dataset initializer.", javaType = "String")
+    public static final String DATASET_ENDPOINT = "CamelKubeflowTrainerDatasetEndpoint";
+    @Metadata(label = "train", description = "S3 region of the dataset initializer.", javaType = "String")
+    public static final String DATASET_REGION = "CamelKubeflowTrainerDatasetRegion";
+    @Metadata(label = "train", description = "Role ARN the S3 dataset initializer assumes.", javaType = "String")
+    public static final String DATASET_ROLE_ARN = "CamelKubeflowTrainerDatasetRoleArn";
+    @Metadata(label = "train", description = "S3 access key id of the dataset initializer: secretKeyRef:NAME/KEY only.",
+              javaType = "String")
+    public static final String DATASET_ACCESS_KEY_ID = "CamelKubeflowTrainerDatasetAccessKeyId";
+    @Metadata(label = "train", description = "S3 secret access key of the dataset initializer: secretKeyRef:NAME/KEY only.",
+              javaType = "String")
+    public static final String DATASET_SECRET_ACCESS_KEY = "CamelKubeflowTrainerDatasetSecretAccessKey";
+    @Metadata(label = "train", description = "Data cache: the Iceberg table's metadata file.", javaType = "String")
+    public static final String DATASET_CACHE_METADATA_LOC = "CamelKubeflowTrainerDatasetCacheMetadataLoc";
+    @Metadata(label = "train", description = "Data cache: number of data nodes (2 or more).", javaType = "Integer")
+    public static final String DATASET_CACHE_DATA_NODES = "CamelKubeflowTrainerDatasetCacheDataNodes";
+    @Metadata(label = "train", description = "Data cache: CPU of the head node.", javaType = "String")
+    public static final String DATASET_CACHE_HEAD_CPU = "CamelKubeflowTrainerDatasetCacheHeadCpu";
+    @Metadata(label = "train", description = "Data cache: memory of the head node.", javaType = "String")
+    public static final String DATASET_CACHE_HEAD_MEMORY = "CamelKubeflowTrainerDatasetCacheHeadMemory";
+    @Metadata(label = "train", description = "Data cache: CPU of each worker node.", javaType = "String")
+    public static final String DATASET_CACHE_WORKER_CPU = "CamelKubeflowTrainerDatasetCacheWorkerCpu";
+    @Metadata(label = "train", description = "Data cache: memory of each worker node.", javaType = "String")
+    public static final String DATASET_CACHE_WORKER_MEMORY = "CamelKubeflowTrainerDatasetCacheWorkerMemory";
+    @Metadata(label = "train", description = "Data cache: IAM role ARN reading the metadata file.", javaType = "String")
+    public static final String DATASET_CACHE_IAM_ROLE = "CamelKubeflowTrainerDatasetCacheIamRole";
     @Metadata(label = "train", description = "Model initializer storageUri.", javaType = "String")
     public static final String MODEL_URI = "CamelKubeflowTrainerModelUri";
-    @Metadata(label = "train", description = "Secret with the model initializer's credentials.", javaType = "String")
+    @Metadata(label = "train", description = "Secret handed whole to the model initializer (envFrom).", javaType = "String")
     public static final String MODEL_SECRET = "CamelKubeflowTrainerModelSecret";
+    @Metadata(label = "train", description = "Model initializer kind: hf or s3.", javaType = "String")
+    public static final String MODEL_KIND = "CamelKubeflowTrainerModelKind";
+    @Metadata(label = "train", description = "File patterns the model initializer skips: a List or comma-separated.",
+              javaType = "java.util.List<String>")
+    public static final String MODEL_IGNORE_PATTERNS = "CamelKubeflowTrainerModelIgnorePatterns";
+    @Metadata(label = "train", description = "HF access token of the model initializer: secretKeyRef:NAME/KEY only.",
+              javaType = "String")
+    public static final String MODEL_ACCESS_TOKEN = "CamelKubeflowTrainerModelAccessToken";
+    @Metadata(label = "train", description = "S3 endpoint URL of the model initializer.", javaType = "String")
+    public static final String MODEL_ENDPOINT = "CamelKubeflowTrainerModelEndpoint";
+    @Metadata(label = "train", description = "S3 region of the model initializer.", javaType = "String")
+    public static final String MODEL_REGION = "CamelKubeflowTrainerModelRegion";
+    @Metadata(label = "train", description = "Role ARN the S3 model initializer assumes.", javaType = "String")
+    public static final String MODEL_ROLE_ARN = "CamelKubeflowTrainerModelRoleArn";
+    @Metadata(label = "train", description = "S3 access key id of the model initializer: secretKeyRef:NAME/KEY only.",
+              javaType = "String")
+    public static final String MODEL_ACCESS_KEY_ID = "CamelKubeflowTrainerModelAccessKeyId";
+    @Metadata(label = "train", description = "S3 secret access key of the model initializer: secretKeyRef:NAME/KEY only.",
+              javaType = "String")
+    public static final String MODEL_SECRET_ACCESS_KEY = "CamelKubeflowTrainerModelSecretAccessKey";
     @Metadata(label = "train", description = "Where the training writes what it makes (s3://bucket/prefix/): given to"
                                              + " the code as the OUTPUT_URI variable, recorded on the TrainJob and"
                                              + " set on every message about the job, completion events included.",

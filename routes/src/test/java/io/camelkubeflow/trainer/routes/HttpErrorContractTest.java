@@ -102,6 +102,42 @@ class HttpErrorContractTest {
         assertEquals(before, client.resources(TrainJob.class).inAnyNamespace().list().getItems().size());
     }
 
+    /**
+     * The initializer fields: each bad one is a 400 naming the field as written, nothing is written, and a credential
+     * given as a value (or inside a storage URI) is never repeated in the answer.
+     */
+    @Test
+    void initializerFieldsAreRefusedNamingTheFieldNeverRepeatingACredential() throws Exception {
+        int before = client.resources(TrainJob.class).inAnyNamespace().list().getItems().size();
+        String tune = "{\"runtime\": \"torchtune-llama3.2-1b\", \"args\": [\"epochs=1\"], ";
+        Map<String, String> wantedField = new LinkedHashMap<>();
+        wantedField.put(tune + "\"datasetUri\": \"hf://d/x\", \"datasetAccessToken\": \"hf_HttpPlainToken\"}",
+                "datasetAccessToken");
+        wantedField.put(tune + "\"modelUri\": \"s3://m/x\", \"modelSecretAccessKey\": \"wJalrHttpKey\"}",
+                "modelSecretAccessKey");
+        wantedField.put(tune + "\"datasetUri\": \"s3://AKIA:wJalrInUri@bucket/d\"}", "datasetUri");
+        wantedField.put(tune + "\"datasetUri\": \"cache://db/t\", \"datasetCacheDataNodes\": \"3\"}",
+                "datasetCacheDataNodes");
+        wantedField.put(tune + "\"modelUri\": \"hf://m/x\", \"modelIgnorePatterns\": [\"*.bin\", 2]}",
+                "modelIgnorePatterns");
+        wantedField.put(tune + "\"datasetUri\": \"hf://d/x\", \"datasetEndpoint\": \"http://minio:9000\"}",
+                "datasetEndpoint");
+        wantedField.put(tune + "\"datasetKind\": \"gcs\", \"datasetUri\": \"bucket/d\"}", "datasetKind");
+        // the app's default runtime, torch-distributed, has no dataset-initializer step
+        wantedField.put("{\"pythonFile\": \"/a.py\", \"datasetUri\": \"s3://data/set\"}", "datasetUri");
+        List<String> faults = new ArrayList<>();
+        for (Map.Entry<String, String> attempt : wantedField.entrySet()) {
+            HttpResponse<String> answer = post(attempt.getKey());
+            if (answer.statusCode() != 400 || !attempt.getValue().equals(json(answer).get("field"))
+                    || namesAnInternalHeader(answer) || answer.body().contains("hf_HttpPlainToken")
+                    || answer.body().contains("wJalr")) {
+                faults.add(attempt.getKey() + " -> " + answer.statusCode() + " " + answer.body());
+            }
+        }
+        assertEquals(List.of(), faults);
+        assertEquals(before, client.resources(TrainJob.class).inAnyNamespace().list().getItems().size());
+    }
+
     /** No answer may name a component header: the caller wrote message fields, and the headers are the app's own. */
     private static boolean namesAnInternalHeader(HttpResponse<String> answer) {
         return answer.body().contains("CamelKubeflowTrainer");
@@ -145,7 +181,8 @@ class HttpErrorContractTest {
             }
         }
         assertEquals(List.of(), faults);
-        assertEquals(8, fields, "env, labels, annotations, resources, command, args, packages, pipIndexUrls");
+        assertEquals(10, fields, "env, labels, annotations, resources, command, args, packages, pipIndexUrls,"
+                + " datasetIgnorePatterns, modelIgnorePatterns");
     }
 
     /** Bytes that are not UTF-8 are refused where they are, never stored as replacement characters. */

@@ -6,6 +6,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -88,6 +89,23 @@ class HttpRoutesTest {
         assertEquals(200, status.statusCode());
         assertEquals("Complete", json(status).get("status"));
         assertEquals("AllJobsCompleted", json(status).get("reason"));
+    }
+
+    @Test
+    void typedInitializerFieldsBecomeTheTrainJobsInitializers() throws Exception {
+        HttpResponse<String> created = post("{\"runtime\": \"torchtune-llama3.2-1b\", \"args\": [\"epochs=1\"],"
+                + " \"datasetKind\": \"hf\", \"datasetUri\": \"tatsu-lab/alpaca\", \"datasetIgnorePatterns\": [\"*.md\"],"
+                + " \"modelUri\": \"s3://models/llama\", \"modelEndpoint\": \"http://minio:9000\","
+                + " \"modelIgnorePatterns\": \"*.bin,*.pt\"}", null);
+        assertEquals(201, created.statusCode(), created.body());
+        io.camelkubeflow.trainer.api.TrainJob job = client.resources(io.camelkubeflow.trainer.api.TrainJob.class)
+                .inNamespace("default").withName((String) json(created).get("name")).get();
+        assertEquals("hf://tatsu-lab/alpaca", job.getSpec().initializer().dataset().storageUri());
+        assertEquals(List.of(new io.fabric8.kubernetes.api.model.EnvVar("IGNORE_PATTERNS", "*.md", null)),
+                job.getSpec().initializer().dataset().env());
+        assertEquals(List.of(new io.fabric8.kubernetes.api.model.EnvVar("IGNORE_PATTERNS", "*.bin,*.pt", null),
+                new io.fabric8.kubernetes.api.model.EnvVar("ENDPOINT", "http://minio:9000", null)),
+                job.getSpec().initializer().model().env());
     }
 
     @Test

@@ -50,7 +50,7 @@ class KafkaRoutesTest {
     @Test
     void requestsBecomeTrainJobsWhoseOutcomesArePublished() throws Exception {
         String good = "{\"script\": \"print('training')\\nprint('METRIC accuracy=0.91 loss=0.2')\\n\","
-                + " \"idempotencyKey\": \"order-7\", \"labels\": {\"team\": \"vision\"}}";
+                + " \"idempotencyKey\": \"order-6\", \"labels\": {\"team\": \"vision\"}}";
         String failing = "{\"script\": \"raise SystemExit(4)\\n\"}";
         String invalid = "{\"script\": \"print(1)\", \"cpu\": \"2 cores\"}";
         String notJson = "{\"script\": ";
@@ -65,11 +65,11 @@ class KafkaRoutesTest {
         long notJsonOffset = send(notJson);
 
         // other tests' S3-started jobs are reported on the same topic: pick this request's result
-        Map<?, ?> result = awaitMatching("trainjob-results", r -> "order-7".equals(r.get("request")));
+        Map<?, ?> result = awaitMatching("trainjob-results", r -> "order-6".equals(r.get("request")));
         assertEquals("Complete", result.get("status"), result.toString());
         assertEquals(Map.of("accuracy", "0.91", "loss", "0.2"), result.get("metrics"));
         assertTrue(((String) result.get("logTail")).contains("training\n"), result.toString());
-        assertEquals("order-7", result.get("request"));
+        assertEquals("order-6", result.get("request"));
         assertTrue(result.get("durationMillis") instanceof Number, result.toString());
 
         awaitMatching("trainjob-dead-letters", l -> "cpu".equals(l.get("field")));
@@ -91,7 +91,7 @@ class KafkaRoutesTest {
 
         // the same request twice (same idempotencyKey) made one TrainJob
         List<TrainJob> fromOrder7 = client.resources(TrainJob.class).inNamespace("default").list().getItems().stream()
-                .filter(j -> "order-7".equals(j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key")))
+                .filter(j -> "order-6".equals(j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key")))
                 .toList();
         assertEquals(1, fromOrder7.size());
 
@@ -352,6 +352,18 @@ class KafkaRoutesTest {
     }
 
     /** Sends one request; answers its offset. */
+    /** The README's Kafka request as printed (the JSON under its Kafka heading) trains and its result is published. */
+    @Test
+    void theReadmesKafkaRequestTrainsAsPrinted() throws Exception {
+        String request = ContractsTest.readmeKafkaRequest();
+        Contracts.assertHolds(Contracts.TRAIN_REQUEST, request);
+        String key = (String) JSON.readValue(request, Map.class).get("idempotencyKey");
+        send(request);
+        Map<?, ?> result = awaitMatching("trainjob-results", r -> key.equals(r.get("request")));
+        assertEquals("Complete", result.get("status"), result.toString());
+        assertEquals(Map.of("accuracy", "0.91", "loss", "0.2"), result.get("metrics"));
+    }
+
     private static long send(String value) throws Exception {
         return send(new ProducerRecord<>("trainjob-requests", value));
     }

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvFromSource;
+import io.fabric8.kubernetes.api.model.EnvFromSourceBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -22,7 +24,7 @@ import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.map;
  * The pod spec JobSet would give one pod of a TrainJob, rendered as the Trainer v2.3 runtime plugins do: the runtime's
  * replicated-job pod template, the TrainJob's runtime patches merged into it, the trainer settings (image, command,
  * args, env, resourcesPerNode) on the trainer's {@code node} container, the env the torch plugin (PET_*) or the MPI
- * plugin (OMPI_MCA_*, the hostfile volume) inject, and the initializers' storage URIs.
+ * plugin (OMPI_MCA_*, the hostfile volume) inject, and the initializers' settings (storage URI, env, Secret).
  */
 final class PodRendering {
     static final String ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step";
@@ -65,13 +67,21 @@ final class PodRendering {
         }
         Map<String, Object> initializer = map(jobSpec.get("initializer"));
         if ("dataset-initializer".equals(ancestor) || "model-initializer".equals(ancestor)) {
-            Map<String, Object> settings = map(initializer.get(ancestor.replace("-initializer", "")));
-            Container container = spec.getContainers().isEmpty() ? null : spec.getContainers().get(0);
-            if (container != null && settings.get("storageUri") instanceof String uri) {
-                upsertEnv(container, List.of(new EnvVarBuilder().withName("STORAGE_URI").withValue(uri).build()));
-            }
-            if (container != null) {
-                upsertEnv(container, envVars(settings.get("env")));
+            // as the Trainer's JobSet builder: only the container named as the step gets the settings, and only when
+            // the TrainJob has that initializer; the storage URI, then its env upserted, then the Secret as envFrom
+            Container container = container(spec, ancestor);
+            Object settings = initializer.get(ancestor.replace("-initializer", ""));
+            if (container != null && settings instanceof Map<?, ?>) {
+                Map<String, Object> storage = map(settings);
+                if (storage.get("storageUri") instanceof String uri) {
+                    upsertEnv(container, List.of(new EnvVarBuilder().withName("STORAGE_URI").withValue(uri).build()));
+                }
+                upsertEnv(container, envVars(storage.get("env")));
+                if (map(storage.get("secretRef")).get("name") instanceof String secret) {
+                    List<EnvFromSource> envFrom = new ArrayList<>(container.getEnvFrom());
+                    envFrom.add(new EnvFromSourceBuilder().withNewSecretRef().withName(secret).endSecretRef().build());
+                    container.setEnvFrom(envFrom);
+                }
             }
         }
         return spec;
@@ -267,11 +277,21 @@ final class PodRendering {
                 .map(e -> Serialization.jsonMapper().convertValue(e, EnvVar.class)).toList() : List.of();
     }
 
+    /** As the Trainer's apply.UpsertEnvVars: a variable of the same name is replaced where it stands, else appended. */
     private static void upsertEnv(Container container, List<EnvVar> env) {
         List<EnvVar> merged = new ArrayList<>(container.getEnv());
         for (EnvVar var : env) {
-            merged.removeIf(existing -> existing.getName().equals(var.getName()));
-            merged.add(var);
+            int at = -1;
+            for (int i = 0; i < merged.size() && at < 0; i++) {
+                if (merged.get(i).getName().equals(var.getName())) {
+                    at = i;
+                }
+            }
+            if (at >= 0) {
+                merged.set(at, var);
+            } else {
+                merged.add(var);
+            }
         }
         container.setEnv(merged);
     }

@@ -952,14 +952,133 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * Secret holding the dataset initializer's credentials.
+         * S3 access key id of the s3 dataset initializer, as secretKeyRef:NAME/KEY only, never the value
+         * (ACCESS_KEY_ID).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetAccessKeyId(String datasetAccessKeyId) {
+            doSetProperty("datasetAccessKeyId", datasetAccessKeyId);
+            return this;
+        }
+        /**
+         * Hugging Face token of the hf dataset initializer, as secretKeyRef:NAME/KEY only, never the value
+         * (ACCESS_TOKEN).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetAccessToken(String datasetAccessToken) {
+            doSetProperty("datasetAccessToken", datasetAccessToken);
+            return this;
+        }
+        /**
+         * Data cache: number of data nodes, at least 2 (CLUSTER_SIZE is one more, for the head).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetCacheDataNodes(Integer datasetCacheDataNodes) {
+            doSetProperty("datasetCacheDataNodes", datasetCacheDataNodes);
+            return this;
+        }
+        /**
+         * Data cache: number of data nodes, at least 2 (CLUSTER_SIZE is one more, for the head).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetCacheDataNodes(String datasetCacheDataNodes) {
+            doSetProperty("datasetCacheDataNodes", datasetCacheDataNodes);
+            return this;
+        }
+        /**
+         * Data cache: CPU of the head node, a quantity (HEAD_CPU).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetCacheHeadCpu(String datasetCacheHeadCpu) {
+            doSetProperty("datasetCacheHeadCpu", datasetCacheHeadCpu);
+            return this;
+        }
+        /**
+         * Data cache: memory of the head node, a quantity (HEAD_MEM).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetCacheHeadMemory(String datasetCacheHeadMemory) {
+            doSetProperty("datasetCacheHeadMemory", datasetCacheHeadMemory);
+            return this;
+        }
+        /**
+         * Data cache: ARN of the IAM role that reads the metadata file (IAM_ROLE).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetCacheIamRole(String datasetCacheIamRole) {
+            doSetProperty("datasetCacheIamRole", datasetCacheIamRole);
+            return this;
+        }
+        /**
+         * Data cache: the Iceberg table's metadata file, e.g. s3://bucket/table/metadata/v1.metadata.json
+         * (METADATA_LOC).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetCacheMetadataLoc(String datasetCacheMetadataLoc) {
+            doSetProperty("datasetCacheMetadataLoc", datasetCacheMetadataLoc);
+            return this;
+        }
+        /**
+         * Data cache: CPU of each worker node, a quantity (WORKER_CPU).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetCacheWorkerCpu(String datasetCacheWorkerCpu) {
+            doSetProperty("datasetCacheWorkerCpu", datasetCacheWorkerCpu);
+            return this;
+        }
+        /**
+         * Data cache: memory of each worker node, a quantity (WORKER_MEM).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetCacheWorkerMemory(String datasetCacheWorkerMemory) {
+            doSetProperty("datasetCacheWorkerMemory", datasetCacheWorkerMemory);
+            return this;
+        }
+        /**
+         * S3 endpoint URL of the s3 dataset initializer, e.g. http://minio:9000 (ENDPOINT).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetEndpoint(String datasetEndpoint) {
+            doSetProperty("datasetEndpoint", datasetEndpoint);
+            return this;
+        }
+        /**
+         * Comma-separated file patterns the hf or s3 dataset initializer skips (IGNORE_PATTERNS).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetIgnorePatterns(String datasetIgnorePatterns) {
+            doSetProperty("datasetIgnorePatterns", datasetIgnorePatterns);
+            return this;
+        }
+        /**
+         * Which initializer fetches the dataset when datasetUri's scheme does not say it: hf, s3 or cache (a
+         * URI without a scheme gets this one's).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetKind(String datasetKind) {
+            doSetProperty("datasetKind", datasetKind);
+            return this;
+        }
+        /**
+         * S3 region of the s3 dataset initializer (REGION).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetRegion(String datasetRegion) {
+            doSetProperty("datasetRegion", datasetRegion);
+            return this;
+        }
+        /**
+         * ARN of the role the s3 dataset initializer assumes (ROLE_ARN).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetRoleArn(String datasetRoleArn) {
+            doSetProperty("datasetRoleArn", datasetRoleArn);
+            return this;
+        }
+        /**
+         * Secret handed whole to the dataset initializer (envFrom): its keys ACCESS_TOKEN (hf), ACCESS_KEY_ID
+         * and SECRET_ACCESS_KEY (s3) are read as the credentials.
          */
         default KubeflowTrainerEndpointProducerBuilder datasetSecret(String datasetSecret) {
             doSetProperty("datasetSecret", datasetSecret);
             return this;
         }
         /**
-         * storageUri of the dataset initializer, e.g. s3://bucket/data or hf://org/dataset.
+         * S3 secret access key of the s3 dataset initializer, as secretKeyRef:NAME/KEY only, never the value
+         * (SECRET_ACCESS_KEY).
+         */
+        default KubeflowTrainerEndpointProducerBuilder datasetSecretAccessKey(String datasetSecretAccessKey) {
+            doSetProperty("datasetSecretAccessKey", datasetSecretAccessKey);
+            return this;
+        }
+        /**
+         * storageUri of the dataset initializer: hf://org/dataset, s3://bucket/path or cache://schema/table;
+         * the scheme picks the initializer.
          */
         default KubeflowTrainerEndpointProducerBuilder datasetUri(String datasetUri) {
             doSetProperty("datasetUri", datasetUri);
@@ -1096,14 +1215,75 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * Secret holding the model initializer's credentials.
+         * S3 access key id of the s3 model initializer, as secretKeyRef:NAME/KEY only, never the value
+         * (ACCESS_KEY_ID).
+         */
+        default KubeflowTrainerEndpointProducerBuilder modelAccessKeyId(String modelAccessKeyId) {
+            doSetProperty("modelAccessKeyId", modelAccessKeyId);
+            return this;
+        }
+        /**
+         * Hugging Face token of the hf model initializer, as secretKeyRef:NAME/KEY only, never the value
+         * (ACCESS_TOKEN).
+         */
+        default KubeflowTrainerEndpointProducerBuilder modelAccessToken(String modelAccessToken) {
+            doSetProperty("modelAccessToken", modelAccessToken);
+            return this;
+        }
+        /**
+         * S3 endpoint URL of the s3 model initializer (ENDPOINT).
+         */
+        default KubeflowTrainerEndpointProducerBuilder modelEndpoint(String modelEndpoint) {
+            doSetProperty("modelEndpoint", modelEndpoint);
+            return this;
+        }
+        /**
+         * Comma-separated file patterns the model initializer skips (IGNORE_PATTERNS); unset: the SDK's, which
+         * skip msgpack, h5, bin, pt and pth files.
+         */
+        default KubeflowTrainerEndpointProducerBuilder modelIgnorePatterns(String modelIgnorePatterns) {
+            doSetProperty("modelIgnorePatterns", modelIgnorePatterns);
+            return this;
+        }
+        /**
+         * Which initializer fetches the model when modelUri's scheme does not say it: hf or s3.
+         */
+        default KubeflowTrainerEndpointProducerBuilder modelKind(String modelKind) {
+            doSetProperty("modelKind", modelKind);
+            return this;
+        }
+        /**
+         * S3 region of the s3 model initializer (REGION).
+         */
+        default KubeflowTrainerEndpointProducerBuilder modelRegion(String modelRegion) {
+            doSetProperty("modelRegion", modelRegion);
+            return this;
+        }
+        /**
+         * ARN of the role the s3 model initializer assumes (ROLE_ARN).
+         */
+        default KubeflowTrainerEndpointProducerBuilder modelRoleArn(String modelRoleArn) {
+            doSetProperty("modelRoleArn", modelRoleArn);
+            return this;
+        }
+        /**
+         * Secret handed whole to the model initializer (envFrom): its keys ACCESS_TOKEN (hf), ACCESS_KEY_ID
+         * and SECRET_ACCESS_KEY (s3) are read as the credentials.
          */
         default KubeflowTrainerEndpointProducerBuilder modelSecret(String modelSecret) {
             doSetProperty("modelSecret", modelSecret);
             return this;
         }
         /**
-         * storageUri of the model initializer.
+         * S3 secret access key of the s3 model initializer, as secretKeyRef:NAME/KEY only, never the value
+         * (SECRET_ACCESS_KEY).
+         */
+        default KubeflowTrainerEndpointProducerBuilder modelSecretAccessKey(String modelSecretAccessKey) {
+            doSetProperty("modelSecretAccessKey", modelSecretAccessKey);
+            return this;
+        }
+        /**
+         * storageUri of the model initializer: hf://org/model or s3://bucket/path.
          */
         default KubeflowTrainerEndpointProducerBuilder modelUri(String modelUri) {
             doSetProperty("modelUri", modelUri);

@@ -54,10 +54,35 @@ public enum TrainField {
             (r, v, f) -> map(v).forEach((key, value) -> r.label(key, text(value)))),
     ANNOTATIONS("annotations", Kind.MAP, Exposure.MESSAGE,
             (r, v, f) -> map(v).forEach((key, value) -> r.annotation(key, text(value)))),
-    DATASET_URI("datasetUri", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.datasetUri((String) v)),
-    DATASET_SECRET("datasetSecret", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.datasetSecret((String) v)),
-    MODEL_URI("modelUri", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.modelUri((String) v)),
-    MODEL_SECRET("modelSecret", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.modelSecret((String) v)),
+    // the initializers: the storage URI, the Secret handed whole to the initializer, the kind when the URI's scheme
+    // does not say it, then the typed settings (InitializerSetting), all checked by StorageInitializers
+    DATASET_URI("datasetUri", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.dataset().uri((String) v)),
+    DATASET_SECRET("datasetSecret", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.dataset().secret((String) v)),
+    DATASET_KIND("datasetKind", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.dataset().kind((String) v)),
+    DATASET_IGNORE_PATTERNS(InitializerStep.DATASET, InitializerSetting.IGNORE_PATTERNS),
+    DATASET_ACCESS_TOKEN(InitializerStep.DATASET, InitializerSetting.ACCESS_TOKEN),
+    DATASET_ENDPOINT(InitializerStep.DATASET, InitializerSetting.ENDPOINT),
+    DATASET_REGION(InitializerStep.DATASET, InitializerSetting.REGION),
+    DATASET_ROLE_ARN(InitializerStep.DATASET, InitializerSetting.ROLE_ARN),
+    DATASET_ACCESS_KEY_ID(InitializerStep.DATASET, InitializerSetting.ACCESS_KEY_ID),
+    DATASET_SECRET_ACCESS_KEY(InitializerStep.DATASET, InitializerSetting.SECRET_ACCESS_KEY),
+    DATASET_CACHE_METADATA_LOC(InitializerStep.DATASET, InitializerSetting.CACHE_METADATA_LOC),
+    DATASET_CACHE_DATA_NODES(InitializerStep.DATASET, InitializerSetting.CACHE_DATA_NODES),
+    DATASET_CACHE_HEAD_CPU(InitializerStep.DATASET, InitializerSetting.CACHE_HEAD_CPU),
+    DATASET_CACHE_HEAD_MEMORY(InitializerStep.DATASET, InitializerSetting.CACHE_HEAD_MEMORY),
+    DATASET_CACHE_WORKER_CPU(InitializerStep.DATASET, InitializerSetting.CACHE_WORKER_CPU),
+    DATASET_CACHE_WORKER_MEMORY(InitializerStep.DATASET, InitializerSetting.CACHE_WORKER_MEMORY),
+    DATASET_CACHE_IAM_ROLE(InitializerStep.DATASET, InitializerSetting.CACHE_IAM_ROLE),
+    MODEL_URI("modelUri", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.model().uri((String) v)),
+    MODEL_SECRET("modelSecret", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.model().secret((String) v)),
+    MODEL_KIND("modelKind", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.model().kind((String) v)),
+    MODEL_IGNORE_PATTERNS(InitializerStep.MODEL, InitializerSetting.IGNORE_PATTERNS),
+    MODEL_ACCESS_TOKEN(InitializerStep.MODEL, InitializerSetting.ACCESS_TOKEN),
+    MODEL_ENDPOINT(InitializerStep.MODEL, InitializerSetting.ENDPOINT),
+    MODEL_REGION(InitializerStep.MODEL, InitializerSetting.REGION),
+    MODEL_ROLE_ARN(InitializerStep.MODEL, InitializerSetting.ROLE_ARN),
+    MODEL_ACCESS_KEY_ID(InitializerStep.MODEL, InitializerSetting.ACCESS_KEY_ID),
+    MODEL_SECRET_ACCESS_KEY(InitializerStep.MODEL, InitializerSetting.SECRET_ACCESS_KEY),
     OUTPUT_URI("outputUri", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.outputUri((String) v)),
     ACTIVE_DEADLINE_SECONDS("activeDeadlineSeconds", Kind.LONG, Exposure.MESSAGE,
             (r, v, f) -> r.activeDeadlineSeconds((Long) v)),
@@ -115,6 +140,15 @@ public enum TrainField {
         this.kind = kind;
         this.exposure = exposure;
         this.setter = setter;
+    }
+
+    /** A typed initializer setting: named, typed and applied as its {@link InitializerSetting} says. */
+    TrainField(InitializerStep step, InitializerSetting setting) {
+        this(setting.field(step), switch (setting.form()) {
+            case PATTERNS -> Kind.LIST;
+            case NODES -> Kind.INTEGER;
+            default -> Kind.TEXT;
+        }, Exposure.MESSAGE, (r, v, f) -> r.initializer(step).set(setting, v, f));
     }
 
     /** The name callers write: the endpoint option and the message field. */

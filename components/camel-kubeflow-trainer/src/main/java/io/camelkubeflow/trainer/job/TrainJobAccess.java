@@ -39,15 +39,8 @@ public final class TrainJobAccess {
         TrainJob job = prepared.trainJob();
         String namespace = job.getMetadata().getNamespace();
         Set<Access> needed = new LinkedHashSet<>();
-        if (job.getSpec().trainer() != null && job.getSpec().trainer().env() != null) {
-            for (EnvVar var : job.getSpec().trainer().env()) {
-                if (var.getValueFrom() != null && var.getValueFrom().getSecretKeyRef() != null) {
-                    needed.add(Access.readSecret(namespace, var.getValueFrom().getSecretKeyRef().getName()));
-                }
-                if (var.getValueFrom() != null && var.getValueFrom().getConfigMapKeyRef() != null) {
-                    needed.add(Access.readConfigMap(namespace, var.getValueFrom().getConfigMapKeyRef().getName()));
-                }
-            }
+        if (job.getSpec().trainer() != null) {
+            envReferences(job.getSpec().trainer().env(), namespace, needed);
         }
         if (prepared.workspaceInConfigMap()) {
             // the workspace's ConfigMap is created, or patched to add the job as an owner, in the caller's name
@@ -60,8 +53,27 @@ public final class TrainJobAccess {
                 if (storage != null && storage.secretRef() != null) {
                     needed.add(Access.readSecret(namespace, storage.secretRef().getName()));
                 }
+                // the credentials given as Secret keys (an access token, S3 keys)
+                if (storage != null) {
+                    envReferences(storage.env(), namespace, needed);
+                }
             }
         }
         return new ArrayList<>(needed);
+    }
+
+    /** The Secrets and ConfigMaps a container's variables read their values from. */
+    private static void envReferences(List<EnvVar> env, String namespace, Set<Access> needed) {
+        if (env == null) {
+            return;
+        }
+        for (EnvVar var : env) {
+            if (var.getValueFrom() != null && var.getValueFrom().getSecretKeyRef() != null) {
+                needed.add(Access.readSecret(namespace, var.getValueFrom().getSecretKeyRef().getName()));
+            }
+            if (var.getValueFrom() != null && var.getValueFrom().getConfigMapKeyRef() != null) {
+                needed.add(Access.readConfigMap(namespace, var.getValueFrom().getConfigMapKeyRef().getName()));
+            }
+        }
     }
 }

@@ -127,18 +127,8 @@ public final class TrainJobDocument {
         }
         Initializer initializer = spec.initializer();
         if (initializer != null) {
-            StorageInitializer dataset = initializer.dataset();
-            if (dataset != null) {
-                refuseInitializerEnv("body.spec.initializer.dataset.env", dataset.env(), "datasetSecret");
-                request.datasetUri(dataset.storageUri())
-                        .datasetSecret(dataset.secretRef() == null ? null : dataset.secretRef().getName());
-            }
-            StorageInitializer model = initializer.model();
-            if (model != null) {
-                refuseInitializerEnv("body.spec.initializer.model.env", model.env(), "modelSecret");
-                request.modelUri(model.storageUri())
-                        .modelSecret(model.secretRef() == null ? null : model.secretRef().getName());
-            }
+            readInitializer("body.spec.initializer.dataset", initializer.dataset(), request.dataset());
+            readInitializer("body.spec.initializer.model", initializer.model(), request.model());
         }
         if (spec.runtimePatches() != null) {
             spec.runtimePatches().forEach(request::runtimePatch);
@@ -147,10 +137,42 @@ public final class TrainJobDocument {
                 .activeDeadlineSeconds(spec.activeDeadlineSeconds());
     }
 
-    private static void refuseInitializerEnv(String field, List<EnvVar> env, String option) {
-        if (env != null && !env.isEmpty()) {
-            throw new InvalidOptionException(field, "initializer env is not supported by this component;"
-                    + " put credentials in a Secret and name it with '" + option + "'");
+    /**
+     * An initializer of a TrainJob body as the request's: its variables back into the typed settings they came from,
+     * a credential only as a Secret key reference; a variable no setting writes is refused.
+     */
+    private static void readInitializer(String path, StorageInitializer storage, InitializerRequest into) {
+        if (storage == null) {
+            return;
+        }
+        into.uri(storage.storageUri()).secret(storage.secretRef() == null ? null : storage.secretRef().getName());
+        if (storage.env() == null) {
+            return;
+        }
+        for (EnvVar var : storage.env()) {
+            String field = path + ".env." + var.getName();
+            InitializerSetting setting = java.util.Arrays.stream(InitializerSetting.values())
+                    .filter(s -> s.env().equals(var.getName())).findFirst().orElseThrow(() ->
+                            new InvalidOptionException(field, "is no variable of an initializer setting; the settings"
+                                    + " are " + java.util.Arrays.stream(InitializerSetting.values())
+                                            .map(InitializerSetting::env).toList()
+                                    + " (credentials in a Secret: secretRef, or a secretKeyRef)"));
+            if (setting.form() == InitializerSetting.Form.SECRET_KEY) {
+                if (var.getValueFrom() == null || var.getValueFrom().getSecretKeyRef() == null) {
+                    throw new InvalidOptionException(field, "a credential is taken only as a valueFrom.secretKeyRef"
+                            + " (the value given is not repeated here); store it in a Secret and reference its key");
+                }
+                into.set(setting, var.getValueFrom().getSecretKeyRef(), field);
+            } else if (var.getValue() == null) {
+                throw new InvalidOptionException(field, "give it as a value");
+            } else if (setting.form() == InitializerSetting.Form.PATTERNS) {
+                into.set(setting, List.of(var.getValue().split(",")), field);
+            } else if (setting.form() == InitializerSetting.Form.NODES) {
+                into.set(setting, (int) TrainField.parseWholeNumber(var.getValue(), field, 3, Integer.MAX_VALUE) - 1,
+                        field);
+            } else {
+                into.set(setting, var.getValue(), field);
+            }
         }
     }
 

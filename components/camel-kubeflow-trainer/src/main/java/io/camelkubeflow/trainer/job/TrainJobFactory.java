@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.camelkubeflow.trainer.api.Initializer;
 import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.RuntimePatch.ContainerPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.JobSetSpecPatch;
@@ -19,7 +18,6 @@ import io.camelkubeflow.trainer.api.RuntimePatch.ReplicatedJobPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.TrainingRuntimeSpecPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.api.RuntimeRef;
-import io.camelkubeflow.trainer.api.StorageInitializer;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobSpec;
 import io.camelkubeflow.trainer.api.Trainer;
@@ -33,7 +31,6 @@ import io.camelkubeflow.trainer.workspace.Workspace;
 import io.camelkubeflow.trainer.workspace.WorkspaceBootstrap;
 import io.camelkubeflow.trainer.workspace.WorkspaceStaging;
 import io.fabric8.kubernetes.api.model.EnvVar;
-import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
@@ -112,7 +109,7 @@ public final class TrainJobFactory {
         TrainJobSpec spec = new TrainJobSpec(
                 new RuntimeRef(runtime.name(), runtime.kind(), TrainJob.GROUP),
                 trainer,
-                initializer(request, runtime),
+                StorageInitializers.build(request, runtime),
                 patches.isEmpty() ? null : patches,
                 request.suspend(),
                 request.managedBy(),
@@ -212,27 +209,6 @@ public final class TrainJobFactory {
         requirements.setLimits(quantities);
         requirements.setRequests(new LinkedHashMap<>(quantities));
         return requirements;
-    }
-
-    private static Initializer initializer(TrainRequest request, TrainingRuntimeDescriptor runtime) {
-        StorageInitializer dataset = storage(runtime, TrainingRuntimeDescriptor.DATASET_INITIALIZER, "datasetUri",
-                request.datasetUri(), request.datasetSecret());
-        StorageInitializer model = storage(runtime, TrainingRuntimeDescriptor.MODEL_INITIALIZER, "modelUri",
-                request.modelUri(), request.modelSecret());
-        return dataset == null && model == null ? null : new Initializer(dataset, model);
-    }
-
-    private static StorageInitializer storage(TrainingRuntimeDescriptor runtime, String step, String field,
-            String uri, String secret) {
-        if (uri == null && secret == null) {
-            return null;
-        }
-        if (runtime.replicatedJob(step) == null) {
-            // the controller would silently ignore it: the job would train without the data it was given
-            throw new InvalidOptionException(field, runtime.describe() + " has no " + step + " step, so the"
-                    + " Trainer would ignore it; pick a runtime with a " + step + " job, or fetch the data in your code");
-        }
-        return new StorageInitializer(uri, null, secret == null ? null : new LocalObjectReference(secret));
     }
 
     /** The Python file to run is in the workspace (its path as the workspace holds it), and mpirun is ours to write. */

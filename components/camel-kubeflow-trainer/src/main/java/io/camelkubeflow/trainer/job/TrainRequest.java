@@ -50,10 +50,8 @@ public final class TrainRequest {
     private final Map<String, String> resources = new LinkedHashMap<>();
     private final Map<String, String> labels = new LinkedHashMap<>();
     private final Map<String, String> annotations = new LinkedHashMap<>();
-    private String datasetUri;
-    private String datasetSecret;
-    private String modelUri;
-    private String modelSecret;
+    private InitializerRequest dataset = new InitializerRequest();
+    private InitializerRequest model = new InitializerRequest();
     private String outputUri;
     private Long activeDeadlineSeconds;
     private Long ttlAfterFinishedSeconds;
@@ -108,10 +106,8 @@ public final class TrainRequest {
         merged.labels.putAll(top.labels);
         merged.annotations.putAll(annotations);
         merged.annotations.putAll(top.annotations);
-        merged.datasetUri = pick(top.datasetUri, datasetUri);
-        merged.datasetSecret = pick(top.datasetSecret, datasetSecret);
-        merged.modelUri = pick(top.modelUri, modelUri);
-        merged.modelSecret = pick(top.modelSecret, modelSecret);
+        merged.dataset = dataset.overlay(top.dataset);
+        merged.model = model.overlay(top.model);
         merged.outputUri = pick(top.outputUri, outputUri);
         merged.activeDeadlineSeconds = pick(top.activeDeadlineSeconds, activeDeadlineSeconds);
         merged.ttlAfterFinishedSeconds = pick(top.ttlAfterFinishedSeconds, ttlAfterFinishedSeconds);
@@ -199,11 +195,7 @@ public final class TrainRequest {
     public TrainRequest pipIndexUrls(List<String> v) { pipIndexUrls = v; return this; }
     public TrainRequest numNodes(Integer v) { numNodes = v; return this; }
     public TrainRequest numProcPerNode(Integer v) { numProcPerNode = v; return this; }
-    public TrainRequest datasetUri(String v) { datasetUri = v; return this; }
-    public TrainRequest datasetSecret(String v) { datasetSecret = v; return this; }
-    public TrainRequest modelUri(String v) { modelUri = v; return this; }
     public TrainRequest outputUri(String v) { outputUri = v; return this; }
-    public TrainRequest modelSecret(String v) { modelSecret = v; return this; }
     public TrainRequest activeDeadlineSeconds(Long v) { activeDeadlineSeconds = v; return this; }
     public TrainRequest ttlAfterFinishedSeconds(Long v) { ttlAfterFinishedSeconds = v; return this; }
     public TrainRequest suspend(Boolean v) { suspend = v; return this; }
@@ -243,11 +235,14 @@ public final class TrainRequest {
     public Map<String, String> resources() { return resources; }
     public Map<String, String> labels() { return labels; }
     public Map<String, String> annotations() { return annotations; }
-    public String datasetUri() { return datasetUri; }
-    public String datasetSecret() { return datasetSecret; }
-    public String modelUri() { return modelUri; }
     public String outputUri() { return outputUri; }
-    public String modelSecret() { return modelSecret; }
+    /** What the request says about the dataset initializer (storage URI, Secret, kind, settings). */
+    public InitializerRequest dataset() { return dataset; }
+    /** What the request says about the model initializer. */
+    public InitializerRequest model() { return model; }
+    public InitializerRequest initializer(InitializerStep step) {
+        return step == InitializerStep.DATASET ? dataset : model;
+    }
     public Long activeDeadlineSeconds() { return activeDeadlineSeconds; }
     public Long ttlAfterFinishedSeconds() { return ttlAfterFinishedSeconds; }
     public Boolean suspend() { return suspend; }

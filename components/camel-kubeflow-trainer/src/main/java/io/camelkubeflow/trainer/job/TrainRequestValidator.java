@@ -32,10 +32,9 @@ public final class TrainRequestValidator {
     private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
     private static final Pattern ENV_NAME = Pattern.compile("[-._a-zA-Z][-._a-zA-Z0-9]*");
     private static final Pattern SCRIPT_FILE_NAME = Pattern.compile("[-._a-zA-Z0-9]+");
-    /** The CRD's CEL rule for initializer storageUri. */
+    /** An output location: s3://bucket[/prefix], the bucket as S3 names them. */
     private static final Pattern S3_OUTPUT = Pattern.compile(
             "s3://([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(/[^\\p{Cntrl}\\p{Zl}\\p{Zp}\\\\]*)?");
-    private static final Pattern STORAGE_URI = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://.+");
     /** Variables the Trainer webhook reserves for the launchers it configures. */
     private static final List<String> RESERVED_ENV_PREFIXES = List.of("PET_", "OMPI_MCA_", "DMLC_");
     static final Set<String> MANAGED_BY = Set.of("trainer.kubeflow.org/trainjob-controller",
@@ -105,8 +104,7 @@ public final class TrainRequestValidator {
         resources(request.resources());
         metadata("labels", request.labels(), true);
         metadata("annotations", request.annotations(), false);
-        storage("datasetUri", request.datasetUri(), "datasetSecret", request.datasetSecret());
-        storage("modelUri", request.modelUri(), "modelSecret", request.modelSecret());
+        StorageInitializers.validate(request);
         output(request.outputUri(), request.env());
         if (request.ttlAfterFinishedSeconds() != null && request.ttlAfterFinishedSeconds() < 1) {
             throw new InvalidOptionException("ttlAfterFinished", request.ttlAfterFinishedSeconds()
@@ -225,8 +223,6 @@ public final class TrainRequestValidator {
         noNul("image", request.image());
         noNul("runKey", request.runKey());
         noNul("idempotencyKey", request.idempotencyKey());
-        noNul("datasetUri", request.datasetUri());
-        noNul("modelUri", request.modelUri());
         request.env().forEach((name, value) -> noNul("env", "env " + name, value.getValue()));
         request.labels().forEach((key, value) -> noNul("labels", "label " + key, value));
         request.annotations().forEach((key, value) -> noNul("annotations", "annotation " + key, value));
@@ -240,7 +236,7 @@ public final class TrainRequestValidator {
         }
     }
 
-    private static void noNul(String field, String value) {
+    static void noNul(String field, String value) {
         noNul(field, field, value);
     }
 
@@ -433,15 +429,4 @@ public final class TrainRequestValidator {
                     + " the location once, as outputUri");
         }
     }
-
-    private static void storage(String uriField, String uri, String secretField, String secret) {
-        if (uri != null && !uri.isEmpty() && (uri.length() > 2048 || !STORAGE_URI.matcher(uri).matches())) {
-            throw new InvalidOptionException(uriField, "'" + uri + "' is not a storage URI; write"
-                    + " scheme://location, e.g. s3://bucket/data or hf://tatsu-lab/alpaca (at most 2048 characters)");
-        }
-        if (secret != null) {
-            KubernetesNames.objectName(secretField, secret);
-        }
-    }
-
 }

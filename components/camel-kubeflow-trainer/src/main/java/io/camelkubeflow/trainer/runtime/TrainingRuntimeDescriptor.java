@@ -26,9 +26,17 @@ public record TrainingRuntimeDescriptor(
     public static final String TRAINER_CONTAINER = "node";
     public static final String DATASET_INITIALIZER = "dataset-initializer";
     public static final String MODEL_INITIALIZER = "model-initializer";
+    /** The volume an initializer container must mount, by the Trainer v2.3 webhook's rule (its download target). */
+    public static final String INITIALIZER_VOLUME = "initializer";
+    /** The variable a dataset initializer container carries when it runs the Trainer's data cache. */
+    public static final String CACHE_IMAGE_ENV = "CACHE_IMAGE";
 
-    /** A replicated job of the runtime's JobSet template: its name, ancestor step label, containers and images. */
-    public record ReplicatedJob(String name, String ancestorStep, Map<String, String> containerImages) {
+    /**
+     * A replicated job of the runtime's JobSet template: its name, ancestor step label, and per container its image,
+     * the volumes it mounts and the names of the variables it sets.
+     */
+    public record ReplicatedJob(String name, String ancestorStep, Map<String, String> containerImages,
+            Map<String, Set<String>> containerMounts, Map<String, Set<String>> containerEnv) {
         public boolean hasContainer(String container) {
             return containerImages.containsKey(container);
         }
@@ -55,11 +63,16 @@ public record TrainingRuntimeDescriptor(
             String step = (String) map(map(jobTemplate.get("metadata")).get("labels")).get(ANCESTOR_STEP_LABEL);
             Map<String, Object> podSpec = map(map(map(map(jobTemplate.get("spec")).get("template"))).get("spec"));
             Map<String, String> images = new java.util.LinkedHashMap<>();
+            Map<String, Set<String>> mounts = new java.util.LinkedHashMap<>();
+            Map<String, Set<String>> env = new java.util.LinkedHashMap<>();
             for (Object c : list(podSpec.get("containers"))) {
                 Map<String, Object> container = map(c);
-                images.put((String) container.get("name"), (String) container.get("image"));
+                String name = (String) container.get("name");
+                images.put(name, (String) container.get("image"));
+                mounts.put(name, names(container.get("volumeMounts")));
+                env.put(name, names(container.get("env")));
             }
-            jobs.add(new ReplicatedJob((String) job.get("name"), step, images));
+            jobs.add(new ReplicatedJob((String) job.get("name"), step, images, mounts, env));
         }
         return new TrainingRuntimeDescriptor(runtime.getKind(), runtime.getMetadata().getName(), framework,
                 Set.copyOf(policies), List.copyOf(jobs));
@@ -100,6 +113,31 @@ public record TrainingRuntimeDescriptor(
         return replicatedJobs.stream().filter(job -> job.hasContainer(TRAINER_CONTAINER)).toList();
     }
 
+    /**
+     * Why a TrainJob with this initializer ({@code dataset-initializer} or {@code model-initializer}) would be refused
+     * on this runtime, by the Trainer v2.3 webhook's rule: the runtime needs a replicated job of that name with a
+     * container of that name mounting the {@value #INITIALIZER_VOLUME} volume. Null when it has all three.
+     */
+    public String initializerProblem(String step) {
+        ReplicatedJob job = replicatedJob(step);
+        if (job == null) {
+            return "has no " + step + " replicated job";
+        }
+        if (!job.hasContainer(step)) {
+            return "has no " + step + " container in its " + step + " job";
+        }
+        if (!job.containerMounts().get(step).contains(INITIALIZER_VOLUME)) {
+            return "does not mount the '" + INITIALIZER_VOLUME + "' volume in its " + step + " container";
+        }
+        return null;
+    }
+
+    /** Whether its dataset initializer runs the Trainer's data cache (its container names the cache's image). */
+    public boolean hasCacheInitializer() {
+        ReplicatedJob job = replicatedJob(DATASET_INITIALIZER);
+        return job != null && job.containerEnv().getOrDefault(DATASET_INITIALIZER, Set.of()).contains(CACHE_IMAGE_ENV);
+    }
+
     public String describe() {
         return kind + " '" + name + "'";
     }
@@ -107,6 +145,17 @@ public record TrainingRuntimeDescriptor(
     @SuppressWarnings("unchecked")
     private static Map<String, Object> map(Object value) {
         return value instanceof Map ? (Map<String, Object>) value : Map.of();
+    }
+
+    /** The names of a list of named entries (volume mounts, env). */
+    private static Set<String> names(Object entries) {
+        Set<String> names = new LinkedHashSet<>();
+        for (Object entry : list(entries)) {
+            if (map(entry).get("name") instanceof String name) {
+                names.add(name);
+            }
+        }
+        return Set.copyOf(names);
     }
 
     private static List<?> list(Object value) {

@@ -75,10 +75,10 @@ class TrainJobDocumentTest {
         assertEquals(4, request.numProcPerNode());
         assertEquals("0.1", request.env().get("LR").getValue());
         assertEquals(Map.of("cpu", "4"), request.resources());
-        assertEquals("s3://data/x", request.datasetUri());
-        assertEquals("s3-creds", request.datasetSecret());
-        assertEquals("hf://m/x", request.modelUri());
-        assertNull(request.modelSecret());
+        assertEquals("s3://data/x", request.dataset().uri());
+        assertEquals("s3-creds", request.dataset().secret());
+        assertEquals("hf://m/x", request.model().uri());
+        assertNull(request.model().secret());
         assertEquals(List.of("example.com/scheduler"), request.runtimePatches().stream()
                 .map(io.camelkubeflow.trainer.api.RuntimePatch::manager).toList());
         assertEquals(true, request.suspend());
@@ -103,21 +103,44 @@ class TrainJobDocumentTest {
     }
 
     @Test
-    void initializerEnvIsRefusedNamingTheSecretOptionToUse() {
+    void initializerEnvOfNoSettingIsRefusedNamingTheSettings() {
         InvalidOptionException dataset = assertThrows(InvalidOptionException.class, () -> TrainJobDocument.toRequest(
                 TrainJobDocument.read("""
                         kind: TrainJob
                         spec: {initializer: {dataset: {storageUri: "s3://d", env: [{name: K, value: v}]}}}
                         """)));
-        assertEquals("body.spec.initializer.dataset.env", dataset.getField());
-        assertTrue(dataset.getMessage().contains("'datasetSecret'"), dataset.getMessage());
-        InvalidOptionException model = assertThrows(InvalidOptionException.class, () -> TrainJobDocument.toRequest(
+        assertEquals("body.spec.initializer.dataset.env.K", dataset.getField());
+        assertTrue(dataset.getMessage().contains("ENDPOINT"), dataset.getMessage());
+    }
+
+    @Test
+    void initializerEnvIsReadBackIntoTypedSettings() {
+        TrainRequest request = TrainJobDocument.toRequest(TrainJobDocument.read("""
+                kind: TrainJob
+                spec:
+                  initializer:
+                    model:
+                      storageUri: s3://models/llama
+                      env:
+                      - {name: ENDPOINT, value: "http://minio:9000"}
+                      - {name: IGNORE_PATTERNS, value: "*.bin,*.pt"}
+                      - {name: SECRET_ACCESS_KEY, valueFrom: {secretKeyRef: {name: s3-creds, key: secret}}}
+                """));
+        assertEquals("http://minio:9000", request.model().settings().get(InitializerSetting.ENDPOINT));
+        assertEquals(List.of("*.bin", "*.pt"), request.model().settings().get(InitializerSetting.IGNORE_PATTERNS));
+        assertEquals("s3-creds", InitializerRequest.secretKey(
+                request.model().settings().get(InitializerSetting.SECRET_ACCESS_KEY)).getName());
+    }
+
+    @Test
+    void aPlainCredentialInABodyIsRefusedWithoutRepeatingIt() {
+        InvalidOptionException refused = assertThrows(InvalidOptionException.class, () -> TrainJobDocument.toRequest(
                 TrainJobDocument.read("""
                         kind: TrainJob
-                        spec: {initializer: {model: {storageUri: "hf://m", env: [{name: K, value: v}]}}}
+                        spec: {initializer: {dataset: {storageUri: "hf://d/x", env: [{name: ACCESS_TOKEN, value: hf_SeCrEt}]}}}
                         """)));
-        assertEquals("body.spec.initializer.model.env", model.getField());
-        assertTrue(model.getMessage().contains("'modelSecret'"), model.getMessage());
+        assertEquals("body.spec.initializer.dataset.env.ACCESS_TOKEN", refused.getField());
+        assertFalse(refused.getMessage().contains("hf_SeCrEt"), refused.getMessage());
     }
 
     @Test

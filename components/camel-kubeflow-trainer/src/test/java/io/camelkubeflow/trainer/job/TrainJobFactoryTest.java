@@ -103,14 +103,18 @@ class TrainJobFactoryTest {
 
     @Test
     void aDatasetAloneIsKept() throws Exception {
-        Initializer only = initializer(new TrainRequest().datasetUri("hf://tatsu-lab/alpaca"));
+        TrainRequest request = new TrainRequest();
+        request.dataset().uri("hf://tatsu-lab/alpaca");
+        Initializer only = initializer(request);
         assertEquals("hf://tatsu-lab/alpaca", only.dataset().storageUri());
         assertNull(only.model());
     }
 
     @Test
     void aModelAloneIsKeptWithItsSecret() throws Exception {
-        Initializer only = initializer(new TrainRequest().modelUri("hf://meta-llama/Llama-3.2-1B").modelSecret("hf"));
+        TrainRequest request = new TrainRequest();
+        request.model().uri("hf://meta-llama/Llama-3.2-1B").secret("hf");
+        Initializer only = initializer(request);
         assertEquals("hf://meta-llama/Llama-3.2-1B", only.model().storageUri());
         assertEquals("hf", only.model().secretRef().getName());
         assertNull(only.dataset());

@@ -25,17 +25,18 @@ class TrainRequestTest {
                 .runtimeKind("TrainingRuntime").image("img").launcher(Launcher.PYTHON).imageRules(rules)
                 .command(List.of("python")).args(List.of("--x")).verbatimCommand(true).pythonFile("/a.py")
                 .script("print(1)").scriptFileName("t.py").packages(List.of("numpy"))
-                .pipIndexUrls(List.of("https://i/simple")).numNodes(3).numProcPerNode(4).datasetUri("s3://d")
-                .datasetSecret("ds").modelUri("hf://m").modelSecret("ms").activeDeadlineSeconds(60L)
+                .pipIndexUrls(List.of("https://i/simple")).numNodes(3).numProcPerNode(4).activeDeadlineSeconds(60L)
                 .ttlAfterFinishedSeconds(30L).suspend(true).managedBy("m").caller(caller)
                 .env("A", "1").resource("cpu", "2").label("team", "x").annotation("note", "y").runtimePatch(patch);
+        request.dataset().uri("s3://d").secret("ds");
+        request.model().uri("hf://m").secret("ms");
         assertEquals(List.of("ml", "j", "p", "k", "s", "r", "g", "rt", "TrainingRuntime", "img", "/a.py",
                         "print(1)", "t.py", "s3://d", "ds", "hf://m", "ms", "m"),
                 List.of(request.namespace(), request.jobName(), request.jobNamePrefix(), request.idempotencyKey(),
                         request.idempotencyScope(), request.runKey(), request.inFlightGroup(), request.runtime(),
                         request.runtimeKind(), request.image(), request.pythonFile(), request.script(),
-                        request.scriptFileName(), request.datasetUri(), request.datasetSecret(), request.modelUri(),
-                        request.modelSecret(), request.managedBy()));
+                        request.scriptFileName(), request.dataset().uri(), request.dataset().secret(),
+                        request.model().uri(), request.model().secret(), request.managedBy()));
         assertTrue(request.skipIfRunning() && request.verbatimCommand() && request.suspend());
         assertEquals(List.of(2, 3, 4), List.of(request.maxInFlight(), request.numNodes(), request.numProcPerNode()));
         assertEquals(List.of(60L, 30L), List.of(request.activeDeadlineSeconds(), request.ttlAfterFinishedSeconds()));

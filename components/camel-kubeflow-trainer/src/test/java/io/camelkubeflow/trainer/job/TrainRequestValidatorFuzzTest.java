@@ -56,9 +56,10 @@ class TrainRequestValidatorFuzzTest {
                 .jobName(jobName).jobNamePrefix(jobNamePrefix).image(image).command(command).args(args)
                 .pythonFile(pythonFile).script(script).scriptFileName(scriptFileName).workspace(workspace)
                 .packages(packages).pipIndexUrls(pipIndexUrls).numNodes(numNodes).numProcPerNode(numProcPerNode)
-                .datasetUri(datasetUri).datasetSecret(datasetSecret).activeDeadlineSeconds(activeDeadlineSeconds)
+                .activeDeadlineSeconds(activeDeadlineSeconds)
                 .ttlAfterFinishedSeconds(ttlAfterFinishedSeconds).managedBy(managedBy).skipIfRunning(skipIfRunning)
                 .runKey(runKey).inFlightGroup(inFlightGroup).maxInFlight(maxInFlight);
+        request.dataset().uri(datasetUri).secret(datasetSecret);
         if (env != null) {
             env.forEach(request::env);
         }

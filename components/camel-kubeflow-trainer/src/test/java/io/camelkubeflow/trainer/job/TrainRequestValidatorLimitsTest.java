@@ -73,8 +73,10 @@ class TrainRequestValidatorLimitsTest {
                 // Kubernetes counts keys and values: 256 KiB in all
                 limit("annotations", r -> r.annotation("k", chars(256 * 1024 - 1)),
                         r -> r.annotation("k", chars(256 * 1024))),
-                limit("datasetUri", r -> r.datasetUri("s3://" + chars(2043)), r -> r.datasetUri("s3://" + chars(2044))),
-                limit("datasetSecret", r -> r.datasetSecret(subdomain(253)), r -> r.datasetSecret(subdomain(254))),
+                limit("datasetUri", r -> r.dataset().uri("s3://" + chars(2043)),
+                        r -> r.dataset().uri("s3://" + chars(2044))),
+                limit("datasetSecret", r -> r.dataset().secret(subdomain(253)),
+                        r -> r.dataset().secret(subdomain(254))),
                 limit("script", r -> script(r, chars(TrainRequestValidator.MAX_SCRIPT_BYTES)),
                         r -> script(r, chars(TrainRequestValidator.MAX_SCRIPT_BYTES + 1))),
                 // bytes, not characters: 'é' is two bytes in UTF-8
@@ -123,8 +125,8 @@ class TrainRequestValidatorLimitsTest {
                 Arguments.of("image", (Consumer<TrainRequest>) r -> r.image(nul)),
                 Arguments.of("runKey", (Consumer<TrainRequest>) r -> r.runKey(nul)),
                 Arguments.of("idempotencyKey", (Consumer<TrainRequest>) r -> r.idempotencyKey(nul)),
-                Arguments.of("datasetUri", (Consumer<TrainRequest>) r -> r.datasetUri("s3://" + nul)),
-                Arguments.of("modelUri", (Consumer<TrainRequest>) r -> r.modelUri("s3://" + nul)),
+                Arguments.of("datasetUri", (Consumer<TrainRequest>) r -> r.dataset().uri("s3://" + nul)),
+                Arguments.of("modelUri", (Consumer<TrainRequest>) r -> r.model().uri("s3://" + nul)),
                 Arguments.of("env", (Consumer<TrainRequest>) r -> r.env("X", nul)),
                 Arguments.of("labels", (Consumer<TrainRequest>) r -> r.label("team", nul)),
                 Arguments.of("annotations", (Consumer<TrainRequest>) r -> r.annotation("note", nul)));

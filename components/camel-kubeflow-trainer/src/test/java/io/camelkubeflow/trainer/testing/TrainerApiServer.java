@@ -23,7 +23,7 @@ public final class TrainerApiServer implements AutoCloseable {
     /** Every namespace the component's tests write to. */
     public static final List<String> NAMESPACES = List.of("test", "acl", "bad", "capped", "crowd", "dsl", "ev1", "ev2",
             "ev3", "ev4", "failed", "from-component", "idem", "inline", "le", "logs", "metrics", "ml", "ops", "outage",
-            "own", "pol", "progress1", "progress2", "progress3", "progress4", "rbac", "requests", "restart", "scopes",
+            "init", "own", "pol", "progress1", "progress2", "progress3", "progress4", "rbac", "requests", "restart", "scopes",
             "secrets", "shared", "skips", "team-a", "team-b", "ttl", "waits", "faults", "chaos", "delete", "list-a",
             "list-b", "marks", "reap", "reap-elsewhere", "suspend", "outputs");
 
