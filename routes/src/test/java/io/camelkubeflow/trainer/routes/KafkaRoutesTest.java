@@ -9,7 +9,9 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -329,10 +331,14 @@ class KafkaRoutesTest {
                 "    'Content-Type': 'application/octet-stream',",
                 "    'Authorization': 'AWS ' + os.environ['AWS_ACCESS_KEY_ID'] + ':' + signature}))",
                 "print('METRIC auc=0.93')", "");
+        // the writer's keys reach the pods from a Secret, never through the message or the TrainJob
+        client.secrets().inNamespace("default").resource(new SecretBuilder().withNewMetadata().withName("s3-writer")
+                .endMetadata().addToStringData("access-key", S3Server.ACCESS_KEY)
+                .addToStringData("secret-key", S3Server.SECRET_KEY).build()).createOr(NonDeletingOperation::update);
         send(JSON.writeValueAsString(Map.of("script", script, "idempotencyKey", "model-fraud-1",
                 "outputUri", "s3://training/models/fraud-1/", "env", Map.of("S3_ENDPOINT",
-                        S3ServerResource.s3.endpoint(), "AWS_ACCESS_KEY_ID", S3Server.ACCESS_KEY,
-                        "AWS_SECRET_ACCESS_KEY", S3Server.SECRET_KEY))));
+                        S3ServerResource.s3.endpoint(), "AWS_ACCESS_KEY_ID", "secretKeyRef:s3-writer/access-key",
+                        "AWS_SECRET_ACCESS_KEY", "secretKeyRef:s3-writer/secret-key"))));
 
         Map<?, ?> result = awaitMatching("trainjob-results", r -> "model-fraud-1".equals(r.get("request")));
         assertEquals("Complete", result.get("status"), result.toString());

@@ -85,7 +85,7 @@ final class PodProcess {
             if (node.getArgs() != null) {
                 node.getArgs().forEach(word -> argv.add(remount(word, mounts)));
             }
-            return StagedScriptRunner.runAsPod(withoutLaunchers(argv), Files.createDirectories(root.resolve("cwd")),
+            return StagedScriptRunner.runAsPod(client, withoutLaunchers(argv), Files.createDirectories(root.resolve("cwd")),
                     Map.of(), pod, log);
         } catch (IOException e) {
             log.accept("sandbox: could not make the pod's volumes: " + e.getMessage());

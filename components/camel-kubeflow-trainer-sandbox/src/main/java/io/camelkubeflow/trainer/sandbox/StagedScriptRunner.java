@@ -18,8 +18,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapKeySelector;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretKeySelector;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.list;
@@ -116,14 +119,14 @@ final class StagedScriptRunner {
      * Runs the script as {@code pod}'s process, with its env, sending each output line to {@code log}; returns the exit
      * code.
      */
-    static int run(Script script, Pod pod, Consumer<String> log) {
+    static int run(KubernetesClient client, Script script, Pod pod, Consumer<String> log) {
         try {
             Path dir = Files.createTempDirectory("trainer-sandbox-");
             Path file = dir.resolve(script.fileName());
             Files.writeString(file, script.source());
             List<String> command = new ArrayList<>(List.of("python3", "-u", file.toString()));
             command.addAll(script.args());
-            return runAsPod(command, dir, script.env(), pod, log);
+            return runAsPod(client, command, dir, script.env(), pod, log);
         } catch (IOException e) {
             log.accept("sandbox: could not stage the script: " + e.getMessage());
             return 127;
@@ -136,8 +139,9 @@ final class StagedScriptRunner {
      * output line to {@code log}. Returns the exit code: 137 when it ran longer than {@link #MAX_RUN}, 127 when it
      * could not start.
      */
-    static int runAsPod(List<String> command, Path dir, Map<String, String> env, Pod pod, Consumer<String> log) {
-        Map<String, String> podEnv = podEnv(pod);
+    static int runAsPod(KubernetesClient client, List<String> command, Path dir, Map<String, String> env, Pod pod,
+            Consumer<String> log) {
+        Map<String, String> podEnv = podEnv(client, pod);
         try {
             ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
             builder.environment().putAll(env);
@@ -190,8 +194,12 @@ final class StagedScriptRunner {
         return env;
     }
 
-    /** The env of a pod's first container as the kubelet gives it: values, and field references to the pod's metadata. */
-    static Map<String, String> podEnv(Pod pod) {
+    /**
+     * The env of a pod's first container as the kubelet gives it: values, field references to the pod's metadata, and
+     * keys of the namespace's Secrets and ConfigMaps (a missing one left out, where a kubelet would not start the
+     * container).
+     */
+    static Map<String, String> podEnv(KubernetesClient client, Pod pod) {
         Map<String, String> env = new LinkedHashMap<>();
         for (io.fabric8.kubernetes.api.model.EnvVar var : pod.getSpec().getContainers().get(0).getEnv()) {
             if (var.getValue() != null) {
@@ -208,6 +216,24 @@ final class StagedScriptRunner {
                     env.put(var.getName(), pod.getMetadata().getName());
                 } else if (path.equals("metadata.namespace")) {
                     env.put(var.getName(), pod.getMetadata().getNamespace());
+                }
+            } else if (var.getValueFrom() != null && var.getValueFrom().getSecretKeyRef() != null) {
+                SecretKeySelector ref = var.getValueFrom().getSecretKeyRef();
+                Secret secret = client.secrets().inNamespace(pod.getMetadata().getNamespace()).withName(ref.getName())
+                        .get();
+                if (secret != null && secret.getData() != null && secret.getData().containsKey(ref.getKey())) {
+                    env.put(var.getName(), new String(java.util.Base64.getDecoder().decode(secret.getData()
+                            .get(ref.getKey())), StandardCharsets.UTF_8));
+                } else if (secret != null && secret.getStringData() != null
+                        && secret.getStringData().containsKey(ref.getKey())) {
+                    env.put(var.getName(), secret.getStringData().get(ref.getKey()));
+                }
+            } else if (var.getValueFrom() != null && var.getValueFrom().getConfigMapKeyRef() != null) {
+                ConfigMapKeySelector ref = var.getValueFrom().getConfigMapKeyRef();
+                ConfigMap configMap = client.configMaps().inNamespace(pod.getMetadata().getNamespace())
+                        .withName(ref.getName()).get();
+                if (configMap != null && configMap.getData() != null && configMap.getData().containsKey(ref.getKey())) {
+                    env.put(var.getName(), configMap.getData().get(ref.getKey()));
                 }
             }
         }

@@ -378,7 +378,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                     : Optional.empty();
             if (script.isPresent()) {
                 runOnNodes(job, pods, script.get().fileName() + " with the local python3",
-                        (pod, log) -> StagedScriptRunner.run(script.get(), pod, log));
+                        (pod, log) -> StagedScriptRunner.run(client, script.get(), pod, log));
                 return;
             }
             for (Pod pod : pods) {
