@@ -27,8 +27,12 @@ public record TrainingRuntimeDescriptor(
     public static final String DATASET_INITIALIZER = "dataset-initializer";
     public static final String MODEL_INITIALIZER = "model-initializer";
 
-    /** A replicated job of the runtime's JobSet template: its name, ancestor step label, containers and images. */
-    public record ReplicatedJob(String name, String ancestorStep, Map<String, String> containerImages) {
+    /**
+     * A replicated job of the runtime's JobSet template: its name, ancestor step label, containers and images, and the
+     * containers whose template sets a command.
+     */
+    public record ReplicatedJob(String name, String ancestorStep, Map<String, String> containerImages,
+            Set<String> commandedContainers) {
         public boolean hasContainer(String container) {
             return containerImages.containsKey(container);
         }
@@ -55,11 +59,15 @@ public record TrainingRuntimeDescriptor(
             String step = (String) map(map(jobTemplate.get("metadata")).get("labels")).get(ANCESTOR_STEP_LABEL);
             Map<String, Object> podSpec = map(map(map(map(jobTemplate.get("spec")).get("template"))).get("spec"));
             Map<String, String> images = new java.util.LinkedHashMap<>();
+            Set<String> commanded = new LinkedHashSet<>();
             for (Object c : list(podSpec.get("containers"))) {
                 Map<String, Object> container = map(c);
                 images.put((String) container.get("name"), (String) container.get("image"));
+                if (!list(container.get("command")).isEmpty()) {
+                    commanded.add((String) container.get("name"));
+                }
             }
-            jobs.add(new ReplicatedJob((String) job.get("name"), step, images));
+            jobs.add(new ReplicatedJob((String) job.get("name"), step, images, Set.copyOf(commanded)));
         }
         return new TrainingRuntimeDescriptor(runtime.getKind(), runtime.getMetadata().getName(), framework,
                 Set.copyOf(policies), List.copyOf(jobs));
@@ -93,6 +101,15 @@ public record TrainingRuntimeDescriptor(
     public String trainerImage() {
         ReplicatedJob trainer = trainerJob();
         return trainer == null ? null : trainer.containerImages().get(TRAINER_CONTAINER);
+    }
+
+    /**
+     * The command the runtime gives its trainer container, if any: the Trainer keeps it when a TrainJob sets none, so
+     * then the image's own ENTRYPOINT does not run.
+     */
+    public boolean trainerSetsCommand() {
+        ReplicatedJob trainer = trainerJob();
+        return trainer != null && trainer.commandedContainers().contains(TRAINER_CONTAINER);
     }
 
     /** Jobs where user code can run (MPI runs it on the launcher and on every node): those with a node container. */
