@@ -118,7 +118,7 @@ public class KubeflowTrainerConfiguration implements Cloneable {
               description = "Run the image's own ENTRYPOINT/CMD (the Kubeflow SDK's CustomTrainerContainer): the TrainJob sets no command, args (if any) replace the image's CMD; needs image, goes with no other payload, and not on a torchtune runtime or one whose trainer sets its own command. Under MPI the launcher job runs it.")
     private Boolean imageEntrypoint;
     @UriParam(label = "train", enums = "bf16,fp32",
-              description = "torchtune builtin trainer: the dtype of the model and optimizer parameters (SDK TorchTuneConfig.dtype); any torchtune* option runs the runtime's builtin trainer (tune run) with the args the Kubeflow SDK makes for the same config, and needs a torchtune runtime.")
+              description = "torchtune builtin trainer: the dtype of the model and optimizer parameters (SDK TorchTuneConfig.dtype); any torchtune option runs the runtime's builtin trainer (tune run) with the args the Kubeflow SDK makes for the same config, and needs a torchtune runtime.")
     private String torchtuneDtype;
     @UriParam(label = "train",
               description = "torchtune builtin trainer: samples per step (SDK TorchTuneConfig.batch_size), at least 1.")
@@ -130,7 +130,7 @@ public class KubeflowTrainerConfiguration implements Cloneable {
               description = "torchtune builtin trainer: the loss (SDK TorchTuneConfig.loss).")
     private String torchtuneLoss;
     @UriParam(label = "train",
-              description = "torchtune builtin trainer, LoRA: comma-separated attention modules LoRA applies to, of q_proj, k_proj, v_proj, output_proj (SDK LoraConfig.lora_attn_modules; default q_proj,v_proj,output_proj). Any torchtuneLora*, torchtuneQuantizeBase or torchtuneUseDora option turns LoRA on (the SDK's peft_config).")
+              description = "torchtune builtin trainer, LoRA: comma-separated attention modules LoRA applies to, of q_proj, k_proj, v_proj, output_proj (SDK LoraConfig.lora_attn_modules; default q_proj,v_proj,output_proj). Any of the torchtuneLora options, torchtuneQuantizeBase and torchtuneUseDora turns LoRA on (the SDK's peft_config).")
     private String torchtuneLoraAttnModules;
     @UriParam(label = "train",
               description = "torchtune builtin trainer, LoRA: the rank of the low-rank decomposition (SDK LoraConfig.lora_rank), at least 1.")
@@ -154,10 +154,10 @@ public class KubeflowTrainerConfiguration implements Cloneable {
               description = "torchtune builtin trainer, LoRA: use DoRA (SDK LoraConfig.use_dora).")
     private Boolean torchtuneUseDora;
     @UriParam(label = "train", enums = "json,csv,parquet,arrow,text,xml",
-              description = "torchtune builtin trainer, instruct dataset: the data file type (SDK TorchTuneInstructDataset.source). Any torchtuneDataset*, torchtuneTrainOnInput, torchtuneNewSystemPrompt or torchtuneColumnMap option selects torchtune's instruct dataset (the SDK's dataset_preprocess_config).")
+              description = "torchtune builtin trainer, instruct dataset: the data file type (SDK TorchTuneInstructDataset.source). Any of torchtuneDatasetSource, torchtuneDatasetSplit, torchtuneTrainOnInput, torchtuneNewSystemPrompt and torchtuneColumnMap selects torchtune's instruct dataset (the SDK's dataset_preprocess_config).")
     private String torchtuneDatasetSource;
     @UriParam(label = "train",
-              description = "torchtune builtin trainer, instruct dataset: the split to use, e.g. train[:10%] (SDK TorchTuneInstructDataset.split).")
+              description = "torchtune builtin trainer, instruct dataset: the split to use, e.g. train, or a slice of it in Hugging Face's split syntax (SDK TorchTuneInstructDataset.split).")
     private String torchtuneDatasetSplit;
     @UriParam(label = "train",
               description = "torchtune builtin trainer, instruct dataset: train on the user prompt too (SDK TorchTuneInstructDataset.train_on_input).")

@@ -139,7 +139,8 @@ class HttpErrorContractTest {
             }
         }
         assertEquals(List.of(), faults);
-        assertEquals(8, fields, "env, labels, annotations, resources, command, args, packages, pipIndexUrls");
+        assertEquals(10, fields, "env, labels, annotations, resources, command, args, packages, pipIndexUrls,"
+                + " torchtuneLoraAttnModules, torchtuneColumnMap");
     }
 
     /** Bytes that are not UTF-8 are refused where they are, never stored as replacement characters. */

@@ -1316,17 +1316,17 @@ public interface KubeflowTrainerEndpointBuilderFactory {
         }
         /**
          * torchtune builtin trainer, instruct dataset: the data file type (SDK
-         * TorchTuneInstructDataset.source). Any torchtuneDataset, torchtuneTrainOnInput,
-         * torchtuneNewSystemPrompt or torchtuneColumnMap option selects torchtune's instruct dataset (the
-         * SDK's dataset_preprocess_config). One of: json, csv, parquet, arrow, text, xml.
+         * TorchTuneInstructDataset.source). Any of torchtuneDatasetSource, torchtuneDatasetSplit,
+         * torchtuneTrainOnInput, torchtuneNewSystemPrompt and torchtuneColumnMap selects torchtune's instruct
+         * dataset (the SDK's dataset_preprocess_config). One of: json, csv, parquet, arrow, text, xml.
          */
         default KubeflowTrainerEndpointProducerBuilder torchtuneDatasetSource(String torchtuneDatasetSource) {
             doSetProperty("torchtuneDatasetSource", torchtuneDatasetSource);
             return this;
         }
         /**
-         * torchtune builtin trainer, instruct dataset: the split to use, e.g. train:10% (SDK
-         * TorchTuneInstructDataset.split).
+         * torchtune builtin trainer, instruct dataset: the split to use, e.g. train, or a slice of it in
+         * Hugging Face's split syntax (SDK TorchTuneInstructDataset.split).
          */
         default KubeflowTrainerEndpointProducerBuilder torchtuneDatasetSplit(String torchtuneDatasetSplit) {
             doSetProperty("torchtuneDatasetSplit", torchtuneDatasetSplit);
@@ -1406,8 +1406,8 @@ public interface KubeflowTrainerEndpointBuilderFactory {
         /**
          * torchtune builtin trainer, LoRA: comma-separated attention modules LoRA applies to, of q_proj,
          * k_proj, v_proj, output_proj (SDK LoraConfig.lora_attn_modules; default q_proj,v_proj,output_proj).
-         * Any torchtuneLora, torchtuneQuantizeBase or torchtuneUseDora option turns LoRA on (the SDK's
-         * peft_config).
+         * Any of the torchtuneLora options, torchtuneQuantizeBase and torchtuneUseDora turns LoRA on (the
+         * SDK's peft_config).
          */
         default KubeflowTrainerEndpointProducerBuilder torchtuneLoraAttnModules(String torchtuneLoraAttnModules) {
             doSetProperty("torchtuneLoraAttnModules", torchtuneLoraAttnModules);
