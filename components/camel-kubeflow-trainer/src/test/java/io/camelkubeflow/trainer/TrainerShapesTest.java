@@ -54,11 +54,16 @@ class TrainerShapesTest extends TrainerRouteTestSupport {
                                 "model.lora_rank=8", "model.lora_alpha=16", "model.lora_dropout=0.05",
                                 "model.lora_attn_modules=[q_proj,v_proj,output_proj]"),
                         "lora_finetune_distributed", "llama3_2/1B_lora"),
-                Arguments.of("QLoRA", "&torchtuneDtype=fp32&torchtuneLoraAttnModules=q_proj,k_proj"
+                // the webhook takes QLoRA on Llama 3.2 on one device only
+                Arguments.of("QLoRA", "&numProcPerNode=1&torchtuneDtype=fp32&torchtuneLoraAttnModules=q_proj,k_proj"
                         + "&torchtuneQuantizeBase=true&torchtuneUseDora=false&torchtuneLoraDropout=0.00001", Map.of(),
                         List.of("dtype=fp32", "model.lora_dropout=1e-05", "model.quantize_base=True",
                                 "model.use_dora=False", "model.lora_attn_modules=[q_proj,k_proj]"),
-                        "lora_finetune_distributed", "llama3_2/1B_qlora"),
+                        "lora_finetune_single_device", "llama3_2/1B_qlora_single_device"),
+                Arguments.of("DoRA on two GPUs", "&torchtuneQuantizeBase=true&torchtuneUseDora=true", Map.of(),
+                        List.of("model.quantize_base=True", "model.use_dora=True",
+                                "model.lora_attn_modules=[q_proj,v_proj,output_proj]"),
+                        "lora_finetune_distributed", "llama3_2/1B_lora"),
                 Arguments.of("instruct dataset from Hugging Face", "&torchtuneBatchSize=2"
                         + "&datasetUri=hf://tatsu-lab/alpaca/data&torchtuneDatasetSource=parquet"
                         + "&torchtuneDatasetSplit=RAW(train[:10%])&torchtuneTrainOnInput=false"
@@ -92,9 +97,9 @@ class TrainerShapesTest extends TrainerRouteTestSupport {
         assertEquals(sdkArgs, job.getSpec().trainer().args());
 
         Container node = container(nodePod(job), "node");
-        boolean oneGpu = recipe.endsWith("single_device");
+        boolean singleDevice = recipe.endsWith("single_device");
         List<String> expected = new java.util.ArrayList<>(List.of("tune", "run"));
-        if (!oneGpu) {
+        if (!singleDevice) {
             String name0 = job.getMetadata().getName();
             expected.add("--rdzv_endpoint=" + name0 + "-node-0-0." + name0 + ":29500");
         }

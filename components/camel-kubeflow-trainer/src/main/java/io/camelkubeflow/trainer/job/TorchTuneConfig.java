@@ -33,6 +33,8 @@ public final class TorchTuneConfig {
     /** The models the Trainer v2.3 torchtune trainer supports, as its webhook reads them from the runtime's name. */
     static final Set<String> MODELS = Set.of("llama3_2/1B", "llama3_2/3B", "llama3_3/70B", "qwen2_5/1.5B");
     static final String MULTI_NODE_MODEL = "llama3_3/70B";
+    static final String QLORA_REFUSED_MODEL = "qwen2_5/1.5B";
+    static final Set<String> SINGLE_DEVICE_QLORA_MODELS = Set.of("llama3_2/1B", "llama3_2/3B");
     /** Where the Trainer's dataset initializer puts the dataset, as the SDK names it in the args. */
     static final String DATASET_PATH = "/workspace/dataset";
     private static final String INSTRUCT_DATASET = "torchtune.datasets.instruct_dataset";
@@ -168,9 +170,13 @@ public final class TorchTuneConfig {
 
     /**
      * What the Trainer's webhook checks of a torchtune TrainJob against its runtime: the runtime names a model it
-     * supports ({@code torchtune-<model>-<size>}), and only the 70B model trains on more than one node.
+     * supports ({@code torchtune-<model>-<size>}); only the 70B model trains on more than one node; QLoRA never on
+     * Qwen 2.5, and on Llama 3.2 only on a single device (one process, or one GPU per node).
+     *
+     * @param numProcPerNode the request's, or null ("auto" to the webhook)
+     * @param gpusPerNode    the GPUs of the trainer's resources: the request's when it gives any, else the runtime's
      */
-    static void checkRuntime(String runtime, Integer numNodes) {
+    void checkRuntime(String runtime, Integer numNodes, Integer numProcPerNode, long gpusPerNode) {
         String[] parts = runtime.split("-", -1);
         String model = parts.length == 3 ? parts[1].replace('.', '_') + "/" + parts[2].toUpperCase(java.util.Locale.ROOT)
                 : null;
@@ -179,9 +185,22 @@ public final class TorchTuneConfig {
                     + " trainer supports (its webhook reads torchtune-<model>-<size>, one of " + MODELS + "); pick"
                     + " one of its runtimes, e.g. torchtune-llama3.2-1b");
         }
-        if (numNodes != null && numNodes > 1 && !MULTI_NODE_MODEL.equals(model)) {
-            throw new InvalidOptionException("numNodes", numNodes + " nodes for " + model + ": the Trainer's webhook"
+        int nodes = numNodes == null ? 1 : numNodes;
+        if (nodes > 1 && !MULTI_NODE_MODEL.equals(model)) {
+            throw new InvalidOptionException("numNodes", nodes + " nodes for " + model + ": the Trainer's webhook"
                     + " allows more than one only for " + MULTI_NODE_MODEL + "; set numNodes to 1");
+        }
+        if (Boolean.TRUE.equals(quantizeBase) && !Boolean.TRUE.equals(useDora)) {
+            if (QLORA_REFUSED_MODEL.equals(model)) {
+                throw new InvalidOptionException("torchtuneQuantizeBase", "the Trainer's webhook refuses QLoRA for "
+                        + model + "; drop torchtuneQuantizeBase or pick another model's runtime");
+            }
+            boolean singleDevice = nodes == 1 && (Integer.valueOf(1).equals(numProcPerNode) || gpusPerNode == 1);
+            if (SINGLE_DEVICE_QLORA_MODELS.contains(model) && !singleDevice) {
+                throw new InvalidOptionException("torchtuneQuantizeBase", "QLoRA for " + model + " runs on a single"
+                        + " device only (the Trainer's webhook refuses it on " + gpusPerNode + " GPUs per node); set"
+                        + " numProcPerNode=1 or gpu=1");
+            }
         }
     }
 

@@ -253,7 +253,9 @@ public final class TrainJobFactory {
                         + decision.launcher().description() + " (" + decision.reason() + "); pick a torchtune"
                         + " runtime such as torchtune-llama3.2-1b, or give a command, pythonFile or script instead");
             }
-            TorchTuneConfig.checkRuntime(runtime.name(), request.numNodes());
+            long gpus = request.resources().isEmpty() ? (runtime.trainerJob() == null ? 0
+                    : runtime.trainerJob().nodeGpus()) : TrainingRuntimeDescriptor.gpus(request.resources());
+            torchtune.checkRuntime(runtime.name(), request.numNodes(), request.numProcPerNode(), gpus);
         }
         if (request.imageEntrypoint()) {
             if (decision.launcher() == Launcher.BUILTIN) {

@@ -28,11 +28,12 @@ public record TrainingRuntimeDescriptor(
     public static final String MODEL_INITIALIZER = "model-initializer";
 
     /**
-     * A replicated job of the runtime's JobSet template: its name, ancestor step label, containers and images, and the
-     * containers whose template sets a command.
+     * A replicated job of the runtime's JobSet template: its name, ancestor step label, containers and images, the
+     * containers whose template sets a command, and the GPUs of its node container as the Trainer counts them
+     * (requested, else limited; any resource whose name holds "gpu").
      */
     public record ReplicatedJob(String name, String ancestorStep, Map<String, String> containerImages,
-            Set<String> commandedContainers) {
+            Set<String> commandedContainers, long nodeGpus) {
         public boolean hasContainer(String container) {
             return containerImages.containsKey(container);
         }
@@ -60,14 +61,20 @@ public record TrainingRuntimeDescriptor(
             Map<String, Object> podSpec = map(map(map(map(jobTemplate.get("spec")).get("template"))).get("spec"));
             Map<String, String> images = new java.util.LinkedHashMap<>();
             Set<String> commanded = new LinkedHashSet<>();
+            long nodeGpus = 0;
             for (Object c : list(podSpec.get("containers"))) {
                 Map<String, Object> container = map(c);
                 images.put((String) container.get("name"), (String) container.get("image"));
                 if (!list(container.get("command")).isEmpty()) {
                     commanded.add((String) container.get("name"));
                 }
+                if (TRAINER_CONTAINER.equals(container.get("name"))) {
+                    Map<String, Object> resources = map(container.get("resources"));
+                    long requested = gpus(map(resources.get("requests")));
+                    nodeGpus = requested > 0 ? requested : gpus(map(resources.get("limits")));
+                }
             }
-            jobs.add(new ReplicatedJob((String) job.get("name"), step, images, Set.copyOf(commanded)));
+            jobs.add(new ReplicatedJob((String) job.get("name"), step, images, Set.copyOf(commanded), nodeGpus));
         }
         return new TrainingRuntimeDescriptor(runtime.getKind(), runtime.getMetadata().getName(), framework,
                 Set.copyOf(policies), List.copyOf(jobs));
@@ -119,6 +126,21 @@ public record TrainingRuntimeDescriptor(
 
     public String describe() {
         return kind + " '" + name + "'";
+    }
+
+    /** The GPUs in a resource list, rounded up as Kubernetes' Quantity.Value() does; 0 when none is named. */
+    public static long gpus(Map<String, ?> resources) {
+        for (Map.Entry<String, ?> entry : resources.entrySet()) {
+            if (entry.getKey().toLowerCase(java.util.Locale.ROOT).contains("gpu") && entry.getValue() != null) {
+                try {
+                    return new io.fabric8.kubernetes.api.model.Quantity(String.valueOf(entry.getValue()))
+                            .getNumericalAmount().setScale(0, java.math.RoundingMode.CEILING).longValueExact();
+                } catch (IllegalArgumentException | ArithmeticException e) {
+                    return 0;
+                }
+            }
+        }
+        return 0;
     }
 
     @SuppressWarnings("unchecked")

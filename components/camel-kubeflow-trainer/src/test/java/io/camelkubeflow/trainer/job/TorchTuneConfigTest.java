@@ -38,11 +38,26 @@ class TorchTuneConfigTest {
 
     @Test
     void aRuntimeNamesAModelTheTrainerSupports() {
-        TorchTuneConfig.checkRuntime("torchtune-qwen2.5-1.5b", 1);
-        TorchTuneConfig.checkRuntime("torchtune-llama3.3-70b", 4);
+        TorchTuneConfig config = new TorchTuneConfig().epochs(1);
+        config.checkRuntime("torchtune-qwen2.5-1.5b", 1, null, 2);
+        config.checkRuntime("torchtune-llama3.3-70b", 4, null, 8);
         assertEquals("runtime", assertThrows(InvalidOptionException.class,
-                () -> TorchTuneConfig.checkRuntime("my-torchtune", null)).getField());
+                () -> config.checkRuntime("my-torchtune", null, null, 2)).getField());
         assertEquals("runtime", assertThrows(InvalidOptionException.class,
-                () -> TorchTuneConfig.checkRuntime("torchtune-mistral-7b", null)).getField());
+                () -> config.checkRuntime("torchtune-mistral-7b", null, null, 2)).getField());
+    }
+
+    /** The webhook's QLoRA rules: never on Qwen 2.5, on Llama 3.2 only on one device; DoRA turns QLoRA off. */
+    @Test
+    void qloraRunsWhereTheTrainersWebhookTakesIt() {
+        TorchTuneConfig qlora = new TorchTuneConfig().quantizeBase(true);
+        qlora.checkRuntime("torchtune-llama3.2-1b", 1, null, 1);
+        qlora.checkRuntime("torchtune-llama3.2-3b", null, 1, 2);
+        qlora.checkRuntime("torchtune-llama3.3-70b", 1, null, 8);
+        new TorchTuneConfig().quantizeBase(true).useDora(true).checkRuntime("torchtune-qwen2.5-1.5b", 1, null, 2);
+        assertEquals("torchtuneQuantizeBase", assertThrows(InvalidOptionException.class,
+                () -> qlora.checkRuntime("torchtune-llama3.2-1b", 1, null, 2)).getField());
+        assertEquals("torchtuneQuantizeBase", assertThrows(InvalidOptionException.class,
+                () -> qlora.checkRuntime("torchtune-qwen2.5-1.5b", 1, 1, 1)).getField());
     }
 }
