@@ -101,19 +101,29 @@ public final class TorchTuneConfig {
                 || columnMap != null;
     }
 
-    /** The names the fields take in options, headers and messages, for what a refusal names. */
+    /** The first field set, under the name callers write it: what a refusal of the whole config names. */
     String firstFieldSet() {
-        Object[][] fields = {{"torchtuneDtype", dtype}, {"torchtuneBatchSize", batchSize}, {"torchtuneEpochs", epochs},
-            {"torchtuneLoss", loss}, {"torchtuneLoraAttnModules", loraAttnModules}, {"torchtuneLoraRank", loraRank},
-            {"torchtuneLoraAlpha", loraAlpha}, {"torchtuneLoraDropout", loraDropout},
-            {"torchtuneLoraApplyToMlp", loraApplyToMlp}, {"torchtuneLoraApplyToOutput", loraApplyToOutput},
-            {"torchtuneQuantizeBase", quantizeBase}, {"torchtuneUseDora", useDora},
-            {"torchtuneDatasetSource", datasetSource}, {"torchtuneDatasetSplit", datasetSplit},
-            {"torchtuneTrainOnInput", trainOnInput}, {"torchtuneNewSystemPrompt", newSystemPrompt},
-            {"torchtuneColumnMap", columnMap}};
+        Object[][] fields = {
+            {TrainField.TORCHTUNE_DTYPE, dtype},
+            {TrainField.TORCHTUNE_BATCH_SIZE, batchSize},
+            {TrainField.TORCHTUNE_EPOCHS, epochs},
+            {TrainField.TORCHTUNE_LOSS, loss},
+            {TrainField.TORCHTUNE_LORA_ATTN_MODULES, loraAttnModules},
+            {TrainField.TORCHTUNE_LORA_RANK, loraRank},
+            {TrainField.TORCHTUNE_LORA_ALPHA, loraAlpha},
+            {TrainField.TORCHTUNE_LORA_DROPOUT, loraDropout},
+            {TrainField.TORCHTUNE_LORA_APPLY_TO_MLP, loraApplyToMlp},
+            {TrainField.TORCHTUNE_LORA_APPLY_TO_OUTPUT, loraApplyToOutput},
+            {TrainField.TORCHTUNE_QUANTIZE_BASE, quantizeBase},
+            {TrainField.TORCHTUNE_USE_DORA, useDora},
+            {TrainField.TORCHTUNE_DATASET_SOURCE, datasetSource},
+            {TrainField.TORCHTUNE_DATASET_SPLIT, datasetSplit},
+            {TrainField.TORCHTUNE_TRAIN_ON_INPUT, trainOnInput},
+            {TrainField.TORCHTUNE_NEW_SYSTEM_PROMPT, newSystemPrompt},
+            {TrainField.TORCHTUNE_COLUMN_MAP, columnMap}};
         for (Object[] field : fields) {
             if (field[1] != null) {
-                return (String) field[0];
+                return ((TrainField) field[0]).fieldName();
             }
         }
         return null;
