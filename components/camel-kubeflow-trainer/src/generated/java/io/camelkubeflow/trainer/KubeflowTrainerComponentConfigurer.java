@@ -121,6 +121,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "idempotencyscope":
         case "idempotencyScope": getOrCreateConfiguration(target).setIdempotencyScope(property(camelContext, java.lang.String.class, value)); return true;
         case "image": getOrCreateConfiguration(target).setImage(property(camelContext, java.lang.String.class, value)); return true;
+        case "imageentrypoint":
+        case "imageEntrypoint": getOrCreateConfiguration(target).setImageEntrypoint(property(camelContext, java.lang.Boolean.class, value)); return true;
         case "imagerules":
         case "imageRules": getOrCreateConfiguration(target).setImageRules(property(camelContext, java.lang.String.class, value)); return true;
         case "inflightgroup":
@@ -212,6 +214,40 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "tailLines": getOrCreateConfiguration(target).setTailLines(property(camelContext, java.lang.Integer.class, value)); return true;
         case "throwonfailure":
         case "throwOnFailure": getOrCreateConfiguration(target).setThrowOnFailure(property(camelContext, boolean.class, value)); return true;
+        case "torchtunebatchsize":
+        case "torchtuneBatchSize": getOrCreateConfiguration(target).setTorchtuneBatchSize(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "torchtunecolumnmap":
+        case "torchtuneColumnMap": getOrCreateConfiguration(target).setTorchtuneColumnMap(property(camelContext, java.util.Map.class, value)); return true;
+        case "torchtunedatasetsource":
+        case "torchtuneDatasetSource": getOrCreateConfiguration(target).setTorchtuneDatasetSource(property(camelContext, java.lang.String.class, value)); return true;
+        case "torchtunedatasetsplit":
+        case "torchtuneDatasetSplit": getOrCreateConfiguration(target).setTorchtuneDatasetSplit(property(camelContext, java.lang.String.class, value)); return true;
+        case "torchtunedtype":
+        case "torchtuneDtype": getOrCreateConfiguration(target).setTorchtuneDtype(property(camelContext, java.lang.String.class, value)); return true;
+        case "torchtuneepochs":
+        case "torchtuneEpochs": getOrCreateConfiguration(target).setTorchtuneEpochs(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "torchtuneloraalpha":
+        case "torchtuneLoraAlpha": getOrCreateConfiguration(target).setTorchtuneLoraAlpha(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "torchtuneloraapplytomlp":
+        case "torchtuneLoraApplyToMlp": getOrCreateConfiguration(target).setTorchtuneLoraApplyToMlp(property(camelContext, java.lang.Boolean.class, value)); return true;
+        case "torchtuneloraapplytooutput":
+        case "torchtuneLoraApplyToOutput": getOrCreateConfiguration(target).setTorchtuneLoraApplyToOutput(property(camelContext, java.lang.Boolean.class, value)); return true;
+        case "torchtuneloraattnmodules":
+        case "torchtuneLoraAttnModules": getOrCreateConfiguration(target).setTorchtuneLoraAttnModules(property(camelContext, java.lang.String.class, value)); return true;
+        case "torchtuneloradropout":
+        case "torchtuneLoraDropout": getOrCreateConfiguration(target).setTorchtuneLoraDropout(property(camelContext, java.lang.Double.class, value)); return true;
+        case "torchtunelorarank":
+        case "torchtuneLoraRank": getOrCreateConfiguration(target).setTorchtuneLoraRank(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "torchtuneloss":
+        case "torchtuneLoss": getOrCreateConfiguration(target).setTorchtuneLoss(property(camelContext, java.lang.String.class, value)); return true;
+        case "torchtunenewsystemprompt":
+        case "torchtuneNewSystemPrompt": getOrCreateConfiguration(target).setTorchtuneNewSystemPrompt(property(camelContext, java.lang.String.class, value)); return true;
+        case "torchtunequantizebase":
+        case "torchtuneQuantizeBase": getOrCreateConfiguration(target).setTorchtuneQuantizeBase(property(camelContext, java.lang.Boolean.class, value)); return true;
+        case "torchtunetrainoninput":
+        case "torchtuneTrainOnInput": getOrCreateConfiguration(target).setTorchtuneTrainOnInput(property(camelContext, java.lang.Boolean.class, value)); return true;
+        case "torchtuneusedora":
+        case "torchtuneUseDora": getOrCreateConfiguration(target).setTorchtuneUseDora(property(camelContext, java.lang.Boolean.class, value)); return true;
         case "trustcerts":
         case "trustCerts": getOrCreateConfiguration(target).setTrustCerts(property(camelContext, java.lang.Boolean.class, value)); return true;
         case "ttlafterfinished":
@@ -331,6 +367,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "idempotencyscope":
         case "idempotencyScope": return java.lang.String.class;
         case "image": return java.lang.String.class;
+        case "imageentrypoint":
+        case "imageEntrypoint": return java.lang.Boolean.class;
         case "imagerules":
         case "imageRules": return java.lang.String.class;
         case "inflightgroup":
@@ -422,6 +460,40 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "tailLines": return java.lang.Integer.class;
         case "throwonfailure":
         case "throwOnFailure": return boolean.class;
+        case "torchtunebatchsize":
+        case "torchtuneBatchSize": return java.lang.Integer.class;
+        case "torchtunecolumnmap":
+        case "torchtuneColumnMap": return java.util.Map.class;
+        case "torchtunedatasetsource":
+        case "torchtuneDatasetSource": return java.lang.String.class;
+        case "torchtunedatasetsplit":
+        case "torchtuneDatasetSplit": return java.lang.String.class;
+        case "torchtunedtype":
+        case "torchtuneDtype": return java.lang.String.class;
+        case "torchtuneepochs":
+        case "torchtuneEpochs": return java.lang.Integer.class;
+        case "torchtuneloraalpha":
+        case "torchtuneLoraAlpha": return java.lang.Integer.class;
+        case "torchtuneloraapplytomlp":
+        case "torchtuneLoraApplyToMlp": return java.lang.Boolean.class;
+        case "torchtuneloraapplytooutput":
+        case "torchtuneLoraApplyToOutput": return java.lang.Boolean.class;
+        case "torchtuneloraattnmodules":
+        case "torchtuneLoraAttnModules": return java.lang.String.class;
+        case "torchtuneloradropout":
+        case "torchtuneLoraDropout": return java.lang.Double.class;
+        case "torchtunelorarank":
+        case "torchtuneLoraRank": return java.lang.Integer.class;
+        case "torchtuneloss":
+        case "torchtuneLoss": return java.lang.String.class;
+        case "torchtunenewsystemprompt":
+        case "torchtuneNewSystemPrompt": return java.lang.String.class;
+        case "torchtunequantizebase":
+        case "torchtuneQuantizeBase": return java.lang.Boolean.class;
+        case "torchtunetrainoninput":
+        case "torchtuneTrainOnInput": return java.lang.Boolean.class;
+        case "torchtuneusedora":
+        case "torchtuneUseDora": return java.lang.Boolean.class;
         case "trustcerts":
         case "trustCerts": return java.lang.Boolean.class;
         case "ttlafterfinished":
@@ -537,6 +609,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "idempotencyscope":
         case "idempotencyScope": return getOrCreateConfiguration(target).getIdempotencyScope();
         case "image": return getOrCreateConfiguration(target).getImage();
+        case "imageentrypoint":
+        case "imageEntrypoint": return getOrCreateConfiguration(target).getImageEntrypoint();
         case "imagerules":
         case "imageRules": return getOrCreateConfiguration(target).getImageRules();
         case "inflightgroup":
@@ -628,6 +702,40 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "tailLines": return getOrCreateConfiguration(target).getTailLines();
         case "throwonfailure":
         case "throwOnFailure": return getOrCreateConfiguration(target).isThrowOnFailure();
+        case "torchtunebatchsize":
+        case "torchtuneBatchSize": return getOrCreateConfiguration(target).getTorchtuneBatchSize();
+        case "torchtunecolumnmap":
+        case "torchtuneColumnMap": return getOrCreateConfiguration(target).getTorchtuneColumnMap();
+        case "torchtunedatasetsource":
+        case "torchtuneDatasetSource": return getOrCreateConfiguration(target).getTorchtuneDatasetSource();
+        case "torchtunedatasetsplit":
+        case "torchtuneDatasetSplit": return getOrCreateConfiguration(target).getTorchtuneDatasetSplit();
+        case "torchtunedtype":
+        case "torchtuneDtype": return getOrCreateConfiguration(target).getTorchtuneDtype();
+        case "torchtuneepochs":
+        case "torchtuneEpochs": return getOrCreateConfiguration(target).getTorchtuneEpochs();
+        case "torchtuneloraalpha":
+        case "torchtuneLoraAlpha": return getOrCreateConfiguration(target).getTorchtuneLoraAlpha();
+        case "torchtuneloraapplytomlp":
+        case "torchtuneLoraApplyToMlp": return getOrCreateConfiguration(target).getTorchtuneLoraApplyToMlp();
+        case "torchtuneloraapplytooutput":
+        case "torchtuneLoraApplyToOutput": return getOrCreateConfiguration(target).getTorchtuneLoraApplyToOutput();
+        case "torchtuneloraattnmodules":
+        case "torchtuneLoraAttnModules": return getOrCreateConfiguration(target).getTorchtuneLoraAttnModules();
+        case "torchtuneloradropout":
+        case "torchtuneLoraDropout": return getOrCreateConfiguration(target).getTorchtuneLoraDropout();
+        case "torchtunelorarank":
+        case "torchtuneLoraRank": return getOrCreateConfiguration(target).getTorchtuneLoraRank();
+        case "torchtuneloss":
+        case "torchtuneLoss": return getOrCreateConfiguration(target).getTorchtuneLoss();
+        case "torchtunenewsystemprompt":
+        case "torchtuneNewSystemPrompt": return getOrCreateConfiguration(target).getTorchtuneNewSystemPrompt();
+        case "torchtunequantizebase":
+        case "torchtuneQuantizeBase": return getOrCreateConfiguration(target).getTorchtuneQuantizeBase();
+        case "torchtunetrainoninput":
+        case "torchtuneTrainOnInput": return getOrCreateConfiguration(target).getTorchtuneTrainOnInput();
+        case "torchtuneusedora":
+        case "torchtuneUseDora": return getOrCreateConfiguration(target).getTorchtuneUseDora();
         case "trustcerts":
         case "trustCerts": return getOrCreateConfiguration(target).getTrustCerts();
         case "ttlafterfinished":
@@ -655,6 +763,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "env": return java.lang.Object.class;
         case "labels": return java.lang.Object.class;
         case "resources": return java.lang.Object.class;
+        case "torchtunecolumnmap":
+        case "torchtuneColumnMap": return java.lang.Object.class;
         default: return null;
         }
     }

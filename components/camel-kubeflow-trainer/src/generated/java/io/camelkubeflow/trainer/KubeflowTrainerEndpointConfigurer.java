@@ -113,6 +113,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "idempotencyscope":
         case "idempotencyScope": target.getConfiguration().setIdempotencyScope(property(camelContext, java.lang.String.class, value)); return true;
         case "image": target.getConfiguration().setImage(property(camelContext, java.lang.String.class, value)); return true;
+        case "imageentrypoint":
+        case "imageEntrypoint": target.getConfiguration().setImageEntrypoint(property(camelContext, java.lang.Boolean.class, value)); return true;
         case "imagerules":
         case "imageRules": target.getConfiguration().setImageRules(property(camelContext, java.lang.String.class, value)); return true;
         case "inflightgroup":
@@ -202,6 +204,40 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "tailLines": target.getConfiguration().setTailLines(property(camelContext, java.lang.Integer.class, value)); return true;
         case "throwonfailure":
         case "throwOnFailure": target.getConfiguration().setThrowOnFailure(property(camelContext, boolean.class, value)); return true;
+        case "torchtunebatchsize":
+        case "torchtuneBatchSize": target.getConfiguration().setTorchtuneBatchSize(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "torchtunecolumnmap":
+        case "torchtuneColumnMap": target.getConfiguration().setTorchtuneColumnMap(property(camelContext, java.util.Map.class, value)); return true;
+        case "torchtunedatasetsource":
+        case "torchtuneDatasetSource": target.getConfiguration().setTorchtuneDatasetSource(property(camelContext, java.lang.String.class, value)); return true;
+        case "torchtunedatasetsplit":
+        case "torchtuneDatasetSplit": target.getConfiguration().setTorchtuneDatasetSplit(property(camelContext, java.lang.String.class, value)); return true;
+        case "torchtunedtype":
+        case "torchtuneDtype": target.getConfiguration().setTorchtuneDtype(property(camelContext, java.lang.String.class, value)); return true;
+        case "torchtuneepochs":
+        case "torchtuneEpochs": target.getConfiguration().setTorchtuneEpochs(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "torchtuneloraalpha":
+        case "torchtuneLoraAlpha": target.getConfiguration().setTorchtuneLoraAlpha(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "torchtuneloraapplytomlp":
+        case "torchtuneLoraApplyToMlp": target.getConfiguration().setTorchtuneLoraApplyToMlp(property(camelContext, java.lang.Boolean.class, value)); return true;
+        case "torchtuneloraapplytooutput":
+        case "torchtuneLoraApplyToOutput": target.getConfiguration().setTorchtuneLoraApplyToOutput(property(camelContext, java.lang.Boolean.class, value)); return true;
+        case "torchtuneloraattnmodules":
+        case "torchtuneLoraAttnModules": target.getConfiguration().setTorchtuneLoraAttnModules(property(camelContext, java.lang.String.class, value)); return true;
+        case "torchtuneloradropout":
+        case "torchtuneLoraDropout": target.getConfiguration().setTorchtuneLoraDropout(property(camelContext, java.lang.Double.class, value)); return true;
+        case "torchtunelorarank":
+        case "torchtuneLoraRank": target.getConfiguration().setTorchtuneLoraRank(property(camelContext, java.lang.Integer.class, value)); return true;
+        case "torchtuneloss":
+        case "torchtuneLoss": target.getConfiguration().setTorchtuneLoss(property(camelContext, java.lang.String.class, value)); return true;
+        case "torchtunenewsystemprompt":
+        case "torchtuneNewSystemPrompt": target.getConfiguration().setTorchtuneNewSystemPrompt(property(camelContext, java.lang.String.class, value)); return true;
+        case "torchtunequantizebase":
+        case "torchtuneQuantizeBase": target.getConfiguration().setTorchtuneQuantizeBase(property(camelContext, java.lang.Boolean.class, value)); return true;
+        case "torchtunetrainoninput":
+        case "torchtuneTrainOnInput": target.getConfiguration().setTorchtuneTrainOnInput(property(camelContext, java.lang.Boolean.class, value)); return true;
+        case "torchtuneusedora":
+        case "torchtuneUseDora": target.getConfiguration().setTorchtuneUseDora(property(camelContext, java.lang.Boolean.class, value)); return true;
         case "trustcerts":
         case "trustCerts": target.getConfiguration().setTrustCerts(property(camelContext, java.lang.Boolean.class, value)); return true;
         case "ttlafterfinished":
@@ -318,6 +354,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "idempotencyscope":
         case "idempotencyScope": return java.lang.String.class;
         case "image": return java.lang.String.class;
+        case "imageentrypoint":
+        case "imageEntrypoint": return java.lang.Boolean.class;
         case "imagerules":
         case "imageRules": return java.lang.String.class;
         case "inflightgroup":
@@ -407,6 +445,40 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "tailLines": return java.lang.Integer.class;
         case "throwonfailure":
         case "throwOnFailure": return boolean.class;
+        case "torchtunebatchsize":
+        case "torchtuneBatchSize": return java.lang.Integer.class;
+        case "torchtunecolumnmap":
+        case "torchtuneColumnMap": return java.util.Map.class;
+        case "torchtunedatasetsource":
+        case "torchtuneDatasetSource": return java.lang.String.class;
+        case "torchtunedatasetsplit":
+        case "torchtuneDatasetSplit": return java.lang.String.class;
+        case "torchtunedtype":
+        case "torchtuneDtype": return java.lang.String.class;
+        case "torchtuneepochs":
+        case "torchtuneEpochs": return java.lang.Integer.class;
+        case "torchtuneloraalpha":
+        case "torchtuneLoraAlpha": return java.lang.Integer.class;
+        case "torchtuneloraapplytomlp":
+        case "torchtuneLoraApplyToMlp": return java.lang.Boolean.class;
+        case "torchtuneloraapplytooutput":
+        case "torchtuneLoraApplyToOutput": return java.lang.Boolean.class;
+        case "torchtuneloraattnmodules":
+        case "torchtuneLoraAttnModules": return java.lang.String.class;
+        case "torchtuneloradropout":
+        case "torchtuneLoraDropout": return java.lang.Double.class;
+        case "torchtunelorarank":
+        case "torchtuneLoraRank": return java.lang.Integer.class;
+        case "torchtuneloss":
+        case "torchtuneLoss": return java.lang.String.class;
+        case "torchtunenewsystemprompt":
+        case "torchtuneNewSystemPrompt": return java.lang.String.class;
+        case "torchtunequantizebase":
+        case "torchtuneQuantizeBase": return java.lang.Boolean.class;
+        case "torchtunetrainoninput":
+        case "torchtuneTrainOnInput": return java.lang.Boolean.class;
+        case "torchtuneusedora":
+        case "torchtuneUseDora": return java.lang.Boolean.class;
         case "trustcerts":
         case "trustCerts": return java.lang.Boolean.class;
         case "ttlafterfinished":
@@ -519,6 +591,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "idempotencyscope":
         case "idempotencyScope": return target.getConfiguration().getIdempotencyScope();
         case "image": return target.getConfiguration().getImage();
+        case "imageentrypoint":
+        case "imageEntrypoint": return target.getConfiguration().getImageEntrypoint();
         case "imagerules":
         case "imageRules": return target.getConfiguration().getImageRules();
         case "inflightgroup":
@@ -608,6 +682,40 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "tailLines": return target.getConfiguration().getTailLines();
         case "throwonfailure":
         case "throwOnFailure": return target.getConfiguration().isThrowOnFailure();
+        case "torchtunebatchsize":
+        case "torchtuneBatchSize": return target.getConfiguration().getTorchtuneBatchSize();
+        case "torchtunecolumnmap":
+        case "torchtuneColumnMap": return target.getConfiguration().getTorchtuneColumnMap();
+        case "torchtunedatasetsource":
+        case "torchtuneDatasetSource": return target.getConfiguration().getTorchtuneDatasetSource();
+        case "torchtunedatasetsplit":
+        case "torchtuneDatasetSplit": return target.getConfiguration().getTorchtuneDatasetSplit();
+        case "torchtunedtype":
+        case "torchtuneDtype": return target.getConfiguration().getTorchtuneDtype();
+        case "torchtuneepochs":
+        case "torchtuneEpochs": return target.getConfiguration().getTorchtuneEpochs();
+        case "torchtuneloraalpha":
+        case "torchtuneLoraAlpha": return target.getConfiguration().getTorchtuneLoraAlpha();
+        case "torchtuneloraapplytomlp":
+        case "torchtuneLoraApplyToMlp": return target.getConfiguration().getTorchtuneLoraApplyToMlp();
+        case "torchtuneloraapplytooutput":
+        case "torchtuneLoraApplyToOutput": return target.getConfiguration().getTorchtuneLoraApplyToOutput();
+        case "torchtuneloraattnmodules":
+        case "torchtuneLoraAttnModules": return target.getConfiguration().getTorchtuneLoraAttnModules();
+        case "torchtuneloradropout":
+        case "torchtuneLoraDropout": return target.getConfiguration().getTorchtuneLoraDropout();
+        case "torchtunelorarank":
+        case "torchtuneLoraRank": return target.getConfiguration().getTorchtuneLoraRank();
+        case "torchtuneloss":
+        case "torchtuneLoss": return target.getConfiguration().getTorchtuneLoss();
+        case "torchtunenewsystemprompt":
+        case "torchtuneNewSystemPrompt": return target.getConfiguration().getTorchtuneNewSystemPrompt();
+        case "torchtunequantizebase":
+        case "torchtuneQuantizeBase": return target.getConfiguration().getTorchtuneQuantizeBase();
+        case "torchtunetrainoninput":
+        case "torchtuneTrainOnInput": return target.getConfiguration().getTorchtuneTrainOnInput();
+        case "torchtuneusedora":
+        case "torchtuneUseDora": return target.getConfiguration().getTorchtuneUseDora();
         case "trustcerts":
         case "trustCerts": return target.getConfiguration().getTrustCerts();
         case "ttlafterfinished":
@@ -633,6 +741,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "env": return java.lang.Object.class;
         case "labels": return java.lang.Object.class;
         case "resources": return java.lang.Object.class;
+        case "torchtunecolumnmap":
+        case "torchtuneColumnMap": return java.lang.Object.class;
         default: return null;
         }
     }

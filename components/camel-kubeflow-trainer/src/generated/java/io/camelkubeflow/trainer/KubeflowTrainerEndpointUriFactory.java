@@ -23,7 +23,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(108);
+        Set<String> props = new HashSet<>(126);
         props.add("activeDeadlineSeconds");
         props.add("allNamespaces");
         props.add("annotations");
@@ -73,6 +73,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("idempotencyKey");
         props.add("idempotencyScope");
         props.add("image");
+        props.add("imageEntrypoint");
         props.add("imageRules");
         props.add("inFlightGroup");
         props.add("jobName");
@@ -124,6 +125,23 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("suspend");
         props.add("tailLines");
         props.add("throwOnFailure");
+        props.add("torchtuneBatchSize");
+        props.add("torchtuneColumnMap");
+        props.add("torchtuneDatasetSource");
+        props.add("torchtuneDatasetSplit");
+        props.add("torchtuneDtype");
+        props.add("torchtuneEpochs");
+        props.add("torchtuneLoraAlpha");
+        props.add("torchtuneLoraApplyToMlp");
+        props.add("torchtuneLoraApplyToOutput");
+        props.add("torchtuneLoraAttnModules");
+        props.add("torchtuneLoraDropout");
+        props.add("torchtuneLoraRank");
+        props.add("torchtuneLoss");
+        props.add("torchtuneNewSystemPrompt");
+        props.add("torchtuneQuantizeBase");
+        props.add("torchtuneTrainOnInput");
+        props.add("torchtuneUseDora");
         props.add("trustCerts");
         props.add("ttlAfterFinished");
         props.add("username");
@@ -146,11 +164,12 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         secretProps.add("password");
         secretProps.add("username");
         SECRET_PROPERTY_NAMES = Collections.unmodifiableSet(secretProps);
-        Map<String, String> prefixes = new HashMap<>(4);
+        Map<String, String> prefixes = new HashMap<>(5);
         prefixes.put("annotations", "annotations.");
         prefixes.put("env", "env.");
         prefixes.put("labels", "labels.");
         prefixes.put("resources", "resources.");
+        prefixes.put("torchtuneColumnMap", "torchtuneColumnMap.");
         MULTI_VALUE_PREFIXES = Collections.unmodifiableMap(prefixes);
     }
 

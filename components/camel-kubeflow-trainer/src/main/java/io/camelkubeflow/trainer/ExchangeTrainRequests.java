@@ -81,6 +81,7 @@ final class ExchangeTrainRequests {
             case WORDS -> Shell.split(field.fieldName(), value.toString());
             case LIST -> commaList(value.toString());
             case DURATION -> Duration.ofMillis((Long) value);
+            case DECIMAL -> TrainField.decimal(value, field.fieldName());
             default -> value;
         };
     }
@@ -166,6 +167,7 @@ final class ExchangeTrainRequests {
             case MAP -> map(header, value);
             case INTEGER -> (int) wholeNumber(exchange, header, value, Integer.MIN_VALUE, Integer.MAX_VALUE);
             case LONG -> wholeNumber(exchange, header, value, Long.MIN_VALUE, Long.MAX_VALUE);
+            case DECIMAL -> TrainField.decimal(value instanceof Number ? value : scalar(header, value), header);
             default -> typed(exchange, header, value, field.kind().javaType());
         };
     }

@@ -196,6 +196,60 @@ public class KubeflowTrainerConfiguration implements Cloneable {
                             + " next route finds the model. Under a request policy, only under its outputLocations.")
     private String outputUri;
     @UriParam(label = "train",
+              description = "Run the image's own ENTRYPOINT/CMD (the Kubeflow SDK's CustomTrainerContainer): the TrainJob sets no command, args (if any) replace the image's CMD; needs image, goes with no other payload, and not on a torchtune runtime or one whose trainer sets its own command. Under MPI the launcher job runs it.")
+    private Boolean imageEntrypoint;
+    @UriParam(label = "train", enums = "bf16,fp32",
+              description = "torchtune builtin trainer: the dtype of the model and optimizer parameters (SDK TorchTuneConfig.dtype); any torchtune option runs the runtime's builtin trainer (tune run) with the args the Kubeflow SDK makes for the same config, and needs a torchtune runtime.")
+    private String torchtuneDtype;
+    @UriParam(label = "train",
+              description = "torchtune builtin trainer: samples per step (SDK TorchTuneConfig.batch_size), at least 1.")
+    private Integer torchtuneBatchSize;
+    @UriParam(label = "train",
+              description = "torchtune builtin trainer: passes over the dataset (SDK TorchTuneConfig.epochs), at least 1.")
+    private Integer torchtuneEpochs;
+    @UriParam(label = "train", enums = "torchtune.modules.loss.CEWithChunkedOutputLoss",
+              description = "torchtune builtin trainer: the loss (SDK TorchTuneConfig.loss).")
+    private String torchtuneLoss;
+    @UriParam(label = "train",
+              description = "torchtune builtin trainer, LoRA: comma-separated attention modules LoRA applies to, of q_proj, k_proj, v_proj, output_proj (SDK LoraConfig.lora_attn_modules; default q_proj,v_proj,output_proj). Any of the torchtuneLora options, torchtuneQuantizeBase and torchtuneUseDora turns LoRA on (the SDK's peft_config).")
+    private String torchtuneLoraAttnModules;
+    @UriParam(label = "train",
+              description = "torchtune builtin trainer, LoRA: the rank of the low-rank decomposition (SDK LoraConfig.lora_rank), at least 1.")
+    private Integer torchtuneLoraRank;
+    @UriParam(label = "train",
+              description = "torchtune builtin trainer, LoRA: the scaling factor of the low-rank matrices (SDK LoraConfig.lora_alpha), at least 1.")
+    private Integer torchtuneLoraAlpha;
+    @UriParam(label = "train",
+              description = "torchtune builtin trainer, LoRA: the dropout probability of the low-rank updates, from 0 to 1 (SDK LoraConfig.lora_dropout).")
+    private Double torchtuneLoraDropout;
+    @UriParam(label = "train",
+              description = "torchtune builtin trainer, LoRA: apply LoRA to the MLP of each layer (SDK LoraConfig.apply_lora_to_mlp).")
+    private Boolean torchtuneLoraApplyToMlp;
+    @UriParam(label = "train",
+              description = "torchtune builtin trainer, LoRA: apply LoRA to the final output projection (SDK LoraConfig.apply_lora_to_output).")
+    private Boolean torchtuneLoraApplyToOutput;
+    @UriParam(label = "train",
+              description = "torchtune builtin trainer, LoRA: quantize the base model, i.e. QLoRA (SDK LoraConfig.quantize_base).")
+    private Boolean torchtuneQuantizeBase;
+    @UriParam(label = "train",
+              description = "torchtune builtin trainer, LoRA: use DoRA (SDK LoraConfig.use_dora).")
+    private Boolean torchtuneUseDora;
+    @UriParam(label = "train", enums = "json,csv,parquet,arrow,text,xml",
+              description = "torchtune builtin trainer, instruct dataset: the data file type (SDK TorchTuneInstructDataset.source). Any of torchtuneDatasetSource, torchtuneDatasetSplit, torchtuneTrainOnInput, torchtuneNewSystemPrompt and torchtuneColumnMap selects torchtune's instruct dataset (the SDK's dataset_preprocess_config).")
+    private String torchtuneDatasetSource;
+    @UriParam(label = "train",
+              description = "torchtune builtin trainer, instruct dataset: the split to use, e.g. train, or a slice of it in Hugging Face's split syntax (SDK TorchTuneInstructDataset.split).")
+    private String torchtuneDatasetSplit;
+    @UriParam(label = "train",
+              description = "torchtune builtin trainer, instruct dataset: train on the user prompt too (SDK TorchTuneInstructDataset.train_on_input).")
+    private Boolean torchtuneTrainOnInput;
+    @UriParam(label = "train",
+              description = "torchtune builtin trainer, instruct dataset: a system prompt put before each sample (SDK TorchTuneInstructDataset.new_system_prompt).")
+    private String torchtuneNewSystemPrompt;
+    @UriParam(label = "train", prefix = "torchtuneColumnMap.", multiValue = true,
+              description = "torchtune builtin trainer, instruct dataset: the dataset's columns for input and output, as torchtuneColumnMap.input=question&torchtuneColumnMap.output=answer (SDK TorchTuneInstructDataset.column_map).")
+    private Map<String, Object> torchtuneColumnMap;
+    @UriParam(label = "train",
               description = "Seconds the TrainJob may run before it is failed.")
     private Long activeDeadlineSeconds;
     @UriParam(label = "train",
@@ -808,6 +862,150 @@ public class KubeflowTrainerConfiguration implements Cloneable {
 
     public void setOutputUri(String outputUri) {
         this.outputUri = outputUri;
+    }
+
+    public Boolean getImageEntrypoint() {
+        return imageEntrypoint;
+    }
+
+    public void setImageEntrypoint(Boolean imageEntrypoint) {
+        this.imageEntrypoint = imageEntrypoint;
+    }
+
+    public String getTorchtuneDtype() {
+        return torchtuneDtype;
+    }
+
+    public void setTorchtuneDtype(String torchtuneDtype) {
+        this.torchtuneDtype = torchtuneDtype;
+    }
+
+    public Integer getTorchtuneBatchSize() {
+        return torchtuneBatchSize;
+    }
+
+    public void setTorchtuneBatchSize(Integer torchtuneBatchSize) {
+        this.torchtuneBatchSize = torchtuneBatchSize;
+    }
+
+    public Integer getTorchtuneEpochs() {
+        return torchtuneEpochs;
+    }
+
+    public void setTorchtuneEpochs(Integer torchtuneEpochs) {
+        this.torchtuneEpochs = torchtuneEpochs;
+    }
+
+    public String getTorchtuneLoss() {
+        return torchtuneLoss;
+    }
+
+    public void setTorchtuneLoss(String torchtuneLoss) {
+        this.torchtuneLoss = torchtuneLoss;
+    }
+
+    public String getTorchtuneLoraAttnModules() {
+        return torchtuneLoraAttnModules;
+    }
+
+    public void setTorchtuneLoraAttnModules(String torchtuneLoraAttnModules) {
+        this.torchtuneLoraAttnModules = torchtuneLoraAttnModules;
+    }
+
+    public Integer getTorchtuneLoraRank() {
+        return torchtuneLoraRank;
+    }
+
+    public void setTorchtuneLoraRank(Integer torchtuneLoraRank) {
+        this.torchtuneLoraRank = torchtuneLoraRank;
+    }
+
+    public Integer getTorchtuneLoraAlpha() {
+        return torchtuneLoraAlpha;
+    }
+
+    public void setTorchtuneLoraAlpha(Integer torchtuneLoraAlpha) {
+        this.torchtuneLoraAlpha = torchtuneLoraAlpha;
+    }
+
+    public Double getTorchtuneLoraDropout() {
+        return torchtuneLoraDropout;
+    }
+
+    public void setTorchtuneLoraDropout(Double torchtuneLoraDropout) {
+        this.torchtuneLoraDropout = torchtuneLoraDropout;
+    }
+
+    public Boolean getTorchtuneLoraApplyToMlp() {
+        return torchtuneLoraApplyToMlp;
+    }
+
+    public void setTorchtuneLoraApplyToMlp(Boolean torchtuneLoraApplyToMlp) {
+        this.torchtuneLoraApplyToMlp = torchtuneLoraApplyToMlp;
+    }
+
+    public Boolean getTorchtuneLoraApplyToOutput() {
+        return torchtuneLoraApplyToOutput;
+    }
+
+    public void setTorchtuneLoraApplyToOutput(Boolean torchtuneLoraApplyToOutput) {
+        this.torchtuneLoraApplyToOutput = torchtuneLoraApplyToOutput;
+    }
+
+    public Boolean getTorchtuneQuantizeBase() {
+        return torchtuneQuantizeBase;
+    }
+
+    public void setTorchtuneQuantizeBase(Boolean torchtuneQuantizeBase) {
+        this.torchtuneQuantizeBase = torchtuneQuantizeBase;
+    }
+
+    public Boolean getTorchtuneUseDora() {
+        return torchtuneUseDora;
+    }
+
+    public void setTorchtuneUseDora(Boolean torchtuneUseDora) {
+        this.torchtuneUseDora = torchtuneUseDora;
+    }
+
+    public String getTorchtuneDatasetSource() {
+        return torchtuneDatasetSource;
+    }
+
+    public void setTorchtuneDatasetSource(String torchtuneDatasetSource) {
+        this.torchtuneDatasetSource = torchtuneDatasetSource;
+    }
+
+    public String getTorchtuneDatasetSplit() {
+        return torchtuneDatasetSplit;
+    }
+
+    public void setTorchtuneDatasetSplit(String torchtuneDatasetSplit) {
+        this.torchtuneDatasetSplit = torchtuneDatasetSplit;
+    }
+
+    public Boolean getTorchtuneTrainOnInput() {
+        return torchtuneTrainOnInput;
+    }
+
+    public void setTorchtuneTrainOnInput(Boolean torchtuneTrainOnInput) {
+        this.torchtuneTrainOnInput = torchtuneTrainOnInput;
+    }
+
+    public String getTorchtuneNewSystemPrompt() {
+        return torchtuneNewSystemPrompt;
+    }
+
+    public void setTorchtuneNewSystemPrompt(String torchtuneNewSystemPrompt) {
+        this.torchtuneNewSystemPrompt = torchtuneNewSystemPrompt;
+    }
+
+    public Map<String, Object> getTorchtuneColumnMap() {
+        return torchtuneColumnMap;
+    }
+
+    public void setTorchtuneColumnMap(Map<String, Object> torchtuneColumnMap) {
+        this.torchtuneColumnMap = torchtuneColumnMap;
     }
 
     public Long getActiveDeadlineSeconds() {

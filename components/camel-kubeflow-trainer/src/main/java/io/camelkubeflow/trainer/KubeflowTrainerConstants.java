@@ -205,6 +205,42 @@ public final class KubeflowTrainerConstants {
                                              + " set on every message about the job, completion events included.",
               javaType = "String")
     public static final String OUTPUT_URI = "CamelKubeflowTrainerOutputUri";
+    @Metadata(label = "train", description = "Run the image's own ENTRYPOINT/CMD: no command is set (needs image).", javaType = "Boolean")
+    public static final String IMAGE_ENTRYPOINT = "CamelKubeflowTrainerImageEntrypoint";
+    @Metadata(label = "train", description = "torchtune builtin trainer: dtype (bf16 or fp32).", javaType = "String")
+    public static final String TORCHTUNE_DTYPE = "CamelKubeflowTrainerTorchtuneDtype";
+    @Metadata(label = "train", description = "torchtune builtin trainer: batch size.", javaType = "Integer")
+    public static final String TORCHTUNE_BATCH_SIZE = "CamelKubeflowTrainerTorchtuneBatchSize";
+    @Metadata(label = "train", description = "torchtune builtin trainer: epochs.", javaType = "Integer")
+    public static final String TORCHTUNE_EPOCHS = "CamelKubeflowTrainerTorchtuneEpochs";
+    @Metadata(label = "train", description = "torchtune builtin trainer: the loss class.", javaType = "String")
+    public static final String TORCHTUNE_LOSS = "CamelKubeflowTrainerTorchtuneLoss";
+    @Metadata(label = "train", description = "torchtune builtin trainer, LoRA: attention modules, a List or comma-separated.", javaType = "java.util.List<String>")
+    public static final String TORCHTUNE_LORA_ATTN_MODULES = "CamelKubeflowTrainerTorchtuneLoraAttnModules";
+    @Metadata(label = "train", description = "torchtune builtin trainer, LoRA: rank.", javaType = "Integer")
+    public static final String TORCHTUNE_LORA_RANK = "CamelKubeflowTrainerTorchtuneLoraRank";
+    @Metadata(label = "train", description = "torchtune builtin trainer, LoRA: alpha.", javaType = "Integer")
+    public static final String TORCHTUNE_LORA_ALPHA = "CamelKubeflowTrainerTorchtuneLoraAlpha";
+    @Metadata(label = "train", description = "torchtune builtin trainer, LoRA: dropout, from 0 to 1.", javaType = "Double")
+    public static final String TORCHTUNE_LORA_DROPOUT = "CamelKubeflowTrainerTorchtuneLoraDropout";
+    @Metadata(label = "train", description = "torchtune builtin trainer, LoRA: apply to the MLP.", javaType = "Boolean")
+    public static final String TORCHTUNE_LORA_APPLY_TO_MLP = "CamelKubeflowTrainerTorchtuneLoraApplyToMlp";
+    @Metadata(label = "train", description = "torchtune builtin trainer, LoRA: apply to the output projection.", javaType = "Boolean")
+    public static final String TORCHTUNE_LORA_APPLY_TO_OUTPUT = "CamelKubeflowTrainerTorchtuneLoraApplyToOutput";
+    @Metadata(label = "train", description = "torchtune builtin trainer, LoRA: quantize the base model (QLoRA).", javaType = "Boolean")
+    public static final String TORCHTUNE_QUANTIZE_BASE = "CamelKubeflowTrainerTorchtuneQuantizeBase";
+    @Metadata(label = "train", description = "torchtune builtin trainer, LoRA: use DoRA.", javaType = "Boolean")
+    public static final String TORCHTUNE_USE_DORA = "CamelKubeflowTrainerTorchtuneUseDora";
+    @Metadata(label = "train", description = "torchtune builtin trainer, instruct dataset: data file type.", javaType = "String")
+    public static final String TORCHTUNE_DATASET_SOURCE = "CamelKubeflowTrainerTorchtuneDatasetSource";
+    @Metadata(label = "train", description = "torchtune builtin trainer, instruct dataset: split.", javaType = "String")
+    public static final String TORCHTUNE_DATASET_SPLIT = "CamelKubeflowTrainerTorchtuneDatasetSplit";
+    @Metadata(label = "train", description = "torchtune builtin trainer, instruct dataset: train on input.", javaType = "Boolean")
+    public static final String TORCHTUNE_TRAIN_ON_INPUT = "CamelKubeflowTrainerTorchtuneTrainOnInput";
+    @Metadata(label = "train", description = "torchtune builtin trainer, instruct dataset: new system prompt.", javaType = "String")
+    public static final String TORCHTUNE_NEW_SYSTEM_PROMPT = "CamelKubeflowTrainerTorchtuneNewSystemPrompt";
+    @Metadata(label = "train", description = "torchtune builtin trainer, instruct dataset: a Map of input/output to column names.", javaType = "java.util.Map<String, String>")
+    public static final String TORCHTUNE_COLUMN_MAP = "CamelKubeflowTrainerTorchtuneColumnMap";
     @Metadata(label = "train", description = "spec.activeDeadlineSeconds.", javaType = "Long")
     public static final String ACTIVE_DEADLINE_SECONDS = "CamelKubeflowTrainerActiveDeadlineSeconds";
     @Metadata(label = "train", description = "Create the TrainJob suspended.", javaType = "Boolean")

@@ -45,6 +45,7 @@ class ContractsTest {
                 case INTEGER -> "{\"type\":[\"integer\",\"null\"],\"minimum\":-2147483648,\"maximum\":2147483647}";
                 case LONG -> "{\"type\":[\"integer\",\"null\"]}";
                 case BOOLEAN -> "{\"type\":[\"boolean\",\"null\"]}";
+                case DECIMAL -> "{\"type\":[\"number\",\"null\"]}";
                 case WORDS, LIST -> "{\"oneOf\":[{\"type\":[\"string\",\"null\"]},{\"type\":\"array\",\"items\":"
                         + "{\"type\":\"string\"}}]}";
                 case MAP -> "{\"type\":[\"object\",\"null\"],\"additionalProperties\":{\"type\":\"string\"}}";

@@ -181,8 +181,8 @@ class HttpErrorContractTest {
             }
         }
         assertEquals(List.of(), faults);
-        assertEquals(10, fields, "env, labels, annotations, resources, command, args, packages, pipIndexUrls,"
-                + " datasetIgnorePatterns, modelIgnorePatterns");
+        assertEquals(12, fields, "env, labels, annotations, resources, command, args, packages, pipIndexUrls,"
+                + " datasetIgnorePatterns, modelIgnorePatterns, torchtuneLoraAttnModules, torchtuneColumnMap");
     }
 
     /** Bytes that are not UTF-8 are refused where they are, never stored as replacement characters. */

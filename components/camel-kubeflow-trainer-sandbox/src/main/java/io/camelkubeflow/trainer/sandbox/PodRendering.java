@@ -57,9 +57,15 @@ final class PodRendering {
         String ancestor = ancestor(replicatedJob);
         Container node = container(spec, "node");
         if ("trainer".equals(ancestor) && node != null) {
+            List<String> runtimeCommand = node.getCommand();
             applyTrainer(node, trainer);
             if (mlPolicy.containsKey("torch")) {
-                injectTorch(node, job.getMetadata().getName(), trainer, numNodes);
+                String processes = injectTorch(node, job.getMetadata().getName(), trainer, numNodes);
+                if (TorchTuneCommand.ENTRYPOINT.equals(node.getCommand())) {
+                    String runtimeName = String.valueOf(map(jobSpec.get("runtimeRef")).get("name"));
+                    node.setCommand(TorchTuneCommand.complete(job.getMetadata().getName(), runtimeName, numNodes,
+                            processes, gpus(node.getResources()), node.getArgs(), runtimeCommand));
+                }
             }
         }
         if (mlPolicy.containsKey("mpi")) {
@@ -147,22 +153,40 @@ final class PodRendering {
         }
     }
 
-    private static void injectTorch(Container node, String jobName, Map<String, Object> trainer, int numNodes) {
+    /**
+     * The torch plugin's PET_* env; the master's address and port only for torchrun, since the torchtune builtin
+     * trainer ({@code tune run}) is given its rendezvous endpoint on the command line.
+     *
+     * @return the processes per node it settled on
+     */
+    private static String injectTorch(Container node, String jobName, Map<String, Object> trainer, int numNodes) {
         Object perNode = trainer.get("numProcPerNode");
+        String processes = perNode != null ? String.valueOf(perNode) : processesPerNode(node.getResources());
         upsertEnv(node, List.of(
                 new EnvVarBuilder().withName("PET_NNODES").withValue(Integer.toString(numNodes)).build(),
-                new EnvVarBuilder().withName("PET_NPROC_PER_NODE")
-                        .withValue(perNode != null ? String.valueOf(perNode) : processesPerNode(node.getResources()))
-                        .build(),
+                new EnvVarBuilder().withName("PET_NPROC_PER_NODE").withValue(processes).build(),
                 new EnvVarBuilder().withName("PET_NODE_RANK").withNewValueFrom().withNewFieldRef()
                         .withFieldPath("metadata.annotations['batch.kubernetes.io/job-completion-index']")
-                        .endFieldRef().endValueFrom().build(),
-                new EnvVarBuilder().withName("PET_MASTER_ADDR").withValue(jobName + "-node-0-0." + jobName).build(),
-                new EnvVarBuilder().withName("PET_MASTER_PORT").withValue(Integer.toString(TORCH_PORT)).build()));
+                        .endFieldRef().endValueFrom().build()));
+        if (!TorchTuneCommand.ENTRYPOINT.equals(node.getCommand())) {
+            upsertEnv(node, List.of(
+                    new EnvVarBuilder().withName("PET_MASTER_ADDR").withValue(jobName + "-node-0-0." + jobName).build(),
+                    new EnvVarBuilder().withName("PET_MASTER_PORT").withValue(Integer.toString(TORCH_PORT)).build()));
+        }
         if (node.getPorts().stream().noneMatch(p -> p.getContainerPort() == TORCH_PORT)) {
             node.getPorts().add(new io.fabric8.kubernetes.api.model.ContainerPortBuilder()
                     .withContainerPort(TORCH_PORT).withProtocol("TCP").build());
         }
+        return processes;
+    }
+
+    /** The GPUs per node as the Trainer counts them: those requested, else those limited to. */
+    static long gpus(ResourceRequirements resources) {
+        if (resources == null) {
+            return 0;
+        }
+        long requested = amount(resources.getRequests(), "gpu");
+        return requested > 0 ? requested : amount(resources.getLimits(), "gpu");
     }
 
     /**

@@ -1126,6 +1126,26 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
+         * Run the image's own ENTRYPOINT/CMD (the Kubeflow SDK's CustomTrainerContainer): the TrainJob sets no
+         * command, args (if any) replace the image's CMD; needs image, goes with no other payload, and not on
+         * a torchtune runtime or one whose trainer sets its own command. Under MPI the launcher job runs it.
+         * Default: false.
+         */
+        default KubeflowTrainerEndpointProducerBuilder imageEntrypoint(Boolean imageEntrypoint) {
+            doSetProperty("imageEntrypoint", imageEntrypoint);
+            return this;
+        }
+        /**
+         * Run the image's own ENTRYPOINT/CMD (the Kubeflow SDK's CustomTrainerContainer): the TrainJob sets no
+         * command, args (if any) replace the image's CMD; needs image, goes with no other payload, and not on
+         * a torchtune runtime or one whose trainer sets its own command. Under MPI the launcher job runs it.
+         * Default: false.
+         */
+        default KubeflowTrainerEndpointProducerBuilder imageEntrypoint(String imageEntrypoint) {
+            doSetProperty("imageEntrypoint", imageEntrypoint);
+            return this;
+        }
+        /**
          * Comma-separated rules glob=launcher on the trainer image, e.g.
          * registry.example.com/deepspeed=mpirun; first match wins and beats the runtime's own launcher.
          */
@@ -1438,6 +1458,233 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointProducerBuilder suspend(String suspend) {
             doSetProperty("suspend", suspend);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer: samples per step (SDK TorchTuneConfig.batch_size), at least 1.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneBatchSize(Integer torchtuneBatchSize) {
+            doSetProperty("torchtuneBatchSize", torchtuneBatchSize);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer: samples per step (SDK TorchTuneConfig.batch_size), at least 1.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneBatchSize(String torchtuneBatchSize) {
+            doSetProperty("torchtuneBatchSize", torchtuneBatchSize);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, instruct dataset: the dataset's columns for input and output, as
+         * torchtuneColumnMap.input=question&torchtuneColumnMap.output=answer (SDK
+         * TorchTuneInstructDataset.column_map). This is a multi-value option with prefix: torchtuneColumnMap.
+         * Sets one entry, as the URI option torchtuneColumnMap.KEY=value does.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneColumnMap(String key, Object value) {
+            doSetMultiValueProperty("torchtuneColumnMap", "torchtuneColumnMap." + key, value);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, instruct dataset: the dataset's columns for input and output, as
+         * torchtuneColumnMap.input=question&torchtuneColumnMap.output=answer (SDK
+         * TorchTuneInstructDataset.column_map). This is a multi-value option with prefix: torchtuneColumnMap.
+         * Sets every entry of the map.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneColumnMap(Map values) {
+            doSetMultiValueProperties("torchtuneColumnMap", "torchtuneColumnMap.", values);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, instruct dataset: the data file type (SDK
+         * TorchTuneInstructDataset.source). Any of torchtuneDatasetSource, torchtuneDatasetSplit,
+         * torchtuneTrainOnInput, torchtuneNewSystemPrompt and torchtuneColumnMap selects torchtune's instruct
+         * dataset (the SDK's dataset_preprocess_config). One of: json, csv, parquet, arrow, text, xml.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneDatasetSource(String torchtuneDatasetSource) {
+            doSetProperty("torchtuneDatasetSource", torchtuneDatasetSource);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, instruct dataset: the split to use, e.g. train, or a slice of it in
+         * Hugging Face's split syntax (SDK TorchTuneInstructDataset.split).
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneDatasetSplit(String torchtuneDatasetSplit) {
+            doSetProperty("torchtuneDatasetSplit", torchtuneDatasetSplit);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer: the dtype of the model and optimizer parameters (SDK
+         * TorchTuneConfig.dtype); any torchtune option runs the runtime's builtin trainer (tune run) with the
+         * args the Kubeflow SDK makes for the same config, and needs a torchtune runtime. One of: bf16, fp32.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneDtype(String torchtuneDtype) {
+            doSetProperty("torchtuneDtype", torchtuneDtype);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer: passes over the dataset (SDK TorchTuneConfig.epochs), at least 1.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneEpochs(Integer torchtuneEpochs) {
+            doSetProperty("torchtuneEpochs", torchtuneEpochs);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer: passes over the dataset (SDK TorchTuneConfig.epochs), at least 1.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneEpochs(String torchtuneEpochs) {
+            doSetProperty("torchtuneEpochs", torchtuneEpochs);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, LoRA: the scaling factor of the low-rank matrices (SDK
+         * LoraConfig.lora_alpha), at least 1.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneLoraAlpha(Integer torchtuneLoraAlpha) {
+            doSetProperty("torchtuneLoraAlpha", torchtuneLoraAlpha);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, LoRA: the scaling factor of the low-rank matrices (SDK
+         * LoraConfig.lora_alpha), at least 1.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneLoraAlpha(String torchtuneLoraAlpha) {
+            doSetProperty("torchtuneLoraAlpha", torchtuneLoraAlpha);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, LoRA: apply LoRA to the MLP of each layer (SDK
+         * LoraConfig.apply_lora_to_mlp). Default: false.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneLoraApplyToMlp(Boolean torchtuneLoraApplyToMlp) {
+            doSetProperty("torchtuneLoraApplyToMlp", torchtuneLoraApplyToMlp);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, LoRA: apply LoRA to the MLP of each layer (SDK
+         * LoraConfig.apply_lora_to_mlp). Default: false.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneLoraApplyToMlp(String torchtuneLoraApplyToMlp) {
+            doSetProperty("torchtuneLoraApplyToMlp", torchtuneLoraApplyToMlp);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, LoRA: apply LoRA to the final output projection (SDK
+         * LoraConfig.apply_lora_to_output). Default: false.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneLoraApplyToOutput(Boolean torchtuneLoraApplyToOutput) {
+            doSetProperty("torchtuneLoraApplyToOutput", torchtuneLoraApplyToOutput);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, LoRA: apply LoRA to the final output projection (SDK
+         * LoraConfig.apply_lora_to_output). Default: false.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneLoraApplyToOutput(String torchtuneLoraApplyToOutput) {
+            doSetProperty("torchtuneLoraApplyToOutput", torchtuneLoraApplyToOutput);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, LoRA: comma-separated attention modules LoRA applies to, of q_proj,
+         * k_proj, v_proj, output_proj (SDK LoraConfig.lora_attn_modules; default q_proj,v_proj,output_proj).
+         * Any of the torchtuneLora options, torchtuneQuantizeBase and torchtuneUseDora turns LoRA on (the
+         * SDK's peft_config).
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneLoraAttnModules(String torchtuneLoraAttnModules) {
+            doSetProperty("torchtuneLoraAttnModules", torchtuneLoraAttnModules);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, LoRA: the dropout probability of the low-rank updates, from 0 to 1 (SDK
+         * LoraConfig.lora_dropout).
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneLoraDropout(Double torchtuneLoraDropout) {
+            doSetProperty("torchtuneLoraDropout", torchtuneLoraDropout);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, LoRA: the dropout probability of the low-rank updates, from 0 to 1 (SDK
+         * LoraConfig.lora_dropout).
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneLoraDropout(String torchtuneLoraDropout) {
+            doSetProperty("torchtuneLoraDropout", torchtuneLoraDropout);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, LoRA: the rank of the low-rank decomposition (SDK LoraConfig.lora_rank),
+         * at least 1.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneLoraRank(Integer torchtuneLoraRank) {
+            doSetProperty("torchtuneLoraRank", torchtuneLoraRank);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, LoRA: the rank of the low-rank decomposition (SDK LoraConfig.lora_rank),
+         * at least 1.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneLoraRank(String torchtuneLoraRank) {
+            doSetProperty("torchtuneLoraRank", torchtuneLoraRank);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer: the loss (SDK TorchTuneConfig.loss). One of:
+         * torchtune.modules.loss.CEWithChunkedOutputLoss.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneLoss(String torchtuneLoss) {
+            doSetProperty("torchtuneLoss", torchtuneLoss);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, instruct dataset: a system prompt put before each sample (SDK
+         * TorchTuneInstructDataset.new_system_prompt).
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneNewSystemPrompt(String torchtuneNewSystemPrompt) {
+            doSetProperty("torchtuneNewSystemPrompt", torchtuneNewSystemPrompt);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, LoRA: quantize the base model, i.e. QLoRA (SDK LoraConfig.quantize_base).
+         * Default: false.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneQuantizeBase(Boolean torchtuneQuantizeBase) {
+            doSetProperty("torchtuneQuantizeBase", torchtuneQuantizeBase);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, LoRA: quantize the base model, i.e. QLoRA (SDK LoraConfig.quantize_base).
+         * Default: false.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneQuantizeBase(String torchtuneQuantizeBase) {
+            doSetProperty("torchtuneQuantizeBase", torchtuneQuantizeBase);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, instruct dataset: train on the user prompt too (SDK
+         * TorchTuneInstructDataset.train_on_input). Default: false.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneTrainOnInput(Boolean torchtuneTrainOnInput) {
+            doSetProperty("torchtuneTrainOnInput", torchtuneTrainOnInput);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, instruct dataset: train on the user prompt too (SDK
+         * TorchTuneInstructDataset.train_on_input). Default: false.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneTrainOnInput(String torchtuneTrainOnInput) {
+            doSetProperty("torchtuneTrainOnInput", torchtuneTrainOnInput);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, LoRA: use DoRA (SDK LoraConfig.use_dora). Default: false.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneUseDora(Boolean torchtuneUseDora) {
+            doSetProperty("torchtuneUseDora", torchtuneUseDora);
+            return this;
+        }
+        /**
+         * torchtune builtin trainer, LoRA: use DoRA (SDK LoraConfig.use_dora). Default: false.
+         */
+        default KubeflowTrainerEndpointProducerBuilder torchtuneUseDora(String torchtuneUseDora) {
+            doSetProperty("torchtuneUseDora", torchtuneUseDora);
             return this;
         }
         /**

@@ -35,6 +35,7 @@ public enum TrainField {
     ARGS("args", Kind.WORDS, Exposure.MESSAGE, (r, v, f) -> r.args(strings(v))),
     PYTHON_FILE("pythonFile", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.pythonFile((String) v)),
     SCRIPT("script", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.script((String) v)),
+    IMAGE_ENTRYPOINT("imageEntrypoint", Kind.BOOLEAN, Exposure.MESSAGE, (r, v, f) -> r.imageEntrypoint((Boolean) v)),
     SCRIPT_FILE_NAME("scriptFileName", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.scriptFileName((String) v)),
     // a message may name one only where its request policy allows the source (RequestPolicy.checkWorkspaceSource)
     WORKSPACE("workspace", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.workspace((String) v)),
@@ -84,6 +85,38 @@ public enum TrainField {
     MODEL_ACCESS_KEY_ID(InitializerStep.MODEL, InitializerSetting.ACCESS_KEY_ID),
     MODEL_SECRET_ACCESS_KEY(InitializerStep.MODEL, InitializerSetting.SECRET_ACCESS_KEY),
     OUTPUT_URI("outputUri", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.outputUri((String) v)),
+    TORCHTUNE_DTYPE("torchtuneDtype", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.torchtune().dtype((String) v)),
+    TORCHTUNE_BATCH_SIZE("torchtuneBatchSize", Kind.INTEGER, Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().batchSize((Integer) v)),
+    TORCHTUNE_EPOCHS("torchtuneEpochs", Kind.INTEGER, Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().epochs((Integer) v)),
+    TORCHTUNE_LOSS("torchtuneLoss", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.torchtune().loss((String) v)),
+    TORCHTUNE_LORA_ATTN_MODULES("torchtuneLoraAttnModules", Kind.LIST, Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().loraAttnModules(strings(v))),
+    TORCHTUNE_LORA_RANK("torchtuneLoraRank", Kind.INTEGER, Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().loraRank((Integer) v)),
+    TORCHTUNE_LORA_ALPHA("torchtuneLoraAlpha", Kind.INTEGER, Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().loraAlpha((Integer) v)),
+    TORCHTUNE_LORA_DROPOUT("torchtuneLoraDropout", Kind.DECIMAL, Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().loraDropout((Double) v)),
+    TORCHTUNE_LORA_APPLY_TO_MLP("torchtuneLoraApplyToMlp", Kind.BOOLEAN, Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().loraApplyToMlp((Boolean) v)),
+    TORCHTUNE_LORA_APPLY_TO_OUTPUT("torchtuneLoraApplyToOutput", Kind.BOOLEAN, Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().loraApplyToOutput((Boolean) v)),
+    TORCHTUNE_QUANTIZE_BASE("torchtuneQuantizeBase", Kind.BOOLEAN, Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().quantizeBase((Boolean) v)),
+    TORCHTUNE_USE_DORA("torchtuneUseDora", Kind.BOOLEAN, Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().useDora((Boolean) v)),
+    TORCHTUNE_DATASET_SOURCE("torchtuneDatasetSource", Kind.TEXT, Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().datasetSource((String) v)),
+    TORCHTUNE_DATASET_SPLIT("torchtuneDatasetSplit", Kind.TEXT, Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().datasetSplit((String) v)),
+    TORCHTUNE_TRAIN_ON_INPUT("torchtuneTrainOnInput", Kind.BOOLEAN, Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().trainOnInput((Boolean) v)),
+    TORCHTUNE_NEW_SYSTEM_PROMPT("torchtuneNewSystemPrompt", Kind.TEXT, Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().newSystemPrompt((String) v)),
+    TORCHTUNE_COLUMN_MAP("torchtuneColumnMap", Kind.MAP, Exposure.MESSAGE,
+            (r, v, f) -> map(v).forEach((key, column) -> r.torchtune().column(key, text(column)))),
     ACTIVE_DEADLINE_SECONDS("activeDeadlineSeconds", Kind.LONG, Exposure.MESSAGE,
             (r, v, f) -> r.activeDeadlineSeconds((Long) v)),
     SUSPEND("suspend", Kind.BOOLEAN, Exposure.MESSAGE, (r, v, f) -> r.suspend((Boolean) v)),
@@ -98,6 +131,8 @@ public enum TrainField {
         INTEGER(Integer.class),
         LONG(Long.class),
         BOOLEAN(Boolean.class),
+        /** A Double; as text, a plain decimal number such as 0.05. */
+        DECIMAL(Double.class),
         /** A List of Strings, each one word of a process's argv; as text, split like a shell would. */
         WORDS(List.class),
         /** A List of Strings; as text, comma-separated. */
@@ -129,6 +164,10 @@ public enum TrainField {
 
     /** Text {@link #parseWholeNumber} takes: ASCII digits only (a regex's \\d would take any script's). */
     private static final java.util.regex.Pattern WHOLE_NUMBER = java.util.regex.Pattern.compile("-?[0-9]+");
+
+    /** Text {@link #decimal} takes: ASCII digits, an optional fraction and exponent (no hex, no NaN, no suffix). */
+    private static final java.util.regex.Pattern DECIMAL_NUMBER = java.util.regex.Pattern.compile(
+            "-?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][-+]?[0-9]+)?");
 
     private final String fieldName;
     private final Kind kind;
@@ -188,6 +227,7 @@ public enum TrainField {
             case INTEGER -> (int) wholeNumber(value, field, Integer.MIN_VALUE, Integer.MAX_VALUE);
             case LONG -> wholeNumber(value, field, Long.MIN_VALUE, Long.MAX_VALUE);
             case BOOLEAN -> jsonType(value, Boolean.class, field, "true or false");
+            case DECIMAL -> decimal(jsonType(value, Number.class, field, "a number"), field);
             case WORDS -> value instanceof String line ? Shell.split(field, line) : jsonStrings(value, field);
             case LIST -> value instanceof String ? value : jsonStrings(value, field);
             case MAP -> jsonStringMap(value, field);
@@ -215,6 +255,26 @@ public enum TrainField {
             return big.longValue();
         }
         throw new InvalidOptionException(field, describe(value) + " is not " + range);
+    }
+
+    /**
+     * A finite number from a Java number or from text written as a plain decimal ({@code 0.05}, {@code 1},
+     * {@code 1e-5}); anything else (a word, a boolean, NaN, an infinity) is refused, never coerced.
+     */
+    public static double decimal(Object value, String field) {
+        double number;
+        if (value instanceof Number n && !(value instanceof Float)) {
+            number = n.doubleValue();
+        } else if (value instanceof String text && DECIMAL_NUMBER.matcher(text).matches()) {
+            number = Double.parseDouble(text);
+        } else {
+            throw new InvalidOptionException(field, describe(value) + " is not a number; write it as a decimal,"
+                    + " e.g. 0.05");
+        }
+        if (!Double.isFinite(number)) {
+            throw new InvalidOptionException(field, value + " is not a finite number; give a decimal, e.g. 0.05");
+        }
+        return number;
     }
 
     /** A whole number in [min, max] given as a Java number ({@link #wholeNumber}) or as text ({@link #parseWholeNumber}). */

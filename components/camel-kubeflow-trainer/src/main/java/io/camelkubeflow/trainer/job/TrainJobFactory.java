@@ -69,6 +69,7 @@ public final class TrainJobFactory {
         String image = request.image() != null ? request.image() : runtime.trainerImage();
         LauncherDecision decision = LauncherResolver.resolve(runtime, image, request.imageRules(),
                 request.launcher());
+        checkTrainerShape(request, runtime, decision);
 
         String scriptPath = null;
         List<RuntimePatch> patches = new ArrayList<>();
@@ -209,6 +210,42 @@ public final class TrainJobFactory {
         requirements.setLimits(quantities);
         requirements.setRequests(new LinkedHashMap<>(quantities));
         return requirements;
+    }
+
+    /**
+     * The builtin trainer's typed config only where the builtin trainer runs (the SDK's BuiltinTrainer needs a
+     * torchtune runtime); the image's entrypoint only where the runtime has no program of its own to keep (the SDK's
+     * CustomTrainerContainer is refused on a torchtune runtime, and any runtime that sets its trainer's command would
+     * run that command in the image instead).
+     */
+    private static void checkTrainerShape(TrainRequest request, TrainingRuntimeDescriptor runtime,
+            LauncherDecision decision) {
+        TorchTuneConfig torchtune = request.torchtune();
+        if (torchtune.isSet()) {
+            if (decision.launcher() != Launcher.BUILTIN || !Launcher.BUILTIN.framework().equals(runtime.framework())) {
+                throw new InvalidOptionException(torchtune.firstFieldSet(), "the torchtune settings configure the"
+                        + " builtin trainer of a runtime labelled " + TrainingRuntimeDescriptor.FRAMEWORK_LABEL + "="
+                        + Launcher.BUILTIN.framework() + ", but " + runtime.describe() + " runs "
+                        + decision.launcher().description() + " (" + decision.reason() + "); pick a torchtune"
+                        + " runtime such as torchtune-llama3.2-1b, or give a command, pythonFile or script instead");
+            }
+            long gpus = request.resources().isEmpty() ? (runtime.trainerJob() == null ? 0
+                    : runtime.trainerJob().nodeGpus()) : TrainingRuntimeDescriptor.gpus(request.resources());
+            torchtune.checkRuntime(runtime.name(), request.numNodes(), request.numProcPerNode(), gpus);
+        }
+        if (request.imageEntrypoint()) {
+            if (decision.launcher() == Launcher.BUILTIN) {
+                throw new InvalidOptionException("imageEntrypoint", runtime.describe() + " runs "
+                        + decision.launcher().description() + " (" + decision.reason() + "), which an image's own"
+                        + " entrypoint cannot replace; pick a runtime of another framework, e.g. torch-distributed");
+            }
+            if (runtime.trainerSetsCommand()) {
+                throw new InvalidOptionException("imageEntrypoint", runtime.describe() + " sets its trainer"
+                        + " container's command, which the Trainer keeps when a TrainJob gives none (no TrainJob"
+                        + " field clears it), so the image's own entrypoint would not run; pick a runtime whose"
+                        + " trainer has no command, or give the image's program as command");
+            }
+        }
     }
 
     /** The Python file to run is in the workspace (its path as the workspace holds it), and mpirun is ours to write. */

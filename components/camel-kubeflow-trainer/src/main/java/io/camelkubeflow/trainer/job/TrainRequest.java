@@ -37,6 +37,7 @@ public final class TrainRequest {
     private List<String> args;
     private String pythonFile;
     private String script;
+    private Boolean imageEntrypoint;
     private String scriptFileName;
     private String workspace;
     private Workspace workspaceContent;
@@ -53,6 +54,7 @@ public final class TrainRequest {
     private InitializerRequest dataset = new InitializerRequest();
     private InitializerRequest model = new InitializerRequest();
     private String outputUri;
+    private TorchTuneConfig torchtune = new TorchTuneConfig();
     private Long activeDeadlineSeconds;
     private Long ttlAfterFinishedSeconds;
     private Boolean suspend;
@@ -87,6 +89,7 @@ public final class TrainRequest {
         merged.verbatimCommand = payloadLayer.verbatimCommand;
         merged.pythonFile = payloadLayer.pythonFile;
         merged.script = payloadLayer.script;
+        merged.imageEntrypoint = payloadLayer.imageEntrypoint;
         merged.args = pick(top.args, args);
         merged.scriptFileName = pick(top.scriptFileName, scriptFileName);
         // a workspace comes whole from one layer: a location or the content read from one
@@ -109,6 +112,7 @@ public final class TrainRequest {
         merged.dataset = dataset.overlay(top.dataset);
         merged.model = model.overlay(top.model);
         merged.outputUri = pick(top.outputUri, outputUri);
+        merged.torchtune = torchtune.overlay(top.torchtune);
         merged.activeDeadlineSeconds = pick(top.activeDeadlineSeconds, activeDeadlineSeconds);
         merged.ttlAfterFinishedSeconds = pick(top.ttlAfterFinishedSeconds, ttlAfterFinishedSeconds);
         merged.suspend = pick(top.suspend, suspend);
@@ -123,9 +127,12 @@ public final class TrainRequest {
         return top != null ? top : bottom;
     }
 
-    /** True when the request names a payload kind: a command, a Python file in the image, or an inline script. */
+    /**
+     * True when the request names a payload kind: a command, a Python file in the image, an inline script, or the
+     * image's own entrypoint.
+     */
     public boolean hasPayload() {
-        return command != null || pythonFile != null || script != null;
+        return command != null || pythonFile != null || script != null || imageEntrypoint();
     }
 
     /** Adds or replaces a variable, keyed by name. */
@@ -183,6 +190,8 @@ public final class TrainRequest {
     public TrainRequest pythonFile(String v) { pythonFile = v; return this; }
     public TrainRequest script(String v) { script = v; return this; }
     public TrainRequest scriptFileName(String v) { scriptFileName = v; return this; }
+    /** Run the image's own ENTRYPOINT/CMD: the TrainJob gives no command (args, if any, replace the image's CMD). */
+    public TrainRequest imageEntrypoint(Boolean v) { imageEntrypoint = v; return this; }
     /** A local project folder or archive ({@code file:} optional) the code runs in on every node. */
     public TrainRequest workspace(String v) { workspace = v; return this; }
     /** A workspace already read (e.g. from a message's archive); wins over {@link #workspace(String)}. */
@@ -223,6 +232,9 @@ public final class TrainRequest {
     public String pythonFile() { return pythonFile; }
     public String script() { return script; }
     public String scriptFileName() { return scriptFileName; }
+    public boolean imageEntrypoint() { return Boolean.TRUE.equals(imageEntrypoint); }
+    /** The torchtune builtin trainer's typed settings, set in place by the fields; empty unless a request sets one. */
+    public TorchTuneConfig torchtune() { return torchtune; }
     public String workspace() { return workspace; }
     public Workspace workspaceContent() { return workspaceContent; }
     public java.net.URI workspaceUrl() { return workspaceUrl; }

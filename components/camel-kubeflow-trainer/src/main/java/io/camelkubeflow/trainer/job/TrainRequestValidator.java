@@ -95,6 +95,8 @@ public final class TrainRequestValidator {
         }
         noNul(request);
         payload(request);
+        imageEntrypoint(request);
+        torchtune(request);
         workspace(request);
         packages(request);
         admission(request);
@@ -144,6 +146,10 @@ public final class TrainRequestValidator {
         if (request.script() != null) {
             kinds.add("script");
         }
+        if (request.imageEntrypoint() && !kinds.isEmpty()) {
+            throw new InvalidOptionException("imageEntrypoint/" + kinds.get(0), "imageEntrypoint runs the image's own"
+                    + " entrypoint, so no " + kinds.get(0) + " can be given with it; give exactly one payload");
+        }
         if (kinds.size() > 1) {
             throw new InvalidOptionException("command/pythonFile/script", "more than one payload given ("
                     + String.join(", ", kinds) + "); give exactly one");
@@ -184,6 +190,64 @@ public final class TrainRequestValidator {
         }
     }
 
+    /**
+     * The image's own entrypoint runs (the SDK's CustomTrainerContainer): there must be an image of the caller's, and
+     * nothing that needs a command of the component's (package installs, a workspace's bootstrap).
+     */
+    private static void imageEntrypoint(TrainRequest request) {
+        if (!request.imageEntrypoint()) {
+            return;
+        }
+        if (request.image() == null) {
+            throw new InvalidOptionException("image", "imageEntrypoint runs the entrypoint of the image given, but no"
+                    + " image was given; name the image whose ENTRYPOINT/CMD trains");
+        }
+        if (!request.packages().isEmpty()) {
+            throw new InvalidOptionException("packages", "packages are installed by a command the component writes,"
+                    + " but imageEntrypoint runs the image's own; install them in the image");
+        }
+        if (request.workspace() != null || request.workspaceContent() != null) {
+            throw new InvalidOptionException("imageEntrypoint/workspace", "a workspace is unpacked by a command the"
+                    + " component writes, but imageEntrypoint runs the image's own; give pythonFile or command with"
+                    + " the workspace, or put the code into the image");
+        }
+    }
+
+    /**
+     * The torchtune builtin trainer's typed config: its values, and what the Trainer's webhook refuses alongside it
+     * (the runtime's own paths in args, LoRA on more than one node). It replaces the payload, so none goes with it.
+     */
+    private static void torchtune(TrainRequest request) {
+        TorchTuneConfig config = request.torchtune();
+        if (!config.isSet()) {
+            return;
+        }
+        config.validate();
+        String field = config.firstFieldSet();
+        String other = request.command() != null ? "command" : request.pythonFile() != null ? "pythonFile"
+                : request.script() != null ? "script" : request.imageEntrypoint() ? "imageEntrypoint"
+                : request.workspace() != null || request.workspaceContent() != null ? "workspace"
+                : !request.packages().isEmpty() ? "packages" : null;
+        if (other != null) {
+            throw new InvalidOptionException(field + "/" + other, "the torchtune settings run the runtime's builtin"
+                    + " trainer (tune run, with the recipe the Trainer picks), so no " + other + " can go with them;"
+                    + " drop one of the two (raw config overrides go in args)");
+        }
+        List<String> args = request.args() == null ? List.of() : request.args();
+        for (int i = 0; i < args.size(); i++) {
+            String key = args.get(i).split("=", 2)[0];
+            if (TorchTuneConfig.RUNTIME_CONFIGS.contains(key)) {
+                throw new InvalidOptionException("args", "args[" + i + "] sets " + key + ", which the runtime sets"
+                        + " for the builtin trainer (the Trainer's webhook refuses it); remove it");
+            }
+        }
+        if (request.numNodes() != null && request.numNodes() > 1 && config.hasLora()) {
+            throw new InvalidOptionException("numNodes", request.numNodes() + " nodes with LoRA settings ("
+                    + field + "): torchtune's LoRA recipes run on one node (the Trainer's webhook refuses more); set"
+                    + " numNodes to 1 or drop the LoRA settings");
+        }
+    }
+
     /** A workspace holds the code: the entry point is a path inside it, and an inline script has no place there. */
     private static void workspace(TrainRequest request) {
         if (request.workspace() == null && request.workspaceContent() == null) {
@@ -218,6 +282,8 @@ public final class TrainRequestValidator {
         noNul("packages", request.packages());
         noNul("pipIndexUrls", request.pipIndexUrls());
         noNul("script", request.script());
+        noNul("torchtuneDatasetSplit", request.torchtune().datasetSplit());
+        noNul("torchtuneNewSystemPrompt", request.torchtune().newSystemPrompt());
         noNul("scriptFileName", request.scriptFileName());
         noNul("workspace", request.workspace());
         noNul("image", request.image());

@@ -21,6 +21,19 @@ public record TrainerCommand(List<String> command, List<String> args) {
      *                   command payload
      */
     public static TrainerCommand build(Launcher launcher, TrainRequest request, String pythonFile) {
+        if (request.imageEntrypoint()) {
+            // no command: the image's ENTRYPOINT runs, with the args (if any) in place of its CMD
+            return new TrainerCommand(null, request.args());
+        }
+        if (request.torchtune().isSet()) {
+            // the SDK's BuiltinTrainer: the Trainer's torch plugin sees this entrypoint and completes it
+            List<String> args = new ArrayList<>(request.torchtune().args(request.dataset().uri()));
+            if (request.args() != null) {
+                args.addAll(request.args());
+            }
+            checkSize("args", args);
+            return new TrainerCommand(new ArrayList<>(TorchTuneConfig.ENTRYPOINT), args);
+        }
         List<String> command = request.command();
         if (launcher.fileRunner() == null) {
             // a launcher with its own program (tune run): the user gives its args, or replaces it with a command

@@ -33,10 +33,13 @@ public record TrainingRuntimeDescriptor(
 
     /**
      * A replicated job of the runtime's JobSet template: its name, ancestor step label, and per container its image,
-     * the volumes it mounts and the names of the variables it sets.
+     * the volumes it mounts and the names of the variables it sets; the containers whose template sets a command, and
+     * the GPUs of its node container as the Trainer counts them (requested, else limited; any resource whose name
+     * holds "gpu").
      */
     public record ReplicatedJob(String name, String ancestorStep, Map<String, String> containerImages,
-            Map<String, Set<String>> containerMounts, Map<String, Set<String>> containerEnv) {
+            Map<String, Set<String>> containerMounts, Map<String, Set<String>> containerEnv,
+            Set<String> commandedContainers, long nodeGpus) {
         public boolean hasContainer(String container) {
             return containerImages.containsKey(container);
         }
@@ -65,14 +68,25 @@ public record TrainingRuntimeDescriptor(
             Map<String, String> images = new java.util.LinkedHashMap<>();
             Map<String, Set<String>> mounts = new java.util.LinkedHashMap<>();
             Map<String, Set<String>> env = new java.util.LinkedHashMap<>();
+            Set<String> commanded = new LinkedHashSet<>();
+            long nodeGpus = 0;
             for (Object c : list(podSpec.get("containers"))) {
                 Map<String, Object> container = map(c);
                 String name = (String) container.get("name");
                 images.put(name, (String) container.get("image"));
                 mounts.put(name, names(container.get("volumeMounts")));
                 env.put(name, names(container.get("env")));
+                if (!list(container.get("command")).isEmpty()) {
+                    commanded.add(name);
+                }
+                if (TRAINER_CONTAINER.equals(name)) {
+                    Map<String, Object> resources = map(container.get("resources"));
+                    long requested = gpus(map(resources.get("requests")));
+                    nodeGpus = requested > 0 ? requested : gpus(map(resources.get("limits")));
+                }
             }
-            jobs.add(new ReplicatedJob((String) job.get("name"), step, images, mounts, env));
+            jobs.add(new ReplicatedJob((String) job.get("name"), step, images, mounts, env, Set.copyOf(commanded),
+                    nodeGpus));
         }
         return new TrainingRuntimeDescriptor(runtime.getKind(), runtime.getMetadata().getName(), framework,
                 Set.copyOf(policies), List.copyOf(jobs));
@@ -108,6 +122,15 @@ public record TrainingRuntimeDescriptor(
         return trainer == null ? null : trainer.containerImages().get(TRAINER_CONTAINER);
     }
 
+    /**
+     * The command the runtime gives its trainer container, if any: the Trainer keeps it when a TrainJob sets none, so
+     * then the image's own ENTRYPOINT does not run.
+     */
+    public boolean trainerSetsCommand() {
+        ReplicatedJob trainer = trainerJob();
+        return trainer != null && trainer.commandedContainers().contains(TRAINER_CONTAINER);
+    }
+
     /** Jobs where user code can run (MPI runs it on the launcher and on every node): those with a node container. */
     public List<ReplicatedJob> jobsRunningUserCode() {
         return replicatedJobs.stream().filter(job -> job.hasContainer(TRAINER_CONTAINER)).toList();
@@ -140,6 +163,21 @@ public record TrainingRuntimeDescriptor(
 
     public String describe() {
         return kind + " '" + name + "'";
+    }
+
+    /** The GPUs in a resource list, rounded up as Kubernetes' Quantity.Value() does; 0 when none is named. */
+    public static long gpus(Map<String, ?> resources) {
+        for (Map.Entry<String, ?> entry : resources.entrySet()) {
+            if (entry.getKey().toLowerCase(java.util.Locale.ROOT).contains("gpu") && entry.getValue() != null) {
+                try {
+                    return new io.fabric8.kubernetes.api.model.Quantity(String.valueOf(entry.getValue()))
+                            .getNumericalAmount().setScale(0, java.math.RoundingMode.CEILING).longValueExact();
+                } catch (IllegalArgumentException | ArithmeticException e) {
+                    return 0;
+                }
+            }
+        }
+        return 0;
     }
 
     @SuppressWarnings("unchecked")
