@@ -63,7 +63,8 @@ public class TrainRequestMessage {
         if (body == null || body.length == 0) {
             throw new InvalidOptionException("body", "the request is empty; send a JSON object such as " + EXAMPLE);
         }
-        return fieldHeaders(json(utf8(body, "body")));
+        utf8(body, "body");
+        return fieldHeaders(json(body));
     }
 
     /**
@@ -89,9 +90,24 @@ public class TrainRequestMessage {
         return out.flip().toString();
     }
 
-    /** The one JSON value the text holds, as maps, lists, strings, numbers, booleans and nulls. */
-    private static Object json(String text) {
-        try (JsonParser parser = JSON.createParser(text)) {
+    /**
+     * The one JSON value the bytes (UTF-8) hold, as maps, lists, strings, numbers, booleans and nulls. Parsed as bytes:
+     * Jackson's parser of text takes a letter beyond ASCII for a hex digit in a {@code \\u} escape (it masks a char to
+     * its low byte: {@code \\ud79}+U+0563 read as {@code \\ud79c}). Its parser of bytes guesses UTF-16 or UTF-32 from
+     * NUL bytes at the start and skips a byte order mark, so neither reaches it.
+     */
+    private static Object json(byte[] body) {
+        if (body.length >= 3 && (body[0] & 0xff) == 0xef && (body[1] & 0xff) == 0xbb && (body[2] & 0xff) == 0xbf) {
+            throw new InvalidOptionException("body", "begins with a byte order mark (EF BB BF), which JSON text does"
+                    + " not have; send the JSON object alone");
+        }
+        for (int offset = 0; offset < body.length; offset++) {
+            if (body[offset] == 0) {
+                throw new InvalidOptionException("body", "holds a NUL byte at offset " + offset + ", which JSON text"
+                        + " never has (in a string it is written \\u0000); send the JSON object as UTF-8");
+            }
+        }
+        try (JsonParser parser = JSON.createParser(body)) {
             if (parser.nextToken() == null) {
                 throw new InvalidOptionException("body", "holds no JSON value; send a JSON object such as " + EXAMPLE);
             }
