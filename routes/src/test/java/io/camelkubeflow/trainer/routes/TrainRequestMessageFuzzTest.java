@@ -83,6 +83,14 @@ class TrainRequestMessageFuzzTest {
      * with half of a surrogate pair, nothing after the object.
      */
     private static JsonNode oneObject(byte[] message) throws IOException {
+        try {
+            return scannedObject(message);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException notJson) {
+            throw new AssertionError("taken, yet not JSON: " + notJson.getOriginalMessage(), notJson);
+        }
+    }
+
+    private static JsonNode scannedObject(byte[] message) throws IOException {
         try (JsonParser scan = LENIENT.getFactory().createParser(message)) {
             assertEquals(JsonToken.START_OBJECT, scan.nextToken(), "taken, yet not an object");
             List<Set<String>> open = new ArrayList<>();
