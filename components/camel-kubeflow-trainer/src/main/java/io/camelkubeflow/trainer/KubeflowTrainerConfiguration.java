@@ -40,8 +40,10 @@ public class KubeflowTrainerConfiguration implements Cloneable {
                             + " with jitter (a random half of it), and is never shorter than the server's"
                             + " retryAfterSeconds.")
     private long apiRetryBackoff = 200L;
-    @UriParam(label = "train",
-              description = "Name of the ClusterTrainingRuntime (or TrainingRuntime, see runtimeKind) the TrainJob runs on.")
+    @UriParam(label = "train,list,runtimes",
+              description = "Name of the ClusterTrainingRuntime (or TrainingRuntime, see runtimeKind) the TrainJob runs on;"
+                            + " for list, only the TrainJobs on that runtime; for runtimes, that runtime alone (a"
+                            + " namespaced TrainingRuntime before a ClusterTrainingRuntime of the name).")
     private String runtime;
     @UriParam(label = "train", defaultValue = "ClusterTrainingRuntime", description = "Kind of the runtime.")
     private RuntimeKind runtimeKind;

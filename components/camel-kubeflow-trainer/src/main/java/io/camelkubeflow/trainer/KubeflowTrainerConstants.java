@@ -62,6 +62,12 @@ public final class KubeflowTrainerConstants {
                                             + " labelSelector option, e.g. team=vision.",
               javaType = "String")
     public static final String LABEL_SELECTOR = "CamelKubeflowTrainerLabelSelector";
+    @Metadata(description = "The steps of the TrainJob (out of get, wait, suspend, resume, events and the events"
+                            + " consumer): a List of io.camelkubeflow.trainer.watch.TrainJobStep (name as the Kubeflow"
+                            + " SDK names it, pod phase, device, device count, pod name), read from the pod informer;"
+                            + " of list, a Map from namespace/name to each job's steps.",
+              javaType = "Object")
+    public static final String STEPS = "CamelKubeflowTrainerSteps";
 
     // the caller a request acts for (authorizeCaller)
 
@@ -75,7 +81,9 @@ public final class KubeflowTrainerConstants {
 
     // runtime and launcher
 
-    @Metadata(label = "train", description = "Name of the ClusterTrainingRuntime or TrainingRuntime.", javaType = "String")
+    @Metadata(label = "train,list,runtimes", description = "Name of the ClusterTrainingRuntime or TrainingRuntime: the"
+                                                         + " one train runs on; list only jobs on it; runtimes"
+                                                         + " answers that one runtime.", javaType = "String")
     public static final String RUNTIME = "CamelKubeflowTrainerRuntime";
     @Metadata(label = "train", description = "ClusterTrainingRuntime or TrainingRuntime.", javaType = "String")
     public static final String RUNTIME_KIND = "CamelKubeflowTrainerRuntimeKind";

@@ -1,6 +1,7 @@
 package io.camelkubeflow.trainer;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -12,6 +13,8 @@ import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.support.TrainJobMdc;
 import io.camelkubeflow.trainer.watch.TrainJobEvent;
 import io.camelkubeflow.trainer.watch.TrainJobEventStream;
+import io.camelkubeflow.trainer.watch.TrainJobStep;
+import io.camelkubeflow.trainer.watch.TrainJobSteps;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -36,6 +39,7 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 public class KubeflowTrainerConsumer extends DefaultConsumer {
     private static final Logger LOG = LoggerFactory.getLogger(KubeflowTrainerConsumer.class);
     private TrainJobManager jobs;
+    private TrainJobSteps steps;
     /** Set once the events are followed (at start, or by a retry when the API server was down then). */
     private volatile TrainJobEventStream events;
     /** With handledMark: the annotation that records that this route handled a job's end. */
@@ -61,6 +65,7 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
         stopping = false;
         KubeflowTrainerConfiguration configuration = getEndpoint().getConfiguration();
         jobs = new TrainJobManager(getEndpoint().getClient(), getEndpoint().apiRetry());
+        steps = getEndpoint().trainJobSteps();
         handledAnnotation = configuration.getHandledMark() == null ? null
                 : TrainJobMetadata.handledAnnotation(configuration.getHandledMark());
         try {
@@ -139,6 +144,7 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
         TrainJobHeaders.status(message, TrainJobEvent.PROGRESS.equals(event.type()) ? "Running" : event.type(),
                 event.reason(), event.message());
         TrainJobHeaders.progress(message, event.progress());
+        message.setHeader(STEPS, steps(event.trainJob()));
         Map<String, String> annotations = event.trainJob().getMetadata().getAnnotations();
         String traceParent = annotations == null ? null
                 : TrainJobMetadata.traceParent(annotations.get(TrainJobMetadata.TRACE_PARENT_ANNOTATION));
@@ -159,6 +165,17 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
             markHandled(event);
         }
         releaseExchange(exchange, false);
+    }
+
+    /** The job's steps as its pods stand now; none when they cannot be read, so the event still goes out. */
+    private List<TrainJobStep> steps(TrainJob job) {
+        try {
+            return steps.of(getEndpoint().watchedNamespace(job.getMetadata().getNamespace()), job);
+        } catch (KubernetesClientException e) {
+            LOG.debug("Cannot read the pods of TrainJob {}/{}: {}", job.getMetadata().getNamespace(),
+                    job.getMetadata().getName(), e.getMessage());
+            return List.of();
+        }
     }
 
     private boolean unhandled(TrainJob job) {

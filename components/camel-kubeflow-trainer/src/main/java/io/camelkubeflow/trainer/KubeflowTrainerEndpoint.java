@@ -6,10 +6,13 @@ import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.access.AccessReviewer;
 import io.camelkubeflow.trainer.access.Caller;
+import io.camelkubeflow.trainer.job.RuntimeLookup;
 import io.camelkubeflow.trainer.job.TrainJobReaper;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.watch.ClusterInformers;
+import io.camelkubeflow.trainer.watch.TrainJobSteps;
 import io.camelkubeflow.trainer.watch.TrainJobWatcher;
+import io.camelkubeflow.trainer.watch.WatchedRuntimes;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -37,8 +40,9 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
 
     @UriPath(description = "The operation: train creates (or adopts) a TrainJob; wait waits for one to reach a"
                            + " status; logs reads or follows a step's logs; get, list, delete, suspend and resume"
-                           + " manage TrainJobs; runtimes lists the runtimes with their launchers; events (consumer)"
-                           + " emits TrainJob status changes.")
+                           + " manage TrainJobs; runtimes lists the runtimes (or reads one) with their launchers;"
+                           + " events emits TrainJob status changes in from() and answers a TrainJob's Kubernetes"
+                           + " Events in to().")
     @Metadata(required = true)
     private final KubeflowTrainerOperation operation;
 
@@ -57,10 +61,6 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
 
     @Override
     public Producer createProducer() {
-        if (operation.isConsumer()) {
-            throw new IllegalArgumentException("kubeflow-trainer:events is a consumer: use it in from(), and the"
-                                               + " other operations (train, wait, logs, get, list, ...) in to()");
-        }
         return new KubeflowTrainerProducer(this);
     }
 
@@ -186,6 +186,22 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
     /** The informers shared by every endpoint using this endpoint's client. */
     ClusterInformers informers() {
         return getComponent().informersFor(client);
+    }
+
+    /**
+     * Steps read from this client's pod informers, with runtimes from its runtime informers (a GET for one they do
+     * not hold).
+     */
+    TrainJobSteps trainJobSteps() {
+        return new TrainJobSteps(informers(), new WatchedRuntimes(informers(), RuntimeLookup.direct(client, apiRetry())));
+    }
+
+    /**
+     * The namespace of the informers that read a job of {@code namespace}: its own, or the all-namespaces one for an
+     * endpoint of allNamespaces (whose consumer already watches them all).
+     */
+    String watchedNamespace(String namespace) {
+        return configuration.isAllNamespaces() ? null : namespace;
     }
 
     /** The watcher shared by every endpoint using this endpoint's client. */

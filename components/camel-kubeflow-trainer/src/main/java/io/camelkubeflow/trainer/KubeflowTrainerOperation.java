@@ -23,20 +23,29 @@ public enum KubeflowTrainerOperation {
     suspend(ManageHandler::suspend),
     /** Resume a suspended TrainJob. */
     resume(ManageHandler::resume),
-    /** List the runtimes with the launcher train would choose for each, and why. */
+    /** List the runtimes (or read one, named by runtime) with the launcher train would choose for each, and why. */
     runtimes(RuntimesHandler::new),
-    /** Consumer only: an exchange each time a TrainJob changes status. */
-    events(null);
+    /**
+     * In from(): an exchange each time a TrainJob changes status. In to(): the Kubernetes Events of a TrainJob and of
+     * the objects it owns, in time order, each with its step.
+     */
+    events(ManageHandler::events, true);
 
     private final Function<KubeflowTrainerEndpoint, OperationHandler> handler;
+    private final boolean consumer;
 
     KubeflowTrainerOperation(Function<KubeflowTrainerEndpoint, OperationHandler> handler) {
-        this.handler = handler;
+        this(handler, false);
     }
 
-    /** Whether this operation is used in from() rather than to(). */
+    KubeflowTrainerOperation(Function<KubeflowTrainerEndpoint, OperationHandler> handler, boolean consumer) {
+        this.handler = handler;
+        this.consumer = consumer;
+    }
+
+    /** Whether this operation can be used in from(). */
     public boolean isConsumer() {
-        return handler == null;
+        return consumer;
     }
 
     OperationHandler newHandler(KubeflowTrainerEndpoint endpoint) {

@@ -1,17 +1,30 @@
 package io.camelkubeflow.trainer;
 
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
 import io.camelkubeflow.trainer.access.Access;
+import io.camelkubeflow.trainer.api.KubernetesNames;
+import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.job.LabelSelectors;
 import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.watch.TrainJobObjectEvents;
+import io.camelkubeflow.trainer.watch.TrainJobStep;
+import io.camelkubeflow.trainer.watch.TrainJobSteps;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
-/** The operations that are one call of the TrainJob API each: get, list, delete, suspend and resume. */
+/**
+ * The operations that read or change TrainJobs by one call of the TrainJob API each (get, list, delete, suspend and
+ * resume), and {@code events}, which reads the job and the Events about it. Every job read answers its steps as
+ * {@code CamelKubeflowTrainerSteps}, from the pod informers.
+ */
 final class ManageHandler extends OperationHandler.Synchronous {
     /** What one operation does with the job API. */
     @FunctionalInterface
@@ -21,6 +34,7 @@ final class ManageHandler extends OperationHandler.Synchronous {
 
     private final Action action;
     private TrainJobManager jobs;
+    private TrainJobSteps steps;
 
     private ManageHandler(KubeflowTrainerEndpoint endpoint, Action action) {
         super(endpoint);
@@ -30,6 +44,7 @@ final class ManageHandler extends OperationHandler.Synchronous {
     @Override
     protected void doStart() {
         jobs = new TrainJobManager(endpoint.getClient(), endpoint.apiRetry());
+        steps = endpoint.trainJobSteps();
     }
 
     @Override
@@ -51,7 +66,19 @@ final class ManageHandler extends OperationHandler.Synchronous {
     static ManageHandler get(KubeflowTrainerEndpoint endpoint) {
         return new ManageHandler(endpoint, (h, exchange) -> {
             TrainJobRef job = h.job(exchange, "get");
-            TrainJobHeaders.jobWithStatus(exchange.getMessage(), h.jobs.get(job.namespace(), job.name()));
+            h.withSteps(exchange.getMessage(), h.jobs.get(job.namespace(), job.name()));
+        });
+    }
+
+    /** The job's Events, oldest first; the caller needs to get the job and to list the namespace's Events. */
+    static ManageHandler events(KubeflowTrainerEndpoint endpoint) {
+        return new ManageHandler(endpoint, (h, exchange) -> {
+            TrainJobRef job = h.job(exchange, "get");
+            endpoint.authorize(exchange, Access.events("list", job.namespace()));
+            TrainJob found = h.jobs.get(job.namespace(), job.name());
+            TrainJobHeaders.jobWithStatus(exchange.getMessage(), found);
+            exchange.getMessage().setBody(new TrainJobObjectEvents(endpoint.getClient(), endpoint.apiRetry(), h.steps)
+                    .of(endpoint.watchedNamespace(job.namespace()), found));
         });
     }
 
@@ -63,9 +90,22 @@ final class ManageHandler extends OperationHandler.Synchronous {
             if (selector != null) {
                 LabelSelectors.check(LABEL_SELECTOR, selector);
             }
+            String runtime = exchange.getMessage().getHeader(RUNTIME, configuration.getRuntime(), String.class);
+            if (runtime != null) {
+                KubernetesNames.objectName(RUNTIME, runtime);
+            }
             endpoint.authorize(exchange, Access.trainJobs("list", namespace, null));
-            exchange.getMessage().setBody(h.jobs.list(namespace, selector != null ? selector
-                    : configuration.getLabelSelector()));
+            List<TrainJob> listed = h.jobs.list(namespace, selector != null ? selector
+                    : configuration.getLabelSelector());
+            if (runtime != null) {
+                // as the SDK filters: by the name the job's runtimeRef gives, whatever its kind
+                listed = listed.stream().filter(job -> job.getSpec() != null && job.getSpec().runtimeRef() != null
+                        && runtime.equals(job.getSpec().runtimeRef().name())).toList();
+            }
+            exchange.getMessage().setBody(listed);
+            Map<String, List<TrainJobStep>> steps = new LinkedHashMap<>();
+            h.steps.of(endpoint.watchedNamespace(namespace), listed).forEach((job, of) -> steps.put(job.toString(), of));
+            exchange.getMessage().setHeader(STEPS, steps);
         });
     }
 
@@ -102,6 +142,12 @@ final class ManageHandler extends OperationHandler.Synchronous {
 
     private void setSuspended(Exchange exchange, boolean suspended) {
         TrainJobRef job = job(exchange, "patch");
-        TrainJobHeaders.jobWithStatus(exchange.getMessage(), jobs.setSuspended(job.namespace(), job.name(), suspended));
+        withSteps(exchange.getMessage(), jobs.setSuspended(job.namespace(), job.name(), suspended));
+    }
+
+    /** The job as the body, with its identity, status and steps. */
+    private void withSteps(Message out, TrainJob job) {
+        TrainJobHeaders.jobWithStatus(out, job);
+        out.setHeader(STEPS, steps.of(endpoint.watchedNamespace(job.getMetadata().getNamespace()), job));
     }
 }

@@ -8,6 +8,7 @@ import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.watch.TrainJobFailedException;
+import io.camelkubeflow.trainer.watch.TrainJobSteps;
 import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
 import io.camelkubeflow.trainer.watch.WaitResult;
 import io.camelkubeflow.trainer.watch.WaitTarget;
@@ -23,6 +24,7 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  */
 final class WaitHandler extends OperationHandler {
     private TrainJobManager jobs;
+    private TrainJobSteps steps;
 
     WaitHandler(KubeflowTrainerEndpoint endpoint) {
         super(endpoint);
@@ -31,6 +33,7 @@ final class WaitHandler extends OperationHandler {
     @Override
     protected void doStart() {
         jobs = new TrainJobManager(endpoint.getClient(), endpoint.apiRetry());
+        steps = endpoint.trainJobSteps();
     }
 
     @Override
@@ -104,9 +107,11 @@ final class WaitHandler extends OperationHandler {
         }
     }
 
-    private static void setOutcome(Exchange exchange, WaitResult result) {
+    private void setOutcome(Exchange exchange, WaitResult result) {
         Message out = exchange.getMessage();
         TrainJobHeaders.job(out, result.trainJob());
+        out.setHeader(STEPS, steps.of(endpoint.watchedNamespace(result.trainJob().getMetadata().getNamespace()),
+                result.trainJob()));
         TrainJobHeaders.status(out, result.phase().displayName(), result.reason(), result.message());
         out.setHeader(POD_FAILURE, result.podDetail());
         out.setHeader(DURATION, result.jobDuration() == null ? null : result.jobDuration().toMillis());

@@ -717,6 +717,15 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
+         * Name of the ClusterTrainingRuntime (or TrainingRuntime, see runtimeKind) the TrainJob runs on; for
+         * list, only the TrainJobs on that runtime; for runtimes, that runtime alone (a namespaced
+         * TrainingRuntime before a ClusterTrainingRuntime of the name).
+         */
+        default KubeflowTrainerEndpointProducerBuilder runtime(String runtime) {
+            doSetProperty("runtime", runtime);
+            return this;
+        }
+        /**
          * Act within the rights of the caller in the exchange property CamelKubeflowTrainerCaller (an
          * io.camelkubeflow.trainer.access.Caller the route's authentication step sets; no header can name a
          * caller): before it acts, each operation asks the API server (SubjectAccessReview) whether that
@@ -1390,13 +1399,6 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointProducerBuilder runKey(String runKey) {
             doSetProperty("runKey", runKey);
-            return this;
-        }
-        /**
-         * Name of the ClusterTrainingRuntime (or TrainingRuntime, see runtimeKind) the TrainJob runs on.
-         */
-        default KubeflowTrainerEndpointProducerBuilder runtime(String runtime) {
-            doSetProperty("runtime", runtime);
             return this;
         }
         /**

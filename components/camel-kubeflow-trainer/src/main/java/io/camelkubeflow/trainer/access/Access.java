@@ -15,6 +15,15 @@ public record Access(String verb, String group, String resource, String subresou
         return new Access(verb, TRAINER, "trainjobs", null, namespace, name);
     }
 
+    /**
+     * A verb on TrainingRuntimes of a namespace or on ClusterTrainingRuntimes (namespace null).
+     *
+     * @param plural {@code trainingruntimes} or {@code clustertrainingruntimes}
+     */
+    public static Access runtimes(String verb, String plural, String namespace, String name) {
+        return new Access(verb, TRAINER, plural, null, namespace, name);
+    }
+
     public static Access readSecret(String namespace, String name) {
         return new Access("get", "", "secrets", null, namespace, name);
     }
@@ -26,6 +35,11 @@ public record Access(String verb, String group, String resource, String subresou
     /** A verb on any ConfigMap of the namespace (staging a workspace creates or patches one). */
     public static Access configMaps(String verb, String namespace) {
         return new Access(verb, "", "configmaps", null, namespace, null);
+    }
+
+    /** A verb on the Events of a namespace (a TrainJob's events are read by listing them). */
+    public static Access events(String verb, String namespace) {
+        return new Access(verb, "", "events", null, namespace, null);
     }
 
     public static Access readPodLogs(String namespace) {

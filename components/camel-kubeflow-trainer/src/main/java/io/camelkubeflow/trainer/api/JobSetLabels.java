@@ -6,6 +6,10 @@ public final class JobSetLabels {
     public static final String JOBSET_NAME = "jobset.sigs.k8s.io/jobset-name";
     /** The replicated job: dataset-initializer, model-initializer, launcher or node. */
     public static final String REPLICATED_JOB = "jobset.sigs.k8s.io/replicatedjob-name";
+    /** The pod's index within its Job (an Indexed Job): 0 for initializers and the launcher, the node's number. */
+    public static final String COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index";
+    /** The Job that made the pod, {@code <trainjob>-<replicated job>-<job index>}. */
+    public static final String JOB_NAME = "batch.kubernetes.io/job-name";
 
     private JobSetLabels() {
     }

@@ -50,7 +50,6 @@ import org.slf4j.LoggerFactory;
  */
 public class TrainJobLogs {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobLogs.class);
-    static final String INDEX_LABEL = "batch.kubernetes.io/job-completion-index";
     private static final Set<String> TERMINAL = Set.of("Succeeded", "Failed");
     /** The replicated jobs that run user code, in the trainer container: the nodes and any launcher's own job. */
     private static final Set<String> TRAINER_JOBS = Arrays.stream(Launcher.values()).map(Launcher::replicatedJob)
@@ -250,9 +249,9 @@ public class TrainJobLogs {
         pods.stream()
                 .filter(p -> TRAINER_JOBS.contains(label(p, JobSetLabels.REPLICATED_JOB)))
                 .sorted(Comparator.comparing((Pod p) -> label(p, JobSetLabels.REPLICATED_JOB))
-                        .thenComparing(p -> Integer.parseInt(label(p, INDEX_LABEL))))
+                        .thenComparing(p -> Integer.parseInt(label(p, JobSetLabels.COMPLETION_INDEX))))
                 .forEach(p -> {
-                    Selector selector = new Selector(label(p, JobSetLabels.REPLICATED_JOB), label(p, INDEX_LABEL));
+                    Selector selector = new Selector(label(p, JobSetLabels.REPLICATED_JOB), label(p, JobSetLabels.COMPLETION_INDEX));
                     all.put(selector.step, selector);
                 });
         return new ArrayList<>(all.values());
@@ -864,7 +863,7 @@ public class TrainJobLogs {
         }
 
         Map<String, String> labels() {
-            return Map.of(JobSetLabels.REPLICATED_JOB, replicatedJob, INDEX_LABEL, index);
+            return Map.of(JobSetLabels.REPLICATED_JOB, replicatedJob, JobSetLabels.COMPLETION_INDEX, index);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer.runtime;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -41,6 +42,27 @@ public class RuntimeCatalog {
             }
         }
         return runtimes;
+    }
+
+    /**
+     * The runtime of that name as the Kubeflow SDK finds it: the namespace's TrainingRuntime, else the
+     * ClusterTrainingRuntime; {@link RuntimeNotFoundException} naming {@code field} when there is neither.
+     */
+    public RuntimeLauncher runtime(String field, String namespace, String name, List<ImageRule> imageRules) {
+        KubernetesNames.objectName(field, name);
+        GenericKubernetesResource namespaced = retry.call("GET TrainingRuntime " + namespace + "/" + name,
+                () -> client.genericKubernetesResources(RuntimeKind.TrainingRuntime.context()).inNamespace(namespace)
+                        .withName(name).get());
+        if (namespaced != null) {
+            return describe(namespaced, namespace, imageRules);
+        }
+        GenericKubernetesResource cluster = retry.call("GET ClusterTrainingRuntime " + name,
+                () -> client.genericKubernetesResources(RuntimeKind.ClusterTrainingRuntime.context()).withName(name).get());
+        if (cluster == null) {
+            throw new RuntimeNotFoundException(field, "there is no TrainingRuntime '" + name + "' in namespace "
+                    + namespace + " and no ClusterTrainingRuntime '" + name + "'; the runtimes operation lists them");
+        }
+        return describe(cluster, null, imageRules);
     }
 
     private static RuntimeLauncher describe(GenericKubernetesResource resource, String namespace,
