@@ -34,7 +34,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
- * Who is calling the HTTP API: every request under {@code /trainjobs} needs {@code Authorization: Bearer <token>}, a
+ * Who is calling the HTTP API: every request under {@code /trainjobs} and {@code /runtimes} needs {@code Authorization: Bearer <token>}, a
  * Kubernetes token the API server vouches for (TokenReview), so a caller is a Kubernetes user or service account and
  * the routes then act within that caller's rights. With {@code trainer.http.oidc.issuer} set, an ID token of that
  * OIDC provider is accepted too, for human users, and names the caller as the API server's OIDC authenticator would
@@ -107,7 +107,9 @@ public class HttpAuthentication {
 
     void register(@Observes Router router) {
         // ahead of the log stream (-1) and the REST DSL's routes
-        router.route("/trainjobs*").order(-10).blockingHandler(this::authenticate, false);
+        for (String api : HttpRoutes.PATHS) {
+            router.route(api).order(-10).blockingHandler(this::authenticate, false);
+        }
     }
 
     /** On the sandbox: a token for the local developer, in a file only its owner can read. */

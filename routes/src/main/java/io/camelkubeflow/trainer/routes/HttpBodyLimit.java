@@ -22,12 +22,18 @@ public class HttpBodyLimit {
 
     void register(@Observes Router router) {
         // before authentication (-10): a declared length is refused unread, whoever sends it
-        router.route("/trainjobs*").order(-20).handler(this::checkDeclaredLength);
+        for (String api : HttpRoutes.PATHS) {
+            register(router, api);
+        }
+    }
+
+    private void register(Router router, String api) {
+        router.route(api).order(-20).handler(this::checkDeclaredLength);
         // after authentication, ahead of the log stream (-1) and the REST DSL's routes, whose body handler (Quarkus's,
         // with quarkus.http.limits.max-body-size) then finds the body read; Vert.x fails the request with 413 as soon
         // as the bytes counted pass the limit
-        router.route("/trainjobs*").order(-9).handler(BodyHandler.create(false).setBodyLimit(maxBodyBytes));
-        router.route("/trainjobs*").order(-20).failureHandler(this::answerTooLarge);
+        router.route(api).order(-9).handler(BodyHandler.create(false).setBodyLimit(maxBodyBytes));
+        router.route(api).order(-20).failureHandler(this::answerTooLarge);
     }
 
     private void checkDeclaredLength(RoutingContext context) {

@@ -4,18 +4,14 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 
-import io.camelkubeflow.trainer.KubeflowTrainerComponent;
-import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
-import io.camelkubeflow.trainer.access.Caller;
-import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
+import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.job.PolicyViolationException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
-import io.camelkubeflow.trainer.support.ApiRetry;
+import io.camelkubeflow.trainer.runtime.RuntimeNotFoundException;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -32,22 +28,22 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 /**
  * The HTTP API: {@code POST /trainjobs} starts a TrainJob from a JSON train request, {@code GET /trainjobs/{name}}
  * tells its status, {@code GET /trainjobs} lists them, {@code DELETE /trainjobs/{name}} deletes one and {@code POST
- * /trainjobs/{name}/suspend} and {@code /resume} suspend and resume one, each through the component's operation of
- * that name. {@code GET /trainjobs/{name}/logs} is {@link TrainJobLogStream}. Every request comes from a caller
+ * /trainjobs/{name}/suspend} and {@code /resume} suspend and resume one, {@code GET /trainjobs/{name}/events} reads its
+ * Kubernetes Events and {@code GET /runtimes/{runtime}} one runtime, each through the component's operation of that
+ * name (the status through get). {@code GET /trainjobs/{name}/logs} is {@link TrainJobLogStream}. Every request comes from a caller
  * {@link HttpAuthentication} vouched for, and each acts within that caller's rights (403 naming what was denied).
  */
 @ApplicationScoped
 public class HttpRoutes extends RouteBuilder {
     private static final Logger LOG = Logger.getLogger(HttpRoutes.class);
+    /** The paths of the API, as Vert.x routes match them: each needs authentication and has a body limit. */
+    static final java.util.List<String> PATHS = java.util.List.of("/trainjobs*", "/runtimes*");
     /** Component header -> the query parameter or path segment of the HTTP API that sets it. */
     private static final Map<String, String> CALLER_FIELDS = Map.of(LABEL_SELECTOR, "labelSelector",
-            DELETE_PROPAGATION, "propagation", NAMESPACE, "namespace", JOB_NAME, "name");
+            DELETE_PROPAGATION, "propagation", NAMESPACE, "namespace", JOB_NAME, "name", RUNTIME, "runtime");
 
     @Inject
     TrainJobStatusView statusView;
-
-    @Inject
-    KubernetesClient client;
 
     @ConfigProperty(name = "trainer.namespace")
     String defaultNamespace;
@@ -62,7 +58,8 @@ public class HttpRoutes extends RouteBuilder {
 
         onException(HttpAuthentication.UnauthenticatedException.class).handled(true).process(e -> error(e, 401,
                 "Authorization"));
-        onException(InvalidOptionException.class).handled(true).process(HttpRoutes::invalid);
+        onException(RuntimeNotFoundException.class).handled(true).process(e -> invalid(e, 404));
+        onException(InvalidOptionException.class).handled(true).process(e -> invalid(e, 400));
         // same key, different request: the request cannot be processed as sent (422); a name taken by another key: 409
         onException(TrainJobConflictException.class).handled(true).process(e -> error(e, e.getProperty(
                 Exchange.EXCEPTION_CAUGHT, TrainJobConflictException.class).getDiffering().isEmpty() ? 409 : 422, null));
@@ -90,11 +87,18 @@ public class HttpRoutes extends RouteBuilder {
                         .description("The namespace (default: the app's)").endParam()
                     .param().name("labelSelector").type(RestParamType.query).required(false)
                         .description("Only jobs matching it, e.g. team=vision,!gpu").endParam()
+                    .param().name("runtime").type(RestParamType.query).required(false)
+                        .description("Only jobs on the runtime of this name (spec.runtimeRef.name)").endParam()
                     .to("direct:http-list")
-                .get("/{name}").description("A TrainJob's status").produces("application/json")
+                .get("/{name}").description("A TrainJob's status and steps").produces("application/json")
                     .param().name("namespace").type(RestParamType.query).required(false).endParam()
                     .responseMessage().code(404).message("No such TrainJob").endResponseMessage()
                     .to("direct:http-status")
+                .get("/{name}/events").description("The Kubernetes Events of a TrainJob, its JobSet, Jobs and pods,"
+                        + " oldest first, each with its step").produces("application/json")
+                    .param().name("namespace").type(RestParamType.query).required(false).endParam()
+                    .responseMessage().code(404).message("No such TrainJob").endResponseMessage()
+                    .to("direct:http-events")
                 .delete("/{name}").description("Delete a TrainJob; its JobSet and pods go as propagation says")
                         .produces("application/json")
                     .param().name("namespace").type(RestParamType.query).required(false).endParam()
@@ -110,6 +114,14 @@ public class HttpRoutes extends RouteBuilder {
                 .post("/{name}/resume").description("Resume a suspended TrainJob").produces("application/json")
                     .param().name("namespace").type(RestParamType.query).required(false).endParam()
                     .to("direct:http-resume");
+
+        rest("/runtimes").description("Runtimes: what a TrainJob can run on")
+                .get("/{runtime}").description("One runtime by name (the namespace's TrainingRuntime before the"
+                        + " ClusterTrainingRuntime of that name), with the launcher a train request would get and why")
+                        .produces("application/json")
+                    .param().name("namespace").type(RestParamType.query).required(false).endParam()
+                    .responseMessage().code(404).message("No such runtime").endResponseMessage()
+                    .to("direct:http-runtime");
 
         from("direct:http-train").routeId("http-train")
                 // only the JSON body speaks for the caller: no HTTP header may set a component option
@@ -128,12 +140,15 @@ public class HttpRoutes extends RouteBuilder {
         asCaller("list")
                 .process(this::namespaceHeader)
                 .setHeader(LABEL_SELECTOR, header("labelSelector"))
+                .setHeader(RUNTIME, header("runtime"))
                 .to("kubeflow-trainer:list?namespace={{trainer.namespace}}&authorizeCaller=true")
                 .process(e -> {
                     Map<String, Object> answer = new LinkedHashMap<>();
                     answer.put("namespace", e.getMessage().getHeader(NAMESPACE));
+                    Map<?, ?> steps = e.getMessage().getHeader(STEPS, Map.class);
                     answer.put("items", e.getMessage().getBody(java.util.List.class).stream()
-                            .map(job -> statusView.summary((TrainJob) job)).toList());
+                            .map(job -> statusView.summary((TrainJob) job, steps.get(TrainJobRef.of((TrainJob) job)
+                                    .toString()))).toList());
                     e.getMessage().setBody(answer);
                 })
                 .marshal().json()
@@ -161,23 +176,43 @@ public class HttpRoutes extends RouteBuilder {
             asCaller(operation)
                     .process(this::jobHeaders)
                     .to("kubeflow-trainer:" + operation + "?namespace={{trainer.namespace}}&authorizeCaller=true")
-                    .process(e -> e.getMessage().setBody(statusView.summary(e.getMessage().getBody(TrainJob.class))))
+                    .process(this::jobWithSteps)
                     .marshal().json()
                     .process(HttpRoutes::onlyTheAnswersHeaders);
         }
 
-        from("direct:http-status").routeId("http-status")
+        asCaller("status")
+                .process(this::jobHeaders)
+                .to("kubeflow-trainer:get?namespace={{trainer.namespace}}&authorizeCaller=true")
+                .process(this::jobWithSteps)
+                .marshal().json()
+                .process(HttpRoutes::onlyTheAnswersHeaders);
+
+        asCaller("events")
+                .process(this::jobHeaders)
+                .to("kubeflow-trainer:events?namespace={{trainer.namespace}}&authorizeCaller=true")
                 .process(e -> {
-                    Caller caller = HttpAuthentication.actAsCaller(e);
-                    String namespace = KubernetesNames.namespace("namespace", namespace(e));
-                    String name = KubernetesNames.trainJobName("name", e.getMessage().getHeader("name", String.class));
-                    getContext().getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
-                            .accessReviewerFor(client, ApiRetry.DEFAULT)
-                            .check(caller, Access.trainJobs("get", namespace, name));
-                    e.getMessage().setBody(statusView.describe(namespace, name));
+                    Map<String, Object> answer = new LinkedHashMap<>();
+                    answer.put("name", e.getMessage().getHeader(JOB_NAME));
+                    answer.put("namespace", e.getMessage().getHeader(NAMESPACE));
+                    answer.put("items", e.getMessage().getBody());
+                    e.getMessage().setBody(answer);
                 })
                 .marshal().json()
                 .process(HttpRoutes::onlyTheAnswersHeaders);
+
+        asCaller("runtime")
+                .process(this::namespaceHeader)
+                .setHeader(RUNTIME, header("runtime"))
+                .to("kubeflow-trainer:runtimes?namespace={{trainer.namespace}}&authorizeCaller=true")
+                .marshal().json()
+                .process(HttpRoutes::onlyTheAnswersHeaders);
+    }
+
+    /** The job's summary with its steps, as get, suspend and resume answer it. */
+    private void jobWithSteps(Exchange exchange) {
+        exchange.getMessage().setBody(statusView.summary(exchange.getMessage().getBody(TrainJob.class),
+                exchange.getMessage().getHeader(STEPS)));
     }
 
     private void trainAnswer(Exchange exchange) {
@@ -228,12 +263,12 @@ public class HttpRoutes extends RouteBuilder {
      * A refused field, named as the caller wrote it: the query parameters, path segment and message fields that became
      * component headers keep their own names.
      */
-    private static void invalid(Exchange exchange) {
+    private static void invalid(Exchange exchange, int status) {
         InvalidOptionException invalid = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, InvalidOptionException.class);
         String callerField = CALLER_FIELDS.getOrDefault(invalid.getField(),
                 TrainRequestMessage.FIELD_OF_HEADER.get(invalid.getField()));
         InvalidOptionException named = callerField == null ? invalid : invalid.as(callerField);
-        answer(exchange, 400, ErrorAnswer.json(named, named.getField()));
+        answer(exchange, status, ErrorAnswer.json(named, named.getField()));
     }
 
     /** A body of bytes, left as they came for TrainRequestMessage to read as UTF-8. */

@@ -41,6 +41,13 @@ public class TrainJobStatusView {
         return summary(jobs.get(namespace, name));
     }
 
+    /** The summary with the job's steps (CamelKubeflowTrainerSteps of the operation that read it). */
+    public Map<String, Object> summary(TrainJob job, Object steps) {
+        Map<String, Object> view = summary(job);
+        view.put("steps", steps == null ? java.util.List.of() : steps);
+        return view;
+    }
+
     /** name, namespace, uid, runtime, created, status and, once decided, reason, message and durationMillis. */
     public Map<String, Object> summary(TrainJob job) {
         Map<String, Object> view = new LinkedHashMap<>();
