@@ -119,12 +119,13 @@ public interface KubeflowTrainerEndpointBuilderFactory {{
         return new KubeflowTrainerEndpointBuilderImpl();
     }}
 
-    /** The options of kubeflow-trainer:events. */
+    /** The options of kubeflow-trainer:events in from(). */
     interface KubeflowTrainerEndpointConsumerBuilder extends EndpointConsumerBuilder {{
 {blocks["consumer"]}
     }}
 
-    /** The options of the operations train, wait, logs, get, list, delete, suspend, resume and runtimes. */
+    /** The options of the operations in to(): train, wait, logs, get, list, delete, suspend, resume, runtimes,
+     * runtimePackages and events. */
     interface KubeflowTrainerEndpointProducerBuilder extends EndpointProducerBuilder {{
 {blocks["producer"]}
     }}

@@ -41,6 +41,7 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
     @UriPath(description = "The operation: train creates (or adopts) a TrainJob; wait waits for one to reach a"
                            + " status; logs reads or follows a step's logs; get, list, delete, suspend and resume"
                            + " manage TrainJobs; runtimes lists the runtimes (or reads one) with their launchers;"
+                           + " runtimePackages lists the packages of a runtime's image;"
                            + " events emits TrainJob status changes in from() and answers a TrainJob's Kubernetes"
                            + " Events in to().")
     @Metadata(required = true)

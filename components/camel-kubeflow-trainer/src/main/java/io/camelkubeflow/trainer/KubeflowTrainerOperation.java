@@ -26,6 +26,11 @@ public enum KubeflowTrainerOperation {
     /** List the runtimes (or read one, named by runtime) with the launcher train would choose for each, and why. */
     runtimes(RuntimesHandler::new),
     /**
+     * The Python packages (and GPUs) of a runtime's image, read from a one-node TrainJob run on it and deleted
+     * afterwards: a create.
+     */
+    runtimePackages(RuntimePackagesHandler::new),
+    /**
      * In from(): an exchange each time a TrainJob changes status. In to(): the Kubernetes Events of a TrainJob and of
      * the objects it owns, in time order, each with its step.
      */

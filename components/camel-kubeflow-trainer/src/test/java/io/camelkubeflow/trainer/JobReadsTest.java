@@ -67,6 +67,28 @@ class JobReadsTest extends TrainerRouteTestSupport {
     }
 
     @Test
+    void theEventsConsumersStatusExchangesCarryTheSteps() throws Exception {
+        Map<String, Object> complete = new java.util.concurrent.ConcurrentHashMap<>();
+        camel.addRoutes(new org.apache.camel.builder.RouteBuilder() {
+            @Override
+            public void configure() {
+                from("kubeflow-trainer:events?namespace=reads-other").routeId("reads-steps")
+                        .filter(header(EVENT).isEqualTo("Complete"))
+                        .process(e -> complete.put(e.getMessage().getHeader(JOB_NAME, String.class),
+                                e.getMessage().getHeader(STEPS)));
+            }
+        });
+        Exchange trained = send("kubeflow-trainer:train?namespace=reads-other&pythonFile=/app/t.py"
+                + "&runtime=torch-distributed&numNodes=2", null, Map.of());
+        String name = trained.getMessage().getHeader(JOB_NAME, String.class);
+        io.camelkubeflow.trainer.testing.Eventually.await(java.time.Duration.ofSeconds(30),
+                () -> complete.containsKey(name), () -> "no Complete event of " + name);
+        camel.getRouteController().stopRoute("reads-steps");
+        assertEquals(List.of("node-0 Succeeded", "node-1 Succeeded"), ((List<?>) complete.get(name)).stream()
+                .map(step -> ((TrainJobStep) step).name() + " " + ((TrainJobStep) step).status()).toList());
+    }
+
+    @Test
     void anMpiJobsLauncherIsNodeZeroAndItsNodesFollow() {
         Exchange done = trainAndWait("&runtime=deepspeed-distributed&numNodes=3", Map.of());
         String name = done.getMessage().getHeader(JOB_NAME, String.class);

@@ -251,6 +251,11 @@ class RbacTest {
             assertNull(template.send("kubeflow-trainer:list?namespace=rbac&labelSelector=team=a", e -> { })
                     .getException());
             assertNull(template.send("kubeflow-trainer:runtimes?namespace=rbac", e -> { }).getException());
+            assertNull(template.send("kubeflow-trainer:runtimes?namespace=rbac&runtime=torch-distributed", e -> { })
+                    .getException());
+            assertNull(template.send("kubeflow-trainer:events", trained).getException());
+            assertNull(template.send("kubeflow-trainer:runtimePackages?namespace=rbac&runtime=torch-distributed",
+                    e -> { }).getException());
             Exchange paused = template.send(train, e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "k6"));
             assertNull(template.send("kubeflow-trainer:suspend", paused).getException());
             assertNull(template.send("kubeflow-trainer:resume", paused).getException());

@@ -92,12 +92,18 @@ class RbacIT {
                 .filter(l -> l.contains("trained as deployed")).count(), logs.getMessage().getBody(String.class));
         Exchange done = send("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=120s", trained, null);
         assertEquals("Complete", done.getMessage().getHeader(KubeflowTrainerConstants.STATUS));
+        Exchange events = send("kubeflow-trainer:events", trained, null);
+        assertNull(events.getException());
+        assertTrue(!events.getMessage().getBody(List.class).isEmpty(), "the job's events");
         for (String operation : List.of("get", "suspend", "resume", "delete")) {
             Exchange managed = send("kubeflow-trainer:" + operation, trained, null);
             assertNull(managed.getException(), operation);
         }
         Exchange runtimes = send("kubeflow-trainer:runtimes?namespace=" + cluster.namespace, null, null);
         assertNull(runtimes.getException());
+        Exchange runtime = send("kubeflow-trainer:runtimes?runtime=torch-distributed&namespace=" + cluster.namespace,
+                null, null);
+        assertNull(runtime.getException());
         Exchange listed = send("kubeflow-trainer:list?namespace=" + cluster.namespace, null, null);
         assertNull(listed.getException());
     }

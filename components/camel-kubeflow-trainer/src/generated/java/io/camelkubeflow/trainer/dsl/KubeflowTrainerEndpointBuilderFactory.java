@@ -20,7 +20,7 @@ public interface KubeflowTrainerEndpointBuilderFactory {
     /**
      * A kubeflow-trainer endpoint.
      *
-     * @param operation train, wait, logs, get, list, delete, suspend, resume, runtimes, events
+     * @param operation train, wait, logs, get, list, delete, suspend, resume, runtimes, runtimePackages, events
      */
     static KubeflowTrainerEndpointBuilder kubeflowTrainer(String operation) {
         class KubeflowTrainerEndpointBuilderImpl extends AbstractEndpointBuilder implements KubeflowTrainerEndpointBuilder {
@@ -31,7 +31,7 @@ public interface KubeflowTrainerEndpointBuilderFactory {
         return new KubeflowTrainerEndpointBuilderImpl();
     }
 
-    /** The options of kubeflow-trainer:events. */
+    /** The options of kubeflow-trainer:events in from(). */
     interface KubeflowTrainerEndpointConsumerBuilder extends EndpointConsumerBuilder {
         /**
          * Namespace of the TrainJobs; defaults to the client's namespace, then 'default'.
@@ -428,7 +428,8 @@ public interface KubeflowTrainerEndpointBuilderFactory {
         }
     }
 
-    /** The options of the operations train, wait, logs, get, list, delete, suspend, resume and runtimes. */
+    /** The options of the operations in to(): train, wait, logs, get, list, delete, suspend, resume, runtimes,
+     * runtimePackages and events. */
     interface KubeflowTrainerEndpointProducerBuilder extends EndpointProducerBuilder {
         /**
          * Namespace of the TrainJobs; defaults to the client's namespace, then 'default'.

@@ -1,0 +1,114 @@
+package io.camelkubeflow.trainer.e2e;
+
+import java.util.List;
+
+import io.camelkubeflow.trainer.KubeflowTrainerConstants;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.runtime.RuntimeCatalog.RuntimeLauncher;
+import io.camelkubeflow.trainer.watch.TrainJobObjectEvent;
+import io.camelkubeflow.trainer.watch.TrainJobStep;
+import org.apache.camel.Exchange;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What the Kubeflow SDK reads, read on the real control plane: the Events the real Trainer, JobSet, Job controller
+ * and node agent record about a job, with their steps; the steps of a running job from the pods JobSet made; one
+ * runtime by name, a namespaced one before the cluster's; the jobs of one runtime.
+ */
+class JobReadsIT {
+    private static RealCluster cluster;
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = RealCluster.start(JobReadsIT.class);
+    }
+
+    @AfterAll
+    static void stop() {
+        cluster.close();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<TrainJobStep> steps(Exchange exchange) {
+        return exchange.getMessage().getHeader(KubeflowTrainerConstants.STEPS, List.class);
+    }
+
+    @Test
+    @Timeout(180)
+    void theEventsOfAFailedJobAreTheRealControllersInTimeOrderWithTheirSteps() {
+        Exchange trained = cluster.request("kubeflow-trainer:train?runtime=torch-distributed&command=python3 -c"
+                + " \"import sys; print('failing', flush=True); sys.exit(3)\"", null);
+        String job = trained.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class);
+        Exchange failed = cluster.then("kubeflow-trainer:wait?throwOnFailure=false&waitTimeout=150s", trained);
+        assertEquals("Failed", failed.getMessage().getHeader(KubeflowTrainerConstants.STATUS));
+
+        Exchange read = cluster.then("kubeflow-trainer:events", trained);
+        @SuppressWarnings("unchecked")
+        List<TrainJobObjectEvent> events = read.getMessage().getBody(List.class);
+        List<String> seen = events.stream().map(e -> e.kind() + " " + e.reason() + " " + e.step()).toList();
+        System.out.println("JobReadsIT events of " + job + ": " + seen);
+        for (int i = 1; i < events.size(); i++) {
+            assertTrue(events.get(i - 1).firstTimestamp().compareTo(events.get(i).firstTimestamp()) <= 0, seen
+                    .toString());
+        }
+        assertTrue(seen.contains("Job SuccessfulCreate node-0"), seen.toString());
+        assertTrue(seen.contains("Job BackoffLimitExceeded node-0"), seen.toString());
+        assertTrue(seen.indexOf("Job SuccessfulCreate node-0") < seen.indexOf("Job BackoffLimitExceeded node-0"),
+                seen.toString());
+        for (TrainJobObjectEvent event : events) {
+            switch (event.kind()) {
+                case "Pod" -> {
+                    assertEquals("node-0", event.step(), event.toString());
+                    assertTrue(event.name().startsWith(job + "-node-0-0-"), event.toString());
+                }
+                case "Job" -> assertEquals(job + "-node-0", event.name(), event.toString());
+                default -> assertNull(event.step(), event.toString());
+            }
+        }
+    }
+
+    @Test
+    @Timeout(240)
+    void aRunningJobsStepsARuntimeByNameAndTheJobsOfARuntime() {
+        Exchange trained = cluster.request("kubeflow-trainer:train?runtime=torch-distributed&numNodes=2&command=python3"
+                + " -c \"import time; print('started', flush=True); time.sleep(600)\"", null);
+        String job = trained.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class);
+        Exchange running = cluster.then("kubeflow-trainer:wait?waitFor=Running&waitTimeout=150s", trained);
+        List<TrainJobStep> steps = steps(cluster.then("kubeflow-trainer:get", running));
+        assertEquals(List.of("node-0", "node-1"), steps.stream().map(TrainJobStep::name).toList(), steps.toString());
+        for (TrainJobStep step : steps) {
+            assertTrue(step.podName().startsWith(job + "-node-0-" + step.name().substring("node-".length()) + "-"),
+                    step.toString());
+        }
+        assertTrue(steps.stream().anyMatch(step -> "Running".equals(step.status())), steps.toString());
+
+        Exchange listed = cluster.request("kubeflow-trainer:list?runtime=torch-distributed", null);
+        assertTrue(listed.getMessage().getBody(List.class).stream()
+                .anyMatch(j -> ((TrainJob) j).getMetadata().getName().equals(job)));
+        assertEquals(2, ((List<?>) listed.getMessage().getHeader(KubeflowTrainerConstants.STEPS, java.util.Map.class)
+                .get(cluster.namespace + "/" + job)).size());
+        assertEquals(List.of(), cluster.request("kubeflow-trainer:list?runtime=deepspeed-distributed", null)
+                .getMessage().getBody(List.class));
+
+        RuntimeLauncher clusters = cluster.request("kubeflow-trainer:runtimes?runtime=torch-distributed", null)
+                .getMessage().getBody(RuntimeLauncher.class);
+        assertEquals("ClusterTrainingRuntime", clusters.kind());
+        assertEquals("torchrun", clusters.launcher());
+        cluster.admin.load(new java.io.ByteArrayInputStream(io.camelkubeflow.trainer.testing.RuntimeYaml.of(
+                "torch-distributed", cluster.namespace, "deepspeed", "{mpi: {}}", "example.com/ds:1")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8))).create();
+        RuntimeLauncher own = cluster.request("kubeflow-trainer:runtimes?runtime=torch-distributed", null)
+                .getMessage().getBody(RuntimeLauncher.class);
+        assertEquals("TrainingRuntime", own.kind());
+        assertEquals(cluster.namespace, own.namespace());
+        assertEquals("mpirun", own.launcher());
+        cluster.then("kubeflow-trainer:delete", trained);
+    }
+}
