@@ -472,7 +472,13 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             updateJobsStatus(job, pods, fail ? "failed" : "succeeded");
             String namespace = job.getMetadata().getNamespace();
             if (fail) {
-                jobEvent(failing == null ? pods.get(0) : failing, "Warning", "BackoffLimitExceeded",
+                Pod failed = failing == null ? pods.get(0) : failing;
+                // as the kubelet records a container that keeps failing under restartPolicy OnFailure (seen on the
+                // real control plane, before the Job controller gives up on the pod)
+                podEvent(failed, "Warning", "BackOff", "Back-off restarting failed container "
+                        + failed.getSpec().getContainers().get(0).getName() + " in pod " + failed.getMetadata().getName()
+                        + "_" + namespace + "(" + failed.getMetadata().getUid() + ")", "kubelet");
+                jobEvent(failed, "Warning", "BackoffLimitExceeded",
                         "Job has reached the specified backoff limit");
                 event(namespace, "JobSet", "jobset.x-k8s.io/v1alpha2", job.getMetadata().getName(), "", "Warning",
                         "FailedJobs", "jobset failed", "jobset");
