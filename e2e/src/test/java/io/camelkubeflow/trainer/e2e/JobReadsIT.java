@@ -1,6 +1,7 @@
 package io.camelkubeflow.trainer.e2e;
 
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
@@ -56,13 +57,15 @@ class JobReadsIT {
         List<String> seen = events.stream().map(e -> e.kind() + " " + e.reason() + " " + e.step()).toList();
         System.out.println("JobReadsIT events of " + job + ": " + seen);
         for (int i = 1; i < events.size(); i++) {
-            assertTrue(!Instant.parse(events.get(i - 1).firstTimestamp()).isAfter(Instant.parse(events.get(i)
-                    .firstTimestamp())), events.toString());
+            // by the second, the precision of firstTimestamp (the scheduler's eventTime has microseconds)
+            assertTrue(!Instant.parse(events.get(i - 1).firstTimestamp()).truncatedTo(ChronoUnit.SECONDS).isAfter(
+                    Instant.parse(events.get(i).firstTimestamp()).truncatedTo(ChronoUnit.SECONDS)), events.toString());
         }
         // the real controllers' reasons, which the sandbox's emulation records too: the Job made the pod, the node
         // backed off its failing container, the Job gave up, JobSet failed
         assertTrue(seen.contains("Job SuccessfulCreate node-0"), seen.toString());
         assertTrue(seen.contains("Pod BackOff node-0"), seen.toString());
+        assertTrue(seen.indexOf("Pod Scheduled node-0") < seen.indexOf("Pod Started node-0"), seen.toString());
         assertTrue(seen.contains("Job BackoffLimitExceeded node-0"), seen.toString());
         assertEquals("JobSet FailedJobs null", seen.get(seen.size() - 1), seen.toString());
         assertTrue(seen.indexOf("Job SuccessfulCreate node-0") < seen.indexOf("Job BackoffLimitExceeded node-0"),

@@ -2,6 +2,7 @@ package io.camelkubeflow.trainer.watch;
 
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -130,7 +131,10 @@ public final class TrainJobObjectEvents {
             }
         }
         List<TrainJobObjectEvent> events = new ArrayList<>();
-        found.sort(Comparator.comparing(TrainJobObjectEvents::first).thenComparing(TrainJobObjectEvents::last)
+        // by the second: firstTimestamp has no finer precision, while an events.k8s.io eventTime (the scheduler's) has
+        // microseconds, which would put a later event of the same second before an earlier one
+        found.sort(Comparator.comparing((Event event) -> first(event).truncatedTo(ChronoUnit.SECONDS))
+                .thenComparing(event -> last(event).truncatedTo(ChronoUnit.SECONDS))
                 .thenComparingLong(TrainJobObjectEvents::writeOrder));
         for (Event event : found) {
             ObjectReference object = event.getInvolvedObject();
