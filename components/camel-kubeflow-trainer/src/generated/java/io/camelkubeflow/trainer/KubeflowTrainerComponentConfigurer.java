@@ -123,6 +123,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "image": getOrCreateConfiguration(target).setImage(property(camelContext, java.lang.String.class, value)); return true;
         case "imageentrypoint":
         case "imageEntrypoint": getOrCreateConfiguration(target).setImageEntrypoint(property(camelContext, java.lang.Boolean.class, value)); return true;
+        case "imagepullsecrets":
+        case "imagePullSecrets": getOrCreateConfiguration(target).setImagePullSecrets(property(camelContext, java.lang.String.class, value)); return true;
         case "imagerules":
         case "imageRules": getOrCreateConfiguration(target).setImageRules(property(camelContext, java.lang.String.class, value)); return true;
         case "inflightgroup":
@@ -179,6 +181,10 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "modeluri":
         case "modelUri": getOrCreateConfiguration(target).setModelUri(property(camelContext, java.lang.String.class, value)); return true;
         case "namespace": getOrCreateConfiguration(target).setNamespace(property(camelContext, java.lang.String.class, value)); return true;
+        case "nodeaffinity":
+        case "nodeAffinity": getOrCreateConfiguration(target).setNodeAffinity(property(camelContext, java.lang.String.class, value)); return true;
+        case "nodeselector":
+        case "nodeSelector": getOrCreateConfiguration(target).setNodeSelector(property(camelContext, java.util.Map.class, value)); return true;
         case "numnodes":
         case "numNodes": getOrCreateConfiguration(target).setNumNodes(property(camelContext, java.lang.Integer.class, value)); return true;
         case "numprocpernode":
@@ -191,6 +197,10 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "password": getOrCreateConfiguration(target).setPassword(property(camelContext, java.lang.String.class, value)); return true;
         case "pipindexurls":
         case "pipIndexUrls": getOrCreateConfiguration(target).setPipIndexUrls(property(camelContext, java.lang.String.class, value)); return true;
+        case "podjobs":
+        case "podJobs": getOrCreateConfiguration(target).setPodJobs(property(camelContext, java.lang.String.class, value)); return true;
+        case "podsecuritycontext":
+        case "podSecurityContext": getOrCreateConfiguration(target).setPodSecurityContext(property(camelContext, java.util.Map.class, value)); return true;
         case "policy": getOrCreateConfiguration(target).setPolicy(property(camelContext, io.camelkubeflow.trainer.job.RequestPolicy.class, value)); return true;
         case "progressinterval":
         case "progressInterval": getOrCreateConfiguration(target).setProgressInterval(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
@@ -205,6 +215,10 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "script": getOrCreateConfiguration(target).setScript(property(camelContext, java.lang.String.class, value)); return true;
         case "scriptfilename":
         case "scriptFileName": getOrCreateConfiguration(target).setScriptFileName(property(camelContext, java.lang.String.class, value)); return true;
+        case "securitycontext":
+        case "securityContext": getOrCreateConfiguration(target).setSecurityContext(property(camelContext, java.util.Map.class, value)); return true;
+        case "serviceaccountname":
+        case "serviceAccountName": getOrCreateConfiguration(target).setServiceAccountName(property(camelContext, java.lang.String.class, value)); return true;
         case "sinceseconds":
         case "sinceSeconds": getOrCreateConfiguration(target).setSinceSeconds(property(camelContext, java.lang.Integer.class, value)); return true;
         case "skipifrunning":
@@ -214,6 +228,7 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "tailLines": getOrCreateConfiguration(target).setTailLines(property(camelContext, java.lang.Integer.class, value)); return true;
         case "throwonfailure":
         case "throwOnFailure": getOrCreateConfiguration(target).setThrowOnFailure(property(camelContext, boolean.class, value)); return true;
+        case "tolerations": getOrCreateConfiguration(target).setTolerations(property(camelContext, java.lang.String.class, value)); return true;
         case "torchtunebatchsize":
         case "torchtuneBatchSize": getOrCreateConfiguration(target).setTorchtuneBatchSize(property(camelContext, java.lang.Integer.class, value)); return true;
         case "torchtunecolumnmap":
@@ -255,6 +270,7 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "ttlcheckinterval":
         case "ttlCheckInterval": target.setTtlCheckInterval(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "username": getOrCreateConfiguration(target).setUsername(property(camelContext, java.lang.String.class, value)); return true;
+        case "volumes": getOrCreateConfiguration(target).setVolumes(property(camelContext, java.lang.String.class, value)); return true;
         case "waitfor":
         case "waitFor": getOrCreateConfiguration(target).setWaitFor(property(camelContext, io.camelkubeflow.trainer.watch.WaitTarget.class, value)); return true;
         case "waittimeout":
@@ -369,6 +385,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "image": return java.lang.String.class;
         case "imageentrypoint":
         case "imageEntrypoint": return java.lang.Boolean.class;
+        case "imagepullsecrets":
+        case "imagePullSecrets": return java.lang.String.class;
         case "imagerules":
         case "imageRules": return java.lang.String.class;
         case "inflightgroup":
@@ -425,6 +443,10 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "modeluri":
         case "modelUri": return java.lang.String.class;
         case "namespace": return java.lang.String.class;
+        case "nodeaffinity":
+        case "nodeAffinity": return java.lang.String.class;
+        case "nodeselector":
+        case "nodeSelector": return java.util.Map.class;
         case "numnodes":
         case "numNodes": return java.lang.Integer.class;
         case "numprocpernode":
@@ -437,6 +459,10 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "password": return java.lang.String.class;
         case "pipindexurls":
         case "pipIndexUrls": return java.lang.String.class;
+        case "podjobs":
+        case "podJobs": return java.lang.String.class;
+        case "podsecuritycontext":
+        case "podSecurityContext": return java.util.Map.class;
         case "policy": return io.camelkubeflow.trainer.job.RequestPolicy.class;
         case "progressinterval":
         case "progressInterval": return long.class;
@@ -451,6 +477,10 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "script": return java.lang.String.class;
         case "scriptfilename":
         case "scriptFileName": return java.lang.String.class;
+        case "securitycontext":
+        case "securityContext": return java.util.Map.class;
+        case "serviceaccountname":
+        case "serviceAccountName": return java.lang.String.class;
         case "sinceseconds":
         case "sinceSeconds": return java.lang.Integer.class;
         case "skipifrunning":
@@ -460,6 +490,7 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "tailLines": return java.lang.Integer.class;
         case "throwonfailure":
         case "throwOnFailure": return boolean.class;
+        case "tolerations": return java.lang.String.class;
         case "torchtunebatchsize":
         case "torchtuneBatchSize": return java.lang.Integer.class;
         case "torchtunecolumnmap":
@@ -501,6 +532,7 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "ttlcheckinterval":
         case "ttlCheckInterval": return long.class;
         case "username": return java.lang.String.class;
+        case "volumes": return java.lang.String.class;
         case "waitfor":
         case "waitFor": return io.camelkubeflow.trainer.watch.WaitTarget.class;
         case "waittimeout":
@@ -611,6 +643,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "image": return getOrCreateConfiguration(target).getImage();
         case "imageentrypoint":
         case "imageEntrypoint": return getOrCreateConfiguration(target).getImageEntrypoint();
+        case "imagepullsecrets":
+        case "imagePullSecrets": return getOrCreateConfiguration(target).getImagePullSecrets();
         case "imagerules":
         case "imageRules": return getOrCreateConfiguration(target).getImageRules();
         case "inflightgroup":
@@ -667,6 +701,10 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "modeluri":
         case "modelUri": return getOrCreateConfiguration(target).getModelUri();
         case "namespace": return getOrCreateConfiguration(target).getNamespace();
+        case "nodeaffinity":
+        case "nodeAffinity": return getOrCreateConfiguration(target).getNodeAffinity();
+        case "nodeselector":
+        case "nodeSelector": return getOrCreateConfiguration(target).getNodeSelector();
         case "numnodes":
         case "numNodes": return getOrCreateConfiguration(target).getNumNodes();
         case "numprocpernode":
@@ -679,6 +717,10 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "password": return getOrCreateConfiguration(target).getPassword();
         case "pipindexurls":
         case "pipIndexUrls": return getOrCreateConfiguration(target).getPipIndexUrls();
+        case "podjobs":
+        case "podJobs": return getOrCreateConfiguration(target).getPodJobs();
+        case "podsecuritycontext":
+        case "podSecurityContext": return getOrCreateConfiguration(target).getPodSecurityContext();
         case "policy": return getOrCreateConfiguration(target).getPolicy();
         case "progressinterval":
         case "progressInterval": return getOrCreateConfiguration(target).getProgressInterval();
@@ -693,6 +735,10 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "script": return getOrCreateConfiguration(target).getScript();
         case "scriptfilename":
         case "scriptFileName": return getOrCreateConfiguration(target).getScriptFileName();
+        case "securitycontext":
+        case "securityContext": return getOrCreateConfiguration(target).getSecurityContext();
+        case "serviceaccountname":
+        case "serviceAccountName": return getOrCreateConfiguration(target).getServiceAccountName();
         case "sinceseconds":
         case "sinceSeconds": return getOrCreateConfiguration(target).getSinceSeconds();
         case "skipifrunning":
@@ -702,6 +748,7 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "tailLines": return getOrCreateConfiguration(target).getTailLines();
         case "throwonfailure":
         case "throwOnFailure": return getOrCreateConfiguration(target).isThrowOnFailure();
+        case "tolerations": return getOrCreateConfiguration(target).getTolerations();
         case "torchtunebatchsize":
         case "torchtuneBatchSize": return getOrCreateConfiguration(target).getTorchtuneBatchSize();
         case "torchtunecolumnmap":
@@ -743,6 +790,7 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "ttlcheckinterval":
         case "ttlCheckInterval": return target.getTtlCheckInterval();
         case "username": return getOrCreateConfiguration(target).getUsername();
+        case "volumes": return getOrCreateConfiguration(target).getVolumes();
         case "waitfor":
         case "waitFor": return getOrCreateConfiguration(target).getWaitFor();
         case "waittimeout":
@@ -762,7 +810,13 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "annotations": return java.lang.Object.class;
         case "env": return java.lang.Object.class;
         case "labels": return java.lang.Object.class;
+        case "nodeselector":
+        case "nodeSelector": return java.lang.Object.class;
+        case "podsecuritycontext":
+        case "podSecurityContext": return java.lang.Object.class;
         case "resources": return java.lang.Object.class;
+        case "securitycontext":
+        case "securityContext": return java.lang.Object.class;
         case "torchtunecolumnmap":
         case "torchtuneColumnMap": return java.lang.Object.class;
         default: return null;

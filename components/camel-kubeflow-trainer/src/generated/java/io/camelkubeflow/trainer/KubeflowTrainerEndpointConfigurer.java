@@ -115,6 +115,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "image": target.getConfiguration().setImage(property(camelContext, java.lang.String.class, value)); return true;
         case "imageentrypoint":
         case "imageEntrypoint": target.getConfiguration().setImageEntrypoint(property(camelContext, java.lang.Boolean.class, value)); return true;
+        case "imagepullsecrets":
+        case "imagePullSecrets": target.getConfiguration().setImagePullSecrets(property(camelContext, java.lang.String.class, value)); return true;
         case "imagerules":
         case "imageRules": target.getConfiguration().setImageRules(property(camelContext, java.lang.String.class, value)); return true;
         case "inflightgroup":
@@ -169,6 +171,10 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "modeluri":
         case "modelUri": target.getConfiguration().setModelUri(property(camelContext, java.lang.String.class, value)); return true;
         case "namespace": target.getConfiguration().setNamespace(property(camelContext, java.lang.String.class, value)); return true;
+        case "nodeaffinity":
+        case "nodeAffinity": target.getConfiguration().setNodeAffinity(property(camelContext, java.lang.String.class, value)); return true;
+        case "nodeselector":
+        case "nodeSelector": target.getConfiguration().setNodeSelector(property(camelContext, java.util.Map.class, value)); return true;
         case "numnodes":
         case "numNodes": target.getConfiguration().setNumNodes(property(camelContext, java.lang.Integer.class, value)); return true;
         case "numprocpernode":
@@ -181,6 +187,10 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "password": target.getConfiguration().setPassword(property(camelContext, java.lang.String.class, value)); return true;
         case "pipindexurls":
         case "pipIndexUrls": target.getConfiguration().setPipIndexUrls(property(camelContext, java.lang.String.class, value)); return true;
+        case "podjobs":
+        case "podJobs": target.getConfiguration().setPodJobs(property(camelContext, java.lang.String.class, value)); return true;
+        case "podsecuritycontext":
+        case "podSecurityContext": target.getConfiguration().setPodSecurityContext(property(camelContext, java.util.Map.class, value)); return true;
         case "policy": target.getConfiguration().setPolicy(property(camelContext, io.camelkubeflow.trainer.job.RequestPolicy.class, value)); return true;
         case "progressinterval":
         case "progressInterval": target.getConfiguration().setProgressInterval(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
@@ -195,6 +205,10 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "script": target.getConfiguration().setScript(property(camelContext, java.lang.String.class, value)); return true;
         case "scriptfilename":
         case "scriptFileName": target.getConfiguration().setScriptFileName(property(camelContext, java.lang.String.class, value)); return true;
+        case "securitycontext":
+        case "securityContext": target.getConfiguration().setSecurityContext(property(camelContext, java.util.Map.class, value)); return true;
+        case "serviceaccountname":
+        case "serviceAccountName": target.getConfiguration().setServiceAccountName(property(camelContext, java.lang.String.class, value)); return true;
         case "sinceseconds":
         case "sinceSeconds": target.getConfiguration().setSinceSeconds(property(camelContext, java.lang.Integer.class, value)); return true;
         case "skipifrunning":
@@ -204,6 +218,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "tailLines": target.getConfiguration().setTailLines(property(camelContext, java.lang.Integer.class, value)); return true;
         case "throwonfailure":
         case "throwOnFailure": target.getConfiguration().setThrowOnFailure(property(camelContext, boolean.class, value)); return true;
+        case "tolerations": target.getConfiguration().setTolerations(property(camelContext, java.lang.String.class, value)); return true;
         case "torchtunebatchsize":
         case "torchtuneBatchSize": target.getConfiguration().setTorchtuneBatchSize(property(camelContext, java.lang.Integer.class, value)); return true;
         case "torchtunecolumnmap":
@@ -243,6 +258,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "ttlafterfinished":
         case "ttlAfterFinished": target.getConfiguration().setTtlAfterFinished(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "username": target.getConfiguration().setUsername(property(camelContext, java.lang.String.class, value)); return true;
+        case "volumes": target.getConfiguration().setVolumes(property(camelContext, java.lang.String.class, value)); return true;
         case "waitfor":
         case "waitFor": target.getConfiguration().setWaitFor(property(camelContext, io.camelkubeflow.trainer.watch.WaitTarget.class, value)); return true;
         case "waittimeout":
@@ -356,6 +372,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "image": return java.lang.String.class;
         case "imageentrypoint":
         case "imageEntrypoint": return java.lang.Boolean.class;
+        case "imagepullsecrets":
+        case "imagePullSecrets": return java.lang.String.class;
         case "imagerules":
         case "imageRules": return java.lang.String.class;
         case "inflightgroup":
@@ -410,6 +428,10 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "modeluri":
         case "modelUri": return java.lang.String.class;
         case "namespace": return java.lang.String.class;
+        case "nodeaffinity":
+        case "nodeAffinity": return java.lang.String.class;
+        case "nodeselector":
+        case "nodeSelector": return java.util.Map.class;
         case "numnodes":
         case "numNodes": return java.lang.Integer.class;
         case "numprocpernode":
@@ -422,6 +444,10 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "password": return java.lang.String.class;
         case "pipindexurls":
         case "pipIndexUrls": return java.lang.String.class;
+        case "podjobs":
+        case "podJobs": return java.lang.String.class;
+        case "podsecuritycontext":
+        case "podSecurityContext": return java.util.Map.class;
         case "policy": return io.camelkubeflow.trainer.job.RequestPolicy.class;
         case "progressinterval":
         case "progressInterval": return long.class;
@@ -436,6 +462,10 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "script": return java.lang.String.class;
         case "scriptfilename":
         case "scriptFileName": return java.lang.String.class;
+        case "securitycontext":
+        case "securityContext": return java.util.Map.class;
+        case "serviceaccountname":
+        case "serviceAccountName": return java.lang.String.class;
         case "sinceseconds":
         case "sinceSeconds": return java.lang.Integer.class;
         case "skipifrunning":
@@ -445,6 +475,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "tailLines": return java.lang.Integer.class;
         case "throwonfailure":
         case "throwOnFailure": return boolean.class;
+        case "tolerations": return java.lang.String.class;
         case "torchtunebatchsize":
         case "torchtuneBatchSize": return java.lang.Integer.class;
         case "torchtunecolumnmap":
@@ -484,6 +515,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "ttlafterfinished":
         case "ttlAfterFinished": return long.class;
         case "username": return java.lang.String.class;
+        case "volumes": return java.lang.String.class;
         case "waitfor":
         case "waitFor": return io.camelkubeflow.trainer.watch.WaitTarget.class;
         case "waittimeout":
@@ -593,6 +625,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "image": return target.getConfiguration().getImage();
         case "imageentrypoint":
         case "imageEntrypoint": return target.getConfiguration().getImageEntrypoint();
+        case "imagepullsecrets":
+        case "imagePullSecrets": return target.getConfiguration().getImagePullSecrets();
         case "imagerules":
         case "imageRules": return target.getConfiguration().getImageRules();
         case "inflightgroup":
@@ -647,6 +681,10 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "modeluri":
         case "modelUri": return target.getConfiguration().getModelUri();
         case "namespace": return target.getConfiguration().getNamespace();
+        case "nodeaffinity":
+        case "nodeAffinity": return target.getConfiguration().getNodeAffinity();
+        case "nodeselector":
+        case "nodeSelector": return target.getConfiguration().getNodeSelector();
         case "numnodes":
         case "numNodes": return target.getConfiguration().getNumNodes();
         case "numprocpernode":
@@ -659,6 +697,10 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "password": return target.getConfiguration().getPassword();
         case "pipindexurls":
         case "pipIndexUrls": return target.getConfiguration().getPipIndexUrls();
+        case "podjobs":
+        case "podJobs": return target.getConfiguration().getPodJobs();
+        case "podsecuritycontext":
+        case "podSecurityContext": return target.getConfiguration().getPodSecurityContext();
         case "policy": return target.getConfiguration().getPolicy();
         case "progressinterval":
         case "progressInterval": return target.getConfiguration().getProgressInterval();
@@ -673,6 +715,10 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "script": return target.getConfiguration().getScript();
         case "scriptfilename":
         case "scriptFileName": return target.getConfiguration().getScriptFileName();
+        case "securitycontext":
+        case "securityContext": return target.getConfiguration().getSecurityContext();
+        case "serviceaccountname":
+        case "serviceAccountName": return target.getConfiguration().getServiceAccountName();
         case "sinceseconds":
         case "sinceSeconds": return target.getConfiguration().getSinceSeconds();
         case "skipifrunning":
@@ -682,6 +728,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "tailLines": return target.getConfiguration().getTailLines();
         case "throwonfailure":
         case "throwOnFailure": return target.getConfiguration().isThrowOnFailure();
+        case "tolerations": return target.getConfiguration().getTolerations();
         case "torchtunebatchsize":
         case "torchtuneBatchSize": return target.getConfiguration().getTorchtuneBatchSize();
         case "torchtunecolumnmap":
@@ -721,6 +768,7 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "ttlafterfinished":
         case "ttlAfterFinished": return target.getConfiguration().getTtlAfterFinished();
         case "username": return target.getConfiguration().getUsername();
+        case "volumes": return target.getConfiguration().getVolumes();
         case "waitfor":
         case "waitFor": return target.getConfiguration().getWaitFor();
         case "waittimeout":
@@ -740,7 +788,13 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "annotations": return java.lang.Object.class;
         case "env": return java.lang.Object.class;
         case "labels": return java.lang.Object.class;
+        case "nodeselector":
+        case "nodeSelector": return java.lang.Object.class;
+        case "podsecuritycontext":
+        case "podSecurityContext": return java.lang.Object.class;
         case "resources": return java.lang.Object.class;
+        case "securitycontext":
+        case "securityContext": return java.lang.Object.class;
         case "torchtunecolumnmap":
         case "torchtuneColumnMap": return java.lang.Object.class;
         default: return null;

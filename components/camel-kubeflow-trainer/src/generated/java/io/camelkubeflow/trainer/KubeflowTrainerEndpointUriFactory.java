@@ -23,7 +23,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(126);
+        Set<String> props = new HashSet<>(135);
         props.add("activeDeadlineSeconds");
         props.add("allNamespaces");
         props.add("annotations");
@@ -74,6 +74,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("idempotencyScope");
         props.add("image");
         props.add("imageEntrypoint");
+        props.add("imagePullSecrets");
         props.add("imageRules");
         props.add("inFlightGroup");
         props.add("jobName");
@@ -103,6 +104,8 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("modelSecretAccessKey");
         props.add("modelUri");
         props.add("namespace");
+        props.add("nodeAffinity");
+        props.add("nodeSelector");
         props.add("numNodes");
         props.add("numProcPerNode");
         props.add("oauthToken");
@@ -111,6 +114,8 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("packages");
         props.add("password");
         props.add("pipIndexUrls");
+        props.add("podJobs");
+        props.add("podSecurityContext");
         props.add("policy");
         props.add("progressInterval");
         props.add("pythonFile");
@@ -120,11 +125,14 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("runtimeKind");
         props.add("script");
         props.add("scriptFileName");
+        props.add("securityContext");
+        props.add("serviceAccountName");
         props.add("sinceSeconds");
         props.add("skipIfRunning");
         props.add("suspend");
         props.add("tailLines");
         props.add("throwOnFailure");
+        props.add("tolerations");
         props.add("torchtuneBatchSize");
         props.add("torchtuneColumnMap");
         props.add("torchtuneDatasetSource");
@@ -145,6 +153,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("trustCerts");
         props.add("ttlAfterFinished");
         props.add("username");
+        props.add("volumes");
         props.add("waitFor");
         props.add("waitTimeout");
         props.add("workspace");
@@ -164,11 +173,14 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         secretProps.add("password");
         secretProps.add("username");
         SECRET_PROPERTY_NAMES = Collections.unmodifiableSet(secretProps);
-        Map<String, String> prefixes = new HashMap<>(5);
+        Map<String, String> prefixes = new HashMap<>(8);
         prefixes.put("annotations", "annotations.");
         prefixes.put("env", "env.");
         prefixes.put("labels", "labels.");
+        prefixes.put("nodeSelector", "nodeSelector.");
+        prefixes.put("podSecurityContext", "podSecurityContext.");
         prefixes.put("resources", "resources.");
+        prefixes.put("securityContext", "securityContext.");
         prefixes.put("torchtuneColumnMap", "torchtuneColumnMap.");
         MULTI_VALUE_PREFIXES = Collections.unmodifiableMap(prefixes);
     }

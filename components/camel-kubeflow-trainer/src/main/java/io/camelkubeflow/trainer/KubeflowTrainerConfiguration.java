@@ -163,6 +163,50 @@ public class KubeflowTrainerConfiguration implements Cloneable {
               description = "Secret handed whole to the model initializer (envFrom): its keys ACCESS_TOKEN (hf),"
                             + " ACCESS_KEY_ID and SECRET_ACCESS_KEY (s3) are read as the credentials.")
     private String modelSecret;
+    @UriParam(label = "train", prefix = "nodeSelector.", multiValue = true,
+              description = "Pod option: node labels the pods must run on, as nodeSelector.KEY=value (e.g."
+                            + " nodeSelector.nvidia.com/gpu.product=A100). Pod options go, in one runtime patch, to"
+                            + " the replicated jobs podJobs names: by default those running the trainer's code.")
+    private Map<String, Object> nodeSelector;
+    @UriParam(label = "train",
+              description = "Pod option: comma-separated tolerations, each KEY, KEY=VALUE, KEY:EFFECT or"
+                            + " KEY=VALUE:EFFECT (Equal with a value, Exists without), e.g."
+                            + " nvidia.com/gpu=present:NoSchedule. They replace the runtime's tolerations.")
+    private String tolerations;
+    @UriParam(label = "train",
+              description = "Pod option: a required node affinity, comma-separated requirements that must all hold:"
+                            + " KEY=VALUES (one of), KEY!=VALUES (none of), KEY (has the label), !KEY (lacks it), the"
+                            + " values separated by a vertical bar, e.g. kubernetes.io/arch=amd64,!maintenance.")
+    private String nodeAffinity;
+    @UriParam(label = "train",
+              description = "Pod option: comma-separated volumes mounted on the patched container of each job, each"
+                            + " KIND:NAME:/mount/path with :ro for read-only, KIND pvc, configMap, secret or emptyDir"
+                            + " (e.g. pvc:datasets:/data:ro). No hostPath.")
+    private String volumes;
+    @UriParam(label = "train",
+              description = "Pod option: the ServiceAccount the pods run as (allowed by the request policy's"
+                            + " serviceAccounts).")
+    private String serviceAccountName;
+    @UriParam(label = "train",
+              description = "Pod option: comma-separated Secrets the kubelet pulls the images with.")
+    private String imagePullSecrets;
+    @UriParam(label = "train", prefix = "podSecurityContext.", multiValue = true,
+              description = "Pod option: the pod's security context, as podSecurityContext.SETTING=value with"
+                            + " runAsUser, runAsGroup, fsGroup, runAsNonRoot or seccompProfile (RuntimeDefault).")
+    private Map<String, Object> podSecurityContext;
+    @UriParam(label = "train", prefix = "securityContext.", multiValue = true,
+              description = "Pod option: the patched container's security context, as securityContext.SETTING=value"
+                            + " with runAsUser, runAsGroup, runAsNonRoot, readOnlyRootFilesystem,"
+                            + " allowPrivilegeEscalation, seccompProfile (RuntimeDefault) or dropCapabilities (e.g."
+                            + " ALL; several separated by a vertical bar). No privileged container, no added"
+                            + " capability.")
+    private Map<String, Object> securityContext;
+    @UriParam(label = "train",
+              description = "Comma-separated replicated jobs the pod options go to (e.g. node, launcher,"
+                            + " dataset-initializer, model-initializer); by default every job running the trainer's"
+                            + " code: node for torch and python, launcher and node for MPI. A job the runtime lacks is"
+                            + " refused.")
+    private String podJobs;
     @UriParam(label = "train",
               description = "Which initializer fetches the model when modelUri's scheme does not say it: hf or s3.")
     private String modelKind;
@@ -1010,6 +1054,78 @@ public class KubeflowTrainerConfiguration implements Cloneable {
         this.torchtuneColumnMap = torchtuneColumnMap;
     }
 
+    public Map<String, Object> getNodeSelector() {
+        return nodeSelector;
+    }
+
+    public void setNodeSelector(Map<String, Object> nodeSelector) {
+        this.nodeSelector = nodeSelector;
+    }
+
+    public String getTolerations() {
+        return tolerations;
+    }
+
+    public void setTolerations(String tolerations) {
+        this.tolerations = tolerations;
+    }
+
+    public String getNodeAffinity() {
+        return nodeAffinity;
+    }
+
+    public void setNodeAffinity(String nodeAffinity) {
+        this.nodeAffinity = nodeAffinity;
+    }
+
+    public String getVolumes() {
+        return volumes;
+    }
+
+    public void setVolumes(String volumes) {
+        this.volumes = volumes;
+    }
+
+    public String getServiceAccountName() {
+        return serviceAccountName;
+    }
+
+    public void setServiceAccountName(String serviceAccountName) {
+        this.serviceAccountName = serviceAccountName;
+    }
+
+    public String getImagePullSecrets() {
+        return imagePullSecrets;
+    }
+
+    public void setImagePullSecrets(String imagePullSecrets) {
+        this.imagePullSecrets = imagePullSecrets;
+    }
+
+    public Map<String, Object> getPodSecurityContext() {
+        return podSecurityContext;
+    }
+
+    public void setPodSecurityContext(Map<String, Object> podSecurityContext) {
+        this.podSecurityContext = podSecurityContext;
+    }
+
+    public Map<String, Object> getSecurityContext() {
+        return securityContext;
+    }
+
+    public void setSecurityContext(Map<String, Object> securityContext) {
+        this.securityContext = securityContext;
+    }
+
+    public String getPodJobs() {
+        return podJobs;
+    }
+
+    public void setPodJobs(String podJobs) {
+        this.podJobs = podJobs;
+    }
+
     public Long getActiveDeadlineSeconds() {
         return activeDeadlineSeconds;
     }
@@ -1454,6 +1570,9 @@ public class KubeflowTrainerConfiguration implements Cloneable {
             copy.labels = copyOf(labels);
             copy.annotations = copyOf(annotations);
             copy.resources = copyOf(resources);
+            copy.nodeSelector = copyOf(nodeSelector);
+            copy.podSecurityContext = copyOf(podSecurityContext);
+            copy.securityContext = copyOf(securityContext);
             return copy;
         } catch (CloneNotSupportedException e) {
             throw new RuntimeCamelException(e);

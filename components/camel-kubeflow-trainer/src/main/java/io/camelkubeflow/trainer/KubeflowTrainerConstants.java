@@ -249,6 +249,35 @@ public final class KubeflowTrainerConstants {
     public static final String TORCHTUNE_NEW_SYSTEM_PROMPT = "CamelKubeflowTrainerTorchtuneNewSystemPrompt";
     @Metadata(label = "train", description = "torchtune builtin trainer, instruct dataset: a Map of input/output to column names.", javaType = "java.util.Map<String, String>")
     public static final String TORCHTUNE_COLUMN_MAP = "CamelKubeflowTrainerTorchtuneColumnMap";
+    @Metadata(label = "train", description = "Pod option: node labels the pods must run on: a Map, merged over the"
+                                             + " endpoint's.", javaType = "java.util.Map<String, String>")
+    public static final String NODE_SELECTOR = "CamelKubeflowTrainerNodeSelector";
+    @Metadata(label = "train", description = "Pod option: tolerations (KEY, KEY=VALUE, KEY:EFFECT or"
+                                             + " KEY=VALUE:EFFECT): a List or comma-separated.", javaType = "java.util.List<String>")
+    public static final String TOLERATIONS = "CamelKubeflowTrainerTolerations";
+    @Metadata(label = "train", description = "Pod option: required node affinity (KEY=VALUES, KEY!=VALUES, KEY,"
+                                             + " !KEY; values separated by a vertical bar): a List or"
+                                             + " comma-separated.", javaType = "java.util.List<String>")
+    public static final String NODE_AFFINITY = "CamelKubeflowTrainerNodeAffinity";
+    @Metadata(label = "train", description = "Pod option: volumes (KIND:NAME:/mount/path, :ro at the end for"
+                                             + " read-only; KIND pvc, configMap, secret or emptyDir): a List or"
+                                             + " comma-separated.",
+              javaType = "java.util.List<String>")
+    public static final String VOLUMES = "CamelKubeflowTrainerVolumes";
+    @Metadata(label = "train", description = "Pod option: the ServiceAccount the pods run as.", javaType = "String")
+    public static final String SERVICE_ACCOUNT_NAME = "CamelKubeflowTrainerServiceAccountName";
+    @Metadata(label = "train", description = "Pod option: image pull Secrets: a List or comma-separated.",
+              javaType = "java.util.List<String>")
+    public static final String IMAGE_PULL_SECRETS = "CamelKubeflowTrainerImagePullSecrets";
+    @Metadata(label = "train", description = "Pod option: the pod's security context: a Map of setting to value.",
+              javaType = "java.util.Map<String, String>")
+    public static final String POD_SECURITY_CONTEXT = "CamelKubeflowTrainerPodSecurityContext";
+    @Metadata(label = "train", description = "Pod option: the patched container's security context: a Map of setting"
+                                             + " to value.", javaType = "java.util.Map<String, String>")
+    public static final String SECURITY_CONTEXT = "CamelKubeflowTrainerSecurityContext";
+    @Metadata(label = "train", description = "The replicated jobs the pod options go to: a List or comma-separated.",
+              javaType = "java.util.List<String>")
+    public static final String POD_JOBS = "CamelKubeflowTrainerPodJobs";
     @Metadata(label = "train", description = "spec.activeDeadlineSeconds.", javaType = "Long")
     public static final String ACTIVE_DEADLINE_SECONDS = "CamelKubeflowTrainerActiveDeadlineSeconds";
     @Metadata(label = "train", description = "Create the TrainJob suspended.", javaType = "Boolean")

@@ -1156,6 +1156,13 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
+         * Pod option: comma-separated Secrets the kubelet pulls the images with.
+         */
+        default KubeflowTrainerEndpointProducerBuilder imagePullSecrets(String imagePullSecrets) {
+            doSetProperty("imagePullSecrets", imagePullSecrets);
+            return this;
+        }
+        /**
          * Comma-separated rules glob=launcher on the trainer image, e.g.
          * registry.example.com/deepspeed=mpirun; first match wins and beats the runtime's own launcher.
          */
@@ -1320,6 +1327,35 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
+         * Pod option: a required node affinity, comma-separated requirements that must all hold: KEY=VALUES
+         * (one of), KEY!=VALUES (none of), KEY (has the label), !KEY (lacks it), the values separated by a
+         * vertical bar, e.g. kubernetes.io/arch=amd64,!maintenance.
+         */
+        default KubeflowTrainerEndpointProducerBuilder nodeAffinity(String nodeAffinity) {
+            doSetProperty("nodeAffinity", nodeAffinity);
+            return this;
+        }
+        /**
+         * Pod option: node labels the pods must run on, as nodeSelector.KEY=value (e.g.
+         * nodeSelector.nvidia.com/gpu.product=A100). Pod options go, in one runtime patch, to the replicated
+         * jobs podJobs names: by default those running the trainer's code. This is a multi-value option with
+         * prefix: nodeSelector. Sets one entry, as the URI option nodeSelector.KEY=value does.
+         */
+        default KubeflowTrainerEndpointProducerBuilder nodeSelector(String key, Object value) {
+            doSetMultiValueProperty("nodeSelector", "nodeSelector." + key, value);
+            return this;
+        }
+        /**
+         * Pod option: node labels the pods must run on, as nodeSelector.KEY=value (e.g.
+         * nodeSelector.nvidia.com/gpu.product=A100). Pod options go, in one runtime patch, to the replicated
+         * jobs podJobs names: by default those running the trainer's code. This is a multi-value option with
+         * prefix: nodeSelector. Sets every entry of the map.
+         */
+        default KubeflowTrainerEndpointProducerBuilder nodeSelector(Map values) {
+            doSetMultiValueProperties("nodeSelector", "nodeSelector.", values);
+            return this;
+        }
+        /**
          * Number of training nodes.
          */
         default KubeflowTrainerEndpointProducerBuilder numNodes(Integer numNodes) {
@@ -1369,6 +1405,34 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointProducerBuilder pipIndexUrls(String pipIndexUrls) {
             doSetProperty("pipIndexUrls", pipIndexUrls);
+            return this;
+        }
+        /**
+         * Comma-separated replicated jobs the pod options go to (e.g. node, launcher, dataset-initializer,
+         * model-initializer); by default every job running the trainer's code: node for torch and python,
+         * launcher and node for MPI. A job the runtime lacks is refused.
+         */
+        default KubeflowTrainerEndpointProducerBuilder podJobs(String podJobs) {
+            doSetProperty("podJobs", podJobs);
+            return this;
+        }
+        /**
+         * Pod option: the pod's security context, as podSecurityContext.SETTING=value with runAsUser,
+         * runAsGroup, fsGroup, runAsNonRoot or seccompProfile (RuntimeDefault). This is a multi-value option
+         * with prefix: podSecurityContext. Sets one entry, as the URI option podSecurityContext.KEY=value
+         * does.
+         */
+        default KubeflowTrainerEndpointProducerBuilder podSecurityContext(String key, Object value) {
+            doSetMultiValueProperty("podSecurityContext", "podSecurityContext." + key, value);
+            return this;
+        }
+        /**
+         * Pod option: the pod's security context, as podSecurityContext.SETTING=value with runAsUser,
+         * runAsGroup, fsGroup, runAsNonRoot or seccompProfile (RuntimeDefault). This is a multi-value option
+         * with prefix: podSecurityContext. Sets every entry of the map.
+         */
+        default KubeflowTrainerEndpointProducerBuilder podSecurityContext(Map values) {
+            doSetMultiValueProperties("podSecurityContext", "podSecurityContext.", values);
             return this;
         }
         /**
@@ -1434,6 +1498,35 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
+         * Pod option: the patched container's security context, as securityContext.SETTING=value with
+         * runAsUser, runAsGroup, runAsNonRoot, readOnlyRootFilesystem, allowPrivilegeEscalation,
+         * seccompProfile (RuntimeDefault) or dropCapabilities (e.g. ALL; several separated by a vertical bar).
+         * No privileged container, no added capability. This is a multi-value option with prefix:
+         * securityContext. Sets one entry, as the URI option securityContext.KEY=value does.
+         */
+        default KubeflowTrainerEndpointProducerBuilder securityContext(String key, Object value) {
+            doSetMultiValueProperty("securityContext", "securityContext." + key, value);
+            return this;
+        }
+        /**
+         * Pod option: the patched container's security context, as securityContext.SETTING=value with
+         * runAsUser, runAsGroup, runAsNonRoot, readOnlyRootFilesystem, allowPrivilegeEscalation,
+         * seccompProfile (RuntimeDefault) or dropCapabilities (e.g. ALL; several separated by a vertical bar).
+         * No privileged container, no added capability. This is a multi-value option with prefix:
+         * securityContext. Sets every entry of the map.
+         */
+        default KubeflowTrainerEndpointProducerBuilder securityContext(Map values) {
+            doSetMultiValueProperties("securityContext", "securityContext.", values);
+            return this;
+        }
+        /**
+         * Pod option: the ServiceAccount the pods run as (allowed by the request policy's serviceAccounts).
+         */
+        default KubeflowTrainerEndpointProducerBuilder serviceAccountName(String serviceAccountName) {
+            doSetProperty("serviceAccountName", serviceAccountName);
+            return this;
+        }
+        /**
          * Do not start a TrainJob while one for the same runKey is still running: the running one is returned,
          * with the CamelKubeflowTrainerSkipped header set. Default: false.
          */
@@ -1461,6 +1554,15 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointProducerBuilder suspend(String suspend) {
             doSetProperty("suspend", suspend);
+            return this;
+        }
+        /**
+         * Pod option: comma-separated tolerations, each KEY, KEY=VALUE, KEY:EFFECT or KEY=VALUE:EFFECT (Equal
+         * with a value, Exists without), e.g. nvidia.com/gpu=present:NoSchedule. They replace the runtime's
+         * tolerations.
+         */
+        default KubeflowTrainerEndpointProducerBuilder tolerations(String tolerations) {
+            doSetProperty("tolerations", tolerations);
             return this;
         }
         /**
@@ -1708,6 +1810,15 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          */
         default KubeflowTrainerEndpointProducerBuilder ttlAfterFinished(String ttlAfterFinished) {
             doSetProperty("ttlAfterFinished", ttlAfterFinished);
+            return this;
+        }
+        /**
+         * Pod option: comma-separated volumes mounted on the patched container of each job, each
+         * KIND:NAME:/mount/path with :ro for read-only, KIND pvc, configMap, secret or emptyDir (e.g.
+         * pvc:datasets:/data:ro). No hostPath.
+         */
+        default KubeflowTrainerEndpointProducerBuilder volumes(String volumes) {
+            doSetProperty("volumes", volumes);
             return this;
         }
         /**

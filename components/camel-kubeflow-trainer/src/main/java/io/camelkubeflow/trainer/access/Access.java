@@ -32,6 +32,10 @@ public record Access(String verb, String group, String resource, String subresou
         return new Access("get", "", "configmaps", null, namespace, name);
     }
 
+    public static Access readPersistentVolumeClaim(String namespace, String name) {
+        return new Access("get", "", "persistentvolumeclaims", null, namespace, name);
+    }
+
     /** A verb on any ConfigMap of the namespace (staging a workspace creates or patches one). */
     public static Access configMaps(String verb, String namespace) {
         return new Access(verb, "", "configmaps", null, namespace, null);

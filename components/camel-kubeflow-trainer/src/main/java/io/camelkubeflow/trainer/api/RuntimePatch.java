@@ -21,6 +21,19 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RuntimePatch(String manager, String time, TrainingRuntimeSpecPatch trainingRuntimeSpec) {
 
+    /** The pod spec this patch gives each replicated job it names, in order; a job without one is left out. */
+    public List<PodSpecPatch> podSpecs() {
+        if (trainingRuntimeSpec == null || trainingRuntimeSpec.template() == null
+                || trainingRuntimeSpec.template().spec() == null
+                || trainingRuntimeSpec.template().spec().replicatedJobs() == null) {
+            return List.of();
+        }
+        return trainingRuntimeSpec.template().spec().replicatedJobs().stream()
+                .map(job -> job.template() == null || job.template().spec() == null
+                        || job.template().spec().template() == null ? null : job.template().spec().template().spec())
+                .filter(java.util.Objects::nonNull).toList();
+    }
+
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record TrainingRuntimeSpecPatch(JobSetTemplatePatch template) {
     }
@@ -55,19 +68,15 @@ public record RuntimePatch(String manager, String time, TrainingRuntimeSpecPatch
     }
 
     /**
-     * Every pod field the CRD lets a patch set (so a TrainJob body with any valid patch is read, not refused); this
-     * component itself writes volumes and containers.
+     * Every pod field the CRD lets a patch set (so a TrainJob body with any valid patch is read, not refused, and any
+     * field it sets is seen by the request policy); this component writes all but initContainers, schedulingGates and
+     * terminationGracePeriodSeconds.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record PodSpecPatch(List<Volume> volumes, List<ContainerPatch> containers, List<ContainerPatch> initContainers,
             String serviceAccountName, Map<String, String> nodeSelector, Affinity affinity, List<Toleration> tolerations,
             List<LocalObjectReference> imagePullSecrets, PodSecurityContext securityContext,
             List<PodSchedulingGate> schedulingGates, Long terminationGracePeriodSeconds) {
-
-        /** A patch that only adds volumes and container mounts. */
-        public static PodSpecPatch volumes(List<Volume> volumes, List<ContainerPatch> containers) {
-            return new PodSpecPatch(volumes, containers, null, null, null, null, null, null, null, null, null);
-        }
     }
 
     /** A container patch may set only these four fields (and env only on containers other than node/initializers). */

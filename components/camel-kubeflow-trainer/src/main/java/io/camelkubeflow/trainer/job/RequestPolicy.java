@@ -9,16 +9,26 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 import io.camelkubeflow.trainer.access.Access;
+import io.camelkubeflow.trainer.api.RuntimePatch;
+import io.camelkubeflow.trainer.api.RuntimePatch.ContainerPatch;
+import io.camelkubeflow.trainer.api.RuntimePatch.PodSpecPatch;
 import io.camelkubeflow.trainer.runtime.ImageRule;
+import io.fabric8.kubernetes.api.model.NodeAffinity;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.Volume;
 
 /**
  * What a request may ask for, whoever sends it and whatever its entry point: the namespaces and runtimes it may name,
- * whether it may replace the runtime's image (and with which images) or give its own command, the Secrets and
- * ConfigMaps it may hand to its pods, and the most nodes, processes, GPUs, CPU, memory, run time and script size it
+ * whether it may replace the runtime's image (and with which images) or give its own command, the Secrets,
+ * ConfigMaps and PVCs it may hand to its pods, the nodes, taints and ServiceAccounts its pods may use (no root, no
+ * privilege and no node's disk, ever), and the most nodes, processes, GPUs, CPU, memory, run time and script size it
  * may ask for. Checked on the TrainJob a request would make, before anything is written; a request asking for more
  * fails with {@link PolicyViolationException} naming the rule. Immutable: each {@code with...} gives a new policy.
- * {@link #safeDefaults()} allows no image override and no Secret or ConfigMap, with small maxima.
+ * {@link #safeDefaults()} allows no image override, no Secret, ConfigMap or PVC, no node selection, toleration or
+ * ServiceAccount, with small maxima.
  */
 public final class RequestPolicy {
     /** In a set of names: any name. */
@@ -47,6 +57,11 @@ public final class RequestPolicy {
     private int maxScriptBytes = TrainRequestValidator.MAX_SCRIPT_BYTES;
     private List<String> workspaceSources = List.of();
     private List<String> outputLocations = List.of();
+    /** Node labels pods may be placed by, each {@code key=value} or {@code key=*} for any value of the key. */
+    private Set<String> nodeSelectors = Set.of();
+    private Set<String> tolerations = Set.of();
+    private Set<String> serviceAccounts = Set.of();
+    private Set<String> persistentVolumeClaims = Set.of();
 
     private RequestPolicy() {
     }
@@ -78,6 +93,10 @@ public final class RequestPolicy {
         copy.maxScriptBytes = maxScriptBytes;
         copy.workspaceSources = workspaceSources;
         copy.outputLocations = outputLocations;
+        copy.nodeSelectors = nodeSelectors;
+        copy.tolerations = tolerations;
+        copy.serviceAccounts = serviceAccounts;
+        copy.persistentVolumeClaims = persistentVolumeClaims;
         return copy;
     }
 
@@ -116,6 +135,41 @@ public final class RequestPolicy {
     public RequestPolicy withConfigMaps(Set<String> names) {
         RequestPolicy policy = copy();
         policy.configMaps = Set.copyOf(names);
+        return policy;
+    }
+
+    /**
+     * @param labels the node labels a request's pods may be placed by (node selector, node affinity), each
+     *               {@code key=value}, or {@code key=*} for any value; empty (the default): none
+     */
+    public RequestPolicy withNodeSelectors(Set<String> labels) {
+        RequestPolicy policy = copy();
+        policy.nodeSelectors = Set.copyOf(labels);
+        return policy;
+    }
+
+    /** @param keys the taint keys a request's pods may tolerate; empty (the default): none */
+    public RequestPolicy withTolerations(Set<String> keys) {
+        RequestPolicy policy = copy();
+        policy.tolerations = Set.copyOf(keys);
+        return policy;
+    }
+
+    /**
+     * @param names the ServiceAccounts a request's pods may run as; empty (the default): none but the namespace's
+     *              default. Creating a pod that runs as an account takes no verb of its own on it in Kubernetes (the
+     *              TrainJob's pods are made by the Trainer's controllers anyway), so this list is all that binds it.
+     */
+    public RequestPolicy withServiceAccounts(Set<String> names) {
+        RequestPolicy policy = copy();
+        policy.serviceAccounts = Set.copyOf(names);
+        return policy;
+    }
+
+    /** @param names the PersistentVolumeClaims a request's pods may mount; empty (the default): none */
+    public RequestPolicy withPersistentVolumeClaims(Set<String> names) {
+        RequestPolicy policy = copy();
+        policy.persistentVolumeClaims = Set.copyOf(names);
         return policy;
     }
 
@@ -247,6 +301,14 @@ public final class RequestPolicy {
                 allowed("secrets", secrets, access.name(), "Secret");
             } else if ("configmaps".equals(access.resource())) {
                 allowed("configMaps", configMaps, access.name(), "ConfigMap");
+            } else if ("persistentvolumeclaims".equals(access.resource())) {
+                allowed("persistentVolumeClaims", persistentVolumeClaims, access.name(), "PersistentVolumeClaim");
+            }
+        }
+        // the pod settings of every runtime patch: the request's pod options and a TrainJob body's own patches alike
+        if (prepared.trainJob().getSpec().runtimePatches() != null) {
+            for (RuntimePatch patch : prepared.trainJob().getSpec().runtimePatches()) {
+                patch.podSpecs().forEach(this::checkPod);
             }
         }
         atMost("maxNumNodes", "numNodes", request.numNodes(), maxNumNodes);
@@ -274,6 +336,101 @@ public final class RequestPolicy {
                 && request.script().getBytes(StandardCharsets.UTF_8).length > maxScriptBytes) {
             throw new PolicyViolationException("maxScriptBytes", "the script is "
                     + request.script().getBytes(StandardCharsets.UTF_8).length + " bytes, over " + maxScriptBytes);
+        }
+    }
+
+    /**
+     * Where the pods may run and as whom (allow-lists), and what no request gets whatever the lists say: a volume of
+     * the node's disk or of any kind but emptyDir, ConfigMap, Secret, PVC and downward API; a privileged container,
+     * privilege escalation, added capabilities; root. (hostNetwork, hostPID and hostIPC are no fields of a runtime
+     * patch: a TrainJob body that sets them is refused as it is read.)
+     */
+    private void checkPod(PodSpecPatch pod) {
+        if (pod.nodeSelector() != null) {
+            pod.nodeSelector().forEach((key, value) -> nodeLabel(key, value, "node selector"));
+        }
+        if (pod.affinity() != null && pod.affinity().getNodeAffinity() != null) {
+            NodeAffinity affinity = pod.affinity().getNodeAffinity();
+            List<NodeSelectorTerm> terms = new java.util.ArrayList<>();
+            if (affinity.getRequiredDuringSchedulingIgnoredDuringExecution() != null) {
+                terms.addAll(affinity.getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms());
+            }
+            affinity.getPreferredDuringSchedulingIgnoredDuringExecution().forEach(p -> terms.add(p.getPreference()));
+            for (NodeSelectorTerm term : terms) {
+                List<NodeSelectorRequirement> requirements = new java.util.ArrayList<>(term.getMatchExpressions());
+                requirements.addAll(term.getMatchFields());
+                for (NodeSelectorRequirement requirement : requirements) {
+                    if ("In".equals(requirement.getOperator())) {
+                        requirement.getValues().forEach(v -> nodeLabel(requirement.getKey(), v, "node affinity"));
+                    } else {
+                        nodeLabel(requirement.getKey(), ANY, "node affinity");
+                    }
+                }
+            }
+        }
+        if (pod.tolerations() != null) {
+            for (io.fabric8.kubernetes.api.model.Toleration toleration : pod.tolerations()) {
+                String key = toleration.getKey() == null ? "" : toleration.getKey();
+                if (!tolerations.contains(ANY) && !tolerations.contains(key)) {
+                    throw new PolicyViolationException("tolerations", (key.isEmpty() ? "a toleration of every taint"
+                            : "toleration of '" + key + "'") + " is not allowed" + (tolerations.isEmpty()
+                                    ? " (none is)" : "; allowed keys: " + tolerations.stream().sorted().toList()));
+                }
+            }
+        }
+        if (pod.serviceAccountName() != null) {
+            allowed("serviceAccounts", serviceAccounts, pod.serviceAccountName(), "ServiceAccount");
+        }
+        for (Volume volume : pod.volumes() == null ? List.<Volume>of() : pod.volumes()) {
+            if (volume.getHostPath() != null) {
+                throw new PolicyViolationException("hostPath", "volume '" + volume.getName() + "' mounts the node's"
+                        + " path " + volume.getHostPath().getPath() + "; no request may mount the node's disk");
+            }
+            if (volume.getEmptyDir() == null && volume.getConfigMap() == null && volume.getSecret() == null
+                    && volume.getPersistentVolumeClaim() == null && volume.getDownwardAPI() == null) {
+                throw new PolicyViolationException("volumeKinds", "volume '" + volume.getName() + "' is of a kind"
+                        + " no request may mount; use emptyDir, configMap, secret or a persistentVolumeClaim");
+            }
+        }
+        rootless("the pod", pod.securityContext() == null ? null : pod.securityContext().getRunAsUser(),
+                pod.securityContext() == null ? null : pod.securityContext().getRunAsNonRoot());
+        for (List<ContainerPatch> containers : java.util.Arrays.asList(pod.containers(), pod.initContainers())) {
+            for (ContainerPatch container : containers == null ? List.<ContainerPatch>of() : containers) {
+                SecurityContext context = container.securityContext();
+                if (context == null) {
+                    continue;
+                }
+                String where = "container '" + container.name() + "'";
+                if (Boolean.TRUE.equals(context.getPrivileged())) {
+                    throw new PolicyViolationException("privileged", where + " would be privileged; no request may"
+                            + " run a privileged container");
+                }
+                if (Boolean.TRUE.equals(context.getAllowPrivilegeEscalation())) {
+                    throw new PolicyViolationException("allowPrivilegeEscalation", where + " would allow privilege"
+                            + " escalation; leave allowPrivilegeEscalation unset or false");
+                }
+                if (context.getCapabilities() != null && !context.getCapabilities().getAdd().isEmpty()) {
+                    throw new PolicyViolationException("addedCapabilities", where + " would add the capabilities "
+                            + context.getCapabilities().getAdd() + "; a request may only drop capabilities");
+                }
+                rootless(where, context.getRunAsUser(), context.getRunAsNonRoot());
+            }
+        }
+    }
+
+    private void nodeLabel(String key, String value, String what) {
+        if (!nodeSelectors.contains(ANY) && !nodeSelectors.contains(key + "=" + ANY)
+                && !nodeSelectors.contains(key + "=" + value)) {
+            throw new PolicyViolationException("nodeSelectors", what + " '" + key + (ANY.equals(value) ? ""
+                    : "=" + value) + "' is not allowed" + (nodeSelectors.isEmpty() ? " (none is)"
+                            : "; allowed: " + nodeSelectors.stream().sorted().toList()));
+        }
+    }
+
+    private static void rootless(String where, Long runAsUser, Boolean runAsNonRoot) {
+        if (Long.valueOf(0).equals(runAsUser) || Boolean.FALSE.equals(runAsNonRoot)) {
+            throw new PolicyViolationException("runAsRoot", where + " would run as root (runAsUser 0 or runAsNonRoot"
+                    + " false); give a non-zero runAsUser, or leave both unset");
         }
     }
 

@@ -31,6 +31,12 @@ import io.camelkubeflow.trainer.workspace.Workspace;
 import io.camelkubeflow.trainer.workspace.WorkspaceBootstrap;
 import io.camelkubeflow.trainer.workspace.WorkspaceStaging;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
+import io.fabric8.kubernetes.api.model.PodSecurityContext;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
@@ -74,14 +80,15 @@ public final class TrainJobFactory {
         String scriptPath = null;
         List<RuntimePatch> patches = new ArrayList<>();
         // a body copied from an earlier TrainJob may carry this component's patch (a script's or a workspace's, never
-        // both): it is rebuilt, not duplicated
+        // both, and the pod options): it is rebuilt, not duplicated
         request.runtimePatches().stream()
                 .filter(p -> !TrainJobMetadata.PATCH_MANAGER.equals(p.manager()))
                 .forEach(patches::add);
+        ComponentPatch own = new ComponentPatch();
         if (request.script() != null) {
             String fileName = TrainRequestValidator.scriptFileName(request);
             scriptPath = SCRIPT_DIR + "/" + fileName;
-            patches.add(scriptPatch(runtime, fileName, request.script()));
+            addScript(own, runtime, fileName, request.script());
         }
         Workspace workspace = request.workspaceContent();
         if (workspace != null) {
@@ -89,7 +96,13 @@ public final class TrainJobFactory {
                 WorkspaceStaging.checkSize(workspace, "workspace");
             }
             checkEntryPoint(request, workspace);
-            patches.add(workspacePatch(runtime, workspace, request.workspaceUrl() == null));
+            addWorkspace(own, runtime, workspace, request.workspaceUrl() == null);
+        }
+        if (request.hasPodOptions()) {
+            addPodOptions(own, runtime, request);
+        }
+        if (!own.jobs.isEmpty()) {
+            patches.add(own.build());
         }
         if (patches.size() > MAX_RUNTIME_PATCHES) {
             throw new InvalidOptionException("runtimePatches", patches.size() + " runtime patches; the"
@@ -272,33 +285,27 @@ public final class TrainJobFactory {
      * command's bootstrap ({@link WorkspaceBootstrap}) does the rest. The ConfigMap is staged by the submitter once the
      * job exists ({@link WorkspaceStaging}).
      */
-    private static RuntimePatch workspacePatch(TrainingRuntimeDescriptor runtime, Workspace workspace,
+    private static void addWorkspace(ComponentPatch own, TrainingRuntimeDescriptor runtime, Workspace workspace,
             boolean inConfigMap) {
         List<ReplicatedJob> targets = runtime.jobsRunningUserCode();
         if (targets.isEmpty()) {
             throw new InvalidOptionException("workspace", runtime.describe() + " has no replicated job with a '"
                     + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container to unpack the workspace into");
         }
-        List<Volume> volumes = new ArrayList<>(List.of(
-                new VolumeBuilder().withName(WORKSPACE_VOLUME).withNewEmptyDir().endEmptyDir().build()));
-        List<VolumeMount> mounts = new ArrayList<>(List.of(
-                new VolumeMountBuilder().withName(WORKSPACE_VOLUME).withMountPath(WorkspaceBootstrap.WORKSPACE_DIR)
-                        .build()));
-        if (inConfigMap) {
-            volumes.add(new VolumeBuilder().withName(WORKSPACE_ARCHIVE_VOLUME).withNewConfigMap()
-                    .withName(WorkspaceStaging.configMapName(workspace)).withDefaultMode(0444).endConfigMap().build());
-            mounts.add(new VolumeMountBuilder().withName(WORKSPACE_ARCHIVE_VOLUME)
-                    .withMountPath(WorkspaceBootstrap.ARCHIVE_DIR).withReadOnly(true).build());
-        }
-        List<ReplicatedJobPatch> jobs = new ArrayList<>();
         for (ReplicatedJob job : targets) {
-            PodSpecPatch podSpec = PodSpecPatch.volumes(volumes,
-                    List.of(new ContainerPatch(TrainingRuntimeDescriptor.TRAINER_CONTAINER, null, mounts, null)));
-            jobs.add(new ReplicatedJobPatch(job.name(),
-                    new JobTemplatePatch(null, new JobSpecPatch(new PodTemplatePatch(null, podSpec)))));
+            PodParts pod = own.job(job.name());
+            pod.volumes.add(new VolumeBuilder().withName(WORKSPACE_VOLUME).withNewEmptyDir().endEmptyDir().build());
+            pod.mounts(TrainingRuntimeDescriptor.TRAINER_CONTAINER).add(new VolumeMountBuilder()
+                    .withName(WORKSPACE_VOLUME).withMountPath(WorkspaceBootstrap.WORKSPACE_DIR).build());
+            if (inConfigMap) {
+                pod.volumes.add(new VolumeBuilder().withName(WORKSPACE_ARCHIVE_VOLUME).withNewConfigMap()
+                        .withName(WorkspaceStaging.configMapName(workspace)).withDefaultMode(0444).endConfigMap()
+                        .build());
+                pod.mounts(TrainingRuntimeDescriptor.TRAINER_CONTAINER).add(new VolumeMountBuilder()
+                        .withName(WORKSPACE_ARCHIVE_VOLUME).withMountPath(WorkspaceBootstrap.ARCHIVE_DIR)
+                        .withReadOnly(true).build());
+            }
         }
-        return new RuntimePatch(TrainJobMetadata.PATCH_MANAGER, null,
-                new TrainingRuntimeSpecPatch(new JobSetTemplatePatch(null, new JobSetSpecPatch(jobs))));
     }
 
     /**
@@ -307,29 +314,141 @@ public final class TrainJobFactory {
      * one request creates everything, nothing outlives the job and no second object can race the first; the
      * annotation limit of 256 KiB bounds the script, see {@link TrainRequestValidator#MAX_SCRIPT_BYTES}).
      */
-    private static RuntimePatch scriptPatch(TrainingRuntimeDescriptor runtime, String fileName, String script) {
+    private static void addScript(ComponentPatch own, TrainingRuntimeDescriptor runtime, String fileName,
+            String script) {
         List<ReplicatedJob> targets = runtime.jobsRunningUserCode();
         if (targets.isEmpty()) {
             throw new InvalidOptionException("script", runtime.describe() + " has no replicated job with a '"
                     + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container to stage the script into; use"
                     + " pythonFile or command with an image that holds the code");
         }
-        Volume volume = new VolumeBuilder().withName(SCRIPT_VOLUME).withNewDownwardAPI().withDefaultMode(0444)
-                .addNewItem().withPath(fileName).withNewFieldRef()
-                .withFieldPath("metadata.annotations['" + TrainJobMetadata.SCRIPT_ANNOTATION + "']").endFieldRef()
-                .endItem().endDownwardAPI().build();
-        MetadataPatch podMetadata = new MetadataPatch(null, Map.of(TrainJobMetadata.SCRIPT_ANNOTATION, script), null,
-                null, null);
-        VolumeMount mount = new VolumeMountBuilder().withName(SCRIPT_VOLUME).withMountPath(SCRIPT_DIR)
-                .withReadOnly(true).build();
-        List<ReplicatedJobPatch> jobs = new ArrayList<>();
         for (ReplicatedJob job : targets) {
-            PodSpecPatch podSpec = PodSpecPatch.volumes(List.of(volume),
-                    List.of(new ContainerPatch(TrainingRuntimeDescriptor.TRAINER_CONTAINER, null, List.of(mount), null)));
-            jobs.add(new ReplicatedJobPatch(job.name(),
-                    new JobTemplatePatch(null, new JobSpecPatch(new PodTemplatePatch(podMetadata, podSpec)))));
+            PodParts pod = own.job(job.name());
+            pod.annotations.put(TrainJobMetadata.SCRIPT_ANNOTATION, script);
+            pod.volumes.add(new VolumeBuilder().withName(SCRIPT_VOLUME).withNewDownwardAPI().withDefaultMode(0444)
+                    .addNewItem().withPath(fileName).withNewFieldRef()
+                    .withFieldPath("metadata.annotations['" + TrainJobMetadata.SCRIPT_ANNOTATION + "']")
+                    .endFieldRef().endItem().endDownwardAPI().build());
+            pod.mounts(TrainingRuntimeDescriptor.TRAINER_CONTAINER).add(new VolumeMountBuilder()
+                    .withName(SCRIPT_VOLUME).withMountPath(SCRIPT_DIR).withReadOnly(true).build());
         }
-        return new RuntimePatch(TrainJobMetadata.PATCH_MANAGER, null,
-                new TrainingRuntimeSpecPatch(new JobSetTemplatePatch(null, new JobSetSpecPatch(jobs))));
+    }
+
+    /**
+     * The request's pod options, in the jobs {@code podJobs} names or, by default, in every job that runs the trainer's
+     * code (the {@code node} job for torch and plain python; for MPI the {@code launcher} job and the {@code node}
+     * job its mpirun reaches, so both are scheduled, mounted and secured alike). Container settings (mounts, the
+     * security context) go to the job's {@code node} container, or in an initializer job to the container named after
+     * it. A job the runtime lacks is refused here, as the Trainer's webhook would refuse the patch.
+     */
+    private static void addPodOptions(ComponentPatch own, TrainingRuntimeDescriptor runtime, TrainRequest request) {
+        List<ReplicatedJob> targets = new ArrayList<>();
+        if (request.podJobs() == null) {
+            targets.addAll(runtime.jobsRunningUserCode());
+            if (targets.isEmpty()) {
+                throw new InvalidOptionException("podJobs", runtime.describe() + " has no replicated job with a '"
+                        + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container; name the jobs the pod options"
+                        + " go to, among " + jobNames(runtime));
+            }
+        } else {
+            for (String name : request.podJobs()) {
+                ReplicatedJob job = runtime.replicatedJob(name);
+                if (job == null) {
+                    throw new InvalidOptionException("podJobs", "'" + name + "' is not a replicated job of "
+                            + runtime.describe() + ", and the Trainer refuses a patch of a job its runtime lacks;"
+                            + " name one of " + jobNames(runtime));
+                }
+                targets.add(job);
+            }
+        }
+        for (ReplicatedJob job : targets) {
+            PodParts pod = own.job(job.name());
+            if (!request.volumes().isEmpty() || request.securityContext() != null) {
+                String container = job.hasContainer(TrainingRuntimeDescriptor.TRAINER_CONTAINER)
+                        ? TrainingRuntimeDescriptor.TRAINER_CONTAINER
+                        : job.hasContainer(job.name()) ? job.name() : null;
+                if (container == null) {
+                    throw new InvalidOptionException(!request.volumes().isEmpty() ? "volumes" : "securityContext",
+                            "the replicated job '" + job.name() + "' of " + runtime.describe() + " has neither a '"
+                                    + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container nor one named after"
+                                    + " it (it has " + job.containerImages().keySet() + "); name other podJobs");
+                }
+                for (PodOptions.PodVolume volume : request.volumes()) {
+                    pod.volumes.add(volume.volume());
+                    pod.mounts(container).add(volume.mount());
+                }
+                if (request.securityContext() != null) {
+                    pod.securityContexts.put(container, request.securityContext());
+                }
+            }
+            if (!request.nodeSelector().isEmpty()) {
+                pod.nodeSelector = new LinkedHashMap<>(request.nodeSelector());
+            }
+            pod.tolerations = request.tolerations();
+            if (request.nodeAffinity() != null) {
+                pod.affinity = new AffinityBuilder().withNodeAffinity(request.nodeAffinity()).build();
+            }
+            pod.serviceAccountName = request.serviceAccountName();
+            if (!request.imagePullSecrets().isEmpty()) {
+                pod.imagePullSecrets = request.imagePullSecrets().stream().map(LocalObjectReference::new).toList();
+            }
+            pod.securityContext = request.podSecurityContext();
+        }
+    }
+
+    private static List<String> jobNames(TrainingRuntimeDescriptor runtime) {
+        return runtime.replicatedJobs().stream().map(ReplicatedJob::name).toList();
+    }
+
+    /**
+     * This component's one runtime patch: spec.runtimePatches is a list keyed by manager, and a patch's replicated
+     * jobs a list keyed by name, so the script or workspace and the pod options of one job are one entry of one patch.
+     */
+    private static final class ComponentPatch {
+        private final Map<String, PodParts> jobs = new LinkedHashMap<>();
+
+        PodParts job(String name) {
+            return jobs.computeIfAbsent(name, n -> new PodParts());
+        }
+
+        RuntimePatch build() {
+            List<ReplicatedJobPatch> replicatedJobs = new ArrayList<>();
+            jobs.forEach((name, pod) -> replicatedJobs.add(new ReplicatedJobPatch(name,
+                    new JobTemplatePatch(null, new JobSpecPatch(pod.template())))));
+            return new RuntimePatch(TrainJobMetadata.PATCH_MANAGER, null,
+                    new TrainingRuntimeSpecPatch(new JobSetTemplatePatch(null, new JobSetSpecPatch(replicatedJobs))));
+        }
+    }
+
+    /** What this component's patch sets in one replicated job's pods. */
+    private static final class PodParts {
+        private final Map<String, String> annotations = new LinkedHashMap<>();
+        private final List<Volume> volumes = new ArrayList<>();
+        private final Map<String, List<VolumeMount>> mounts = new LinkedHashMap<>();
+        private final Map<String, SecurityContext> securityContexts = new LinkedHashMap<>();
+        private Map<String, String> nodeSelector;
+        private List<Toleration> tolerations;
+        private Affinity affinity;
+        private String serviceAccountName;
+        private List<LocalObjectReference> imagePullSecrets;
+        private PodSecurityContext securityContext;
+
+        List<VolumeMount> mounts(String container) {
+            return mounts.computeIfAbsent(container, c -> new ArrayList<>());
+        }
+
+        PodTemplatePatch template() {
+            Map<String, ContainerPatch> containers = new LinkedHashMap<>();
+            mounts.forEach((name, list) -> containers.put(name, new ContainerPatch(name, null, list, null)));
+            securityContexts.forEach((name, context) -> containers.merge(name,
+                    new ContainerPatch(name, null, null, context),
+                    (a, b) -> new ContainerPatch(name, null, a.volumeMounts(), context)));
+            PodSpecPatch spec = new PodSpecPatch(volumes.isEmpty() ? null : volumes,
+                    containers.isEmpty() ? null : List.copyOf(containers.values()), null, serviceAccountName,
+                    nodeSelector, affinity, tolerations, imagePullSecrets, securityContext, null, null);
+            MetadataPatch metadata = annotations.isEmpty() ? null
+                    : new MetadataPatch(null, annotations, null, null, null);
+            return new PodTemplatePatch(metadata, spec);
+        }
     }
 }

@@ -11,6 +11,10 @@ import io.camelkubeflow.trainer.runtime.ImageRule;
 import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.workspace.Workspace;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.NodeAffinity;
+import io.fabric8.kubernetes.api.model.PodSecurityContext;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.Toleration;
 
 /**
  * Everything a caller can say about the TrainJob it wants, each field optional. Requests are layered (endpoint
@@ -60,6 +64,15 @@ public final class TrainRequest {
     private Boolean suspend;
     private String managedBy;
     private final List<RuntimePatch> runtimePatches = new ArrayList<>();
+    private final Map<String, String> nodeSelector = new LinkedHashMap<>();
+    private List<Toleration> tolerations;
+    private NodeAffinity nodeAffinity;
+    private List<PodOptions.PodVolume> volumes;
+    private String serviceAccountName;
+    private List<String> imagePullSecrets;
+    private PodSecurityContext podSecurityContext;
+    private SecurityContext securityContext;
+    private List<String> podJobs;
     /** Who the request acts for; never from a request's own fields, only from an authenticated identity. */
     private Caller caller;
 
@@ -119,6 +132,16 @@ public final class TrainRequest {
         merged.managedBy = pick(top.managedBy, managedBy);
         merged.runtimePatches.addAll(runtimePatches);
         merged.runtimePatches.addAll(top.runtimePatches);
+        merged.nodeSelector.putAll(nodeSelector);
+        merged.nodeSelector.putAll(top.nodeSelector);
+        merged.tolerations = pick(top.tolerations, tolerations);
+        merged.nodeAffinity = pick(top.nodeAffinity, nodeAffinity);
+        merged.volumes = pick(top.volumes, volumes);
+        merged.serviceAccountName = pick(top.serviceAccountName, serviceAccountName);
+        merged.imagePullSecrets = pick(top.imagePullSecrets, imagePullSecrets);
+        merged.podSecurityContext = pick(top.podSecurityContext, podSecurityContext);
+        merged.securityContext = pick(top.securityContext, securityContext);
+        merged.podJobs = pick(top.podJobs, podJobs);
         merged.caller = pick(top.caller, caller);
         return merged;
     }
@@ -158,6 +181,18 @@ public final class TrainRequest {
     public TrainRequest annotation(String key, String value) {
         annotations.put(key, value);
         return this;
+    }
+
+    public TrainRequest nodeSelector(String key, String value) {
+        nodeSelector.put(key, value);
+        return this;
+    }
+
+    /** True when the request sets anything of its pods besides what the Trainer's own fields set. */
+    public boolean hasPodOptions() {
+        return !nodeSelector.isEmpty() || tolerations != null || nodeAffinity != null || volumes != null
+                || serviceAccountName != null || imagePullSecrets != null || podSecurityContext != null
+                || securityContext != null;
     }
 
     public TrainRequest runtimePatch(RuntimePatch patch) {
@@ -209,6 +244,16 @@ public final class TrainRequest {
     public TrainRequest ttlAfterFinishedSeconds(Long v) { ttlAfterFinishedSeconds = v; return this; }
     public TrainRequest suspend(Boolean v) { suspend = v; return this; }
     public TrainRequest managedBy(String v) { managedBy = v; return this; }
+    public TrainRequest tolerations(List<Toleration> v) { tolerations = v; return this; }
+    public TrainRequest nodeAffinity(NodeAffinity v) { nodeAffinity = v; return this; }
+    public TrainRequest volumes(List<PodOptions.PodVolume> v) { volumes = v; return this; }
+    public TrainRequest serviceAccountName(String v) { serviceAccountName = v; return this; }
+    public TrainRequest imagePullSecrets(List<String> v) { imagePullSecrets = v; return this; }
+    public TrainRequest podSecurityContext(PodSecurityContext v) { podSecurityContext = v; return this; }
+    /** The security context of the container patched in each job (node, or the initializer's own). */
+    public TrainRequest securityContext(SecurityContext v) { securityContext = v; return this; }
+    /** The replicated jobs the pod options go to; none: every job that runs the trainer's code. */
+    public TrainRequest podJobs(List<String> v) { podJobs = v; return this; }
     /** Act within this caller's rights: the submit checks them with the API server before any write. */
     public TrainRequest caller(Caller v) { caller = v; return this; }
 
@@ -261,4 +306,13 @@ public final class TrainRequest {
     public String managedBy() { return managedBy; }
     public Caller caller() { return caller; }
     public List<RuntimePatch> runtimePatches() { return runtimePatches; }
+    public Map<String, String> nodeSelector() { return nodeSelector; }
+    public List<Toleration> tolerations() { return tolerations; }
+    public NodeAffinity nodeAffinity() { return nodeAffinity; }
+    public List<PodOptions.PodVolume> volumes() { return volumes == null ? List.of() : volumes; }
+    public String serviceAccountName() { return serviceAccountName; }
+    public List<String> imagePullSecrets() { return imagePullSecrets == null ? List.of() : imagePullSecrets; }
+    public PodSecurityContext podSecurityContext() { return podSecurityContext; }
+    public SecurityContext securityContext() { return securityContext; }
+    public List<String> podJobs() { return podJobs; }
 }

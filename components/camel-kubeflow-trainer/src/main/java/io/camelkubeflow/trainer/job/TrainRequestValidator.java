@@ -106,6 +106,7 @@ public final class TrainRequestValidator {
         resources(request.resources());
         metadata("labels", request.labels(), true);
         metadata("annotations", request.annotations(), false);
+        podOptions(request);
         StorageInitializers.validate(request);
         output(request.outputUri(), request.env());
         if (request.ttlAfterFinishedSeconds() != null && request.ttlAfterFinishedSeconds() < 1) {
@@ -119,6 +120,29 @@ public final class TrainRequestValidator {
         if (request.managedBy() != null && !MANAGED_BY.contains(request.managedBy())) {
             throw new InvalidOptionException("managedBy", "'" + request.managedBy() + "' is not accepted by the"
                     + " TrainJob CRD; use one of " + MANAGED_BY);
+        }
+    }
+
+    /** The names the pod options give; the typed ones (tolerations, volumes, ...) were checked as they were read. */
+    private static void podOptions(TrainRequest request) {
+        request.nodeSelector().forEach((key, value) -> {
+            qualifiedName("nodeSelector." + key, key);
+            if (value == null || !isLabelValue(value)) {
+                throw new InvalidOptionException("nodeSelector." + key, "'" + value + "' is not a label value: at"
+                        + " most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit");
+            }
+        });
+        if (request.serviceAccountName() != null) {
+            KubernetesNames.objectName("serviceAccountName", request.serviceAccountName());
+        }
+        request.imagePullSecrets().forEach(name -> KubernetesNames.objectName("imagePullSecrets", name));
+        if (request.podJobs() != null) {
+            for (String job : request.podJobs()) {
+                if (job.length() > 63 || !KubernetesNames.RFC1123_LABEL.matcher(job).matches()) {
+                    throw new InvalidOptionException("podJobs", "'" + job + "' is not a replicated job's name (an"
+                            + " RFC 1123 label, e.g. node, launcher, dataset-initializer)");
+                }
+            }
         }
     }
 
