@@ -91,6 +91,18 @@ class CallerAccessTest extends TrainerRouteTestSupport {
     }
 
     @Test
+    void theVolumesAndPullSecretsOfThePodsAreReviewedAsTheCaller() {
+        assertTrue(denied(train("&volumes=pvc:other-team:/data", "alice", Map.of())).getMessage()
+                .contains("may not get persistentvolumeclaims 'other-team' in namespace acl"));
+        assertTrue(denied(train("", "alice", Map.of(VOLUMES, List.of("configMap:settings:/etc/settings"))))
+                .getMessage().contains("may not get configmaps 'settings' in namespace acl"));
+        assertTrue(denied(train("&imagePullSecrets=registry-pull", "alice", Map.of())).getMessage()
+                .contains("may not get secrets 'registry-pull' in namespace acl"));
+        assertNull(train("&volumes=secret:hf-token:/hf,emptyDir:scratch:/scratch", "alice", Map.of()).getException(),
+                "a Secret the caller may read, and an emptyDir, which names nothing");
+    }
+
+    @Test
     void anotherNamespaceIsOutOfTheCallersRights() {
         assertTrue(denied(train("", "alice", Map.of(NAMESPACE, "kube-system"))).getMessage()
                 .contains("may not create trainjobs.trainer.kubeflow.org in namespace kube-system"));

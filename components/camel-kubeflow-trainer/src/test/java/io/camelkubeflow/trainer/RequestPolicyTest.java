@@ -5,7 +5,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.PolicyViolationException;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.job.RequestPolicy;
 import org.apache.camel.Exchange;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,6 +20,7 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** policy=#...: each rule refuses what it forbids, naming the rule, with nothing written; within it, a job trains. */
 class RequestPolicyTest extends TrainerRouteTestSupport {
@@ -32,6 +35,11 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
                 .withOutputLocations(List.of("s3://models/team-a/")));
         camel.getRegistry().bind("images", RequestPolicy.safeDefaults()
                 .withImageOverride(true, List.of("registry.example.com/team/*")));
+        camel.getRegistry().bind("pods", RequestPolicy.safeDefaults().withNamespaces(Set.of("pol"))
+                .withNodeSelectors(Set.of("accelerator=a100", "topology.kubernetes.io/zone=*"))
+                .withTolerations(Set.of("nvidia.com/gpu")).withServiceAccounts(Set.of("trainer"))
+                .withPersistentVolumeClaims(Set.of("datasets")).withConfigMaps(Set.of("settings"))
+                .withSecrets(Set.of("hf-token", "registry-pull")));
         camel.getRegistry().bind("amd", RequestPolicy.safeDefaults().withNamespaces(Set.of("pol"))
                 .withResourceMaxima(Map.of("amd.com/gpu", "2")).withCommandOverride(true)
                 .withDefaultActiveDeadlineSeconds(7200));
@@ -64,7 +72,83 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
                 Arguments.of("maxMemory", TRAIN, Map.of(MEMORY, "1Ti")),
                 Arguments.of("maxActiveDeadlineSeconds", TRAIN, Map.of(ACTIVE_DEADLINE_SECONDS, 86400L)),
                 Arguments.of("maxScriptBytes", TRAIN.replace("&pythonFile=/a.py", ""),
-                        Map.of(SCRIPT, "print('" + "x".repeat(100) + "')")));
+                        Map.of(SCRIPT, "print('" + "x".repeat(100) + "')")),
+                // pod options: allow-lists (the safe defaults allow none), then what no request gets
+                Arguments.of("nodeSelectors", TRAIN, Map.of(NODE_SELECTOR, Map.of("accelerator", "a100"))),
+                Arguments.of("nodeSelectors", PODS, Map.of(NODE_SELECTOR, Map.of("accelerator", "h100"))),
+                Arguments.of("nodeSelectors", PODS, Map.of(NODE_AFFINITY, List.of("kubernetes.io/hostname=victim"))),
+                Arguments.of("nodeSelectors", PODS, Map.of(NODE_AFFINITY, List.of("accelerator"))),
+                Arguments.of("tolerations", TRAIN, Map.of(TOLERATIONS, List.of("nvidia.com/gpu"))),
+                Arguments.of("tolerations", PODS,
+                        Map.of(TOLERATIONS, List.of("node-role.kubernetes.io/control-plane:NoSchedule"))),
+                Arguments.of("serviceAccounts", TRAIN, Map.of(SERVICE_ACCOUNT_NAME, "trainer")),
+                Arguments.of("serviceAccounts", PODS, Map.of(SERVICE_ACCOUNT_NAME, "cluster-admin")),
+                Arguments.of("persistentVolumeClaims", PODS, Map.of(VOLUMES, List.of("pvc:other-team:/data"))),
+                Arguments.of("configMaps", PODS, Map.of(VOLUMES, List.of("configMap:kube-root-ca.crt:/ca"))),
+                Arguments.of("secrets", PODS, Map.of(VOLUMES, List.of("secret:db-credentials:/db"))),
+                Arguments.of("secrets", PODS, Map.of(IMAGE_PULL_SECRETS, List.of("other-registry"))),
+                Arguments.of("runAsRoot", PODS, Map.of(POD_SECURITY_CONTEXT, Map.of("runAsUser", "0"))),
+                Arguments.of("runAsRoot", PODS, Map.of(SECURITY_CONTEXT, Map.of("runAsNonRoot", "false"))),
+                Arguments.of("allowPrivilegeEscalation", PODS,
+                        Map.of(SECURITY_CONTEXT, Map.of("allowPrivilegeEscalation", "true"))));
+    }
+
+    private static final String PODS = TRAIN.replace("#policy", "#pods");
+
+    /** The pod settings a TrainJob body's own runtime patch gives: policed as the pod options are. */
+    static Stream<Arguments> bodyPatches() {
+        return Stream.of(
+                Arguments.of("hostPath", Map.of("volumes", List.of(Map.of("name", "root", "hostPath",
+                        Map.of("path", "/"))))),
+                Arguments.of("volumeKinds", Map.of("volumes", List.of(Map.of("name", "share", "nfs",
+                        Map.of("server", "nfs.example.com", "path", "/"))))),
+                Arguments.of("privileged", Map.of("containers", List.of(Map.of("name", "node", "securityContext",
+                        Map.of("privileged", true))))),
+                Arguments.of("addedCapabilities", Map.of("containers", List.of(Map.of("name", "node",
+                        "securityContext", Map.of("capabilities", Map.of("add", List.of("SYS_ADMIN"))))))),
+                Arguments.of("runAsRoot", Map.of("initContainers", List.of(Map.of("name", "node",
+                        "securityContext", Map.of("runAsUser", 0))))),
+                Arguments.of("tolerations", Map.of("tolerations", List.of(Map.of("operator", "Exists")))),
+                Arguments.of("secrets", Map.of("containers", List.of(Map.of("name", "sidecar", "env",
+                        List.of(Map.of("name", "DB", "valueFrom", Map.of("secretKeyRef",
+                                Map.of("name", "db-credentials", "key", "password")))))))));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("bodyPatches")
+    void aTrainJobBodysOwnPatchIsPolicedLikeThePodOptions(String rule, Map<String, Object> podSpec) {
+        Exchange refused = send(PODS, trainJobWithPatch(podSpec), Map.of());
+        PolicyViolationException violation = assertInstanceOf(PolicyViolationException.class, refused.getException());
+        assertEquals(rule, violation.getRule(), violation.getMessage());
+        assertEquals(List.of(), api.writesSinceMark(), "a refused request must not write anything");
+    }
+
+    @Test
+    void hostNetworkIsNoFieldOfARuntimePatchAndABodySettingItIsRefusedAsItIsRead() {
+        Exchange refused = send(PODS, trainJobWithPatch(Map.of("hostNetwork", true)), Map.of());
+        InvalidOptionException invalid = assertInstanceOf(InvalidOptionException.class, refused.getException());
+        assertTrue(invalid.getMessage().contains("unknown TrainJob field 'hostNetwork'"), invalid.getMessage());
+        assertEquals(List.of(), api.writesSinceMark());
+    }
+
+    @Test
+    void podOptionsWithinThePolicyTrain() {
+        TrainJob job = trainJob(send(PODS, null, Map.of(NODE_SELECTOR, Map.of("accelerator", "a100"),
+                NODE_AFFINITY, List.of("topology.kubernetes.io/zone=zone-a|zone-b"),
+                TOLERATIONS, List.of("nvidia.com/gpu:NoSchedule"), SERVICE_ACCOUNT_NAME, "trainer",
+                VOLUMES, List.of("pvc:datasets:/data:ro", "configMap:settings:/etc/settings", "secret:hf-token:/hf",
+                        "emptyDir:scratch:/scratch"),
+                IMAGE_PULL_SECRETS, List.of("registry-pull"), POD_SECURITY_CONTEXT, Map.of("runAsUser", "1000"),
+                SECURITY_CONTEXT, Map.of("runAsNonRoot", "true", "allowPrivilegeEscalation", "false"))));
+        assertEquals("trainer", job.getSpec().runtimePatches().get(0).podSpecs().get(0).serviceAccountName());
+    }
+
+    private static Map<String, Object> trainJobWithPatch(Map<String, Object> podSpec) {
+        return Map.of("apiVersion", "trainer.kubeflow.org/v1alpha1", "kind", "TrainJob", "spec", Map.of(
+                "runtimeRef", Map.of("name", "torch-distributed"),
+                "runtimePatches", List.of(Map.of("manager", "example.com/team", "trainingRuntimeSpec",
+                        Map.of("template", Map.of("spec", Map.of("replicatedJobs", List.of(Map.of("name", "node",
+                                "template", Map.of("spec", Map.of("template", Map.of("spec", podSpec))))))))))));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -89,6 +89,9 @@ abstract class TrainerRouteTestSupport {
                 RuntimePatch.PodTemplatePatch pod = replicatedJob.template().spec().template();
                 Map<String, String> podFiles = new java.util.TreeMap<>();
                 for (Volume volume : pod.spec().volumes()) {
+                    if (volume.getDownwardAPI() == null) {
+                        continue; // a pod option's volume, in the same patch
+                    }
                     for (DownwardAPIVolumeFile item : volume.getDownwardAPI().getItems()) {
                         String field = item.getFieldRef().getFieldPath();
                         String annotation = field.substring("metadata.annotations['".length(), field.length() - 2);

@@ -249,19 +249,26 @@ final class PodRendering {
         }
     }
 
-    /** A PodSpecPatch merged as the Trainer does: lists of named things by name, the rest replaced. */
+    /**
+     * A PodSpecPatch merged as the Trainer does (a strategic merge patch of the JobSet spec): lists with a merge key
+     * by it (volumes, containers, env and imagePullSecrets by name, volumeMounts by mountPath), objects (security
+     * contexts, affinity) field by field, maps key by key, the other lists (tolerations) and values replaced.
+     */
     private static void merge(PodSpec spec, Map<String, Object> patch) {
         PodSpec patchSpec = Serialization.jsonMapper().convertValue(patch, PodSpec.class);
         patchSpec.getVolumes().forEach(v -> upsertVolume(spec, v));
-        for (Container patched : patchSpec.getContainers()) {
+        for (Object item : list(patch.get("containers"))) {
+            Map<String, Object> patchedMap = map(item);
+            Container patched = Serialization.jsonMapper().convertValue(patchedMap, Container.class);
             Container container = container(spec, patched.getName());
             if (container == null) {
                 continue;
             }
             upsertEnv(container, patched.getEnv());
             patched.getVolumeMounts().forEach(m -> upsertMount(container, m));
-            if (patched.getSecurityContext() != null) {
-                container.setSecurityContext(patched.getSecurityContext());
+            if (patchedMap.containsKey("securityContext")) {
+                container.setSecurityContext(merged(container.getSecurityContext(), patchedMap.get("securityContext"),
+                        io.fabric8.kubernetes.api.model.SecurityContext.class));
             }
         }
         List<Container> initContainers = new ArrayList<>(spec.getInitContainers());
@@ -276,20 +283,50 @@ final class PodRendering {
             spec.setTolerations(patchSpec.getTolerations());
         }
         if (patch.containsKey("affinity")) {
-            spec.setAffinity(patchSpec.getAffinity());
+            spec.setAffinity(merged(spec.getAffinity(), patch.get("affinity"),
+                    io.fabric8.kubernetes.api.model.Affinity.class));
         }
         if (patch.containsKey("serviceAccountName")) {
             spec.setServiceAccountName(patchSpec.getServiceAccountName());
         }
         if (patch.containsKey("imagePullSecrets")) {
-            spec.setImagePullSecrets(patchSpec.getImagePullSecrets());
+            List<io.fabric8.kubernetes.api.model.LocalObjectReference> secrets = new ArrayList<>(
+                    spec.getImagePullSecrets());
+            for (io.fabric8.kubernetes.api.model.LocalObjectReference secret : patchSpec.getImagePullSecrets()) {
+                secrets.removeIf(existing -> existing.getName().equals(secret.getName()));
+                secrets.add(secret);
+            }
+            spec.setImagePullSecrets(secrets);
         }
         if (patch.containsKey("securityContext")) {
-            spec.setSecurityContext(patchSpec.getSecurityContext());
+            spec.setSecurityContext(merged(spec.getSecurityContext(), patch.get("securityContext"),
+                    io.fabric8.kubernetes.api.model.PodSecurityContext.class));
         }
         if (patch.containsKey("schedulingGates")) {
             spec.setSchedulingGates(patchSpec.getSchedulingGates());
         }
+    }
+
+    /** An object with a patch merged field by field (nested objects too; lists and values replaced). */
+    private static <T> T merged(T current, Object patch, Class<T> type) {
+        Map<String, Object> target = current == null ? new LinkedHashMap<>()
+                : new LinkedHashMap<>(map(Serialization.jsonMapper().convertValue(current, Map.class)));
+        deepMerge(target, map(patch));
+        return Serialization.jsonMapper().convertValue(target, type);
+    }
+
+    private static void deepMerge(Map<String, Object> target, Map<String, Object> patch) {
+        patch.forEach((key, value) -> {
+            if (value instanceof Map && target.get(key) instanceof Map) {
+                Map<String, Object> nested = new LinkedHashMap<>(map(target.get(key)));
+                deepMerge(nested, map(value));
+                target.put(key, nested);
+            } else if (value == null) {
+                target.remove(key);
+            } else {
+                target.put(key, value);
+            }
+        });
     }
 
     private static Container container(PodSpec spec, String name) {
@@ -329,7 +366,7 @@ final class PodRendering {
 
     private static void upsertMount(Container container, VolumeMount mount) {
         List<VolumeMount> mounts = new ArrayList<>(container.getVolumeMounts());
-        mounts.removeIf(existing -> existing.getName().equals(mount.getName()));
+        mounts.removeIf(existing -> existing.getMountPath().equals(mount.getMountPath()));
         mounts.add(mount);
         container.setVolumeMounts(mounts);
     }

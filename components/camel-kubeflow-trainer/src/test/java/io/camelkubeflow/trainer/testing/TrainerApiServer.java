@@ -25,7 +25,7 @@ public final class TrainerApiServer implements AutoCloseable {
             "ev3", "ev4", "failed", "from-component", "idem", "inline", "le", "logs", "metrics", "ml", "ops", "outage",
             "init", "own", "pol", "progress1", "progress2", "progress3", "progress4", "rbac", "requests", "restart", "scopes",
             "secrets", "shared", "skips", "team-a", "team-b", "ttl", "waits", "faults", "chaos", "delete", "list-a",
-            "list-b", "marks", "reap", "reap-elsewhere", "suspend", "outputs", "reads", "reads-other");
+            "list-b", "marks", "reap", "reap-elsewhere", "suspend", "outputs", "reads", "reads-other", "pods");
 
     private TrainerApiServer() {
         // the emulated controller runs TrainJobs quickly; its own requests are left out of the counts below
