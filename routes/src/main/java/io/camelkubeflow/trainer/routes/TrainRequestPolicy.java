@@ -34,6 +34,14 @@ public class TrainRequestPolicy {
     Optional<List<String>> secrets;
     @ConfigProperty(name = "trainer.policy.config-maps")
     Optional<List<String>> configMaps;
+    @ConfigProperty(name = "trainer.policy.persistent-volume-claims")
+    Optional<List<String>> persistentVolumeClaims;
+    @ConfigProperty(name = "trainer.policy.node-selectors")
+    Optional<List<String>> nodeSelectors;
+    @ConfigProperty(name = "trainer.policy.tolerations")
+    Optional<List<String>> tolerations;
+    @ConfigProperty(name = "trainer.policy.service-accounts")
+    Optional<List<String>> serviceAccounts;
     @ConfigProperty(name = "trainer.policy.max-num-nodes")
     int maxNumNodes;
     @ConfigProperty(name = "trainer.policy.max-num-proc-per-node")
@@ -68,6 +76,10 @@ public class TrainRequestPolicy {
                 .withCommandOverride(commandOverride)
                 .withSecrets(set(secrets.orElse(List.of())))
                 .withConfigMaps(set(configMaps.orElse(List.of())))
+                .withPersistentVolumeClaims(set(persistentVolumeClaims.orElse(List.of())))
+                .withNodeSelectors(set(nodeSelectors.orElse(List.of())))
+                .withTolerations(set(tolerations.orElse(List.of())))
+                .withServiceAccounts(set(serviceAccounts.orElse(List.of())))
                 .withMaxima(maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds,
                         maxScriptBytes)
                 .withResourceMaxima(resourceMaxima(resourceMaxima.orElse(List.of())))

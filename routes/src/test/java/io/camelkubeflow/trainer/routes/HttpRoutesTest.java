@@ -190,6 +190,50 @@ class HttpRoutesTest {
     }
 
     @Test
+    void podOptionsOfAMessageLandInThePatchAndThePolicyAndTheirFormsBoundThem() throws Exception {
+        HttpResponse<String> created = post("{\"pythonFile\": \"/app/t.py\", \"nodeSelector\": {\"accelerator\":"
+                + " \"a100\"}, \"tolerations\": [\"nvidia.com/gpu:NoSchedule\"], \"serviceAccountName\": \"trainer\","
+                + " \"volumes\": [\"pvc:datasets:/data:ro\", \"emptyDir:scratch:/scratch\"], \"securityContext\":"
+                + " {\"runAsNonRoot\": \"true\", \"dropCapabilities\": \"ALL\"}}", null);
+        assertEquals(201, created.statusCode(), created.body());
+        io.camelkubeflow.trainer.api.TrainJob job = client.resources(io.camelkubeflow.trainer.api.TrainJob.class)
+                .inNamespace("default").withName((String) json(created).get("name")).get();
+        io.camelkubeflow.trainer.api.RuntimePatch.PodSpecPatch pod = job.getSpec().runtimePatches().get(0).podSpecs()
+                .get(0);
+        assertEquals(Map.of("accelerator", "a100"), pod.nodeSelector());
+        assertEquals("trainer", pod.serviceAccountName());
+        assertEquals("nvidia.com/gpu", pod.tolerations().get(0).getKey());
+        assertEquals("datasets", pod.volumes().get(0).getPersistentVolumeClaim().getClaimName());
+        assertEquals(java.util.List.of("/data", "/scratch"), pod.containers().get(0).volumeMounts().stream()
+                .map(io.fabric8.kubernetes.api.model.VolumeMount::getMountPath).toList());
+        assertEquals(Boolean.TRUE, pod.containers().get(0).securityContext().getRunAsNonRoot());
+
+        int jobs = client.resources(io.camelkubeflow.trainer.api.TrainJob.class).inAnyNamespace().list().getItems()
+                .size();
+        for (String[] beyond : new String[][] {
+            {"{\"pythonFile\": \"/app/t.py\", \"nodeSelector\": {\"accelerator\": \"h100\"}}", "nodeSelectors"},
+            {"{\"pythonFile\": \"/app/t.py\", \"serviceAccountName\": \"admin\"}", "serviceAccounts"},
+            {"{\"pythonFile\": \"/app/t.py\", \"volumes\": [\"pvc:other:/data\"]}", "persistentVolumeClaims"},
+            {"{\"pythonFile\": \"/app/t.py\", \"securityContext\": {\"runAsUser\": \"0\"}}", "runAsRoot"}}) {
+            HttpResponse<String> refused = post(beyond[0], null);
+            assertEquals(403, refused.statusCode(), refused.body());
+            assertTrue(String.valueOf(json(refused).get("error")).contains("policy rule '" + beyond[1] + "'"),
+                    refused.body());
+        }
+        for (String[] malformed : new String[][] {
+            {"{\"pythonFile\": \"/app/t.py\", \"volumes\": [\"hostPath:root:/host\"]}", "volumes"},
+            {"{\"pythonFile\": \"/app/t.py\", \"tolerations\": [{\"key\": \"x\"}]}", "tolerations"},
+            {"{\"pythonFile\": \"/app/t.py\", \"securityContext\": {\"privileged\": \"true\"}}",
+                "securityContext.privileged"}}) {
+            HttpResponse<String> refused = post(malformed[0], null);
+            assertEquals(400, refused.statusCode(), refused.body());
+            assertEquals(malformed[1], json(refused).get("field"), refused.body());
+        }
+        assertEquals(jobs, client.resources(io.camelkubeflow.trainer.api.TrainJob.class).inAnyNamespace().list()
+                .getItems().size());
+    }
+
+    @Test
     void aRequestRunsAGitWorkspaceOnlyFromASourceThePolicyAllows() throws Exception {
         // the test profile allows git repositories under target/workspace-repos/ (trainer.policy.workspace-sources)
         java.nio.file.Path repository = java.nio.file.Path.of("target/workspace-repos/churn-" + System.nanoTime())
