@@ -139,7 +139,8 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
                 VOLUMES, List.of("pvc:datasets:/data:ro", "configMap:settings:/etc/settings", "secret:hf-token:/hf",
                         "emptyDir:scratch:/scratch"),
                 IMAGE_PULL_SECRETS, List.of("registry-pull"), POD_SECURITY_CONTEXT, Map.of("runAsUser", "1000"),
-                SECURITY_CONTEXT, Map.of("runAsNonRoot", "true", "allowPrivilegeEscalation", "false"))));
+                SECURITY_CONTEXT, Map.of("runAsNonRoot", "true", "allowPrivilegeEscalation", "false",
+                        "dropCapabilities", "ALL"))));
         assertEquals("trainer", job.getSpec().runtimePatches().get(0).podSpecs().get(0).serviceAccountName());
     }
 

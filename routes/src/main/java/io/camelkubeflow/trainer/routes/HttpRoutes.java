@@ -266,7 +266,7 @@ public class HttpRoutes extends RouteBuilder {
     private static void invalid(Exchange exchange, int status) {
         InvalidOptionException invalid = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, InvalidOptionException.class);
         String callerField = CALLER_FIELDS.getOrDefault(invalid.getField(),
-                TrainRequestMessage.FIELD_OF_HEADER.get(invalid.getField()));
+                TrainRequestMessage.fieldOf(invalid.getField()));
         InvalidOptionException named = callerField == null ? invalid : invalid.as(callerField);
         answer(exchange, status, ErrorAnswer.json(named, named.getField()));
     }

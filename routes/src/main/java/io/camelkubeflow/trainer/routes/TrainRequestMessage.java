@@ -42,6 +42,20 @@ public class TrainRequestMessage {
     /** Component header -> the message field that sets it, to name a refusal as the caller wrote it. */
     static final Map<String, String> FIELD_OF_HEADER = FIELDS.entrySet().stream()
             .collect(Collectors.toUnmodifiableMap(Map.Entry::getValue, Map.Entry::getKey));
+    /**
+     * The message field a refusal names as the caller wrote it: the field of a component header, or of a header's entry
+     * ({@code CamelKubeflowTrainerSecurityContext.runAsUser} is {@code securityContext.runAsUser}); null for a name
+     * that is no header's.
+     */
+    static String fieldOf(String name) {
+        String field = FIELD_OF_HEADER.get(name);
+        int dot = name.indexOf('.');
+        if (field == null && dot > 0 && FIELD_OF_HEADER.containsKey(name.substring(0, dot))) {
+            field = FIELD_OF_HEADER.get(name.substring(0, dot)) + name.substring(dot);
+        }
+        return field;
+    }
+
     /** The tokens of JSON text; what they may make (one value, no name twice) {@link #json} says. */
     private static final JsonFactory JSON = JsonFactory.builder().build();
     private static final String EXAMPLE = "{\"runtime\": \"torch-distributed\", \"script\": \"print(1)\"}";

@@ -409,7 +409,8 @@ public final class RequestPolicy {
                     throw new PolicyViolationException("allowPrivilegeEscalation", where + " would allow privilege"
                             + " escalation; leave allowPrivilegeEscalation unset or false");
                 }
-                if (context.getCapabilities() != null && !context.getCapabilities().getAdd().isEmpty()) {
+                if (context.getCapabilities() != null && context.getCapabilities().getAdd() != null
+                        && !context.getCapabilities().getAdd().isEmpty()) {
                     throw new PolicyViolationException("addedCapabilities", where + " would add the capabilities "
                             + context.getCapabilities().getAdd() + "; a request may only drop capabilities");
                 }
