@@ -222,11 +222,19 @@ final class PodRendering {
 
     private static void injectMpi(PodSpec spec, String jobName, boolean launcher, Map<String, Object> mpi) {
         String sshPath = mpi.get("sshAuthMountPath") instanceof String path ? path : "/root/.ssh";
+        // the Trainer's MPI plugin's items and modes: the private key 0640, the public key and authorized_keys 0644
+        // in a 0400 volume, the hostfile 0444
         upsertVolume(spec, new io.fabric8.kubernetes.api.model.VolumeBuilder().withName("mpi-ssh-auth")
-                .withNewSecret().withSecretName(jobName + "-mpi-ssh-auth").endSecret().build());
+                .withNewSecret().withSecretName(jobName + "-mpi-ssh-auth").withDefaultMode(0400)
+                .addNewItem().withKey("ssh-privatekey").withMode(0640).withPath("id_rsa").endItem()
+                .addNewItem().withKey("ssh-publickey").withMode(0644).withPath("id_rsa.pub").endItem()
+                .addNewItem().withKey("ssh-publickey").withMode(0644).withPath("authorized_keys").endItem()
+                .endSecret().build());
         if (launcher) {
             upsertVolume(spec, new io.fabric8.kubernetes.api.model.VolumeBuilder().withName("mpi-hostfile")
-                    .withNewConfigMap().withName(jobName + "-mpi-hostfile").endConfigMap().build());
+                    .withNewConfigMap().withName(jobName + "-mpi-hostfile")
+                    .addNewItem().withKey("hostfile").withMode(0444).withPath("hostfile").endItem()
+                    .endConfigMap().build());
         }
         for (Container container : spec.getContainers()) {
             if (!"node".equals(container.getName())) {
