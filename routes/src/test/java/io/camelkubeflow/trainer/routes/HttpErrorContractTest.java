@@ -181,8 +181,10 @@ class HttpErrorContractTest {
             }
         }
         assertEquals(List.of(), faults);
-        assertEquals(12, fields, "env, labels, annotations, resources, command, args, packages, pipIndexUrls,"
-                + " datasetIgnorePatterns, modelIgnorePatterns, torchtuneLoraAttnModules, torchtuneColumnMap");
+        assertEquals(20, fields, "env, labels, annotations, resources, command, args, packages, pipIndexUrls,"
+                + " datasetIgnorePatterns, modelIgnorePatterns, torchtuneLoraAttnModules, torchtuneColumnMap,"
+                + " nodeSelector, tolerations, nodeAffinity, volumes, imagePullSecrets, podSecurityContext,"
+                + " securityContext, podJobs");
     }
 
     /** Bytes that are not UTF-8 are refused where they are, never stored as replacement characters. */
