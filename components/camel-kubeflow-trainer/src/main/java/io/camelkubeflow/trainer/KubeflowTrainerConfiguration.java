@@ -236,7 +236,8 @@ public class KubeflowTrainerConfiguration implements Cloneable {
                             + " the value (SECRET_ACCESS_KEY).")
     private String modelSecretAccessKey;
     @UriParam(label = "train",
-              description = "Where the training writes what it makes, s3://bucket/prefix/: given to the code as the"
+              description = "Where the training writes what it makes, s3://bucket/prefix/ or pvc://claim/path/ (the"
+                            + " claim mounted where the code runs, the folder as OUTPUT_DIR): given to the code as the"
                             + " OUTPUT_URI variable, recorded on the TrainJob (camelkubeflow.io/output-uri) and set as"
                             + " the CamelKubeflowTrainerOutputUri header on every message about the job, so the"
                             + " next route finds the model. Under a request policy, only under its outputLocations.")

@@ -208,7 +208,7 @@ public final class KubeflowTrainerConstants {
     @Metadata(label = "train", description = "S3 secret access key of the model initializer: secretKeyRef:NAME/KEY only.",
               javaType = "String")
     public static final String MODEL_SECRET_ACCESS_KEY = "CamelKubeflowTrainerModelSecretAccessKey";
-    @Metadata(label = "train", description = "Where the training writes what it makes (s3://bucket/prefix/): given to"
+    @Metadata(label = "train", description = "Where the training writes what it makes (s3://bucket/prefix/ or pvc://claim/path/): given to"
                                              + " the code as the OUTPUT_URI variable, recorded on the TrainJob and"
                                              + " set on every message about the job, completion events included.",
               javaType = "String")

@@ -99,9 +99,26 @@ class OutputUriTest extends TrainerRouteTestSupport {
         assertNotEquals(a, other);
     }
 
+    @Test
+    void aClaimAsTheOutputIsMountedWhereTheCodeRunsAndItsPathGivenAsAFolder() throws Exception {
+        TrainJob job = trainJob(send(TORCH, null, Map.of(OUTPUT_URI, "pvc://models/fraud/v2/")));
+        Eventually.await(Duration.ofSeconds(30), () -> nodePods(job).size() == 2, () -> "no 2 node pods");
+        for (Pod pod : nodePods(job)) {
+            assertTrue(pod.getSpec().getVolumes().stream().anyMatch(volume -> volume.getPersistentVolumeClaim() != null
+                    && volume.getPersistentVolumeClaim().getClaimName().equals("models")), pod.toString());
+            var node = pod.getSpec().getContainers().get(0);
+            assertTrue(node.getVolumeMounts().stream().anyMatch(mount -> mount.getMountPath()
+                    .equals("/mnt/camel-kubeflow-trainer/output")), node.toString());
+            assertTrue(node.getEnv().contains(new EnvVar("OUTPUT_DIR", "/mnt/camel-kubeflow-trainer/output/fraud/v2/",
+                    null)), node.getEnv().toString());
+            assertTrue(node.getEnv().contains(new EnvVar("OUTPUT_URI", "pvc://models/fraud/v2/", null)));
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"http://models/x/", "s3://Models/x/", "s3://ab/", "s3://models/a/../b/",
-            "s3://models/./x", "s3://models/x\r\nINFO forged", "s3://models/a\\b", "file:/tmp/out"})
+            "s3://models/./x", "s3://models/x\r\nINFO forged", "s3://models/a\\b", "file:/tmp/out",
+            "pvc://Models/x/", "pvc://models/../x", "pvc://-models/x", "pvc://models./x"})
     void aLocationThatIsNoS3PrefixIsRefusedNamingTheFieldBeforeAnyWrite(String location) {
         Exchange refused = send(TORCH, null, Map.of(OUTPUT_URI, location));
         InvalidOptionException error = assertInstanceOf(InvalidOptionException.class, refused.getException());
@@ -111,11 +128,13 @@ class OutputUriTest extends TrainerRouteTestSupport {
     }
 
     @Test
-    void anOutputUriVariableOfTheCallersOwnIsRefusedAsTwoAnswersToOneQuestion() {
-        Exchange refused = send(TORCH, null, Map.of(OUTPUT_URI, "s3://models/x/", ENV, Map.of("OUTPUT_URI", "s3://b/")));
-        InvalidOptionException error = assertInstanceOf(InvalidOptionException.class, refused.getException());
-        assertEquals("env.OUTPUT_URI", error.getField());
-        assertEquals(List.of(), api.writesSinceMark());
+    void anOutputVariableOfTheCallersOwnIsRefusedAsTwoAnswersToOneQuestion() {
+        for (String name : List.of("OUTPUT_URI", "OUTPUT_DIR")) {
+            Exchange refused = send(TORCH, null, Map.of(OUTPUT_URI, "s3://models/x/", ENV, Map.of(name, "/elsewhere")));
+            InvalidOptionException error = assertInstanceOf(InvalidOptionException.class, refused.getException());
+            assertEquals("env." + name, error.getField());
+            assertEquals(List.of(), api.writesSinceMark());
+        }
     }
 
     private static String digest(Exchange exchange) {

@@ -39,7 +39,8 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
                 .withNodeSelectors(Set.of("accelerator=a100", "topology.kubernetes.io/zone=*"))
                 .withTolerations(Set.of("nvidia.com/gpu")).withServiceAccounts(Set.of("trainer"))
                 .withPersistentVolumeClaims(Set.of("datasets")).withConfigMaps(Set.of("settings"))
-                .withSecrets(Set.of("hf-token", "registry-pull")));
+                .withSecrets(Set.of("hf-token", "registry-pull"))
+                .withOutputLocations(List.of("pvc://datasets/models/", "pvc://models/")));
         camel.getRegistry().bind("amd", RequestPolicy.safeDefaults().withNamespaces(Set.of("pol"))
                 .withResourceMaxima(Map.of("amd.com/gpu", "2")).withCommandOverride(true)
                 .withDefaultActiveDeadlineSeconds(7200));
@@ -84,6 +85,9 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
                 Arguments.of("serviceAccounts", TRAIN, Map.of(SERVICE_ACCOUNT_NAME, "trainer")),
                 Arguments.of("serviceAccounts", PODS, Map.of(SERVICE_ACCOUNT_NAME, "cluster-admin")),
                 Arguments.of("persistentVolumeClaims", PODS, Map.of(VOLUMES, List.of("pvc:other-team:/data"))),
+                // an output claim is mounted as any claim is: held to the same list
+                Arguments.of("persistentVolumeClaims", PODS, Map.of(OUTPUT_URI, "pvc://models/fraud/")),
+                Arguments.of("outputLocations", PODS, Map.of(OUTPUT_URI, "pvc://datasets/raw/")),
                 Arguments.of("configMaps", PODS, Map.of(VOLUMES, List.of("configMap:kube-root-ca.crt:/ca"))),
                 Arguments.of("secrets", PODS, Map.of(VOLUMES, List.of("secret:db-credentials:/db"))),
                 Arguments.of("secrets", PODS, Map.of(IMAGE_PULL_SECRETS, List.of("other-registry"))),

@@ -1384,10 +1384,11 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * Where the training writes what it makes, s3://bucket/prefix/: given to the code as the OUTPUT_URI
-         * variable, recorded on the TrainJob (camelkubeflow.io/output-uri) and set as the
-         * CamelKubeflowTrainerOutputUri header on every message about the job, so the next route finds the
-         * model. Under a request policy, only under its outputLocations.
+         * Where the training writes what it makes, s3://bucket/prefix/ or pvc://claim/path/ (the claim mounted
+         * where the code runs, the folder as OUTPUT_DIR): given to the code as the OUTPUT_URI variable,
+         * recorded on the TrainJob (camelkubeflow.io/output-uri) and set as the CamelKubeflowTrainerOutputUri
+         * header on every message about the job, so the next route finds the model. Under a request policy,
+         * only under its outputLocations.
          */
         default KubeflowTrainerEndpointProducerBuilder outputUri(String outputUri) {
             doSetProperty("outputUri", outputUri);

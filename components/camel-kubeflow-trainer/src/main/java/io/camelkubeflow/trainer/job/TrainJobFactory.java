@@ -58,6 +58,10 @@ public final class TrainJobFactory {
     static final String WORKSPACE_VOLUME = "camel-kubeflow-trainer-workspace";
     /** The variable that tells the training code where to write what it makes (outputUri). */
     public static final String OUTPUT_URI_ENV = "OUTPUT_URI";
+    /** With a pvc:// outputUri, the folder in the pod where the claim's path is (the claim mounted at OUTPUT_MOUNT). */
+    public static final String OUTPUT_DIR_ENV = "OUTPUT_DIR";
+    static final String OUTPUT_MOUNT = "/mnt/camel-kubeflow-trainer/output";
+    static final String OUTPUT_VOLUME = "camel-kubeflow-trainer-output";
     /** The CRD's maxItems on spec.runtimePatches. */
     private static final int MAX_RUNTIME_PATCHES = 16;
 
@@ -100,6 +104,9 @@ public final class TrainJobFactory {
         }
         if (request.hasPodOptions()) {
             addPodOptions(own, runtime, request);
+        }
+        if (request.outputUri() != null && request.outputUri().startsWith("pvc://")) {
+            addOutputClaim(own, runtime, request.outputUri());
         }
         if (!own.jobs.isEmpty()) {
             patches.add(own.build());
@@ -190,6 +197,11 @@ public final class TrainJobFactory {
         List<EnvVar> env = new ArrayList<>(request.env().values());
         if (request.outputUri() != null) {
             env.add(new EnvVar(OUTPUT_URI_ENV, request.outputUri(), null));
+            if (request.outputUri().startsWith("pvc://")) {
+                String path = request.outputUri().substring("pvc://".length());
+                env.add(new EnvVar(OUTPUT_DIR_ENV, OUTPUT_MOUNT + (path.contains("/")
+                        ? path.substring(path.indexOf('/')) : ""), null));
+            }
         }
         return env.isEmpty() ? null : env;
     }
@@ -393,6 +405,28 @@ public final class TrainJobFactory {
                 pod.imagePullSecrets = request.imagePullSecrets().stream().map(LocalObjectReference::new).toList();
             }
             pod.securityContext = request.podSecurityContext();
+        }
+    }
+
+    /**
+     * A pvc:// output: the claim mounted (read-write) at {@link #OUTPUT_MOUNT} on the node container of every job that
+     * runs the code, as the launcher decides (torch's nodes, MPI's launcher and nodes); reviewed and policed as any
+     * mounted claim of the TrainJob.
+     */
+    private static void addOutputClaim(ComponentPatch own, TrainingRuntimeDescriptor runtime, String outputUri) {
+        String path = outputUri.substring("pvc://".length());
+        String claim = path.contains("/") ? path.substring(0, path.indexOf('/')) : path;
+        List<ReplicatedJob> targets = runtime.jobsRunningUserCode();
+        if (targets.isEmpty()) {
+            throw new InvalidOptionException("outputUri", runtime.describe() + " has no replicated job with a '"
+                    + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container to mount the claim in");
+        }
+        for (ReplicatedJob job : targets) {
+            PodParts pod = own.job(job.name());
+            pod.volumes.add(new VolumeBuilder().withName(OUTPUT_VOLUME).withNewPersistentVolumeClaim()
+                    .withClaimName(claim).endPersistentVolumeClaim().build());
+            pod.mounts(TrainingRuntimeDescriptor.TRAINER_CONTAINER).add(new VolumeMountBuilder()
+                    .withName(OUTPUT_VOLUME).withMountPath(OUTPUT_MOUNT).build());
         }
     }
 

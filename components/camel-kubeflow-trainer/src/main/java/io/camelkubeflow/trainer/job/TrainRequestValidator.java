@@ -33,8 +33,10 @@ public final class TrainRequestValidator {
     private static final Pattern ENV_NAME = Pattern.compile("[-._a-zA-Z][-._a-zA-Z0-9]*");
     private static final Pattern SCRIPT_FILE_NAME = Pattern.compile("[-._a-zA-Z0-9]+");
     /** An output location: s3://bucket[/prefix], the bucket as S3 names them. */
-    private static final Pattern S3_OUTPUT = Pattern.compile(
-            "s3://([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(/[^\\p{Cntrl}\\p{Zl}\\p{Zp}\\\\]*)?");
+    /** s3://bucket[/prefix] or pvc://claim[/path]: the place (group 2) and the path in it (group 3). */
+    private static final Pattern OUTPUT = Pattern.compile(
+            "(s3|pvc)://([a-z0-9][a-z0-9.-]{0,252})(/[^\\p{Cntrl}\\p{Zl}\\p{Zp}\\\\]*)?");
+    private static final Pattern S3_BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
     /** Variables the Trainer webhook reserves for the launchers it configures. */
     private static final List<String> RESERVED_ENV_PREFIXES = List.of("PET_", "OMPI_MCA_", "DMLC_");
     static final Set<String> MANAGED_BY = Set.of("trainer.kubeflow.org/trainjob-controller",
@@ -507,16 +509,25 @@ public final class TrainRequestValidator {
         if (uri == null) {
             return;
         }
-        Matcher s3 = S3_OUTPUT.matcher(uri);
-        if (uri.length() > 1024 || !s3.matches() || s3.group(2) != null && Arrays.stream(
-                s3.group(2).split("/", -1)).anyMatch(segment -> segment.equals(".") || segment.equals(".."))) {
+        Matcher output = OUTPUT.matcher(uri);
+        boolean valid = uri.length() <= 1024 && output.matches()
+                && (!output.group(1).equals("s3") || S3_BUCKET.matcher(output.group(2)).matches())
+                && (output.group(3) == null || Arrays.stream(output.group(3).split("/", -1))
+                        .noneMatch(segment -> segment.equals(".") || segment.equals("..")));
+        if (!valid) {
             throw new InvalidOptionException("outputUri", "'" + uri + "' is not an output location; write"
-                    + " s3://bucket/prefix/ (a bucket of 3 to 63 lowercase letters, digits, '.' or '-'; a prefix of"
-                    + " printable characters without '.' or '..' segments; at most 1024 characters)");
+                    + " s3://bucket/prefix/ (a bucket of 3 to 63 lowercase letters, digits, '.' or '-') or"
+                    + " pvc://claim/path/ (a PersistentVolumeClaim of the job's namespace), the prefix or path of"
+                    + " printable characters without '.' or '..' segments; at most 1024 characters");
         }
-        if (env.containsKey(TrainJobFactory.OUTPUT_URI_ENV)) {
-            throw new InvalidOptionException("env." + TrainJobFactory.OUTPUT_URI_ENV, "is set from outputUri; give"
-                    + " the location once, as outputUri");
+        if (output.group(1).equals("pvc")) {
+            KubernetesNames.objectName("outputUri", output.group(2));
+        }
+        for (String name : List.of(TrainJobFactory.OUTPUT_URI_ENV, TrainJobFactory.OUTPUT_DIR_ENV)) {
+            if (env.containsKey(name)) {
+                throw new InvalidOptionException("env." + name, "is set from outputUri; give the location once,"
+                        + " as outputUri");
+            }
         }
     }
 }
