@@ -11,11 +11,9 @@ import jakarta.inject.Named;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.CODE_DIGEST;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.EVENT;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.JOB_NAME;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.NAMESPACE;
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.OUTPUT_URI;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.REASON;
 
 /**
@@ -41,12 +39,13 @@ public class CompletionEvent {
         message.put("namespace", in.getHeader(NAMESPACE, String.class));
         message.put("reason", in.getHeader(REASON, String.class));
         // what the next route needs to register, copy or deploy the model without asking where it went
-        putIfSet(message, "outputUri", in.getHeader(OUTPUT_URI, String.class));
-        TrainJobProgress reported = job == null ? null : TrainJobProgress.reported(job);
-        if (reported != null && !reported.metrics().isEmpty()) {
-            message.put("metrics", reported.metrics());
+        if (job != null) {
+            TrainJobStatusView.putOutput(message, job);
+            TrainJobProgress reported = TrainJobProgress.reported(job);
+            if (reported != null && !reported.metrics().isEmpty()) {
+                message.put("metrics", reported.metrics());
+            }
         }
-        putIfSet(message, "codeDigest", in.getHeader(CODE_DIGEST, String.class));
         if (job != null && job.getMetadata() != null) {
             TrainJobCloudEvents.setCamelHeaders(in, job, event);
         } else {
@@ -55,9 +54,4 @@ public class CompletionEvent {
         in.setBody(message);
     }
 
-    private static void putIfSet(Map<String, Object> message, String field, String value) {
-        if (value != null) {
-            message.put(field, value);
-        }
-    }
 }

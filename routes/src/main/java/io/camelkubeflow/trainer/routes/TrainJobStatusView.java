@@ -67,18 +67,25 @@ public class TrainJobStatusView {
                         OffsetDateTime.parse(condition.getLastTransitionTime())).toMillis());
             }
         }
-        // where the result goes and what made it, for the route that carries it onward
-        Map<String, String> annotations = job.getMetadata().getAnnotations();
-        if (annotations != null) {
-            putIfSet(view, "outputUri", annotations.get(TrainJobMetadata.OUTPUT_URI_ANNOTATION));
-            putIfSet(view, "codeDigest", annotations.get(TrainJobMetadata.CODE_DIGEST_ANNOTATION));
-        }
+        putOutput(view, job);
         return view;
     }
 
-    private static void putIfSet(Map<String, Object> view, String field, String value) {
-        if (value != null) {
-            view.put(field, value);
+    /**
+     * Where the job was told to write (outputUri) and the digest of its code (codeDigest), each when the job records
+     * it: what the route that carries a result onward needs (job answers, Kafka results, model-ready events).
+     */
+    static void putOutput(Map<String, Object> message, TrainJob job) {
+        Map<String, String> annotations = job.getMetadata() == null ? null : job.getMetadata().getAnnotations();
+        if (annotations == null) {
+            return;
+        }
+        for (Map.Entry<String, String> field : Map.of("outputUri", TrainJobMetadata.OUTPUT_URI_ANNOTATION,
+                "codeDigest", TrainJobMetadata.CODE_DIGEST_ANNOTATION).entrySet()) {
+            String value = annotations.get(field.getValue());
+            if (value != null) {
+                message.put(field.getKey(), value);
+            }
         }
     }
 }

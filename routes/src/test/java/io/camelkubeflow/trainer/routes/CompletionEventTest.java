@@ -6,6 +6,7 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobStatus;
+import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import org.apache.camel.Exchange;
 import org.apache.camel.cloudevents.CloudEvent;
@@ -13,11 +14,9 @@ import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.Test;
 
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.CODE_DIGEST;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.EVENT;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.JOB_NAME;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.NAMESPACE;
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.OUTPUT_URI;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.REASON;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -52,16 +51,17 @@ class CompletionEventTest {
     @Test
     void modelReadyNamesWhereTheModelWentTheMetricsTheTrainingReportedAndTheDigestOfItsCode() throws Exception {
         TrainJob job = new TrainJob();
+        String digest = "sha256:" + "ab".repeat(32);
         job.setMetadata(new ObjectMetaBuilder().withName("fraud-8").withNamespace("ml").withUid("u-2")
-                .withResourceVersion("7").build());
+                .withResourceVersion("7").withAnnotations(Map.of(TrainJobMetadata.OUTPUT_URI_ANNOTATION,
+                        "s3://models/fraud/8/", TrainJobMetadata.CODE_DIGEST_ANNOTATION, digest)).build());
         job.setStatus(new TrainJobStatus(null, null, new TrainJobStatus.TrainerStatus(100, 0,
                 List.of(new TrainJobStatus.Metric("loss", "0.12"), new TrainJobStatus.Metric("auc", "0.93")),
                 "2026-12-05T11:00:00Z")));
-        String digest = "sha256:" + "ab".repeat(32);
         Exchange exchange = new DefaultExchange(new DefaultCamelContext());
         exchange.getMessage().setBody(job);
         exchange.getMessage().setHeaders(new java.util.HashMap<>(Map.of(EVENT, "Complete", JOB_NAME, "fraud-8",
-                NAMESPACE, "ml", OUTPUT_URI, "s3://models/fraud/8/", CODE_DIGEST, digest)));
+                NAMESPACE, "ml")));
         new CompletionEvent().of(exchange);
         String json = new ObjectMapper().writeValueAsString(exchange.getMessage().getBody());
         Contracts.assertHolds(Contracts.COMPLETION, json);

@@ -299,12 +299,7 @@ public final class TrainJobFactory {
      */
     private static void addWorkspace(ComponentPatch own, TrainingRuntimeDescriptor runtime, Workspace workspace,
             boolean inConfigMap) {
-        List<ReplicatedJob> targets = runtime.jobsRunningUserCode();
-        if (targets.isEmpty()) {
-            throw new InvalidOptionException("workspace", runtime.describe() + " has no replicated job with a '"
-                    + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container to unpack the workspace into");
-        }
-        for (ReplicatedJob job : targets) {
+        for (ReplicatedJob job : jobsRunningCode(runtime, "workspace", "to unpack the workspace into")) {
             PodParts pod = own.job(job.name());
             pod.volumes.add(new VolumeBuilder().withName(WORKSPACE_VOLUME).withNewEmptyDir().endEmptyDir().build());
             pod.mounts(TrainingRuntimeDescriptor.TRAINER_CONTAINER).add(new VolumeMountBuilder()
@@ -328,13 +323,8 @@ public final class TrainJobFactory {
      */
     private static void addScript(ComponentPatch own, TrainingRuntimeDescriptor runtime, String fileName,
             String script) {
-        List<ReplicatedJob> targets = runtime.jobsRunningUserCode();
-        if (targets.isEmpty()) {
-            throw new InvalidOptionException("script", runtime.describe() + " has no replicated job with a '"
-                    + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container to stage the script into; use"
-                    + " pythonFile or command with an image that holds the code");
-        }
-        for (ReplicatedJob job : targets) {
+        for (ReplicatedJob job : jobsRunningCode(runtime, "script", "to stage the script into; use pythonFile or"
+                + " command with an image that holds the code")) {
             PodParts pod = own.job(job.name());
             pod.annotations.put(TrainJobMetadata.SCRIPT_ANNOTATION, script);
             pod.volumes.add(new VolumeBuilder().withName(SCRIPT_VOLUME).withNewDownwardAPI().withDefaultMode(0444)
@@ -356,12 +346,8 @@ public final class TrainJobFactory {
     private static void addPodOptions(ComponentPatch own, TrainingRuntimeDescriptor runtime, TrainRequest request) {
         List<ReplicatedJob> targets = new ArrayList<>();
         if (request.podJobs() == null) {
-            targets.addAll(runtime.jobsRunningUserCode());
-            if (targets.isEmpty()) {
-                throw new InvalidOptionException("podJobs", runtime.describe() + " has no replicated job with a '"
-                        + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container; name the jobs the pod options"
-                        + " go to, among " + jobNames(runtime));
-            }
+            targets.addAll(jobsRunningCode(runtime, "podJobs", "; name the jobs the pod options go to, among "
+                    + jobNames(runtime)));
         } else {
             for (String name : request.podJobs()) {
                 ReplicatedJob job = runtime.replicatedJob(name);
@@ -416,18 +402,24 @@ public final class TrainJobFactory {
     private static void addOutputClaim(ComponentPatch own, TrainingRuntimeDescriptor runtime, String outputUri) {
         String path = outputUri.substring("pvc://".length());
         String claim = path.contains("/") ? path.substring(0, path.indexOf('/')) : path;
-        List<ReplicatedJob> targets = runtime.jobsRunningUserCode();
-        if (targets.isEmpty()) {
-            throw new InvalidOptionException("outputUri", runtime.describe() + " has no replicated job with a '"
-                    + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container to mount the claim in");
-        }
-        for (ReplicatedJob job : targets) {
+        for (ReplicatedJob job : jobsRunningCode(runtime, "outputUri", "to mount the claim in")) {
             PodParts pod = own.job(job.name());
             pod.volumes.add(new VolumeBuilder().withName(OUTPUT_VOLUME).withNewPersistentVolumeClaim()
                     .withClaimName(claim).endPersistentVolumeClaim().build());
             pod.mounts(TrainingRuntimeDescriptor.TRAINER_CONTAINER).add(new VolumeMountBuilder()
                     .withName(OUTPUT_VOLUME).withMountPath(OUTPUT_MOUNT).build());
         }
+    }
+
+    /** The jobs that may run user code, or a refusal naming the field that needed one ({@code what} it was for). */
+    private static List<ReplicatedJob> jobsRunningCode(TrainingRuntimeDescriptor runtime, String field, String what) {
+        List<ReplicatedJob> jobs = runtime.jobsRunningUserCode();
+        if (jobs.isEmpty()) {
+            throw new InvalidOptionException(field, runtime.describe() + " has no replicated job with a '"
+                    + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container" + (what.startsWith(";") ? "" : " ")
+                    + what);
+        }
+        return jobs;
     }
 
     private static List<String> jobNames(TrainingRuntimeDescriptor runtime) {
