@@ -187,6 +187,24 @@ class TrainerShapesTest extends TrainerRouteTestSupport {
         assertEquals(List.of(), api.writesSinceMark());
     }
 
+    /** A builtin runtime runs its own program: another program as the command is refused, as the SDK refuses it. */
+    @Test
+    void aCommandOfAnotherProgramOnABuiltinRuntimeIsRefusedNamingTheRule() {
+        for (String command : List.of("python3 train.py", "bash -c 'tune run x'", "torchrun train.py")) {
+            api.mark();
+            Exchange refused = template.send(TORCHTUNE, exchange -> exchange.getMessage().setHeader(
+                    KubeflowTrainerConstants.COMMAND, command));
+            InvalidOptionException error = assertInstanceOf(InvalidOptionException.class, refused.getException());
+            assertEquals("command", error.getField(), command);
+            assertTrue(error.getMessage().contains("its builtin trainer (tune run) runs its own program"),
+                    error.getMessage());
+            assertEquals(List.of(), api.writesSinceMark());
+        }
+        Exchange tuneRun = template.send(TORCHTUNE, exchange -> exchange.getMessage().setHeader(
+                KubeflowTrainerConstants.COMMAND, "tune run lora_finetune_single_device --config c"));
+        assertEquals(null, tuneRun.getException());
+    }
+
     private static Pod nodePod(TrainJob job) throws InterruptedException {
         return nodePods(job, "node", 1).get(0);
     }

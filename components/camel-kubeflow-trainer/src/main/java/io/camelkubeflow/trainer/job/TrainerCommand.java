@@ -42,6 +42,14 @@ public record TrainerCommand(List<String> command, List<String> args) {
                         "the runtime's " + launcher.description() + " cannot run a Python file; give 'args' (config"
                                 + " overrides) or a full 'command', or force launcher=torchrun");
             }
+            if (command != null && !command.subList(0, Math.min(2, command.size())).equals(TorchTuneConfig.ENTRYPOINT)
+                    && !request.verbatimCommand()) {
+                // the SDK refuses a custom trainer on a builtin runtime too: the builtin program is the runtime's point
+                throw new InvalidOptionException("command", "the runtime's " + launcher.description() + " runs its"
+                        + " own program, which a command of another program would replace; give 'args' (config"
+                        + " overrides), the torchtune* settings or a 'tune run ...' command, or pick a runtime of"
+                        + " another framework (e.g. torch-distributed) for your own program");
+            }
             if (command == null) {
                 if (!request.packages().isEmpty()) {
                     throw new InvalidOptionException("packages", "packages are installed before a command, but"
