@@ -139,6 +139,9 @@ class InitializersTest extends TrainerRouteTestSupport {
                 Arguments.of("a pattern with a comma", TORCHTUNE + "&modelUri=hf://m/x",
                         Map.of(MODEL_IGNORE_PATTERNS, List.of("*.bin,*.pt")), "modelIgnorePatterns",
                         "an item of its own", null),
+                Arguments.of("a pattern with a new line", TORCHTUNE + "&modelUri=hf://m/x",
+                        Map.of(MODEL_IGNORE_PATTERNS, List.of("*.bin", "x\n")), "modelIgnorePatterns",
+                        "or a control character", null),
                 Arguments.of("settings without a kind", TORCHTUNE + "&datasetRegion=eu-central-1", Map.of(), "datasetRegion",
                         "no storage URI is given", null),
                 // the runtime: the Trainer takes an initializer only where the runtime has the step (its webhook's

@@ -100,17 +100,19 @@ class OutputUriTest extends TrainerRouteTestSupport {
     }
 
     @Test
-    void aClaimAsTheOutputIsMountedWhereTheCodeRunsAndItsPathGivenAsAFolder() throws Exception {
+    void aClaimsPathAsTheOutputIsMountedWhereTheCodeRunsAndGivenAsAFolder() throws Exception {
         TrainJob job = trainJob(send(TORCH, null, Map.of(OUTPUT_URI, "pvc://models/fraud/v2/")));
         Eventually.await(Duration.ofSeconds(30), () -> nodePods(job).size() == 2, () -> "no 2 node pods");
         for (Pod pod : nodePods(job)) {
             assertTrue(pod.getSpec().getVolumes().stream().anyMatch(volume -> volume.getPersistentVolumeClaim() != null
                     && volume.getPersistentVolumeClaim().getClaimName().equals("models")), pod.toString());
             var node = pod.getSpec().getContainers().get(0);
+            // only the path is mounted: the rest of the claim stays out of the pod's reach
             assertTrue(node.getVolumeMounts().stream().anyMatch(mount -> mount.getMountPath()
-                    .equals("/mnt/camel-kubeflow-trainer/output")), node.toString());
-            assertTrue(node.getEnv().contains(new EnvVar("OUTPUT_DIR", "/mnt/camel-kubeflow-trainer/output/fraud/v2/",
-                    null)), node.getEnv().toString());
+                    .equals("/mnt/camel-kubeflow-trainer/output") && "fraud/v2".equals(mount.getSubPath())),
+                    node.toString());
+            assertTrue(node.getEnv().contains(new EnvVar("OUTPUT_DIR", "/mnt/camel-kubeflow-trainer/output", null)),
+                    node.getEnv().toString());
             assertTrue(node.getEnv().contains(new EnvVar("OUTPUT_URI", "pvc://models/fraud/v2/", null)));
         }
     }
@@ -118,7 +120,8 @@ class OutputUriTest extends TrainerRouteTestSupport {
     @ParameterizedTest
     @ValueSource(strings = {"http://models/x/", "s3://Models/x/", "s3://ab/", "s3://models/a/../b/",
             "s3://models/./x", "s3://models/x\r\nINFO forged", "s3://models/a\\b", "file:/tmp/out",
-            "pvc://Models/x/", "pvc://models/../x", "pvc://-models/x", "pvc://models./x"})
+            "pvc://Models/x/", "pvc://models/../x", "pvc://-models/x", "pvc://models./x",
+            "s3://models/\u202egnp.exe/", "s3://models/a\u00a0b/", "s3://models/\u200bx/"})
     void aLocationThatIsNoS3PrefixIsRefusedNamingTheFieldBeforeAnyWrite(String location) {
         Exchange refused = send(TORCH, null, Map.of(OUTPUT_URI, location));
         InvalidOptionException error = assertInstanceOf(InvalidOptionException.class, refused.getException());

@@ -113,6 +113,23 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
                 Arguments.of("runAsRoot", Map.of("initContainers", List.of(Map.of("name", "node",
                         "securityContext", Map.of("runAsUser", 0))))),
                 Arguments.of("tolerations", Map.of("tolerations", List.of(Map.of("operator", "Exists")))),
+                // what the Pod Security Standards' baseline forbids, which the pod options cannot say but a body can
+                Arguments.of("seLinuxOptions", Map.of("securityContext", Map.of("seLinuxOptions",
+                        Map.of("type", "spc_t")))),
+                Arguments.of("sysctls", Map.of("securityContext", Map.of("sysctls", List.of(Map.of("name",
+                        "kernel.core_pattern", "value", "|/tmp/x"))))),
+                Arguments.of("hostProcess", Map.of("securityContext", Map.of("windowsOptions",
+                        Map.of("hostProcess", true)))),
+                Arguments.of("unconfined", Map.of("securityContext", Map.of("seccompProfile",
+                        Map.of("type", "Unconfined")))),
+                Arguments.of("unconfined", Map.of("securityContext", Map.of("appArmorProfile",
+                        Map.of("type", "Unconfined")))),
+                Arguments.of("procMount", Map.of("containers", List.of(Map.of("name", "node", "securityContext",
+                        Map.of("procMount", "Unmasked"))))),
+                Arguments.of("seLinuxOptions", Map.of("containers", List.of(Map.of("name", "node", "securityContext",
+                        Map.of("seLinuxOptions", Map.of("type", "spc_t")))))),
+                Arguments.of("unconfined", Map.of("containers", List.of(Map.of("name", "node", "securityContext",
+                        Map.of("seccompProfile", Map.of("type", "Unconfined")))))),
                 Arguments.of("secrets", Map.of("containers", List.of(Map.of("name", "sidecar", "env",
                         List.of(Map.of("name", "DB", "valueFrom", Map.of("secretKeyRef",
                                 Map.of("name", "db-credentials", "key", "password")))))))));
@@ -125,6 +142,20 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
         PolicyViolationException violation = assertInstanceOf(PolicyViolationException.class, refused.getException());
         assertEquals(rule, violation.getRule(), violation.getMessage());
         assertEquals(List.of(), api.writesSinceMark(), "a refused request must not write anything");
+    }
+
+    @Test
+    void aBodysOwnPatchMountingOverTheComponentsMountsIsRefusedBeforeAnyWrite() {
+        for (String path : List.of("/opt/camel-kubeflow-trainer", "/opt", "/mnt/camel-kubeflow-trainer/output")) {
+            api.mark();
+            Exchange refused = send(PODS.replace("&pythonFile=/a.py", "&script=print(1)"), trainJobWithPatch(Map.of(
+                    "volumes", List.of(Map.of("name", "x", "emptyDir", Map.of())), "containers", List.of(Map.of(
+                            "name", "node", "volumeMounts", List.of(Map.of("name", "x", "mountPath", path)))))),
+                    Map.of());
+            InvalidOptionException invalid = assertInstanceOf(InvalidOptionException.class, refused.getException());
+            assertEquals("runtimePatches", invalid.getField(), invalid.getMessage());
+            assertEquals(List.of(), api.writesSinceMark());
+        }
     }
 
     @Test

@@ -8,13 +8,20 @@ import jakarta.enterprise.event.Observes;
 /**
  * Requests no operation takes, which Vert.x answers itself with an empty body; here in the API's error form,
  * {@code {error, field, fix}}: a body of a media type no operation takes (a train request is JSON), 415; a method no
- * operation of the path has, 405.
+ * operation of the path has, 405; a path no operation has, 404.
  */
 @ApplicationScoped
 public class HttpUnmatchedRequests {
     void register(@Observes Router router) {
         router.errorHandler(415, this::unsupportedMediaType);
         router.errorHandler(405, this::methodNotAllowed);
+        router.errorHandler(404, this::noSuchPath);
+    }
+
+    private void noSuchPath(RoutingContext context) {
+        context.response().setStatusCode(404).putHeader("Content-Type", "application/json")
+                .end(ErrorAnswer.json("no operation has the path " + context.request().path(), "path",
+                        "see /q/openapi for the operations and their paths"));
     }
 
     private void methodNotAllowed(RoutingContext context) {

@@ -78,6 +78,7 @@ public class KafkaRoutes extends RouteBuilder {
                 .onException(InvalidOptionException.class, TrainJobConflictException.class,
                         PolicyViolationException.class, AccessDeniedException.class)
                     .handled(true)
+                    .bean("refusalDetails", "nameAsWritten")
                     .process(this::deadLetterForRequest)
                     .marshal().json()
                     .to("kafka:{{trainer.kafka.dead-letter-topic}}")

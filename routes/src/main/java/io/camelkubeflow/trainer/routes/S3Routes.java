@@ -54,6 +54,7 @@ public class S3Routes extends RouteBuilder {
         // hostile archive, a manifest field of the wrong type), trains nothing: its report says why
         onException(PolicyViolationException.class, AccessDeniedException.class, InvalidOptionException.class)
                 .handled(true)
+                .bean("refusalDetails", "nameAsWritten")
                 .process(S3Routes::refusal)
                 .marshal().json()
                 .setHeader(AWS2S3Constants.KEY, simple("${exchangeProperty.uploadKey}" + REPORT_SUFFIX))

@@ -221,6 +221,20 @@ class HttpErrorContractTest {
         assertTrue(String.valueOf(error.get("fix")).contains("application/json"), answer.body());
     }
 
+    /** A path no operation has gets the API's JSON error form too, not a server's HTML page. */
+    @Test
+    void aPathNoOperationHasIs404WithAJsonBody() throws Exception {
+        for (String path : List.of("/runtimes", "/runtimes/torch-distributed/packages", "/trainjobs/x/y/z")) {
+            HttpResponse<String> answer = HTTP.send(HttpRequest.newBuilder(trainjobs.toURI().resolve(path))
+                    .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + HttpRoutesTest.localToken())
+                    .GET().build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(404, answer.statusCode(), path + " " + answer.body());
+            Map<?, ?> error = json(answer);
+            assertEquals("path", error.get("field"), answer.body());
+            assertTrue(String.valueOf(error.get("fix")).contains("/q/openapi"), answer.body());
+        }
+    }
+
     /** What an answer quotes of the request holds no raw control character, so it cannot forge a log line either. */
     @Test
     void anAnswerQuotesControlCharactersAsEscapes() throws Exception {

@@ -349,6 +349,16 @@ class KafkaRoutesTest {
         Contracts.assertHolds(Contracts.TRAIN_RESULT, JSON.writeValueAsString(result));
     }
 
+    /** A dead letter names the field as the record wrote it, never the component header it became. */
+    @Test
+    void aDeadLetterNamesTheFieldAsTheRecordWroteIt() throws Exception {
+        send("{\"script\": \"print(1)\", \"datasetUri\": \"hf://org/set\","
+                + " \"datasetAccessToken\": \"hf_plainTokenValue\"}");
+        Map<?, ?> letter = awaitMatching("trainjob-dead-letters", l -> "datasetAccessToken".equals(l.get("field")));
+        assertTrue(!String.valueOf(letter.get("error")).contains("CamelKubeflowTrainer"), letter.toString());
+        assertTrue(!String.valueOf(letter.get("error")).contains("hf_plainTokenValue"), letter.toString());
+    }
+
     private void awaitBatchJobs(java.util.function.IntPredicate enough) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!enough.test(batchJobs().size()) && System.nanoTime() < deadline) {

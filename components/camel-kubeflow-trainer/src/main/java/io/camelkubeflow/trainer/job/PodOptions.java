@@ -84,8 +84,6 @@ public final class PodOptions {
             + " label) or !KEY (lacks it), e.g. topology.kubernetes.io/zone=zone-a|zone-b";
     private static final String VOLUME_FORMS = "write KIND:NAME:/mount/path, :ro at the end for read-only, with KIND"
             + " pvc, configMap, secret or emptyDir (e.g. pvc:datasets:/data:ro)";
-    /** Where the component mounts scripts and workspaces: a request's volume may not cover them. */
-    private static final String COMPONENT_MOUNTS = TrainJobFactory.SCRIPT_DIR;
 
     private PodOptions() {
     }
@@ -158,6 +156,8 @@ public final class PodOptions {
     /** Volumes, each {@code KIND:NAME:/mount/path[:ro]}. */
     public static List<PodVolume> volumes(String field, List<String> items) {
         List<PodVolume> volumes = new ArrayList<>();
+        java.util.Set<String> paths = new java.util.HashSet<>();
+        java.util.Set<String> sources = new java.util.HashSet<>();
         for (String item : items) {
             String[] parts = item.split(":", -1);
             boolean readOnly = parts.length == 4 && "ro".equals(parts[3]);
@@ -182,12 +182,22 @@ public final class PodOptions {
                 throw new InvalidOptionException(field, "'" + item + "' mounts at '" + path + "'; give an absolute"
                         + " path without '.' or '..' segments, e.g. /data");
             }
-            if (path.equals(COMPONENT_MOUNTS) || path.startsWith(COMPONENT_MOUNTS + "/")
-                    || COMPONENT_MOUNTS.startsWith(path.endsWith("/") ? path : path + "/")) {
-                throw new InvalidOptionException(field, "'" + item + "' would cover " + COMPONENT_MOUNTS
-                        + ", where the component mounts scripts and workspaces; mount it elsewhere");
+            String componentMount = TrainJobFactory.componentMountAt(path);
+            if (componentMount != null) {
+                throw new InvalidOptionException(field, "'" + item + "' would cover " + componentMount
+                        + ", where the component mounts scripts, workspaces and outputs; mount it elsewhere");
             }
-            volumes.add(new PodVolume(kind, name, path, readOnly));
+            PodVolume volume = new PodVolume(kind, name, path, readOnly);
+            // the API server refuses a pod with two mounts at one path or two volumes of one name: its pods never start
+            if (!paths.add(path.endsWith("/") ? path.substring(0, path.length() - 1) : path)) {
+                throw new InvalidOptionException(field, "'" + item + "' mounts at a path another volume of the"
+                        + " request mounts at; give each volume its own path");
+            }
+            if (!sources.add(volume.volumeName())) {
+                throw new InvalidOptionException(field, "'" + item + "' names a " + parts[0] + " another volume of"
+                        + " the request names; mount it once");
+            }
+            volumes.add(volume);
         }
         return volumes;
     }

@@ -16,9 +16,13 @@ import io.camelkubeflow.trainer.runtime.ImageRule;
 import io.fabric8.kubernetes.api.model.NodeAffinity;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.SELinuxOptions;
 import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.Sysctl;
 import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.WindowsSecurityContextOptions;
 
 /**
  * What a request may ask for, whoever sends it and whatever its entry point: the namespaces and runtimes it may name,
@@ -394,6 +398,16 @@ public final class RequestPolicy {
         }
         rootless("the pod", pod.securityContext() == null ? null : pod.securityContext().getRunAsUser(),
                 pod.securityContext() == null ? null : pod.securityContext().getRunAsNonRoot());
+        if (pod.securityContext() != null) {
+            PodSecurityContext context = pod.securityContext();
+            if (context.getSysctls() != null && !context.getSysctls().isEmpty()) {
+                throw new PolicyViolationException("sysctls", "the pod would set the kernel parameters "
+                        + context.getSysctls().stream().map(Sysctl::getName).toList() + "; no request may");
+            }
+            confined("the pod", context.getSeLinuxOptions(), context.getWindowsOptions(),
+                    context.getSeccompProfile() == null ? null : context.getSeccompProfile().getType(),
+                    context.getAppArmorProfile() == null ? null : context.getAppArmorProfile().getType());
+        }
         for (List<ContainerPatch> containers : java.util.Arrays.asList(pod.containers(), pod.initContainers())) {
             for (ContainerPatch container : containers == null ? List.<ContainerPatch>of() : containers) {
                 SecurityContext context = container.securityContext();
@@ -415,7 +429,36 @@ public final class RequestPolicy {
                             + context.getCapabilities().getAdd() + "; a request may only drop capabilities");
                 }
                 rootless(where, context.getRunAsUser(), context.getRunAsNonRoot());
+                if (context.getProcMount() != null && !"Default".equals(context.getProcMount())) {
+                    throw new PolicyViolationException("procMount", where + " would see /proc unmasked; leave"
+                            + " procMount unset or Default");
+                }
+                confined(where, context.getSeLinuxOptions(), context.getWindowsOptions(),
+                        context.getSeccompProfile() == null ? null : context.getSeccompProfile().getType(),
+                        context.getAppArmorProfile() == null ? null : context.getAppArmorProfile().getType());
             }
+        }
+    }
+
+    /**
+     * What the Pod Security Standards' baseline level keeps for any pod, held here for every patch whatever the lists
+     * say: the node's SELinux labels, Windows host processes, and the seccomp and AppArmor filters are not for a
+     * request to change.
+     */
+    private static void confined(String where, SELinuxOptions seLinux, WindowsSecurityContextOptions windows,
+            String seccomp, String appArmor) {
+        if (seLinux != null) {
+            throw new PolicyViolationException("seLinuxOptions", where + " would set its own SELinux options; leave"
+                    + " seLinuxOptions unset");
+        }
+        if (windows != null && Boolean.TRUE.equals(windows.getHostProcess())) {
+            throw new PolicyViolationException("hostProcess", where + " would run as a Windows host process; no"
+                    + " request may");
+        }
+        if ("Unconfined".equals(seccomp) || "Unconfined".equals(appArmor)) {
+            throw new PolicyViolationException("unconfined", where + " would run without its "
+                    + ("Unconfined".equals(seccomp) ? "seccomp" : "AppArmor") + " profile; leave it unset or"
+                    + " RuntimeDefault");
         }
     }
 

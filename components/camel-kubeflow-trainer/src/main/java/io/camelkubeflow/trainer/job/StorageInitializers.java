@@ -160,10 +160,13 @@ public final class StorageInitializers {
             case PATTERNS -> {
                 for (String pattern : InitializerRequest.patterns(value)) {
                     TrainRequestValidator.noNul(field, pattern);
-                    if (pattern.isBlank() || pattern.contains(",") || pattern.length() > 256) {
+                    if (pattern.isBlank() || pattern.contains(",") || pattern.length() > 256
+                            || pattern.codePoints().anyMatch(c -> Character.isISOControl(c)
+                                    || Character.getType(c) == Character.FORMAT)) {
                         throw new InvalidOptionException(field, "'" + pattern + "' is not a file pattern: the"
                                 + " initializer reads the list comma-separated, so give each pattern (e.g. *.bin) as"
-                                + " an item of its own, none empty or holding ',' (at most 256 characters)");
+                                + " an item of its own, none empty or holding ',' or a control character (at most 256"
+                                + " characters)");
                     }
                 }
             }

@@ -58,10 +58,12 @@ public final class TrainJobFactory {
     static final String WORKSPACE_VOLUME = "camel-kubeflow-trainer-workspace";
     /** The variable that tells the training code where to write what it makes (outputUri). */
     public static final String OUTPUT_URI_ENV = "OUTPUT_URI";
-    /** With a pvc:// outputUri, the folder in the pod where the claim's path is (the claim mounted at OUTPUT_MOUNT). */
+    /** With a pvc:// outputUri, the folder in the pod where the claim's path is mounted (OUTPUT_MOUNT). */
     public static final String OUTPUT_DIR_ENV = "OUTPUT_DIR";
     static final String OUTPUT_MOUNT = "/mnt/camel-kubeflow-trainer/output";
     static final String OUTPUT_VOLUME = "camel-kubeflow-trainer-output";
+    /** The folders under which the component mounts scripts, workspaces and outputs: no other mount may cover them. */
+    private static final List<String> COMPONENT_MOUNT_ROOTS = List.of(SCRIPT_DIR, "/mnt/camel-kubeflow-trainer");
     /** The CRD's maxItems on spec.runtimePatches. */
     private static final int MAX_RUNTIME_PATCHES = 16;
 
@@ -87,6 +89,7 @@ public final class TrainJobFactory {
         // both, and the pod options): it is rebuilt, not duplicated
         request.runtimePatches().stream()
                 .filter(p -> !TrainJobMetadata.PATCH_MANAGER.equals(p.manager()))
+                .peek(TrainJobFactory::checkOwnMounts)
                 .forEach(patches::add);
         ComponentPatch own = new ComponentPatch();
         if (request.script() != null) {
@@ -198,9 +201,7 @@ public final class TrainJobFactory {
         if (request.outputUri() != null) {
             env.add(new EnvVar(OUTPUT_URI_ENV, request.outputUri(), null));
             if (request.outputUri().startsWith("pvc://")) {
-                String path = request.outputUri().substring("pvc://".length());
-                env.add(new EnvVar(OUTPUT_DIR_ENV, OUTPUT_MOUNT + (path.contains("/")
-                        ? path.substring(path.indexOf('/')) : ""), null));
+                env.add(new EnvVar(OUTPUT_DIR_ENV, OUTPUT_MOUNT, null));
             }
         }
         return env.isEmpty() ? null : env;
@@ -395,19 +396,50 @@ public final class TrainJobFactory {
     }
 
     /**
-     * A pvc:// output: the claim mounted (read-write) at {@link #OUTPUT_MOUNT} on the node container of every job that
-     * runs the code, as the launcher decides (torch's nodes, MPI's launcher and nodes); reviewed and policed as any
-     * mounted claim of the TrainJob.
+     * A pvc:// output: the claim's path (only that: a subPath, so an allowed output location's prefix holds) mounted
+     * read-write at {@link #OUTPUT_MOUNT} on the node container of every job that runs the code, as the launcher
+     * decides (torch's nodes, MPI's launcher and nodes); reviewed and policed as any mounted claim of the TrainJob.
      */
     private static void addOutputClaim(ComponentPatch own, TrainingRuntimeDescriptor runtime, String outputUri) {
         String path = outputUri.substring("pvc://".length());
         String claim = path.contains("/") ? path.substring(0, path.indexOf('/')) : path;
+        String subPath = path.substring(claim.length()).replaceAll("^/+|/+$", "");
         for (ReplicatedJob job : jobsRunningCode(runtime, "outputUri", "to mount the claim in")) {
             PodParts pod = own.job(job.name());
             pod.volumes.add(new VolumeBuilder().withName(OUTPUT_VOLUME).withNewPersistentVolumeClaim()
                     .withClaimName(claim).endPersistentVolumeClaim().build());
             pod.mounts(TrainingRuntimeDescriptor.TRAINER_CONTAINER).add(new VolumeMountBuilder()
-                    .withName(OUTPUT_VOLUME).withMountPath(OUTPUT_MOUNT).build());
+                    .withName(OUTPUT_VOLUME).withMountPath(OUTPUT_MOUNT).withSubPath(subPath.isEmpty() ? null : subPath)
+                    .build());
+        }
+    }
+
+    /** The component's mount root that a mount at {@code path} would be at, under or over; null when none. */
+    static String componentMountAt(String path) {
+        String folder = path.endsWith("/") ? path : path + "/";
+        return COMPONENT_MOUNT_ROOTS.stream().filter(root -> folder.startsWith(root + "/") || (root + "/")
+                .startsWith(folder)).findFirst().orElse(null);
+    }
+
+    /**
+     * A TrainJob body's own patch may not mount over what the component mounts: the API server would refuse the pods
+     * (two mounts at one path), or the code would read another script than the one asked for.
+     */
+    private static void checkOwnMounts(RuntimePatch patch) {
+        for (PodSpecPatch pod : patch.podSpecs()) {
+            for (List<ContainerPatch> containers : java.util.Arrays.asList(pod.containers(), pod.initContainers())) {
+                for (ContainerPatch container : containers == null ? List.<ContainerPatch>of() : containers) {
+                    for (VolumeMount mount : container.volumeMounts() == null ? List.<VolumeMount>of()
+                            : container.volumeMounts()) {
+                        String root = mount.getMountPath() == null ? null : componentMountAt(mount.getMountPath());
+                        if (root != null) {
+                            throw new InvalidOptionException("runtimePatches", "the patch of '" + patch.manager()
+                                    + "' mounts at " + mount.getMountPath() + ", over " + root + ", where the"
+                                    + " component mounts scripts, workspaces and outputs; mount it elsewhere");
+                        }
+                    }
+                }
+            }
         }
     }
 

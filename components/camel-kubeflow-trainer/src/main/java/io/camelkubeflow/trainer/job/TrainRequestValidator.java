@@ -33,9 +33,12 @@ public final class TrainRequestValidator {
     private static final Pattern ENV_NAME = Pattern.compile("[-._a-zA-Z][-._a-zA-Z0-9]*");
     private static final Pattern SCRIPT_FILE_NAME = Pattern.compile("[-._a-zA-Z0-9]+");
     /** An output location: s3://bucket[/prefix], the bucket as S3 names them. */
-    /** s3://bucket[/prefix] or pvc://claim[/path]: the place (group 2) and the path in it (group 3). */
+    /**
+     * s3://bucket[/prefix] or pvc://claim[/path]: the place (group 2) and the path in it (group 3), of characters
+     * that show as what they are (no control, format such as a direction override, or separator but a plain space).
+     */
     private static final Pattern OUTPUT = Pattern.compile(
-            "(s3|pvc)://([a-z0-9][a-z0-9.-]{0,252})(/[^\\p{Cntrl}\\p{Zl}\\p{Zp}\\\\]*)?");
+            "(s3|pvc)://([a-z0-9][a-z0-9.-]{0,252})(/(?:[^\\p{C}\\p{Z}\\\\]| )*)?");
     private static final Pattern S3_BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
     /** Variables the Trainer webhook reserves for the launchers it configures. */
     private static final List<String> RESERVED_ENV_PREFIXES = List.of("PET_", "OMPI_MCA_", "DMLC_");
