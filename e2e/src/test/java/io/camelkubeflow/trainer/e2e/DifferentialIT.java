@@ -229,10 +229,16 @@ class DifferentialIT {
     void patchesOfATrainJobAreAdmittedAsTheUpdatesTheyMake() throws InterruptedException {
         String job = TRAINJOBS.formatted(NAMESPACE) + "/patched";
         sameHttp("POST", TRAINJOBS.formatted(NAMESPACE), SUSPENDED_JOB.formatted("patched", NAMESPACE));
-        // each controller writes the suspended job's status in its own time and steps: the patches start once the
-        // two TrainJobs read the same
-        Eventually.await(Duration.ofSeconds(30), () -> Normalized.text(Normalized.tree(real.json("GET", job, null)
-                .body())).equals(Normalized.text(Normalized.tree(emulated.json("GET", job, null).body()))),
+        // each controller writes the suspended job's status in its own time and steps: the patches start once both
+        // have written it (a Suspended condition and jobsStatus on each) and the two TrainJobs read the same; before,
+        // both could read alike with no status yet, and the sandbox's write land between the check and a patch
+        Eventually.await(Duration.ofSeconds(30), () -> {
+            String onReal = real.json("GET", job, null).body();
+            String onSandbox = emulated.json("GET", job, null).body();
+            return onReal.contains("\"Suspended\"") && onSandbox.contains("\"Suspended\"")
+                    && onReal.contains("jobsStatus") && onSandbox.contains("jobsStatus") && Normalized.text(
+                    Normalized.tree(onReal)).equals(Normalized.text(Normalized.tree(onSandbox)));
+        },
                 () -> "the two TrainJobs did not settle alike: real " + real.json("GET", job, null).body()
                         + "\nsandbox " + emulated.json("GET", job, null).body());
         samePatch(job, "application/merge-patch+json", "{\"metadata\": {\"labels\": {\"team\": \"vision\"}}}");
