@@ -144,6 +144,12 @@ class TrainRequestMessageFuzzTest {
                 assertTrue(written.isBoolean(), name + ": " + written + " taken as a boolean");
                 assertEquals(written.booleanValue(), header, name);
             }
+            case DECIMAL -> {
+                // a JSON number of any form, as the nearest double, and only a finite one
+                assertTrue(written.isNumber() && Double.isFinite(written.doubleValue()), name + ": " + written
+                        + " taken as a finite number");
+                assertEquals(written.doubleValue(), header, name);
+            }
             case WORDS -> {
                 if (written.isTextual()) {
                     // a command line, split into words as a shell would: words, each of them text
