@@ -264,8 +264,7 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         super.doStart();
         MeterRegistry registry = meterRegistry != null ? meterRegistry : Metrics.globalRegistry;
         metrics = new TrainerMetrics(registry);
-        Gauge.builder(TrainerMetrics.PREFIX + "waits.inflight", watchers,
-                all -> all.values().stream().mapToInt(TrainJobWatcher::pendingWaits).sum())
+        Gauge.builder(TrainerMetrics.PREFIX + "waits.inflight", this, KubeflowTrainerComponent::pendingWaits)
                 .description("Waits pending now").register(registry);
         watchConnections = new WatchConnectionMonitor(metrics.watchConnectionListener());
         Gauge.builder(TrainerMetrics.PREFIX + "watch.disconnected", watchConnections,
@@ -275,6 +274,16 @@ public class KubeflowTrainerComponent extends DefaultComponent {
 
     TrainerMetrics metrics() {
         return metrics;
+    }
+
+    /** Waits pending now, of every client's watcher (the routes app's own waits through them included). */
+    int pendingWaits() {
+        return watchers.values().stream().mapToInt(TrainJobWatcher::pendingWaits).sum();
+    }
+
+    /** The state of every watch of the component's informers; empty before the component starts. */
+    java.util.List<WatchConnectionMonitor.WatchState> watches() {
+        return watchConnections == null ? java.util.List.of() : watchConnections.watches();
     }
 
     /**

@@ -52,6 +52,7 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
 
     private KubernetesClient client;
     private boolean ownsClient;
+    private final ExchangeActivity activity = new ExchangeActivity();
 
     public KubeflowTrainerEndpoint(String uri, KubeflowTrainerComponent component, KubeflowTrainerOperation operation,
                                    KubeflowTrainerConfiguration configuration) {
@@ -203,6 +204,11 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
      */
     String watchedNamespace(String namespace) {
         return configuration.isAllNamespaces() ? null : namespace;
+    }
+
+    /** What this endpoint's producers are doing: exchanges in flight, done and failed, the last failure. */
+    ExchangeActivity activity() {
+        return activity;
     }
 
     /** The watcher shared by every endpoint using this endpoint's client. */

@@ -38,12 +38,13 @@ public class KubeflowTrainerProducer extends DefaultAsyncProducer {
 
     @Override
     public boolean process(Exchange exchange, AsyncCallback callback) {
+        AsyncCallback counted = getEndpoint().activity().started(exchange, callback);
         try {
-            return handler.process(exchange, callback);
+            return handler.process(exchange, counted);
         } catch (RuntimeException e) {
             // a handler sets its failures on the exchange; this is the net under one that did not
             exchange.setException(e);
-            callback.done(true);
+            counted.done(true);
             return true;
         }
     }

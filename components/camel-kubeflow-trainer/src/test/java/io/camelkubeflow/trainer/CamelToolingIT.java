@@ -135,6 +135,20 @@ class CamelToolingIT {
         assertEquals(SCHEME, catalog.componentModel(SCHEME).getScheme());
     }
 
+    @Test
+    void theDevConsoleIsDescribedAsCamelsOwnAre() throws IOException {
+        Properties consoles = new Properties();
+        try (InputStream in = jar.getResourceAsStream("META-INF/services/org/apache/camel/dev-consoles.properties")) {
+            assertNotNull(in, "no dev-consoles.properties in the jar");
+            consoles.load(in);
+        }
+        assertEquals(SCHEME, consoles.getProperty("dev-consoles"));
+        assertTrue(resource("META-INF/services/org/apache/camel/dev-console/" + SCHEME)
+                .contains("class=io.camelkubeflow.trainer.KubeflowTrainerDevConsole"));
+        assertTrue(resource("META-INF/org/apache/camel/dev-console/" + SCHEME + ".json")
+                .contains("\"name\": \"kubeflow-trainer\""));
+    }
+
     private static String resource(String name) throws IOException {
         try (InputStream in = jar.getResourceAsStream(name)) {
             assertNotNull(in, "not in the jar: " + name);

@@ -1,6 +1,8 @@
 package io.camelkubeflow.trainer.watch;
 
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -59,6 +61,28 @@ public final class WatchConnectionMonitor implements AutoCloseable {
         return (int) watched.values().stream().filter(w -> w.lostAt != 0).count();
     }
 
+    /**
+     * A monitored watch as of the last sample: its informer running, its watch connected, its first list done, the
+     * resource version it last synced to, how often its connection was lost, and for how long it is down now (null
+     * while connected).
+     */
+    public record WatchState(String name, boolean running, boolean connected, boolean synced, String resourceVersion,
+            long outages, Duration down) {
+    }
+
+    /** Every monitored watch, by name: what the component's dev console shows. */
+    public List<WatchState> watches() {
+        long now = System.nanoTime();
+        return watched.entrySet().stream().map(entry -> {
+            SharedIndexInformer<?> informer = entry.getKey();
+            Watched watch = entry.getValue();
+            long lostAt = watch.lostAt;
+            return new WatchState(watch.name, informer.isRunning(), watch.established && lostAt == 0,
+                    informer.hasSynced(), informer.lastSyncResourceVersion(), watch.outages,
+                    lostAt == 0 ? null : Duration.ofNanos(now - lostAt));
+        }).sorted(Comparator.comparing(WatchState::name)).toList();
+    }
+
     private void sample() {
         watched.forEach((informer, watch) -> {
             boolean watching = informer.isWatching();
@@ -67,6 +91,7 @@ public final class WatchConnectionMonitor implements AutoCloseable {
                 watch.established = true;
             } else if (!watching && watch.established && watch.lostAt == 0 && informer.isRunning()) {
                 watch.lostAt = System.nanoTime();
+                watch.outages++;
                 LOG.warn("The watch of {} is lost; fabric8's informer is re-establishing it (waits stay pending)",
                         watch.name);
             } else if (watching && watch.lostAt != 0) {
@@ -89,6 +114,8 @@ public final class WatchConnectionMonitor implements AutoCloseable {
         /** Only the sampler thread writes these. */
         volatile boolean established;
         volatile long lostAt;
+        /** Connections lost since the watch started. */
+        volatile long outages;
 
         Watched(String name) {
             this.name = name;
