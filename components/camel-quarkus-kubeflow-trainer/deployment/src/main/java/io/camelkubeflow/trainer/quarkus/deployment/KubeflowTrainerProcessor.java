@@ -1,5 +1,7 @@
 package io.camelkubeflow.trainer.quarkus.deployment;
 
+import io.camelkubeflow.trainer.quarkus.TrainerCluster;
+import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 
@@ -18,5 +20,11 @@ class KubeflowTrainerProcessor {
     @BuildStep
     FeatureBuildItem feature() {
         return new FeatureBuildItem(FEATURE);
+    }
+
+    /** Points the client at the cluster quarkus.kubeflow-trainer.cluster chooses (the Dev Service's, a local sandbox). */
+    @BuildStep
+    AdditionalBeanBuildItem trainerCluster() {
+        return AdditionalBeanBuildItem.unremovableOf(TrainerCluster.class);
     }
 }

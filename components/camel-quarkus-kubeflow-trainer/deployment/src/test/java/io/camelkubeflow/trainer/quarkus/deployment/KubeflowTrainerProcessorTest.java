@@ -48,7 +48,7 @@ class KubeflowTrainerProcessorTest {
 
     @RegisterExtension
     static final QuarkusUnitTest QUARKUS = new QuarkusUnitTest()
-            .withEmptyApplication()
+            .withApplicationRoot(app -> app.addClass(DevServicesSeen.class))
             .overrideConfigKey("quarkus.kubernetes-client.api-server-url", sandbox("url"))
             // the sandbox answers its own token over TLS with its own certificate, as a cluster its admin's
             .overrideConfigKey("quarkus.kubernetes-client.token", sandbox("token"))
@@ -64,7 +64,8 @@ class KubeflowTrainerProcessorTest {
                         + "\n";
                 context.produce(new GeneratedResourceBuildItem(SEEN, seen.getBytes(StandardCharsets.UTF_8)));
             }).consumes(ReflectiveClassBuildItem.class).consumes(FeatureBuildItem.class)
-                    .produces(GeneratedResourceBuildItem.class).build());
+                    .produces(GeneratedResourceBuildItem.class).build())
+            .addBuildChainCustomizer(DevServicesSeen.CUSTOMIZER);
 
     @Inject
     CamelContext camel;
@@ -107,6 +108,12 @@ class KubeflowTrainerProcessorTest {
     @Test
     void theFeatureIsInstalled() throws Exception {
         assertTrue(seen("features").contains(KubeflowTrainerProcessor.FEATURE), seen("features").toString());
+    }
+
+    @Test
+    void noDevServiceStartsWhenAClusterIsConfigured() throws Exception {
+        assertEquals(List.of(), DevServicesSeen.features(),
+                "Dev Services the build asked for");
     }
 
     @Test

@@ -1,0 +1,35 @@
+package io.camelkubeflow.trainer.quarkus.deployment;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import io.quarkus.test.QuarkusUnitTest;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+/** quarkus.kubeflow-trainer.devservices.enabled=false: no cluster is configured, and still no Dev Service starts. */
+class KubeflowTrainerDevServiceDisabledTest {
+    static final Path KUBECONFIG = Path.of("target", "dev-service-disabled-test", "sandbox.kubeconfig")
+            .toAbsolutePath();
+
+    @RegisterExtension
+    static final QuarkusUnitTest QUARKUS = new QuarkusUnitTest()
+            .withApplicationRoot(app -> app.addClass(DevServicesSeen.class))
+            .overrideConfigKey("quarkus.kubeflow-trainer.devservices.enabled", "false")
+            .overrideConfigKey("quarkus.kubeflow-trainer.devservices.kubeconfig", KUBECONFIG.toString())
+            .overrideConfigKey("quarkus.kubernetes-client.devservices.enabled", "false")
+            .addBuildChainCustomizer(DevServicesSeen.CUSTOMIZER);
+
+    @Test
+    void noDevServiceStarts() throws Exception {
+        assertEquals(List.of(), DevServicesSeen.features(), "Dev Services the build asked for");
+        assertFalse(ConfigProvider.getConfig().getOptionalValue("quarkus.kubeflow-trainer.kubeconfig", String.class)
+                .isPresent(), "no sandbox's kubeconfig given to the app");
+        assertFalse(Files.exists(KUBECONFIG), "no kubeconfig written");
+    }
+}
