@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
+import io.camelkubeflow.trainer.quarkus.TrainerCluster;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -15,7 +16,7 @@ import org.eclipse.microprofile.health.Readiness;
 @ApplicationScoped
 public class KubernetesConnectionCheck implements HealthCheck {
     @Inject
-    KubernetesClientProducer clients;
+    TrainerCluster clients;
 
     @Override
     public HealthCheckResponse call() {

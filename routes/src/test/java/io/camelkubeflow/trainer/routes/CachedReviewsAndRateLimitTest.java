@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
+import io.camelkubeflow.trainer.quarkus.TrainerCluster;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpRequest;
@@ -67,7 +68,7 @@ class CachedReviewsAndRateLimitTest {
     KubernetesClient client;
 
     @Inject
-    KubernetesClientProducer clients;
+    TrainerCluster clients;
 
     private HttpResponse<String> get(String path, String token) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs + path)).timeout(Duration.ofSeconds(30))

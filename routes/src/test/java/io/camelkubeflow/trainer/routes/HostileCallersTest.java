@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
+import io.camelkubeflow.trainer.quarkus.TrainerCluster;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpRequest;
@@ -50,7 +51,7 @@ class HostileCallersTest {
     KubernetesClient client;
 
     @Inject
-    KubernetesClientProducer clients;
+    TrainerCluster clients;
 
     private String alice;
     private String carol;

@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
+import io.camelkubeflow.trainer.quarkus.TrainerCluster;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpRequest;
@@ -41,7 +42,7 @@ class HttpAuthenticationTest {
     KubernetesClient client;
 
     @Inject
-    KubernetesClientProducer clients;
+    TrainerCluster clients;
 
     private HttpResponse<String> send(String method, String path, String body, String token, Map<String, String> extra)
             throws Exception {

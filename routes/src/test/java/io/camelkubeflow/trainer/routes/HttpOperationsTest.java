@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
+import io.camelkubeflow.trainer.quarkus.TrainerCluster;
 import java.net.URI;
 import java.net.URL;
 import java.net.URLEncoder;
@@ -36,7 +37,7 @@ class HttpOperationsTest {
     KubernetesClient client;
 
     @Inject
-    KubernetesClientProducer clients;
+    TrainerCluster clients;
 
     private HttpResponse<String> send(String method, String path, String body, String token) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(trainjobs + path))

@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
+import io.camelkubeflow.trainer.quarkus.TrainerCluster;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpRequest;
@@ -37,7 +38,7 @@ class HttpReadsTest {
     URL root;
 
     @Inject
-    KubernetesClientProducer clients;
+    TrainerCluster clients;
 
     @Inject
     KubernetesClient client;

@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
+import io.camelkubeflow.trainer.quarkus.TrainerCluster;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -47,7 +48,7 @@ class KafkaRoutesTest {
     org.apache.camel.CamelContext camel;
 
     @Inject
-    KubernetesClientProducer clients;
+    TrainerCluster clients;
 
     @Test
     void requestsBecomeTrainJobsWhoseOutcomesArePublished() throws Exception {

@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
+import io.camelkubeflow.trainer.quarkus.TrainerCluster;
 import java.io.IOException;
 import java.net.URL;
 import java.net.http.HttpRequest;
@@ -79,7 +80,7 @@ class OpenApiFuzzTest {
     URL root;
 
     @Inject
-    KubernetesClientProducer clients;
+    TrainerCluster clients;
 
     @Inject
     KubernetesClient client;

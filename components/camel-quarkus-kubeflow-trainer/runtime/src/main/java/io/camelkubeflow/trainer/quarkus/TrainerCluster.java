@@ -80,8 +80,8 @@ public class TrainerCluster implements KubernetesConfigCustomizer {
             connect(client, kubeconfig());
             return;
         }
-        boolean configured = !UNCONFIGURED_MASTER_URL.equals(client.getMasterUrl()) || ConfigProvider.getConfig()
-                .getOptionalValue("quarkus.kubernetes-client.api-server-url", String.class).isPresent();
+        boolean configured = clusterConfigured(client, ConfigProvider.getConfig().getOptionalValue(
+                "quarkus.kubernetes-client.api-server-url", String.class).isPresent());
         boolean sandboxPresent = Thread.currentThread().getContextClassLoader().getResource(SANDBOX_CLASS) != null;
         if (Choice.of(config.cluster(), configured, sandboxPresent) == Choice.CONFIGURED) {
             LOG.infof("Using the Kubernetes cluster at %s", client.getMasterUrl());
@@ -89,6 +89,15 @@ public class TrainerCluster implements KubernetesConfigCustomizer {
         }
         startSandbox();
         connect(client, sandbox.client().getConfiguration());
+    }
+
+    /**
+     * Whether the client as Quarkus configured it names a cluster: an API server URL set, or one fabric8's
+     * auto-configuration found (a kubeconfig, {@code KUBERNETES_MASTER}, or inside a pod the service's address, so a
+     * pod whose service account token is missing fails on the cluster's API instead of running a sandbox nobody sees).
+     */
+    static boolean clusterConfigured(Config client, boolean apiServerUrlSet) {
+        return apiServerUrlSet || !UNCONFIGURED_MASTER_URL.equals(client.getMasterUrl());
     }
 
     private Config kubeconfig() {
