@@ -1,10 +1,15 @@
 package io.camelkubeflow.trainer.quarkus.deployment;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.camelkubeflow.trainer.KubeflowTrainerEndpoint;
 import io.camelkubeflow.trainer.api.RuntimePatch;
@@ -24,6 +29,14 @@ import jakarta.inject.Inject;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.junit.jupiter.api.AfterAll;
+import org.objectweb.asm.AnnotationVisitor;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.FieldVisitor;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.RecordComponentVisitor;
+import org.objectweb.asm.Type;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -123,6 +136,172 @@ class KubeflowTrainerProcessorTest {
                 RuntimeRef.class, RuntimePatch.class, SharedStrings.Deserializer.class)) {
             assertTrue(reflective.contains(model.getName()), model.getName() + " in " + reflective.stream()
                     .filter(name -> name.startsWith("io.camelkubeflow")).toList());
+        }
+    }
+
+    /**
+     * Read from the component's jar, not from the processor: every class of the component that carries a Jackson
+     * annotation (and the classes such annotations name), every class the component's code hands to Jackson to read
+     * ({@code readValue}, {@code convertValue}, {@code treeToValue}, fabric8's {@code unmarshal}), and every answer the
+     * component's reference names as an operation's body ({@code // body: ...}), with the records each is made of.
+     */
+    @Test
+    void everyTypeJacksonBindsIsRegisteredForReflection() throws Exception {
+        Set<String> bound = JacksonBoundTypes.in(Path.of(KubeflowTrainerEndpoint.class.getProtectionDomain()
+                .getCodeSource().getLocation().toURI()));
+        String reference = Files.readString(Path.of("../../camel-kubeflow-trainer/src/main/docs/"
+                + "kubeflow-trainer-component.adoc"));
+        Matcher body = Pattern.compile("// body: (?:one |List<)?([A-Z][A-Za-z]+)").matcher(reference);
+        Set<String> answers = new java.util.TreeSet<>();
+        while (body.find()) {
+            answers.add(body.group(1));
+        }
+        assertTrue(answers.containsAll(List.of("TrainJob", "RuntimeLauncher", "TrainJobObjectEvent",
+                "RuntimePackages")), "the reference's bodies: " + answers);
+        for (String simpleName : answers) {
+            bound.addAll(JacksonBoundTypes.recordsOf(JacksonBoundTypes.named(bound, simpleName)));
+        }
+        List<String> reflective = seen("reflective");
+        List<String> missing = bound.stream().filter(type -> !reflective.contains(type)).sorted().toList();
+        assertEquals(List.of(), missing, "bound by Jackson, not registered for reflection");
+    }
+
+    /** What the component's classes hand to Jackson, read from their bytecode. */
+    static final class JacksonBoundTypes {
+        private static final Set<String> READS = Set.of("readValue", "convertValue", "treeToValue", "unmarshal");
+        private static final Set<String> MAPPERS = Set.of("com/fasterxml/jackson/databind/ObjectMapper",
+                "com/fasterxml/jackson/databind/json/JsonMapper", "io/fabric8/kubernetes/client/utils/Serialization",
+                "io/fabric8/kubernetes/client/utils/KubernetesSerialization");
+        private static final Map<String, String> SIMPLE_NAMES = new java.util.HashMap<>();
+
+        /** @param classes the component's jar, or its classes folder (a build of the reactor resolves to it) */
+        static Set<String> in(Path classes) throws Exception {
+            Set<String> bound = new java.util.TreeSet<>();
+            try (var jar = Files.isDirectory(classes) ? null : java.nio.file.FileSystems.newFileSystem(classes)) {
+                Path root = jar == null ? classes : jar.getPath("/");
+                try (var files = Files.walk(root.resolve("io/camelkubeflow"))) {
+                    for (Path file : files.filter(f -> f.toString().endsWith(".class")).toList()) {
+                        new ClassReader(Files.readAllBytes(file)).accept(new Scanner(bound), 0);
+                    }
+                }
+            }
+            return bound;
+        }
+
+        /** The class of the component named {@code simpleName} (nested classes by their own name). */
+        static Class<?> named(Set<String> known, String simpleName) throws Exception {
+            String name = SIMPLE_NAMES.get(simpleName);
+            if (name == null) {
+                throw new AssertionError("no class " + simpleName + " in the component's jar");
+            }
+            return Class.forName(name, false, Thread.currentThread().getContextClassLoader());
+        }
+
+        /** The type and the component's records its record components hold, type arguments included. */
+        static Set<String> recordsOf(Class<?> type) {
+            Set<String> found = new java.util.TreeSet<>();
+            java.util.ArrayDeque<java.lang.reflect.Type> todo = new java.util.ArrayDeque<>(List.of(type));
+            while (!todo.isEmpty()) {
+                java.lang.reflect.Type next = todo.pop();
+                if (next instanceof java.lang.reflect.ParameterizedType generic) {
+                    todo.addAll(List.of(generic.getActualTypeArguments()));
+                    todo.add(generic.getRawType());
+                } else if (next instanceof Class<?> c && c.getName().startsWith("io.camelkubeflow.")
+                        && found.add(c.getName()) && c.isRecord()) {
+                    for (var component : c.getRecordComponents()) {
+                        todo.add(component.getGenericType());
+                    }
+                }
+            }
+            return found;
+        }
+
+        private static final class Scanner extends ClassVisitor {
+            private final Set<String> bound;
+            private String className;
+
+            Scanner(Set<String> bound) {
+                super(Opcodes.ASM9);
+                this.bound = bound;
+            }
+
+            @Override
+            public void visit(int version, int access, String name, String signature, String superName,
+                    String[] interfaces) {
+                className = name.replace('/', '.');
+                SIMPLE_NAMES.put(name.substring(Math.max(name.lastIndexOf('/'), name.lastIndexOf('$')) + 1),
+                        className);
+            }
+
+            private AnnotationVisitor annotation(String descriptor) {
+                if (!descriptor.startsWith("Lcom/fasterxml/jackson/")) {
+                    return null;
+                }
+                bound.add(className);
+                return new AnnotationVisitor(Opcodes.ASM9) {
+                    @Override
+                    public void visit(String name, Object value) {
+                        if (value instanceof Type type && type.getSort() == Type.OBJECT) {
+                            bound.add(type.getClassName());
+                        }
+                    }
+                };
+            }
+
+            @Override
+            public AnnotationVisitor visitAnnotation(String descriptor, boolean visible) {
+                return annotation(descriptor);
+            }
+
+            @Override
+            public RecordComponentVisitor visitRecordComponent(String name, String descriptor, String signature) {
+                return new RecordComponentVisitor(Opcodes.ASM9) {
+                    @Override
+                    public AnnotationVisitor visitAnnotation(String annotation, boolean visible) {
+                        return annotation(annotation);
+                    }
+                };
+            }
+
+            @Override
+            public FieldVisitor visitField(int access, String name, String descriptor, String signature,
+                    Object value) {
+                return new FieldVisitor(Opcodes.ASM9) {
+                    @Override
+                    public AnnotationVisitor visitAnnotation(String annotation, boolean visible) {
+                        return annotation(annotation);
+                    }
+                };
+            }
+
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                    String[] exceptions) {
+                return new MethodVisitor(Opcodes.ASM9) {
+                    /** The class constant loaded last: the type a read binds to is its last argument. */
+                    private String lastClass;
+
+                    @Override
+                    public AnnotationVisitor visitAnnotation(String annotation, boolean visible) {
+                        return annotation(annotation);
+                    }
+
+                    @Override
+                    public void visitLdcInsn(Object value) {
+                        lastClass = value instanceof Type type && type.getSort() == Type.OBJECT ? type.getClassName()
+                                : null;
+                    }
+
+                    @Override
+                    public void visitMethodInsn(int opcode, String owner, String method, String methodDescriptor,
+                            boolean isInterface) {
+                        if (MAPPERS.contains(owner) && READS.contains(method) && lastClass != null
+                                && lastClass.startsWith("io.camelkubeflow.")) {
+                            bound.add(lastClass);
+                        }
+                    }
+                };
+            }
         }
     }
 
