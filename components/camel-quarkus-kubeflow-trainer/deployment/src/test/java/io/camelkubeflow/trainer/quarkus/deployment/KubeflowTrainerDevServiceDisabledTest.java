@@ -1,7 +1,5 @@
 package io.camelkubeflow.trainer.quarkus.deployment;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 
 import io.quarkus.test.QuarkusUnitTest;
@@ -14,14 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /** quarkus.kubeflow-trainer.devservices.enabled=false: no cluster is configured, and still no Dev Service starts. */
 class KubeflowTrainerDevServiceDisabledTest {
-    static final Path KUBECONFIG = Path.of("target", "dev-service-disabled-test", "sandbox.kubeconfig")
-            .toAbsolutePath();
-
     @RegisterExtension
     static final QuarkusUnitTest QUARKUS = new QuarkusUnitTest()
             .withApplicationRoot(app -> app.addClass(DevServicesSeen.class))
             .overrideConfigKey("quarkus.kubeflow-trainer.devservices.enabled", "false")
-            .overrideConfigKey("quarkus.kubeflow-trainer.devservices.kubeconfig", KUBECONFIG.toString())
             .overrideConfigKey("quarkus.kubernetes-client.devservices.enabled", "false")
             .addBuildChainCustomizer(DevServicesSeen.CUSTOMIZER);
 
@@ -30,6 +24,5 @@ class KubeflowTrainerDevServiceDisabledTest {
         assertEquals(List.of(), DevServicesSeen.features(), "Dev Services the build asked for");
         assertFalse(ConfigProvider.getConfig().getOptionalValue("quarkus.kubeflow-trainer.kubeconfig", String.class)
                 .isPresent(), "no sandbox's kubeconfig given to the app");
-        assertFalse(Files.exists(KUBECONFIG), "no kubeconfig written");
     }
 }
