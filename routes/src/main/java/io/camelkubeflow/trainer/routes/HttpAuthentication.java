@@ -1,6 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.TrainerCluster;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -66,7 +66,7 @@ public class HttpAuthentication {
     KubernetesClient client;
 
     @Inject
-    TrainerCluster clients;
+    LocalTrainerSandbox clients;
 
     @ConfigProperty(name = "trainer.http.token-file", defaultValue = ".camel-kubeflow-trainer/http-token")
     String tokenFile;

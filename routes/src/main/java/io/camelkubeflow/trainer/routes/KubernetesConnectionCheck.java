@@ -1,6 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.TrainerCluster;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -16,7 +16,7 @@ import org.eclipse.microprofile.health.Readiness;
 @ApplicationScoped
 public class KubernetesConnectionCheck implements HealthCheck {
     @Inject
-    TrainerCluster clients;
+    LocalTrainerSandbox clients;
 
     @Override
     public HealthCheckResponse call() {

@@ -1,6 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.TrainerCluster;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpRequest;
@@ -68,7 +68,7 @@ class CachedReviewsAndRateLimitTest {
     KubernetesClient client;
 
     @Inject
-    TrainerCluster clients;
+    LocalTrainerSandbox clients;
 
     private HttpResponse<String> get(String path, String token) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs + path)).timeout(Duration.ofSeconds(30))

@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import io.camelkubeflow.trainer.quarkus.KubeflowTrainerConfig;
-import io.camelkubeflow.trainer.quarkus.TrainerCluster;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -24,7 +24,7 @@ class ClusterSettingsTest {
     KubeflowTrainerConfig extension;
 
     @Inject
-    TrainerCluster clients;
+    LocalTrainerSandbox clients;
 
     @Inject
     KubernetesClient client;

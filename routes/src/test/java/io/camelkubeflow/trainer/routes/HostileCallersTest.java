@@ -1,6 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.TrainerCluster;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpRequest;
@@ -51,7 +51,7 @@ class HostileCallersTest {
     KubernetesClient client;
 
     @Inject
-    TrainerCluster clients;
+    LocalTrainerSandbox clients;
 
     private String alice;
     private String carol;

@@ -1,6 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.TrainerCluster;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpRequest;
@@ -42,7 +42,7 @@ class HttpAuthenticationTest {
     KubernetesClient client;
 
     @Inject
-    TrainerCluster clients;
+    LocalTrainerSandbox clients;
 
     private HttpResponse<String> send(String method, String path, String body, String token, Map<String, String> extra)
             throws Exception {

@@ -1,6 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.TrainerCluster;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpRequest;
@@ -39,7 +39,7 @@ class HttpErrorContractTest {
     KubernetesClient client;
 
     @Inject
-    TrainerCluster clients;
+    LocalTrainerSandbox clients;
 
     private HttpResponse<String> send(String method, String path, HttpRequest.BodyPublisher body, String idempotencyKey)
             throws Exception {

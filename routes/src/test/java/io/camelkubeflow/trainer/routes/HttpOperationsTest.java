@@ -1,6 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.TrainerCluster;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import java.net.URI;
 import java.net.URL;
 import java.net.URLEncoder;
@@ -37,7 +37,7 @@ class HttpOperationsTest {
     KubernetesClient client;
 
     @Inject
-    TrainerCluster clients;
+    LocalTrainerSandbox clients;
 
     private HttpResponse<String> send(String method, String path, String body, String token) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(trainjobs + path))

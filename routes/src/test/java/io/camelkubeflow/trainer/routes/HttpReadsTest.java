@@ -1,6 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.TrainerCluster;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpRequest;
@@ -38,7 +38,7 @@ class HttpReadsTest {
     URL root;
 
     @Inject
-    TrainerCluster clients;
+    LocalTrainerSandbox clients;
 
     @Inject
     KubernetesClient client;

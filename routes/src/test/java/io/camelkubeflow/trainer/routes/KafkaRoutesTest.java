@@ -1,6 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.TrainerCluster;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -48,7 +48,7 @@ class KafkaRoutesTest {
     org.apache.camel.CamelContext camel;
 
     @Inject
-    TrainerCluster clients;
+    LocalTrainerSandbox clients;
 
     @Test
     void requestsBecomeTrainJobsWhoseOutcomesArePublished() throws Exception {

@@ -1,6 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.TrainerCluster;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import java.io.IOException;
 import java.net.URL;
 import java.net.http.HttpRequest;
@@ -80,7 +80,7 @@ class OpenApiFuzzTest {
     URL root;
 
     @Inject
-    TrainerCluster clients;
+    LocalTrainerSandbox clients;
 
     @Inject
     KubernetesClient client;

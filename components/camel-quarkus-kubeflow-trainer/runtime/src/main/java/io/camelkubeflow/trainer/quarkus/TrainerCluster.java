@@ -3,13 +3,10 @@ package io.camelkubeflow.trainer.quarkus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.util.List;
 
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.client.Config;
 import io.quarkus.kubernetes.client.KubernetesConfigCustomizer;
 import io.quarkus.runtime.StartupEvent;
-import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -21,14 +18,14 @@ import org.jboss.logging.Logger;
  * Points Quarkus's Kubernetes client (the component's) at the cluster {@code quarkus.kubeflow-trainer.cluster} chooses:
  * the Dev Service's sandbox through its kubeconfig, a configured cluster, or a local sandbox this JVM starts (the
  * prod-mode fallback of an app that carries the sandbox, which the Dev Service does not cover). The sandbox is an
- * optional dependency: its classes are touched only once it is chosen and found.
+ * optional dependency: no member of this bean names its types (a bean's members are read reflectively), those live in
+ * LocalTrainerSandbox.
  */
 @Singleton
 public class TrainerCluster implements KubernetesConfigCustomizer {
     private static final Logger LOG = Logger.getLogger(TrainerCluster.class);
     /** The master URL fabric8 falls back to when nothing configures one. */
     private static final String UNCONFIGURED_MASTER_URL = Config.DEFAULT_MASTER_URL + "/";
-    private static final String SANDBOX_CLASS = "io/camelkubeflow/trainer/sandbox/TrainerSandbox.class";
     private static final String SANDBOX_ARTIFACT = "io.camelkubeflow:camel-kubeflow-trainer-sandbox";
 
     @Inject
@@ -38,7 +35,11 @@ public class TrainerCluster implements KubernetesConfigCustomizer {
     @Inject
     Instance<Config> clientConfig;
 
-    private volatile TrainerSandbox sandbox;
+    /** The sandbox this JVM may run: resolvable in an app that carries it (the build registers it then). */
+    @Inject
+    Instance<LocalTrainerSandbox> localSandbox;
+
+    private volatile boolean sandboxChosen;
 
     /** What {@code cluster} makes of what is configured. */
     public enum Choice {
@@ -82,13 +83,12 @@ public class TrainerCluster implements KubernetesConfigCustomizer {
         }
         boolean configured = clusterConfigured(client, ConfigProvider.getConfig().getOptionalValue(
                 "quarkus.kubernetes-client.api-server-url", String.class).isPresent());
-        boolean sandboxPresent = Thread.currentThread().getContextClassLoader().getResource(SANDBOX_CLASS) != null;
-        if (Choice.of(config.cluster(), configured, sandboxPresent) == Choice.CONFIGURED) {
+        if (Choice.of(config.cluster(), configured, localSandbox.isResolvable()) == Choice.CONFIGURED) {
             LOG.infof("Using the Kubernetes cluster at %s", client.getMasterUrl());
             return;
         }
-        startSandbox();
-        connect(client, sandbox.client().getConfiguration());
+        sandboxChosen = true;
+        connect(client, localSandbox.get().start(config.sandbox()));
     }
 
     /**
@@ -118,47 +118,15 @@ public class TrainerCluster implements KubernetesConfigCustomizer {
         client.setTrustCerts(false);
     }
 
-    private synchronized void startSandbox() {
-        KubeflowTrainerConfig.SandboxConfig settings = config.sandbox();
-        TrainerSandbox.Options options = TrainerSandbox.Options.defaults().withPort(settings.port())
-                .withController(settings.startDelay(), settings.runTime())
-                .withInstalled(settings.manifests().orElse(List.of()),
-                        settings.namespaces().orElse(List.of()).toArray(String[]::new));
-        // installed beside the app's own start; requests wait for it, and so does the start (awaitSandbox)
-        sandbox = TrainerSandbox.starting(settings.runScripts() ? options.withScriptsRun() : options);
-        LOG.warnf("No Kubernetes cluster configured: using the LOCAL TRAINER SANDBOX at %s, an emulation holding the"
-                + " Kubeflow Trainer CRDs and default runtimes, whose emulated controller runs TrainJobs%s. Configure"
-                + " a cluster (a kubeconfig, quarkus.kubernetes-client.api-server-url) and set"
-                + " quarkus.kubeflow-trainer.cluster=cluster to use a real one.", sandbox.masterUrl(),
-                settings.runScripts() ? " (a staged Python script runs with the local python3, one process per node;"
-                        + " other code does not run)" : " without running their code");
-    }
-
     /**
      * The choice is made at start, not on the first request: a {@code cluster} setting nothing satisfies, or a
      * sandbox manifest it cannot create, stops the start.
      */
     void awaitSandbox(@Observes StartupEvent start) {
-        TrainerSandbox started = sandbox();
-        if (started != null) {
-            started.awaitStarted();
-            config.sandbox().manifests().ifPresent(manifests -> LOG.infof("The sandbox holds the objects of %s",
-                    manifests));
-        }
-    }
-
-    /** The local sandbox this JVM runs for the client, or null when the client talks to another API server. */
-    public TrainerSandbox sandbox() {
-        // the choice is made with the client's configuration
         clientConfig.get();
-        return sandbox;
-    }
-
-    @PreDestroy
-    synchronized void close() {
-        if (sandbox != null) {
-            sandbox.close();
-            sandbox = null;
+        if (sandboxChosen) {
+            localSandbox.get().awaitStarted(config.sandbox());
         }
     }
+
 }

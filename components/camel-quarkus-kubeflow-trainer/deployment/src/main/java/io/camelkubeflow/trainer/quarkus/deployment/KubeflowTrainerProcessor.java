@@ -6,16 +6,20 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import io.camelkubeflow.trainer.quarkus.TrainerCluster;
 import io.camelkubeflow.trainer.runtime.RuntimeCatalog;
 import io.camelkubeflow.trainer.runtime.RuntimePackages;
 import io.camelkubeflow.trainer.watch.TrainJobObjectEvent;
 import io.camelkubeflow.trainer.watch.TrainJobStep;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
+import io.quarkus.bootstrap.classloading.QuarkusClassLoader;
+import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.nativeimage.ReflectiveClassBuildItem;
+import jakarta.inject.Singleton;
 import org.jboss.jandex.AnnotationInstance;
 import org.jboss.jandex.AnnotationTarget;
 import org.jboss.jandex.AnnotationValue;
@@ -36,6 +40,7 @@ class KubeflowTrainerProcessor {
     /** The component's own packages: types elsewhere are their libraries' (and their extensions') to register. */
     private static final String COMPONENT_PACKAGE = "io.camelkubeflow.trainer.";
     private static final String JACKSON_PACKAGE = "com.fasterxml.jackson.";
+    private static final String SANDBOX_CLASS = "io.camelkubeflow.trainer.sandbox.TrainerSandbox";
     /**
      * What the operations answer with that an app writes as JSON (a route's HTTP answer, a Kafka record), besides the
      * TrainJob: the bodies of runtimes, runtimePackages and events, the steps every job read sets as a header. Jackson
@@ -49,10 +54,17 @@ class KubeflowTrainerProcessor {
         return new FeatureBuildItem(FEATURE);
     }
 
-    /** Points the client at the cluster quarkus.kubeflow-trainer.cluster chooses (the Dev Service's, a local sandbox). */
+    /**
+     * Points the client at the cluster quarkus.kubeflow-trainer.cluster chooses (the Dev Service's, a local sandbox);
+     * the local sandbox's bean only in an app that carries the sandbox, whose types it names.
+     */
     @BuildStep
-    AdditionalBeanBuildItem trainerCluster() {
-        return AdditionalBeanBuildItem.unremovableOf(TrainerCluster.class);
+    void trainerCluster(BuildProducer<AdditionalBeanBuildItem> beans) {
+        beans.produce(AdditionalBeanBuildItem.unremovableOf(TrainerCluster.class));
+        if (QuarkusClassLoader.isClassPresentAtRuntime(SANDBOX_CLASS)) {
+            beans.produce(AdditionalBeanBuildItem.builder().addBeanClass(LocalTrainerSandbox.class)
+                    .setDefaultScope(DotName.createSimple(Singleton.class)).setUnremovable().build());
+        }
     }
 
     /**
