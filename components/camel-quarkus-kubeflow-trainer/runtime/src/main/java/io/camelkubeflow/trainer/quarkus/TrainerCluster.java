@@ -95,8 +95,9 @@ public class TrainerCluster implements KubernetesConfigCustomizer {
      * Whether the client as Quarkus configured it names a cluster: an API server URL set, or one fabric8's
      * auto-configuration found (a kubeconfig, {@code KUBERNETES_MASTER}, or inside a pod the service's address, so a
      * pod whose service account token is missing fails on the cluster's API instead of running a sandbox nobody sees).
+     * The Dev Service asks the same of fabric8's auto-configuration at build time.
      */
-    static boolean clusterConfigured(Config client, boolean apiServerUrlSet) {
+    public static boolean clusterConfigured(Config client, boolean apiServerUrlSet) {
         return apiServerUrlSet || !UNCONFIGURED_MASTER_URL.equals(client.getMasterUrl());
     }
 

@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer.quarkus.deployment;
 import java.util.List;
 import java.util.Optional;
 
+import io.camelkubeflow.trainer.quarkus.TrainerCluster;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.client.Config;
 import io.quarkus.deployment.IsNormal;
@@ -23,8 +24,6 @@ import org.jboss.logging.Logger;
 @BuildSteps(onlyIfNot = IsNormal.class, onlyIf = DevServicesConfig.Enabled.class)
 class KubeflowTrainerDevServicesProcessor {
     private static final Logger LOG = Logger.getLogger(KubeflowTrainerDevServicesProcessor.class);
-    /** The master URL fabric8 falls back to when nothing configures one: no cluster configured. */
-    private static final String UNCONFIGURED_MASTER_URL = Config.DEFAULT_MASTER_URL + "/";
 
     @BuildStep
     DevServicesResultBuildItem trainerSandbox(KubeflowTrainerBuildTimeConfig config,
@@ -60,21 +59,21 @@ class KubeflowTrainerDevServicesProcessor {
 
     /**
      * Why a cluster counts as configured (Quarkus's client settings, or what fabric8's auto-configuration finds: a
-     * kubeconfig, the in-cluster service account, KUBERNETES_MASTER), or empty when none is.
+     * kubeconfig, the in-cluster service account, KUBERNETES_MASTER; as the runtime's TrainerCluster judges it), or
+     * empty when none is.
      */
     static Optional<String> clusterConfigured(KubernetesClientBuildConfig kubernetesClient,
             boolean kubernetesDevServiceStarted) {
-        if (kubernetesClient.apiServerUrl().or(kubernetesClient::masterUrl).isPresent()) {
-            return Optional.of("quarkus.kubernetes-client.api-server-url is set");
-        }
         if (kubernetesDevServiceStarted) {
             return Optional.of("the Kubernetes client's Dev Service started a cluster; set"
                     + " quarkus.kubernetes-client.devservices.enabled=false for the Trainer sandbox");
         }
-        String autoConfigured = Config.autoConfigure(null).getMasterUrl();
-        if (!UNCONFIGURED_MASTER_URL.equals(autoConfigured)) {
-            return Optional.of("the Kubernetes client finds a cluster at " + autoConfigured
-                    + " (a kubeconfig, the in-cluster service account or KUBERNETES_MASTER)");
+        boolean urlSet = kubernetesClient.apiServerUrl().or(kubernetesClient::masterUrl).isPresent();
+        Config autoConfigured = Config.autoConfigure(null);
+        if (TrainerCluster.clusterConfigured(autoConfigured, urlSet)) {
+            return Optional.of(urlSet ? "quarkus.kubernetes-client.api-server-url is set"
+                    : "the Kubernetes client finds a cluster at " + autoConfigured.getMasterUrl()
+                            + " (a kubeconfig, the in-cluster service account or KUBERNETES_MASTER)");
         }
         return Optional.empty();
     }
