@@ -23,11 +23,14 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.StartupEvent;
+import io.quarkus.vertx.http.HttpServer;
+import io.quarkus.vertx.http.HttpServerStart;
 import io.vertx.ext.auth.User;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.ObservesAsync;
 import jakarta.inject.Inject;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpConstants;
@@ -101,6 +104,13 @@ public class HttpAuthentication {
     @Inject
     MeterRegistry meters;
 
+    /** The HTTP server as it listens: its port once bound, also when {@code quarkus.http.port} is 0 (any free port). */
+    @Inject
+    HttpServer httpServer;
+
+    @ConfigProperty(name = "quarkus.http.host")
+    String httpHost;
+
     private Optional<OidcVerifier> oidc = Optional.empty();
     /** What the API server said of a token (the caller, or empty: not accepted), by the token's SHA-256. */
     private Cache<String, Optional<Caller>> reviewedTokens;
@@ -136,9 +146,20 @@ public class HttpAuthentication {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the local HTTP token to " + file, e);
         }
+    }
+
+    /**
+     * On the sandbox, once the HTTP server listens (its port is then the bound one, also when configured as 0): where
+     * the token is, and a request to copy.
+     */
+    void onListening(@ObservesAsync HttpServerStart listening) {
+        if (clients.sandbox() == null) {
+            return;
+        }
+        Path file = Path.of(tokenFile).toAbsolutePath();
         LOG.infof("The HTTP API listens on loopback only and needs 'Authorization: Bearer <token>': the token for"
                 + " the local sandbox is in %s (readable by you only), e.g. curl -H \"Authorization: Bearer $(cat %s)\""
-                + " http://127.0.0.1:<port>/trainjobs/<name>", file, file);
+                + " http://%s:%d/trainjobs", file, file, httpHost, httpServer.getPort());
     }
 
     private void authenticate(RoutingContext context) {

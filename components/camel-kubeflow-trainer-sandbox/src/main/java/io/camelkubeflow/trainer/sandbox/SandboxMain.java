@@ -10,9 +10,12 @@ import java.util.concurrent.CountDownLatch;
  * for it and prints its path.
  *
  * <pre>
- * java -jar camel-kubeflow-trainer-sandbox-*-standalone.jar [--port=N] [--kubeconfig=PATH] [--start-millis=N]
- *      [--run-millis=N] [--run-scripts]
+ * ./mvnw -q -pl components/camel-kubeflow-trainer-sandbox exec:java \
+ *     -Dexec.args="[--port=N] [--kubeconfig=PATH] [--start-millis=N] [--run-millis=N] [--run-scripts]"
  * </pre>
+ *
+ * (the module's exec-maven-plugin names this class; the build makes no jar with the sandbox's dependencies inside, so
+ * the class runs on the module's Maven class path, as docs/sandbox.md shows).
  */
 public final class SandboxMain {
     private SandboxMain() {
