@@ -10,8 +10,9 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Runs every benchmark once against the sandbox API server on loopback, prints one table and writes it as CSV to
- * {@code bench/target/benchmarks.csv}. Run after {@code mvn -B -ntp -q install -DskipTests} with
+ * Runs every benchmark once against the sandbox API server on loopback, prints one table, writes it as CSV to
+ * {@code bench/target/benchmarks.csv} and draws its ratios as SVG charts into {@code charts/} ({@link RatioCharts}).
+ * Run after {@code mvn -B -ntp -q install -DskipTests} with
  * {@code mvn -B -ntp -q -pl bench exec:exec}; the argument is the project root.
  */
 public final class Benchmarks {
@@ -55,6 +56,8 @@ public final class Benchmarks {
                 + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB";
         print(results, machine);
         writeCsv(root.resolve("bench/target/benchmarks.csv"), results);
+        // the ratios as charts beside BENCHMARKS.md, from the same results
+        RatioCharts.write(root.resolve("charts"), results).forEach(file -> System.out.println("Chart: " + file));
     }
 
     private static void waits(List<Result> results) throws Exception {
@@ -296,7 +299,7 @@ public final class Benchmarks {
         System.out.print(table);
     }
 
-    private static void writeCsv(Path file, List<Result> results) throws Exception {
+    static void writeCsv(Path file, List<Result> results) throws Exception {
         Files.createDirectories(file.getParent());
         List<String> lines = new ArrayList<>(List.of("measure,setting,value,unit,target,met"));
         for (Result r : results) {
