@@ -1,6 +1,6 @@
 """Schemathesis checks of the HTTP API's own rules, loaded by OpenApiFuzzTest through SCHEMATHESIS_HOOKS=checks.
 
-README ("HTTP API"): every refusal is a 4xx whose body is JSON naming what went wrong ("error") and where or what to
+docs/http-api.md: every refusal is a 4xx whose body is JSON naming what went wrong ("error") and where or what to
 do about it ("field", "fix"); no answer is ever empty.
 """
 import json

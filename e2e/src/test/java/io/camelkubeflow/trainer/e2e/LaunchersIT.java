@@ -193,7 +193,7 @@ class LaunchersIT {
     /**
      * Under MPI the real Trainer runs the component's command in the launcher job, with the hostfile it makes and the
      * workspace the component's runtime patch mounts. The launcher's mpirun is not run here: the node agent gives pods
-     * no network of their own, so the node pods' sshd and mpirun's ssh to them cannot be had (README, "Tested against
+     * no network of their own, so the node pods' sshd and mpirun's ssh to them cannot be had (docs/testing.md, "Tested against
      * a real control plane").
      */
     @Test

@@ -132,7 +132,7 @@ class RoutesAppIT {
         assertEquals(403, denied.statusCode(), denied.body());
         assertTrue(denied.body().contains("system:serviceaccount:" + cluster.namespace + ":pipeline"), denied.body());
 
-        // the README's Role for a pipeline: create and read TrainJobs, read their logs
+        // docs/security.md's Role for a pipeline: create and read TrainJobs, read their logs
         cluster.admin.rbac().roles().inNamespace(cluster.namespace).resource(new RoleBuilder().withNewMetadata()
                 .withName("pipeline").endMetadata()
                 .addToRules(new PolicyRuleBuilder().withApiGroups("trainer.kubeflow.org").withResources("trainjobs")

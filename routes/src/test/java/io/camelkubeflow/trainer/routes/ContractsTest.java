@@ -24,11 +24,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
  * InboxRouteTest.)
  */
 class ContractsTest {
-    /** The train request the README prints under its Kafka heading, as printed: the first json block there. */
+    /** The train request docs/routes-app.md prints under its Kafka heading, as printed: the first json block there. */
     static String readmeKafkaRequest() throws IOException {
         String readme = java.nio.file.Files.readString(java.nio.file.Path.of(System.getProperty("user.dir"))
-                .resolve("../README.md").normalize());
-        int section = readme.indexOf("### Kafka: requests in, results out");
+                .resolve("../docs/routes-app.md").normalize());
+        int section = readme.indexOf("## Kafka: requests in, results out");
         int start = readme.indexOf("```json\n", section) + "```json\n".length();
         return readme.substring(start, readme.indexOf("```", start)).trim();
     }

@@ -369,7 +369,7 @@ class KafkaRoutesTest {
     }
 
     /** Sends one request; answers its offset. */
-    /** The README's Kafka request as printed (the JSON under its Kafka heading) trains and its result is published. */
+    /** The docs' Kafka request as printed (the JSON under docs/routes-app.md's Kafka heading) trains and its result is published. */
     @Test
     void theReadmesKafkaRequestTrainsAsPrinted() throws Exception {
         String request = ContractsTest.readmeKafkaRequest();

@@ -1,16 +1,10 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -18,6 +12,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static io.camelkubeflow.trainer.routes.PackagedApp.await;
+import static io.camelkubeflow.trainer.routes.PackagedApp.httpPort;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -36,6 +32,29 @@ class ReadmeRunCommandIT {
             Files.createDirectories(work.resolve("inbox"));
             Files.copy(Path.of("../examples/scripts/hello_train.py"), work.resolve("inbox/hello_train.py"));
             await(() -> outboxLog().contains("METRIC loss=0.333 epochs=3"), output);
+        });
+    }
+
+    /**
+     * A clean start says nothing alarming and what it says holds: its only WARN is the one naming the local sandbox
+     * (so nobody takes the emulation for a cluster), its curl names the port the HTTP server listens on, and readiness
+     * answers from the first probe.
+     */
+    @Test
+    void aCleanStartWarnsOnlyOfTheSandboxNamesItsRealPortAndIsReadyAtTheFirstProbe() throws Exception {
+        runApp(Map.of(), output -> {
+            int port = httpPort(output);
+            java.net.http.HttpResponse<String> first = get(java.net.http.HttpClient.newHttpClient(), port,
+                    "/q/health/ready");
+            assertEquals(200, first.statusCode(), first.body());
+            await(() -> output.stream().anyMatch(l -> l.contains("e.g. curl")), output);
+            String hint = output.stream().filter(l -> l.contains("e.g. curl")).findFirst().orElseThrow();
+            assertTrue(hint.endsWith(" http://127.0.0.1:" + port + "/trainjobs"), hint);
+            List<String> warnings = output.stream().filter(l -> l.contains(" WARN ") || l.contains(" ERROR "))
+                    .toList();
+            assertEquals(1, warnings.size(), String.join("\n", output));
+            assertTrue(warnings.get(0).contains("[io.camelkubeflow.trainer.routes.KubernetesClientProducer]")
+                    && warnings.get(0).contains("LOCAL TRAINER SANDBOX"), warnings.get(0));
         });
     }
 
@@ -145,14 +164,6 @@ class ReadmeRunCommandIT {
         }
     }
 
-    private static int httpPort(List<String> output) throws Exception {
-        await(() -> output.stream().anyMatch(l -> l.contains("Listening on: http://")), output);
-        java.util.regex.Matcher address = java.util.regex.Pattern.compile("http://[^:/]+:(\\d+)").matcher(output
-                .stream().filter(l -> l.contains("Listening on: http://")).findFirst().orElseThrow());
-        assertTrue(address.find());
-        return Integer.parseInt(address.group(1));
-    }
-
     private static java.net.http.HttpResponse<String> get(java.net.http.HttpClient http, int port, String path) {
         try {
             return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port
@@ -206,33 +217,8 @@ class ReadmeRunCommandIT {
 
     /** Runs the packaged app as the README does, with nothing configured but the given environment. */
     private void runApp(Map<String, String> environment, WhileRunning check) throws Exception {
-        Path jar = Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath();
-        // nothing configured: no kubeconfig (a home without ~/.kube), not in a cluster; the HTTP port is any free one
-        ProcessBuilder builder = new ProcessBuilder("java", "-Duser.home=" + work, "-jar", jar.toString())
-                .directory(work.toFile()).redirectErrorStream(true);
-        builder.environment().remove("KUBECONFIG");
-        builder.environment().remove("KUBERNETES_SERVICE_HOST");
-        builder.environment().put("QUARKUS_HTTP_PORT", "0");
-        builder.environment().putAll(environment);
-        Process app = builder.start();
-        List<String> output = new CopyOnWriteArrayList<>();
-        CompletableFuture.runAsync(() -> {
-            try (BufferedReader lines = new BufferedReader(new InputStreamReader(app.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                lines.lines().forEach(output::add);
-            } catch (java.io.IOException ignored) {
-                // the app was stopped
-            }
-        });
-        try {
-            await(() -> output.stream().anyMatch(l -> l.contains("started in")) || !app.isAlive(), output);
-            assertTrue(app.isAlive(), "the app did not start:\n" + String.join("\n", output));
-            check.accept(output);
-        } finally {
-            app.destroy();
-            if (!app.waitFor(30, TimeUnit.SECONDS)) {
-                app.destroyForcibly();
-            }
+        try (PackagedApp app = PackagedApp.start(work, environment)) {
+            check.accept(app.output);
         }
     }
 
@@ -250,13 +236,5 @@ class ReadmeRunCommandIT {
         } catch (java.io.IOException e) {
             return "";
         }
-    }
-
-    private static void await(java.util.function.BooleanSupplier condition, List<String> output) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        assertTrue(condition.getAsBoolean(), "timed out; the app said:\n" + String.join("\n", output));
     }
 }

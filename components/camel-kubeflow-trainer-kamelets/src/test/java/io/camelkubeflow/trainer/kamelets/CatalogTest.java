@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Camel's tooling (the catalog behind Camel's IDE plugins, Kaoto and camel-jbang) knows the component from the JSON in
  * its jar: loaded into a CamelCatalog it accepts every kubeflow-trainer URI this project ships or documents (YAML DSL
- * routes, Kamelets, README) and rejects a misspelt option or a wrong type.
+ * routes, Kamelets, README and docs/) and rejects a misspelt option or a wrong type.
  */
 class CatalogTest {
     static final Path PROJECT = Path.of("../..");
@@ -57,9 +57,15 @@ class CatalogTest {
             }
         }
         // quoted URIs, not the names of data types (new DataType("kubeflow-trainer:application-cloudevents"))
-        Matcher quoted = Pattern.compile("(?<!DataType\\()\"(kubeflow-trainer:[^\"\\s]+)\"").matcher(Files.readString(PROJECT.resolve("README.md")));
-        while (quoted.find()) {
-            uris.add(quoted.group(1));
+        List<Path> docs = new ArrayList<>(List.of(PROJECT.resolve("README.md")));
+        try (Stream<Path> pages = Files.list(PROJECT.resolve("docs"))) {
+            pages.filter(page -> page.toString().endsWith(".md")).sorted().forEach(docs::add);
+        }
+        for (Path doc : docs) {
+            Matcher quoted = Pattern.compile("(?<!DataType\\()\"(kubeflow-trainer:[^\"\\s]+)\"").matcher(Files.readString(doc));
+            while (quoted.find()) {
+                uris.add(quoted.group(1));
+            }
         }
         assertTrue(uris.size() >= 15, "URIs found: " + uris);
         List<String> invalid = new ArrayList<>();

@@ -1,0 +1,188 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every command block of the docs (README.md and docs/*.md: fenced {@code bash}, {@code sh} or {@code shell}) still
+ * runs, or says right above it why it is not run here, so nothing is skipped silently. The marker is an HTML comment on
+ * the line before the block (blank lines between allowed):
+ * <ul>
+ * <li>{@code <!-- run: app -->}: run by bash against the packaged app started on the local sandbox, as the README's
+ * first command starts it, in a folder holding the repository's {@code examples/} and {@code routes/}; the only change
+ * to the text is the app's port for {@code 8080} (the test takes any free port);</li>
+ * <li>{@code <!-- run: sandbox -->}: run against a sandbox started as {@code SandboxMain} starts one, its kubeconfig
+ * where SandboxMain writes it ({@code .camel-kubeflow-trainer/sandbox.kubeconfig});</li>
+ * <li>{@code <!-- checked: the two commands ... -->}: the README's two commands (they build and test this very
+ * project): held to {@code .ci/run} instead of run;</li>
+ * <li>{@code <!-- not run: why -->}: what it needs that a test here cannot have.</li>
+ * </ul>
+ * Each block runs with {@code set -euo pipefail}: a command that fails, fails the block.
+ */
+class DocsCommandBlocksIT {
+    static final Path PROJECT = Path.of(System.getProperty("user.dir")).resolve("..").normalize();
+    private static final Pattern FENCE = Pattern.compile("^\\s*```(bash|sh|shell)\\s*$");
+    private static final Pattern MARKER = Pattern.compile("^<!-- (run: app|run: sandbox|checked: the two commands"
+            + ".*|not run: \\S.*) -->$");
+
+    @TempDir
+    Path work;
+
+    /** A fenced command block: where it is, the marker above it (null: none) and its text. */
+    record Block(Path file, int line, String marker, String text) {
+        String where() {
+            return PROJECT.relativize(file) + ":" + line;
+        }
+    }
+
+    static List<Block> blocks() throws IOException {
+        List<Path> docs = new ArrayList<>(List.of(PROJECT.resolve("README.md")));
+        try (Stream<Path> pages = Files.list(PROJECT.resolve("docs"))) {
+            pages.filter(page -> page.toString().endsWith(".md")).sorted().forEach(docs::add);
+        }
+        List<Block> blocks = new ArrayList<>();
+        for (Path doc : docs) {
+            List<String> lines = Files.readAllLines(doc);
+            for (int i = 0; i < lines.size(); i++) {
+                if (!FENCE.matcher(lines.get(i)).matches()) {
+                    continue;
+                }
+                int above = i - 1;
+                while (above >= 0 && lines.get(above).isBlank()) {
+                    above--;
+                }
+                Matcher marker = above < 0 ? null : MARKER.matcher(lines.get(above).trim());
+                int end = i + 1;
+                while (end < lines.size() && !lines.get(end).trim().equals("```")) {
+                    end++;
+                }
+                blocks.add(new Block(doc, i + 1, marker != null && marker.matches() ? marker.group(1) : null,
+                        String.join("\n", lines.subList(i + 1, end)) + "\n"));
+                i = end;
+            }
+        }
+        return blocks;
+    }
+
+    @Test
+    void everyCommandBlockIsRunCheckedOrSaysWhyNot() throws IOException {
+        List<Block> blocks = blocks();
+        assertTrue(blocks.size() >= 10, "blocks found: " + blocks.size());
+        List<String> unmarked = blocks.stream().filter(block -> block.marker() == null).map(Block::where).toList();
+        assertEquals(List.of(), unmarked, "blocks with no '<!-- run: app -->', '<!-- run: sandbox -->' or '<!-- not"
+                + " run: why -->' right above them");
+        assertTrue(blocks.stream().anyMatch(block -> block.marker().equals("run: app"))
+                && blocks.stream().anyMatch(block -> block.marker().equals("run: sandbox")));
+    }
+
+    /**
+     * The README's first lines are its two commands, the second what CI runs ({@code .ci/run}); the docs repeat them
+     * only as they are.
+     */
+    @Test
+    void theReadmesFirstBlockIsItsTwoCommandsAndCiRunsTheSecond() throws IOException {
+        List<Block> blocks = blocks();
+        Block first = blocks.get(0);
+        assertEquals(PROJECT.resolve("README.md"), first.file());
+        assertTrue(first.marker().startsWith("checked: the two commands"), first.where());
+        List<String> commands = first.text().lines().toList();
+        assertEquals(2, commands.size(), first.text());
+        assertTrue(commands.get(0).startsWith("./mvnw ") && commands.get(0).endsWith(
+                "&& java -jar routes/target/quarkus-app/quarkus-run.jar"), commands.get(0));
+        List<String> ci = Files.readAllLines(PROJECT.resolve(".ci/run")).stream()
+                .filter(line -> !line.isBlank() && !line.startsWith("#") && !line.startsWith("set ")
+                        && !line.startsWith("cd "))
+                .toList();
+        assertEquals(List.of(commands.get(1)), ci, ".ci/run runs exactly the README's test command");
+        for (Block block : blocks) {
+            if (block.marker().startsWith("checked")) {
+                assertEquals(first.text(), block.text(), block.where() + " repeats the two commands otherwise");
+            }
+        }
+    }
+
+    @Test
+    void theBlocksMarkedAppRunAgainstThePackagedAppOnTheSandbox() throws Exception {
+        Files.createSymbolicLink(work.resolve("examples"), PROJECT.resolve("examples"));
+        Files.createSymbolicLink(work.resolve("routes"), PROJECT.resolve("routes"));
+        List<String> failures = new ArrayList<>();
+        try (PackagedApp app = PackagedApp.start(work, Map.of())) {
+            int port = app.httpPort();
+            for (Block block : blocks()) {
+                if (block.marker().equals("run: app")) {
+                    String failure = run(block, block.text().replaceAll("(localhost|127\\.0\\.0\\.1):8080",
+                            "$1:" + port));
+                    if (failure != null) {
+                        failures.add(failure);
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), failures);
+    }
+
+    @Test
+    void theBlocksMarkedSandboxRunAgainstASandboxAsSandboxMainStartsIt() throws Exception {
+        List<String> failures = new ArrayList<>();
+        try (TrainerSandbox sandbox = TrainerSandbox.start(TrainerSandbox.Options.standalone())) {
+            sandbox.writeKubeconfig(work.resolve(".camel-kubeflow-trainer/sandbox.kubeconfig"));
+            for (Block block : blocks()) {
+                if (block.marker().equals("run: sandbox")) {
+                    String failure = run(block, block.text());
+                    if (failure != null) {
+                        failures.add(failure);
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), failures);
+    }
+
+    /** Runs a block's text with bash in the work folder; null when it succeeded, else what went wrong. */
+    private String run(Block block, String text) throws Exception {
+        Path script = Files.createTempFile(work, "block-", ".sh");
+        Files.writeString(script, "set -euo pipefail\n" + text);
+        Path output = work.resolve(script.getFileName() + ".out");
+        ProcessBuilder builder = new ProcessBuilder("bash", script.toString()).directory(work.toFile())
+                .redirectErrorStream(true).redirectOutput(output.toFile());
+        builder.environment().remove("KUBECONFIG");
+        Process bash = builder.start();
+        boolean ended = bash.waitFor(5, TimeUnit.MINUTES);
+        if (!ended) {
+            bash.destroyForcibly();
+        }
+        String said = Files.readString(output, StandardCharsets.UTF_8);
+        if (ended && bash.exitValue() == 0) {
+            return null;
+        }
+        String tail = said.length() > 4000 ? "..." + said.substring(said.length() - 4000) : said;
+        return block.where() + (ended ? " exited with " + bash.exitValue() : " did not end in 5 minutes") + ":\n"
+                + text + "--- it said:\n" + tail;
+    }
+
+    @Test
+    void aBlockThatFailsIsReportedWithWhereItIsAndWhatItSaid() throws Exception {
+        Block broken = new Block(PROJECT.resolve("docs/x.md"), 7, "run: app", "echo one\nfalse\necho never\n");
+        String failure = run(broken, broken.text());
+        assertTrue(failure != null && failure.startsWith("docs/x.md:7 exited with 1") && failure.contains("one")
+                && !failure.contains("--- it said:\none\nnever"), String.valueOf(failure));
+        assertFalse(run(broken, "echo fine\n") != null);
+    }
+}
