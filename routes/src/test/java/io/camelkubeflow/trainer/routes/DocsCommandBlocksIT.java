@@ -88,8 +88,8 @@ class DocsCommandBlocksIT {
         List<String> unmarked = blocks.stream().filter(block -> block.marker() == null).map(Block::where).toList();
         assertEquals(List.of(), unmarked, "blocks with no '<!-- run: app -->', '<!-- run: sandbox -->' or '<!-- not"
                 + " run: why -->' right above them");
-        assertTrue(blocks.stream().anyMatch(block -> block.marker().equals("run: app"))
-                && blocks.stream().anyMatch(block -> block.marker().equals("run: sandbox")));
+        assertTrue(blocks.stream().anyMatch(block -> "run: app".equals(block.marker()))
+                && blocks.stream().anyMatch(block -> "run: sandbox".equals(block.marker())));
     }
 
     /**
@@ -101,7 +101,7 @@ class DocsCommandBlocksIT {
         List<Block> blocks = blocks();
         Block first = blocks.get(0);
         assertEquals(PROJECT.resolve("README.md"), first.file());
-        assertTrue(first.marker().startsWith("checked: the two commands"), first.where());
+        assertTrue(first.marker() != null && first.marker().startsWith("checked: the two commands"), first.where());
         List<String> commands = first.text().lines().toList();
         assertEquals(2, commands.size(), first.text());
         assertTrue(commands.get(0).startsWith("./mvnw ") && commands.get(0).endsWith(
@@ -112,7 +112,7 @@ class DocsCommandBlocksIT {
                 .toList();
         assertEquals(List.of(commands.get(1)), ci, ".ci/run runs exactly the README's test command");
         for (Block block : blocks) {
-            if (block.marker().startsWith("checked")) {
+            if (block.marker() != null && block.marker().startsWith("checked")) {
                 assertEquals(first.text(), block.text(), block.where() + " repeats the two commands otherwise");
             }
         }
@@ -126,7 +126,7 @@ class DocsCommandBlocksIT {
         try (PackagedApp app = PackagedApp.start(work, Map.of())) {
             int port = app.httpPort();
             for (Block block : blocks()) {
-                if (block.marker().equals("run: app")) {
+                if ("run: app".equals(block.marker())) {
                     String failure = run(block, block.text().replaceAll("(localhost|127\\.0\\.0\\.1):8080",
                             "$1:" + port));
                     if (failure != null) {
@@ -144,7 +144,7 @@ class DocsCommandBlocksIT {
         try (TrainerSandbox sandbox = TrainerSandbox.start(TrainerSandbox.Options.standalone())) {
             sandbox.writeKubeconfig(work.resolve(".camel-kubeflow-trainer/sandbox.kubeconfig"));
             for (Block block : blocks()) {
-                if (block.marker().equals("run: sandbox")) {
+                if ("run: sandbox".equals(block.marker())) {
                     String failure = run(block, block.text());
                     if (failure != null) {
                         failures.add(failure);
