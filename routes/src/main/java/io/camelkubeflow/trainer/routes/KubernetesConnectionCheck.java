@@ -1,8 +1,12 @@
 package io.camelkubeflow.trainer.routes;
 
 import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import org.apache.camel.CamelContext;
+import org.apache.camel.health.HealthCheckHelper;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
@@ -17,6 +21,19 @@ import org.eclipse.microprofile.health.Readiness;
 public class KubernetesConnectionCheck implements HealthCheck {
     @Inject
     LocalTrainerSandbox clients;
+
+    @Inject
+    CamelContext camel;
+
+    /**
+     * Asks Camel's readiness checks once as the app starts, here, off the event loop: the component's check of a
+     * namespace then asks the API server and waits for its answer (at most the client's request timeout), which it
+     * keeps. SmallRye Health calls it on an event loop, where it only answers with that kept answer, so without this
+     * the first {@code /q/health/ready} of every start was a 503 "no answer yet".
+     */
+    void onStart(@Observes StartupEvent start) {
+        HealthCheckHelper.invokeReadiness(camel);
+    }
 
     @Override
     public HealthCheckResponse call() {

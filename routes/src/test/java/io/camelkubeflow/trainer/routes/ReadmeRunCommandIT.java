@@ -140,7 +140,7 @@ class ReadmeRunCommandIT {
                 int port = httpPort(output);
                 java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
                 assertEquals(200, get(http, port, "/q/health/live").statusCode());
-                // readiness is polled: the first answer on the event loop may be "no answer yet", then the probe's
+                // the app asked at start, so the first answer is already the probe's
                 await(() -> get(http, port, "/q/health/ready").body().contains("does not answer"), output);
                 java.net.http.HttpResponse<String> notReady = get(http, port, "/q/health/ready");
                 assertEquals(503, notReady.statusCode(), notReady.body());
