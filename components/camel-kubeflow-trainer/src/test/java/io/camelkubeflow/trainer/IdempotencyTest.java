@@ -42,7 +42,7 @@ class IdempotencyTest extends TrainerRouteTestSupport {
                         .setProperty("first", header(JOB_NAME))
                         .to("kubeflow-trainer:train?runtime=deepspeed-distributed&namespace=idem&bodyType=ignore"
                             + "&pythonFile=/app/train.py");
-                // the README's chain, with the default bodyType: each step's output (the TrainJob it made or waited
+                // the chain docs/component.md describes, with the default bodyType: each step's output (the TrainJob it made or waited
                 // for) is in the body when the next train step reads it
                 from("direct:chain-train-train")
                         .to("kubeflow-trainer:train?runtime=torch-distributed&namespace=idem&pythonFile=/app/a.py")

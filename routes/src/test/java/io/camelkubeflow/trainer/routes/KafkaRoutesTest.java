@@ -313,7 +313,7 @@ class KafkaRoutesTest {
     }
 
     /**
-     * The README's chain: a Kafka request names where the model goes (outputUri); its training writes the model there
+     * The chain docs/sdk-comparison.md describes: a Kafka request names where the model goes (outputUri); its training writes the model there
      * (the S3 server of the tests, signed as S3 clients sign) and prints its metrics; the result names the object's
      * place, the metrics and the digest of the code that made it.
      */
