@@ -28,8 +28,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The rules the Apache Kamelet catalog's validator ({@code script/validator} in apache/camel-kamelets) holds every
- * Kamelet to, checked on the Kamelets as they ship (filtered into the jar), plus what a user of these two needs: enums
- * that match the component's, a data type the component provides, a released-or-own version, never a placeholder.
+ * Kamelet to, checked on the Kamelets as they ship (the source files, copied into the jar as they are), plus what a
+ * user of these two needs: enums that match the component's, a data type the component provides, a version, never a
+ * placeholder (the project's: {@link WrittenVersionsTest}).
  * One rule differs on purpose: the validator wants {@code camel.apache.org/provider: Apache Software Foundation} for
  * the Apache catalog's own Kamelets; these are not Apache's, so they name their provider, and the rule is that one is
  * named.
