@@ -31,9 +31,13 @@ import io.micrometer.core.instrument.Timer;
 final class TrainerMetrics {
     static final String PREFIX = "kubeflow.trainer.";
     private final MeterRegistry registry;
+    private final Counter waitTimeouts;
 
+    /** The counters of rare events exist from the start at zero: Prometheus's rate() and increase() need a series. */
     TrainerMetrics(MeterRegistry registry) {
         this.registry = registry;
+        this.waitTimeouts = Counter.builder(PREFIX + "wait.timeouts").description("Waits that gave up at their timeout")
+                .register(registry);
     }
 
     void trained(SubmitResult result) {
@@ -59,14 +63,27 @@ final class TrainerMetrics {
     }
 
     void timedOut() {
-        Counter.builder(PREFIX + "wait.timeouts").description("Waits that gave up at their timeout")
-                .register(registry).increment();
+        waitTimeouts.increment();
     }
 
     WatchConnectionMonitor.Listener watchConnectionListener() {
-        return (watch, down) -> Counter.builder(PREFIX + "watch.reconnects")
+        return new WatchConnectionMonitor.Listener() {
+            @Override
+            public void watching(String watch) {
+                watchReconnects(watch);
+            }
+
+            @Override
+            public void reconnected(String watch, Duration down) {
+                watchReconnects(watch).increment();
+            }
+        };
+    }
+
+    private Counter watchReconnects(String watch) {
+        return Counter.builder(PREFIX + "watch.reconnects")
                 .description("Watch connections lost and re-established (expired, dropped, API server restart)")
-                .tag("watch", watch).register(registry).increment();
+                .tag("watch", watch).register(registry);
     }
 
     private static String runtime(TrainJob job) {

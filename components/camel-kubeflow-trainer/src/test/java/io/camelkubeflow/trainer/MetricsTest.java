@@ -51,4 +51,25 @@ class MetricsTest {
             assertEquals(0, meters.get("kubeflow.trainer.waits.inflight").gauge().value());
         }
     }
+
+    /** Counters of rare events are there at zero before the first one, so Prometheus's rate() has a series. */
+    @Test
+    void waitTimeoutsAndEachWatchsReconnectsAreCountedFromZero() throws Exception {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        try (TrainerApiServer api = TrainerApiServer.start(); CamelContext camel = new DefaultCamelContext()) {
+            camel.getRegistry().bind("meters", meters);
+            camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(api.client());
+            camel.start();
+            assertEquals(0, meters.get("kubeflow.trainer.wait.timeouts").counter().count());
+            assertNull(meters.find("kubeflow.trainer.watch.reconnects").counter(), "no watch yet");
+
+            ProducerTemplate template = camel.createProducerTemplate();
+            Exchange suspended = template.send("kubeflow-trainer:train?runtime=torch-distributed&namespace=zeros"
+                    + "&pythonFile=/app/t.py&suspend=true", e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "z1"));
+            template.send("kubeflow-trainer:wait?waitTimeout=50ms", suspended);
+            var reconnects = meters.find("kubeflow.trainer.watch.reconnects").counters();
+            assertTrue(!reconnects.isEmpty(), "the watches the train and wait started are counted before any loss");
+            reconnects.forEach(counter -> assertEquals(0, counter.count(), counter.getId().toString()));
+        }
+    }
 }

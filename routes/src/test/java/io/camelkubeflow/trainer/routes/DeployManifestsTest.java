@@ -2,6 +2,8 @@ package io.camelkubeflow.trainer.routes;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,6 +19,8 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HTTPGetAction;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
@@ -31,13 +35,15 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.JSON;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * deploy/ as kubectl renders it ({@code kubectl kustomize}, the same as {@code kubectl apply -k} sends): every object
  * read strictly into its Kubernetes model type (a misspelt or misplaced field fails, naming it), the pod under the
- * restricted Pod Security Standard, its probes on the app's health endpoints, the NetworkPolicy on its pods.
+ * restricted Pod Security Standard, its probes on the app's health endpoints, the NetworkPolicy on its pods; and
+ * deploy/monitoring (the ServiceMonitor, the Grafana dashboard's ConfigMap) with the pods' scrape annotations.
  */
 class DeployManifestsTest {
     private static final Map<String, Class<? extends HasMetadata>> KINDS = Map.of(
@@ -56,14 +62,26 @@ class DeployManifestsTest {
             });
     private static final Map<String, HasMetadata> OBJECTS = new LinkedHashMap<>();
 
+    /** deploy/monitoring: the ServiceMonitor (its fields as the Prometheus Operator's v1 API names them) and the dashboard. */
+    private static final Map<String, Object> MONITORING = new LinkedHashMap<>();
+
+    /**
+     * The fields of monitoring.coreos.com/v1 ServiceMonitor that deploy/monitoring sets, read strictly (fabric8 has no
+     * model of it without the OpenShift client): a misspelt or misplaced one fails.
+     */
+    record ServiceMonitor(String apiVersion, String kind, ObjectMeta metadata, ServiceMonitorSpec spec) {
+    }
+
+    record ServiceMonitorSpec(LabelSelector selector, List<ServiceMonitorEndpoint> endpoints) {
+    }
+
+    record ServiceMonitorEndpoint(String port, String path, String interval) {
+    }
+
     @BeforeAll
     static void render() throws Exception {
-        Process kubectl = new ProcessBuilder("kubectl", "kustomize", "../deploy").redirectErrorStream(true).start();
-        String rendered = new String(kubectl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(kubectl.waitFor(60, TimeUnit.SECONDS));
-        assertEquals(0, kubectl.exitValue(), "kubectl kustomize deploy/ failed:\n" + rendered);
         List<String> violations = new ArrayList<>();
-        for (String document : rendered.split("(?m)^---$")) {
+        for (String document : kustomize("../deploy")) {
             if (document.isBlank()) {
                 continue;
             }
@@ -81,7 +99,58 @@ class DeployManifestsTest {
                 violations.add(kind + ": " + e.getMessage());
             }
         }
+        for (String document : kustomize("../deploy/monitoring")) {
+            Map<?, ?> object = Serialization.unmarshal(document, Map.class);
+            try {
+                if ("ServiceMonitor".equals(object.get("kind"))) {
+                    ServiceMonitor monitor = STRICT.convertValue(object, ServiceMonitor.class);
+                    MONITORING.put("ServiceMonitor/" + monitor.metadata().getName(), monitor);
+                } else {
+                    ConfigMap map = STRICT.convertValue(object, ConfigMap.class);
+                    MONITORING.put("ConfigMap/" + map.getMetadata().getName(), map);
+                }
+            } catch (IllegalArgumentException e) {
+                violations.add("monitoring " + object.get("kind") + ": " + e.getMessage());
+            }
+        }
         assertEquals(List.of(), violations);
+    }
+
+    /** The documents kubectl renders of a kustomization, as {@code kubectl apply -k} sends them. */
+    private static List<String> kustomize(String dir) throws Exception {
+        Process kubectl = new ProcessBuilder("kubectl", "kustomize", dir).redirectErrorStream(true).start();
+        String rendered = new String(kubectl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(kubectl.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, kubectl.exitValue(), "kubectl kustomize " + dir + " failed:\n" + rendered);
+        return List.of(rendered.split("(?m)^---$")).stream().filter(document -> !document.isBlank()).toList();
+    }
+
+    @Test
+    void prometheusScrapesTheAppsMetricsOnItsHttpPortByAnnotationOrServiceMonitor() throws IOException {
+        Container app = deployment().getSpec().getTemplate().getSpec().getContainers().get(0);
+        Map<String, String> annotations = deployment().getSpec().getTemplate().getMetadata().getAnnotations();
+        assertEquals("true", annotations.get("prometheus.io/scrape"));
+        assertEquals(String.valueOf(app.getPorts().get(0).getContainerPort()), annotations.get("prometheus.io/port"));
+        assertEquals("/q/metrics", annotations.get("prometheus.io/path"));
+
+        ServiceMonitor monitor = (ServiceMonitor) MONITORING.get("ServiceMonitor/camel-kubeflow-trainer");
+        assertEquals("monitoring.coreos.com/v1", monitor.apiVersion());
+        assertEquals("kubeflow-jobs", monitor.metadata().getNamespace(), "beside the Service it selects");
+        Service service = (Service) OBJECTS.get("Service/camel-kubeflow-trainer");
+        assertTrue(service.getMetadata().getLabels().entrySet()
+                .containsAll(monitor.spec().selector().getMatchLabels().entrySet()), "it selects no Service of the app");
+        ServiceMonitorEndpoint endpoint = monitor.spec().endpoints().get(0);
+        assertEquals(1, monitor.spec().endpoints().size());
+        assertTrue(service.getSpec().getPorts().stream().anyMatch(port -> port.getName().equals(endpoint.port())
+                && port.getTargetPort().getStrVal().equals(app.getPorts().get(0).getName())),
+                "the Service has no port " + endpoint.port() + " to the app's http port");
+        assertEquals("/q/metrics", endpoint.path());
+
+        ConfigMap dashboard = (ConfigMap) MONITORING.get("ConfigMap/camel-kubeflow-trainer-dashboard");
+        assertEquals("1", dashboard.getMetadata().getLabels().get("grafana_dashboard"), "Grafana's sidecar label");
+        String json = Files.readString(Path.of("../deploy/monitoring/grafana-dashboard.json"));
+        assertEquals(json, dashboard.getData().get("grafana-dashboard.json"));
+        assertEquals("camel-kubeflow-trainer", JSON.readTree(json).path("uid").asText());
     }
 
     private static Deployment deployment() {

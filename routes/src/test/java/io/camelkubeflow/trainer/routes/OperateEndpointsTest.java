@@ -4,9 +4,17 @@ import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -14,6 +22,7 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
@@ -31,6 +40,9 @@ class OperateEndpointsTest {
 
     @Inject
     KubernetesClient client;
+
+    @ConfigProperty(name = "trainer.inbox")
+    Path inbox;
 
     private HttpResponse<String> get(String path) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create(root + path)).timeout(Duration.ofSeconds(30)).build(),
@@ -95,6 +107,87 @@ class OperateEndpointsTest {
         assertTrue(lines.stream().anyMatch(l -> l.startsWith("kubeflow_trainer_waits_inflight")), metrics.body());
         assertTrue(lines.stream().anyMatch(l -> l.startsWith("camel_exchanges_total{") && l.contains("http-train")),
                 "no Camel route meter of http-train in\n" + metrics.body());
+    }
+
+    /**
+     * deploy/monitoring's Grafana dashboard asks Prometheus only for series the app exposes, by the names and labels
+     * /q/metrics gives them: each metric of each query, and each label it groups or selects by (but the target labels
+     * Prometheus adds, namespace and pod), is in a scrape taken after the app has done what the panels count (a script
+     * from the inbox trained and waited for, an HTTP create, a refused token).
+     */
+    @Test
+    void theDashboardQueriesOnlySeriesTheAppExposes() throws Exception {
+        Path part = inbox.resolve("dashboard.py.part");
+        Files.writeString(part, "print('for the dashboard')\n");
+        Files.move(part, inbox.resolve("dashboard.py"));
+        HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(URI.create(root + "trainjobs"))
+                .header("Authorization", "Bearer " + localToken()).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/app/train.py\"}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(201, created.statusCode(), created.body());
+        assertEquals(401, HTTP.send(HttpRequest.newBuilder(URI.create(root + "trainjobs"))
+                .header("Authorization", "Bearer forged").build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+        Map<String, Set<String>> exposed = Map.of();
+        for (long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos(); System.nanoTime() < deadline; ) {
+            exposed = seriesLabels(get("q/metrics").body());
+            if (exposed.containsKey("kubeflow_trainer_run_seconds_count")) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+
+        JsonNode dashboard = JSON.readTree(Files.readString(Path.of("../deploy/monitoring/grafana-dashboard.json")));
+        Pattern metric = Pattern.compile("\\b(?:kubeflow_trainer|camel|http_server|jvm|process)_[a-z_]+\\b");
+        Pattern labels = Pattern.compile("\\bby \\(([^)]*)\\)|[{,]\\s*([a-zA-Z_]+)\\s*(?:=~|!~|!=|=)");
+        List<String> unknown = new ArrayList<>();
+        int queried = 0;
+        for (JsonNode panel : dashboard.path("panels")) {
+            for (JsonNode target : panel.path("targets")) {
+                String expr = target.path("expr").asText();
+                Matcher names = metric.matcher(expr);
+                Set<String> labelsOfExpr = new TreeSet<>();
+                boolean any = false;
+                while (names.find()) {
+                    any = true;
+                    queried++;
+                    if (!exposed.containsKey(names.group())) {
+                        unknown.add(panel.path("title").asText() + ": " + names.group());
+                    } else {
+                        labelsOfExpr.addAll(exposed.get(names.group()));
+                    }
+                }
+                assertTrue(any, panel.path("title").asText() + " queries no metric of the app: " + expr);
+                Matcher used = labels.matcher(expr);
+                while (used.find()) {
+                    for (String label : (used.group(1) != null ? used.group(1) : used.group(2)).split(",")) {
+                        String name = label.trim();
+                        if (!Set.of("namespace", "pod").contains(name) && !labelsOfExpr.contains(name)) {
+                            unknown.add(panel.path("title").asText() + ": label " + name + " in " + expr);
+                        }
+                    }
+                }
+            }
+        }
+        assertTrue(queried >= 20, "the dashboard queries only " + queried + " metrics");
+        assertEquals(List.of(), unknown, "not in /q/metrics:\n" + String.join("\n", exposed.keySet()));
+    }
+
+    /** Each series name of a Prometheus text exposition, with the label names it carries. */
+    private static Map<String, Set<String>> seriesLabels(String exposition) {
+        Map<String, Set<String>> series = new TreeMap<>();
+        Pattern label = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"");
+        for (String line : exposition.lines().filter(l -> !l.startsWith("#") && !l.isBlank()).toList()) {
+            int brace = line.indexOf('{');
+            String name = brace < 0 ? line.substring(0, line.indexOf(' ')) : line.substring(0, brace);
+            Set<String> names = series.computeIfAbsent(name, n -> new TreeSet<>());
+            if (brace >= 0) {
+                Matcher labels = label.matcher(line.substring(brace, line.lastIndexOf('}')));
+                while (labels.find()) {
+                    names.add(labels.group(1));
+                }
+            }
+        }
+        return series;
     }
 
     @Test

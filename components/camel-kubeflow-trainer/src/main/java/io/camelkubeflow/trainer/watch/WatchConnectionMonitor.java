@@ -29,6 +29,10 @@ public final class WatchConnectionMonitor implements AutoCloseable {
     @FunctionalInterface
     public interface Listener {
         void reconnected(String watch, Duration down);
+
+        /** Told of each watch as it is first monitored (on the caller's thread), before any loss. */
+        default void watching(String watch) {
+        }
     }
 
     private final Listener listener;
@@ -45,6 +49,7 @@ public final class WatchConnectionMonitor implements AutoCloseable {
     /** @param name what the watch serves, for the log and meters: e.g. {@code trainjobs/team-a} */
     public void monitor(String name, SharedIndexInformer<?> informer) {
         watched.put(informer, new Watched(name));
+        listener.watching(name);
     }
 
     public void forget(SharedIndexInformer<?> informer) {
