@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -26,7 +27,6 @@ import javax.xml.parsers.DocumentBuilderFactory;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 
@@ -124,6 +124,19 @@ class ReleaseBundleTest {
         assertEquals(Set.of(), more, "in the bundle, not expected");
     }
 
+    /** A module added to the build is published (and then in PUBLISHED) or says it is not: {@code unpublished}. */
+    @Test
+    void everyModuleOfTheBuildIsPublishedOrSaysItIsNot() throws IOException {
+        Map<String, String> packaging = new TreeMap<>();
+        for (String module : modules(ROOT, "")) {
+            Element pom = pom(Files.readAllBytes(ROOT.resolve(module).resolve("pom.xml")));
+            if (!"true".equals(text(pom, "properties/unpublished"))) {
+                packaging.put(text(pom, "artifactId"), text(pom, "packaging") == null ? "jar" : text(pom, "packaging"));
+            }
+        }
+        assertEquals(PUBLISHED, packaging);
+    }
+
     @Test
     void everyChecksumIsTheFilesAndEverySignatureVerifies() throws Exception {
         for (String name : List.copyOf(bundle.keySet())) {
@@ -159,10 +172,7 @@ class ReleaseBundleTest {
             byte[] pom = bundle.get(GROUP + artifact + "/" + RELEASE + "/" + artifact + "-" + RELEASE + ".pom");
             assertNotNull(pom, artifact);
             assertFalse(new String(pom, StandardCharsets.UTF_8).contains("SNAPSHOT"), artifact + " names a SNAPSHOT");
-            DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
-            factory.setNamespaceAware(false);
-            Document document = factory.newDocumentBuilder().parse(new ByteArrayInputStream(pom));
-            poms.put(artifact, document.getDocumentElement());
+            poms.put(artifact, pom(pom));
         }
         List<String> missing = new ArrayList<>();
         poms.forEach((artifact, pom) -> {
@@ -220,12 +230,16 @@ class ReleaseBundleTest {
         }
     }
 
+    /** The build's files without tests: every module's pom (the reactor is whole), the published modules' sources. */
     private static void copySources(Path target) throws IOException {
         Files.createDirectories(target.resolve(".mvn"));
-        for (String file : List.of("pom.xml", "LICENSE", "NOTICE", "routes/pom.xml", "bench/pom.xml", "e2e/pom.xml",
-                "release-check/pom.xml")) {
-            Files.createDirectories(target.resolve(file).getParent());
+        for (String file : List.of("LICENSE", "NOTICE")) {
             Files.copy(ROOT.resolve(file), target.resolve(file));
+        }
+        for (String module : modules(ROOT, "")) {
+            Path pom = target.resolve(module).resolve("pom.xml");
+            Files.createDirectories(pom.getParent());
+            Files.copy(ROOT.resolve(module).resolve("pom.xml"), pom, StandardCopyOption.REPLACE_EXISTING);
         }
         for (String dir : List.of("components", "examples", "deploy")) {
             try (Stream<Path> walk = Files.walk(ROOT.resolve(dir))) {
@@ -238,10 +252,34 @@ class ReleaseBundleTest {
                     if (Files.isDirectory(from)) {
                         Files.createDirectories(to);
                     } else {
-                        Files.copy(from, to);
+                        Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING);
                     }
                 }
             }
+        }
+    }
+
+    /** The reactor's modules below {@code dir} (relative to the root, "" for the root itself), the root first. */
+    private static List<String> modules(Path root, String dir) throws IOException {
+        List<String> modules = new ArrayList<>(List.of(dir));
+        Element pom = pom(Files.readAllBytes(root.resolve(dir).resolve("pom.xml")));
+        Element list = child(pom, "modules");
+        for (Node node = list == null ? null : list.getFirstChild(); node != null; node = node.getNextSibling()) {
+            if (node instanceof Element module) {
+                String path = dir.isEmpty() ? module.getTextContent().trim()
+                        : dir + "/" + module.getTextContent().trim();
+                modules.addAll(modules(root, Path.of(path).normalize().toString()));
+            }
+        }
+        return modules;
+    }
+
+    private static Element pom(byte[] xml) {
+        try {
+            return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(new ByteArrayInputStream(xml))
+                    .getDocumentElement();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 
