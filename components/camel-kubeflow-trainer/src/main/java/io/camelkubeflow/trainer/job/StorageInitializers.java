@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 import io.camelkubeflow.trainer.api.Initializer;
-import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.StorageInitializer;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
@@ -60,7 +59,6 @@ public final class StorageInitializers {
         String uri = request.uri();
         InitializerKind kind = kind(step, request);
         if (uri != null && !uri.isEmpty()) {
-            TrainRequestValidator.noNul(uriField, uri);
             String written = effectiveUri(uri, kind);
             if (written.length() > MAX_URI_LENGTH || !STORAGE_URI.matcher(written).matches()
                     || written.chars().anyMatch(Character::isWhitespace)) {
@@ -85,9 +83,6 @@ public final class StorageInitializers {
                             + " cache://<schema>/<table>");
                 }
             }
-        }
-        if (request.secret() != null) {
-            KubernetesNames.objectName(step.field("Secret"), request.secret());
         }
         for (Map.Entry<InitializerSetting, Object> entry : request.settings().entrySet()) {
             InitializerSetting setting = entry.getKey();
@@ -120,14 +115,8 @@ public final class StorageInitializers {
 
     /** The kind the request names, or its URI's scheme says; null when neither says one the Trainer knows. */
     private static InitializerKind kind(InitializerStep step, InitializerRequest request) {
-        InitializerKind named = null;
-        if (request.kind() != null) {
-            named = InitializerKind.of(request.kind());
-            if (named == null || !step.takes(named)) {
-                throw new InvalidOptionException(step.field("Kind"), "'" + request.kind() + "' is not a kind of "
-                        + step.field("") + " initializer; use one of " + step.schemes());
-            }
-        }
+        // one the step takes: the train request's schema holds the kinds of each step
+        InitializerKind named = request.kind() == null ? null : InitializerKind.of(request.kind());
         String scheme = scheme(request.uri());
         if (scheme == null) {
             return named;
@@ -159,7 +148,6 @@ public final class StorageInitializers {
         switch (setting.form()) {
             case PATTERNS -> {
                 for (String pattern : InitializerRequest.patterns(value)) {
-                    TrainRequestValidator.noNul(field, pattern);
                     if (pattern.isBlank() || pattern.contains(",") || pattern.length() > 256
                             || pattern.codePoints().anyMatch(c -> Character.isISOControl(c)
                                     || Character.getType(c) == Character.FORMAT)) {
@@ -201,7 +189,6 @@ public final class StorageInitializers {
             }
             case LOCATION -> {
                 String text = (String) value;
-                TrainRequestValidator.noNul(field, text);
                 if (text.length() > MAX_URI_LENGTH || !STORAGE_URI.matcher(text).matches()
                         || text.chars().anyMatch(Character::isWhitespace)) {
                     throw new InvalidOptionException(field, "'" + text + "' is not a location; write"

@@ -51,8 +51,8 @@ class TrainRequestValidatorLimitsTest {
     static Stream<Arguments> limits() {
         return Stream.of(
                 limit("jobName", r -> r.jobName(chars(63)), r -> r.jobName(chars(64))),
-                limit("jobNamePrefix", r -> r.jobNamePrefix(chars(TrainRequestValidator.MAX_PREFIX_LENGTH)),
-                        r -> r.jobNamePrefix(chars(TrainRequestValidator.MAX_PREFIX_LENGTH + 1))),
+                // a generated name is the prefix, '-' and 12 hex digits: an RFC 1035 label of 63 at most
+                limit("jobNamePrefix", r -> r.jobNamePrefix(chars(50)), r -> r.jobNamePrefix(chars(51))),
                 limit("namespace", r -> r.namespace(chars(63)), r -> r.namespace(chars(64))),
                 limit("runtime", r -> r.runtime(subdomain(253)), r -> r.runtime(subdomain(254))),
                 limit("image", r -> r.image(chars(500)), r -> r.image(chars(501))),
@@ -127,9 +127,9 @@ class TrainRequestValidatorLimitsTest {
                 Arguments.of("idempotencyKey", (Consumer<TrainRequest>) r -> r.idempotencyKey(nul)),
                 Arguments.of("datasetUri", (Consumer<TrainRequest>) r -> r.dataset().uri("s3://" + nul)),
                 Arguments.of("modelUri", (Consumer<TrainRequest>) r -> r.model().uri("s3://" + nul)),
-                Arguments.of("env", (Consumer<TrainRequest>) r -> r.env("X", nul)),
-                Arguments.of("labels", (Consumer<TrainRequest>) r -> r.label("team", nul)),
-                Arguments.of("annotations", (Consumer<TrainRequest>) r -> r.annotation("note", nul)));
+                Arguments.of("env.X", (Consumer<TrainRequest>) r -> r.env("X", nul)),
+                Arguments.of("labels.team", (Consumer<TrainRequest>) r -> r.label("team", nul)),
+                Arguments.of("annotations.note", (Consumer<TrainRequest>) r -> r.annotation("note", nul)));
     }
 
     @ParameterizedTest(name = "{0}")
