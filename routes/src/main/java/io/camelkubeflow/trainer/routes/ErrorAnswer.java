@@ -10,19 +10,70 @@ import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.job.PolicyViolationException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
 import io.camelkubeflow.trainer.logs.LogStartTimeoutException;
+import io.camelkubeflow.trainer.runtime.RuntimeNotFoundException;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.support.Printable;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.RoutingContext;
 
 /**
- * The JSON body of the HTTP API's error answers: {@code {"error": message, "field": field, "fix": fix}} (field and
- * fix when known), each quoting input only as {@link Printable#escape} shows it.
+ * An error answer of the HTTP API, as RFC 9457 problem details ({@value #MEDIA_TYPE}): {@code type} (a URI per kind of
+ * problem, {@link Problem}), {@code title}, {@code status}, {@code detail} (what went wrong), {@code instance} (the
+ * request's path) and, where known, the members {@code field} (as the caller wrote it) and {@code fix} (what to send
+ * instead); each quoting input only as {@link Printable#escape} shows it.
  */
-final class ErrorAnswer {
-    private static final ObjectMapper JSON = new ObjectMapper();
+record ErrorAnswer(Problem problem, int status, String detail, String field, String fix) {
+    static final String MEDIA_TYPE = "application/problem+json";
+    /** Where the problem types are named; each type is this and the problem's slug. */
+    static final String TYPES = "https://camelkubeflow.io/problems/";
     /** What an answer says when the Kubernetes API did not answer at all. */
     static final String API_UNREACHABLE = "Kubernetes API unreachable";
+    private static final ObjectMapper JSON = new ObjectMapper();
 
-    private ErrorAnswer() {
+    /** The kinds of problem the API answers with, each a stable type URI (docs/http-api.md describes them). */
+    enum Problem {
+        INVALID_FIELD("invalid-field", "A field of the request is invalid", 400),
+        UNAUTHENTICATED("unauthenticated", "No valid bearer token", 401),
+        ACCESS_DENIED("access-denied", "The caller may not do this", 403),
+        POLICY_VIOLATION("policy-violation", "The request policy does not allow this", 403),
+        NOT_FOUND("not-found", "No such TrainJob or runtime", 404),
+        NO_SUCH_OPERATION("no-such-operation", "No operation has this path", 404),
+        METHOD_NOT_ALLOWED("method-not-allowed", "No operation of this path takes this method", 405),
+        SUSPENDED("suspended", "The TrainJob is suspended", 409),
+        NAME_TAKEN("name-taken", "The TrainJob's name is taken by another request", 409),
+        BODY_TOO_LARGE("body-too-large", "The request body is too large", 413),
+        UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", "The request body is not JSON", 415),
+        KEY_REUSED("idempotency-key-reused", "The idempotency key was used for another request", 422),
+        RATE_LIMITED("rate-limited", "Too many requests", 429),
+        LOG_NOT_STARTED("log-not-started", "The TrainJob's pods have not started", 504),
+        KUBERNETES_REFUSED("kubernetes-refused", "The Kubernetes API refused the request", 400),
+        KUBERNETES_ERROR("kubernetes-error", "The Kubernetes API failed", 502),
+        UNAVAILABLE("unavailable", "A service the request needs is unavailable", 503),
+        INTERNAL_ERROR("internal-error", "The app failed", 500);
+
+        private final String slug;
+        private final String title;
+        private final int status;
+
+        Problem(String slug, String title, int status) {
+            this.slug = slug;
+            this.title = title;
+            this.status = status;
+        }
+
+        String type() {
+            return TYPES + slug;
+        }
+
+        String title() {
+            return title;
+        }
+
+        /** The answer of this kind, at its usual status. */
+        ErrorAnswer answer(String detail, String field, String fix) {
+            return new ErrorAnswer(this, status, detail, field, fix);
+        }
     }
 
     /** Whether the Kubernetes API did not answer at all: fabric8 gives a failed connection no status, 0 or -1. */
@@ -30,8 +81,20 @@ final class ErrorAnswer {
         return e.getCode() <= 0;
     }
 
-    static String json(Throwable cause, String field) {
-        return json(cause.getMessage(), field, fixFor(cause));
+    /** A refusal the component or the app threw, as its kind of problem, with what a caller can do about it. */
+    static ErrorAnswer of(Throwable cause, String field) {
+        Problem problem = cause instanceof InvalidOptionException && !(cause instanceof RuntimeNotFoundException)
+                ? Problem.INVALID_FIELD
+                : cause instanceof HttpAuthentication.UnauthenticatedException ? Problem.UNAUTHENTICATED
+                : cause instanceof AccessDeniedException ? Problem.ACCESS_DENIED
+                : cause instanceof PolicyViolationException ? Problem.POLICY_VIOLATION
+                : cause instanceof TrainJobNotFoundException || cause instanceof RuntimeNotFoundException
+                        ? Problem.NOT_FOUND
+                : cause instanceof TrainJobConflictException conflict
+                        ? conflict.getDiffering().isEmpty() ? Problem.NAME_TAKEN : Problem.KEY_REUSED
+                : cause instanceof LogStartTimeoutException ? Problem.LOG_NOT_STARTED
+                : Problem.INTERNAL_ERROR;
+        return problem.answer(cause.getMessage(), field, fixFor(cause));
     }
 
     /** What a caller can do about a refusal whose message says what was wrong but not what to do. */
@@ -55,9 +118,21 @@ final class ErrorAnswer {
         return null;
     }
 
-    static String json(String error, String field, String fix) {
+    /** The same problem at another status (the Kubernetes API's own refusals keep theirs). */
+    ErrorAnswer at(int otherStatus) {
+        return new ErrorAnswer(problem, otherStatus, detail, field, fix);
+    }
+
+    /** The problem details of this answer to a request of the path {@code instance} (no query). */
+    String json(String instance) {
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("error", Printable.escape(error));
+        body.put("type", problem.type());
+        body.put("title", problem.title());
+        body.put("status", status);
+        body.put("detail", Printable.escape(detail));
+        if (instance != null) {
+            body.put("instance", Printable.escape(instance));
+        }
         if (field != null) {
             body.put("field", Printable.escape(field));
         }
@@ -69,5 +144,15 @@ final class ErrorAnswer {
         } catch (JsonProcessingException impossible) {
             throw new IllegalStateException(impossible);
         }
+    }
+
+    /** Ends a Vert.x response with this answer (its other headers set before). */
+    void send(RoutingContext context) {
+        send(context.response(), context.request().path());
+    }
+
+    /** Ends the response to a request of the path {@code instance} with this answer. */
+    void send(HttpServerResponse response, String instance) {
+        response.setChunked(false).setStatusCode(status).putHeader("Content-Type", MEDIA_TYPE).end(json(instance));
     }
 }

@@ -183,9 +183,8 @@ public class HttpAuthentication {
             String who = !(e instanceof KubernetesClientException api) ? "OIDC provider unreachable"
                     : ErrorAnswer.apiUnreachable(api) ? ErrorAnswer.API_UNREACHABLE
                     : "the Kubernetes API did not review the token (" + api.getCode() + ")";
-            context.response().setStatusCode(503).putHeader("Content-Type", "application/json")
-                    .end(ErrorAnswer.json(who + ": the token could not be checked now", "Authorization",
-                            "try again shortly; nothing was changed"));
+            ErrorAnswer.Problem.UNAVAILABLE.answer(who + ": the token could not be checked now", "Authorization",
+                    "try again shortly; nothing was changed").send(context);
             return;
         }
         if (caller == null) {
@@ -248,10 +247,10 @@ public class HttpAuthentication {
 
     private void tooMany(RoutingContext context, String who, long waitSeconds) {
         refusals(429).increment();
-        context.response().setStatusCode(429).putHeader("Content-Type", "application/json")
-                .putHeader("Retry-After", Long.toString(waitSeconds))
-                .end(ErrorAnswer.json(who + ": at most " + ratePerSecond + " a second over time, " + rateBurst
-                        + " at once", null, "try again after " + waitSeconds + " s (Retry-After); nothing was changed"));
+        context.response().putHeader("Retry-After", Long.toString(waitSeconds));
+        ErrorAnswer.Problem.RATE_LIMITED.answer(who + ": at most " + ratePerSecond + " a second over time, "
+                + rateBurst + " at once", null, "try again after " + waitSeconds + " s (Retry-After); nothing was"
+                        + " changed").send(context);
     }
 
     /** Tokens the API server would have to review, from an address past its budget. */
@@ -302,8 +301,7 @@ public class HttpAuthentication {
         refusals(status).increment();
         String how = oidcIssuer.map(issuer -> HOW + ", or an ID token of " + issuer + " for audience " + oidcAudience)
                 .orElse(HOW);
-        context.response().setStatusCode(status).putHeader("Content-Type", "application/json")
-                .putHeader("WWW-Authenticate", "Bearer")
-                .end(ErrorAnswer.json(why, "Authorization", how));
+        context.response().putHeader("WWW-Authenticate", "Bearer");
+        ErrorAnswer.Problem.UNAUTHENTICATED.answer(why, "Authorization", how).at(status).send(context);
     }
 }

@@ -60,9 +60,8 @@ public class HttpBodyLimit {
     }
 
     private void refuse(RoutingContext context, String error) {
-        context.response().setStatusCode(413).putHeader("Content-Type", "application/json")
-                .putHeader("Connection", "close")
-                .end(ErrorAnswer.json(error, "body", "send a smaller request: an inline script may be at most 200 KiB;"
-                        + " bake larger code into the image and name it with pythonFile"));
+        context.response().putHeader("Connection", "close");
+        ErrorAnswer.Problem.BODY_TOO_LARGE.answer(error, "body", "send a smaller request: an inline script may be at"
+                + " most 200 KiB; bake larger code into the image and name it with pythonFile").send(context);
     }
 }

@@ -10,7 +10,6 @@ import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.job.PolicyViolationException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
-import io.camelkubeflow.trainer.runtime.RuntimeNotFoundException;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -56,19 +55,17 @@ public class HttpRoutes extends RouteBuilder {
     public void configure() {
         restConfiguration().bindingMode(RestBindingMode.off);
 
-        onException(HttpAuthentication.UnauthenticatedException.class).handled(true).process(e -> error(e, 401,
-                "Authorization"));
-        onException(RuntimeNotFoundException.class).handled(true).process(e -> invalid(e, 404));
-        onException(InvalidOptionException.class).handled(true).process(e -> invalid(e, 400));
-        // same key, different request: the request cannot be processed as sent (422); a name taken by another key: 409
-        onException(TrainJobConflictException.class).handled(true).process(e -> error(e, e.getProperty(
-                Exchange.EXCEPTION_CAUGHT, TrainJobConflictException.class).getDiffering().isEmpty() ? 409 : 422, null));
-        onException(TrainJobNotFoundException.class).handled(true).process(e -> error(e, 404, null));
-        onException(AccessDeniedException.class).handled(true).process(e -> error(e, 403, null));
-        onException(PolicyViolationException.class).handled(true).process(e -> error(e, 403, null));
+        // each refusal as its kind of problem (ErrorAnswer.of): a missing runtime 404, a bad field 400; the same key
+        // with a different request cannot be processed as sent (422), a name taken by another key is 409
+        onException(HttpAuthentication.UnauthenticatedException.class).handled(true)
+                .process(e -> error(e, "Authorization"));
+        onException(InvalidOptionException.class).handled(true).process(HttpRoutes::invalid);
+        onException(TrainJobConflictException.class, TrainJobNotFoundException.class, AccessDeniedException.class,
+                PolicyViolationException.class).handled(true).process(e -> error(e, null));
         onException(KubernetesClientException.class).handled(true).process(HttpRoutes::apiError);
         onException(Exception.class).handled(true).process(HttpRoutes::internalError);
 
+        // each operation's id is its operationId in /q/openapi (docs/http-api.md lists them)
         rest("/trainjobs").description("TrainJobs: start, read, list, suspend, resume and delete them")
                 .post().description("Start a TrainJob from a train request (JSON); an Idempotency-Key header makes"
                         + " retries adopt the job the first attempt made").consumes("application/json")
@@ -79,9 +76,9 @@ public class HttpRoutes extends RouteBuilder {
                     .responseMessage().code(201).message("Created: the TrainJob's summary").endResponseMessage()
                     .responseMessage().code(200).message("Adopted: the job an earlier attempt with this key made")
                         .endResponseMessage()
-                    .responseMessage().code(400).message("Invalid request: {error, field, fix}").endResponseMessage()
+                    .responseMessage().code(400).message("Invalid request: problem details naming the field and the fix").endResponseMessage()
                     .responseMessage().code(422).message("The key was used for another request").endResponseMessage()
-                    .to("direct:http-train")
+                    .id("createTrainJob").to("direct:http-train")
                 .get().description("List TrainJobs of a namespace").produces("application/json")
                     .param().name("namespace").type(RestParamType.query).required(false)
                         .description("The namespace (default: the app's)").endParam()
@@ -89,16 +86,16 @@ public class HttpRoutes extends RouteBuilder {
                         .description("Only jobs matching it, e.g. team=vision,!gpu").endParam()
                     .param().name("runtime").type(RestParamType.query).required(false)
                         .description("Only jobs on the runtime of this name (spec.runtimeRef.name)").endParam()
-                    .to("direct:http-list")
+                    .id("listTrainJobs").to("direct:http-list")
                 .get("/{name}").description("A TrainJob's status and steps").produces("application/json")
                     .param().name("namespace").type(RestParamType.query).required(false).endParam()
                     .responseMessage().code(404).message("No such TrainJob").endResponseMessage()
-                    .to("direct:http-status")
+                    .id("getTrainJob").to("direct:http-status")
                 .get("/{name}/events").description("The Kubernetes Events of a TrainJob, its JobSet, Jobs and pods,"
                         + " oldest first, each with its step").produces("application/json")
                     .param().name("namespace").type(RestParamType.query).required(false).endParam()
                     .responseMessage().code(404).message("No such TrainJob").endResponseMessage()
-                    .to("direct:http-events")
+                    .id("getTrainJobEvents").to("direct:http-events")
                 .delete("/{name}").description("Delete a TrainJob; its JobSet and pods go as propagation says")
                         .produces("application/json")
                     .param().name("namespace").type(RestParamType.query).required(false).endParam()
@@ -106,14 +103,14 @@ public class HttpRoutes extends RouteBuilder {
                         .allowableValues("Background", "Foreground", "Orphan")
                         .description("Background (default), Foreground or Orphan").endParam()
                     .responseMessage().code(404).message("No such TrainJob").endResponseMessage()
-                    .to("direct:http-delete")
+                    .id("deleteTrainJob").to("direct:http-delete")
                 .post("/{name}/suspend").description("Suspend a TrainJob: the Trainer stops its pods")
                         .produces("application/json")
                     .param().name("namespace").type(RestParamType.query).required(false).endParam()
-                    .to("direct:http-suspend")
+                    .id("suspendTrainJob").to("direct:http-suspend")
                 .post("/{name}/resume").description("Resume a suspended TrainJob").produces("application/json")
                     .param().name("namespace").type(RestParamType.query).required(false).endParam()
-                    .to("direct:http-resume");
+                    .id("resumeTrainJob").to("direct:http-resume");
 
         rest("/runtimes").description("Runtimes: what a TrainJob can run on")
                 .get("/{runtime}").description("One runtime by name (the namespace's TrainingRuntime before the"
@@ -121,7 +118,7 @@ public class HttpRoutes extends RouteBuilder {
                         .produces("application/json")
                     .param().name("namespace").type(RestParamType.query).required(false).endParam()
                     .responseMessage().code(404).message("No such runtime").endResponseMessage()
-                    .to("direct:http-runtime");
+                    .id("getRuntime").to("direct:http-runtime");
 
         from("direct:http-train").routeId("http-train")
                 // only the JSON body speaks for the caller: no HTTP header may set a component option
@@ -263,12 +260,15 @@ public class HttpRoutes extends RouteBuilder {
      * A refused field, named as the caller wrote it: the query parameters, path segment and message fields that became
      * component headers keep their own names.
      */
-    private static void invalid(Exchange exchange, int status) {
+    private static void invalid(Exchange exchange) {
         InvalidOptionException invalid = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, InvalidOptionException.class);
         String callerField = CALLER_FIELDS.getOrDefault(invalid.getField(),
                 TrainRequestMessage.fieldOf(invalid.getField()));
         InvalidOptionException named = callerField == null ? invalid : invalid.as(callerField);
-        answer(exchange, status, ErrorAnswer.json(named, named.getField()));
+        // the kind (a missing runtime is not found) is the refusal's own; the words name the field as written
+        ErrorAnswer kind = ErrorAnswer.of(invalid, null);
+        answer(exchange, new ErrorAnswer(kind.problem(), kind.status(), named.getMessage(), named.getField(),
+                kind.fix()));
     }
 
     /** A body of bytes, left as they came for TrainRequestMessage to read as UTF-8. */
@@ -293,15 +293,15 @@ public class HttpRoutes extends RouteBuilder {
                 ? refused.getStatus().getMessage() : refused.getMessage();
         boolean unreachable = ErrorAnswer.apiUnreachable(refused);
         if (unreachable || code == 429 || code >= 500) {
-            answer(exchange, 503, ErrorAnswer.json(unreachable ? ErrorAnswer.API_UNREACHABLE
+            answer(exchange, ErrorAnswer.Problem.UNAVAILABLE.answer(unreachable ? ErrorAnswer.API_UNREACHABLE
                     : "the Kubernetes API is unavailable (" + code + ")", null, "try again shortly; nothing was"
                             + " changed unless a later retry with the same Idempotency-Key adopts it"));
         } else if (code == 403 || code == 404 || code == 409 || code == 422 || code == 400) {
-            answer(exchange, code, ErrorAnswer.json("the Kubernetes API refused the request (" + code + "): "
-                    + message, null, null));
+            answer(exchange, ErrorAnswer.Problem.KUBERNETES_REFUSED.answer("the Kubernetes API refused the request ("
+                    + code + "): " + message, null, null).at(code));
         } else {
-            answer(exchange, 502, ErrorAnswer.json("the Kubernetes API answered " + code + ": " + message, null,
-                    null));
+            answer(exchange, ErrorAnswer.Problem.KUBERNETES_ERROR.answer("the Kubernetes API answered " + code + ": "
+                    + message, null, null));
         }
     }
 
@@ -310,8 +310,8 @@ public class HttpRoutes extends RouteBuilder {
         Exception fault = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
         String id = UUID.randomUUID().toString().substring(0, 8);
         LOG.errorf(fault, "HTTP request failed (error %s)", id);
-        answer(exchange, 500, ErrorAnswer.json("internal error " + id + ": the app's log has the details", null,
-                null));
+        answer(exchange, ErrorAnswer.Problem.INTERNAL_ERROR.answer("internal error " + id + ": the app's log has the"
+                + " details", null, null));
     }
 
     /**
@@ -325,14 +325,17 @@ public class HttpRoutes extends RouteBuilder {
         exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, "application/json");
     }
 
-    private static void answer(Exchange exchange, int status, String json) {
+    /** An error answer as problem details, its instance the request's path (its query left out). */
+    private static void answer(Exchange exchange, ErrorAnswer answer) {
+        String uri = exchange.getMessage().getHeader(Exchange.HTTP_URI, String.class);
+        String path = uri == null ? null : uri.split("\\?", 2)[0];
         onlyTheAnswersHeaders(exchange);
-        exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, status);
-        exchange.getMessage().setBody(json);
+        exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, ErrorAnswer.MEDIA_TYPE);
+        exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, answer.status());
+        exchange.getMessage().setBody(answer.json(path));
     }
 
-    private static void error(Exchange exchange, int status, String field) {
-        answer(exchange, status, ErrorAnswer.json(exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class),
-                field));
+    private static void error(Exchange exchange, String field) {
+        answer(exchange, ErrorAnswer.of(exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class), field));
     }
 }

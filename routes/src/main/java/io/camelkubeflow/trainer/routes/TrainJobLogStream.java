@@ -11,12 +11,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.access.Access;
-import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.KubernetesNames;
-import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.logs.LogSink;
-import io.camelkubeflow.trainer.logs.LogStartTimeoutException;
 import io.camelkubeflow.trainer.logs.LogStep;
 import io.camelkubeflow.trainer.logs.TrainJobLogs;
 import io.camelkubeflow.trainer.support.ApiRetry;
@@ -89,12 +86,13 @@ public class TrainJobLogStream {
         String offsetText = context.queryParams().get("offset");
         HttpServerResponse response = context.response();
         Caller caller = context.get(HttpAuthentication.CALLER);
+        String path = context.request().path();
         readers.execute(() -> stream(caller, namespace == null ? defaultNamespace : namespace, name, stepText, follow,
-                offsetText, response));
+                offsetText, response, path));
     }
 
     private void stream(Caller caller, String namespace, String name, String stepText, boolean follow,
-            String offsetText, HttpServerResponse response) {
+            String offsetText, HttpServerResponse response, String path) {
         try {
             KubernetesNames.namespace("namespace", namespace);
             KubernetesNames.trainJobName("name", name);
@@ -104,9 +102,9 @@ public class TrainJobLogStream {
                     .accessReviewerFor(client, ApiRetry.DEFAULT).check(caller, Access.readPodLogs(namespace));
             if ("Suspended".equals(statusView.describe(namespace, name).get("status"))) {
                 // no pod runs, nor will until it is resumed: say so now instead of waiting for a pod to start
-                response.setStatusCode(409).putHeader("Content-Type", "application/json").end(ErrorAnswer.json(
-                        "TrainJob " + namespace + "/" + name + " is suspended: none of its pods runs", null,
-                        "resume it (POST /trainjobs/" + name + "/resume), then read its log"));
+                ErrorAnswer.Problem.SUSPENDED.answer("TrainJob " + namespace + "/" + name + " is suspended: none of"
+                        + " its pods runs", null, "resume it (POST /trainjobs/" + name + "/resume), then read its log")
+                        .send(response, path);
                 return;
             }
             response.setChunked(true).putHeader("Content-Type", "text/plain; charset=utf-8");
@@ -122,12 +120,12 @@ public class TrainJobLogStream {
                 } else if (failure instanceof ClientGoneException || failure instanceof CancellationException) {
                     LOG.debug("Client of the log of {}/{} went away", namespace, name);
                 } else {
-                    fail(response, failure instanceof RuntimeException e ? e : new IllegalStateException(failure),
-                            namespace, name);
+                    fail(response, path, failure instanceof RuntimeException e ? e
+                            : new IllegalStateException(failure), namespace, name);
                 }
             });
         } catch (RuntimeException e) {
-            fail(response, e, namespace, name);
+            fail(response, path, e, namespace, name);
         }
     }
 
@@ -156,19 +154,15 @@ public class TrainJobLogStream {
         return offset;
     }
 
-    private static void fail(HttpServerResponse response, RuntimeException e, String namespace, String name) {
+    private static void fail(HttpServerResponse response, String path, RuntimeException e, String namespace,
+            String name) {
         if (response.headWritten()) {
             // lines were sent already: the status cannot change, so the stream is cut rather than ended cleanly
             LOG.warn("Log stream of {}/{} failed: {}", namespace, name, e.getMessage());
             response.reset();
             return;
         }
-        int status = e instanceof InvalidOptionException ? 400
-                : e instanceof AccessDeniedException ? 403
-                : e instanceof TrainJobNotFoundException ? 404
-                : e instanceof LogStartTimeoutException ? 504 : 500;
-        response.setChunked(false).setStatusCode(status).putHeader("Content-Type", "application/json")
-                .end(ErrorAnswer.json(e, e instanceof InvalidOptionException invalid ? invalid.getField() : null));
+        ErrorAnswer.of(e, e instanceof InvalidOptionException invalid ? invalid.getField() : null).send(response, path);
     }
 
     /**

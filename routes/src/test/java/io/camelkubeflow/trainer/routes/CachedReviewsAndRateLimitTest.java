@@ -131,7 +131,7 @@ class CachedReviewsAndRateLimitTest {
         HttpResponse<String> limited = get("", token);
         assertEquals(429, limited.statusCode(), limited.body());
         assertTrue(Long.parseLong(limited.headers().firstValue("Retry-After").orElseThrow()) >= 1);
-        assertTrue(String.valueOf(json(limited).get("error")).startsWith("too many requests from caller 'hurried'"),
+        assertTrue(String.valueOf(json(limited).get("detail")).startsWith("too many requests from caller 'hurried'"),
                 limited.body());
         assertEquals(0, reviewsSince(since, "subjectaccessreviews"), "a limited request is not reviewed");
         // another caller has a budget of its own

@@ -161,7 +161,7 @@ class HostileCallersTest {
                 assertTrue(refused.statusCode() == 403 || refused.statusCode() == 401,
                         attempt[0] + " " + attempt[1] + "?" + query + " by mallory: " + refused.statusCode() + " "
                                 + refused.body());
-                assertNotNull(json(refused).get("error"), refused.body());
+                assertNotNull(json(refused).get("detail"), refused.body());
             }
         }
         assertEquals(List.of(), writesSince(since));
@@ -177,7 +177,7 @@ class HostileCallersTest {
             assertEquals(403, listed.statusCode(), listed.body());
             HttpResponse<String> created = send("POST", "", SCRIPT, token);
             assertEquals(403, created.statusCode(), created.body());
-            assertTrue(String.valueOf(json(created).get("error")).contains("dev,system:masters"), created.body());
+            assertTrue(String.valueOf(json(created).get("detail")).contains("dev,system:masters"), created.body());
         }
         assertEquals(List.of(), writesSince(since));
     }
@@ -240,7 +240,7 @@ class HostileCallersTest {
                 OidcProviderResource.provider.token("alice", List.of("ml\r\nteam")))) {
             HttpResponse<String> refused = send("GET", "", null, token);
             assertEquals(401, refused.statusCode(), refused.body());
-            assertTrue(String.valueOf(json(refused).get("error")).contains("control characters"), refused.body());
+            assertTrue(String.valueOf(json(refused).get("detail")).contains("control characters"), refused.body());
         }
         assertEquals(List.of(), writesSince(since));
     }

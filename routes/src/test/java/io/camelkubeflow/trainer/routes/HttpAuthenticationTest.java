@@ -86,7 +86,7 @@ class HttpAuthenticationTest {
                         "system:masters"));
         assertEquals(403, refused.statusCode(), refused.body());
         assertEquals("caller 'mallory' may not create trainjobs.trainer.kubeflow.org in namespace default",
-                json(refused).get("error"));
+                json(refused).get("detail"));
         assertEquals(before, trainJobs());
         assertEquals(403, send("GET", "/some-job", null, mallory, Map.of()).statusCode());
         assertEquals(403, send("GET", "/some-job/logs", null, mallory, Map.of()).statusCode());
@@ -115,7 +115,7 @@ class HttpAuthenticationTest {
         int before = trainJobs();
         HttpResponse<String> refused = send("POST", "", SCRIPT, alice, Map.of());
         assertEquals(403, refused.statusCode(), refused.body());
-        assertTrue(String.valueOf(json(refused).get("error")).startsWith("caller 'oidc:alice' (groups [oidc:ml-team])"
+        assertTrue(String.valueOf(json(refused).get("detail")).startsWith("caller 'oidc:alice' (groups [oidc:ml-team])"
                 + " may not create trainjobs"), refused.body());
         assertEquals(before, trainJobs());
 
@@ -139,7 +139,7 @@ class HttpAuthenticationTest {
         HttpResponse<String> refused = send("POST", "", "{\"script\": \"print(1)\", \"env\": {\"DB\":"
                 + " \"secretKeyRef:db-credentials/password\"}}", carol, Map.of());
         assertEquals(403, refused.statusCode(), refused.body());
-        assertTrue(String.valueOf(json(refused).get("error"))
+        assertTrue(String.valueOf(json(refused).get("detail"))
                 .contains("may not get secrets 'db-credentials' in namespace default"), refused.body());
         assertEquals(before, trainJobs());
         HttpResponse<String> allowed = send("POST", "", SCRIPT, carol, Map.of("Idempotency-Key", "carol-1"));
@@ -176,7 +176,7 @@ class HttpAuthenticationTest {
                 .entrySet()) {
             HttpResponse<String> refused = send("POST", "", attempt.getValue(), developer, Map.of());
             assertEquals(403, refused.statusCode(), refused.body());
-            assertTrue(String.valueOf(json(refused).get("error")).contains("policy rule '" + attempt.getKey() + "'"),
+            assertTrue(String.valueOf(json(refused).get("detail")).contains("policy rule '" + attempt.getKey() + "'"),
                     refused.body());
         }
         assertEquals(before, trainJobs());

@@ -102,7 +102,7 @@ class HttpOperationsTest {
         assertNull(stored(name));
         HttpResponse<String> again = send("DELETE", "/" + name, null, localToken());
         assertEquals(404, again.statusCode(), again.body());
-        assertEquals("TrainJob default/" + name + " does not exist", json(again).get("error"));
+        assertEquals("TrainJob default/" + name + " does not exist", json(again).get("detail"));
     }
 
     @Test
@@ -111,12 +111,12 @@ class HttpOperationsTest {
         HttpResponse<String> selector = send("GET", "?labelSelector=" + query("team>1"), null, localToken());
         assertEquals(400, selector.statusCode(), selector.body());
         assertEquals("labelSelector", json(selector).get("field"));
-        assertTrue(((String) json(selector).get("error")).startsWith("Invalid 'labelSelector': 'team>1'"),
+        assertTrue(((String) json(selector).get("detail")).startsWith("Invalid 'labelSelector': 'team>1'"),
                 selector.body());
         HttpResponse<String> propagation = send("DELETE", "/" + name + "?propagation=Sideways", null, localToken());
         assertEquals(400, propagation.statusCode(), propagation.body());
         assertEquals("propagation", json(propagation).get("field"));
-        assertTrue(((String) json(propagation).get("error")).contains("use Background"), propagation.body());
+        assertTrue(((String) json(propagation).get("detail")).contains("use Background"), propagation.body());
         assertEquals(name, stored(name).getMetadata().getName(), "a refused delete deleted the job");
     }
 
@@ -151,7 +151,7 @@ class HttpOperationsTest {
                 {"POST", "/" + name + "/resume"}}) {
             HttpResponse<String> refused = send(call[0], call[1], null, mallory);
             assertEquals(403, refused.statusCode(), call[0] + " " + call[1] + ": " + refused.body());
-            assertTrue(((String) json(refused).get("error")).startsWith("caller 'mallory' may not "), refused.body());
+            assertTrue(((String) json(refused).get("detail")).startsWith("caller 'mallory' may not "), refused.body());
         }
         assertEquals(suspendedBefore, stored(name).getSpec().suspend(), "not suspended, resumed nor deleted");
     }

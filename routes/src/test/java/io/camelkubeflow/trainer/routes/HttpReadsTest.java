@@ -160,7 +160,7 @@ class HttpReadsTest {
                 "/trainjobs?runtime=torch-distributed", "/runtimes/torch-distributed")) {
             HttpResponse<String> refused = get(path, mallory);
             assertEquals(403, refused.statusCode(), path + ": " + refused.body());
-            assertTrue(((String) json(refused).get("error")).startsWith("caller 'mallory' may not "), refused.body());
+            assertTrue(((String) json(refused).get("detail")).startsWith("caller 'mallory' may not "), refused.body());
         }
         assertEquals(List.of(), writesSince(since));
     }

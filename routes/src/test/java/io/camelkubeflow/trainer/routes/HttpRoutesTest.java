@@ -183,7 +183,7 @@ class HttpRoutesTest {
                 "{\"pythonFile\": \"/app/t.py\", \"namespace\": \"kube-system\"}")) {
             HttpResponse<String> refused = post(beyond, null);
             assertEquals(403, refused.statusCode(), refused.body());
-            assertTrue(String.valueOf(json(refused).get("error")).contains("policy rule"), refused.body());
+            assertTrue(String.valueOf(json(refused).get("detail")).contains("policy rule"), refused.body());
         }
         assertEquals(jobs, client.resources(io.camelkubeflow.trainer.api.TrainJob.class).inAnyNamespace().list()
                 .getItems().size());
@@ -217,7 +217,7 @@ class HttpRoutesTest {
             {"{\"pythonFile\": \"/app/t.py\", \"securityContext\": {\"runAsUser\": \"0\"}}", "runAsRoot"}}) {
             HttpResponse<String> refused = post(beyond[0], null);
             assertEquals(403, refused.statusCode(), refused.body());
-            assertTrue(String.valueOf(json(refused).get("error")).contains("policy rule '" + beyond[1] + "'"),
+            assertTrue(String.valueOf(json(refused).get("detail")).contains("policy rule '" + beyond[1] + "'"),
                     refused.body());
         }
         for (String[] malformed : new String[][] {
@@ -262,7 +262,7 @@ class HttpRoutesTest {
             HttpResponse<String> refused = post("{\"workspace\": \"" + beyond + "\", \"pythonFile\": \"t.py\"}",
                     null);
             assertEquals(403, refused.statusCode(), refused.body());
-            assertTrue(String.valueOf(json(refused).get("error")).contains("policy rule 'workspaceSources'"),
+            assertTrue(String.valueOf(json(refused).get("detail")).contains("policy rule 'workspaceSources'"),
                     refused.body());
         }
         assertEquals(jobs, client.resources(io.camelkubeflow.trainer.api.TrainJob.class).inAnyNamespace().list()

@@ -87,7 +87,7 @@ class HttpTrainerShapesTest {
         int before = trainJobs();
         HttpResponse<String> refused = post("{\"imageEntrypoint\": true, \"image\": \"team/img:1\"}");
         assertEquals(403, refused.statusCode(), refused.body());
-        assertTrue(String.valueOf(json(refused).get("error")).contains("policy rule 'imageOverride'"), refused.body());
+        assertTrue(String.valueOf(json(refused).get("detail")).contains("policy rule 'imageOverride'"), refused.body());
         assertEquals(before, trainJobs());
     }
 }

@@ -48,7 +48,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code target/schemathesis-venv}) fuzzes the HTTP API from its own OpenAPI document ({@code /q/openapi}), once as the
  * local developer (the token the app writes to its token file) and once as an authenticated caller with no rights.
  * Each run passes when Schemathesis finds no answer that is a 5xx, answers a status or a body the document does not
- * state, or is a 4xx without a JSON {@code {"error", "field" | "fix"}} ({@code checks.py}); and the writes the sandbox
+ * state, or is a 4xx other than problem details with a {@code field} or a {@code fix} ({@code checks.py}); and the writes the sandbox
  * saw are checked: none for the caller with no rights; for the developer, no more TrainJobs created than answers
  * 201.
  *
@@ -171,7 +171,7 @@ class OpenApiFuzzTest {
                 "--url", base,
                 "--header", "Authorization: Bearer " + token,
                 "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,"
-                        + "response_schema_conformance,refusal_is_json_with_error_and_field_or_fix",
+                        + "response_schema_conformance,refusal_is_problem_details_with_field_or_fix",
                 "--max-examples", String.valueOf(EXAMPLES_PER_OPERATION),
                 "--seed", String.valueOf(SEED),
                 // one worker: the requests come in the same order on every run
