@@ -25,8 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The HTTP API's error contract: every refusal is a 4xx with a JSON body {error, field, fix} naming the field as the
- * caller wrote it, and no request, however bad, gets an empty answer or a 500; nothing is written for any of them.
+ * The HTTP API's error contract: every refusal is a 4xx with RFC 9457 problem details (application/problem+json: type,
+ * title, status, detail, instance) naming the field as the caller wrote it and the fix, and no request, however bad,
+ * gets an empty answer or a 500; nothing is written for any of them.
  */
 @QuarkusTest
 @QuarkusTestResource(FreshFolders.class)
@@ -57,9 +58,8 @@ class HttpErrorContractTest {
         return send("POST", "", HttpRequest.BodyPublishers.ofString(body), null);
     }
 
-    @Test
-    void everyBadRequestIsA4xxWithAJsonBodyNamingTheFieldAndNothingIsWritten() throws Exception {
-        int before = client.resources(TrainJob.class).inAnyNamespace().list().getItems().size();
+    /** Bad train requests (bodies) and the field each refusal names: also held to the schema by ContractAgreementTest. */
+    static Map<String, String> badRequests() {
         Map<String, String> wantedField = new LinkedHashMap<>();
         wantedField.put("", "body");
         wantedField.put("   ", "body");
@@ -91,8 +91,40 @@ class HttpErrorContractTest {
         wantedField.put("{\"script\": \"print(1)\", \"annotations\": {\"note\": \"\\ud800\"}}", "annotations.note");
         wantedField.put("{\"script\": \"print(1)\"} {\"script\": \"print(2)\"}", "body");
         wantedField.put("{\"script\": \"print(1)\", \"nodes\": \"\\ud800\"}", "nodes");
+        // what the train request's schema once let through (issue 38)
+        wantedField.put("{}", "command/pythonFile/script");
+        wantedField.put("{\"command\": \"python x.py\", \"script\": \"print(1)\"}", "command/pythonFile/script");
+        wantedField.put("{\"script\": \"print(1)\", \"numNodes\": 0}", "numNodes");
+        wantedField.put("{\"script\": \"print(1)\", \"cpu\": \"lots\"}", "cpu");
+        return wantedField;
+    }
+
+    /** Bad initializer fields and the field each refusal names; a credential among them is never repeated. */
+    static Map<String, String> badInitializerRequests() {
+        String tune = "{\"runtime\": \"torchtune-llama3.2-1b\", \"args\": [\"epochs=1\"], ";
+        Map<String, String> wantedField = new LinkedHashMap<>();
+        wantedField.put(tune + "\"datasetUri\": \"hf://d/x\", \"datasetAccessToken\": \"hf_HttpPlainToken\"}",
+                "datasetAccessToken");
+        wantedField.put(tune + "\"modelUri\": \"s3://m/x\", \"modelSecretAccessKey\": \"wJalrHttpKey\"}",
+                "modelSecretAccessKey");
+        wantedField.put(tune + "\"datasetUri\": \"s3://AKIA:wJalrInUri@bucket/d\"}", "datasetUri");
+        wantedField.put(tune + "\"datasetUri\": \"cache://db/t\", \"datasetCacheDataNodes\": \"3\"}",
+                "datasetCacheDataNodes");
+        wantedField.put(tune + "\"modelUri\": \"hf://m/x\", \"modelIgnorePatterns\": [\"*.bin\", 2]}",
+                "modelIgnorePatterns");
+        wantedField.put(tune + "\"datasetUri\": \"hf://d/x\", \"datasetEndpoint\": \"http://minio:9000\"}",
+                "datasetEndpoint");
+        wantedField.put(tune + "\"datasetKind\": \"gcs\", \"datasetUri\": \"bucket/d\"}", "datasetKind");
+        // the app's default runtime, torch-distributed, has no dataset-initializer step
+        wantedField.put("{\"pythonFile\": \"/a.py\", \"datasetUri\": \"s3://data/set\"}", "datasetUri");
+        return wantedField;
+    }
+
+    @Test
+    void everyBadRequestIsA4xxWithAJsonBodyNamingTheFieldAndNothingIsWritten() throws Exception {
+        int before = client.resources(TrainJob.class).inAnyNamespace().list().getItems().size();
         List<String> faults = new ArrayList<>();
-        for (Map.Entry<String, String> attempt : wantedField.entrySet()) {
+        for (Map.Entry<String, String> attempt : badRequests().entrySet()) {
             HttpResponse<String> answer = post(attempt.getKey());
             if (answer.statusCode() < 400 || answer.statusCode() >= 500 || answer.body().isBlank()
                     || !attempt.getValue().equals(json(answer).get("field")) || namesAnInternalHeader(answer)) {
@@ -110,24 +142,8 @@ class HttpErrorContractTest {
     @Test
     void initializerFieldsAreRefusedNamingTheFieldNeverRepeatingACredential() throws Exception {
         int before = client.resources(TrainJob.class).inAnyNamespace().list().getItems().size();
-        String tune = "{\"runtime\": \"torchtune-llama3.2-1b\", \"args\": [\"epochs=1\"], ";
-        Map<String, String> wantedField = new LinkedHashMap<>();
-        wantedField.put(tune + "\"datasetUri\": \"hf://d/x\", \"datasetAccessToken\": \"hf_HttpPlainToken\"}",
-                "datasetAccessToken");
-        wantedField.put(tune + "\"modelUri\": \"s3://m/x\", \"modelSecretAccessKey\": \"wJalrHttpKey\"}",
-                "modelSecretAccessKey");
-        wantedField.put(tune + "\"datasetUri\": \"s3://AKIA:wJalrInUri@bucket/d\"}", "datasetUri");
-        wantedField.put(tune + "\"datasetUri\": \"cache://db/t\", \"datasetCacheDataNodes\": \"3\"}",
-                "datasetCacheDataNodes");
-        wantedField.put(tune + "\"modelUri\": \"hf://m/x\", \"modelIgnorePatterns\": [\"*.bin\", 2]}",
-                "modelIgnorePatterns");
-        wantedField.put(tune + "\"datasetUri\": \"hf://d/x\", \"datasetEndpoint\": \"http://minio:9000\"}",
-                "datasetEndpoint");
-        wantedField.put(tune + "\"datasetKind\": \"gcs\", \"datasetUri\": \"bucket/d\"}", "datasetKind");
-        // the app's default runtime, torch-distributed, has no dataset-initializer step
-        wantedField.put("{\"pythonFile\": \"/a.py\", \"datasetUri\": \"s3://data/set\"}", "datasetUri");
         List<String> faults = new ArrayList<>();
-        for (Map.Entry<String, String> attempt : wantedField.entrySet()) {
+        for (Map.Entry<String, String> attempt : badInitializerRequests().entrySet()) {
             HttpResponse<String> answer = post(attempt.getKey());
             if (answer.statusCode() != 400 || !attempt.getValue().equals(json(answer).get("field"))
                     || namesAnInternalHeader(answer) || answer.body().contains("hf_HttpPlainToken")
@@ -204,25 +220,57 @@ class HttpErrorContractTest {
             HttpResponse<String> answer = postBytes(body, "application/json");
             assertEquals(400, answer.statusCode(), answer.body());
             assertEquals("body", json(answer).get("field"), answer.body());
-            String error = String.valueOf(json(answer).get("error"));
+            String error = String.valueOf(json(answer).get("detail"));
             assertTrue(error.contains("not UTF-8") && error.contains("offset"), answer.body());
             assertTrue(answer.body().indexOf('\uFFFD') < 0, answer.body());
         }
         assertEquals(before, client.resources(TrainJob.class).inAnyNamespace().list().getItems().size());
     }
 
-    /** A body in another media type gets the same JSON error body as every other refusal, not an empty 415. */
+    /**
+     * A refusal is problem details: its type a URI of the API's problems, its status the answer's, its instance the
+     * path asked for without the query, as application/problem+json; field and fix as members beside them.
+     */
+    @Test
+    void aRefusalIsProblemDetailsOfItsTypeAndPath() throws Exception {
+        HttpResponse<String> invalid = post("{\"script\": \"print(1)\", \"numNodes\": 0}");
+        assertEquals(400, invalid.statusCode(), invalid.body());
+        assertEquals("application/problem+json", invalid.headers().firstValue("Content-Type").orElseThrow());
+        Map<?, ?> problem = json(invalid);
+        assertEquals("https://camelkubeflow.io/problems/invalid-field", problem.get("type"), invalid.body());
+        assertEquals("A field of the request is invalid", problem.get("title"), invalid.body());
+        assertEquals(400, problem.get("status"), invalid.body());
+        assertEquals("/trainjobs", problem.get("instance"), invalid.body());
+        assertEquals("numNodes", problem.get("field"), invalid.body());
+        assertEquals("Invalid 'numNodes': 0 is not allowed; give a whole number of at least 1", problem.get("detail"));
+        assertEquals(null, problem.get("error"), "no member of the old {error, field, fix} form");
+        HttpResponse<String> missing = HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs + "/no-such-job?namespace"
+                + "=default")).timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer "
+                + HttpRoutesTest.localToken()).GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(404, missing.statusCode(), missing.body());
+        assertEquals("application/problem+json", missing.headers().firstValue("Content-Type").orElseThrow());
+        assertEquals("https://camelkubeflow.io/problems/not-found", json(missing).get("type"), missing.body());
+        assertEquals("/trainjobs/no-such-job", json(missing).get("instance"), missing.body());
+        HttpResponse<String> unauthenticated = HTTP.send(HttpRequest.newBuilder(trainjobs.toURI()).timeout(
+                Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(401, unauthenticated.statusCode(), unauthenticated.body());
+        assertEquals("https://camelkubeflow.io/problems/unauthenticated", json(unauthenticated).get("type"));
+        assertEquals(401, json(unauthenticated).get("status"), unauthenticated.body());
+    }
+
+    /** A body in another media type gets the same problem details as every other refusal, not an empty 415. */
     @Test
     void aBodyThatIsNotJsonIs415WithAJsonBody() throws Exception {
         HttpResponse<String> answer = postBytes("print(1)".getBytes(), "text/plain");
         assertEquals(415, answer.statusCode(), answer.body());
+        assertEquals("https://camelkubeflow.io/problems/unsupported-media-type", json(answer).get("type"));
         Map<?, ?> error = json(answer);
         assertEquals("Content-Type", error.get("field"), answer.body());
-        assertTrue(String.valueOf(error.get("error")).contains("text/plain"), answer.body());
+        assertTrue(String.valueOf(error.get("detail")).contains("text/plain"), answer.body());
         assertTrue(String.valueOf(error.get("fix")).contains("application/json"), answer.body());
     }
 
-    /** A path no operation has gets the API's JSON error form too, not a server's HTML page. */
+    /** A path no operation has gets the API's problem details too, not a server's HTML page. */
     @Test
     void aPathNoOperationHasIs404WithAJsonBody() throws Exception {
         for (String path : List.of("/runtimes", "/runtimes/torch-distributed/packages", "/trainjobs/x/y/z")) {
@@ -232,6 +280,7 @@ class HttpErrorContractTest {
             assertEquals(404, answer.statusCode(), path + " " + answer.body());
             Map<?, ?> error = json(answer);
             assertEquals("path", error.get("field"), answer.body());
+            assertEquals(path, error.get("instance"), answer.body());
             assertTrue(String.valueOf(error.get("fix")).contains("/q/openapi"), answer.body());
         }
     }
@@ -243,7 +292,7 @@ class HttpErrorContractTest {
                 + " \"labels\": {\"team\": \"a\\u2028b\"}}");
         assertEquals(400, answer.statusCode(), answer.body());
         String field = String.valueOf(json(answer).get("field"));
-        String error = String.valueOf(json(answer).get("error"));
+        String error = String.valueOf(json(answer).get("detail"));
         assertEquals("x\\u001b[2K\\r\\nINFO forged", field, answer.body());
         assertTrue((field + error).codePoints().noneMatch(c -> Character.isISOControl(c) || c == 0x2028),
                 answer.body());
@@ -391,7 +440,7 @@ class HttpErrorContractTest {
         HttpResponse<String> other = send("POST", "", HttpRequest.BodyPublishers.ofString(
                 "{\"pythonFile\": \"/a.py\", \"numNodes\": 2}"), "contract-1");
         assertEquals(422, other.statusCode(), other.body());
-        assertTrue(String.valueOf(json(other).get("error")).contains("differs in spec.trainer.numNodes"), other.body());
+        assertTrue(String.valueOf(json(other).get("detail")).contains("differs in spec.trainer.numNodes"), other.body());
         HttpResponse<String> same = send("POST", "", HttpRequest.BodyPublishers.ofString(
                 "{\"pythonFile\": \"/a.py\", \"numNodes\": 1}"), "contract-1");
         assertEquals(200, same.statusCode(), same.body());
@@ -403,7 +452,7 @@ class HttpErrorContractTest {
         clients.sandbox().refuseNextTrainJobCreates(1, 403);
         HttpResponse<String> denied = post(request);
         assertEquals(403, denied.statusCode(), denied.body());
-        assertTrue(String.valueOf(json(denied).get("error")).startsWith("the Kubernetes API refused the request (403)"),
+        assertTrue(String.valueOf(json(denied).get("detail")).startsWith("the Kubernetes API refused the request (403)"),
                 denied.body());
 
         clients.sandbox().refuseNextTrainJobCreates(1, 422);
@@ -414,7 +463,7 @@ class HttpErrorContractTest {
         clients.sandbox().refuseNextTrainJobCreates(10, 500);
         HttpResponse<String> unavailable = post(request);
         assertEquals(503, unavailable.statusCode(), unavailable.body());
-        assertTrue(String.valueOf(json(unavailable).get("error")).contains("unavailable"), unavailable.body());
+        assertTrue(String.valueOf(json(unavailable).get("detail")).contains("unavailable"), unavailable.body());
         clients.sandbox().refuseNextTrainJobCreates(0, 500);
     }
 
@@ -440,7 +489,7 @@ class HttpErrorContractTest {
         }
         for (HttpResponse<String> during : List.of(tokenReview, accessReview)) {
             assertEquals(503, during.statusCode(), during.body());
-            assertTrue(String.valueOf(json(during).get("error")).startsWith("Kubernetes API unreachable"),
+            assertTrue(String.valueOf(json(during).get("detail")).startsWith("Kubernetes API unreachable"),
                     during.body());
         }
         // the component's bounded retries (about 3 s), not fabric8's on top of them (19.5 s before)

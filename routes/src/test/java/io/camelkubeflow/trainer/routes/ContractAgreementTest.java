@@ -1,0 +1,151 @@
+package io.camelkubeflow.trainer.routes;
+
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaLocation;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.dialect.Dialects;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import org.junit.jupiter.api.Test;
+
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The train request's schema (the contract, which the component runs) and the running app agree: every request the
+ * test suite refuses (HttpErrorContractTest's bad requests and initializer fields) is refused by both, or by the app
+ * alone for a rule a JSON Schema cannot say, named here; and every example request of the OpenAPI document is accepted
+ * by both, the app answering as the document says.
+ */
+@QuarkusTest
+@QuarkusTestResource(FreshFolders.class)
+@QuarkusTestResource(OidcProviderResource.class)
+class ContractAgreementTest {
+    /**
+     * JSON text as the app reads it: one value, no name twice. What the text holds is the schema's to judge; how it is
+     * written is not (a validator reads values).
+     */
+    private static final ObjectMapper STRICT_JSON = new ObjectMapper()
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    private static final String TUNE = "{\"runtime\": \"torchtune-llama3.2-1b\", \"args\": [\"epochs=1\"], ";
+
+    /** Refused requests whose rule a JSON Schema cannot say, each by the rule's name. */
+    private static final Map<String, String> BEYOND_THE_SCHEMA = Map.ofEntries(
+            Map.entry(TUNE + "\"datasetUri\": \"hf://d/x\", \"datasetAccessToken\": \"hf_HttpPlainToken\"}",
+                    "a credential only as a Secret's key (secretKeyRef:), read into a reference as it is set"),
+            Map.entry(TUNE + "\"modelUri\": \"s3://m/x\", \"modelSecretAccessKey\": \"wJalrHttpKey\"}",
+                    "a credential only as a Secret's key (secretKeyRef:), read into a reference as it is set"),
+            Map.entry(TUNE + "\"datasetUri\": \"s3://AKIA:wJalrInUri@bucket/d\"}",
+                    "no credentials in a storage URI as the TrainJob carries it (the kind's scheme added)"),
+            Map.entry(TUNE + "\"datasetUri\": \"hf://d/x\", \"datasetEndpoint\": \"http://minio:9000\"}",
+                    "a setting only the initializer of its kind reads (the kind from the URI's scheme)"),
+            Map.entry("{}", "a payload, unless the runtime's launcher runs its own program (torchtune runs with none)"),
+            Map.entry("{\"pythonFile\": \"/a.py\", \"datasetUri\": \"s3://data/set\"}",
+                    "an initializer needs the runtime's initializer step (torch-distributed has none)"),
+            Map.entry("{\"command\": \"python 'x.py\"}", "a command line is split as a shell would"),
+            Map.entry("{\"pythonFile\": \"/a.py\", \"args\": \"--lr \\\"0.1\"}", "a command line is split as a shell would"),
+            Map.entry("{\"pythonFile\": \"/a.py\", \"launcher\": \"deepspeed\"}", "a launcher is parsed by name"),
+            Map.entry("{\"script\": \"print(1)\", \"annotations\": {\"note\": \"\\ud800\"}}",
+                    "whole characters: half of a surrogate pair is no character UTF-8 can carry"));
+
+    /** The OpenAPI document's own URI, for the schemas it holds to refer within it. */
+    private static final String DOCUMENT = "https://camelkubeflow.io/q/openapi";
+
+    @TestHTTPResource("/trainjobs")
+    URL trainjobs;
+
+    @Test
+    void everyRequestTheSuiteRefusesIsRefusedByTheSchemaAndTheAppAlike() throws Exception {
+        Map<String, String> refused = new LinkedHashMap<>(HttpErrorContractTest.badRequests());
+        refused.putAll(HttpErrorContractTest.badInitializerRequests());
+        List<String> disagreements = new ArrayList<>();
+        for (String body : refused.keySet()) {
+            List<String> violations = violations(body);
+            int status = post(body).statusCode();
+            boolean appRefuses = status >= 400 && status < 500;
+            String rule = BEYOND_THE_SCHEMA.get(body);
+            if (!appRefuses) {
+                disagreements.add(body + ": the app answered " + status);
+            } else if (rule == null && violations.isEmpty()) {
+                disagreements.add(body + ": the schema accepts what the app refuses");
+            } else if (rule != null && !violations.isEmpty()) {
+                disagreements.add(body + ": listed as beyond the schema (" + rule + "), but it refuses: " + violations);
+            }
+        }
+        assertEquals(List.of(), disagreements);
+    }
+
+    /**
+     * Every example request of the OpenAPI document is accepted by the schema and the app, and the app's answer is what
+     * the document says a 201 is; the document's example problem is of the document's problem schema.
+     */
+    @Test
+    void everyExampleOfTheOpenApiDocumentIsAcceptedAndAnsweredAsDocumented() throws Exception {
+        JsonNode document = new ObjectMapper().readTree(HTTP.send(HttpRequest.newBuilder(trainjobs.toURI()
+                .resolve("/q/openapi?format=json")).build(), HttpResponse.BodyHandlers.ofString()).body());
+        SchemaRegistry registry = SchemaRegistry.withDefaultDialect(Dialects.getOpenApi30(),
+                builder -> builder.schemas(Map.of(DOCUMENT, document.toString())));
+        Schema created = registry.getSchema(SchemaLocation.of(DOCUMENT + "#/paths/~1trainjobs/post/responses/201"
+                + "/content/application~1json/schema"));
+        JsonNode examples = document.at("/paths/~1trainjobs/post/requestBody/content/application~1json/examples");
+        List<String> faults = new ArrayList<>();
+        examples.fields().forEachRemaining(example -> {
+            String body = example.getValue().get("value").toString();
+            try {
+                List<String> violations = violations(body);
+                HttpResponse<String> answer = post(body);
+                List<String> answerViolations = created.validate(new ObjectMapper().readTree(answer.body())).stream()
+                        .map(Object::toString).toList();
+                if (!violations.isEmpty() || answer.statusCode() != 201 || !answerViolations.isEmpty()) {
+                    faults.add(example.getKey() + ": schema " + violations + ", app " + answer.statusCode() + " "
+                            + answer.body() + " " + answerViolations);
+                }
+            } catch (Exception e) {
+                faults.add(example.getKey() + ": " + e);
+            }
+        });
+        assertEquals(3, examples.size(), "a minimal request, a file in the image, a script");
+        assertEquals(List.of(), faults);
+        Schema problem = registry.getSchema(SchemaLocation.of(DOCUMENT + "#/components/schemas/Problem"));
+        JsonNode exampleProblem = document.at("/components/responses/Refused/content/application~1problem+json/example");
+        assertEquals(List.of(), problem.validate(exampleProblem).stream().map(Object::toString).toList());
+    }
+
+    /** What the schema finds wrong with a body; a body that is not one JSON value is wrong as text already. */
+    private static List<String> violations(String body) {
+        JsonNode message;
+        try {
+            message = STRICT_JSON.readTree(body);
+        } catch (Exception notJson) {
+            return List.of("not one JSON value: " + notJson.getMessage());
+        }
+        if (message == null || message.isMissingNode()) {
+            return List.of("no JSON value");
+        }
+        return Contracts.violations(Contracts.TRAIN_REQUEST, message.toString());
+    }
+
+    private HttpResponse<String> post(String body) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs.toString())).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + HttpRoutesTest.localToken())
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+}
