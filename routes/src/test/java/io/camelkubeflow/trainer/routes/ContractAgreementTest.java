@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -94,10 +96,11 @@ class ContractAgreementTest {
 
     /**
      * Every example request of the OpenAPI document is accepted by the schema and the app, and the app's answer is what
-     * the document says a 201 is; the document's example problem is of the document's problem schema.
+     * the document says a 201 is; the document's example problem is of the document's problem schema; each operation
+     * has its id.
      */
     @Test
-    void everyExampleOfTheOpenApiDocumentIsAcceptedAndAnsweredAsDocumented() throws Exception {
+    void everyExampleOfTheDocumentIsAcceptedAndAnsweredAsDocumentedAndEachOperationHasItsId() throws Exception {
         JsonNode document = new ObjectMapper().readTree(HTTP.send(HttpRequest.newBuilder(trainjobs.toURI()
                 .resolve("/q/openapi?format=json")).build(), HttpResponse.BodyHandlers.ofString()).body());
         SchemaRegistry registry = SchemaRegistry.withDefaultDialect(Dialects.getOpenApi30(),
@@ -123,6 +126,12 @@ class ContractAgreementTest {
         });
         assertEquals(3, examples.size(), "a minimal request, a file in the image, a script");
         assertEquals(List.of(), faults);
+        Set<String> operationIds = new TreeSet<>();
+        document.get("paths").forEach(path -> path.forEach(operation -> operationIds.add(operation.path(
+                "operationId").asText())));
+        assertEquals(new TreeSet<>(Set.of("createTrainJob", "listTrainJobs", "getTrainJob", "getTrainJobEvents",
+                "deleteTrainJob", "suspendTrainJob", "resumeTrainJob", "getRuntime", "streamTrainJobLogs")),
+                operationIds, "each operation's id, as docs/http-api.md lists them");
         Schema problem = registry.getSchema(SchemaLocation.of(DOCUMENT + "#/components/schemas/Problem"));
         JsonNode exampleProblem = document.at("/components/responses/Refused/content/application~1problem+json/example");
         assertEquals(List.of(), problem.validate(exampleProblem).stream().map(Object::toString).toList());
