@@ -48,9 +48,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code target/schemathesis-venv}) fuzzes the HTTP API from its own OpenAPI document ({@code /q/openapi}), once as the
  * local developer (the token the app writes to its token file) and once as an authenticated caller with no rights.
  * Each run passes when Schemathesis finds no answer that is a 5xx, answers a status or a body the document does not
- * state, or is a 4xx other than problem details with a {@code field} or a {@code fix} ({@code checks.py}); and the writes the sandbox
- * saw are checked: none for the caller with no rights; for the developer, no more TrainJobs created than answers
- * 201.
+ * state, or is a 4xx other than problem details with a {@code field} or a {@code fix} ({@code checks.py}); and the
+ * writes the sandbox saw are checked: none for the caller with no rights; for the developer, no more TrainJobs created
+ * than answers 201.
  *
  * <p>The run's length is fixed by examples per operation and a seed, not by time, and no example database is read, so
  * the same requests are generated on any machine; the time limit only stops a hung run.

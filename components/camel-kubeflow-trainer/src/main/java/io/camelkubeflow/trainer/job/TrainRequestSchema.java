@@ -27,14 +27,14 @@ import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.EnvVar;
 
 /**
- * The train request's JSON Schema ({@value #RESOURCE} beside this class, the contract the routes app publishes), the one
- * statement of what each field of a train request may be, run on a request's JSON form: whatever entry a request came
- * from (endpoint options, headers, a message, a TrainJob body), its merged fields are written as the message would
+ * The train request's JSON Schema ({@value #RESOURCE} beside this class, the contract the routes app publishes), the
+ * one statement of what each field of a train request may be, run on a request's JSON form: whatever entry a request
+ * came from (endpoint options, headers, a message, a TrainJob body), its merged fields are written as the message would
  * write them and held to the schema (the fields only a route sets, to its {@code $defs/routeOptions}). Each violation
- * becomes an {@link InvalidOptionException} naming the field as callers write it ({@code labels.team}, {@code cpu}), with
- * what is wrong and what to send instead: the schema's {@code x-what} and {@code x-fix} nearest the failing keyword (or
- * the keyword's own words), {@code x-field} for a rule between fields. The value is quoted unless a schema on the way
- * says {@code x-quote: false} (free text, which may be anything the caller would not have repeated).
+ * becomes an {@link InvalidOptionException} naming the field as callers write it ({@code labels.team}, {@code cpu}),
+ * with what is wrong and what to send instead: the schema's {@code x-what} and {@code x-fix} nearest the failing
+ * keyword (or the keyword's own words), {@code x-field} for a rule between fields. The value is quoted unless a schema
+ * on the way says {@code x-quote: false} (free text, which may be anything the caller would not have repeated).
  */
 public final class TrainRequestSchema {
     /** The schema's resource name, beside this class. */

@@ -15,9 +15,10 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 /**
  * Checks a merged {@link TrainRequest} against the rules the API server, the TrainJob CRD (schema and CEL) and the
  * Trainer admission webhook would apply, so a bad request fails here with the field and the fix, before any write:
- * first what {@link TrainRequestSchema} (the contract) says of each field, then, by hand, only what a JSON Schema cannot
- * say (a runtime to run on, sizes in bytes, quantities' exponents, reserved keys, lone surrogates, typed values read
- * from a TrainJob body, rules between the payload, a workspace and the torchtune settings, the initializers' kinds).
+ * first what {@link TrainRequestSchema} (the contract) says of each field, then, by hand, only what a JSON Schema
+ * cannot say (a runtime to run on, sizes in bytes, quantities' exponents, reserved keys, lone surrogates, typed values
+ * read from a TrainJob body, rules between the payload, a workspace and the torchtune settings, the initializers'
+ * settings).
  * Checks that depend on the runtime live in {@link TrainJobFactory}.
  */
 public final class TrainRequestValidator {
