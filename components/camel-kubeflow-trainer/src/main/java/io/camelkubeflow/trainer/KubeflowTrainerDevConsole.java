@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
+import io.camelkubeflow.trainer.support.Printable;
 import io.camelkubeflow.trainer.watch.WatchConnectionMonitor.WatchState;
 import org.apache.camel.spi.annotations.DevConsole;
 import org.apache.camel.support.console.AbstractDevConsole;
@@ -47,7 +48,7 @@ public class KubeflowTrainerDevConsole extends AbstractDevConsole {
             JsonObject shown = new JsonObject();
             shown.put("operation", endpoint.getOperation().name());
             shown.put("namespace", namespace(endpoint));
-            shown.put("runtime", endpoint.getConfiguration().getRuntime());
+            shown.put("runtime", runtime(endpoint));
             shown.put("options", new JsonArray(optionNames(endpoint)));
             shown.put("inFlight", activity.inFlight());
             shown.put("done", activity.done());
@@ -66,7 +67,7 @@ public class KubeflowTrainerDevConsole extends AbstractDevConsole {
         JsonArray watchList = new JsonArray();
         for (WatchState watch : watches(component)) {
             JsonObject shown = new JsonObject();
-            shown.put("name", watch.name());
+            shown.put("name", Printable.escape(watch.name()));
             shown.put("running", watch.running());
             shown.put("connected", watch.connected());
             shown.put("synced", watch.synced());
@@ -94,7 +95,7 @@ public class KubeflowTrainerDevConsole extends AbstractDevConsole {
         for (KubeflowTrainerEndpoint endpoint : endpoints) {
             ExchangeActivity activity = endpoint.activity();
             text.append(String.format("%n    kubeflow-trainer:%s (namespace: %s, runtime: %s, options: %s)%n",
-                    endpoint.getOperation(), namespace(endpoint), endpoint.getConfiguration().getRuntime(),
+                    endpoint.getOperation(), namespace(endpoint), runtime(endpoint),
                     String.join(", ", optionNames(endpoint))));
             text.append(String.format("        in flight: %d, done: %d, failed: %d%n", activity.inFlight(),
                     activity.done(), activity.failed()));
@@ -112,7 +113,8 @@ public class KubeflowTrainerDevConsole extends AbstractDevConsole {
             String state = !watch.running() ? "stopped"
                     : watch.connected() ? "connected"
                     : watch.down() != null ? "down for " + watch.down().toMillis() + " ms" : "connecting";
-            text.append(String.format("    %s: %s, %s, resource version %s, outages: %d%n", watch.name(), state,
+            text.append(String.format("    %s: %s, %s, resource version %s, outages: %d%n",
+                    Printable.escape(watch.name()), state,
                     watch.synced() ? "synced" : "not synced yet", watch.resourceVersion(), watch.outages()));
         }
         return text.toString();
@@ -142,9 +144,18 @@ public class KubeflowTrainerDevConsole extends AbstractDevConsole {
                 .mapToInt(e -> e.activity().inFlight()).sum();
     }
 
-    /** The namespace of jobs no message names; before the endpoint started, the option as given (or none). */
+    /**
+     * The namespace of jobs no message names; before the endpoint started, the option as given (or none). Escaped: it
+     * is the URI's text (a toD's may come from a message), not yet checked as a name.
+     */
     private static String namespace(KubeflowTrainerEndpoint endpoint) {
-        return endpoint.getClient() != null ? endpoint.defaultNamespace() : endpoint.getConfiguration().getNamespace();
+        return Printable.escape(endpoint.getClient() != null ? endpoint.defaultNamespace()
+                : endpoint.getConfiguration().getNamespace());
+    }
+
+    /** The endpoint's runtime option, escaped as its namespace is. */
+    private static String runtime(KubeflowTrainerEndpoint endpoint) {
+        return Printable.escape(endpoint.getConfiguration().getRuntime());
     }
 
     /** The names of the options in the endpoint's URI, without their values. */

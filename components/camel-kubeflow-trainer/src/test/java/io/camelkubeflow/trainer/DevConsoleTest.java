@@ -101,6 +101,26 @@ class DevConsoleTest {
         }
     }
 
+    /**
+     * An endpoint's namespace and runtime are text from its URI (a toD's may come from a message), shown before any
+     * check of them: escaped as every quoted input is, never a terminal's control sequence.
+     */
+    @Test
+    void anEndpointsNamespaceAndRuntimeShowEscaped() throws Exception {
+        try (CamelContext camel = new DefaultCamelContext()) {
+            camel.setDevConsole(true);
+            camel.start();
+            camel.getEndpoint("kubeflow-trainer:train?namespace=ns%1B%5B2J&runtime=rt%0D%E2%80%AEx");
+            DevConsole console = DevConsoleRegistry.get(camel).resolveById("kubeflow-trainer");
+            String text = (String) console.call(DevConsole.MediaType.TEXT);
+            JsonObject train = endpoint(json(console), "train");
+            String all = text + train.getString("namespace") + train.getString("runtime");
+            assertTrue(all.chars().noneMatch(c -> c == 0x1b || c == '\r' || c == 0x202e), "shown raw: " + all);
+            assertTrue(text.contains("namespace: ns\\u001b[2J"), text);
+            assertEquals("rt\\r\\u202ex", train.getString("runtime"));
+        }
+    }
+
     private static JsonObject json(DevConsole console) {
         return (JsonObject) console.call(DevConsole.MediaType.JSON);
     }
