@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -155,18 +156,29 @@ class DocsCommandBlocksIT {
         assertEquals(List.of(), failures);
     }
 
-    /** Runs a block's text with bash in the work folder; null when it succeeded, else what went wrong. */
+    /**
+     * Runs a block's text with bash in the work folder; null when it succeeded, else what went wrong. Bash leads a
+     * session of its own (setsid), whose every process is ended with it: what a block started in the background, or
+     * left running at the timeout, does not outlive the block (it would once bash ended, no longer bash's child).
+     */
     private String run(Block block, String text) throws Exception {
         Path script = Files.createTempFile(work, "block-", ".sh");
         Files.writeString(script, "set -euo pipefail\n" + text);
         Path output = work.resolve(script.getFileName() + ".out");
-        ProcessBuilder builder = new ProcessBuilder("bash", script.toString()).directory(work.toFile())
+        ProcessBuilder builder = new ProcessBuilder("setsid", "bash", script.toString()).directory(work.toFile())
                 .redirectErrorStream(true).redirectOutput(output.toFile());
         builder.environment().remove("KUBECONFIG");
         Process bash = builder.start();
-        boolean ended = bash.waitFor(5, TimeUnit.MINUTES);
+        boolean ended;
+        try {
+            ended = bash.waitFor(5, TimeUnit.MINUTES);
+        } finally {
+            // setsid execs bash (a child of this JVM leads no process group), so its pid is the group's
+            new ProcessBuilder("kill", "-KILL", "--", "-" + bash.pid()).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+        }
         if (!ended) {
-            bash.destroyForcibly();
+            bash.waitFor();
         }
         String said = Files.readString(output, StandardCharsets.UTF_8);
         if (ended && bash.exitValue() == 0) {
@@ -175,6 +187,18 @@ class DocsCommandBlocksIT {
         String tail = said.length() > 4000 ? "..." + said.substring(said.length() - 4000) : said;
         return block.where() + (ended ? " exited with " + bash.exitValue() : " did not end in 5 minutes") + ":\n"
                 + text + "--- it said:\n" + tail;
+    }
+
+    @Test
+    void aBlockLeavesNoProcessBehind() throws Exception {
+        Block background = new Block(PROJECT.resolve("docs/x.md"), 3, "run: app", "sleep 600 &\necho $! > pid\n");
+        assertNull(run(background, background.text()));
+        long pid = Long.parseLong(Files.readString(work.resolve("pid")).trim());
+        ProcessHandle.of(pid).ifPresent(left -> {
+            boolean ended = left.onExit().completeOnTimeout(null, 10, TimeUnit.SECONDS).join() != null;
+            left.destroyForcibly();
+            assertTrue(ended, "the block's background process " + pid + " still runs");
+        });
     }
 
     @Test
