@@ -4,7 +4,11 @@ import io.camelkubeflow.trainer.quarkus.KubeflowTrainerConfig.Cluster;
 import io.camelkubeflow.trainer.quarkus.TrainerCluster.Choice;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -47,5 +51,56 @@ class TrainerClusterTest {
                 () -> Choice.of(Cluster.CLUSTER, false, true));
         assertTrue(refused.getMessage().contains("trainer.cluster"), refused.getMessage());
         assertTrue(refused.getMessage().contains("set it to sandbox"), refused.getMessage());
+    }
+
+    /**
+     * quarkus.kubeflow-trainer.kubeconfig is any kubeconfig, not only the Dev Service's: its user's client certificate
+     * and its authority as a file are how the client connects, as the token and the authority's data are.
+     */
+    @Test
+    void aKubeconfigsClientCertificateAndAuthorityFileAreHowTheClientConnects(@TempDir Path dir) throws Exception {
+        Path kubeconfig = dir.resolve("config");
+        Files.writeString(kubeconfig, """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                - name: c
+                  cluster: {server: "https://10.0.0.1:6443", certificate-authority: %s}
+                users:
+                - name: u
+                  user: {client-certificate-data: Y2VydA==, client-key-data: a2V5}
+                contexts:
+                - name: c
+                  context: {cluster: c, user: u}
+                current-context: c
+                """.formatted(dir.resolve("ca.crt")));
+        TrainerCluster cluster = new TrainerCluster();
+        cluster.config = kubeconfigOnly(kubeconfig);
+        Config client = new ConfigBuilder(Config.empty()).withOauthToken("quarkus-own-token").build();
+        cluster.customize(client);
+        assertEquals("https://10.0.0.1:6443/", client.getMasterUrl());
+        assertEquals(dir.resolve("ca.crt").toString(), client.getCaCertFile());
+        assertEquals("Y2VydA==", client.getClientCertData());
+        assertEquals("a2V5", client.getClientKeyData());
+        assertEquals(null, client.getOauthToken(), "the kubeconfig's user has no token");
+    }
+
+    private static KubeflowTrainerConfig kubeconfigOnly(Path kubeconfig) {
+        return new KubeflowTrainerConfig() {
+            @Override
+            public Cluster cluster() {
+                return Cluster.AUTO;
+            }
+
+            @Override
+            public Optional<Path> kubeconfig() {
+                return Optional.of(kubeconfig);
+            }
+
+            @Override
+            public SandboxConfig sandbox() {
+                throw new AssertionError("no sandbox with a kubeconfig");
+            }
+        };
     }
 }

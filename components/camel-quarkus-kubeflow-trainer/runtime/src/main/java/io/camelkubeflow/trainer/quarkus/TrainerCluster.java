@@ -109,13 +109,22 @@ public class TrainerCluster implements KubernetesConfigCustomizer {
         }
     }
 
-    /** The server, its authority and the bearer token of {@code cluster}; the client's other settings stay. */
+    /**
+     * The server, its authority (data or file) and the user of {@code cluster} (a bearer token, or a client
+     * certificate and key); the client's other settings stay. A user set only in Quarkus's settings is not kept: the
+     * kubeconfig names who connects.
+     */
     private static void connect(Config client, Config cluster) {
         client.setMasterUrl(cluster.getMasterUrl());
         client.setCaCertData(cluster.getCaCertData());
-        client.setCaCertFile(null);
+        client.setCaCertFile(cluster.getCaCertFile());
         // a kubeconfig's token is read as the "auto" one
         client.setOauthToken(cluster.getOauthToken() != null ? cluster.getOauthToken() : cluster.getAutoOAuthToken());
+        client.setClientCertData(cluster.getClientCertData());
+        client.setClientCertFile(cluster.getClientCertFile());
+        client.setClientKeyData(cluster.getClientKeyData());
+        client.setClientKeyFile(cluster.getClientKeyFile());
+        client.setClientKeyAlgo(cluster.getClientKeyAlgo());
         client.setTrustCerts(false);
     }
 
