@@ -1,11 +1,7 @@
 package io.camelkubeflow.trainer.routes;
 
 import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -136,16 +132,7 @@ public class HttpAuthentication {
         if (clients.sandbox() == null) {
             return;
         }
-        String token = clients.sandbox().issueToken("developer", "system:masters");
-        Path file = Path.of(tokenFile).toAbsolutePath();
-        try {
-            Files.createDirectories(file.getParent());
-            Files.deleteIfExists(file);
-            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Files.writeString(file, token);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write the local HTTP token to " + file, e);
-        }
+        clients.sandbox().writeToken(Path.of(tokenFile), "developer", "system:masters");
     }
 
     /**
@@ -157,9 +144,11 @@ public class HttpAuthentication {
             return;
         }
         Path file = Path.of(tokenFile).toAbsolutePath();
-        LOG.infof("The HTTP API listens on loopback only and needs 'Authorization: Bearer <token>': the token for"
-                + " the local sandbox is in %s (readable by you only), e.g. curl -H \"Authorization: Bearer $(cat %s)\""
-                + " http://%s:%d/trainjobs", file, file, httpHost, httpServer.getPort());
+        // an IPv6 address is bracketed in a URL
+        String host = httpHost.contains(":") ? "[" + httpHost + "]" : httpHost;
+        LOG.infof("The HTTP API listens on %s and needs 'Authorization: Bearer <token>': the token for the local"
+                + " sandbox is in %s (readable by you only), e.g. curl -H \"Authorization: Bearer $(cat %s)\""
+                + " http://%s:%d/trainjobs", httpHost, file, file, host, httpServer.getPort());
     }
 
     private void authenticate(RoutingContext context) {

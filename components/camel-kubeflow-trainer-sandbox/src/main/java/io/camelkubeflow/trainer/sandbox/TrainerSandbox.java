@@ -364,23 +364,40 @@ public final class TrainerSandbox implements AutoCloseable {
                 """.formatted(KUBECONFIG_CONTEXT, masterUrl().replaceAll("/$", ""), adminToken,
                 certificateAuthorityData(), namespace);
         try {
-            Path absolute = path.toAbsolutePath();
-            Files.createDirectories(absolute.getParent());
-            Files.deleteIfExists(absolute);
-            // made new and written through one handle: a file or link someone put there meanwhile fails the write
-            // instead of receiving the token
-            java.nio.file.attribute.FileAttribute<?>[] ownerOnly = absolute.getFileSystem()
-                    .supportedFileAttributeViews().contains("posix") ? new java.nio.file.attribute.FileAttribute<?>[] {
-                            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
-                    : new java.nio.file.attribute.FileAttribute<?>[0];
-            try (var file = Files.newByteChannel(absolute, java.util.EnumSet.of(
-                    java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE), ownerOnly)) {
-                file.write(java.nio.ByteBuffer.wrap(yaml.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-            }
-            return absolute;
+            return writeOwnerOnly(path, yaml);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the sandbox's kubeconfig to " + path, e);
         }
+    }
+
+    /**
+     * Issues a token ({@link #issueToken}) and writes it to {@code path}, readable by its owner only, for a local
+     * developer's requests.
+     */
+    public Path writeToken(Path path, String user, String... groups) {
+        try {
+            return writeOwnerOnly(path, issueToken(user, groups));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write a sandbox token to " + path, e);
+        }
+    }
+
+    /** A file that holds a credential: its folder made if missing, any file or link there replaced, mode 600. */
+    private static Path writeOwnerOnly(Path path, String text) throws IOException {
+        Path absolute = path.toAbsolutePath();
+        Files.createDirectories(absolute.getParent());
+        Files.deleteIfExists(absolute);
+        // made new and written through one handle: a file or link someone put there meanwhile fails the write
+        // instead of receiving the credential
+        java.nio.file.attribute.FileAttribute<?>[] ownerOnly = absolute.getFileSystem()
+                .supportedFileAttributeViews().contains("posix") ? new java.nio.file.attribute.FileAttribute<?>[] {
+                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
+                : new java.nio.file.attribute.FileAttribute<?>[0];
+        try (var file = Files.newByteChannel(absolute, java.util.EnumSet.of(
+                java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE), ownerOnly)) {
+            file.write(java.nio.ByteBuffer.wrap(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        }
+        return absolute;
     }
 
     /**

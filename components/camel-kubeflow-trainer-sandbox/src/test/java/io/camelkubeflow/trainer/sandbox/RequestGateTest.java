@@ -206,6 +206,19 @@ class RequestGateTest {
                 "kubectl and the Python SDK authenticate with the kubeconfig's token");
     }
 
+    @Test
+    void aTokenFileIsTheOwnersOnlyAndALinkThereIsReplacedNotFollowed(@TempDir Path dir) throws IOException {
+        Path elsewhere = Files.writeString(dir.resolve("elsewhere"), "someone else's");
+        Path path = dir.resolve("http-token");
+        Files.createSymbolicLink(path, elsewhere);
+        Path written = sandbox.writeToken(path, "developer", "system:masters");
+        assertFalse(Files.isSymbolicLink(written), "the link is replaced by the token's own file");
+        assertEquals("someone else's", Files.readString(elsewhere), "the link's target never receives the token");
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(written)));
+        Map<String, String> bearer = Map.of("Authorization", "Bearer " + Files.readString(written));
+        assertEquals(200, send("GET", TRAINJOBS, bearer, null).code(), "the file's token authenticates");
+    }
+
     private static void assertUnauthorized(Answer answer, String what) {
         assertStatus(401, "Unauthorized", answer, what);
     }
