@@ -65,7 +65,7 @@ public class HttpAuthentication {
     KubernetesClient client;
 
     @Inject
-    LocalTrainerSandbox clients;
+    LocalTrainerSandbox localSandbox;
 
     @ConfigProperty(name = "trainer.http.token-file", defaultValue = ".camel-kubeflow-trainer/http-token")
     String tokenFile;
@@ -129,10 +129,10 @@ public class HttpAuthentication {
                 oidcUsernameClaim, oidcUsernamePrefix, oidcGroupsClaim, oidcGroupsPrefix)));
         oidcIssuer.ifPresent(issuer -> LOG.infof("The HTTP API accepts ID tokens of the OIDC provider %s for audience"
                 + " %s, besides Kubernetes tokens", issuer, oidcAudience));
-        if (clients.sandbox() == null) {
+        if (localSandbox.sandbox() == null) {
             return;
         }
-        clients.sandbox().writeToken(Path.of(tokenFile), "developer", "system:masters");
+        localSandbox.sandbox().writeToken(Path.of(tokenFile), "developer", "system:masters");
     }
 
     /**
@@ -140,7 +140,7 @@ public class HttpAuthentication {
      * the token is, and a request to copy.
      */
     void onListening(@ObservesAsync HttpServerStart listening) {
-        if (clients.sandbox() == null) {
+        if (localSandbox.sandbox() == null) {
             return;
         }
         Path file = Path.of(tokenFile).toAbsolutePath();

@@ -20,7 +20,7 @@ import org.eclipse.microprofile.health.Readiness;
 @ApplicationScoped
 public class KubernetesConnectionCheck implements HealthCheck {
     @Inject
-    LocalTrainerSandbox clients;
+    LocalTrainerSandbox localSandbox;
 
     @Inject
     CamelContext camel;
@@ -38,7 +38,7 @@ public class KubernetesConnectionCheck implements HealthCheck {
     @Override
     public HealthCheckResponse call() {
         return HealthCheckResponse.named("kubernetes-connection").up()
-                .withData("connection", clients.sandbox() != null ? "sandbox" : "cluster")
+                .withData("connection", localSandbox.sandbox() != null ? "sandbox" : "cluster")
                 .build();
     }
 }

@@ -68,7 +68,7 @@ class CachedReviewsAndRateLimitTest {
     KubernetesClient client;
 
     @Inject
-    LocalTrainerSandbox clients;
+    LocalTrainerSandbox localSandbox;
 
     private HttpResponse<String> get(String path, String token) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs + path)).timeout(Duration.ofSeconds(30))
@@ -76,7 +76,7 @@ class CachedReviewsAndRateLimitTest {
     }
 
     private long reviewsSince(long since, String kind) {
-        return clients.sandbox().requestsSince(since).stream().filter(r -> r.getPath().contains("/" + kind)).count();
+        return localSandbox.sandbox().requestsSince(since).stream().filter(r -> r.getPath().contains("/" + kind)).count();
     }
 
     private void mayGet(String user) {
@@ -92,8 +92,8 @@ class CachedReviewsAndRateLimitTest {
     @Test
     void aCallerRepeatingARequestCostsOneTokenReviewAndOneAccessReview() throws Exception {
         mayGet("repeater");
-        String token = clients.sandbox().issueToken("repeater");
-        long since = clients.sandbox().requestCount();
+        String token = localSandbox.sandbox().issueToken("repeater");
+        long since = localSandbox.sandbox().requestCount();
         for (int i = 0; i < 4; i++) {
             assertEquals(404, get("/no-such-job", token).statusCode());
         }
@@ -109,7 +109,7 @@ class CachedReviewsAndRateLimitTest {
     @Test
     @Order(Integer.MAX_VALUE)
     void madeUpTokensCostAtMostTheAddresssBudgetInTokenReviews() throws Exception {
-        long since = clients.sandbox().requestCount();
+        long since = localSandbox.sandbox().requestCount();
         int limited = 0;
         for (int i = 0; i < 10; i++) {
             int status = get("", "made-up-token-" + i).statusCode();
@@ -123,11 +123,11 @@ class CachedReviewsAndRateLimitTest {
     @Test
     void aCallerPastItsRateGets429WithRetryAfterBeforeAnyReview() throws Exception {
         mayGet("hurried");
-        String token = clients.sandbox().issueToken("hurried");
+        String token = localSandbox.sandbox().issueToken("hurried");
         for (int i = 0; i < 5; i++) {
             assertEquals(200, get("", token).statusCode(), "within the burst");
         }
-        long since = clients.sandbox().requestCount();
+        long since = localSandbox.sandbox().requestCount();
         HttpResponse<String> limited = get("", token);
         assertEquals(429, limited.statusCode(), limited.body());
         assertTrue(Long.parseLong(limited.headers().firstValue("Retry-After").orElseThrow()) >= 1);
@@ -136,7 +136,7 @@ class CachedReviewsAndRateLimitTest {
         assertEquals(0, reviewsSince(since, "subjectaccessreviews"), "a limited request is not reviewed");
         // another caller has a budget of its own
         mayGet("patient");
-        assertEquals(200, get("", clients.sandbox().issueToken("patient")).statusCode());
+        assertEquals(200, get("", localSandbox.sandbox().issueToken("patient")).statusCode());
         String scraped = HTTP.send(HttpRequest.newBuilder(metrics.toURI()).GET().build(),
                 HttpResponse.BodyHandlers.ofString()).body();
         assertTrue(scraped.contains("kubeflow_trainer_http_refusals_total{status=\"429\"}"), scraped);

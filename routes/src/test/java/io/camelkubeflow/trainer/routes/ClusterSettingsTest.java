@@ -24,7 +24,7 @@ class ClusterSettingsTest {
     KubeflowTrainerConfig extension;
 
     @Inject
-    LocalTrainerSandbox clients;
+    LocalTrainerSandbox localSandbox;
 
     @Inject
     KubernetesClient client;
@@ -41,8 +41,8 @@ class ClusterSettingsTest {
 
     @Test
     void theAppActsOnQuarkusClientPointedAtTheSandbox() {
-        assertEquals(clients.sandbox().masterUrl(), client.getMasterUrl().toString());
-        assertEquals(clients.sandbox().client().getConfiguration().getOauthToken(),
+        assertEquals(localSandbox.sandbox().masterUrl(), client.getMasterUrl().toString());
+        assertEquals(localSandbox.sandbox().client().getConfiguration().getOauthToken(),
                 client.getConfiguration().getOauthToken());
     }
 

@@ -51,7 +51,7 @@ class HostileCallersTest {
     KubernetesClient client;
 
     @Inject
-    LocalTrainerSandbox clients;
+    LocalTrainerSandbox localSandbox;
 
     private String alice;
     private String carol;
@@ -70,10 +70,10 @@ class HostileCallersTest {
         bind("alice", "logs");
         client.resource(new SecretBuilder().withNewMetadata().withName("db-credentials").withNamespace("default")
                 .endMetadata().addToStringData("password", "s3cret").build()).createOr(r -> r.update());
-        alice = clients.sandbox().issueToken("alice");
-        carol = clients.sandbox().issueToken("carol");
-        mallory = clients.sandbox().issueToken("mallory");
-        eve = clients.sandbox().issueToken("eve", "dev,system:masters");
+        alice = localSandbox.sandbox().issueToken("alice");
+        carol = localSandbox.sandbox().issueToken("carol");
+        mallory = localSandbox.sandbox().issueToken("mallory");
+        eve = localSandbox.sandbox().issueToken("eve", "dev,system:masters");
     }
 
     private void role(String name, String... verbs) {
@@ -109,7 +109,7 @@ class HostileCallersTest {
      * their status, which the emulated controller writes), ConfigMaps and Secrets; each as method, path and body.
      */
     private List<String> writesSince(long since) {
-        return clients.sandbox().requestsSince(since).stream()
+        return localSandbox.sandbox().requestsSince(since).stream()
                 .filter(r -> !"GET".equals(r.getMethod()))
                 .filter(r -> (r.getPath().contains("/trainjobs") && !r.getPath().contains("/status"))
                         || r.getPath().contains("/configmaps") || r.getPath().contains("/secrets"))
@@ -145,7 +145,7 @@ class HostileCallersTest {
     void noQueryParameterOrHeaderGivesACallerAnotherGroup() throws Exception {
         String job = createdByAlice("hostile-groups");
         awaitHandledEnd(job);
-        long since = clients.sandbox().requestCount();
+        long since = localSandbox.sandbox().requestCount();
         Map<String, String> forgedHeaders = Map.of("X-Kubeflow-Trainer-Caller-Groups", "system:masters",
                 "X-Kubeflow-Trainer-Caller-User", "developer", "camelkubeflowtrainercalleruser", "developer",
                 "CamelVertxPlatformHttpAuthenticatedUser", "developer");
@@ -170,7 +170,7 @@ class HostileCallersTest {
 
     @Test
     void aGroupNameWithACommaGivesNoOtherGroup() throws Exception {
-        long since = clients.sandbox().requestCount();
+        long since = localSandbox.sandbox().requestCount();
         String oidcEve = OidcProviderResource.provider.token("eve", List.of("dev,system:masters"));
         for (String token : List.of(eve, oidcEve)) {
             HttpResponse<String> listed = send("GET", "", null, token);
@@ -185,7 +185,7 @@ class HostileCallersTest {
     @Test
     void aNameFromThePathThatIsNoTrainJobNameIs400BeforeAnyReviewOrRequest() throws Exception {
         String traversal = "..%2F..%2F..%2F..%2Fapi%2Fv1%2Fnamespaces%2Fdefault%2Fsecrets%2Fdb-credentials";
-        long since = clients.sandbox().requestCount();
+        long since = localSandbox.sandbox().requestCount();
         for (String[] attempt : List.of(new String[] {"DELETE", "/" + traversal},
                 new String[] {"GET", "/" + traversal}, new String[] {"POST", "/" + traversal + "/suspend"},
                 new String[] {"POST", "/" + traversal + "/resume"}, new String[] {"GET", "/" + traversal + "/logs"},
@@ -203,7 +203,7 @@ class HostileCallersTest {
         }
         // the emulated controller goes on writing the jobs of other tests: only reviews and requests naming what was
         // refused count
-        List<String> reviewsOrRequests = clients.sandbox().requestsSince(since).stream().map(RecordedRequest::getPath)
+        List<String> reviewsOrRequests = localSandbox.sandbox().requestsSince(since).stream().map(RecordedRequest::getPath)
                 .filter(path -> path.contains("/subjectaccessreviews") || path.contains("secrets")
                         || path.contains("some-job") || path.contains("UPPER") || path.contains("aaaaaaaa")
                         || path.contains("kube-system") || path.contains(".."))
@@ -214,7 +214,7 @@ class HostileCallersTest {
 
     @Test
     void aCallerCannotTakeTheNameAnotherCallersKeyWillMake() throws Exception {
-        long since = clients.sandbox().requestCount();
+        long since = localSandbox.sandbox().requestCount();
         HttpResponse<String> refused = send("POST", "", "{\"script\": \"print(1)\", \"jobName\":"
                 + " \"trainjob-0123456789ab\"}", alice);
         assertEquals(400, refused.statusCode(), refused.body());
@@ -235,7 +235,7 @@ class HostileCallersTest {
 
     @Test
     void anOidcNameWithControlCharactersIs401() throws Exception {
-        long since = clients.sandbox().requestCount();
+        long since = localSandbox.sandbox().requestCount();
         for (String token : List.of(OidcProviderResource.provider.token("alice\r\nX-Forged: 1", List.of()),
                 OidcProviderResource.provider.token("alice", List.of("ml\r\nteam")))) {
             HttpResponse<String> refused = send("GET", "", null, token);
@@ -257,7 +257,7 @@ class HostileCallersTest {
         }
         assertEquals("application/json", listed.headers().firstValue("Content-Type").orElseThrow());
         // a control character in a parameter once failed the answer after the job was made: now it is just ignored
-        long since = clients.sandbox().requestCount();
+        long since = localSandbox.sandbox().requestCount();
         HttpResponse<String> created = send("POST", "?junk=a%0Ab%0D%1B", "{\"script\": \"print(1)\"}", alice,
                 Map.of("Idempotency-Key", "control-in-query"));
         assertEquals(201, created.statusCode(), created.body());
@@ -266,7 +266,7 @@ class HostileCallersTest {
 
     @Test
     void anOptionShapedPythonFileIsRefusedAsNoFile() throws Exception {
-        long since = clients.sandbox().requestCount();
+        long since = localSandbox.sandbox().requestCount();
         for (String body : List.of("{\"pythonFile\": \"--no-python\", \"args\": [\"bash\", \"-c\", \"id\"]}",
                 "{\"launcher\": \"python\", \"pythonFile\": \"-c\", \"args\": [\"print(1)\"]}")) {
             HttpResponse<String> refused = send("POST", "", body, alice);
@@ -278,7 +278,7 @@ class HostileCallersTest {
 
     @Test
     void aBodyIsOneJsonObjectOfWholeCharacters() throws Exception {
-        long since = clients.sandbox().requestCount();
+        long since = localSandbox.sandbox().requestCount();
         for (String body : List.of("{\"script\": \"print(1)\"} {\"x\": 1}", "{\"script\": \"print(\\\"\\ud800\\\")\"}")) {
             HttpResponse<String> refused = send("POST", "", body, alice);
             assertEquals(400, refused.statusCode(), body + ": " + refused.body());

@@ -42,7 +42,7 @@ class HttpAuthenticationTest {
     KubernetesClient client;
 
     @Inject
-    LocalTrainerSandbox clients;
+    LocalTrainerSandbox localSandbox;
 
     private HttpResponse<String> send(String method, String path, String body, String token, Map<String, String> extra)
             throws Exception {
@@ -78,7 +78,7 @@ class HttpAuthenticationTest {
 
     @Test
     void aCallerWithoutCreateRightsIs403NamingWhatWasDenied() throws Exception {
-        String mallory = clients.sandbox().issueToken("mallory");
+        String mallory = localSandbox.sandbox().issueToken("mallory");
         int before = trainJobs();
         // a client cannot name another caller: the headers HttpAuthentication sets are replaced
         HttpResponse<String> refused = send("POST", "", SCRIPT, mallory,
@@ -95,7 +95,7 @@ class HttpAuthenticationTest {
     /** carol may create and get TrainJobs in default, and read no Secret. */
     private String carolsToken() {
         allowToTrain("carol");
-        return clients.sandbox().issueToken("carol");
+        return localSandbox.sandbox().issueToken("carol");
     }
 
     /** The user may create and get TrainJobs in default, and read no Secret. */

@@ -40,7 +40,7 @@ class HttpErrorContractTest {
     KubernetesClient client;
 
     @Inject
-    LocalTrainerSandbox clients;
+    LocalTrainerSandbox localSandbox;
 
     private HttpResponse<String> send(String method, String path, HttpRequest.BodyPublisher body, String idempotencyKey)
             throws Exception {
@@ -449,22 +449,22 @@ class HttpErrorContractTest {
     @Test
     void theKubernetesApisRefusalsKeepTheirMeaningAndAnUnavailableApiIs503() throws Exception {
         String request = "{\"pythonFile\": \"/a.py\"}";
-        clients.sandbox().refuseNextTrainJobCreates(1, 403);
+        localSandbox.sandbox().refuseNextTrainJobCreates(1, 403);
         HttpResponse<String> denied = post(request);
         assertEquals(403, denied.statusCode(), denied.body());
         assertTrue(String.valueOf(json(denied).get("detail")).startsWith("the Kubernetes API refused the request (403)"),
                 denied.body());
 
-        clients.sandbox().refuseNextTrainJobCreates(1, 422);
+        localSandbox.sandbox().refuseNextTrainJobCreates(1, 422);
         HttpResponse<String> invalid = post(request);
         assertEquals(422, invalid.statusCode(), invalid.body());
 
         // more 500s than the component's retries: unavailable, try again; never an empty 500
-        clients.sandbox().refuseNextTrainJobCreates(10, 500);
+        localSandbox.sandbox().refuseNextTrainJobCreates(10, 500);
         HttpResponse<String> unavailable = post(request);
         assertEquals(503, unavailable.statusCode(), unavailable.body());
         assertTrue(String.valueOf(json(unavailable).get("detail")).contains("unavailable"), unavailable.body());
-        clients.sandbox().refuseNextTrainJobCreates(0, 500);
+        localSandbox.sandbox().refuseNextTrainJobCreates(0, 500);
     }
 
     @Test
@@ -472,7 +472,7 @@ class HttpErrorContractTest {
         String request = "{\"pythonFile\": \"/a.py\"}";
         // an OIDC token is checked without the API server, so the request gets as far as its access review
         String oidc = "Bearer " + OidcProviderResource.provider.token("outage", List.of());
-        clients.sandbox().stopApiServer();
+        localSandbox.sandbox().stopApiServer();
         HttpResponse<String> tokenReview;
         HttpResponse<String> accessReview;
         long took;
@@ -485,7 +485,7 @@ class HttpErrorContractTest {
                     .build(), HttpResponse.BodyHandlers.ofString());
             took = (System.nanoTime() - started) / 1_000_000;
         } finally {
-            clients.sandbox().startApiServer();
+            localSandbox.sandbox().startApiServer();
         }
         for (HttpResponse<String> during : List.of(tokenReview, accessReview)) {
             assertEquals(503, during.statusCode(), during.body());

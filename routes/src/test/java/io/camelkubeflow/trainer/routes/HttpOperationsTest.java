@@ -37,7 +37,7 @@ class HttpOperationsTest {
     KubernetesClient client;
 
     @Inject
-    LocalTrainerSandbox clients;
+    LocalTrainerSandbox localSandbox;
 
     private HttpResponse<String> send(String method, String path, String body, String token) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(trainjobs + path))
@@ -145,7 +145,7 @@ class HttpOperationsTest {
     @Test
     void aCallerWithoutRightsIs403ForEveryOperationAndChangesNothing() throws Exception {
         String name = train("ops-denied");
-        String mallory = clients.sandbox().issueToken("mallory");
+        String mallory = localSandbox.sandbox().issueToken("mallory");
         Boolean suspendedBefore = stored(name).getSpec().suspend();
         for (String[] call : new String[][] {{"GET", ""}, {"DELETE", "/" + name}, {"POST", "/" + name + "/suspend"},
                 {"POST", "/" + name + "/resume"}}) {

@@ -38,7 +38,7 @@ class HttpReadsTest {
     URL root;
 
     @Inject
-    LocalTrainerSandbox clients;
+    LocalTrainerSandbox localSandbox;
 
     @Inject
     KubernetesClient client;
@@ -77,7 +77,7 @@ class HttpReadsTest {
      * Writes the API server saw since {@code since}, other than the emulated controller's and the reviews.
      */
     private List<String> writesSince(long since) {
-        return clients.sandbox().requestsSince(since).stream()
+        return localSandbox.sandbox().requestsSince(since).stream()
                 .filter(r -> !"GET".equals(r.getMethod()))
                 .filter(r -> !TrainJobControllerEmulation.USER_AGENT.equals(r.getHeader("User-Agent")))
                 .filter(r -> !r.getPath().startsWith("/apis/authorization.k8s.io/")
@@ -88,7 +88,7 @@ class HttpReadsTest {
     @Test
     void aJobsAnswerCarriesItsStepsAndItsEventsComeInOrderWithTheirSteps() throws Exception {
         String name = finishedJob("reads-steps");
-        long since = clients.sandbox().requestCount();
+        long since = localSandbox.sandbox().requestCount();
         Map<?, ?> status = json(get("/trainjobs/" + name, localToken()));
         List<?> steps = (List<?>) status.get("steps");
         assertEquals(List.of("node-0", "node-1"), steps.stream().map(s -> ((Map<?, ?>) s).get("name")).toList());
@@ -133,7 +133,7 @@ class HttpReadsTest {
 
     @Test
     void badNamesAre400NamingTheParameterBeforeAnyRequest() throws Exception {
-        long since = clients.sandbox().requestCount();
+        long since = localSandbox.sandbox().requestCount();
         for (String[] call : new String[][] {{"/trainjobs/Not_A_Name/events", "name"},
                 {"/trainjobs/x/events?namespace=..", "namespace"}, {"/runtimes/Bad_Runtime", "runtime"},
                 {"/trainjobs?runtime=..%2Fsecrets", "runtime"}}) {
@@ -143,7 +143,7 @@ class HttpReadsTest {
         }
         // the app goes on with other work meanwhile (its informers, other tests' reads still answering): what must
         // not happen is a request naming what a refused request named
-        assertEquals(List.of(), clients.sandbox().requestsSince(since).stream().map(r -> r.getPath())
+        assertEquals(List.of(), localSandbox.sandbox().requestsSince(since).stream().map(r -> r.getPath())
                 .filter(path -> path.contains("Not_A_Name") || path.contains("/trainjobs/x") || path.contains("..")
                         || path.contains("%2E") || path.contains("%2e") || path.contains("Bad_Runtime")
                         || path.contains("secrets"))
@@ -154,8 +154,8 @@ class HttpReadsTest {
     @Test
     void aCallerWithoutRightsIs403ForEveryReadAndWritesNothing() throws Exception {
         String name = finishedJob("reads-denied");
-        String mallory = clients.sandbox().issueToken("mallory");
-        long since = clients.sandbox().requestCount();
+        String mallory = localSandbox.sandbox().issueToken("mallory");
+        long since = localSandbox.sandbox().requestCount();
         for (String path : List.of("/trainjobs/" + name, "/trainjobs/" + name + "/events",
                 "/trainjobs?runtime=torch-distributed", "/runtimes/torch-distributed")) {
             HttpResponse<String> refused = get(path, mallory);

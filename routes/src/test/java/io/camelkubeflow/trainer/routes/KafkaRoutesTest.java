@@ -48,7 +48,7 @@ class KafkaRoutesTest {
     org.apache.camel.CamelContext camel;
 
     @Inject
-    LocalTrainerSandbox clients;
+    LocalTrainerSandbox localSandbox;
 
     @Test
     void requestsBecomeTrainJobsWhoseOutcomesArePublished() throws Exception {
@@ -156,7 +156,7 @@ class KafkaRoutesTest {
                 new Refused("annotations.note", utf8("{\"script\": \"print(1)\", \"idempotencyKey\": \"" + run
                         + "-surrogate\", \"annotations\": {\"note\": \"\\ud800\"}}")),
                 new Refused("body", null));
-        long since = clients.sandbox().requestCount();
+        long since = localSandbox.sandbox().requestCount();
         Map<Long, String> fieldOfOffset = new java.util.HashMap<>();
         for (Refused refused : refusals) {
             fieldOfOffset.put(sendBytes(refused.value()), refused.field());
@@ -178,7 +178,7 @@ class KafkaRoutesTest {
         }
         assertEquals(fieldOfOffset, fieldOfLetter, "the dead letters and the fields they name");
         // at the API server: one TrainJob was created since the records were sent, the valid record's
-        assertEquals(1, clients.sandbox().requestsSince(since).stream()
+        assertEquals(1, localSandbox.sandbox().requestsSince(since).stream()
                 .filter(r -> "POST".equals(r.getMethod()) && r.getPath().endsWith("/trainjobs")).count());
         assertEquals(List.of(run + "-valid"), client.resources(TrainJob.class).inAnyNamespace().list().getItems()
                 .stream().map(j -> j.getMetadata().getAnnotations())

@@ -80,7 +80,7 @@ class OpenApiFuzzTest {
     URL root;
 
     @Inject
-    LocalTrainerSandbox clients;
+    LocalTrainerSandbox localSandbox;
 
     @Inject
     KubernetesClient client;
@@ -92,8 +92,8 @@ class OpenApiFuzzTest {
     @Test
     @Order(1)
     void callerWithNoRightsGetsOnlyConformingRefusalsAndWritesNothing() throws Exception {
-        String mallory = clients.sandbox().issueToken("mallory");
-        long since = clients.sandbox().requestCount();
+        String mallory = localSandbox.sandbox().issueToken("mallory");
+        long since = localSandbox.sandbox().requestCount();
         Run run = schemathesis("no-rights", mallory);
         List<String> writes = writesSince(since);
         assertAll(
@@ -208,8 +208,8 @@ class OpenApiFuzzTest {
      * app's own completion mark on an ended job (its events route, not a request) left out.
      */
     private List<String> writesSince(long since) {
-        List<RecordedRequest> requests = clients.sandbox().requestsSince(since);
-        assertEquals(clients.sandbox().requestCount() - since, requests.size(),
+        List<RecordedRequest> requests = localSandbox.sandbox().requestsSince(since);
+        assertEquals(localSandbox.sandbox().requestCount() - since, requests.size(),
                 "the sandbox keeps every request of the run");
         return requests.stream()
                 .filter(r -> !"GET".equals(r.getMethod()))
