@@ -33,8 +33,8 @@ import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * The train request's schema (the contract, which the component runs) and the running app agree: every request the
- * test suite refuses (HttpErrorContractTest's bad requests and initializer fields) is refused by both, or by the app
+ * The train request's schema (the contract, which the component runs), as the app's OpenAPI document carries it and a
+ * client of the document reads it, and the running app agree: every request the test suite refuses (HttpErrorContractTest's bad requests and initializer fields) is refused by both, or by the app
  * alone for a rule a JSON Schema cannot say, named here; and every example request of the OpenAPI document is accepted
  * by both, the app answering as the document says.
  */
@@ -73,6 +73,8 @@ class ContractAgreementTest {
 
     /** The OpenAPI document's own URI, for the schemas it holds to refer within it. */
     private static final String DOCUMENT = "https://camelkubeflow.io/q/openapi";
+    /** POST /trainjobs's body: the contract, put in the document by TrainRequestOpenApiSchema. */
+    private static final String TRAIN_REQUEST = "#/components/schemas/TrainRequest";
 
     @TestHTTPResource("/trainjobs")
     URL trainjobs;
@@ -82,11 +84,12 @@ class ContractAgreementTest {
 
     @Test
     void everyRequestTheSuiteRefusesIsRefusedByTheSchemaAndTheAppAlike() throws Exception {
+        Schema trainRequest = registry(document()).getSchema(SchemaLocation.of(DOCUMENT + TRAIN_REQUEST));
         Map<String, String> refused = new LinkedHashMap<>(HttpErrorContractTest.badRequests());
         refused.putAll(HttpErrorContractTest.badInitializerRequests());
         List<String> disagreements = new ArrayList<>();
         for (String body : refused.keySet()) {
-            List<String> violations = violations(body);
+            List<String> violations = violations(trainRequest, body);
             int status = post(body).statusCode();
             boolean appRefuses = status >= 400 && status < 500;
             String rule = BEYOND_THE_SCHEMA.get(body);
@@ -108,10 +111,9 @@ class ContractAgreementTest {
      */
     @Test
     void everyExampleOfTheDocumentIsAcceptedAndAnsweredAsDocumentedAndEachOperationHasItsId() throws Exception {
-        JsonNode document = new ObjectMapper().readTree(HTTP.send(HttpRequest.newBuilder(trainjobs.toURI()
-                .resolve("/q/openapi?format=json")).build(), HttpResponse.BodyHandlers.ofString()).body());
-        SchemaRegistry registry = SchemaRegistry.withDefaultDialect(Dialects.getOpenApi30(),
-                builder -> builder.schemas(Map.of(DOCUMENT, document.toString())));
+        JsonNode document = document();
+        SchemaRegistry registry = registry(document);
+        Schema trainRequest = registry.getSchema(SchemaLocation.of(DOCUMENT + TRAIN_REQUEST));
         Schema created = registry.getSchema(SchemaLocation.of(DOCUMENT + "#/paths/~1trainjobs/post/responses/201"
                 + "/content/application~1json/schema"));
         JsonNode examples = document.at("/paths/~1trainjobs/post/requestBody/content/application~1json/examples");
@@ -119,7 +121,7 @@ class ContractAgreementTest {
         examples.fields().forEachRemaining(example -> {
             String body = example.getValue().get("value").toString();
             try {
-                List<String> violations = violations(body);
+                List<String> violations = violations(trainRequest, body);
                 HttpResponse<String> answer = post(body);
                 List<String> answerViolations = created.validate(new ObjectMapper().readTree(answer.body())).stream()
                         .map(Object::toString).toList();
@@ -147,8 +149,19 @@ class ContractAgreementTest {
         assertEquals(List.of(), problem.validate(exampleProblem).stream().map(Object::toString).toList());
     }
 
+    private JsonNode document() throws Exception {
+        return new ObjectMapper().readTree(HTTP.send(HttpRequest.newBuilder(trainjobs.toURI()
+                .resolve("/q/openapi?format=json")).build(), HttpResponse.BodyHandlers.ofString()).body());
+    }
+
+    /** The document's schemas, read as OpenAPI 3.1 says (JSON Schema 2020-12), references resolved within it. */
+    private static SchemaRegistry registry(JsonNode document) {
+        return SchemaRegistry.withDefaultDialect(Dialects.getOpenApi31(),
+                builder -> builder.schemas(Map.of(DOCUMENT, document.toString())));
+    }
+
     /** What the schema finds wrong with a body; a body that is not one JSON value is wrong as text already. */
-    private static List<String> violations(String body) {
+    private static List<String> violations(Schema trainRequest, String body) {
         JsonNode message;
         try {
             message = STRICT_JSON.readTree(body);
@@ -158,7 +171,7 @@ class ContractAgreementTest {
         if (message == null || message.isMissingNode()) {
             return List.of("no JSON value");
         }
-        return Contracts.violations(Contracts.TRAIN_REQUEST, message.toString());
+        return trainRequest.validate(message).stream().map(Object::toString).toList();
     }
 
     private HttpResponse<String> post(String body) throws Exception {

@@ -1,6 +1,5 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import java.io.IOException;
 import java.net.URL;
 import java.net.http.HttpRequest;
@@ -17,11 +16,15 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -120,24 +123,44 @@ class OpenApiFuzzTest {
         }
     }
 
+    /**
+     * The document's train request is the contract as written, keyword for keyword: the request schema, and each
+     * definition it refers to as a component schema of its own ({@code TrainRequest.<name>} for {@code $defs/<name>}).
+     */
     @Test
     @Order(0)
     void openApiDocumentTakesTheTrainRequestOfTheContract() throws Exception {
         JsonNode document = JSON.readTree(HTTP.send(HttpRequest.newBuilder(root.toURI().resolve("q/openapi?format=json"))
                 .build(), HttpResponse.BodyHandlers.ofString()).body());
+        assertEquals("3.1.0", document.path("openapi").asText(), "OpenAPI 3.1: schemas in JSON Schema 2020-12");
         JsonNode body = document.at("/paths/~1trainjobs/post/requestBody/content/application~1json/schema/$ref");
         assertEquals("#/components/schemas/TrainRequest", body.asText(), "POST /trainjobs's body schema");
-        JsonNode contract = JSON.readTree(OpenApiFuzzTest.class.getResourceAsStream(
+        ObjectNode contract = (ObjectNode) JSON.readTree(OpenApiFuzzTest.class.getResourceAsStream(
                 "/contracts/train-request.schema.json"));
-        assertEquals(fieldNames(contract.get("properties")),
-                fieldNames(document.at("/components/schemas/TrainRequest/properties")),
-                "the train request's fields in the OpenAPI document and in contracts/train-request.schema.json");
+        JsonNode definitions = contract.remove("$defs");
+        contract.remove(List.of("$schema", "$id"));
+        JsonNode schemas = document.at("/components/schemas");
+        assertEquals(contract, asContract(schemas.get("TrainRequest")), "components/schemas/TrainRequest");
+        Set<String> documentDefinitions = new TreeSet<>();
+        for (String name : (Iterable<String>) schemas::fieldNames) {
+            if (name.startsWith("TrainRequest.")) {
+                String definition = name.substring("TrainRequest.".length());
+                documentDefinitions.add(definition);
+                assertEquals(definitions.get(definition), asContract(schemas.get(name)), "components/schemas/" + name);
+            }
+        }
+        Set<String> referred = new TreeSet<>();
+        Matcher references = Pattern.compile("\"#/\\$defs/([^\"]+)\"").matcher(contract.toString()
+                + definitions.toString());
+        while (references.find()) {
+            referred.add(references.group(1));
+        }
+        assertEquals(referred, documentDefinitions, "the definitions the request refers to, each in the document");
     }
 
-    private static TreeSet<String> fieldNames(JsonNode properties) {
-        TreeSet<String> names = new TreeSet<>();
-        properties.fieldNames().forEachRemaining(names::add);
-        return names;
+    /** A schema of the document as the contract writes it: its references to the request's definitions as $defs. */
+    private static JsonNode asContract(JsonNode schema) throws IOException {
+        return JSON.readTree(schema.toString().replace("\"#/components/schemas/TrainRequest.", "\"#/$defs/"));
     }
 
     /**
