@@ -20,9 +20,16 @@ import org.slf4j.LoggerFactory;
  * exception handler is not called for these, only {@code isWatching()} changes. So this samples that flag of every
  * informer it is given, every {@link #SAMPLE_PERIOD}; a reconnect faster than that may go unseen. The sample is an
  * in-memory read: no request reaches the API server.
+ *
+ * <p>fabric8's informer asks each watch to end after 5 to 10 minutes (its {@code timeoutSeconds}, as client-go does)
+ * and opens the next one at once: such a pause is logged at DEBUG, and a watch is warned of only once it has been down
+ * {@link #OUTAGE} (an API server away, a connection that cannot be re-opened), with the line saying it is back at INFO.
+ * Before, every informer warned of a "lost" watch every few minutes of a healthy cluster.
  */
 public final class WatchConnectionMonitor implements AutoCloseable {
     public static final Duration SAMPLE_PERIOD = Duration.ofMillis(200);
+    /** How long a watch is down before it is an outage, warned of: far above a re-watch's second or so. */
+    static final Duration OUTAGE = Duration.ofSeconds(15);
     private static final Logger LOG = LoggerFactory.getLogger(WatchConnectionMonitor.class);
 
     /** Told of each watch that is back after a loss; called on the monitor's thread. */
@@ -40,8 +47,16 @@ public final class WatchConnectionMonitor implements AutoCloseable {
     private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(
             DaemonThreads.named("watch-monitor"));
 
+    private final long outageNanos;
+
     public WatchConnectionMonitor(Listener listener) {
+        this(listener, OUTAGE);
+    }
+
+    /** @param outage how long a watch is down before it is warned of */
+    WatchConnectionMonitor(Listener listener, Duration outage) {
         this.listener = listener;
+        this.outageNanos = outage.toNanos();
         sampler.scheduleWithFixedDelay(this::sample, SAMPLE_PERIOD.toMillis(), SAMPLE_PERIOD.toMillis(),
                 TimeUnit.MILLISECONDS);
     }
@@ -97,12 +112,21 @@ public final class WatchConnectionMonitor implements AutoCloseable {
             } else if (!watching && watch.established && watch.lostAt == 0 && informer.isRunning()) {
                 watch.lostAt = System.nanoTime();
                 watch.outages++;
-                LOG.warn("The watch of {} is lost; fabric8's informer is re-establishing it (waits stay pending)",
-                        watch.name);
+                LOG.debug("The watch of {} ended; fabric8's informer is re-establishing it", watch.name);
+            } else if (!watching && watch.lostAt != 0 && !watch.warned && informer.isRunning()
+                    && System.nanoTime() - watch.lostAt >= outageNanos) {
+                watch.warned = true;
+                LOG.warn("The watch of {} has been down for {} s; fabric8's informer keeps re-establishing it (waits"
+                        + " stay pending)", watch.name, Duration.ofNanos(System.nanoTime() - watch.lostAt).toSeconds());
             } else if (watching && watch.lostAt != 0) {
                 Duration down = Duration.ofNanos(System.nanoTime() - watch.lostAt);
                 watch.lostAt = 0;
-                LOG.info("The watch of {} is back after {} ms", watch.name, down.toMillis());
+                if (watch.warned) {
+                    watch.warned = false;
+                    LOG.info("The watch of {} is back after {} ms", watch.name, down.toMillis());
+                } else {
+                    LOG.debug("The watch of {} is back after {} ms", watch.name, down.toMillis());
+                }
                 listener.reconnected(watch.name, down);
             }
         });
@@ -119,6 +143,8 @@ public final class WatchConnectionMonitor implements AutoCloseable {
         /** Only the sampler thread writes these. */
         volatile boolean established;
         volatile long lostAt;
+        /** Whether the loss now going on was warned of: it lasted {@link #OUTAGE}. */
+        volatile boolean warned;
         /** Connections lost since the watch started. */
         volatile long outages;
 

@@ -1,6 +1,9 @@
 package io.camelkubeflow.trainer.watch;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -11,6 +14,7 @@ import io.camelkubeflow.trainer.testing.Eventually;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -114,5 +118,63 @@ class WatchConnectionMonitorTest {
         Eventually.await(DEADLINE, () -> monitor.disconnected() == 1, () -> "disconnected: " + monitor.disconnected());
         monitor.close();
         assertEquals(0, monitor.disconnected());
+    }
+
+    /**
+     * fabric8 ends every informer's watch after 5 to 10 minutes and opens the next at once: a healthy cluster's log
+     * gets no warning of it (the monitor's outage bound here an hour, far beyond the test).
+     */
+    @Test
+    void aWatchBackWithinTheOutageBoundIsNotWarnedOf() throws Throwable {
+        String log = logOf(() -> {
+            try (WatchConnectionMonitor patient = new WatchConnectionMonitor((watch, down) -> reconnects.add(watch),
+                    Duration.ofHours(1))) {
+                AtomicBoolean watching = new AtomicBoolean(true);
+                patient.monitor("trainjobs/e", informer(watching, new AtomicBoolean(true)));
+                Eventually.await(DEADLINE, () -> patient.connected() == 1, () -> "never connected");
+                watching.set(false);
+                Eventually.await(DEADLINE, () -> patient.disconnected() == 1, () -> "loss not seen");
+                watching.set(true);
+                Eventually.await(DEADLINE, () -> !reconnects.isEmpty(), () -> "no reconnect reported");
+            }
+        });
+        assertEquals(List.of("trainjobs/e"), reconnects, "the pause is still counted and reported to the listener");
+        assertTrue(log.lines().noneMatch(line -> line.contains("WARN") || line.contains("INFO")), log);
+    }
+
+    /** A watch down past the bound is warned of once, however long it stays down, and its return is told at INFO. */
+    @Test
+    void aWatchDownPastTheOutageBoundIsWarnedOfOnceAndItsReturnAtInfo() throws Throwable {
+        String log = logOf(() -> {
+            try (WatchConnectionMonitor impatient = new WatchConnectionMonitor((watch, down) -> reconnects.add(watch),
+                    Duration.ZERO)) {
+                AtomicBoolean watching = new AtomicBoolean(true);
+                impatient.monitor("trainjobs/f", informer(watching, new AtomicBoolean(true)));
+                Eventually.await(DEADLINE, () -> impatient.connected() == 1, () -> "never connected");
+                watching.set(false);
+                Eventually.await(DEADLINE, () -> impatient.disconnected() == 1, () -> "loss not seen");
+                twoSamples(1);
+                twoSamples(1);
+                watching.set(true);
+                Eventually.await(DEADLINE, () -> !reconnects.isEmpty(), () -> "no reconnect reported");
+            }
+        });
+        assertEquals(1, log.lines().filter(line -> line.contains("WARN")
+                && line.contains("The watch of trainjobs/f has been down for")).count(), log);
+        assertTrue(log.lines().anyMatch(line -> line.contains("INFO")
+                && line.contains("The watch of trainjobs/f is back after")), log);
+    }
+
+    /** What the component logged (slf4j-simple writes to System.err) while the action ran. */
+    private static String logOf(Executable action) throws Throwable {
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            action.execute();
+        } finally {
+            System.setErr(err);
+        }
+        return captured.toString(StandardCharsets.UTF_8);
     }
 }
