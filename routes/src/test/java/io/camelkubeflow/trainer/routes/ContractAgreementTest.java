@@ -67,7 +67,6 @@ class ContractAgreementTest {
                     "an initializer needs the runtime's initializer step (torch-distributed has none)"),
             Map.entry("{\"command\": \"python 'x.py\"}", "a command line is split as a shell would"),
             Map.entry("{\"pythonFile\": \"/a.py\", \"args\": \"--lr \\\"0.1\"}", "a command line is split as a shell would"),
-            Map.entry("{\"pythonFile\": \"/a.py\", \"launcher\": \"deepspeed\"}", "a launcher is parsed by name"),
             Map.entry("{\"script\": \"print(1)\", \"annotations\": {\"note\": \"\\ud800\"}}",
                     "whole characters: half of a surrogate pair is no character UTF-8 can carry"));
 

@@ -36,7 +36,7 @@ public record ImageRule(String glob, Launcher launcher, Pattern pattern) {
                 throw new InvalidOptionException(field, "rule '" + trimmed
                         + "' is not of the form <image-glob>=<launcher>; write e.g. registry.example.com/*deepspeed*=mpirun");
             }
-            rules.add(of(trimmed.substring(0, eq).trim(), Launcher.parse(field, trimmed.substring(eq + 1))));
+            rules.add(of(trimmed.substring(0, eq).trim(), Launcher.parse(field, trimmed.substring(eq + 1).trim())));
         }
         return rules;
     }

@@ -116,10 +116,13 @@ public enum Launcher {
         return traits.description != null ? traits.description : optionValue();
     }
 
-    /** Parses a user-supplied launcher name, case-insensitively. */
+    /**
+     * The launcher a user named, as it is written ({@link #names()}): another spelling is refused, never taken for the
+     * nearest name, as the request schema's enumeration refuses it.
+     */
     public static Launcher parse(String field, String value) {
         for (Launcher launcher : values()) {
-            if (launcher.optionValue().equalsIgnoreCase(value.trim())) {
+            if (launcher.optionValue().equals(value)) {
                 return launcher;
             }
         }

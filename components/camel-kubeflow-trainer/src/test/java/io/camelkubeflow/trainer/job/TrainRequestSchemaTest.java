@@ -1,6 +1,12 @@
 package io.camelkubeflow.trainer.job;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,7 +35,8 @@ class TrainRequestSchemaTest {
         "{\"script\": \"print(1)\", \"scriptFileName\": \"..\"} | scriptFileName | is not a plain file name",
         "{\"script\": \"print(1)\", \"labels\": {\"team\": \"a b\"}} | labels.team | is not a label value",
         "{\"script\": \"print(1)\", \"env\": {\"PET_NNODES\": \"2\"}} | env.PET_NNODES | PET_*",
-        "{\"script\": \"print(1)\", \"namespace\": \"ML\"} | namespace | is not an RFC 1123 label"})
+        "{\"script\": \"print(1)\", \"namespace\": \"ML\"} | namespace | is not an RFC 1123 label",
+        "{\"script\": \"print(1)\", \"launcher\": \"TORCHRUN\"} | launcher | is not a launcher"})
     void aMessageTheSchemaRefusesIsRefusedNamingItsField(String message, String field, String words) throws Exception {
         InvalidOptionException refused = TrainRequestSchema.refusal(JSON.readTree(message)).orElseThrow();
         assertEquals(field, refused.getField());
@@ -73,5 +80,20 @@ class TrainRequestSchemaTest {
         assertTrue(!TrainRequestValidator.isLabelValue("a".repeat(64)));
         assertTrue(TrainRequestValidator.isQuantity("1.5Gi"));
         assertTrue(!TrainRequestValidator.isQuantity("-1"));
+    }
+
+    /** The schema names the launchers the component has, as the component names them: the two cannot drift apart. */
+    @Test
+    void theSchemasLaunchersAreTheComponentsAndEachIsAccepted() throws Exception {
+        JsonNode schema = JSON.readTree(TrainRequestSchema.class.getResourceAsStream("train-request.schema.json"));
+        List<String> named = new ArrayList<>();
+        schema.at("/properties/launcher/enum").forEach(value -> named.add(value.isNull() ? null : value.asText()));
+        List<String> launchers = new ArrayList<>(Arrays.stream(Launcher.values()).map(Launcher::optionValue).toList());
+        launchers.add(null);
+        assertEquals(launchers, named);
+        for (Launcher launcher : Launcher.values()) {
+            assertTrue(TrainRequestSchema.refusal(JSON.readTree("{\"script\": \"print(1)\", \"launcher\": \""
+                    + launcher.optionValue() + "\"}")).isEmpty(), launcher.optionValue());
+        }
     }
 }

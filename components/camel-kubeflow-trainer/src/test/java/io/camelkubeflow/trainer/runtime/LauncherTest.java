@@ -19,7 +19,12 @@ class LauncherTest {
         for (Launcher launcher : Launcher.values()) {
             assertEquals(launcher.name().toLowerCase(java.util.Locale.ROOT), launcher.optionValue());
             assertEquals(launcher.optionValue(), launcher.toString());
-            assertEquals(launcher, Launcher.parse("launcher", " " + launcher.optionValue().toUpperCase() + " "));
+            assertEquals(launcher, Launcher.parse("launcher", launcher.optionValue()));
+            for (String otherSpelling : List.of(launcher.optionValue().toUpperCase(java.util.Locale.ROOT),
+                    " " + launcher.optionValue())) {
+                assertThrows(InvalidOptionException.class, () -> Launcher.parse("launcher", otherSpelling),
+                        "never a coercion: '" + otherSpelling + "'");
+            }
         }
         InvalidOptionException unknown = assertThrows(InvalidOptionException.class,
                 () -> Launcher.parse("launcher", "deepspeed"));
