@@ -406,7 +406,8 @@ public class KubeflowTrainerConfiguration implements Cloneable {
     private long maxLogBytes = 8L * 1024 * 1024;
 
     @UriParam(label = "logs", defaultValue = "10m", javaType = "java.time.Duration",
-              description = "How long to wait for the step's pod to start before failing.")
+              description = "How long to wait for the step's pod to start before failing. 0: no wait, the log"
+                            + " as it is now, failing at once when no pod to read has started.")
     private long logStartTimeout = 600_000L;
 
     @UriParam(label = "logs",

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.camelkubeflow.trainer.logs.LogNotStartedException;
 import io.camelkubeflow.trainer.logs.LogStartTimeoutException;
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import org.apache.camel.Exchange;
@@ -230,6 +231,24 @@ class LogsOperationTest extends TrainerRouteTestSupport {
                 + "&suspend=true", null, Map.of());
         Exchange exchange = template.send("kubeflow-trainer:logs?logStartTimeout=300ms", suspended);
         assertInstanceOf(LogStartTimeoutException.class, exchange.getException());
+    }
+
+    /**
+     * kubectl logs of a container waiting to start answers at once: so does a read told not to wait, and it reads a
+     * started pod's log as any read does. (Before, a zero timeout timed out: LogStartTimeoutException.)
+     */
+    @Test
+    void withNoStartTimeoutAReadOfPodsNotStartedFailsAtOnceAndOfStartedOnesReadsTheirLog() {
+        Exchange suspended = send("kubeflow-trainer:train?runtime=torch-distributed&namespace=logs&pythonFile=/a.py"
+                + "&suspend=true", null, Map.of());
+        Exchange refused = template.send("kubeflow-trainer:logs?logStartTimeout=0", suspended);
+        assertInstanceOf(LogNotStartedException.class, refused.getException());
+        assertTrue(refused.getException().getMessage().contains("TrainJob logs/"
+                + suspended.getMessage().getHeader(JOB_NAME) + " matching"), refused.getException().getMessage());
+
+        Exchange ended = template.send("kubeflow-trainer:wait", train("torch-distributed", "&pythonFile=/a.py", 3, 200));
+        List<String> lines = bodyLines(template.send("kubeflow-trainer:logs?logStartTimeout=0", ended));
+        assertEquals(expectedLines(3, 0), lines.subList(1, lines.size()));
     }
 
     @Test

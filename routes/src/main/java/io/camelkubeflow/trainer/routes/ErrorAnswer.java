@@ -9,6 +9,7 @@ import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.job.PolicyViolationException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
+import io.camelkubeflow.trainer.logs.LogNotStartedException;
 import io.camelkubeflow.trainer.logs.LogStartTimeoutException;
 import io.camelkubeflow.trainer.runtime.RuntimeNotFoundException;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
@@ -41,12 +42,13 @@ record ErrorAnswer(Problem problem, int status, String detail, String field, Str
         NO_SUCH_OPERATION("no-such-operation", "No operation has this path", 404),
         METHOD_NOT_ALLOWED("method-not-allowed", "No operation of this path takes this method", 405),
         SUSPENDED("suspended", "The TrainJob is suspended", 409),
+        NOT_STARTED("not-started", "No pod of the TrainJob has started yet", 409),
         NAME_TAKEN("name-taken", "The TrainJob's name is taken by another request", 409),
         BODY_TOO_LARGE("body-too-large", "The request body is too large", 413),
         UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", "The request body is not JSON", 415),
         KEY_REUSED("idempotency-key-reused", "The idempotency key was used for another request", 422),
         RATE_LIMITED("rate-limited", "Too many requests", 429),
-        LOG_NOT_STARTED("log-not-started", "The TrainJob's pods have not started", 504),
+        LOG_NOT_STARTED("log-not-started", "The TrainJob's pods did not start in time", 504),
         KUBERNETES_REFUSED("kubernetes-refused", "The Kubernetes API refused the request", 400),
         KUBERNETES_ERROR("kubernetes-error", "The Kubernetes API failed", 502),
         UNAVAILABLE("unavailable", "A service the request needs is unavailable", 503),
@@ -92,6 +94,7 @@ record ErrorAnswer(Problem problem, int status, String detail, String field, Str
                         ? Problem.NOT_FOUND
                 : cause instanceof TrainJobConflictException conflict
                         ? conflict.getDiffering().isEmpty() ? Problem.NAME_TAKEN : Problem.KEY_REUSED
+                : cause instanceof LogNotStartedException ? Problem.NOT_STARTED
                 : cause instanceof LogStartTimeoutException ? Problem.LOG_NOT_STARTED
                 : Problem.INTERNAL_ERROR;
         return problem.answer(cause.getMessage(), field, fixFor(cause));
@@ -111,6 +114,10 @@ record ErrorAnswer(Problem problem, int status, String detail, String field, Str
         if (cause instanceof TrainJobConflictException) {
             return "send the same request with the same Idempotency-Key to have its job again, or a new key (or"
                     + " another jobName) for a new TrainJob";
+        }
+        if (cause instanceof LogNotStartedException) {
+            return "read the log once a pod runs (GET /trainjobs/<name> tells its status), or add follow=true to wait"
+                    + " for one to start";
         }
         if (cause instanceof LogStartTimeoutException) {
             return "its pods have not started; GET /trainjobs/<name> tells its status, read the log once it runs";

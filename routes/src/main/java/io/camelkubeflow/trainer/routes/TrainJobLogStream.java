@@ -45,8 +45,15 @@ import org.slf4j.LoggerFactory;
 @ApplicationScoped
 public class TrainJobLogStream {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobLogStream.class);
+    /**
+     * A read without {@code follow} waits for nothing: it answers with the log there is, or at once 409 when no pod of
+     * the step has started yet (as {@code kubectl logs} of a container still waiting to start).
+     */
+    private static final Duration NO_WAIT = Duration.ZERO;
+
     /** How long a follower waits for the job's pod to start before the answer is 504. */
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    @ConfigProperty(name = "trainer.http.log-start-timeout", defaultValue = "60s")
+    Duration followStartTimeout;
 
     @Inject
     KubernetesClient client;
@@ -100,7 +107,7 @@ public class TrainJobLogStream {
             long offset = offset(offsetText, step);
             camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
                     .accessReviewerFor(client, ApiRetry.DEFAULT).check(caller, Access.readPodLogs(namespace));
-            if ("Suspended".equals(statusView.describe(namespace, name).get("status"))) {
+            if (statusView.suspended(namespace, name)) {
                 // no pod runs, nor will until it is resumed: say so now instead of waiting for a pod to start
                 ErrorAnswer.Problem.SUSPENDED.answer("TrainJob " + namespace + "/" + name + " is suspended: none of"
                         + " its pods runs", null, "resume it (POST /trainjobs/" + name + "/resume), then read its log")
@@ -110,7 +117,7 @@ public class TrainJobLogStream {
             response.setChunked(true).putHeader("Content-Type", "text/plain; charset=utf-8");
             CompletableFuture<List<String>> reading = new TrainJobLogs(client, camel.getComponent("kubeflow-trainer",
                     KubeflowTrainerComponent.class).informersFor(client), readers).read(new TrainJobLogs.Request(
-                    namespace, name, step, follow, null, null, START_TIMEOUT), new ResponseSink(response,
+                    namespace, name, step, follow, null, null, follow ? followStartTimeout : NO_WAIT), new ResponseSink(response,
                     step.kind() == LogStep.Kind.ALL, offset));
             // a client that leaves while no line comes ends the read at once, not at the job's next line
             response.closeHandler(closed -> reading.cancel(false));

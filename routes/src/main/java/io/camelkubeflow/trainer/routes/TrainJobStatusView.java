@@ -18,7 +18,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
 
-/** The summary of a TrainJob that the HTTP API answers with (and the Kafka results carry). */
+/**
+ * The summary of a TrainJob that the HTTP API answers with (and the Kafka results carry), and whether one is suspended
+ * (asked by the log stream).
+ */
 @ApplicationScoped
 @Named("trainJobStatusView")
 public class TrainJobStatusView {
@@ -34,11 +37,14 @@ public class TrainJobStatusView {
     }
 
     /**
-     * Reads the job now and summarizes it; a missing job is {@link TrainJobNotFoundException}, a name that is no
-     * TrainJob name an InvalidOptionException before any request.
+     * Whether the job, read now, is suspended: its spec says so while it has not ended, even before the controller has
+     * written its Suspended condition (no pod of it runs, nor will until it is resumed). A missing job is
+     * {@link TrainJobNotFoundException}, a name that is no TrainJob name an InvalidOptionException before any request.
      */
-    public Map<String, Object> describe(String namespace, String name) {
-        return summary(jobs.get(namespace, name));
+    public boolean suspended(String namespace, String name) {
+        TrainJob job = jobs.get(namespace, name);
+        TrainJobPhase phase = TrainJobPhase.of(job);
+        return phase == TrainJobPhase.SUSPENDED || Boolean.TRUE.equals(job.getSpec().suspend()) && !phase.isTerminal();
     }
 
     /** The summary with the job's steps (CamelKubeflowTrainerSteps of the operation that read it). */

@@ -105,8 +105,8 @@ class ContractAgreementTest {
 
     /**
      * Every example request of the OpenAPI document is accepted by the schema and the app, and the app's answer is what
-     * the document says a 201 is; the document's example problem is of the document's problem schema; each operation
-     * has its id.
+     * the document says a 201 is; the document's example problems are of the document's problem schema, each with the
+     * type, title and status the app answers with; each operation has its id.
      */
     @Test
     void everyExampleOfTheDocumentIsAcceptedAndAnsweredAsDocumentedAndEachOperationHasItsId() throws Exception {
@@ -144,8 +144,20 @@ class ContractAgreementTest {
                 "deleteTrainJob", "suspendTrainJob", "resumeTrainJob", "getRuntime", "streamTrainJobLogs")),
                 operationIds, "each operation's id, as docs/http-api.md lists them");
         Schema problem = registry.getSchema(SchemaLocation.of(DOCUMENT + "#/components/schemas/Problem"));
-        JsonNode exampleProblem = document.at("/components/responses/Refused/content/application~1problem+json/example");
-        assertEquals(List.of(), problem.validate(exampleProblem).stream().map(Object::toString).toList());
+        List<JsonNode> exampleProblems = document.findValues("application/problem+json").stream()
+                .map(content -> content.get("example")).filter(example -> example != null).toList();
+        assertEquals(2, exampleProblems.size(), "the refusal's example and the log stream's 409: " + exampleProblems);
+        List<String> problemFaults = new ArrayList<>();
+        for (JsonNode example : exampleProblems) {
+            problem.validate(example).forEach(violation -> problemFaults.add(example + ": " + violation));
+            boolean asTheAppAnswers = java.util.Arrays.stream(ErrorAnswer.Problem.values()).anyMatch(kind -> kind
+                    .type().equals(example.path("type").asText()) && kind.title().equals(example.path("title")
+                    .asText()) && kind.answer("", null, null).status() == example.path("status").asInt());
+            if (!asTheAppAnswers) {
+                problemFaults.add(example + ": no problem the app answers has this type, title and status");
+            }
+        }
+        assertEquals(List.of(), problemFaults);
     }
 
     private JsonNode document() throws Exception {

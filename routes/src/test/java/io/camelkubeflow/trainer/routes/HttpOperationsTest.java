@@ -10,8 +10,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -23,10 +26,14 @@ import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
 import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
 import static io.camelkubeflow.trainer.routes.HttpRoutesTest.localToken;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The component's operations over HTTP: list, suspend, resume, delete and resuming a log, each as the caller. */
+/**
+ * The component's operations over HTTP: list, suspend, resume, delete, reading a log of pods that have not started and
+ * resuming one, each as the caller.
+ */
 @QuarkusTest
 @QuarkusTestResource(FreshFolders.class)
 class HttpOperationsTest {
@@ -140,6 +147,84 @@ class HttpOperationsTest {
             assertEquals(400, refused.statusCode(), bad + ": " + refused.body());
             assertEquals("offset", json(refused).get("field"), refused.body());
         }
+    }
+
+    /**
+     * A job whose pods mount the ConfigMap {@code configMap}: until it exists they wait, Pending, as a kubelet keeps a
+     * pod whose volume it cannot mount.
+     */
+    private String trainMounting(String configMap) throws Exception {
+        HttpResponse<String> created = send("POST", "", "{\"pythonFile\": \"/app/train.py\", \"volumes\": [\"configMap:"
+                + configMap + ":/settings\"]}", localToken());
+        assertEquals(201, created.statusCode(), created.body());
+        return (String) json(created).get("name");
+    }
+
+    /**
+     * A log read; its only bound is one against a hang (the test profile's follow waits an hour for a pod to start, so
+     * a read that waits when it should not hangs instead of answering late).
+     */
+    private HttpRequest logRead(String name, String query) throws Exception {
+        return HttpRequest.newBuilder(URI.create(trainjobs + "/" + name + "/logs" + query))
+                .timeout(Duration.ofMinutes(5)).header("Authorization", "Bearer " + localToken()).GET().build();
+    }
+
+    @Test
+    void aPlainReadOfAJobWhosePodsHaveNotStartedIs409NotStartedWithTheFix() throws Exception {
+        String name = trainMounting("never-made");
+        try {
+            for (String query : List.of("", "?step=all", "?step=node-0")) {
+                HttpResponse<String> read = HTTP.send(logRead(name, query), HttpResponse.BodyHandlers.ofString());
+                assertEquals(409, read.statusCode(), query + ": " + read.body());
+                assertEquals("application/problem+json", read.headers().firstValue("Content-Type").orElse(null));
+                Map<?, ?> problem = json(read);
+                assertEquals("https://camelkubeflow.io/problems/not-started", problem.get("type"), read.body());
+                assertTrue(String.valueOf(problem.get("detail")).startsWith("no pod of TrainJob default/" + name
+                        + " matching"), read.body());
+                assertTrue(String.valueOf(problem.get("detail")).endsWith("has started yet"), read.body());
+                assertTrue(String.valueOf(problem.get("fix")).contains("add follow=true to wait"), read.body());
+            }
+        } finally {
+            // the sandbox stops looking for the ConfigMap once the job is gone
+            client.resources(TrainJob.class).inNamespace("default").withName(name).delete();
+        }
+
+        HttpResponse<String> created = send("POST", "", "{\"pythonFile\": \"/app/train.py\", \"suspend\": true}",
+                localToken());
+        assertEquals(201, created.statusCode(), created.body());
+        // suspended by its spec, whether or not the controller has written its Suspended condition yet
+        HttpResponse<String> suspended = HTTP.send(logRead((String) json(created).get("name"), "?follow=true"),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(409, suspended.statusCode(), suspended.body());
+        assertEquals("https://camelkubeflow.io/problems/suspended", json(suspended).get("type"), suspended.body());
+    }
+
+    @Test
+    void aFollowWaitsForThePodsToStartAndDeliversTheirLog() throws Exception {
+        String name = trainMounting("made-later");
+        long since = localSandbox.sandbox().requestCount();
+        CompletableFuture<HttpResponse<String>> follow = HTTP.sendAsync(logRead(name, "?follow=true"),
+                HttpResponse.BodyHandlers.ofString());
+        // the app has looked the job up for the read (is it suspended?), so it reads while no pod can start (the
+        // emulated controller's own GETs of it, looking for the ConfigMap, left out)
+        String jobPath = "/namespaces/default/trainjobs/" + name;
+        while (localSandbox.sandbox().requestsSince(since).stream()
+                .filter(r -> !TrainJobControllerEmulation.USER_AGENT.equals(r.getHeader("User-Agent")))
+                .noneMatch(r -> "GET".equals(r.getMethod()) && r.getPath().endsWith(jobPath))) {
+            assertFalse(follow.isDone(), () -> "answered before the job was looked up: " + follow.join().body());
+            Thread.sleep(20);
+        }
+        assertTrue(client.pods().inNamespace("default").withLabel("jobset.sigs.k8s.io/jobset-name", name).list()
+                .getItems().stream().allMatch(pod -> "Pending".equals(pod.getStatus().getPhase())),
+                "the pods wait for their ConfigMap");
+        assertFalse(follow.isDone(), () -> "a follow answered while the pods were pending: " + follow.join().body());
+        client.configMaps().inNamespace("default").resource(new ConfigMapBuilder().withNewMetadata()
+                .withName("made-later").endMetadata().addToData("lr", "0.1").build()).create();
+        HttpResponse<String> log = follow.get();
+        assertEquals(200, log.statusCode(), log.body());
+        List<String> lines = log.body().lines().toList();
+        assertTrue(lines.size() > 2 && lines.get(0).contains("started"), log.body());
+        assertEquals("sandbox: exited with code 0", lines.get(lines.size() - 1), log.body());
     }
 
     @Test

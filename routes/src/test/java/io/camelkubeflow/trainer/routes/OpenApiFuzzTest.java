@@ -73,8 +73,8 @@ class OpenApiFuzzTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
-     * An app and sandbox of its own: the jobs other test classes leave (suspended ones, whose log the app waits a
-     * minute for) would change what the fuzzer meets and how long it takes.
+     * An app and sandbox of its own: the jobs other test classes leave (running, suspended, ended) would change what
+     * the fuzzer meets and how long it takes.
      */
     public static class OwnApp implements QuarkusTestProfile {
     }
@@ -203,8 +203,9 @@ class OpenApiFuzzTest {
                 "--generation-database", "none",
                 // Hypothesis' health checks time the generation: the outcome would depend on the machine's speed
                 "--suppress-health-check", "all",
-                // an answer held longer fails the run (as a timeout) instead of holding it up: the API's slowest
-                // documented wait is the log endpoint's minute for a pod to start, itself a 504
+                // an answer held longer fails the run (as a timeout) instead of holding it up: no answer waits but a
+                // log follow's, for a pod to start and the job to end, and the jobs of the fuzzer's own run start
+                // within the sandbox's start delay and run its run time (a plain read answers at once)
                 "--request-timeout", "15",
                 "--report", "har", "--report-har-path", har.toString(),
                 "--no-color"));

@@ -647,16 +647,18 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
-         * How long to wait for the step's pod to start before failing. Default: 10m. A duration: milliseconds,
-         * or text such as 30s, 5m, 1h.
+         * How long to wait for the step's pod to start before failing. 0: no wait, the log as it is now,
+         * failing at once when no pod to read has started. Default: 10m. A duration: milliseconds, or text
+         * such as 30s, 5m, 1h.
          */
         default KubeflowTrainerEndpointProducerBuilder logStartTimeout(long logStartTimeout) {
             doSetProperty("logStartTimeout", logStartTimeout);
             return this;
         }
         /**
-         * How long to wait for the step's pod to start before failing. Default: 10m. A duration: milliseconds,
-         * or text such as 30s, 5m, 1h.
+         * How long to wait for the step's pod to start before failing. 0: no wait, the log as it is now,
+         * failing at once when no pod to read has started. Default: 10m. A duration: milliseconds, or text
+         * such as 30s, 5m, 1h.
          */
         default KubeflowTrainerEndpointProducerBuilder logStartTimeout(String logStartTimeout) {
             doSetProperty("logStartTimeout", logStartTimeout);

@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads and follows the logs of a TrainJob's steps. Waits (by watch) for a step's pod to exist and leave Pending
- * instead of returning nothing. Following resumes after a broken stream from the last line's timestamp, skipping the
+ * instead of returning nothing, or, asked not to wait, says at once that none has started. Following resumes after a broken stream from the last line's timestamp, skipping the
  * lines already delivered, so nothing is repeated or lost; a pod replaced by JobSet is picked up by its labels. A
  * container that had ended before its log was read has a final log: following it is a plain read (no timestamps,
  * 31 bytes fewer a line), resumed by skipping as many lines as were delivered.
@@ -81,9 +81,18 @@ public class TrainJobLogs {
         this.executor = executor;
     }
 
-    /** Options of one read. {@code tailLines} and {@code sinceSeconds} may be null. */
+    /**
+     * Options of one read. {@code tailLines} and {@code sinceSeconds} may be null. {@code startTimeout} is how long the
+     * read waits for a pod of its step to start; zero: not at all, it reads what there is as the pod informer has it
+     * (the started pods of {@code all}), and fails at once with {@link LogNotStartedException} when no pod it is to read
+     * has started.
+     */
     public record Request(String namespace, String jobName, LogStep step, boolean follow, Integer tailLines,
             Integer sinceSeconds, Duration startTimeout) {
+        /** Whether the read waits for pods to start, rather than reading what there is. */
+        boolean waitsForStart() {
+            return !startTimeout.isZero() && !startTimeout.isNegative();
+        }
     }
 
     /**
@@ -248,6 +257,8 @@ public class TrainJobLogs {
         Map<String, Selector> all = new LinkedHashMap<>();
         pods.stream()
                 .filter(p -> TRAINER_JOBS.contains(label(p, JobSetLabels.REPLICATED_JOB)))
+                // a read that does not wait reads the pods that started and leaves out those still pending
+                .filter(p -> request.waitsForStart() || started(p))
                 .sorted(Comparator.comparing((Pod p) -> label(p, JobSetLabels.REPLICATED_JOB))
                         .thenComparing(p -> Integer.parseInt(label(p, JobSetLabels.COMPLETION_INDEX))))
                 .forEach(p -> {
@@ -805,24 +816,41 @@ public class TrainJobLogs {
 
     /**
      * Waits on the namespace's pod informer for the job's pods with these labels to meet the condition, for at most
-     * the request's start timeout; cancelling the answer stops the informer looking.
+     * the request's start timeout; cancelling the answer stops the informer looking. A read that does not wait has
+     * the answer of the informer's first look: its cache is complete once it is handed out, so a pod that is not there
+     * as started has not started.
      */
     private CompletableFuture<List<Pod>> awaitPods(Request request, Map<String, String> labels,
             Predicate<List<Pod>> condition) {
-        return informers.awaitPods(request.namespace(), request.jobName(), labels, condition)
-                .orTimeout(request.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        CompletableFuture<List<Pod>> found = informers.awaitPods(request.namespace(), request.jobName(), labels,
+                condition);
+        if (request.waitsForStart()) {
+            return found.orTimeout(request.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        }
+        // the first look runs before awaitPods returns: not done by then, it is cancelled (and stops looking); a pod
+        // that started in between completed it, and the cancel fails
+        if (found.cancel(false)) {
+            return CompletableFuture.failedFuture(new LogNotStartedException(request.namespace(), request.jobName(),
+                    selector(request, labels)));
+        }
+        return found;
     }
 
     /** Why waiting for pods failed: the start timeout named with the pods waited for, or what else ended it. */
     private static Throwable startFailure(Throwable failure, Request request, Map<String, String> labels) {
         Throwable cause = unwrap(failure);
         if (cause instanceof TimeoutException) {
-            Map<String, String> selector = new LinkedHashMap<>(labels);
-            selector.put(JobSetLabels.JOBSET_NAME, request.jobName());
-            return new LogStartTimeoutException(request.namespace(), request.jobName(), selector,
+            return new LogStartTimeoutException(request.namespace(), request.jobName(), selector(request, labels),
                     request.startTimeout());
         }
         return cause;
+    }
+
+    /** The labels of the pods a read looks for, as a failure names them. */
+    private static Map<String, String> selector(Request request, Map<String, String> labels) {
+        Map<String, String> selector = new LinkedHashMap<>(labels);
+        selector.put(JobSetLabels.JOBSET_NAME, request.jobName());
+        return selector;
     }
 
     private static Throwable unwrap(Throwable failure) {
