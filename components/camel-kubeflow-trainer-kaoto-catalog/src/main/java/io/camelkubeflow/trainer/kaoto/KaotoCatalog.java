@@ -8,7 +8,9 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 
@@ -88,7 +90,7 @@ final class KaotoCatalog {
         JSON.writerWithDefaultPrettyPrinter().writeValue(directory.resolve("index.json").toFile(), library);
     }
 
-    ObjectNode readLibrary() throws IOException {
+    private ObjectNode readLibrary() throws IOException {
         ObjectNode[] library = new ObjectNode[1];
         base.read("index.json"::equals, entry -> library[0] = (ObjectNode) JSON.readTree(entry.content()));
         if (library[0] == null) {
@@ -114,23 +116,14 @@ final class KaotoCatalog {
         ObjectNode catalogIndex = (ObjectNode) JSON.readTree(index.toFile());
         Path catalogDirectory = index.getParent();
         String runtime = definition.path("runtime").asText();
-
-        ObjectNode components = catalogEntry(catalogIndex, "components");
-        ObjectNode componentEntry = componentEntry(runtime);
-        add(catalogDirectory, components, COMPONENT, componentEntry);
-
-        ObjectNode kameletsEntry = catalogEntry(catalogIndex, "kamelets");
-        ObjectNode kameletsCatalog = read(catalogDirectory, kameletsEntry);
+        add(catalogDirectory, catalogEntry(catalogIndex, "components"), Map.of(COMPONENT, componentEntry(runtime)));
+        Map<String, ObjectNode> kameletEntries = new LinkedHashMap<>();
         for (JsonNode kamelet : kamelets) {
-            String name = kamelet.path("metadata").path("name").asText();
-            if (kameletsCatalog.has(name)) {
-                throw new IOException("Kaoto's Kamelets already have one named " + name);
-            }
             ObjectNode entry = kamelet.deepCopy();
             entry.set("propertiesSchema", KameletFormSchema.of(kamelet));
-            kameletsCatalog.set(name, entry);
+            kameletEntries.put(kamelet.path("metadata").path("name").asText(), entry);
         }
-        replace(catalogDirectory, kameletsEntry, kameletsCatalog);
+        add(catalogDirectory, catalogEntry(catalogIndex, "kamelets"), kameletEntries);
 
         String name = definition.path("name").asText() + " with " + COMPONENT + " " + version;
         catalogIndex.put("name", name);
@@ -142,7 +135,7 @@ final class KaotoCatalog {
     }
 
     /** The component as Kaoto's catalog of the runtime holds it: its catalog JSON and the form of its endpoints. */
-    ObjectNode componentEntry(String runtime) {
+    private ObjectNode componentEntry(String runtime) {
         ObjectNode entry = component.deepCopy();
         if ("Quarkus".equals(runtime)) {
             ((ObjectNode) entry.get("component")).put("artifactId", QUARKUS_EXTENSION);
@@ -151,12 +144,16 @@ final class KaotoCatalog {
         return entry;
     }
 
-    private static void add(Path directory, ObjectNode catalogEntry, String name, ObjectNode value) throws IOException {
+    /** Adds the entries to the catalog file the index entry names, none replacing one of Kaoto's. */
+    private static void add(Path directory, ObjectNode catalogEntry, Map<String, ObjectNode> entries) throws IOException {
         ObjectNode catalog = read(directory, catalogEntry);
-        if (catalog.has(name)) {
-            throw new IOException("Kaoto's components already have one named " + name);
+        for (Map.Entry<String, ObjectNode> entry : entries.entrySet()) {
+            if (catalog.has(entry.getKey())) {
+                throw new IOException("Kaoto's " + catalogEntry.path("name").asText() + " already have one named "
+                        + entry.getKey());
+            }
+            catalog.set(entry.getKey(), entry.getValue());
         }
-        catalog.set(name, value);
         replace(directory, catalogEntry, catalog);
     }
 
@@ -187,7 +184,7 @@ final class KaotoCatalog {
     }
 
     /** {@code kamelets-aggregate-13150235.json} and new content: the same stem with the content's digest. */
-    static String digestName(String fileName, byte[] content) {
+    private static String digestName(String fileName, byte[] content) {
         String stem = fileName.replaceFirst("(-[0-9a-f]+)?\\.json$", "");
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(content);
