@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewStatusBuilder;
 import io.fabric8.kubernetes.api.model.authentication.UserInfo;
 import io.fabric8.kubernetes.api.model.authentication.UserInfoBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.NonResourceAttributes;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewSpec;
@@ -32,8 +33,9 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
  * Answers TokenReview and SubjectAccessReview as a real API server does: a token is one the sandbox issued
  * ({@link TrainerSandbox#issueToken}), and access is decided by evaluating the Roles, ClusterRoles and their bindings
  * the sandbox stores, as Kubernetes' RBAC authorizer does (rules of bound roles add up; nothing is denied explicitly;
- * members of {@code system:masters} may do anything). So tests make real decisions, from RBAC objects a cluster
- * would hold.
+ * members of {@code system:masters} may do anything; a non-resource URL such as {@code /metrics} is granted by a
+ * ClusterRoleBinding's rule naming it in {@code nonResourceURLs}, exactly or as a prefix ending in {@code *}). So tests
+ * make real decisions, from RBAC objects a cluster would hold.
  */
 final class AccessReviews {
     static final String TOKEN_REVIEWS = "/apis/authentication.k8s.io/v1/tokenreviews";
@@ -94,7 +96,8 @@ final class AccessReviews {
     /** The binding that grants the access asked about, or null when none does. */
     private String grantedBy(SubjectAccessReviewSpec spec) {
         ResourceAttributes asked = spec == null ? null : spec.getResourceAttributes();
-        if (asked == null) {
+        NonResourceAttributes askedUrl = spec == null ? null : spec.getNonResourceAttributes();
+        if (asked == null && askedUrl == null) {
             return null;
         }
         List<String> groups = spec.getGroups() == null ? List.of() : spec.getGroups();
@@ -104,11 +107,14 @@ final class AccessReviews {
         ClusterRoleBindingList clusterBindings = read(RBAC + "/clusterrolebindings", ClusterRoleBindingList.class);
         for (ClusterRoleBinding binding : clusterBindings == null ? List.<ClusterRoleBinding>of()
                 : clusterBindings.getItems()) {
-            if (binds(binding.getSubjects(), spec.getUser(), groups) && allows(rules(null, binding.getRoleRef()), asked)) {
+            if (binds(binding.getSubjects(), spec.getUser(), groups) && (asked != null
+                    ? allows(rules(null, binding.getRoleRef()), asked)
+                    : allows(rules(null, binding.getRoleRef()), askedUrl))) {
                 return "ClusterRoleBinding " + binding.getMetadata().getName();
             }
         }
-        if (asked.getNamespace() == null || asked.getNamespace().isEmpty()) {
+        // a non-resource URL belongs to no namespace: only a ClusterRoleBinding grants it
+        if (asked == null || asked.getNamespace() == null || asked.getNamespace().isEmpty()) {
             return null;
         }
         RoleBindingList bindings = read(RBAC + "/namespaces/" + asked.getNamespace() + "/rolebindings",
@@ -157,6 +163,18 @@ final class AccessReviews {
                     && matches(rule.getResources(), resource) && matches(rule.getVerbs(), asked.getVerb())
                     && (rule.getResourceNames() == null || rule.getResourceNames().isEmpty()
                             || rule.getResourceNames().contains(asked.getName()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a rule grants the verb on the URL: named in its nonResourceURLs, or under a prefix there ending in '*'. */
+    private static boolean allows(List<PolicyRule> rules, NonResourceAttributes asked) {
+        for (PolicyRule rule : rules) {
+            if (matches(rule.getVerbs(), asked.getVerb()) && rule.getNonResourceURLs() != null && rule
+                    .getNonResourceURLs().stream().anyMatch(url -> url.equals(asked.getPath()) || url.endsWith("*")
+                            && asked.getPath() != null && asked.getPath().startsWith(url.substring(0, url.length() - 1)))) {
                 return true;
             }
         }

@@ -65,6 +65,43 @@ class AccessReviewsTest {
         assertTrue(allowed("root", "system:masters", "delete", "", "namespaces", null, "kube-system"));
     }
 
+    @Test
+    void aNonResourceUrlIsWhatAClusterRoleBindingsRulesNameOfIt() {
+        client.resource(new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder().withNewMetadata()
+                .withName("metrics-reader").endMetadata().addNewRule().withNonResourceURLs("/metrics")
+                .withVerbs("get").endRule().build()).create();
+        client.resource(binding("ClusterRoleBinding", "prometheus-metrics", null, "ClusterRole", "metrics-reader",
+                "ServiceAccount", "prometheus", "monitoring")).create();
+        client.resource(binding("RoleBinding", "dave-metrics", "ml", "ClusterRole", "metrics-reader", "User", "dave",
+                null)).create();
+        client.resource(new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder().withNewMetadata()
+                .withName("debugger").endMetadata().addNewRule().withNonResourceURLs("/debug/*").withVerbs("get")
+                .endRule().build()).create();
+        client.resource(binding("ClusterRoleBinding", "erin-debugs", null, "ClusterRole", "debugger", "User", "erin",
+                null)).create();
+        String prometheus = "system:serviceaccount:monitoring:prometheus";
+
+        assertTrue(allowedUrl(prometheus, null, "get", "/metrics"));
+        assertFalse(allowedUrl(prometheus, null, "post", "/metrics"), "the verb is part of the rule");
+        assertFalse(allowedUrl(prometheus, null, "get", "/metrics/extra"), "a URL without '*' is exact");
+        assertFalse(allowedUrl("dave", null, "get", "/metrics"), "a RoleBinding grants no non-resource URL");
+        assertFalse(allowedUrl("alice", null, "get", "/metrics"), "rights on resources grant no URL");
+        assertFalse(allowedUrl("bob", "readers", "get", "/metrics"));
+        assertTrue(allowedUrl("erin", null, "get", "/debug/pprof"), "a URL ending in '*' is a prefix");
+        assertFalse(allowedUrl("erin", null, "get", "/metrics"));
+        assertTrue(allowedUrl("root", "system:masters", "get", "/metrics"));
+        assertFalse(allowed(prometheus, null, "get", "", "pods", "ml", null), "a URL rule grants no resource");
+    }
+
+    private static boolean allowedUrl(String user, String group, String verb, String path) {
+        SubjectAccessReview review = client.authorization().v1().subjectAccessReview().create(
+                new SubjectAccessReviewBuilder().withNewSpec().withUser(user)
+                        .withGroups(group == null ? java.util.List.of() : java.util.List.of(group))
+                        .withNewNonResourceAttributes().withVerb(verb).withPath(path).endNonResourceAttributes()
+                        .endSpec().build());
+        return review.getStatus().getAllowed();
+    }
+
     private static boolean allowed(String user, String group, String verb, String apiGroup, String resource,
             String namespace, String name) {
         SubjectAccessReview review = client.authorization().v1().subjectAccessReview().create(
