@@ -4,10 +4,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
+import io.camelkubeflow.trainer.access.AccessReviewer;
 import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
@@ -19,6 +24,7 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -223,6 +229,32 @@ class CallerAccessTest extends TrainerRouteTestSupport {
                 Map.of());
         assertEquals(1, api.requestsSinceMark().stream().filter(r -> r.getPath().contains("subjectaccessreviews"))
                 .count());
+    }
+
+    /**
+     * A non-resource URL is asked about as one (RBAC grants it by a ClusterRole's nonResourceURLs), through the same
+     * reviewer and kept answers as the resources, and neither right stands for the other.
+     */
+    @Test
+    void aNonResourceUrlIsReviewedAsOneAndItsRightIsNoneOfTheResources() {
+        api.client().resource(new ClusterRoleBuilder().withNewMetadata().withName("metrics-reader").endMetadata()
+                .addNewRule().withNonResourceURLs("/metrics").withVerbs("get").endRule().build()).createOr(r -> r.update());
+        api.client().resource(new ClusterRoleBindingBuilder().withNewMetadata().withName("scraper").endMetadata()
+                .addNewSubject().withKind("User").withName("scraper").endSubject().withNewRoleRef()
+                .withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName("metrics-reader")
+                .endRoleRef().build()).createOr(r -> r.update());
+        AccessReviewer reviewer = camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
+                .accessReviewerFor(api.client(), ApiRetry.DEFAULT);
+        Access metrics = Access.nonResourceUrl("get", "/metrics");
+        Caller alice = new Caller("alice", List.of());
+
+        reviewer.check(new Caller("scraper", List.of()), metrics);
+        reviewer.check(alice, Access.trainJobs("get", "acl", null));
+        AccessDeniedException denied = assertThrows(AccessDeniedException.class, () -> reviewer.check(alice, metrics),
+                "alice's rights on TrainJobs are no right to the metrics");
+        assertEquals("caller 'alice' may not get /metrics", denied.getMessage());
+        assertThrows(AccessDeniedException.class, () -> reviewer.check(new Caller("scraper", List.of()),
+                Access.trainJobs("get", "acl", null)), "the right to the metrics is none to TrainJobs");
     }
 
     @Test

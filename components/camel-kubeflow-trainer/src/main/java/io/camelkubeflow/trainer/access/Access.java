@@ -2,17 +2,38 @@ package io.camelkubeflow.trainer.access;
 
 /**
  * Something a caller may or may not do, in Kubernetes' terms: a verb on a resource of an API group, in a namespace,
- * optionally on one named object.
+ * optionally on one named object; or a verb on a non-resource URL ({@code get /metrics}), which RBAC grants by a
+ * ClusterRole's {@code nonResourceURLs}.
  *
- * @param group       the API group, "" for the core group
+ * @param group       the API group, "" for the core group; null for a non-resource URL
+ * @param resource    the resource's plural; null for a non-resource URL
  * @param subresource e.g. {@code log} of pods, or null
  * @param name        one object, or null for any
+ * @param path        the non-resource URL, or null for a resource
  */
-public record Access(String verb, String group, String resource, String subresource, String namespace, String name) {
+public record Access(String verb, String group, String resource, String subresource, String namespace, String name,
+        String path) {
     private static final String TRAINER = "trainer.kubeflow.org";
+
+    private Access(String verb, String group, String resource, String subresource, String namespace, String name) {
+        this(verb, group, resource, subresource, namespace, name, null);
+    }
 
     public static Access trainJobs(String verb, String namespace, String name) {
         return new Access(verb, TRAINER, "trainjobs", null, namespace, name);
+    }
+
+    /**
+     * A verb on a URL that names no resource (as kube-rbac-proxy and controller-runtime's secure metrics ask about
+     * {@code get /metrics}).
+     */
+    public static Access nonResourceUrl(String verb, String path) {
+        return new Access(verb, null, null, null, null, null, path);
+    }
+
+    /** Whether this is a verb on a non-resource URL rather than on a resource. */
+    public boolean isNonResourceUrl() {
+        return path != null;
     }
 
     /**
@@ -50,8 +71,14 @@ public record Access(String verb, String group, String resource, String subresou
         return new Access("get", "", "pods", "log", namespace, null);
     }
 
-    /** As kubectl auth can-i says it: {@code create trainjobs.trainer.kubeflow.org in namespace ml}. */
+    /**
+     * As kubectl auth can-i says it: {@code create trainjobs.trainer.kubeflow.org in namespace ml}, or
+     * {@code get /metrics}.
+     */
     public String describe() {
+        if (isNonResourceUrl()) {
+            return verb + " " + path;
+        }
         return verb + " " + resource + (subresource == null ? "" : "/" + subresource) + (group.isEmpty() ? "" : "." + group)
                 + (name == null ? "" : " '" + name + "'") + (namespace == null ? " in all namespaces"
                 : " in namespace " + namespace);

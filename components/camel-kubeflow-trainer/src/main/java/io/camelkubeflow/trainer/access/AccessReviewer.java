@@ -5,12 +5,14 @@ import java.util.Collection;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
+import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewSpecBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 /**
  * Asks the API server, with a SubjectAccessReview, whether a caller may do something, so that a request acts within
  * its caller's rights and not the component's: Kubernetes RBAC (or whatever authorizer the cluster runs) decides, as
- * it would for the caller's own kubectl. The component's identity needs {@code create} on
+ * it would for the caller's own kubectl: a verb on a resource, or on a non-resource URL ({@link Access#nonResourceUrl}).
+ * The component's identity needs {@code create} on
  * {@code subjectaccessreviews.authorization.k8s.io}.
  */
 public class AccessReviewer {
@@ -53,13 +55,18 @@ public class AccessReviewer {
     }
 
     private AccessDecisions.Decision ask(Caller caller, Access access) {
+        SubjectAccessReviewSpecBuilder spec = new SubjectAccessReviewSpecBuilder().withUser(caller.user())
+                .withGroups(caller.groups()).withExtra(caller.extra());
+        if (access.isNonResourceUrl()) {
+            spec.withNewNonResourceAttributes().withVerb(access.verb()).withPath(access.path())
+                    .endNonResourceAttributes();
+        } else {
+            spec.withNewResourceAttributes().withVerb(access.verb()).withGroup(access.group())
+                    .withResource(access.resource()).withSubresource(access.subresource())
+                    .withNamespace(access.namespace()).withName(access.name()).endResourceAttributes();
+        }
         SubjectAccessReview review = retry.call("SubjectAccessReview for " + caller.user(), () -> client.authorization()
-                .v1().subjectAccessReview().create(new SubjectAccessReviewBuilder().withNewSpec()
-                        .withUser(caller.user()).withGroups(caller.groups()).withExtra(caller.extra())
-                        .withNewResourceAttributes().withVerb(access.verb()).withGroup(access.group())
-                        .withResource(access.resource()).withSubresource(access.subresource())
-                        .withNamespace(access.namespace()).withName(access.name()).endResourceAttributes()
-                        .endSpec().build()));
+                .v1().subjectAccessReview().create(new SubjectAccessReviewBuilder().withSpec(spec.build()).build()));
         boolean allowed = review.getStatus() != null && Boolean.TRUE.equals(review.getStatus().getAllowed());
         String reason = review.getStatus() == null ? null : review.getStatus().getReason();
         return new AccessDecisions.Decision(allowed, reason == null || reason.isBlank() ? null : reason);
