@@ -6,12 +6,17 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
+import io.camelkubeflow.trainer.access.Access;
+import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
+import io.camelkubeflow.trainer.support.ApiRetry;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -28,6 +33,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.ObservesAsync;
 import jakarta.inject.Inject;
+import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpConstants;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -46,6 +52,10 @@ import org.jboss.logging.Logger;
  * answer is kept by the token's SHA-256 for {@code trainer.http.token-cache-ttl}; each caller then spends one request
  * of its budget ({@link CallerBudgets}), and past it is answered 429 with Retry-After.
  *
+ * <p>The Prometheus metrics ({@code /q/metrics}) are authenticated the same way, and their caller must also be allowed
+ * {@code get} on the non-resource URL {@code /metrics} (403 otherwise), as Kubernetes components guard theirs; the
+ * health probes and the OpenAPI document stay open (a kubelet's probe carries no token; the contract is public).
+ *
  * <p>On the local sandbox a token is made at start for the local developer (full rights on the sandbox) and written
  * to {@code trainer.http.token-file}, readable by its owner only, as Jupyter does: a web page in a browser can send a
  * request to localhost, but cannot read that file.
@@ -55,6 +65,8 @@ public class HttpAuthentication {
     /** The caller in the routing context (for the Vert.x routes) and in its Vert.x user's attributes (for Camel's). */
     static final String CALLER = "kubeflow-trainer-caller";
     private static final Logger LOG = Logger.getLogger(HttpAuthentication.class);
+    /** What reading the metrics needs, as Kubernetes components ask it of their scrapers. */
+    static final Access READ_METRICS = Access.nonResourceUrl("get", "/metrics");
     /** At most this many tokens' answers are kept; the least used go first. */
     private static final long MAX_REVIEWED_TOKENS = 10_000;
     private static final String HOW = "send 'Authorization: Bearer <token>' with a Kubernetes token: a service"
@@ -63,6 +75,14 @@ public class HttpAuthentication {
 
     @Inject
     KubernetesClient client;
+
+    /** Its component's access reviewer, whose kept answers the API's reviews share. */
+    @Inject
+    CamelContext camel;
+
+    /** Where Quarkus serves the Prometheus text (absolute, set in application.properties). */
+    @ConfigProperty(name = "quarkus.micrometer.export.prometheus.path")
+    String metricsPath;
 
     @Inject
     LocalTrainerSandbox localSandbox;
@@ -117,6 +137,10 @@ public class HttpAuthentication {
         for (String api : HttpRoutes.PATHS) {
             router.route(api).order(-10).blockingHandler(this::authenticate, false);
         }
+        // ahead of Quarkus's Prometheus routes, which serve the path and every path under it: matched, as theirs, on
+        // the normalized path (no dot segments), whatever the method
+        router.routeWithRegex(Pattern.quote(metricsPath) + "(/.*)?").order(-10)
+                .blockingHandler(this::authorizeMetricsReader, false);
     }
 
     /** On the sandbox: a token for the local developer, in a file only its owner can read. */
@@ -152,37 +176,8 @@ public class HttpAuthentication {
     }
 
     private void authenticate(RoutingContext context) {
-        String authorization = context.request().getHeader("Authorization");
-        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)
-                || authorization.substring(7).isBlank()) {
-            refuse(context, 401, "no bearer token");
-            return;
-        }
-        Caller caller;
-        try {
-            caller = callerOf(authorization.substring(7).trim(), context);
-        } catch (OverBudgetException e) {
-            tooMany(context, e.getMessage(), e.waitSeconds);
-            return;
-        } catch (OidcVerifier.RejectedTokenException e) {
-            refuse(context, 401, e.getMessage());
-            return;
-        } catch (OidcVerifier.ProviderUnavailableException | KubernetesClientException e) {
-            LOG.warnf("Could not check a bearer token: %s", e.getMessage());
-            String who = !(e instanceof KubernetesClientException api) ? "OIDC provider unreachable"
-                    : ErrorAnswer.apiUnreachable(api) ? ErrorAnswer.API_UNREACHABLE
-                    : "the Kubernetes API did not review the token (" + api.getCode() + ")";
-            ErrorAnswer.Problem.UNAVAILABLE.answer(who + ": the token could not be checked now", "Authorization",
-                    "try again shortly; nothing was changed").send(context);
-            return;
-        }
+        Caller caller = authenticated(context);
         if (caller == null) {
-            refuse(context, 401, "the Kubernetes API does not accept this token");
-            return;
-        }
-        long waitSeconds = budgets.take(caller.user(), System.nanoTime());
-        if (waitSeconds > 0) {
-            tooMany(context, "too many requests from caller '" + caller.user() + "'", waitSeconds);
             return;
         }
         context.put(CALLER, caller);
@@ -190,6 +185,83 @@ public class HttpAuthentication {
         user.attributes().put(CALLER, caller);
         context.setUser(user);
         context.next();
+    }
+
+    /**
+     * {@code /q/metrics}, as kube-rbac-proxy and controller-runtime's secure metrics guard theirs: a caller
+     * authenticated as the API's are, allowed {@code get} on the non-resource URL {@code /metrics} (a ClusterRole's
+     * {@code nonResourceURLs}, deploy/monitoring's {@code camel-kubeflow-trainer-metrics-reader}); reviewed through
+     * the component's reviewer, so its answers are kept with the API's, each by its own access.
+     */
+    private void authorizeMetricsReader(RoutingContext context) {
+        Caller caller = authenticated(context);
+        if (caller == null) {
+            return;
+        }
+        try {
+            camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
+                    .accessReviewerFor(client, ApiRetry.DEFAULT).check(caller, READ_METRICS);
+        } catch (AccessDeniedException e) {
+            refusals(403).increment();
+            ErrorAnswer.Problem.ACCESS_DENIED.answer(e.getMessage(), null, "scrape with a token of an account"
+                    + " bound to a ClusterRole allowing get on the non-resource URL " + READ_METRICS.path()
+                    + " (deploy/monitoring's camel-kubeflow-trainer-metrics-reader)").send(context);
+            return;
+        } catch (KubernetesClientException e) {
+            unavailable(context, e, "the caller's access to the metrics");
+            return;
+        }
+        context.next();
+    }
+
+    /**
+     * The caller of the request's bearer token, its request counted against its budget; null when the request was
+     * answered (401 without a token or with one nobody vouches for, 429 over budget, 503 when it cannot be checked).
+     */
+    private Caller authenticated(RoutingContext context) {
+        String authorization = context.request().getHeader("Authorization");
+        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)
+                || authorization.substring(7).isBlank()) {
+            refuse(context, 401, "no bearer token");
+            return null;
+        }
+        Caller caller;
+        try {
+            caller = callerOf(authorization.substring(7).trim(), context);
+        } catch (OverBudgetException e) {
+            tooMany(context, e.getMessage(), e.waitSeconds);
+            return null;
+        } catch (OidcVerifier.RejectedTokenException e) {
+            refuse(context, 401, e.getMessage());
+            return null;
+        } catch (OidcVerifier.ProviderUnavailableException e) {
+            LOG.warnf("Could not check a bearer token: %s", e.getMessage());
+            ErrorAnswer.Problem.UNAVAILABLE.answer("OIDC provider unreachable: the token could not be checked now",
+                    "Authorization", "try again shortly; nothing was changed").send(context);
+            return null;
+        } catch (KubernetesClientException e) {
+            unavailable(context, e, "the token");
+            return null;
+        }
+        if (caller == null) {
+            refuse(context, 401, "the Kubernetes API does not accept this token");
+            return null;
+        }
+        long waitSeconds = budgets.take(caller.user(), System.nanoTime());
+        if (waitSeconds > 0) {
+            tooMany(context, "too many requests from caller '" + caller.user() + "'", waitSeconds);
+            return null;
+        }
+        return caller;
+    }
+
+    /** 503: the Kubernetes API did not answer the review of {@code what} the request needs. */
+    private static void unavailable(RoutingContext context, KubernetesClientException e, String what) {
+        LOG.warnf("Could not check %s: %s", what, e.getMessage());
+        String who = ErrorAnswer.apiUnreachable(e) ? ErrorAnswer.API_UNREACHABLE
+                : "the Kubernetes API did not review " + what + " (" + e.getCode() + ")";
+        ErrorAnswer.Problem.UNAVAILABLE.answer(who + ": " + what + " could not be checked now", "Authorization",
+                "try again shortly; nothing was changed").send(context);
     }
 
     /** The caller an OIDC token of the configured issuer names, else the one the Kubernetes API vouches for; null when neither. */
@@ -260,8 +332,8 @@ public class HttpAuthentication {
 
     private Counter refusals(int status) {
         return Counter.builder("kubeflow.trainer.http.refusals").tag("status", Integer.toString(status))
-                .description("HTTP requests refused before they reached a route: 401 unauthenticated, 429 over"
-                        + " the caller's rate").register(meters);
+                .description("HTTP requests refused before they reached a route: 401 unauthenticated, 403 metrics"
+                        + " without the right to read them, 429 over the caller's rate").register(meters);
     }
 
     /**

@@ -75,6 +75,12 @@ class CachedReviewsAndRateLimitTest {
                 .header("Authorization", "Bearer " + token).GET().build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** /q/metrics as the token's caller. */
+    private HttpResponse<String> scrape(String token) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(metrics.toURI()).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + token).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     private long reviewsSince(long since, String kind) {
         return localSandbox.sandbox().requestsSince(since).stream().filter(r -> r.getPath().contains("/" + kind)).count();
     }
@@ -99,13 +105,33 @@ class CachedReviewsAndRateLimitTest {
         }
         assertEquals(1, reviewsSince(since, "tokenreviews"));
         assertEquals(1, reviewsSince(since, "subjectaccessreviews"));
-        String scraped = HTTP.send(HttpRequest.newBuilder(metrics.toURI()).GET().build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        String scraped = scrape(HttpRoutesTest.localToken()).body();
         assertTrue(scraped.contains("kubeflow_trainer_http_token_reviews_total{result=\"cached\"}"), scraped);
         assertTrue(scraped.contains("kubeflow_trainer_access_reviews_total{result=\"cached\"}"), scraped);
     }
 
-    /** Last: the made-up tokens spend what is left of this machine's address budget for new tokens. */
+    /**
+     * /q/metrics is checked with the API's kept answers: the token's review is the API's, and the access review of
+     * the metrics is kept beside the TrainJobs' (each by its own access, so a right to one is none to the other).
+     */
+    @Test
+    void theMetricsShareTheApisKeptAnswersButNotItsRights() throws Exception {
+        mayGet("watcher");
+        String token = localSandbox.sandbox().issueToken("watcher");
+        long since = localSandbox.sandbox().requestCount();
+        assertEquals(404, get("/no-such-job", token).statusCode());
+        assertEquals(403, scrape(token).statusCode(), "a right to TrainJobs is none to the metrics");
+        assertEquals(403, scrape(token).statusCode(), "a kept denial is still a denial");
+        assertEquals(404, get("/no-such-job", token).statusCode(), "the metrics' denial took nothing of the API's right");
+        assertEquals(1, reviewsSince(since, "tokenreviews"), "the metrics reviewed a token the API had reviewed");
+        assertEquals(2, reviewsSince(since, "subjectaccessreviews"), "one review for the TrainJob, one for the"
+                + " metrics, each kept");
+    }
+
+    /**
+     * Last: the made-up tokens spend what is left of this machine's address budget for new tokens (5; the other tests
+     * spent one for each caller's first token: repeater, hurried, patient, watcher and the developer's scrapes).
+     */
     @Test
     @Order(Integer.MAX_VALUE)
     void madeUpTokensCostAtMostTheAddresssBudgetInTokenReviews() throws Exception {
@@ -137,8 +163,7 @@ class CachedReviewsAndRateLimitTest {
         // another caller has a budget of its own
         mayGet("patient");
         assertEquals(200, get("", localSandbox.sandbox().issueToken("patient")).statusCode());
-        String scraped = HTTP.send(HttpRequest.newBuilder(metrics.toURI()).GET().build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        String scraped = scrape(HttpRoutesTest.localToken()).body();
         assertTrue(scraped.contains("kubeflow_trainer_http_refusals_total{status=\"429\"}"), scraped);
     }
 }

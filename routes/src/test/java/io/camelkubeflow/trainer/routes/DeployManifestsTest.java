@@ -43,7 +43,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * deploy/ as kubectl renders it ({@code kubectl kustomize}, the same as {@code kubectl apply -k} sends): every object
  * read strictly into its Kubernetes model type (a misspelt or misplaced field fails, naming it), the pod under the
  * restricted Pod Security Standard, its probes on the app's health endpoints, the NetworkPolicy on its pods; and
- * deploy/monitoring (the ServiceMonitor, the Grafana dashboard's ConfigMap) with the pods' scrape annotations.
+ * deploy/monitoring (the ServiceMonitor with its token, the metrics reader's ClusterRole and binding, the Grafana
+ * dashboard's ConfigMap).
  */
 class DeployManifestsTest {
     private static final Map<String, Class<? extends HasMetadata>> KINDS = Map.of(
@@ -62,7 +63,10 @@ class DeployManifestsTest {
             });
     private static final Map<String, HasMetadata> OBJECTS = new LinkedHashMap<>();
 
-    /** deploy/monitoring: the ServiceMonitor (its fields as the Prometheus Operator's v1 API names them) and the dashboard. */
+    /**
+     * deploy/monitoring: the ServiceMonitor (its fields as the Prometheus Operator's v1 API names them), the metrics
+     * reader's RBAC and the dashboard.
+     */
     private static final Map<String, Object> MONITORING = new LinkedHashMap<>();
 
     /**
@@ -75,8 +79,11 @@ class DeployManifestsTest {
     record ServiceMonitorSpec(LabelSelector selector, List<ServiceMonitorEndpoint> endpoints) {
     }
 
-    record ServiceMonitorEndpoint(String port, String path, String interval) {
+    record ServiceMonitorEndpoint(String port, String path, String interval, String bearerTokenFile) {
     }
+
+    /** Where a pod's own ServiceAccount token is mounted (the kubelet's projected volume). */
+    private static final String SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 
     @BeforeAll
     static void render() throws Exception {
@@ -105,9 +112,11 @@ class DeployManifestsTest {
                 if ("ServiceMonitor".equals(object.get("kind"))) {
                     ServiceMonitor monitor = STRICT.convertValue(object, ServiceMonitor.class);
                     MONITORING.put("ServiceMonitor/" + monitor.metadata().getName(), monitor);
+                } else if (KINDS.containsKey(String.valueOf(object.get("kind")))) {
+                    HasMetadata typed = STRICT.convertValue(object, KINDS.get(String.valueOf(object.get("kind"))));
+                    MONITORING.put(typed.getKind() + "/" + typed.getMetadata().getName(), typed);
                 } else {
-                    ConfigMap map = STRICT.convertValue(object, ConfigMap.class);
-                    MONITORING.put("ConfigMap/" + map.getMetadata().getName(), map);
+                    violations.add("a monitoring " + object.get("kind") + " this test does not know");
                 }
             } catch (IllegalArgumentException e) {
                 violations.add("monitoring " + object.get("kind") + ": " + e.getMessage());
@@ -125,13 +134,17 @@ class DeployManifestsTest {
         return List.of(rendered.split("(?m)^---$")).stream().filter(document -> !document.isBlank()).toList();
     }
 
+    /**
+     * The ServiceMonitor scrapes the app's Service on its http port with the Prometheus's own ServiceAccount token,
+     * and deploy/monitoring grants an account the one right the app asks of a scraper; no pod annotation invites a
+     * scrape job of annotated pods (which would send its token to any pod annotated so).
+     */
     @Test
-    void prometheusScrapesTheAppsMetricsOnItsHttpPortByAnnotationOrServiceMonitor() throws IOException {
+    void prometheusScrapesTheAppsMetricsWithItsOwnTokenAllowedToReadThem() throws IOException {
         Container app = deployment().getSpec().getTemplate().getSpec().getContainers().get(0);
         Map<String, String> annotations = deployment().getSpec().getTemplate().getMetadata().getAnnotations();
-        assertEquals("true", annotations.get("prometheus.io/scrape"));
-        assertEquals(String.valueOf(app.getPorts().get(0).getContainerPort()), annotations.get("prometheus.io/port"));
-        assertEquals("/q/metrics", annotations.get("prometheus.io/path"));
+        assertTrue(annotations == null || annotations.keySet().stream().noneMatch(k -> k.startsWith("prometheus.io/")),
+                "scrape annotations: " + annotations);
 
         ServiceMonitor monitor = (ServiceMonitor) MONITORING.get("ServiceMonitor/camel-kubeflow-trainer");
         assertEquals("monitoring.coreos.com/v1", monitor.apiVersion());
@@ -145,6 +158,18 @@ class DeployManifestsTest {
                 && port.getTargetPort().getStrVal().equals(app.getPorts().get(0).getName())),
                 "the Service has no port " + endpoint.port() + " to the app's http port");
         assertEquals("/q/metrics", endpoint.path());
+        assertEquals(SERVICE_ACCOUNT_TOKEN, endpoint.bearerTokenFile(), "the scrape carries no token");
+
+        ClusterRole reader = (ClusterRole) MONITORING.get("ClusterRole/camel-kubeflow-trainer-metrics-reader");
+        assertEquals(1, reader.getRules().size());
+        assertEquals(List.of(HttpAuthentication.READ_METRICS.path()), reader.getRules().get(0).getNonResourceURLs());
+        assertEquals(List.of(HttpAuthentication.READ_METRICS.verb()), reader.getRules().get(0).getVerbs());
+        ClusterRoleBinding binding = (ClusterRoleBinding) MONITORING.get(
+                "ClusterRoleBinding/camel-kubeflow-trainer-metrics-reader");
+        assertEquals("ClusterRole", binding.getRoleRef().getKind());
+        assertEquals(reader.getMetadata().getName(), binding.getRoleRef().getName());
+        assertEquals(List.of("ServiceAccount"), binding.getSubjects().stream().map(s -> s.getKind()).toList());
+        assertEquals("monitoring", binding.getSubjects().get(0).getNamespace(), "kustomize moved Prometheus's account");
 
         ConfigMap dashboard = (ConfigMap) MONITORING.get("ConfigMap/camel-kubeflow-trainer-dashboard");
         assertEquals("1", dashboard.getMetadata().getLabels().get("grafana_dashboard"), "Grafana's sidecar label");
@@ -195,6 +220,22 @@ class DeployManifestsTest {
         probes.values().forEach(probe -> assertEquals("http", probe.getPort().getStrVal()));
         assertEquals("http", app.getPorts().get(0).getName());
         assertEquals(8080, app.getPorts().get(0).getContainerPort());
+    }
+
+    /** The app reviews callers' tokens (TokenReview) and their rights, the metrics' included (SubjectAccessReview). */
+    @Test
+    void theAppsAccountMayReviewTokensAndAccess() {
+        ClusterRole role = (ClusterRole) OBJECTS.get("ClusterRole/camel-kubeflow-trainer");
+        for (String[] review : List.of(new String[] {"authentication.k8s.io", "tokenreviews"},
+                new String[] {"authorization.k8s.io", "subjectaccessreviews"})) {
+            assertTrue(role.getRules().stream().anyMatch(rule -> rule.getApiGroups().contains(review[0])
+                    && rule.getResources().contains(review[1]) && rule.getVerbs().contains("create")),
+                    "the app may not create " + review[1]);
+        }
+        ClusterRoleBinding binding = (ClusterRoleBinding) OBJECTS.get("ClusterRoleBinding/camel-kubeflow-trainer");
+        assertEquals(role.getMetadata().getName(), binding.getRoleRef().getName());
+        assertEquals(deployment().getSpec().getTemplate().getSpec().getServiceAccountName(),
+                binding.getSubjects().get(0).getName());
     }
 
     @Test

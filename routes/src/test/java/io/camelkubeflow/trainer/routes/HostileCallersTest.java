@@ -303,7 +303,8 @@ class HostileCallersTest {
                 .GET().build();
         assertEquals(401, HTTP.send(unauthenticated, HttpResponse.BodyHandlers.ofString()).statusCode());
         String scraped = HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs.toString().replace("/trainjobs",
-                "/q/metrics"))).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
+                "/q/metrics"))).header("Authorization", "Bearer " + HttpRoutesTest.localToken()).GET().build(),
+                HttpResponse.BodyHandlers.ofString()).body();
         assertTrue(scraped.contains("uri=\"/trainjobs/{name}\""), "no templated path in the metrics");
         assertTrue(!scraped.contains("name-only-mallory-knows"), "the metrics name a refused request's job");
     }

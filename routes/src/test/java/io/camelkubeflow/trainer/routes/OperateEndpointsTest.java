@@ -31,7 +31,10 @@ import static io.camelkubeflow.trainer.routes.HttpRoutesTest.localToken;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** What an operator reads: health, metrics and the API's description, open to probes and scrapers (no token). */
+/**
+ * What an operator reads: health and the API's description, open to probes (no token); the metrics, to a scraper
+ * allowed to read them (here the local developer, in system:masters; MetricsAccessTest holds the refusals).
+ */
 @QuarkusTest
 @QuarkusTestResource(FreshFolders.class)
 class OperateEndpointsTest {
@@ -47,6 +50,12 @@ class OperateEndpointsTest {
     private HttpResponse<String> get(String path) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create(root + path)).timeout(Duration.ofSeconds(30)).build(),
                 HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** /q/metrics as the local developer. */
+    private HttpResponse<String> scrape() throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(root + "q/metrics")).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + localToken()).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     @Test
@@ -71,7 +80,7 @@ class OperateEndpointsTest {
 
     /**
      * The sandbox's address is its owner's (the app's log names it): what anyone may read from the app, without a
-     * token, does not name it.
+     * token, does not name it, nor do the metrics.
      */
     @Test
     void noOpenAnswerNamesTheSandboxsAddress() throws Exception {
@@ -82,6 +91,7 @@ class OperateEndpointsTest {
             assertTrue(!answer.body().contains(address), path + " names the sandbox at " + address + ": "
                     + answer.body());
         }
+        assertTrue(!scrape().body().contains(address), "the metrics name the sandbox at " + address);
         HttpResponse<String> refused = HTTP.send(HttpRequest.newBuilder(URI.create(root + "trainjobs"))
                 .header("Authorization", "Bearer forged").build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(401, refused.statusCode(), refused.body());
@@ -95,7 +105,7 @@ class OperateEndpointsTest {
                 .POST(HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/app/train.py\"}")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(201, created.statusCode(), created.body());
-        HttpResponse<String> metrics = get("q/metrics");
+        HttpResponse<String> metrics = scrape();
         assertEquals(200, metrics.statusCode());
         assertTrue(metrics.headers().firstValue("Content-Type").orElse("").startsWith("text/plain")
                 || metrics.headers().firstValue("Content-Type").orElse("").startsWith("application/openmetrics"),
@@ -129,7 +139,7 @@ class OperateEndpointsTest {
                 .header("Authorization", "Bearer forged").build(), HttpResponse.BodyHandlers.ofString()).statusCode());
         Map<String, Set<String>> exposed = Map.of();
         for (long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos(); System.nanoTime() < deadline; ) {
-            exposed = seriesLabels(get("q/metrics").body());
+            exposed = seriesLabels(scrape().body());
             if (exposed.containsKey("kubeflow_trainer_run_seconds_count")) {
                 break;
             }
