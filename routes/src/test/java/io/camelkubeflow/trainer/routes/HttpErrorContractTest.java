@@ -475,6 +475,7 @@ class HttpErrorContractTest {
         localSandbox.sandbox().stopApiServer();
         HttpResponse<String> tokenReview;
         HttpResponse<String> accessReview;
+        HttpResponse<String> metricsReview;
         long took;
         try {
             tokenReview = post(request);
@@ -484,10 +485,14 @@ class HttpErrorContractTest {
                     .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(request))
                     .build(), HttpResponse.BodyHandlers.ofString());
             took = (System.nanoTime() - started) / 1_000_000;
+            // the metrics' access review too
+            metricsReview = HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs.toString().replace("/trainjobs",
+                    "/q/metrics"))).timeout(Duration.ofSeconds(30)).header("Authorization", oidc).build(),
+                    HttpResponse.BodyHandlers.ofString());
         } finally {
             localSandbox.sandbox().startApiServer();
         }
-        for (HttpResponse<String> during : List.of(tokenReview, accessReview)) {
+        for (HttpResponse<String> during : List.of(tokenReview, accessReview, metricsReview)) {
             assertEquals(503, during.statusCode(), during.body());
             assertTrue(String.valueOf(json(during).get("detail")).startsWith("Kubernetes API unreachable"),
                     during.body());
