@@ -18,7 +18,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.camelkubeflow.trainer.testing.Eventually;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
@@ -183,6 +185,46 @@ class RoutesAppIT {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * /q/metrics on the real control plane: an account bound to deploy/monitoring's ClusterRole (as Prometheus's is)
+     * reads the meters, by a real TokenReview and a real SubjectAccessReview of the non-resource URL /metrics; an
+     * account without that right is refused 403, a request without a token 401.
+     */
+    @Test
+    @Timeout(120)
+    void anAccountBoundToTheMetricsReaderReadsTheMetricsAndOthersAreRefused() throws Exception {
+        for (String account : List.of("prometheus", "onlooker")) {
+            cluster.admin.serviceAccounts().inNamespace(cluster.namespace).resource(new ServiceAccountBuilder()
+                    .withNewMetadata().withName(account).endMetadata().build()).create();
+        }
+        Path manifests = Path.of(System.getProperty("user.dir")).resolve("../deploy/monitoring/metrics-reader.yaml")
+                .normalize();
+        try (java.io.InputStream in = Files.newInputStream(manifests)) {
+            for (HasMetadata item : cluster.admin.load(in).items()) {
+                if (item instanceof ClusterRoleBinding binding) {
+                    // bound to this namespace's stand-in for Prometheus's account, under a name of this namespace
+                    binding.getMetadata().setName(binding.getMetadata().getName() + "-" + cluster.namespace);
+                    binding.getSubjects().forEach(s -> {
+                        s.setName("prometheus");
+                        s.setNamespace(cluster.namespace);
+                    });
+                }
+                cluster.admin.resource(item).serverSideApply();
+            }
+        }
+
+        HttpResponse<String> none = call("GET", "q/metrics", null, null);
+        assertEquals(401, none.statusCode(), none.body());
+        HttpResponse<String> onlooker = call("GET", "q/metrics", cluster.token("onlooker"), null);
+        assertEquals(403, onlooker.statusCode(), onlooker.body());
+        assertTrue(onlooker.body().contains("may not get /metrics"), onlooker.body());
+        String prometheus = cluster.token("prometheus");
+        AtomicReference<HttpResponse<String>> scraped = new AtomicReference<>();
+        Eventually.await(Duration.ofSeconds(30),
+                () -> until(scraped, () -> call("GET", "q/metrics", prometheus, null), 200, "kubeflow_trainer_"),
+                () -> scraped.get().statusCode() + " " + scraped.get().body());
     }
 
     @Test
