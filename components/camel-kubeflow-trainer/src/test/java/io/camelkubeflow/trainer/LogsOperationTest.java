@@ -251,6 +251,40 @@ class LogsOperationTest extends TrainerRouteTestSupport {
         assertEquals(expectedLines(3, 0), lines.subList(1, lines.size()));
     }
 
+    /**
+     * all reads the nodes and the launcher, never the initializers: told not to wait, a read of a job whose initializers
+     * have ended while its node pod waits (for a ConfigMap never made) fails at once as not started, as for one step.
+     * (Before, the ended initializer counted as started, and the read answered with no line, as if the log were empty.)
+     */
+    @Test
+    void withNoStartTimeoutAllStepsOfAJobWhoseNodesHaveNotStartedFailAtOnceThoughItsInitializersRan() throws Exception {
+        Exchange trained = send("kubeflow-trainer:train?runtime=torchtune-llama3.2-1b&namespace=logs&args=epochs=1"
+                + "&volumes=configMap:never-made:/settings", null, Map.of());
+        assertNull(trained.getException());
+        String name = trained.getMessage().getHeader(JOB_NAME, String.class);
+        try {
+            io.camelkubeflow.trainer.testing.Eventually.await(java.time.Duration.ofMinutes(2),
+                    () -> initializersEndedAndNodesPending(name), () -> "the initializers never ended before the node");
+            Exchange read = template.send("kubeflow-trainer:logs?logStartTimeout=0&logStep=all", trained);
+            assertInstanceOf(LogNotStartedException.class, read.getException(), () -> "answered: "
+                    + read.getMessage().getBody(String.class));
+        } finally {
+            api.client().resources(io.camelkubeflow.trainer.api.TrainJob.class).inNamespace("logs").withName(name)
+                    .delete();
+        }
+    }
+
+    private static boolean initializersEndedAndNodesPending(String name) {
+        Map<Boolean, List<String>> phases = api.client().pods().inNamespace("logs")
+                .withLabel(JOBSET_NAME_LABEL, name).list().getItems().stream()
+                .collect(java.util.stream.Collectors.partitioningBy(pod -> pod.getMetadata().getLabels()
+                                .get(TrainJobControllerEmulation.REPLICATED_JOB_LABEL).endsWith("-initializer"),
+                        java.util.stream.Collectors.mapping(pod -> pod.getStatus().getPhase(),
+                                java.util.stream.Collectors.toList())));
+        return !phases.get(true).isEmpty() && phases.get(true).stream().allMatch("Succeeded"::equals)
+                && !phases.get(false).isEmpty() && phases.get(false).stream().allMatch("Pending"::equals);
+    }
+
     @Test
     void followingARestartedContainerKeepsTheEndOfTheCrashedAttempt() {
         followARestartedContainer(0);

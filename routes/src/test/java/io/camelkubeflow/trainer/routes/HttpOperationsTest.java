@@ -199,6 +199,44 @@ class HttpOperationsTest {
         assertEquals("https://camelkubeflow.io/problems/suspended", json(suspended).get("type"), suspended.body());
     }
 
+    /**
+     * step=all reads the nodes and the launcher, never the initializers: a job whose initializers have run and ended
+     * while its node pod waits is one of whose pods to read none has started (before, the ended initializer counted as
+     * started, and the read answered 200 with no line).
+     */
+    @Test
+    void aPlainReadOfAllStepsIs409WhenOnlyTheInitializersHaveRun() throws Exception {
+        HttpResponse<String> created = send("POST", "", "{\"runtime\": \"torchtune-llama3.2-1b\", \"args\":"
+                + " [\"epochs=1\"], \"volumes\": [\"configMap:never-made:/settings\"]}", localToken());
+        assertEquals(201, created.statusCode(), created.body());
+        String name = (String) json(created).get("name");
+        try {
+            // a bound against a hang only: the sandbox runs the initializers at once, then makes the node pod
+            long giveUp = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            while (!initializersEndedAndNodesPending(name)) {
+                assertTrue(System.nanoTime() < giveUp, "the initializers never ended with the node pod pending");
+                Thread.sleep(20);
+            }
+            HttpResponse<String> read = HTTP.send(logRead(name, "?step=all"), HttpResponse.BodyHandlers.ofString());
+            assertEquals(409, read.statusCode(), read.body());
+            assertEquals("https://camelkubeflow.io/problems/not-started", json(read).get("type"), read.body());
+        } finally {
+            client.resources(TrainJob.class).inNamespace("default").withName(name).delete();
+        }
+    }
+
+    private boolean initializersEndedAndNodesPending(String name) {
+        Map<Boolean, List<String>> phases = client.pods().inNamespace("default")
+                .withLabel("jobset.sigs.k8s.io/jobset-name", name).list().getItems().stream()
+                .collect(java.util.stream.Collectors.partitioningBy(
+                        pod -> pod.getMetadata().getLabels().get("jobset.sigs.k8s.io/replicatedjob-name")
+                                .endsWith("-initializer"),
+                        java.util.stream.Collectors.mapping(pod -> pod.getStatus().getPhase(),
+                                java.util.stream.Collectors.toList())));
+        return !phases.get(true).isEmpty() && phases.get(true).stream().allMatch("Succeeded"::equals)
+                && !phases.get(false).isEmpty() && phases.get(false).stream().allMatch("Pending"::equals);
+    }
+
     @Test
     void aFollowWaitsForThePodsToStartAndDeliversTheirLog() throws Exception {
         String name = trainMounting("made-later");

@@ -118,7 +118,15 @@ public class TrainJobLogs {
                 result.completeExceptionally(startFailure(failure, request, Map.of()));
                 return;
             }
-            new Readers(request, sink, readers, result).start(selectors(request, found));
+            List<Selector> selectors = selectors(request, found);
+            if (selectors.isEmpty() && !request.waitsForStart()) {
+                // the pod that started is one all does not read (an initializer, ended before the nodes exist): no
+                // pod this read is to read has started, as for any other step
+                result.completeExceptionally(new LogNotStartedException(request.namespace(), request.jobName(),
+                        selector(request, Map.of())));
+                return;
+            }
+            new Readers(request, sink, readers, result).start(selectors);
         });
         return result;
     }
