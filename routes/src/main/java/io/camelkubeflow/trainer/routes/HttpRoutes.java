@@ -86,6 +86,10 @@ public class HttpRoutes extends RouteBuilder {
                         .description("Only jobs matching it, e.g. team=vision,!gpu").endParam()
                     .param().name("runtime").type(RestParamType.query).required(false)
                         .description("Only jobs on the runtime of this name (spec.runtimeRef.name)").endParam()
+                    // an operation with no response message gets an empty 'default' response from Camel, which
+                    // OpenAPI refuses (a response needs its description)
+                    .responseMessage().code(400).message("Invalid namespace, labelSelector or runtime: problem details"
+                            + " naming the field and the fix").endResponseMessage()
                     .id("listTrainJobs").to("direct:http-list")
                 .get("/{name}").description("A TrainJob's status and steps").produces("application/json")
                     .param().name("namespace").type(RestParamType.query).required(false).endParam()
@@ -107,9 +111,11 @@ public class HttpRoutes extends RouteBuilder {
                 .post("/{name}/suspend").description("Suspend a TrainJob: the Trainer stops its pods")
                         .produces("application/json")
                     .param().name("namespace").type(RestParamType.query).required(false).endParam()
+                    .responseMessage().code(404).message("No such TrainJob").endResponseMessage()
                     .id("suspendTrainJob").to("direct:http-suspend")
                 .post("/{name}/resume").description("Resume a suspended TrainJob").produces("application/json")
                     .param().name("namespace").type(RestParamType.query).required(false).endParam()
+                    .responseMessage().code(404).message("No such TrainJob").endResponseMessage()
                     .id("resumeTrainJob").to("direct:http-resume");
 
         rest("/runtimes").description("Runtimes: what a TrainJob can run on")
