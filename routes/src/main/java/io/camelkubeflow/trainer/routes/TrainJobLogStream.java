@@ -89,20 +89,21 @@ public class TrainJobLogStream {
         String name = context.pathParam("name");
         String namespace = context.queryParams().get("namespace");
         String stepText = context.queryParams().get("step");
-        boolean follow = "true".equals(context.queryParams().get("follow"));
+        String followText = context.queryParams().get("follow");
         String offsetText = context.queryParams().get("offset");
         HttpServerResponse response = context.response();
         Caller caller = context.get(HttpAuthentication.CALLER);
         String path = context.request().path();
-        readers.execute(() -> stream(caller, namespace == null ? defaultNamespace : namespace, name, stepText, follow,
-                offsetText, response, path));
+        readers.execute(() -> stream(caller, namespace == null ? defaultNamespace : namespace, name, stepText,
+                followText, offsetText, response, path));
     }
 
-    private void stream(Caller caller, String namespace, String name, String stepText, boolean follow,
+    private void stream(Caller caller, String namespace, String name, String stepText, String followText,
             String offsetText, HttpServerResponse response, String path) {
         try {
             KubernetesNames.namespace("namespace", namespace);
             KubernetesNames.trainJobName("name", name);
+            boolean follow = follow(followText);
             LogStep step = LogStep.parse("step", stepText);
             long offset = offset(offsetText, step);
             camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
@@ -134,6 +135,22 @@ public class TrainJobLogStream {
         } catch (RuntimeException e) {
             fail(response, path, e, namespace, name);
         }
+    }
+
+    /**
+     * Whether to follow, as the document's boolean says it: {@code true} or {@code false}. Another word is refused
+     * rather than read as false: a client that wrote {@code follow=TRUE} meant to wait, and a plain read would answer
+     * it 409 with the fix "add follow=true".
+     */
+    private static boolean follow(String text) {
+        if (text == null || "false".equals(text)) {
+            return false;
+        }
+        if ("true".equals(text)) {
+            return true;
+        }
+        throw new InvalidOptionException("follow", "'" + text + "' is not true or false; give follow=true to wait for"
+                + " the job's pods and follow their log, or leave it out for the log there is now");
     }
 
     /**

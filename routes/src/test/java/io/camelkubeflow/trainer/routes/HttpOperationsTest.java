@@ -150,6 +150,26 @@ class HttpOperationsTest {
     }
 
     /**
+     * follow is the document's boolean, true or false: another spelling is refused naming it, never read as false (a
+     * client that wrote follow=TRUE meant to wait, and would be told 409 "add follow=true" for a job not yet started).
+     */
+    @Test
+    void aFollowThatIsNeitherTrueNorFalseIsRefusedNamingIt() throws Exception {
+        String name = trainMounting("never-made");
+        try {
+            for (String bad : List.of("follow=TRUE", "follow=1", "follow=", "follow=yes")) {
+                HttpResponse<String> refused = HTTP.send(logRead(name, "?" + bad), HttpResponse.BodyHandlers.ofString());
+                assertEquals(400, refused.statusCode(), bad + ": " + refused.body());
+                assertEquals("follow", json(refused).get("field"), refused.body());
+            }
+            HttpResponse<String> plain = HTTP.send(logRead(name, "?follow=false"), HttpResponse.BodyHandlers.ofString());
+            assertEquals(409, plain.statusCode(), "follow=false reads what there is: " + plain.body());
+        } finally {
+            client.resources(TrainJob.class).inNamespace("default").withName(name).delete();
+        }
+    }
+
+    /**
      * A job whose pods mount the ConfigMap {@code configMap}: until it exists they wait, Pending, as a kubelet keeps a
      * pod whose volume it cannot mount.
      */
