@@ -1,6 +1,7 @@
 package io.camelkubeflow.trainer;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -11,6 +12,7 @@ import io.camelkubeflow.trainer.job.TrainField;
 import io.camelkubeflow.trainer.job.TrainJobReaper;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.support.Printable;
 import io.camelkubeflow.trainer.watch.ClusterInformers;
 import io.camelkubeflow.trainer.watch.TrainJobWatcher;
 import io.camelkubeflow.trainer.watch.WatchConnectionMonitor;
@@ -63,6 +65,7 @@ public class KubeflowTrainerComponent extends DefaultComponent {
     /** The masterUrl that names the local sandbox instead of a cluster. */
     static final String SANDBOX = "sandbox";
     private static final Map<String, Class<?>> WHOLE_NUMBER_OPTIONS = wholeNumberOptions();
+    private static final Map<String, Class<?>> TRAIN_ENUM_OPTIONS = trainEnumOptions();
     private Function<String, KubernetesClient> localSandbox;
     private final Map<HealthCheckKey, KubeflowTrainerHealthCheck> healthChecks
             = new java.util.concurrent.ConcurrentHashMap<>();
@@ -90,6 +93,7 @@ public class KubeflowTrainerComponent extends DefaultComponent {
                 PropertiesHelper.extractProperties(parameters, "resources.")));
         KubeflowTrainerEndpoint endpoint = new KubeflowTrainerEndpoint(uri, this, operation, configuration);
         checkWholeNumbers(parameters);
+        checkTrainEnumValues(parameters);
         try {
             setProperties(endpoint, parameters);
         } catch (PropertyBindingException e) {
@@ -121,6 +125,37 @@ public class KubeflowTrainerComponent extends DefaultComponent {
     }
 
     /**
+     * A train option of an enum type takes its value as written, as a header, a message and the request schema take it:
+     * Camel's binding would take {@code launcher=TORCHRUN} or {@code runtimeKind=trainingruntime} for the nearest
+     * name, a coercion no other entry makes.
+     */
+    private static void checkTrainEnumValues(Map<String, Object> parameters) {
+        for (Map.Entry<String, Object> parameter : parameters.entrySet()) {
+            Class<?> type = TRAIN_ENUM_OPTIONS.get(parameter.getKey().toLowerCase(java.util.Locale.ROOT));
+            if (type == null || !(parameter.getValue() instanceof String value)) {
+                continue;
+            }
+            List<String> names = java.util.Arrays.stream(type.getEnumConstants()).map(String::valueOf).toList();
+            if (!names.contains(value)) {
+                throw new InvalidOptionException(parameter.getKey(), "'" + Printable.escape(value) + "' is not one of "
+                        + names + "; write one of them as it is written there");
+            }
+        }
+    }
+
+    /** The train options (those a message may set too) of an enum type, by lower-case name, to their type. */
+    private static Map<String, Class<?>> trainEnumOptions() {
+        Map<String, Class<?>> options = new java.util.HashMap<>();
+        for (java.lang.reflect.Field field : KubeflowTrainerConfiguration.class.getDeclaredFields()) {
+            if (field.getAnnotation(UriParam.class) != null && field.getType().isEnum()
+                    && TrainField.named(field.getName()) != null) {
+                options.put(field.getName().toLowerCase(java.util.Locale.ROOT), field.getType());
+            }
+        }
+        return Map.copyOf(options);
+    }
+
+    /**
      * The options that take a whole number, by lower-case name (Camel matches option names in any case), to Integer
      * or Long: the int and long options of the configuration that are not declared durations.
      */
@@ -148,9 +183,10 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         if (type == null || !type.isEnum()) {
             return e;
         }
-        return new InvalidOptionException(e.getPropertyName(), "'" + e.getValue() + "' is not one of "
+        return new InvalidOptionException(e.getPropertyName(), "'" + Printable.escape(String.valueOf(e.getValue()))
+                + "' is not one of "
                 + java.util.Arrays.stream(type.getEnumConstants()).map(String::valueOf).toList()
-                + "; use one of them (any case)", e);
+                + "; use one of them", e);
     }
 
     private static Map<String, Object> merged(Map<String, Object> defaults, Map<String, Object> own) {

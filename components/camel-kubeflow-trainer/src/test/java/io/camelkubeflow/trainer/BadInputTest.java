@@ -34,6 +34,11 @@ class BadInputTest extends TrainerRouteTestSupport {
                 bad("runtime name", "kubeflow-trainer:train?runtime=Torch_Distributed&pythonFile=/a.py", null, Map.of(),
                         "runtime", "is not a Kubernetes object name"),
                 bad("runtime kind", TORCH_FILE + "&runtimeKind=Runtime", null, Map.of(), "runtimeKind"),
+                // written as the catalog, a header, a message and the schema write it: no other spelling is taken
+                bad("runtime kind in another case", TORCH_FILE + "&runtimeKind=clustertrainingruntime", null, Map.of(),
+                        "runtimeKind", "'clustertrainingruntime' is not one of [ClusterTrainingRuntime, TrainingRuntime]"),
+                bad("launcher in another case", TORCH_FILE + "&launcher=TORCHRUN", null, Map.of(), "launcher",
+                        "'TORCHRUN' is not one of [builtin, torchrun, mpirun, python]"),
                 bad("namespaced runtime missing", TORCH_FILE + "&runtimeKind=TrainingRuntime", null, Map.of(), "runtime"),
                 bad("uppercase job name", TORCH_FILE + "&jobName=Nightly", null, Map.of(), "jobName"),
                 bad("job name starting with digit", TORCH_FILE, null, Map.of(JOB_NAME, "1job"), "jobName"),
