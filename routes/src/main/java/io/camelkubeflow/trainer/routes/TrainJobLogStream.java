@@ -106,8 +106,11 @@ public class TrainJobLogStream {
             boolean follow = follow(followText);
             LogStep step = LogStep.parse("step", stepText);
             long offset = offset(offsetText, step);
+            // both before the job is looked up: a caller who may read pod logs but not get the job learns nothing of
+            // it (whether it exists, is suspended or has started), the same 403 for any name
             camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
-                    .accessReviewerFor(client, ApiRetry.DEFAULT).check(caller, Access.readPodLogs(namespace));
+                    .accessReviewerFor(client, ApiRetry.DEFAULT).check(caller, List.of(
+                            Access.trainJobs("get", namespace, name), Access.readPodLogs(namespace)));
             if (statusView.suspended(namespace, name)) {
                 // no pod runs, nor will until it is resumed: say so now instead of waiting for a pod to start
                 ErrorAnswer.Problem.SUSPENDED.answer("TrainJob " + namespace + "/" + name + " is suspended: none of"

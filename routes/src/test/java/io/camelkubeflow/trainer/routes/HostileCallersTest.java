@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
@@ -307,6 +308,43 @@ class HostileCallersTest {
                 HttpResponse.BodyHandlers.ofString()).body();
         assertTrue(scraped.contains("uri=\"/trainjobs/{name}\""), "no templated path in the metrics");
         assertTrue(!scraped.contains("name-only-mallory-knows"), "the metrics name a refused request's job");
+    }
+
+    /**
+     * A caller who may read pod logs but not get TrainJobs learns nothing of a job from its log endpoint: the same 403
+     * for a job that exists (and is suspended) and for one that does not, and the app looks neither up.
+     */
+    @Test
+    void aCallerWhoMayOnlyReadPodLogsGetsTheSame403ForAJobThatExistsAndOneThatDoesNot() throws Exception {
+        bind("lena", "logs");
+        String lena = localSandbox.sandbox().issueToken("lena");
+        String job = createdByAlice("oracle-exists");
+        assertEquals(200, send("POST", "/" + job + "/suspend", null, alice).statusCode());
+        String missing = "oracle-missing-" + job.substring(job.length() - 6);
+        long since = localSandbox.sandbox().requestCount();
+        Map<String, String> bodies = new java.util.LinkedHashMap<>();
+        for (String name : List.of(job, missing)) {
+            for (String query : List.of("", "?follow=true", "?step=all")) {
+                HttpResponse<String> refused = send("GET", "/" + name + "/logs" + query, null, lena);
+                assertEquals(403, refused.statusCode(), name + query + ": " + refused.body());
+                assertEquals("https://camelkubeflow.io/problems/access-denied", json(refused).get("type"),
+                        refused.body());
+                bodies.put(name + query, refused.body().replace(name, "<name>"));
+            }
+        }
+        assertEquals(1, new java.util.HashSet<>(bodies.values()).size(), "answers differ: " + bodies);
+        assertTrue(bodies.values().iterator().next().contains("may not get trainjobs.trainer.kubeflow.org '<name>'"),
+                bodies.toString());
+        // nothing was looked up for her: no read of either job by the app (the emulated controller's own left out)
+        assertEquals(List.of(), localSandbox.sandbox().requestsSince(since).stream()
+                .filter(r -> !TrainJobControllerEmulation.USER_AGENT.equals(r.getHeader("User-Agent")))
+                .map(r -> r.getMethod() + " " + r.getPath())
+                .filter(call -> call.contains("/trainjobs/" + job) || call.contains(missing)).toList());
+        // positive control: alice, who may get the job, is told it is suspended
+        HttpResponse<String> told = send("GET", "/" + job + "/logs", null, alice);
+        assertEquals(409, told.statusCode(), told.body());
+        assertEquals("https://camelkubeflow.io/problems/suspended", json(told).get("type"), told.body());
+        assertEquals(200, send("DELETE", "/" + job, null, alice).statusCode());
     }
 
     @Test
