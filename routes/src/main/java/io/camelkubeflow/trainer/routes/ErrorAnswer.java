@@ -44,6 +44,7 @@ record ErrorAnswer(Problem problem, int status, String detail, String field, Str
         SUSPENDED("suspended", "The TrainJob is suspended", 409),
         NOT_STARTED("not-started", "No pod of the TrainJob has started yet", 409),
         NAME_TAKEN("name-taken", "The TrainJob's name is taken by another request", 409),
+        LOG_GONE("log-gone", "The TrainJob has ended and its pods, with their logs, are gone", 410),
         BODY_TOO_LARGE("body-too-large", "The request body is too large", 413),
         UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", "The request body is not JSON", 415),
         KEY_REUSED("idempotency-key-reused", "The idempotency key was used for another request", 422),

@@ -13,11 +13,15 @@ import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.KubernetesNames;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.logs.LogNotStartedException;
 import io.camelkubeflow.trainer.logs.LogSink;
 import io.camelkubeflow.trainer.logs.LogStep;
 import io.camelkubeflow.trainer.logs.TrainJobLogs;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.watch.ClusterInformers;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
@@ -106,12 +110,13 @@ public class TrainJobLogStream {
             boolean follow = follow(followText);
             LogStep step = LogStep.parse("step", stepText);
             long offset = offset(offsetText, step);
+            KubeflowTrainerComponent component = camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class);
             // both before the job is looked up: a caller who may read pod logs but not get the job learns nothing of
             // it (whether it exists, is suspended or has started), the same 403 for any name
-            camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
-                    .accessReviewerFor(client, ApiRetry.DEFAULT).check(caller, List.of(
-                            Access.trainJobs("get", namespace, name), Access.readPodLogs(namespace)));
-            if (statusView.suspended(namespace, name)) {
+            component.accessReviewerFor(client, ApiRetry.DEFAULT).check(caller, List.of(
+                    Access.trainJobs("get", namespace, name), Access.readPodLogs(namespace)));
+            TrainJobPhase phase = statusView.phaseForLogs(namespace, name);
+            if (phase == TrainJobPhase.SUSPENDED) {
                 // no pod runs, nor will until it is resumed: say so now instead of waiting for a pod to start
                 ErrorAnswer.Problem.SUSPENDED.answer("TrainJob " + namespace + "/" + name + " is suspended: none of"
                         + " its pods runs", null, "resume it (POST /trainjobs/" + name + "/resume), then read its log")
@@ -119,10 +124,13 @@ public class TrainJobLogStream {
                 return;
             }
             response.setChunked(true).putHeader("Content-Type", "text/plain; charset=utf-8");
-            CompletableFuture<List<String>> reading = new TrainJobLogs(client, camel.getComponent("kubeflow-trainer",
-                    KubeflowTrainerComponent.class).informersFor(client), readers).read(new TrainJobLogs.Request(
-                    namespace, name, step, follow, null, null, follow ? followStartTimeout : NO_WAIT), new ResponseSink(response,
-                    step.kind() == LogStep.Kind.ALL, offset));
+            ClusterInformers informers = component.informersFor(client);
+            // an ended job starts no pod any more: even a follow reads what there is, at once
+            boolean waits = follow && !phase.isTerminal();
+            CompletableFuture<List<String>> reading = new TrainJobLogs(client, informers, readers).read(
+                    new TrainJobLogs.Request(namespace, name, step, follow, null, null,
+                            waits ? followStartTimeout : NO_WAIT),
+                    new ResponseSink(response, step.kind() == LogStep.Kind.ALL, offset));
             // a client that leaves while no line comes ends the read at once, not at the job's next line
             response.closeHandler(closed -> reading.cancel(false));
             reading.whenComplete((steps, failure) -> {
@@ -130,6 +138,9 @@ public class TrainJobLogStream {
                     response.end();
                 } else if (failure instanceof ClientGoneException || failure instanceof CancellationException) {
                     LOG.debug("Client of the log of {}/{} went away", namespace, name);
+                } else if (phase.isTerminal() && failure instanceof LogNotStartedException
+                        && informers.podsOf(namespace, new TrainJobRef(namespace, name)).isEmpty()) {
+                    logGone(phase, namespace, name).send(response, path);
                 } else {
                     fail(response, path, failure instanceof RuntimeException e ? e
                             : new IllegalStateException(failure), namespace, name);
@@ -138,6 +149,17 @@ public class TrainJobLogStream {
         } catch (RuntimeException e) {
             fail(response, path, e, namespace, name);
         }
+    }
+
+    /**
+     * A read of a job that ended and has no pod left (JobSet or a TTL deleted them, or they were garbage-collected):
+     * its log went with its pods, and neither waiting nor reading again brings it back.
+     */
+    private static ErrorAnswer logGone(TrainJobPhase phase, String namespace, String name) {
+        return ErrorAnswer.Problem.LOG_GONE.answer("TrainJob " + namespace + "/" + name + " has ended ("
+                + phase.displayName() + ") and none of its pods is left: their logs went with them", null,
+                "a log must be collected while the job runs: follow it (follow=true) from its start, or have the"
+                        + " cluster ship pod logs to a log store and read it there");
     }
 
     /**

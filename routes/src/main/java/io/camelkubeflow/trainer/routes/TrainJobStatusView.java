@@ -19,8 +19,8 @@ import jakarta.inject.Inject;
 import jakarta.inject.Named;
 
 /**
- * The summary of a TrainJob that the HTTP API answers with (and the Kafka results carry), and whether one is suspended
- * (asked by the log stream).
+ * The summary of a TrainJob that the HTTP API answers with (and the Kafka results carry), and where one stands for a
+ * read of its log (asked by the log stream).
  */
 @ApplicationScoped
 @Named("trainJobStatusView")
@@ -37,14 +37,15 @@ public class TrainJobStatusView {
     }
 
     /**
-     * Whether the job, read now, is suspended: its spec says so while it has not ended, even before the controller has
-     * written its Suspended condition (no pod of it runs, nor will until it is resumed). A missing job is
-     * {@link TrainJobNotFoundException}, a name that is no TrainJob name an InvalidOptionException before any request.
+     * Where the job, read now, stands for a read of its log: SUSPENDED also when its spec says so while it has not
+     * ended, even before the controller has written its Suspended condition (no pod of it runs, nor will until it is
+     * resumed). A missing job is {@link TrainJobNotFoundException}, a name that is no TrainJob name an
+     * InvalidOptionException before any request.
      */
-    public boolean suspended(String namespace, String name) {
+    public TrainJobPhase phaseForLogs(String namespace, String name) {
         TrainJob job = jobs.get(namespace, name);
         TrainJobPhase phase = TrainJobPhase.of(job);
-        return phase == TrainJobPhase.SUSPENDED || Boolean.TRUE.equals(job.getSpec().suspend()) && !phase.isTerminal();
+        return Boolean.TRUE.equals(job.getSpec().suspend()) && !phase.isTerminal() ? TrainJobPhase.SUSPENDED : phase;
     }
 
     /** The summary with the job's steps (CamelKubeflowTrainerSteps of the operation that read it). */

@@ -150,7 +150,8 @@ class ContractAgreementTest {
         Schema problem = registry.getSchema(SchemaLocation.of(DOCUMENT + "#/components/schemas/Problem"));
         List<JsonNode> exampleProblems = document.findValues("application/problem+json").stream()
                 .map(content -> content.get("example")).filter(example -> example != null).toList();
-        assertEquals(2, exampleProblems.size(), "the refusal's example and the log stream's 409: " + exampleProblems);
+        assertEquals(3, exampleProblems.size(), "the refusal's example and the log stream's 409 and 410: "
+                + exampleProblems);
         List<String> problemFaults = new ArrayList<>();
         for (JsonNode example : exampleProblems) {
             problem.validate(example).forEach(violation -> problemFaults.add(example + ": " + violation));

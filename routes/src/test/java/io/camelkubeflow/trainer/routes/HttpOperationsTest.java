@@ -12,14 +12,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
+import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.watch.ClusterInformers;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import org.apache.camel.CamelContext;
 import org.junit.jupiter.api.Test;
 
 import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
@@ -32,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The component's operations over HTTP: list, suspend, resume, delete, reading a log of pods that have not started and
- * resuming one, each as the caller.
+ * resuming one, reading one of an ended job whose pods are gone, each as the caller.
  */
 @QuarkusTest
 @QuarkusTestResource(FreshFolders.class)
@@ -45,6 +50,9 @@ class HttpOperationsTest {
 
     @Inject
     LocalTrainerSandbox localSandbox;
+
+    @Inject
+    CamelContext camel;
 
     private HttpResponse<String> send(String method, String path, String body, String token) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(trainjobs + path))
@@ -255,6 +263,52 @@ class HttpOperationsTest {
                                 java.util.stream.Collectors.toList())));
         return !phases.get(true).isEmpty() && phases.get(true).stream().allMatch("Succeeded"::equals)
                 && !phases.get(false).isEmpty() && phases.get(false).stream().allMatch("Pending"::equals);
+    }
+
+    /**
+     * A job that completed and whose pods were deleted after (JobSet after success, a TTL, garbage collection): its
+     * log is gone, and a read says so at once, with or without follow, instead of "not started yet" (before: 409
+     * not-started for a plain read, and a follow waited for a pod that never comes).
+     */
+    @Test
+    void aReadOfACompletedJobWhosePodsAreGoneIs410LogGoneAtOnceFollowOrNot() throws Exception {
+        HttpResponse<String> created = send("POST", "", "{\"pythonFile\": \"/app/train.py\", \"annotations\": {"
+                + "\"sandbox.camelkubeflow.io/run-millis\": \"100\"}}", localToken());
+        assertEquals(201, created.statusCode(), created.body());
+        String name = (String) json(created).get("name");
+        try {
+            // a bound against a hang only
+            long giveUp = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            while (TrainJobPhase.of(stored(name)) != TrainJobPhase.COMPLETE) {
+                assertTrue(System.nanoTime() < giveUp, "the job never completed");
+                Thread.sleep(20);
+            }
+            // positive control: while its pods are there, its log is read
+            HttpResponse<String> read = HTTP.send(logRead(name, ""), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, read.statusCode(), read.body());
+            assertTrue(read.body().contains("sandbox: exited with code 0"), read.body());
+
+            client.pods().inNamespace("default").withLabel("jobset.sigs.k8s.io/jobset-name", name).delete();
+            // gone as the app's pod informer, which log reads look at, has it
+            ClusterInformers informers = camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
+                    .informersFor(client);
+            while (!informers.podsOf("default", new TrainJobRef("default", name)).isEmpty()) {
+                assertTrue(System.nanoTime() < giveUp, "the pods were never deleted");
+                Thread.sleep(20);
+            }
+            // the test profile's follow waits an hour for a pod: one that waited would hang here, not answer
+            for (String query : List.of("", "?follow=true", "?step=all", "?step=node-0&follow=true")) {
+                HttpResponse<String> gone = HTTP.send(logRead(name, query), HttpResponse.BodyHandlers.ofString());
+                assertEquals(410, gone.statusCode(), query + ": " + gone.body());
+                Map<?, ?> problem = json(gone);
+                assertEquals("https://camelkubeflow.io/problems/log-gone", problem.get("type"), gone.body());
+                assertEquals("TrainJob default/" + name + " has ended (Complete) and none of its pods is left: their"
+                        + " logs went with them", problem.get("detail"), gone.body());
+                assertTrue(String.valueOf(problem.get("fix")).contains("follow=true"), gone.body());
+            }
+        } finally {
+            client.resources(TrainJob.class).inNamespace("default").withName(name).delete();
+        }
     }
 
     @Test
