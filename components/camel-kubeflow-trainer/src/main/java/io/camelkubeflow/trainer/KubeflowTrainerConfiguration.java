@@ -451,7 +451,7 @@ public class KubeflowTrainerConfiguration implements Cloneable {
                             + " authentication step sets; no header can name a caller): before it acts, each operation"
                             + " asks the API server (SubjectAccessReview) whether that caller may do it itself: train, create"
                             + " trainjobs in the namespace and get every Secret and ConfigMap the TrainJob references;"
-                            + " get and wait, get trainjobs; list, list them; logs, get pods/log; delete, delete them;"
+                            + " get and wait, get trainjobs; list, list them; logs, get the TrainJob and get pods/log; delete, delete them;"
                             + " suspend and resume, patch them. A message without a caller, or a denied one, fails with"
                             + " AccessDeniedException before anything is written. Needs create on"
                             + " subjectaccessreviews.authorization.k8s.io.")

@@ -70,6 +70,9 @@ final class LogsHandler extends OperationHandler {
         LogStep step;
         try {
             job = TrainJobHeaders.reference(exchange.getMessage(), endpoint.defaultNamespace());
+            // the job's own right first: one who may read pod logs but not get the TrainJob learns nothing of it,
+            // not even whether it exists or has started
+            endpoint.authorize(exchange, Access.trainJobs("get", job.namespace(), job.name()));
             endpoint.authorize(exchange, Access.readPodLogs(job.namespace()));
             String stepText = exchange.getMessage().getHeader(LOG_STEP, String.class);
             step = stepText == null ? defaultStep : LogStep.parse(LOG_STEP, stepText);

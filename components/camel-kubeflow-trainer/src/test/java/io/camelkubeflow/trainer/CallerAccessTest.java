@@ -49,6 +49,14 @@ class CallerAccessTest extends TrainerRouteTestSupport {
                 .endMetadata().addNewSubject().withKind("User").withName("alice").endSubject()
                 .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName("trainer")
                 .endRoleRef().build()).create();
+        // carol may read the pods' logs of the namespace, and nothing of its TrainJobs
+        api.client().resource(new RoleBuilder().withNewMetadata().withName("log-reader").withNamespace("acl")
+                .endMetadata().withRules(new PolicyRuleBuilder().withApiGroups("").withResources("pods/log")
+                        .withVerbs("get").build()).build()).create();
+        api.client().resource(new RoleBindingBuilder().withNewMetadata().withName("carol").withNamespace("acl")
+                .endMetadata().addNewSubject().withKind("User").withName("carol").endSubject()
+                .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName("log-reader")
+                .endRoleRef().build()).create();
     }
 
     private static Exchange train(String extra, String user, Map<String, Object> headers) {
@@ -133,6 +141,23 @@ class CallerAccessTest extends TrainerRouteTestSupport {
                 Map.of(JOB_NAME, "alices-job", NAMESPACE, "acl"));
         assertNull(byAlice.getException());
         assertEquals("alices-job", byAlice.getMessage().getHeader(JOB_NAME));
+    }
+
+    /** The log of a job is the job's: pods/log alone tells nothing, not even whether the job exists. */
+    @Test
+    void aCallerWhoMayOnlyReadPodLogsIsRefusedTheSameForAJobThatExistsAndOneThatDoesNot() {
+        assertNull(train("&jobName=alices-logged-job", "alice", Map.of()).getException());
+        List<String> refusals = new java.util.ArrayList<>();
+        for (String name : List.of("alices-logged-job", "no-such-job")) {
+            Exchange byCarol = as(new Caller("carol", List.of()), "kubeflow-trainer:logs?authorizeCaller=true",
+                    Map.of(JOB_NAME, name, NAMESPACE, "acl"));
+            refusals.add(denied(byCarol).getMessage().replace(name, "<name>"));
+            assertTrue(api.requestsSinceMark().stream().noneMatch(r -> r.getPath().contains("/trainjobs/" + name)
+                    || r.getPath().contains("/pods")), "looked the job or its pods up for carol");
+        }
+        assertEquals("caller 'carol' may not get trainjobs.trainer.kubeflow.org '<name>' in namespace acl",
+                refusals.get(0));
+        assertEquals(refusals.get(0), refusals.get(1));
     }
 
     @Test

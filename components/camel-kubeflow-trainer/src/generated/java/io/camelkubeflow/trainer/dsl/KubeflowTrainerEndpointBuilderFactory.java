@@ -281,9 +281,9 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          * io.camelkubeflow.trainer.access.Caller the route's authentication step sets; no header can name a
          * caller): before it acts, each operation asks the API server (SubjectAccessReview) whether that
          * caller may do it itself: train, create trainjobs in the namespace and get every Secret and ConfigMap
-         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get pods/log; delete,
-         * delete them; suspend and resume, patch them. A message without a caller, or a denied one, fails with
-         * AccessDeniedException before anything is written. Needs create on
+         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get the TrainJob and
+         * get pods/log; delete, delete them; suspend and resume, patch them. A message without a caller, or a
+         * denied one, fails with AccessDeniedException before anything is written. Needs create on
          * subjectaccessreviews.authorization.k8s.io. Default: false.
          */
         default KubeflowTrainerEndpointConsumerBuilder authorizeCaller(boolean authorizeCaller) {
@@ -295,9 +295,9 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          * io.camelkubeflow.trainer.access.Caller the route's authentication step sets; no header can name a
          * caller): before it acts, each operation asks the API server (SubjectAccessReview) whether that
          * caller may do it itself: train, create trainjobs in the namespace and get every Secret and ConfigMap
-         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get pods/log; delete,
-         * delete them; suspend and resume, patch them. A message without a caller, or a denied one, fails with
-         * AccessDeniedException before anything is written. Needs create on
+         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get the TrainJob and
+         * get pods/log; delete, delete them; suspend and resume, patch them. A message without a caller, or a
+         * denied one, fails with AccessDeniedException before anything is written. Needs create on
          * subjectaccessreviews.authorization.k8s.io. Default: false.
          */
         default KubeflowTrainerEndpointConsumerBuilder authorizeCaller(String authorizeCaller) {
@@ -733,9 +733,9 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          * io.camelkubeflow.trainer.access.Caller the route's authentication step sets; no header can name a
          * caller): before it acts, each operation asks the API server (SubjectAccessReview) whether that
          * caller may do it itself: train, create trainjobs in the namespace and get every Secret and ConfigMap
-         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get pods/log; delete,
-         * delete them; suspend and resume, patch them. A message without a caller, or a denied one, fails with
-         * AccessDeniedException before anything is written. Needs create on
+         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get the TrainJob and
+         * get pods/log; delete, delete them; suspend and resume, patch them. A message without a caller, or a
+         * denied one, fails with AccessDeniedException before anything is written. Needs create on
          * subjectaccessreviews.authorization.k8s.io. Default: false.
          */
         default KubeflowTrainerEndpointProducerBuilder authorizeCaller(boolean authorizeCaller) {
@@ -747,9 +747,9 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          * io.camelkubeflow.trainer.access.Caller the route's authentication step sets; no header can name a
          * caller): before it acts, each operation asks the API server (SubjectAccessReview) whether that
          * caller may do it itself: train, create trainjobs in the namespace and get every Secret and ConfigMap
-         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get pods/log; delete,
-         * delete them; suspend and resume, patch them. A message without a caller, or a denied one, fails with
-         * AccessDeniedException before anything is written. Needs create on
+         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get the TrainJob and
+         * get pods/log; delete, delete them; suspend and resume, patch them. A message without a caller, or a
+         * denied one, fails with AccessDeniedException before anything is written. Needs create on
          * subjectaccessreviews.authorization.k8s.io. Default: false.
          */
         default KubeflowTrainerEndpointProducerBuilder authorizeCaller(String authorizeCaller) {
@@ -2045,9 +2045,9 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          * io.camelkubeflow.trainer.access.Caller the route's authentication step sets; no header can name a
          * caller): before it acts, each operation asks the API server (SubjectAccessReview) whether that
          * caller may do it itself: train, create trainjobs in the namespace and get every Secret and ConfigMap
-         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get pods/log; delete,
-         * delete them; suspend and resume, patch them. A message without a caller, or a denied one, fails with
-         * AccessDeniedException before anything is written. Needs create on
+         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get the TrainJob and
+         * get pods/log; delete, delete them; suspend and resume, patch them. A message without a caller, or a
+         * denied one, fails with AccessDeniedException before anything is written. Needs create on
          * subjectaccessreviews.authorization.k8s.io. Default: false.
          */
         default KubeflowTrainerEndpointBuilder authorizeCaller(boolean authorizeCaller) {
@@ -2059,9 +2059,9 @@ public interface KubeflowTrainerEndpointBuilderFactory {
          * io.camelkubeflow.trainer.access.Caller the route's authentication step sets; no header can name a
          * caller): before it acts, each operation asks the API server (SubjectAccessReview) whether that
          * caller may do it itself: train, create trainjobs in the namespace and get every Secret and ConfigMap
-         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get pods/log; delete,
-         * delete them; suspend and resume, patch them. A message without a caller, or a denied one, fails with
-         * AccessDeniedException before anything is written. Needs create on
+         * the TrainJob references; get and wait, get trainjobs; list, list them; logs, get the TrainJob and
+         * get pods/log; delete, delete them; suspend and resume, patch them. A message without a caller, or a
+         * denied one, fails with AccessDeniedException before anything is written. Needs create on
          * subjectaccessreviews.authorization.k8s.io. Default: false.
          */
         default KubeflowTrainerEndpointBuilder authorizeCaller(String authorizeCaller) {
