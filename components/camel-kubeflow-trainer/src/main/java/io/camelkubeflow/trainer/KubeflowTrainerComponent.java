@@ -12,7 +12,6 @@ import io.camelkubeflow.trainer.job.TrainField;
 import io.camelkubeflow.trainer.job.TrainJobReaper;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
-import io.camelkubeflow.trainer.support.Printable;
 import io.camelkubeflow.trainer.watch.ClusterInformers;
 import io.camelkubeflow.trainer.watch.TrainJobWatcher;
 import io.camelkubeflow.trainer.watch.WatchConnectionMonitor;
@@ -137,7 +136,7 @@ public class KubeflowTrainerComponent extends DefaultComponent {
             }
             List<String> names = java.util.Arrays.stream(type.getEnumConstants()).map(String::valueOf).toList();
             if (!names.contains(value)) {
-                throw new InvalidOptionException(parameter.getKey(), "'" + Printable.escape(value) + "' is not one of "
+                throw new InvalidOptionException(parameter.getKey(), "'" + value + "' is not one of "
                         + names + "; write one of them as it is written there");
             }
         }
@@ -183,8 +182,7 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         if (type == null || !type.isEnum()) {
             return e;
         }
-        return new InvalidOptionException(e.getPropertyName(), "'" + Printable.escape(String.valueOf(e.getValue()))
-                + "' is not one of "
+        return new InvalidOptionException(e.getPropertyName(), "'" + e.getValue() + "' is not one of "
                 + java.util.Arrays.stream(type.getEnumConstants()).map(String::valueOf).toList()
                 + "; use one of them", e);
     }
