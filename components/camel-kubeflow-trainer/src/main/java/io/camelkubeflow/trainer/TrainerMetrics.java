@@ -24,6 +24,8 @@ import io.micrometer.core.instrument.Timer;
  * <li>{@code kubeflow.trainer.watch.reconnects} (counter, watch=trainjobs/NS|events/NS|pods/NS): watch connections lost and
  * re-established;</li>
  * <li>{@code kubeflow.trainer.watch.disconnected} (gauge, registered by the component): watches down now;</li>
+ * <li>{@code kubeflow.trainer.watch.stops} (counter, watch): informers fabric8 stopped for good, each replaced by a new
+ * one;</li>
  * <li>{@code kubeflow.trainer.access.reviews} (counter, result=cached|reviewed): access reviews of callers, answered
  * from the kept answers or asked of the API server.</li>
  * </ul>
@@ -71,13 +73,25 @@ final class TrainerMetrics {
             @Override
             public void watching(String watch) {
                 watchReconnects(watch);
+                watchStops(watch);
             }
 
             @Override
             public void reconnected(String watch, Duration down) {
                 watchReconnects(watch).increment();
             }
+
+            @Override
+            public void stopped(String watch) {
+                watchStops(watch).increment();
+            }
         };
+    }
+
+    private Counter watchStops(String watch) {
+        return Counter.builder(PREFIX + "watch.stops")
+                .description("Informers fabric8 stopped for good on a watch error it does not retry (each replaced)")
+                .tag("watch", watch).register(registry);
     }
 
     private Counter watchReconnects(String watch) {

@@ -54,7 +54,7 @@ class MetricsTest {
 
     /** Counters of rare events are there at zero before the first one, so Prometheus's rate() has a series. */
     @Test
-    void waitTimeoutsAndEachWatchsReconnectsAreCountedFromZero() throws Exception {
+    void waitTimeoutsAndEachWatchsReconnectsAndStopsAreCountedFromZero() throws Exception {
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         try (TrainerApiServer api = TrainerApiServer.start(); CamelContext camel = new DefaultCamelContext()) {
             camel.getRegistry().bind("meters", meters);
@@ -70,6 +70,9 @@ class MetricsTest {
             var reconnects = meters.find("kubeflow.trainer.watch.reconnects").counters();
             assertTrue(!reconnects.isEmpty(), "the watches the train and wait started are counted before any loss");
             reconnects.forEach(counter -> assertEquals(0, counter.count(), counter.getId().toString()));
+            var stops = meters.find("kubeflow.trainer.watch.stops").counters();
+            assertEquals(reconnects.size(), stops.size(), "each watch's stops are counted from zero too");
+            stops.forEach(counter -> assertEquals(0, counter.count(), counter.getId().toString()));
         }
     }
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -92,7 +93,7 @@ class WatchConnectionMonitorTest {
         twoSamples(1);
         running.set(false);
         watching.set(false);
-        twoSamples(1);
+        Eventually.await(DEADLINE, () -> monitor.connected() == 0, () -> "the stop not seen");
         assertEquals(0, monitor.disconnected(), "a stopped informer has no watch to lose");
         assertTrue(reconnects.isEmpty(), reconnects.toString());
     }
@@ -163,6 +164,101 @@ class WatchConnectionMonitorTest {
                 && line.contains("The watch of trainjobs/f has been down for")).count(), log);
         assertTrue(log.lines().anyMatch(line -> line.contains("INFO")
                 && line.contains("The watch of trainjobs/f is back after")), log);
+    }
+
+    /**
+     * A watch down 14 s in every 14.2 s is never down an outage's length, but it is in trouble: warned of once, when it
+     * drops again after 15 s of trouble (its third loss, 28 s after the first), and its next return told at INFO; the later losses of the same trouble are not
+     * warned of again. Sampled by hand on the test's clock.
+     */
+    @Test
+    void aWatchThatKeepsDroppingIsWarnedOfOncePerTroubleAndItsReturnAtInfo() throws Throwable {
+        AtomicLong now = new AtomicLong(Duration.ofSeconds(1).toNanos());
+        AtomicBoolean watching = new AtomicBoolean(true);
+        String log = logOf(() -> {
+            WatchConnectionMonitor byHand = new WatchConnectionMonitor((watch, down) -> reconnects.add(watch),
+                    now::get);
+            byHand.monitor("trainjobs/g", informer(watching, new AtomicBoolean(true)));
+            byHand.sample();
+            for (int round = 0; round < 4; round++) {
+                watching.set(false);
+                byHand.sample();
+                now.addAndGet(Duration.ofSeconds(14).toNanos());
+                byHand.sample();
+                watching.set(true);
+                byHand.sample();
+                now.addAndGet(Duration.ofMillis(200).toNanos());
+                byHand.sample();
+            }
+        });
+        assertEquals(4, reconnects.size(), "every loss is still told to the listener");
+        assertEquals(List.of("The watch of trainjobs/g keeps dropping: 3 losses in 28 s"),
+                log.lines().filter(line -> line.contains("WARN")).map(line -> line.substring(
+                        line.indexOf("The watch"), line.indexOf(';'))).toList(), log);
+        assertEquals(1, log.lines().filter(line -> line.contains("INFO")
+                && line.contains("The watch of trainjobs/g is back after 14000 ms")).count(), log);
+    }
+
+    /** A trouble ends once the watch stayed up an outage's length: a later loss starts a new one, not yet warned of. */
+    @Test
+    void aWatchUpForAnOutagesLengthEndsItsTrouble() throws Throwable {
+        AtomicLong now = new AtomicLong(Duration.ofSeconds(1).toNanos());
+        AtomicBoolean watching = new AtomicBoolean(true);
+        String log = logOf(() -> {
+            WatchConnectionMonitor byHand = new WatchConnectionMonitor((watch, down) -> { }, now::get);
+            byHand.monitor("trainjobs/h", informer(watching, new AtomicBoolean(true)));
+            byHand.sample();
+            for (int round = 0; round < 3; round++) {
+                watching.set(false);
+                byHand.sample();
+                now.addAndGet(Duration.ofSeconds(14).toNanos());
+                watching.set(true);
+                byHand.sample();
+                now.addAndGet(WatchConnectionMonitor.OUTAGE.toNanos());
+                byHand.sample();
+            }
+        });
+        assertTrue(log.lines().noneMatch(line -> line.contains("WARN") || line.contains("INFO")), log);
+    }
+
+    /**
+     * fabric8 stops an informer for good on a watch error it does not retry: the stop of a monitored informer that
+     * had been running is warned of once and told to the listener, and the informer is no longer monitored; one
+     * forgotten before it stopped (closed by its owner) is not.
+     */
+    @Test
+    void anInformerStoppedWithoutBeingForgottenIsWarnedOfOnceAndToldToTheListener() throws Throwable {
+        List<String> stopped = new CopyOnWriteArrayList<>();
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicBoolean closedRunning = new AtomicBoolean(true);
+        String log = logOf(() -> {
+            WatchConnectionMonitor byHand = new WatchConnectionMonitor(new WatchConnectionMonitor.Listener() {
+                @Override
+                public void reconnected(String watch, Duration down) {
+                    reconnects.add(watch);
+                }
+
+                @Override
+                public void stopped(String watch) {
+                    stopped.add(watch);
+                }
+            }, System::nanoTime);
+            byHand.monitor("pods/i", informer(new AtomicBoolean(true), running));
+            SharedIndexInformer<?> closed = informer(new AtomicBoolean(true), closedRunning);
+            byHand.monitor("pods/j", closed);
+            byHand.sample();
+            running.set(false);
+            byHand.forget(closed);
+            closedRunning.set(false);
+            byHand.sample();
+            byHand.sample();
+            assertEquals(List.of(), byHand.watches(), "a stopped informer is no longer monitored");
+        });
+        assertEquals(List.of("pods/i"), stopped);
+        assertEquals(List.of("The informer of pods/i was stopped by fabric8"), log.lines()
+                .filter(line -> line.contains("WARN")).map(line -> line.substring(line.indexOf("The informer"),
+                        line.indexOf(" on a watch error"))).toList(), log);
+        assertTrue(reconnects.isEmpty(), reconnects.toString());
     }
 
     /** What the component logged (slf4j-simple writes to System.err) while the action ran. */
