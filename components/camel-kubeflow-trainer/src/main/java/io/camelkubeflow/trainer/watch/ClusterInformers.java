@@ -1,16 +1,25 @@
 package io.camelkubeflow.trainer.watch;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.runtime.RuntimeKind;
+import io.camelkubeflow.trainer.support.DaemonThreads;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -27,6 +36,10 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
  * progress counting ready pods), and one informer per runtime kind (and namespace) that creates read their runtime
  * from. Each is started on first use, with its first list done before it is handed out, so
  * its cache is complete; all are stopped by {@link #close}.
+ *
+ * <p>fabric8 stops an informer for good on a watch error it does not retry (an event it cannot read). Such an
+ * informer is never handed out again: the next use of its scope starts a new one (the {@link WatchConnectionMonitor}
+ * warns of the stopped one), and {@link #whenStopped} moves what listened to it (waits, log reads) to the new one.
  */
 public final class ClusterInformers implements AutoCloseable {
     private static final String BY_TRAINJOB = "trainjob";
@@ -37,6 +50,17 @@ public final class ClusterInformers implements AutoCloseable {
     private final ConcurrentMap<Scope, SharedIndexInformer<Pod>> pods = new ConcurrentHashMap<>();
     private final ConcurrentMap<RuntimeScope, SharedIndexInformer<GenericKubernetesResource>> runtimes
             = new ConcurrentHashMap<>();
+    /** The pending {@link #awaitPods}: moved to a new pod informer when fabric8 stops theirs. */
+    private final Set<PodLook> podLooks = ConcurrentHashMap.newKeySet();
+    /** The informers {@link #close} stopped: any other stopped informer was stopped by fabric8. */
+    private final Set<SharedIndexInformer<?>> closedHere = Collections.synchronizedSet(
+            Collections.newSetFromMap(new WeakHashMap<>()));
+    /**
+     * Runs {@link #whenStopped}'s actions: never on fabric8's thread, which a new informer's first list may need; one
+     * thread, ended when idle, so a client's informers hold none.
+     */
+    private final Executor onStop = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+            DaemonThreads.named("informer-stops"));
 
     /** @param connections told of each informer started here, to report lost and restored watch connections */
     public ClusterInformers(KubernetesClient client, WatchConnectionMonitor connections) {
@@ -63,7 +87,7 @@ public final class ClusterInformers implements AutoCloseable {
      */
     public SharedIndexInformer<TrainJob> trainJobs(String namespace, String labelSelector) {
         Scope scope = new Scope(namespace, labelSelector == null || labelSelector.isBlank() ? null : labelSelector);
-        return trainJobs.computeIfAbsent(scope, s -> {
+        return running(trainJobs, scope, s -> {
             var all = client.resources(TrainJob.class);
             FilterWatchListDeletable<TrainJob, KubernetesResourceList<TrainJob>, Resource<TrainJob>> jobs
                     = s.namespace() == null ? all.inAnyNamespace() : all.inNamespace(s.namespace());
@@ -84,7 +108,7 @@ public final class ClusterInformers implements AutoCloseable {
      * @param namespace the namespace of TrainingRuntimes (ignored for ClusterTrainingRuntimes)
      */
     public SharedIndexInformer<GenericKubernetesResource> runtimes(RuntimeKind kind, String namespace) {
-        return runtimes.computeIfAbsent(new RuntimeScope(kind, kind.namespaced() ? namespace : null), s -> {
+        return running(runtimes, new RuntimeScope(kind, kind.namespaced() ? namespace : null), s -> {
             var all = client.genericKubernetesResources(kind.context());
             SharedIndexInformer<GenericKubernetesResource> informer = s.namespace() == null ? all.inform()
                     : all.inNamespace(s.namespace()).inform();
@@ -96,7 +120,7 @@ public final class ClusterInformers implements AutoCloseable {
 
     /** The informer of the pods JobSet made for TrainJobs in a namespace (null: all), indexed by TrainJob. */
     public SharedIndexInformer<Pod> trainJobPods(String namespace) {
-        return pods.computeIfAbsent(new Scope(namespace, null), s -> {
+        return running(pods, new Scope(namespace, null), s -> {
             var all = client.pods();
             SharedIndexInformer<Pod> informer = (s.namespace() == null ? all.inAnyNamespace()
                     : all.inNamespace(s.namespace())).withLabel(JobSetLabels.JOBSET_NAME).runnableInformer(0);
@@ -105,8 +129,38 @@ public final class ClusterInformers implements AutoCloseable {
                             + pod.getMetadata().getLabels().get(JobSetLabels.JOBSET_NAME))));
             informer.run();
             connections.monitor("pods/" + s.describe(), informer);
+            whenStopped(informer, () -> podLooks.stream().filter(look -> look.informer == informer)
+                    .forEach(look -> look.on(trainJobPods(s.namespace()))), () -> { });
             return informer;
         });
+    }
+
+    /** The scope's informer, started by {@code start} unless it has one that runs: fabric8 may have stopped it. */
+    private static <K, T> SharedIndexInformer<T> running(ConcurrentMap<K, SharedIndexInformer<T>> informers, K scope,
+            Function<K, SharedIndexInformer<T>> start) {
+        SharedIndexInformer<T> current = informers.get(scope);
+        if (current != null && current.isRunning()) {
+            return current;
+        }
+        return informers.compute(scope, (s, present) -> {
+            if (present != null && present.isRunning()) {
+                return present;
+            }
+            if (present != null) {
+                // left to the monitor, which warns of it and forgets it
+                present.close();
+            }
+            return start.apply(s);
+        });
+    }
+
+    /**
+     * Runs {@code givenUp} once fabric8 stops {@code informer} for good (the scope's next use starts a new one), or
+     * {@code closed} once {@link #close} stopped it; either on a thread of this class, never on fabric8's.
+     */
+    public void whenStopped(SharedIndexInformer<?> informer, Runnable givenUp, Runnable closed) {
+        informer.stopped().whenCompleteAsync((ignored, error) -> (closedHere.contains(informer) ? closed : givenUp)
+                .run(), onStop);
     }
 
     /**
@@ -124,34 +178,67 @@ public final class ClusterInformers implements AutoCloseable {
      */
     public CompletableFuture<List<Pod>> awaitPods(String namespace, String jobName, Map<String, String> labels,
             Predicate<List<Pod>> condition) {
-        SharedIndexInformer<Pod> informer = trainJobPods(namespace);
-        CompletableFuture<List<Pod>> found = new CompletableFuture<>();
-        Runnable look = () -> {
-            List<Pod> matching = podsOf(namespace, new TrainJobRef(namespace, jobName)).stream().filter(pod -> hasLabels(pod, labels)).toList();
+        PodLook look = new PodLook(namespace, new TrainJobRef(namespace, jobName), labels, condition);
+        podLooks.add(look);
+        look.found.whenComplete((pods, error) -> podLooks.remove(look));
+        look.on(trainJobPods(namespace));
+        return look.found;
+    }
+
+    /** A pending {@link #awaitPods}: it looks now and on every change of its informer's pods. */
+    private final class PodLook implements ResourceEventHandler<Pod> {
+        final String namespace;
+        final TrainJobRef job;
+        final Map<String, String> labels;
+        final Predicate<List<Pod>> condition;
+        final CompletableFuture<List<Pod>> found = new CompletableFuture<>();
+        volatile SharedIndexInformer<Pod> informer;
+
+        PodLook(String namespace, TrainJobRef job, Map<String, String> labels, Predicate<List<Pod>> condition) {
+            this.namespace = namespace;
+            this.job = job;
+            this.labels = labels;
+            this.condition = condition;
+        }
+
+        /** Listens to {@code pods} (from now on, instead of the informer it listened to) and looks. */
+        void on(SharedIndexInformer<Pod> pods) {
+            SharedIndexInformer<Pod> before = informer;
+            if (before != null) {
+                before.removeEventHandler(this);
+            }
+            informer = pods;
+            pods.addEventHandler(this);
+            found.whenComplete((matching, error) -> pods.removeEventHandler(this));
+            if (!pods.isRunning()) {
+                // stopped before this look was among its listeners, so not moved by its stop: move now
+                on(trainJobPods(namespace));
+                return;
+            }
+            look();
+        }
+
+        void look() {
+            List<Pod> matching = podsOf(namespace, job).stream().filter(pod -> hasLabels(pod, labels)).toList();
             if (condition.test(matching)) {
                 found.complete(matching);
             }
-        };
-        ResourceEventHandler<Pod> onChange = new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Pod pod) {
-                look.run();
-            }
+        }
 
-            @Override
-            public void onUpdate(Pod previous, Pod pod) {
-                look.run();
-            }
+        @Override
+        public void onAdd(Pod pod) {
+            look();
+        }
 
-            @Override
-            public void onDelete(Pod pod, boolean finalStateUnknown) {
-                look.run();
-            }
-        };
-        informer.addEventHandler(onChange);
-        found.whenComplete((pods, error) -> informer.removeEventHandler(onChange));
-        look.run();
-        return found;
+        @Override
+        public void onUpdate(Pod previous, Pod pod) {
+            look();
+        }
+
+        @Override
+        public void onDelete(Pod pod, boolean finalStateUnknown) {
+            look();
+        }
     }
 
     private static boolean hasLabels(Pod pod, Map<String, String> labels) {
@@ -171,6 +258,7 @@ public final class ClusterInformers implements AutoCloseable {
 
     private void stop(SharedIndexInformer<?> informer) {
         connections.forget(informer);
+        closedHere.add(informer);
         informer.close();
     }
 }

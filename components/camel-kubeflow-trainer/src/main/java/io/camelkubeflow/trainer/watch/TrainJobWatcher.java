@@ -236,8 +236,9 @@ public class TrainJobWatcher implements AutoCloseable {
         final String namespace;
         /** By job name; most jobs have one wait, so an immutable list, replaced on each change, not a set per job. */
         final ConcurrentMap<String, List<Waiter>> waiters = new ConcurrentHashMap<>();
-        final SharedIndexInformer<TrainJob> informer;
-        final SharedIndexInformer<Pod> pods;
+        /** The namespace's informers; fabric8 may stop one for good, then a new one takes its place here. */
+        volatile SharedIndexInformer<TrainJob> informer;
+        volatile SharedIndexInformer<Pod> pods;
         /** Notes each failed container while its job is waited for: it may be deleted before the job says Failed. */
         final ResourceEventHandler<Pod> podFailures = new ResourceEventHandler<>() {
             @Override
@@ -258,18 +259,61 @@ public class TrainJobWatcher implements AutoCloseable {
 
         NamespaceWatch(String namespace) {
             this.namespace = namespace;
-            // its first list is done, so the cache is complete before any wait reads it
-            this.informer = informers.trainJobs(namespace, null);
-            informer.addEventHandler(this);
-            this.pods = informers.trainJobPods(namespace);
-            pods.addEventHandler(podFailures);
-            informer.stopped().whenComplete((ignored, error) -> {
+            listenToJobs();
+            listenToPods();
+        }
+
+        /**
+         * Listens to the namespace's TrainJob informer (its first list is done, so its cache is complete before any
+         * wait reads it). When fabric8 stops it for good, the waits stay and listen to the new one, each checked
+         * against its cache at once; when {@link ClusterInformers#close} stops it, they fail.
+         */
+        private void listenToJobs() {
+            SharedIndexInformer<TrainJob> before = informer;
+            if (before != null) {
+                before.removeEventHandler(this);
+            }
+            SharedIndexInformer<TrainJob> jobs = informers.trainJobs(namespace, null);
+            informer = jobs;
+            jobs.addEventHandler(this);
+            informers.whenStopped(jobs, () -> {
+                if (namespaces.get(namespace) == this) {
+                    listenToJobs();
+                }
+            }, () -> {
                 if (namespaces.remove(namespace, this)) {
                     RuntimeException cause = new IllegalStateException("the TrainJob watch of namespace " + namespace
-                            + " stopped" + (error == null ? "" : ": " + error.getMessage()), error);
+                            + " stopped");
                     waiters.values().forEach(list -> list.forEach(w -> w.completeExceptionally(cause)));
                 }
             });
+            if (before != null) {
+                // what the waits missed while no informer watched: a job deleted meanwhile is in no cache now
+                waiters.forEach((name, waiting) -> {
+                    TrainJob job = jobs.getStore().getByKey(namespace + "/" + name);
+                    if (job == null) {
+                        deleted(name);
+                    } else {
+                        waiting.forEach(w -> evaluate(w, job));
+                    }
+                });
+            }
+        }
+
+        /** Listens to the namespace's pod informer, and to the new one if fabric8 stops it for good. */
+        private void listenToPods() {
+            SharedIndexInformer<Pod> before = pods;
+            if (before != null) {
+                before.removeEventHandler(podFailures);
+            }
+            SharedIndexInformer<Pod> jobPods = informers.trainJobPods(namespace);
+            pods = jobPods;
+            jobPods.addEventHandler(podFailures);
+            informers.whenStopped(jobPods, () -> {
+                if (namespaces.get(namespace) == this) {
+                    listenToPods();
+                }
+            }, () -> { });
         }
 
         void add(Waiter waiter) {
@@ -308,9 +352,13 @@ public class TrainJobWatcher implements AutoCloseable {
 
         @Override
         public void onDelete(TrainJob job, boolean finalStateUnknown) {
-            of(job).forEach(w -> w.completeExceptionally(new TrainJobNotFoundException("TrainJob " + namespace
-                    + "/" + job.getMetadata().getName() + " was deleted while waiting for it to become "
-                    + w.target.displayName())));
+            deleted(job.getMetadata().getName());
+        }
+
+        private void deleted(String name) {
+            waiters.getOrDefault(name, List.of()).forEach(w -> w.completeExceptionally(new TrainJobNotFoundException(
+                    "TrainJob " + namespace + "/" + name + " was deleted while waiting for it to become "
+                            + w.target.displayName())));
         }
 
         private void changed(TrainJob job) {

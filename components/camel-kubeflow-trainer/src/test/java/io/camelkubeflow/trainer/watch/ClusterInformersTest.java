@@ -155,4 +155,34 @@ class ClusterInformersTest {
         assertNotSame(pods, informers.trainJobPods("team-a"));
         assertNotSame(runtimes, informers.runtimes(RuntimeKind.ClusterTrainingRuntime, null));
     }
+
+    /** fabric8 stops an informer for good on a watch error it does not retry (stopped here as it would). */
+    @Test
+    void anInformerFabric8StoppedIsReplacedOnItsNextUse() {
+        job("team-a", "one", "team: vision");
+        SharedIndexInformer<TrainJob> jobs = informers.trainJobs("team-a", null);
+        SharedIndexInformer<Pod> pods = informers.trainJobPods("team-a");
+        var runtimes = informers.runtimes(RuntimeKind.ClusterTrainingRuntime, null);
+        jobs.stop();
+        pods.stop();
+        runtimes.stop();
+        SharedIndexInformer<TrainJob> again = informers.trainJobs("team-a", null);
+        assertNotSame(jobs, again);
+        assertTrue(again.isRunning());
+        assertEquals(List.of("team-a/one"), names(again));
+        assertNotSame(pods, informers.trainJobPods("team-a"));
+        assertNotSame(runtimes, informers.runtimes(RuntimeKind.ClusterTrainingRuntime, null));
+    }
+
+    /** A log read waiting for a pod moves to the new pod informer when fabric8 stops the one it listened to. */
+    @Test
+    void awaitPodsKeepsLookingWhenFabric8StopsItsInformer() throws Exception {
+        SharedIndexInformer<Pod> stopped = informers.trainJobPods("waits");
+        CompletableFuture<List<Pod>> any = informers.awaitPods("waits", "job", Map.of(), pods -> !pods.isEmpty());
+        stopped.stop();
+        pod("waits", "job", "job-node-0-0", "node");
+        assertEquals(List.of("job-node-0-0"), any.get(30, TimeUnit.SECONDS).stream()
+                .map(pod -> pod.getMetadata().getName()).toList());
+        assertNotSame(stopped, informers.trainJobPods("waits"));
+    }
 }

@@ -21,6 +21,7 @@ import static io.camelkubeflow.trainer.watch.StoredTrainJobs.condition;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -226,6 +227,32 @@ class TrainJobWatcherTest extends WatchTestSupport {
         informers.close();
         IllegalStateException stopped = assertInstanceOf(IllegalStateException.class, failure(wait));
         assertEquals("the TrainJob watch of namespace " + namespace + " stopped", stopped.getMessage());
+    }
+
+    /**
+     * fabric8 stops an informer for good on a watch error it does not retry (stopped here as it would); the pending
+     * wait moves to the new informer of its namespace and ends when its job does, instead of at its timeout.
+     */
+    @Test
+    void aPendingWaitEndsThoughFabric8StoppedItsInformer() throws Exception {
+        jobs.create("kept");
+        CompletableFuture<WaitResult> wait = await("kept", TrainJobPhase.RUNNING, true);
+        var stopped = informers.trainJobs(namespace, null);
+        stopped.stop();
+        jobs.status("kept", RUNNING);
+        assertEquals(TrainJobPhase.RUNNING, result(wait).phase());
+        assertNotSame(stopped, informers.trainJobs(namespace, null));
+        assertEquals(0, watcher.pendingWaits());
+    }
+
+    /** A job deleted while fabric8 had stopped its namespace's informer fails its wait as not found. */
+    @Test
+    void aWaitWhoseJobIsDeletedAroundItsInformersStopFailsAsNotFound() {
+        jobs.create("dropped");
+        CompletableFuture<WaitResult> wait = await("dropped", TrainJobPhase.COMPLETE, true);
+        informers.trainJobs(namespace, null).stop();
+        sandbox.client().resources(TrainJob.class).inNamespace(namespace).withName("dropped").delete();
+        assertInstanceOf(TrainJobNotFoundException.class, failure(wait));
     }
 
     @Test
