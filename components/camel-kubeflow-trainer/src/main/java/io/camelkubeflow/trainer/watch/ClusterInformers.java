@@ -20,6 +20,7 @@ import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.support.DaemonThreads;
+import io.camelkubeflow.trainer.support.Printable;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -28,6 +29,8 @@ import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The informers of one client, shared by everything that watches through it: one TrainJob informer per namespace
@@ -43,6 +46,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
  */
 public final class ClusterInformers implements AutoCloseable {
     private static final String BY_TRAINJOB = "trainjob";
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterInformers.class);
 
     private final KubernetesClient client;
     private final WatchConnectionMonitor connections;
@@ -159,8 +163,19 @@ public final class ClusterInformers implements AutoCloseable {
      * {@code closed} once {@link #close} stopped it; either on a thread of this class, never on fabric8's.
      */
     public void whenStopped(SharedIndexInformer<?> informer, Runnable givenUp, Runnable closed) {
-        informer.stopped().whenCompleteAsync((ignored, error) -> (closedHere.contains(informer) ? closed : givenUp)
-                .run(), onStop);
+        informer.stopped().whenCompleteAsync((ignored, error) -> {
+            if (closedHere.contains(informer)) {
+                closed.run();
+                return;
+            }
+            try {
+                givenUp.run();
+            } catch (RuntimeException e) {
+                // the API server away as well: what listened to the stopped informer ends at its timeout
+                LOG.warn("Could not start an informer in place of one fabric8 stopped; what waited on it ends at its"
+                        + " timeout: {}", Printable.escape(e.getMessage()));
+            }
+        }, onStop);
     }
 
     /**

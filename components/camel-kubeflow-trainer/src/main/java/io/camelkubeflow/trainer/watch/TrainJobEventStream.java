@@ -36,9 +36,11 @@ public class TrainJobEventStream implements AutoCloseable {
     private final Consumer<TrainJobEvent> listener;
     private final ClusterInformers informers;
     private final ExecutorService deliveries = Executors.newSingleThreadExecutor(DaemonThreads.named("events"));
-    private SharedIndexInformer<TrainJob> informer;
+    /** The namespace's informer; fabric8 may stop one for good, then a new one takes its place here. */
+    private volatile SharedIndexInformer<TrainJob> informer;
     private ResourceEventHandler<TrainJob> handler;
     private String namespace;
+    private String labelSelector;
     /** With progress: the tick that looks, and the progress last emitted. */
     private ScheduledExecutorService progressTicks;
     private final Map<String, TrainJobProgress> lastProgress = new ConcurrentHashMap<>();
@@ -66,6 +68,7 @@ public class TrainJobEventStream implements AutoCloseable {
      */
     public void start(String namespace, String labelSelector, boolean emitExisting, Predicate<TrainJob> unhandledEnd) {
         this.namespace = namespace;
+        this.labelSelector = labelSelector;
         informer = informers.trainJobs(namespace, labelSelector);
         // jobs that exist before the stream are known first, so the informer's replay of them is not news
         for (TrainJob job : informer.getStore().list()) {
@@ -92,6 +95,30 @@ public class TrainJobEventStream implements AutoCloseable {
             }
         };
         informer.addEventHandler(handler);
+        informers.whenStopped(informer, this::listenToNewInformer, () -> { });
+    }
+
+    /**
+     * fabric8 stopped the informer for good: listens to the one that replaces it, which hands its cache to the handler
+     * (what changed meanwhile is emitted, the rest is no news); a job the stopped one had and the new one has not was
+     * deleted meanwhile.
+     */
+    private void listenToNewInformer() {
+        if (closed) {
+            return;
+        }
+        SharedIndexInformer<TrainJob> stopped = informer;
+        stopped.removeEventHandler(handler);
+        SharedIndexInformer<TrainJob> jobs = informers.trainJobs(namespace, labelSelector);
+        informer = jobs;
+        for (TrainJob job : stopped.getStore().list()) {
+            TrainJob now = jobs.getStore().get(job);
+            if (now == null || !now.getMetadata().getUid().equals(job.getMetadata().getUid())) {
+                deliver(() -> deleted(job));
+            }
+        }
+        jobs.addEventHandler(handler);
+        informers.whenStopped(jobs, this::listenToNewInformer, () -> { });
     }
 
     private void deliver(Runnable event) {

@@ -177,9 +177,8 @@ class ClusterInformersTest {
     /** A log read waiting for a pod moves to the new pod informer when fabric8 stops the one it listened to. */
     @Test
     void awaitPodsKeepsLookingWhenFabric8StopsItsInformer() throws Exception {
-        SharedIndexInformer<Pod> stopped = informers.trainJobPods("waits");
         CompletableFuture<List<Pod>> any = informers.awaitPods("waits", "job", Map.of(), pods -> !pods.isEmpty());
-        stopped.stop();
+        SharedIndexInformer<Pod> stopped = WatchTestSupport.stopAsFabric8Does(() -> informers.trainJobPods("waits"));
         pod("waits", "job", "job-node-0-0", "node");
         assertEquals(List.of("job-node-0-0"), any.get(30, TimeUnit.SECONDS).stream()
                 .map(pod -> pod.getMetadata().getName()).toList());

@@ -74,6 +74,26 @@ class TrainJobEventStreamTest extends WatchTestSupport {
         assertNull(deleted.reason());
     }
 
+    /**
+     * fabric8 stops an informer for good on a watch error it does not retry (stopped here as it would): the stream
+     * moves to the new informer, whose replay of the jobs is no news; a deletion, a change and a new job are told.
+     */
+    @Test
+    void theStreamGoesOnWhenFabric8StopsItsInformer() throws Exception {
+        stream.start(namespace, null, false, null);
+        jobs.create("stays");
+        assertEquals("stays:Created", nextOf());
+        jobs.create("goes");
+        assertEquals("goes:Created", nextOf());
+        stopAsFabric8Does(() -> informers.trainJobs(namespace, null));
+        jobs.delete("goes");
+        assertEquals("goes:" + TrainJobEvent.DELETED, nextOf());
+        jobs.status("stays", RUNNING);
+        assertEquals("stays:Running", nextOf());
+        jobs.create("new");
+        assertEquals("new:Created", nextOf());
+    }
+
     @Test
     void aRunningJobWhosePodsAreBetweenTwoWritesDoesNotGoBackToCreated() throws Exception {
         stream.start(namespace, null, false, null);

@@ -237,20 +237,19 @@ class TrainJobWatcherTest extends WatchTestSupport {
     void aPendingWaitEndsThoughFabric8StoppedItsInformer() throws Exception {
         jobs.create("kept");
         CompletableFuture<WaitResult> wait = await("kept", TrainJobPhase.RUNNING, true);
-        var stopped = informers.trainJobs(namespace, null);
-        stopped.stop();
+        var stopped = stopAsFabric8Does(() -> informers.trainJobs(namespace, null));
         jobs.status("kept", RUNNING);
         assertEquals(TrainJobPhase.RUNNING, result(wait).phase());
         assertNotSame(stopped, informers.trainJobs(namespace, null));
         assertEquals(0, watcher.pendingWaits());
     }
 
-    /** A job deleted while fabric8 had stopped its namespace's informer fails its wait as not found. */
+    /** A wait moved to a new informer still fails as not found when its job is deleted. */
     @Test
-    void aWaitWhoseJobIsDeletedAroundItsInformersStopFailsAsNotFound() {
+    void aMovedWaitWhoseJobIsDeletedFailsAsNotFound() throws Exception {
         jobs.create("dropped");
         CompletableFuture<WaitResult> wait = await("dropped", TrainJobPhase.COMPLETE, true);
-        informers.trainJobs(namespace, null).stop();
+        stopAsFabric8Does(() -> informers.trainJobs(namespace, null));
         sandbox.client().resources(TrainJob.class).inNamespace(namespace).withName("dropped").delete();
         assertInstanceOf(TrainJobNotFoundException.class, failure(wait));
     }

@@ -1,6 +1,11 @@
 package io.camelkubeflow.trainer.watch;
 
+import java.time.Duration;
+import java.util.function.Supplier;
+
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.testing.Eventually;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,5 +47,23 @@ abstract class WatchTestSupport {
     void stopInformers() {
         informers.close();
         monitor.close();
+    }
+
+    /**
+     * Stops a scope's informer as fabric8 does when it gives up on a watch error, and waits until the scope has a new
+     * informer watching: the sandbox's API server, unlike a real one, does not send a watch what changed between its
+     * list and its start, so a change made sooner could be missed by the test's informer, not by the code.
+     *
+     * @return the stopped informer
+     */
+    static <T> SharedIndexInformer<T> stopAsFabric8Does(Supplier<SharedIndexInformer<T>> scope)
+            throws InterruptedException {
+        SharedIndexInformer<T> stopped = scope.get();
+        stopped.stop();
+        Eventually.await(Duration.ofSeconds(30), () -> {
+            SharedIndexInformer<T> now = scope.get();
+            return now != stopped && now.isWatching();
+        }, () -> "no new informer watching");
+        return stopped;
     }
 }
