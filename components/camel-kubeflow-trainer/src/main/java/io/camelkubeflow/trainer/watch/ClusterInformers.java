@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>fabric8 stops an informer for good on a watch error it does not retry (an event it cannot read). Such an
  * informer is never handed out again: the next use of its scope starts a new one (the {@link WatchConnectionMonitor}
- * warns of the stopped one), and {@link #whenStopped} moves what listened to it (waits, log reads) to the new one.
+ * warns of the stopped one), and {@link #whenStopped} moves what listened to it (waits, log reads, events) to the new
+ * one.
  */
 public final class ClusterInformers implements AutoCloseable {
     private static final String BY_TRAINJOB = "trainjob";

@@ -1,5 +1,8 @@
 package io.camelkubeflow.trainer.watch;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -183,5 +186,26 @@ class ClusterInformersTest {
         assertEquals(List.of("job-node-0-0"), any.get(30, TimeUnit.SECONDS).stream()
                 .map(pod -> pod.getMetadata().getName()).toList());
         assertNotSame(stopped, informers.trainJobPods("waits"));
+    }
+
+    /** With the API server away as well, no new informer can start: that is warned of, not kept quiet. */
+    @Test
+    void aReplacementThatCannotStartIsWarnedOf() throws Exception {
+        SharedIndexInformer<Pod> stopped = informers.trainJobPods("waits");
+        CompletableFuture<List<Pod>> any = informers.awaitPods("waits", "job", Map.of(), pods -> !pods.isEmpty());
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            sandbox.stopApiServer();
+            stopped.stop();
+            Eventually.await(DEADLINE, () -> captured.toString(StandardCharsets.UTF_8).contains(
+                    "Could not start an informer in place of one fabric8 stopped"), captured::toString);
+        } finally {
+            System.setErr(err);
+            sandbox.startApiServer();
+        }
+        assertFalse(any.isDone(), "the log read ends at its own timeout");
+        any.cancel(false);
     }
 }
