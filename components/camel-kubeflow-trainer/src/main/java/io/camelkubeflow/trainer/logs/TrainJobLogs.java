@@ -43,8 +43,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads and follows the logs of a TrainJob's steps. Waits (by watch) for a step's pod to exist and leave Pending
- * instead of returning nothing, or, asked not to wait, says at once that none has started. Following resumes after a broken stream from the last line's timestamp, skipping the
- * lines already delivered, so nothing is repeated or lost; a pod replaced by JobSet is picked up by its labels. A
+ * instead of returning nothing, or, asked not to wait, says at once that none has started. Following resumes after a
+ * broken stream from the last line's timestamp, skipping the lines already delivered, so nothing is repeated or lost;
+ * a pod replaced by JobSet is picked up by its labels. A
  * container that had ended before its log was read has a final log: following it is a plain read (no timestamps,
  * 31 bytes fewer a line), resumed by skipping as many lines as were delivered.
  */
