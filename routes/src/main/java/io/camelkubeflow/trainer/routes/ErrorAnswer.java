@@ -9,6 +9,7 @@ import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.job.PolicyViolationException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
+import io.camelkubeflow.trainer.logs.LogGoneException;
 import io.camelkubeflow.trainer.logs.LogNotStartedException;
 import io.camelkubeflow.trainer.logs.LogStartTimeoutException;
 import io.camelkubeflow.trainer.runtime.RuntimeNotFoundException;
@@ -96,6 +97,7 @@ record ErrorAnswer(Problem problem, int status, String detail, String field, Str
                 : cause instanceof TrainJobConflictException conflict
                         ? conflict.getDiffering().isEmpty() ? Problem.NAME_TAKEN : Problem.KEY_REUSED
                 : cause instanceof LogNotStartedException ? Problem.NOT_STARTED
+                : cause instanceof LogGoneException ? Problem.LOG_GONE
                 : cause instanceof LogStartTimeoutException ? Problem.LOG_NOT_STARTED
                 : Problem.INTERNAL_ERROR;
         return problem.answer(cause.getMessage(), field, fixFor(cause));
@@ -119,6 +121,10 @@ record ErrorAnswer(Problem problem, int status, String detail, String field, Str
         if (cause instanceof LogNotStartedException) {
             return "read the log once a pod runs (GET /trainjobs/<name> tells its status), or add follow=true to wait"
                     + " for one to start";
+        }
+        if (cause instanceof LogGoneException) {
+            return "a log must be collected while the job runs: follow it (follow=true) from its start, or have the"
+                    + " cluster ship pod logs to a log store and read it there";
         }
         if (cause instanceof LogStartTimeoutException) {
             return "its pods have not started; GET /trainjobs/<name> tells its status, read the log once it runs";

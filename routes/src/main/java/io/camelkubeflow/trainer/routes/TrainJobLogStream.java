@@ -14,8 +14,6 @@ import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
-import io.camelkubeflow.trainer.api.TrainJobRef;
-import io.camelkubeflow.trainer.logs.LogNotStartedException;
 import io.camelkubeflow.trainer.logs.LogSink;
 import io.camelkubeflow.trainer.logs.LogStep;
 import io.camelkubeflow.trainer.logs.TrainJobLogs;
@@ -138,9 +136,6 @@ public class TrainJobLogStream {
                     response.end();
                 } else if (failure instanceof ClientGoneException || failure instanceof CancellationException) {
                     LOG.debug("Client of the log of {}/{} went away", namespace, name);
-                } else if (phase.isTerminal() && failure instanceof LogNotStartedException
-                        && informers.podsOf(namespace, new TrainJobRef(namespace, name)).isEmpty()) {
-                    logGone(phase, namespace, name).send(response, path);
                 } else {
                     fail(response, path, failure instanceof RuntimeException e ? e
                             : new IllegalStateException(failure), namespace, name);
@@ -149,17 +144,6 @@ public class TrainJobLogStream {
         } catch (RuntimeException e) {
             fail(response, path, e, namespace, name);
         }
-    }
-
-    /**
-     * A read of a job that ended and has no pod left (JobSet or a TTL deleted them, or they were garbage-collected):
-     * its log went with its pods, and neither waiting nor reading again brings it back.
-     */
-    private static ErrorAnswer logGone(TrainJobPhase phase, String namespace, String name) {
-        return ErrorAnswer.Problem.LOG_GONE.answer("TrainJob " + namespace + "/" + name + " has ended ("
-                + phase.displayName() + ") and none of its pods is left: their logs went with them", null,
-                "a log must be collected while the job runs: follow it (follow=true) from its start, or have the"
-                        + " cluster ship pod logs to a log store and read it there");
     }
 
     /**

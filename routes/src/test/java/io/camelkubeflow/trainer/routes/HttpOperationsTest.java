@@ -302,8 +302,9 @@ class HttpOperationsTest {
                 assertEquals(410, gone.statusCode(), query + ": " + gone.body());
                 Map<?, ?> problem = json(gone);
                 assertEquals("https://camelkubeflow.io/problems/log-gone", problem.get("type"), gone.body());
-                assertEquals("TrainJob default/" + name + " has ended (Complete) and none of its pods is left: their"
-                        + " logs went with them", problem.get("detail"), gone.body());
+                String step = query.contains("node-0") ? "node-0" : query.contains("all") ? "all" : "trainer";
+                assertEquals("TrainJob default/" + name + " has ended (Complete) and no pod of step " + step
+                        + " is left: its log went with its pod", problem.get("detail"), gone.body());
                 assertTrue(String.valueOf(problem.get("fix")).contains("follow=true"), gone.body());
             }
         } finally {

@@ -30,6 +30,8 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 import io.camelkubeflow.trainer.api.JobSetLabels;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
@@ -52,6 +54,12 @@ import org.slf4j.LoggerFactory;
 public class TrainJobLogs {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobLogs.class);
     private static final Set<String> TERMINAL = Set.of("Succeeded", "Failed");
+    /**
+     * How long a follow keeps looking for the end of a pod's container once the TrainJob has ended: the kubelet writes
+     * a container's end within seconds (its status manager retries), so a pod still not reported ended by then never
+     * will be, and the follow fails naming it rather than outlive the job.
+     */
+    public static final Duration END_GRACE = Duration.ofSeconds(30);
     /** The replicated jobs that run user code, in the trainer container: the nodes and any launcher's own job. */
     private static final Set<String> TRAINER_JOBS = Arrays.stream(Launcher.values()).map(Launcher::replicatedJob)
             .collect(Collectors.toSet());
@@ -70,6 +78,7 @@ public class TrainJobLogs {
     private final KubernetesClient client;
     private final ClusterInformers informers;
     private final Executor executor;
+    private final Duration endGrace;
 
     /**
      * @param informers the client's informers: a read waits for its pods on the namespace's pod informer
@@ -77,9 +86,15 @@ public class TrainJobLogs {
      *        threads serve any number of readers
      */
     public TrainJobLogs(KubernetesClient client, ClusterInformers informers, Executor executor) {
+        this(client, informers, executor, END_GRACE);
+    }
+
+    /** @param endGrace how long a follow looks for a pod's end once the TrainJob has ended ({@link #END_GRACE}) */
+    TrainJobLogs(KubernetesClient client, ClusterInformers informers, Executor executor, Duration endGrace) {
         this.client = client;
         this.informers = informers;
         this.executor = executor;
+        this.endGrace = endGrace;
     }
 
     /**
@@ -105,12 +120,16 @@ public class TrainJobLogs {
     public CompletableFuture<List<String>> read(Request request, LogSink sink) {
         CompletableFuture<List<String>> result = new CompletableFuture<>();
         List<PodReader> readers = new CopyOnWriteArrayList<>();
+        JobEnd end = new JobEnd(request);
+        // trainer and all wait for a pod they read (never an initializer's) to start
         CompletableFuture<List<Pod>> podsFound = request.step().kind() == LogStep.Kind.ONE ? null
-                : awaitPods(request, Map.of(), found -> found.stream().anyMatch(TrainJobLogs::started));
+                : awaitPods(request, Map.of(), end, found -> found.stream().anyMatch(p -> readsUserCode(p)
+                        && started(p)));
         result.whenComplete((steps, failure) -> {
             if (podsFound != null) {
                 podsFound.cancel(false);
             }
+            end.stopLooking();
             readers.forEach(PodReader::stop);
         });
         CompletableFuture<List<Pod>> pods = podsFound == null ? CompletableFuture.completedFuture(List.of()) : podsFound;
@@ -119,17 +138,38 @@ public class TrainJobLogs {
                 result.completeExceptionally(startFailure(failure, request, Map.of()));
                 return;
             }
-            List<Selector> selectors = selectors(request, found);
-            if (selectors.isEmpty() && !request.waitsForStart()) {
-                // the pod that started is one all does not read (an initializer, ended before the nodes exist): no
-                // pod this read is to read has started, as for any other step
-                result.completeExceptionally(new LogNotStartedException(request.namespace(), request.jobName(),
-                        selector(request, Map.of())));
+            List<Pod> candidates = found != null ? found
+                    : startedAtEnd(request, Map.of(), end, request.step().kind() == LogStep.Kind.ALL ? "all"
+                            : "trainer", result);
+            if (candidates == null) {
                 return;
             }
-            new Readers(request, sink, readers, result).start(selectors);
+            new Readers(request, sink, readers, result, end).start(selectors(request, candidates));
         });
         return result;
+    }
+
+    /**
+     * The started pods with these labels once the job ended before the informer showed one: listed from the API server
+     * (the pod informer may lag behind the TrainJob informer); none, and {@code result} fails with
+     * {@link LogGoneException} and null is returned.
+     */
+    private List<Pod> startedAtEnd(Request request, Map<String, String> labels, JobEnd end, String step,
+            CompletableFuture<?> result) {
+        List<Pod> started;
+        try {
+            started = client.pods().inNamespace(request.namespace()).withLabels(selector(request, labels)).list()
+                    .getItems().stream().filter(p -> matches(p, labels) && TrainJobLogs.started(p)).toList();
+        } catch (KubernetesClientException e) {
+            result.completeExceptionally(e);
+            return null;
+        }
+        if (started.isEmpty()) {
+            result.completeExceptionally(new LogGoneException(request.namespace(), request.jobName(), step,
+                    end.describe()));
+            return null;
+        }
+        return started;
     }
 
     /**
@@ -143,6 +183,7 @@ public class TrainJobLogs {
         private final LogSink sink;
         private final List<PodReader> readers;
         private final CompletableFuture<List<String>> result;
+        private final JobEnd end;
         private final boolean severalPods;
         private final boolean latePods;
         /** The steps with a reader, in the order they got it; guards {@link #active}. */
@@ -151,19 +192,19 @@ public class TrainJobLogs {
         /** Set once the read is to end: no reader starts after it. */
         private boolean ending;
 
-        Readers(Request request, LogSink sink, List<PodReader> readers, CompletableFuture<List<String>> result) {
+        Readers(Request request, LogSink sink, List<PodReader> readers, CompletableFuture<List<String>> result,
+                JobEnd end) {
             this.request = request;
             this.sink = sink;
             this.readers = readers;
             this.result = result;
+            this.end = end;
             this.severalPods = request.step().kind() == LogStep.Kind.ALL;
             this.latePods = severalPods && request.follow();
         }
 
         void start(List<Selector> selectors) {
-            synchronized (steps) {
-                active++; // held while the first readers start, so none of them ends the read alone
-            }
+            hold(); // while the first readers start, so none of them ends the read alone
             boolean several = severalPods || selectors.size() > 1;
             selectors.forEach(selector -> read(selector, several));
             if (latePods) {
@@ -180,7 +221,7 @@ public class TrainJobLogs {
                 steps.add(selector.step);
                 active++;
             }
-            PodReader reader = new PodReader(request, selector, several ? new Batches(sink) : sink);
+            PodReader reader = new PodReader(request, selector, several ? new Batches(sink) : sink, end);
             readers.add(reader);
             reader.start().whenComplete((ignored, readFailure) -> {
                 if (readFailure != null) {
@@ -194,7 +235,10 @@ public class TrainJobLogs {
             }
         }
 
-        /** Starts a reader for each started pod of a step not read yet, whenever the pod informer shows one. */
+        /**
+         * Starts a reader for each pod of a step not read yet, whenever the pod informer shows one: pending too when
+         * the read waits for pods to start (its reader waits for it), else once it started.
+         */
         private void discover() {
             CompletableFuture<List<Pod>> more = informers.awaitPods(request.namespace(), request.jobName(), Map.of(),
                     pods -> !unread(pods).isEmpty());
@@ -216,35 +260,102 @@ public class TrainJobLogs {
         }
 
         private List<Selector> unread(List<Pod> pods) {
-            List<Selector> selectors = selectors(request, pods.stream().filter(TrainJobLogs::started).toList());
+            List<Selector> selectors = selectors(request, pods);
             synchronized (steps) {
                 return selectors.stream().filter(selector -> !steps.contains(selector.step)).toList();
             }
         }
 
+        private void hold() {
+            synchronized (steps) {
+                active++;
+            }
+        }
+
+        /**
+         * A reader ended (or a hold was let go). Once none runs, a follow of all steps reads the pods that came without a
+         * reader yet, and ends only once the TrainJob has: until then JobSet may still make pods (a late batch, a
+         * restart). The pods are looked up outside the lock: that may start an informer.
+         */
         private void readerEnded() {
-            List<Selector> late;
-            List<String> read;
             synchronized (steps) {
                 if (--active > 0) {
                     return;
                 }
-                late = latePods ? unread(informers.podsOf(request.namespace(),
-                        new TrainJobRef(request.namespace(), request.jobName()))) : List.of();
-                read = List.copyOf(steps);
-                if (late.isEmpty()) {
-                    ending = true;
-                } else {
-                    active++; // the late readers start before this hold goes
+            }
+            if (latePods) {
+                List<Selector> late = unread(informers.podsOf(request.namespace(),
+                        new TrainJobRef(request.namespace(), request.jobName())));
+                if (!late.isEmpty()) {
+                    hold(); // the late readers start before this hold goes
+                    late.forEach(selector -> read(selector, true));
+                    readerEnded();
+                    return;
+                }
+                if (!end.ended()) {
+                    hold(); // let go when the job ends: a pod made meanwhile gets a reader from discover
+                    end.whenEnded(this::readerEnded);
+                    return;
                 }
             }
-            if (late.isEmpty()) {
-                // outside the lock: whoever waits on the read runs here
-                result.complete(read);
-                return;
+            List<String> read;
+            synchronized (steps) {
+                if (active > 0) {
+                    return; // a reader started meanwhile: its end ends the read
+                }
+                ending = true;
+                read = List.copyOf(steps);
             }
-            late.forEach(selector -> read(selector, true));
-            readerEnded();
+            // outside the lock: whoever waits on the read runs here
+            result.complete(read);
+        }
+    }
+
+    /**
+     * Whether the TrainJob has ended, as the namespace's TrainJob informer shows it (Complete, Failed, or deleted): the
+     * end of waiting for a pod that will not come, and of following a pod whose end is never reported.
+     */
+    private final class JobEnd {
+        private final CompletableFuture<TrainJob> looking;
+        /** Completes after {@link #seenAt} is set, so whatever runs on the end reads it set. */
+        private final CompletableFuture<TrainJob> ended;
+        /** When this read learned of the end (System.nanoTime). */
+        private volatile long seenAt;
+
+        JobEnd(Request request) {
+            looking = informers.awaitEnd(request.namespace(), request.jobName());
+            ended = looking.thenApply(job -> {
+                seenAt = System.nanoTime();
+                return job;
+            });
+        }
+
+        boolean ended() {
+            return ended.isDone() && !ended.isCompletedExceptionally();
+        }
+
+        /** Whether the job ended longer than {@code endGrace} ago. */
+        boolean pastGrace() {
+            return ended() && System.nanoTime() - seenAt >= endGrace.toNanos();
+        }
+
+        /** Runs {@code action} once the job has ended; never if the read ends first. */
+        void whenEnded(Runnable action) {
+            ended.thenRun(action);
+        }
+
+        /** How the job ended: its phase, or deleted. */
+        String describe() {
+            TrainJob job = ended.getNow(null);
+            if (job == null) {
+                return "not yet";
+            }
+            TrainJobPhase phase = TrainJobPhase.of(job);
+            return phase.isTerminal() ? phase.displayName() : "deleted";
+        }
+
+        void stopLooking() {
+            looking.cancel(false);
         }
     }
 
@@ -286,6 +397,7 @@ public class TrainJobLogs {
         private final Request request;
         private final Selector selector;
         private final LogSink sink;
+        private final JobEnd end;
         private final Position position = new Position();
         private final CompletableFuture<Void> done = new CompletableFuture<>();
         /** Streams opened and not yet read to their end: closed when the reader stops or a read fails. */
@@ -300,13 +412,23 @@ public class TrainJobLogs {
         private String finalPod;
         private PodLogStream.Query finalQuery;
         private long finalDelivered;
+        /** The pod read last, and whether a read of the step's log ended cleanly. */
+        private String lastPod;
+        private boolean lastSucceeded;
+        private boolean readToAnEnd;
+        /**
+         * Pods whose container failed for good and whose log was read to its end: with restart policy Never the Job
+         * controller makes a new pod for the step, which is read next; the job's end says none will come.
+         */
+        private final Set<String> failedPods = ConcurrentHashMap.newKeySet();
         private volatile boolean stopped;
         private volatile CompletableFuture<List<Pod>> podsFound;
 
-        PodReader(Request request, Selector selector, LogSink sink) {
+        PodReader(Request request, Selector selector, LogSink sink, JobEnd end) {
             this.request = request;
             this.selector = selector;
             this.sink = sink;
+            this.end = end;
         }
 
         CompletableFuture<Void> start() {
@@ -324,22 +446,42 @@ public class TrainJobLogs {
             done.cancel(false);
         }
 
-        /** Waits for the step's newest pod to leave Pending, then reads it once. */
+        /**
+         * Waits for the step's newest pod to leave Pending, then reads it once. The job's end ends the wait: a pod
+         * started meanwhile is still read; with none left, a step read before was read to its end (its stream ended
+         * before the pod went), one never read fails with {@link LogGoneException}.
+         */
         private void next() {
             if (stopped) {
                 return;
             }
-            CompletableFuture<List<Pod>> found = awaitPods(request, selector.labels(), candidates -> candidates.stream()
-                    .anyMatch(TrainJobLogs::started));
+            CompletableFuture<List<Pod>> found = awaitPods(request, selector.labels(), end,
+                    candidates -> candidates.stream().anyMatch(this::unreadAndStarted));
             podsFound = found;
             if (stopped) {
                 found.cancel(false);
             }
             found.whenComplete((pods, failure) -> {
-                if (failure != null) {
-                    done.completeExceptionally(startFailure(failure, request, selector.labels()));
-                } else {
+                Throwable startFailure = failure == null ? null : startFailure(failure, request, selector.labels());
+                if (readToAnEnd && (startFailure instanceof LogNotStartedException
+                        || startFailure instanceof LogGoneException)) {
+                    // a read that does not wait, and no pod after the one read to its end: that is the log there is
+                    done.complete(null);
+                } else if (startFailure != null) {
+                    done.completeExceptionally(startFailure);
+                } else if (pods != null) {
                     dispatch(() -> readOnce(current(pods)).whenComplete(this::afterRead));
+                } else if (readToAnEnd) {
+                    done.complete(null);
+                } else {
+                    dispatch(() -> {
+                        List<Pod> started = startedAtEnd(request, selector.labels(), end, selector.step, done);
+                        if (started != null && started.stream().noneMatch(this::unreadAndStarted)) {
+                            done.complete(null);
+                        } else if (started != null) {
+                            readOnce(current(started)).whenComplete(this::afterRead);
+                        }
+                    });
                 }
             });
         }
@@ -350,9 +492,11 @@ public class TrainJobLogs {
          */
         private CompletableFuture<Boolean> readOnce(Pod pod) {
             String container = container(pod, selector);
-            boolean endedBeforeRead = TERMINAL.contains(pod.getStatus().getPhase());
+            boolean endedBeforeRead = ended(pod, container);
+            lastSucceeded = endedBeforeRead && succeeded(pod, container);
             deliveredBefore = position.delivered;
             String podName = pod.getMetadata().getName();
+            lastPod = podName;
             int restarts = restartCount(pod, container);
             CompletableFuture<Void> previous = CompletableFuture.completedFuture(null);
             if (request.follow() && restarts > restartsSeen) {
@@ -416,17 +560,30 @@ public class TrainJobLogs {
          * given up on.
          */
         private void afterRead(Boolean endedBeforeRead, Throwable failure) {
+            boolean succeeded = lastSucceeded;
             closeStreams();
             if (stopped) {
                 return;
             }
             if (failure == null) {
                 brokenSince = 0;
-                pause = RESUME_PAUSE;
-                if (!request.follow() || endedBeforeRead) {
+                readToAnEnd = true;
+                if (!request.follow() || endedBeforeRead && (succeeded || end.ended())) {
                     done.complete(null);
+                } else if (endedBeforeRead) {
+                    // failed for good: the Job controller may make a new pod for the step (restart policy Never)
+                    failedPods.add(lastPod);
+                    next();
+                } else if (end.pastGrace()) {
+                    done.completeExceptionally(new LogIncompleteException(request.namespace(), request.jobName(),
+                            selector.step, lastPod, endGrace));
                 } else {
-                    later(RESUME_PAUSE);
+                    // the stream ended but the pod is not reported ended (yet): look again, less often while nothing
+                    // comes, so a status written late or never costs neither a busy loop nor a follow without end
+                    boolean nothingCame = position.delivered == deliveredBefore;
+                    Duration wait = nothingCame ? pause : RESUME_PAUSE;
+                    pause = nothingCame ? longer(pause) : RESUME_PAUSE;
+                    later(wait);
                 }
                 return;
             }
@@ -455,8 +612,7 @@ public class TrainJobLogs {
                         cause.getMessage());
             }
             later(pause);
-            Duration doubled = pause.multipliedBy(2);
-            pause = doubled.compareTo(MAX_RESUME_PAUSE) > 0 ? MAX_RESUME_PAUSE : doubled;
+            pause = longer(pause);
         }
 
         private void later(Duration delay) {
@@ -625,13 +781,17 @@ public class TrainJobLogs {
             }
         }
 
+        private boolean unreadAndStarted(Pod pod) {
+            return started(pod) && !failedPods.contains(pod.getMetadata().getName());
+        }
+
         /**
          * The step's newest pod that left Pending, as it is now: the informer's copy may lag behind a restart whose
          * crashed attempt's log must be read first.
          */
         private Pod current(List<Pod> pods) {
             Pod newest = pods.stream()
-                    .filter(TrainJobLogs::started)
+                    .filter(this::unreadAndStarted)
                     .max(Comparator.comparing(p -> p.getMetadata().getCreationTimestamp() == null ? ""
                             : p.getMetadata().getCreationTimestamp()))
                     .orElseThrow();
@@ -829,20 +989,36 @@ public class TrainJobLogs {
      * the answer of the informer's first look: its cache is complete once it is handed out, so a pod that is not there
      * as started has not started.
      */
-    private CompletableFuture<List<Pod>> awaitPods(Request request, Map<String, String> labels,
+    private CompletableFuture<List<Pod>> awaitPods(Request request, Map<String, String> labels, JobEnd end,
             Predicate<List<Pod>> condition) {
         CompletableFuture<List<Pod>> found = informers.awaitPods(request.namespace(), request.jobName(), labels,
                 condition);
         if (request.waitsForStart()) {
+            // null: the job ended first, and no pod will come
+            end.whenEnded(() -> found.complete(null));
             return found.orTimeout(request.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
         }
         // the first look runs before awaitPods returns: not done by then, it is cancelled (and stops looking); a pod
         // that started in between completed it, and the cancel fails
         if (found.cancel(false)) {
-            return CompletableFuture.failedFuture(new LogNotStartedException(request.namespace(), request.jobName(),
-                    selector(request, labels)));
+            return CompletableFuture.failedFuture(notStarted(request, labels, end));
         }
         return found;
+    }
+
+    /**
+     * No pod with these labels has started, and the read does not wait: the job has ended and none is left (its log
+     * is gone), or none has started yet.
+     */
+    private RuntimeException notStarted(Request request, Map<String, String> labels, JobEnd end) {
+        boolean noneLeft = informers.podsOf(request.namespace(), new TrainJobRef(request.namespace(),
+                request.jobName())).stream().noneMatch(p -> matches(p, labels));
+        if (end.ended() && noneLeft) {
+            String step = labels.isEmpty() ? request.step().kind().name().toLowerCase(java.util.Locale.ROOT)
+                    : LogStep.stepName(labels.get(JobSetLabels.REPLICATED_JOB), labels.get(JobSetLabels.COMPLETION_INDEX));
+            return new LogGoneException(request.namespace(), request.jobName(), step, end.describe());
+        }
+        return new LogNotStartedException(request.namespace(), request.jobName(), selector(request, labels));
     }
 
     /** Why waiting for pods failed: the start timeout named with the pods waited for, or what else ended it. */
@@ -868,6 +1044,66 @@ public class TrainJobLogs {
             cause = cause.getCause();
         }
         return cause;
+    }
+
+    /** The pause after {@code pause} while a stream keeps breaking or ending with nothing: doubled, at most 5 s. */
+    private static Duration longer(Duration pause) {
+        Duration doubled = pause.multipliedBy(2);
+        return doubled.compareTo(MAX_RESUME_PAUSE) > 0 ? MAX_RESUME_PAUSE : doubled;
+    }
+
+    /**
+     * Whether the pod's container has ended for good, so its log is final: the pod's phase is Succeeded or Failed, or
+     * the container is terminated and the kubelet will not restart it (restart policy Never, or OnFailure after exit
+     * code 0; Always, the API server's default, restarts it). The container's state is written before, or with, the
+     * phase: a phase written late (or lost, until the kubelet's status manager resyncs) must not keep a follow open.
+     */
+    static boolean ended(Pod pod, String container) {
+        if (pod.getStatus() == null) {
+            return false;
+        }
+        if (TERMINAL.contains(pod.getStatus().getPhase())) {
+            return true;
+        }
+        var terminated = pod.getStatus().getContainerStatuses().stream().filter(c -> container.equals(c.getName()))
+                .findFirst().map(c -> c.getState() == null ? null : c.getState().getTerminated()).orElse(null);
+        if (terminated == null) {
+            return false;
+        }
+        String policy = pod.getSpec() == null || pod.getSpec().getRestartPolicy() == null ? "Always"
+                : pod.getSpec().getRestartPolicy();
+        return switch (policy) {
+            case "Never" -> true;
+            case "OnFailure" -> terminated.getExitCode() != null && terminated.getExitCode() == 0;
+            default -> false;
+        };
+    }
+
+    /** Whether the pod's container ended with exit code 0, or the pod Succeeded. */
+    private static boolean succeeded(Pod pod, String container) {
+        if ("Succeeded".equals(pod.getStatus().getPhase())) {
+            return true;
+        }
+        return pod.getStatus().getContainerStatuses().stream().filter(c -> container.equals(c.getName()))
+                .map(c -> c.getState() == null ? null : c.getState().getTerminated())
+                .anyMatch(t -> t != null && t.getExitCode() != null && t.getExitCode() == 0);
+    }
+
+    /**
+     * Whether a pod is one a read of these labels reads: with none (trainer, all), a pod running user code; else one
+     * carrying them.
+     */
+    private static boolean matches(Pod pod, Map<String, String> labels) {
+        if (labels.isEmpty()) {
+            return readsUserCode(pod);
+        }
+        Map<String, String> own = pod.getMetadata().getLabels();
+        return own != null && own.entrySet().containsAll(labels.entrySet());
+    }
+
+    /** Whether the pod runs user code (a node or a launcher), not an initializer. */
+    private static boolean readsUserCode(Pod pod) {
+        return TRAINER_JOBS.contains(label(pod, JobSetLabels.REPLICATED_JOB));
     }
 
     private static boolean started(Pod pod) {

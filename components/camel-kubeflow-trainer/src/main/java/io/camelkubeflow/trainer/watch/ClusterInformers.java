@@ -14,9 +14,11 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.support.DaemonThreads;
@@ -55,8 +57,9 @@ public final class ClusterInformers implements AutoCloseable {
     private final ConcurrentMap<Scope, SharedIndexInformer<Pod>> pods = new ConcurrentHashMap<>();
     private final ConcurrentMap<RuntimeScope, SharedIndexInformer<GenericKubernetesResource>> runtimes
             = new ConcurrentHashMap<>();
-    /** The pending {@link #awaitPods}: moved to a new pod informer when fabric8 stops theirs. */
-    private final Set<PodLook> podLooks = ConcurrentHashMap.newKeySet();
+    /** The pending {@link #awaitPods} and {@link #awaitEnd}: moved to a new informer when fabric8 stops theirs. */
+    private final Set<Look<?, ?>> podLooks = ConcurrentHashMap.newKeySet();
+    private final Set<Look<?, ?>> jobLooks = ConcurrentHashMap.newKeySet();
     /** The informers {@link #close} stopped: any other stopped informer was stopped by fabric8. */
     private final Set<SharedIndexInformer<?>> closedHere = Collections.synchronizedSet(
             Collections.newSetFromMap(new WeakHashMap<>()));
@@ -103,6 +106,7 @@ public final class ClusterInformers implements AutoCloseable {
             // the first list is done: the cache is complete before anyone reads it
             SharedIndexInformer<TrainJob> informer = jobs.runnableInformer(0).removeNamespaceIndex().run();
             connections.monitor("trainjobs/" + s.describe(), informer);
+            whenStopped(informer, () -> jobLooks.forEach(look -> look.replacing(informer)), () -> { });
             return informer;
         });
     }
@@ -134,8 +138,7 @@ public final class ClusterInformers implements AutoCloseable {
                             + pod.getMetadata().getLabels().get(JobSetLabels.JOBSET_NAME))));
             informer.run();
             connections.monitor("pods/" + s.describe(), informer);
-            whenStopped(informer, () -> podLooks.stream().filter(look -> look.informer == informer)
-                    .forEach(look -> look.on(trainJobPods(s.namespace()))), () -> { });
+            whenStopped(informer, () -> podLooks.forEach(look -> look.replacing(informer)), () -> { });
             return informer;
         });
     }
@@ -194,66 +197,117 @@ public final class ClusterInformers implements AutoCloseable {
      */
     public CompletableFuture<List<Pod>> awaitPods(String namespace, String jobName, Map<String, String> labels,
             Predicate<List<Pod>> condition) {
-        PodLook look = new PodLook(namespace, new TrainJobRef(namespace, jobName), labels, condition);
-        podLooks.add(look);
-        look.found.whenComplete((pods, error) -> podLooks.remove(look));
-        look.on(trainJobPods(namespace));
-        return look.found;
+        TrainJobRef job = new TrainJobRef(namespace, jobName);
+        return new Look<Pod, List<Pod>>(podLooks, () -> trainJobPods(namespace)) {
+            @Override
+            List<Pod> found(Pod changed, boolean deleted) {
+                List<Pod> matching = podsOf(namespace, job).stream().filter(pod -> hasLabels(pod, labels)).toList();
+                return condition.test(matching) ? matching : null;
+            }
+        }.start();
     }
 
-    /** A pending {@link #awaitPods}: it looks now and on every change of its informer's pods. */
-    private final class PodLook implements ResourceEventHandler<Pod> {
-        final String namespace;
-        final TrainJobRef job;
-        final Map<String, String> labels;
-        final Predicate<List<Pod>> condition;
-        final CompletableFuture<List<Pod>> found = new CompletableFuture<>();
-        volatile SharedIndexInformer<Pod> informer;
+    /**
+     * Completes with a TrainJob once it has ended: it is Complete or Failed as the namespace's TrainJob informer has it,
+     * or it was deleted (with its last state). A job the informer has not seen yet is waited for, never taken as
+     * deleted. Cancel the future to stop looking.
+     */
+    public CompletableFuture<TrainJob> awaitEnd(String namespace, String jobName) {
+        String key = namespace + "/" + jobName;
+        return new Look<TrainJob, TrainJob>(jobLooks, () -> trainJobs(namespace, null)) {
+            @Override
+            TrainJob found(TrainJob changed, boolean deleted) {
+                if (changed != null) {
+                    boolean named = jobName.equals(changed.getMetadata().getName());
+                    return named && (deleted || TrainJobPhase.of(changed).isTerminal()) ? changed : null;
+                }
+                TrainJob known = informer.getStore().getByKey(key);
+                return known != null && TrainJobPhase.of(known).isTerminal() ? known : null;
+            }
+        }.start();
+    }
 
-        PodLook(String namespace, TrainJobRef job, Map<String, String> labels, Predicate<List<Pod>> condition) {
-            this.namespace = namespace;
-            this.job = job;
-            this.labels = labels;
-            this.condition = condition;
+    /**
+     * A pending wait on an informer's cache: it looks now and on every change the informer sees, until
+     * {@link #found} has an answer or its future is cancelled; moved to the scope's new informer when fabric8 stops
+     * the one it listens to.
+     *
+     * @param <T> what the informer holds
+     * @param <R> what the wait completes with
+     */
+    private abstract static class Look<T, R> implements ResourceEventHandler<T> {
+        final CompletableFuture<R> answer = new CompletableFuture<>();
+        final Set<Look<?, ?>> pending;
+        final Supplier<SharedIndexInformer<T>> scope;
+        volatile SharedIndexInformer<T> informer;
+
+        Look(Set<Look<?, ?>> pending, Supplier<SharedIndexInformer<T>> scope) {
+            this.pending = pending;
+            this.scope = scope;
         }
 
-        /** Listens to {@code pods} (from now on, instead of the informer it listened to) and looks. */
-        void on(SharedIndexInformer<Pod> pods) {
-            SharedIndexInformer<Pod> before = informer;
+        /**
+         * The answer once it is there, else null.
+         *
+         * @param changed the object that changed (null: a look at the whole cache)
+         * @param deleted whether {@code changed} was deleted
+         */
+        abstract R found(T changed, boolean deleted);
+
+        CompletableFuture<R> start() {
+            pending.add(this);
+            answer.whenComplete((found, error) -> pending.remove(this));
+            on(scope.get());
+            return answer;
+        }
+
+        /** Listens to {@code informer} (from now on, instead of the one it listened to) and looks. */
+        void on(SharedIndexInformer<T> next) {
+            SharedIndexInformer<T> before = informer;
             if (before != null) {
                 before.removeEventHandler(this);
             }
-            informer = pods;
-            pods.addEventHandler(this);
-            found.whenComplete((matching, error) -> pods.removeEventHandler(this));
-            if (!pods.isRunning()) {
+            informer = next;
+            next.addEventHandler(this);
+            answer.whenComplete((found, error) -> next.removeEventHandler(this));
+            if (!next.isRunning()) {
                 // stopped before this look was among its listeners, so not moved by its stop: move now
-                on(trainJobPods(namespace));
+                on(scope.get());
                 return;
             }
-            look();
+            look(null, false);
         }
 
-        void look() {
-            List<Pod> matching = podsOf(namespace, job).stream().filter(pod -> hasLabels(pod, labels)).toList();
-            if (condition.test(matching)) {
-                found.complete(matching);
+        /** Moves to the scope's new informer if this look listens to {@code stopped}. */
+        void replacing(SharedIndexInformer<?> stopped) {
+            if (informer == stopped) {
+                on(scope.get());
+            }
+        }
+
+        private void look(T changed, boolean deleted) {
+            if (answer.isDone()) {
+                return;
+            }
+            R found = found(changed, deleted);
+            if (found != null) {
+                answer.complete(found);
             }
         }
 
         @Override
-        public void onAdd(Pod pod) {
-            look();
+        public void onAdd(T object) {
+            look(object, false);
         }
 
         @Override
-        public void onUpdate(Pod previous, Pod pod) {
-            look();
+        public void onUpdate(T previous, T object) {
+            look(object, false);
         }
 
         @Override
-        public void onDelete(Pod pod, boolean finalStateUnknown) {
-            look();
+        public void onDelete(T object, boolean finalStateUnknown) {
+            look(object, true);
         }
     }
 

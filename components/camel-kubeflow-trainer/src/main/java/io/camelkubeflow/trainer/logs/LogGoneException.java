@@ -1,0 +1,16 @@
+package io.camelkubeflow.trainer.logs;
+
+import io.camelkubeflow.trainer.support.Printable;
+
+/**
+ * The TrainJob has ended (Complete, Failed or deleted) and no pod of the step whose log was asked for is left, nor
+ * ever started while the read looked: its log went with its pod (the Job controller deletes a failed pod at
+ * {@code backoffLimit}, JobSet the pods of a finished job). Neither waiting nor reading again brings it back: a log
+ * is collected while the job runs (a follow from its start), or by a cluster log store.
+ */
+public class LogGoneException extends RuntimeException {
+    public LogGoneException(String namespace, String jobName, String step, String end) {
+        super(Printable.escape("TrainJob " + namespace + "/" + jobName + " has ended (" + end + ") and no pod of step "
+                + step + " is left: its log went with its pod"));
+    }
+}
