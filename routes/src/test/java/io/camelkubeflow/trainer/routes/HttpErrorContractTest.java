@@ -76,6 +76,10 @@ class HttpErrorContractTest {
         wantedField.put("{\"script\": \"print(1)\", \"packages\": [{\"name\": \"numpy\"}]}", "packages");
         wantedField.put("{\"pythonFile\": \"/a.py\", \"env\": {\"LR\": {\"v\": 1}}}", "env.LR");
         wantedField.put("{\"pythonFile\": \"/a.py\", \"resources\": {\"cpu\": 4}}", "resources.cpu");
+        // one quantity given twice with two values: refused, neither dropped (cpu wins over resources.cpu no more)
+        wantedField.put("{\"pythonFile\": \"/app/t.py\", \"gpu\": \"8\", \"resources\": {\"nvidia.com/gpu\": \"9\"}}",
+                "gpu");
+        wantedField.put("{\"pythonFile\": \"/a.py\", \"resources\": {\"cpu\": \"2\"}, \"cpu\": \"4\"}", "cpu");
         wantedField.put("{\"command\": \"python 'x.py\"}", "command");
         wantedField.put("{\"pythonFile\": \"/a.py\", \"launcher\": \"deepspeed\"}", "launcher");
         wantedField.put("{\"pythonFile\": \"/a.py\", \"args\": \"--lr \\\"0.1\"}", "args");

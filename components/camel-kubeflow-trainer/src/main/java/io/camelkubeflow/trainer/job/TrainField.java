@@ -45,12 +45,12 @@ public enum TrainField {
             (r, v, f) -> map(v).forEach((name, value) -> r.env(EnvValues.of(name, value)))),
     NUM_NODES("numNodes", Kind.INTEGER, Exposure.MESSAGE, (r, v, f) -> r.numNodes((Integer) v)),
     NUM_PROC_PER_NODE("numProcPerNode", Kind.INTEGER, Exposure.MESSAGE, (r, v, f) -> r.numProcPerNode((Integer) v)),
-    // the named resources come after the map, so cpu=4 wins over resources.cpu=2
+    // a quantity named twice in one layer (cpu and resources.cpu) with two values is refused, neither dropped
     RESOURCES("resources", Kind.MAP, Exposure.MESSAGE,
-            (r, v, f) -> map(v).forEach((name, value) -> r.resource(name, text(value)))),
-    CPU("cpu", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.resource("cpu", (String) v)),
-    MEMORY("memory", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.resource("memory", (String) v)),
-    GPU("gpu", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.resource("nvidia.com/gpu", (String) v)),
+            (r, v, f) -> map(v).forEach((name, value) -> resource(r, name, text(value), f + "." + name))),
+    CPU("cpu", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> resource(r, "cpu", (String) v, f)),
+    MEMORY("memory", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> resource(r, "memory", (String) v, f)),
+    GPU("gpu", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> resource(r, "nvidia.com/gpu", (String) v, f)),
     LABELS("labels", Kind.MAP, Exposure.MESSAGE,
             (r, v, f) -> map(v).forEach((key, value) -> r.label(key, text(value)))),
     ANNOTATIONS("annotations", Kind.MAP, Exposure.MESSAGE,
@@ -390,6 +390,19 @@ public enum TrainField {
     }
 
     @SuppressWarnings("unchecked")
+    /**
+     * Sets a resource quantity per node. Its own field (cpu, memory, gpu) and the resources map may both name it; two
+     * different quantities in one layer are refused naming the field, quoting both, rather than one of them dropped.
+     */
+    private static void resource(TrainRequest request, String name, String quantity, String field) {
+        String given = request.resources().get(name);
+        if (given != null && !given.equals(quantity)) {
+            throw new InvalidOptionException(field, "'" + quantity + "' gives " + name + " a second quantity: it is '"
+                    + given + "' in resources; give " + name + " once, either as its own field or in resources");
+        }
+        request.resource(name, quantity);
+    }
+
     private static Map<String, Object> map(Object value) {
         return (Map<String, Object>) value;
     }

@@ -77,6 +77,20 @@ class TrainFieldJsonTest {
         refused(TrainField.ANNOTATIONS, "a=b");
     }
 
+    @Test
+    void aQuantityGivenTwiceWithTwoValuesIsRefusedNamingBothAndTheSameOneTwiceIsTaken() {
+        TrainRequest request = new TrainRequest();
+        TrainField.RESOURCES.apply(request, Map.of("nvidia.com/gpu", "9"), "resources");
+        InvalidOptionException twice = assertThrows(InvalidOptionException.class,
+                () -> TrainField.GPU.apply(request, "8", "gpu"));
+        assertEquals("gpu", twice.getField());
+        assertTrue(twice.getMessage().contains("'8' gives nvidia.com/gpu a second quantity: it is '9' in resources"),
+                twice.getMessage());
+        assertEquals("9", request.resources().get("nvidia.com/gpu"), "neither value is dropped for the other");
+        TrainField.GPU.apply(request, "9", "gpu");
+        assertEquals(Map.of("nvidia.com/gpu", "9"), request.resources());
+    }
+
     /** A JSON null inside an array or object is refused naming where it is, never a NullPointerException. */
     @Test
     void aNullInsideAListOrMapIsRefusedNamingItsPlace() {
