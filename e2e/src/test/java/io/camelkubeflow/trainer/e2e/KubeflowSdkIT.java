@@ -1,5 +1,8 @@
 package io.camelkubeflow.trainer.e2e;
 
+import java.util.Map;
+import java.time.Duration;
+import io.camelkubeflow.trainer.testing.BoundedProcess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -52,18 +55,14 @@ class KubeflowSdkIT {
 
     /** Runs sdk_check.py in the namespace and asserts every call printed "ok"; returns what it printed. */
     private static String sdkCheck(Path kubeconfig, String namespace) throws IOException, InterruptedException {
-        ProcessBuilder builder = new ProcessBuilder(property("kubeflow.sdk.python"), property("kubeflow.sdk.check"),
-                namespace).redirectErrorStream(true);
-        builder.environment().put("KUBECONFIG", kubeconfig.toString());
-        Process check = builder.start();
-        check.getOutputStream().close();
-        String output = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        BoundedProcess.Result check = BoundedProcess.run(Duration.ofMinutes(5), List.of(property("kubeflow.sdk.python"),
+                property("kubeflow.sdk.check"), namespace), null, Map.of("KUBECONFIG", kubeconfig.toString()), null);
+        String output = check.printed();
         // what each call returned, in the build's output even when all pass: the two targets' answers side by side
         System.out.print(output);
-        assertTrue(check.waitFor(10, TimeUnit.SECONDS), "sdk_check.py did not exit:\n" + output);
         List<String> passed = CALLS.stream().filter(call -> output.contains("ok   " + call + " (")).toList();
         assertEquals(CALLS, passed, passed.size() + "/" + CALLS.size() + " calls passed:\n" + output);
-        assertEquals(0, check.exitValue(), output);
+        assertEquals(0, check.exitCode(), output);
         return output;
     }
 

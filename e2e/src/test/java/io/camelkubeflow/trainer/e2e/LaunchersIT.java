@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.e2e;
 
+import io.camelkubeflow.trainer.testing.BoundedProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -115,9 +116,9 @@ class LaunchersIT {
     @Timeout(180)
     void aWorkspaceArchiveRuns(@TempDir Path archives) throws Exception {
         Path archive = archives.resolve("project.tar.gz");
-        Process tar = new ProcessBuilder("tar", "-czf", archive.toString(), "-C", project.toString(), ".")
-                .inheritIO().start();
-        assertEquals(0, tar.waitFor());
+        BoundedProcess.Result tar = BoundedProcess.run(Duration.ofSeconds(60), List.of("tar", "-czf",
+                archive.toString(), "-C", project.toString(), "."));
+        assertEquals(0, tar.exitCode(), tar.printed());
         String output = runToCompletion("runtime=torch-distributed&workspace=" + archive + "&pythonFile=train.py",
                 null);
         assertTrue(output.contains("workspace model lr=0.25 rank 0"), output);
@@ -132,7 +133,8 @@ class LaunchersIT {
                 List.of("tag", "v1"))) {
             List<String> command = new java.util.ArrayList<>(List.of("git", "-C", repository.toString()));
             command.addAll(git);
-            assertEquals(0, new ProcessBuilder(command).inheritIO().start().waitFor(), String.join(" ", command));
+            BoundedProcess.Result run = BoundedProcess.run(Duration.ofSeconds(60), command);
+            assertEquals(0, run.exitCode(), String.join(" ", command) + ": " + run.printed());
         }
         String output = runToCompletion("runtime=torch-distributed&workspace=RAW(git+file://" + repository + "@v1)"
                 + "&pythonFile=train.py", null);

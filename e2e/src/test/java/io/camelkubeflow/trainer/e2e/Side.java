@@ -1,5 +1,8 @@
 package io.camelkubeflow.trainer.e2e;
 
+import java.util.Map;
+import java.time.Duration;
+import io.camelkubeflow.trainer.testing.BoundedProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -29,27 +32,8 @@ record Side(String name, Path kubeconfig, KubernetesClient client) {
     Run kubectl(String stdin, String... args) {
         List<String> command = new ArrayList<>(List.of("kubectl", "--kubeconfig", kubeconfig.toString()));
         command.addAll(List.of(args));
-        try {
-            Process process = new ProcessBuilder(command).start();
-            try (var input = process.getOutputStream()) {
-                if (stdin != null) {
-                    input.write(stdin.getBytes(StandardCharsets.UTF_8));
-                }
-            }
-            var stdout = process.getInputStream().readAllBytes();
-            var stderr = process.getErrorStream().readAllBytes();
-            if (!process.waitFor(60, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new AssertionError(name + ": " + command + " did not end within 60 s");
-            }
-            return new Run(process.exitValue(), new String(stdout, StandardCharsets.UTF_8),
-                    new String(stderr, StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        BoundedProcess.Result run = BoundedProcess.run(Duration.ofSeconds(60), command, stdin, Map.of(), null);
+        return new Run(run.exitCode(), run.output(), run.error());
     }
 
     /** Sends a request with this side's credentials; {@code body} null sends none. */

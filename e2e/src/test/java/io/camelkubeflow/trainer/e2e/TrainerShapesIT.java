@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.e2e;
 
+import io.camelkubeflow.trainer.testing.BoundedProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -214,12 +215,10 @@ class TrainerShapesIT {
                 + "from kubeflow.trainer.types.types import *\n"
                 + "from kubeflow.trainer.backends.kubernetes import utils\n"
                 + "print(json.dumps(utils.get_args_using_torchtune_config(" + parts[0] + ", " + initializer + ")))\n";
-        Process python = new ProcessBuilder(System.getProperty("kubeflow.sdk.python"), "-c", program)
-                .redirectErrorStream(true).start();
-        python.getOutputStream().close();
-        String output = new String(python.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(python.waitFor(60, TimeUnit.SECONDS), output);
-        assertEquals(0, python.exitValue(), output);
+        BoundedProcess.Result python = BoundedProcess.run(Duration.ofSeconds(60),
+                List.of(System.getProperty("kubeflow.sdk.python"), "-c", program));
+        assertEquals(0, python.exitCode(), python.printed());
+        String output = python.output();
         @SuppressWarnings("unchecked")
         List<String> args = Serialization.unmarshal(output.lines().reduce((a, b) -> b).orElseThrow(), List.class);
         return args;

@@ -1,5 +1,7 @@
 package io.camelkubeflow.trainer.routes;
 
+import java.time.Duration;
+import io.camelkubeflow.trainer.testing.BoundedProcess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -127,10 +129,9 @@ class DeployManifestsTest {
 
     /** The documents kubectl renders of a kustomization, as {@code kubectl apply -k} sends them. */
     private static List<String> kustomize(String dir) throws Exception {
-        Process kubectl = new ProcessBuilder("kubectl", "kustomize", dir).redirectErrorStream(true).start();
-        String rendered = new String(kubectl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(kubectl.waitFor(60, TimeUnit.SECONDS));
-        assertEquals(0, kubectl.exitValue(), "kubectl kustomize " + dir + " failed:\n" + rendered);
+        BoundedProcess.Result kubectl = BoundedProcess.run(Duration.ofSeconds(60), List.of("kubectl", "kustomize", dir));
+        assertEquals(0, kubectl.exitCode(), "kubectl kustomize " + dir + " failed:\n" + kubectl.printed());
+        String rendered = kubectl.output();
         return List.of(rendered.split("(?m)^---$")).stream().filter(document -> !document.isBlank()).toList();
     }
 

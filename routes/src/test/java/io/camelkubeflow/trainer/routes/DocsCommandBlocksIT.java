@@ -14,6 +14,7 @@ import java.util.stream.Stream;
 
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -119,6 +120,7 @@ class DocsCommandBlocksIT {
         }
     }
 
+    @Timeout(value = 25, unit = TimeUnit.MINUTES)
     @Test
     void theBlocksMarkedAppRunAgainstThePackagedAppOnTheSandbox() throws Exception {
         Files.createSymbolicLink(work.resolve("examples"), PROJECT.resolve("examples"));
@@ -139,6 +141,7 @@ class DocsCommandBlocksIT {
         assertEquals(List.of(), failures);
     }
 
+    @Timeout(value = 25, unit = TimeUnit.MINUTES)
     @Test
     void theBlocksMarkedSandboxRunAgainstASandboxAsSandboxMainStartsIt() throws Exception {
         List<String> failures = new ArrayList<>();

@@ -39,6 +39,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.TestMethodOrder;
 
 import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
@@ -92,6 +93,7 @@ class OpenApiFuzzTest {
      * First, while only jobs of other tests exist: the app's own completion marks on those are told apart below, but
      * no job of the developer's run can then be ending (and marked) during this run.
      */
+    @Timeout(value = 20, unit = TimeUnit.MINUTES)
     @Test
     @Order(1)
     void callerWithNoRightsGetsOnlyConformingRefusalsAndWritesNothing() throws Exception {
@@ -106,6 +108,7 @@ class OpenApiFuzzTest {
                 () -> assertEquals(0, run.exitCode, run.failures()));
     }
 
+    @Timeout(value = 20, unit = TimeUnit.MINUTES)
     @Test
     @Order(2)
     void developerGetsOnlyConformingAnswersAndEveryTrainJobCreatedIsA201() throws Exception {
