@@ -54,11 +54,8 @@ public class KubeflowTrainerComponent extends DefaultComponent {
                             + " so a caller repeating a request costs one SubjectAccessReview per this time; a revoked"
                             + " right holds at most this long. 0 asks every time.")
     private long accessReviewCacheTtl = 10_000L;
-    private final Map<KubernetesClient, AccessReviewer> accessReviewers = new java.util.concurrent.ConcurrentHashMap<>();
-    private final Map<KubernetesClient, TrainJobReaper> reapers = new java.util.concurrent.ConcurrentHashMap<>();
-
-    private final Map<KubernetesClient, ClusterInformers> informers = new java.util.concurrent.ConcurrentHashMap<>();
-    private final Map<KubernetesClient, TrainJobWatcher> watchers = new java.util.concurrent.ConcurrentHashMap<>();
+    /** What is kept per client: one object each, closed as one when the client is released or the component stops. */
+    private final Map<KubernetesClient, ClientServices> clients = new java.util.concurrent.ConcurrentHashMap<>();
     /** Watches the watch connections of every waiter and events consumer, for the log and the reconnect meters. */
     private WatchConnectionMonitor watchConnections;
     /** The masterUrl that names the local sandbox instead of a cluster. */
@@ -201,12 +198,16 @@ public class KubeflowTrainerComponent extends DefaultComponent {
      * at most one pod watch per namespace in all); also for apps that read logs with {@code TrainJobLogs} themselves.
      */
     public ClusterInformers informersFor(KubernetesClient client) {
-        return informers.computeIfAbsent(client, c -> new ClusterInformers(c, watchConnections));
+        return servicesOf(client).informers();
     }
 
     /** One watcher per client, shared by all its endpoints. */
     TrainJobWatcher watcherFor(KubernetesClient client) {
-        return watchers.computeIfAbsent(client, c -> new TrainJobWatcher(c, informersFor(c)));
+        return servicesOf(client).watcher();
+    }
+
+    private ClientServices servicesOf(KubernetesClient client) {
+        return clients.computeIfAbsent(client, c -> new ClientServices(c, watchConnections));
     }
 
     /**
@@ -240,19 +241,11 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         return id;
     }
 
-    /** Closes the watcher, reaper and informers, and drops the health checks, of a client an endpoint built itself and is about to close. */
+    /** Closes what is kept for a client (informers, watcher, reaper, access reviewer) and drops the health checks, of a client an endpoint built itself and is about to close. */
     void releaseClient(KubernetesClient client) {
-        TrainJobWatcher watcher = watchers.remove(client);
-        if (watcher != null) {
-            watcher.close();
-        }
-        TrainJobReaper reaper = reapers.remove(client);
-        if (reaper != null) {
-            reaper.close();
-        }
-        ClusterInformers clientInformers = informers.remove(client);
-        if (clientInformers != null) {
-            clientInformers.close();
+        ClientServices services = clients.remove(client);
+        if (services != null) {
+            close(services);
         }
         healthChecks.entrySet().removeIf(entry -> {
             if (!entry.getKey().client().equals(client)) {
@@ -261,6 +254,14 @@ public class KubeflowTrainerComponent extends DefaultComponent {
             unregister(entry.getValue());
             return true;
         });
+    }
+
+    /** Closes what was kept for a client; its access reviews stay counted in the metrics. */
+    private void close(ClientServices services) {
+        if (metrics != null && services.accessDecisions() != null) {
+            metrics.accessReviewsRetired(services.accessDecisions());
+        }
+        services.close();
     }
 
     private void unregister(KubeflowTrainerHealthCheck check) {
@@ -312,7 +313,7 @@ public class KubeflowTrainerComponent extends DefaultComponent {
 
     /** Waits pending now, of every client's watcher (the routes app's own waits through them included). */
     int pendingWaits() {
-        return watchers.values().stream().mapToInt(TrainJobWatcher::pendingWaits).sum();
+        return clients.values().stream().mapToInt(ClientServices::pendingWaits).sum();
     }
 
     /** The state of every watch of the component's informers; empty before the component starts. */
@@ -325,12 +326,12 @@ public class KubeflowTrainerComponent extends DefaultComponent {
      * so they share its kept answers ({@link #getAccessReviewCacheTtl}).
      */
     public AccessReviewer accessReviewerFor(KubernetesClient client, ApiRetry retry) {
-        return accessReviewers.computeIfAbsent(client, c -> {
+        return servicesOf(client).accessReviewer(retry, () -> {
             AccessDecisions decisions = new AccessDecisions(Duration.ofMillis(accessReviewCacheTtl));
             if (metrics != null) {
                 metrics.accessReviews(decisions);
             }
-            return new AccessReviewer(c, retry, decisions);
+            return decisions;
         });
     }
 
@@ -344,12 +345,13 @@ public class KubeflowTrainerComponent extends DefaultComponent {
 
     /** The TTL reaper of a client, started on first use. */
     TrainJobReaper reaperFor(KubernetesClient client, ApiRetry retry) {
-        return reapers.computeIfAbsent(client, c -> new TrainJobReaper(c, retry, Duration.ofMillis(ttlCheckInterval)));
+        return servicesOf(client).reaper(retry, Duration.ofMillis(ttlCheckInterval));
     }
 
     /** The TTL reaper of a client, or null when no endpoint of it has started one. */
     TrainJobReaper existingReaper(KubernetesClient client) {
-        return reapers.get(client);
+        ClientServices services = clients.get(client);
+        return services == null ? null : services.existingReaper();
     }
 
     public long getTtlCheckInterval() {
@@ -374,12 +376,8 @@ public class KubeflowTrainerComponent extends DefaultComponent {
             sandbox.close();
         }
         localSandbox = null;
-        watchers.values().forEach(TrainJobWatcher::close);
-        watchers.clear();
-        reapers.values().forEach(TrainJobReaper::close);
-        reapers.clear();
-        informers.values().forEach(ClusterInformers::close);
-        informers.clear();
+        clients.values().forEach(this::close);
+        clients.clear();
         healthChecks.values().forEach(this::unregister);
         healthChecks.clear();
         if (watchConnections != null) {

@@ -34,12 +34,23 @@ final class TrainerMetrics {
     static final String PREFIX = "kubeflow.trainer.";
     private final MeterRegistry registry;
     private final Counter waitTimeouts;
+    /** The kept answers of every client's access reviewer, and the reviews of those released. */
+    private final java.util.Set<AccessDecisions> liveDecisions = new java.util.HashSet<>();
+    private long retiredHits;
+    private long retiredMisses;
 
     /** The counters of rare events exist from the start at zero: Prometheus's rate() and increase() need a series. */
     TrainerMetrics(MeterRegistry registry) {
         this.registry = registry;
         this.waitTimeouts = Counter.builder(PREFIX + "wait.timeouts").description("Waits that gave up at their timeout")
                 .register(registry);
+        // over every client's reviewer: one registration per name and tags, so a meter per client would count the
+        // first client only
+        FunctionCounter.builder(PREFIX + "access.reviews", this, TrainerMetrics::accessReviewHits)
+                .tag("result", "cached").description("Access reviews answered from the kept answers")
+                .register(registry);
+        FunctionCounter.builder(PREFIX + "access.reviews", this, TrainerMetrics::accessReviewMisses)
+                .tag("result", "reviewed").description("Access reviews asked of the API server").register(registry);
     }
 
     void trained(SubmitResult result) {
@@ -105,10 +116,24 @@ final class TrainerMetrics {
     }
 
     /** {@code kubeflow.trainer.access.reviews}: access reviews answered from kept answers (cached) or asked (reviewed). */
-    void accessReviews(AccessDecisions decisions) {
-        FunctionCounter.builder(PREFIX + "access.reviews", decisions, AccessDecisions::hits).tag("result", "cached")
-                .description("Access reviews answered from the kept answers").register(registry);
-        FunctionCounter.builder(PREFIX + "access.reviews", decisions, AccessDecisions::misses)
-                .tag("result", "reviewed").description("Access reviews asked of the API server").register(registry);
+    /** Counts the access reviews of a client's reviewer, with every other client's. */
+    synchronized void accessReviews(AccessDecisions decisions) {
+        liveDecisions.add(decisions);
+    }
+
+    /** A client was released: its reviews stay counted, so the counters never go down. */
+    synchronized void accessReviewsRetired(AccessDecisions decisions) {
+        if (liveDecisions.remove(decisions)) {
+            retiredHits += decisions.hits();
+            retiredMisses += decisions.misses();
+        }
+    }
+
+    private synchronized double accessReviewHits() {
+        return retiredHits + liveDecisions.stream().mapToLong(AccessDecisions::hits).sum();
+    }
+
+    private synchronized double accessReviewMisses() {
+        return retiredMisses + liveDecisions.stream().mapToLong(AccessDecisions::misses).sum();
     }
 }

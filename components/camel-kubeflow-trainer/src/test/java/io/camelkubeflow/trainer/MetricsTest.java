@@ -1,9 +1,18 @@
 package io.camelkubeflow.trainer;
 
+import java.util.List;
 import java.util.Map;
+
+import io.camelkubeflow.trainer.access.Access;
+import io.camelkubeflow.trainer.access.AccessDeniedException;
+import io.camelkubeflow.trainer.access.AccessReviewer;
+import io.camelkubeflow.trainer.access.Caller;
+import io.camelkubeflow.trainer.support.ApiRetry;
 
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -13,7 +22,10 @@ import org.junit.jupiter.api.Test;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The meters a MeterRegistry in the Camel registry receives from train and wait. */
@@ -49,6 +61,44 @@ class MetricsTest {
                     java.util.concurrent.TimeUnit.MILLISECONDS) > 0);
             assertEquals(1, meters.get("kubeflow.trainer.wait.timeouts").counter().count());
             assertEquals(0, meters.get("kubeflow.trainer.waits.inflight").gauge().value());
+        }
+    }
+
+    /**
+     * One object per client, closed as one: every client's access reviews are counted (a meter per client counted the
+     * first client only), a released client's reviewer and its kept answers are dropped (they were kept for good),
+     * and its reviews stay counted.
+     */
+    @Test
+    void accessReviewsOfEveryClientAreCountedAndAReleasedClientsReviewerGoesWithIt() throws Exception {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        try (TrainerApiServer api = TrainerApiServer.start(); CamelContext camel = new DefaultCamelContext();
+                KubernetesClient second = new KubernetesClientBuilder().withConfig(api.client().getConfiguration())
+                        .build()) {
+            camel.getRegistry().bind("meters", meters);
+            KubeflowTrainerComponent component = camel.getComponent("kubeflow-trainer",
+                    KubeflowTrainerComponent.class);
+            component.setKubernetesClient(api.client());
+            camel.start();
+            Caller alice = new Caller("alice", List.of());
+            Access read = Access.trainJobs("get", "metrics", null);
+            AccessReviewer first = component.accessReviewerFor(api.client(), ApiRetry.DEFAULT);
+            AccessReviewer other = component.accessReviewerFor(second, ApiRetry.DEFAULT);
+            for (AccessReviewer reviewer : List.of(first, other)) {
+                assertThrows(AccessDeniedException.class, () -> reviewer.check(alice, read));
+                assertThrows(AccessDeniedException.class, () -> reviewer.check(alice, read));
+            }
+            assertEquals(2, meters.get("kubeflow.trainer.access.reviews").tag("result", "reviewed").functionCounter()
+                    .count(), "one review asked per client");
+            assertEquals(2, meters.get("kubeflow.trainer.access.reviews").tag("result", "cached").functionCounter()
+                    .count(), "one kept answer per client");
+
+            component.releaseClient(second);
+            assertEquals(2, meters.get("kubeflow.trainer.access.reviews").tag("result", "reviewed").functionCounter()
+                    .count(), "a released client's reviews stay counted");
+            assertNotSame(other, component.accessReviewerFor(second, ApiRetry.DEFAULT),
+                    "the released client's reviewer, with its kept answers, was kept");
+            assertSame(first, component.accessReviewerFor(api.client(), ApiRetry.DEFAULT));
         }
     }
 
