@@ -47,22 +47,57 @@ class EventsConsumerTest extends TrainerRouteTestSupport {
                 () -> "expected " + size + " events, got " + events);
     }
 
+    /**
+     * Trains a job whose Created event marks the end of what is asserted: the stream is in order, so once it is in,
+     * any repeat of an earlier change would be in before it. Answers the events before it.
+     */
+    static List<String> untilMarker(List<String> events, String namespace) throws InterruptedException {
+        return untilMarker(namespace, "", List.of(events)).get(0);
+    }
+
+    /** A marker job (with {@code extra} options) for several streams at once: each one's events before it. */
+    static List<List<String>> untilMarker(String namespace, String extra, List<List<String>> streams)
+            throws InterruptedException {
+        String marker = train(namespace, Map.of(TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "60000"), extra);
+        Eventually.await(Duration.ofSeconds(20), () -> streams.stream().allMatch(events -> events.contains(marker
+                + ":Created")), () -> "the marker's Created never came: " + streams);
+        api.client().resources(TrainJob.class).inNamespace(namespace).withName(marker).delete();
+        return streams.stream().map(events -> List.copyOf(events.subList(0, events.indexOf(marker + ":Created"))))
+                .toList();
+    }
+
+    /** Waits for the end of {@code job} among the handled ends, and answers those before it. */
+    static List<String> beforeEndOf(List<String> handled, String job) throws InterruptedException {
+        Eventually.await(Duration.ofSeconds(20), () -> handled.stream().anyMatch(e -> e.startsWith(job + ":")),
+                () -> "the end of " + job + " never came: " + handled);
+        return List.copyOf(handled.subList(0, handled.indexOf(handled.stream().filter(e -> e.startsWith(job + ":"))
+                .findFirst().orElseThrow())));
+    }
+
+    /** Waits until every events watch lost its connection once more than before, and is connected again. */
+    static void awaitRewatched(Runnable fault) throws InterruptedException {
+        KubeflowTrainerComponent component = camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class);
+        long before = component.watches().stream().mapToLong(w -> w.outages()).sum();
+        fault.run();
+        Eventually.await(Duration.ofSeconds(20), () -> component.watches().stream().mapToLong(w -> w.outages()).sum()
+                > before && component.watches().stream().allMatch(w -> w.connected()),
+                () -> "the watches did not come back: " + component.watches());
+    }
+
     @Test
     void eachStatusChangeIsEmittedOnceEvenThroughWatchFaults() throws Exception {
         List<String> events = record("events-lifecycle", "kubeflow-trainer:events?namespace=ev1");
         String job = train("ev1", Map.of(TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "1500"), "");
         await(events, 2);
         // the watch breaks and expires mid-run: the re-list must not repeat Created or Running
-        api.sandbox().expireWatches();
-        Thread.sleep(300);
+        // two faults, one after the other: the watch is back from the first before the second
+        awaitRewatched(() -> api.sandbox().expireWatches());
         api.sandbox().dropWatches();
         await(events, 3);
-        Thread.sleep(1500);
         api.client().resources(TrainJob.class).inNamespace("ev1").withName(job).delete();
         await(events, 4);
-        Thread.sleep(300);
         assertEquals(List.of(job + ":Created", job + ":Running", job + ":Complete:AllJobsCompleted", job + ":Deleted"),
-                events);
+                untilMarker(events, "ev1"));
         camel.getRouteController().stopRoute("events-lifecycle");
     }
 
@@ -86,9 +121,11 @@ class EventsConsumerTest extends TrainerRouteTestSupport {
         String other = train("ev3", Map.of(), "&labels.team=b");
         await(quiet, 3);
         await(replay, 1);
-        Thread.sleep(500);
-        assertEquals(List.of(done + ":Complete:AllJobsCompleted"), replay, "team=b is filtered out");
-        assertTrue(quiet.stream().allMatch(e -> e.startsWith(other + ":")), "only changes after the start: " + quiet);
+        // a job both streams see (team=a), after which nothing of the others comes
+        List<List<String>> before = untilMarker("ev3", "&labels.team=a", List.of(quiet, replay));
+        assertEquals(List.of(done + ":Complete:AllJobsCompleted"), before.get(1), "team=b is filtered out");
+        assertTrue(before.get(0).stream().allMatch(e -> e.startsWith(other + ":")),
+                "only changes after the start: " + before.get(0));
         camel.getRouteController().stopRoute("events-quiet");
         camel.getRouteController().stopRoute("events-replay");
     }
@@ -128,17 +165,20 @@ class EventsConsumerTest extends TrainerRouteTestSupport {
         refuseOnce.add(whileDown);
         camel.getRouteController().startRoute("events-handled");
         await(handled, 3);
-        Thread.sleep(300);
+        // a job made now ends after stillRunning (the same run time, started later): once its end is in, every end
+        // caught up on or live before it is too
+        List<String> caughtUp = beforeEndOf(handled, train("ev4",
+                Map.of(TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "2500"), ""));
         assertEquals(java.util.Set.of(failedWhileDown + ":Failed", stillRunning + ":Complete"),
-                java.util.Set.copyOf(handled.subList(1, handled.size())),
+                java.util.Set.copyOf(caughtUp.subList(1, caughtUp.size())),
                 "caught up on the unhandled end, then the live one: " + handled);
 
         camel.getRouteController().stopRoute("events-handled");
         camel.getRouteController().startRoute("events-handled");
-        await(handled, 4);
-        Thread.sleep(500);
-        assertEquals(whileDown + ":Complete", handled.get(handled.size() - 1), "the refused end comes again: " + handled);
-        assertEquals(4, handled.size(), "no handled end is emitted twice: " + handled);
+        await(handled, 5);
+        List<String> again = beforeEndOf(handled, train("ev4", Map.of(), ""));
+        assertEquals(whileDown + ":Complete", again.get(again.size() - 1), "the refused end comes again: " + handled);
+        assertEquals(5, again.size(), "no handled end is emitted twice: " + handled);
         assertEquals("Complete", api.client().resources(TrainJob.class).inNamespace("ev4").withName(first).get()
                 .getMetadata().getAnnotations().get("camelkubeflow.io/handled-results"));
         camel.getRouteController().stopRoute("events-handled");

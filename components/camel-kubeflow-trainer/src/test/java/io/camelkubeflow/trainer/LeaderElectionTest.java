@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.camelkubeflow.trainer.testing.Eventually;
 import io.camelkubeflow.trainer.testing.LeaseReplicas;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import org.apache.camel.CamelContext;
@@ -54,19 +55,15 @@ class LeaderElectionTest {
             try (CamelContext client = new DefaultCamelContext()) {
                 client.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(api.client());
                 client.start();
-                // a leader is elected within a few retry periods; jobs that end before it emits go unreported, so
-                // warm-up jobs are started until one is
-                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-                while (events.isEmpty() && System.nanoTime() < deadline) {
-                    train(client);
-                    Thread.sleep(1000);
-                }
-                awaitEvent(events, ":Complete");
-                events.clear();
+                // a leader is elected within a few retry periods, and only then does its events consumer watch
+                CamelContext leading = awaitWatching(a, b);
                 String first = train(client);
                 awaitEvent(events, first + ":Complete");
+                // a job after it, through the same stream: once its end is in, nothing more of the first comes
+                awaitEvent(events, train(client) + ":Complete");
                 List<String> emitters = events.stream().map(e -> e.substring(0, e.indexOf(':'))).distinct().toList();
                 assertEquals(1, emitters.size(), "two replicas emitted: " + events);
+                assertTrue(!watching(leading == a ? b : a), "the follower watches, so it could emit");
                 assertEquals(List.of(emitters.get(0) + ":" + first + ":Created", emitters.get(0) + ":" + first + ":Running",
                         emitters.get(0) + ":" + first + ":Complete"),
                         events.stream().filter(e -> e.contains(":" + first + ":")).toList(), "each change once");
@@ -76,7 +73,8 @@ class LeaderElectionTest {
                 (leader.equals("replica-a") ? a : b).stop();
                 api.client().pods().inNamespace("le").withName(leader).delete();
                 String survivor = leader.equals("replica-a") ? "replica-b" : "replica-a";
-                Thread.sleep(3000);
+                // the survivor takes the Lease once the leader's has run out, and its consumer starts watching
+                awaitWatching(survivor.equals("replica-a") ? a : b);
                 String second = train(client);
                 awaitEvent(events, second + ":Complete");
                 assertTrue(events.contains(survivor + ":" + second + ":Complete"), events.toString());
@@ -100,6 +98,18 @@ class LeaderElectionTest {
             Thread.sleep(50);
         }
         assertTrue(events.stream().anyMatch(e -> e.endsWith(suffix)), "never saw " + suffix + " in " + events);
-        Thread.sleep(300);
+    }
+
+    /** Waits until one of the replicas' events consumer watches the namespace's TrainJobs, and answers it. */
+    private static CamelContext awaitWatching(CamelContext... replicas) throws InterruptedException {
+        Eventually.await(Duration.ofSeconds(30), () -> java.util.Arrays.stream(replicas)
+                .anyMatch(LeaderElectionTest::watching), () -> "no replica's events consumer watches");
+        return java.util.Arrays.stream(replicas).filter(LeaderElectionTest::watching).findFirst().orElseThrow();
+    }
+
+    /** Whether the replica's events consumer watches: only the leader's starts, once it holds the Lease. */
+    private static boolean watching(CamelContext replica) {
+        return replica.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).watches().stream()
+                .anyMatch(watch -> watch.name().equals("trainjobs/le") && watch.connected() && watch.synced());
     }
 }

@@ -123,11 +123,11 @@ class WaitOperationTest extends TrainerRouteTestSupport {
             assertTrue(System.nanoTime() < deadline, "the sandbox never finished the job");
             Thread.sleep(20);
         }
-        long start = System.nanoTime();
-        Exchange exchange = template.send(WAIT + "?namespace=waits", e -> e.getMessage().setHeader(JOB_NAME, name));
+        // no event of the job comes any more: a wait that did not look at where it stands now would time out
+        Exchange exchange = template.send(WAIT + "?namespace=waits&waitTimeout=5s",
+                e -> e.getMessage().setHeader(JOB_NAME, name));
         assertNull(exchange.getException());
         assertEquals("Complete", exchange.getMessage().getHeader(STATUS));
-        assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) < 2000);
     }
 
     @Test

@@ -20,6 +20,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * point (URI options, headers, a JSON body) can give a null there; a map's value can be null.
  */
 class TrainRequestValidatorFuzzTest {
+    private static final java.util.regex.Pattern RFC_1123_LABEL = java.util.regex.Pattern.compile(
+            "[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+    private static final java.util.regex.Pattern RFC_1035_LABEL = java.util.regex.Pattern.compile(
+            "[a-z]([-a-z0-9]*[a-z0-9])?");
+    /** Kubernetes' rule for an environment variable's name (C identifiers and more: '-', '.' too). */
+    private static final java.util.regex.Pattern ENV_NAME = java.util.regex.Pattern.compile("[-._a-zA-Z][-._a-zA-Z0-9]*");
+
     /**
      * A request that validates, one of the hostile sort, and one with every field but the runtime empty or zero
      * (JUnit refuses a blank first argument as an invocation's name).
@@ -76,6 +83,37 @@ class TrainRequestValidatorFuzzTest {
             TrainRequestValidator.validate(request);
         } catch (InvalidOptionException refused) {
             assertNamesAField(refused);
+            return;
+        }
+        assertHoldsTheApiServersRules(request);
+    }
+
+    /**
+     * A request that validates holds what the API server would refuse it for, checked here by rules written apart
+     * from the validator (so a validator that accepts everything fails on the hostile seed): names as RFC 1123 and 1035
+     * say, counts and durations positive, no NUL anywhere, quantities not negative.
+     */
+    private static void assertHoldsTheApiServersRules(TrainRequest request) {
+        if (request.namespace() != null) {
+            assertTrue(request.namespace().length() <= 63 && RFC_1123_LABEL.matcher(request.namespace()).matches(),
+                    "validated the namespace '" + request.namespace() + "'");
+        }
+        if (request.jobName() != null) {
+            assertTrue(request.jobName().length() <= 63 && RFC_1035_LABEL.matcher(request.jobName()).matches(),
+                    "validated the job name '" + request.jobName() + "'");
+        }
+        assertTrue(request.numNodes() == null || request.numNodes() >= 1, "validated numNodes " + request.numNodes());
+        assertTrue(request.numProcPerNode() == null || request.numProcPerNode() >= 1,
+                "validated numProcPerNode " + request.numProcPerNode());
+        assertTrue(request.activeDeadlineSeconds() == null || request.activeDeadlineSeconds() >= 1,
+                "validated activeDeadlineSeconds " + request.activeDeadlineSeconds());
+        request.resources().forEach((name, quantity) -> assertTrue(quantity != null && !quantity.startsWith("-"),
+                "validated the quantity " + name + "=" + quantity));
+        request.env().keySet().forEach(name -> assertTrue(ENV_NAME.matcher(name).matches(),
+                "validated the variable name '" + name + "'"));
+        for (String text : new String[] {request.namespace(), request.jobName(), request.pythonFile(), request.script(),
+                request.image(), request.workspace()}) {
+            assertTrue(text == null || text.indexOf('\0') < 0, "validated a NUL in '" + text + "'");
         }
     }
 
