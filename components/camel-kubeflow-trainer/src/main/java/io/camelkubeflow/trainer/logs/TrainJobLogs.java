@@ -33,6 +33,7 @@ import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
 import io.camelkubeflow.trainer.support.TrainJobMdc;
@@ -360,19 +361,15 @@ public class TrainJobLogs {
     }
 
     /**
-     * The pods to read. For the trainer step and all steps they are found from the job's pods once one of them runs:
-     * JobSet has made every pod of the job by then.
+     * The pods to read. For the trainer step and all steps they are found from the job's pods once one of them runs;
+     * all reads those JobSet makes later too.
      */
-    private static List<Selector> selectors(Request request, List<Pod> pods) {
+    private List<Selector> selectors(Request request, List<Pod> pods) {
         if (request.step().kind() == LogStep.Kind.ONE) {
             return List.of(new Selector(request.step().replicatedJob(), Integer.toString(request.step().index())));
         }
         if (request.step().kind() == LogStep.Kind.TRAINER) {
-            // a launcher that runs in a job of its own (mpirun) logs for the whole job; else node 0 does
-            String launcherJob = pods.stream().map(p -> label(p, JobSetLabels.REPLICATED_JOB))
-                    .filter(job -> TRAINER_JOBS.contains(job) && !Launcher.DEFAULT_REPLICATED_JOB.equals(job))
-                    .findFirst().orElse(Launcher.DEFAULT_REPLICATED_JOB);
-            return List.of(new Selector(launcherJob, "0"));
+            return List.of(new Selector(trainerJob(request, pods), "0"));
         }
         Map<String, Selector> all = new LinkedHashMap<>();
         pods.stream()
@@ -1077,6 +1074,28 @@ public class TrainJobLogs {
             case "OnFailure" -> terminated.getExitCode() != null && terminated.getExitCode() == 0;
             default -> false;
         };
+    }
+
+    /**
+     * The replicated job the trainer step reads: a launcher that runs in a job of its own (mpirun's {@code launcher})
+     * logs for the whole job, else node 0 does. Which launcher a TrainJob has is what the component recorded on it at
+     * create; for a job made otherwise, what its pods show. Never the pods alone when it is recorded: an MPI launcher's
+     * pod starts only once the node pods are ready, so a read that looked at the first pods read a node's sshd.
+     */
+    private String trainerJob(Request request, List<Pod> pods) {
+        TrainJob job = informers.trainJobs(request.namespace(), null).getStore()
+                .getByKey(request.namespace() + "/" + request.jobName());
+        String recorded = job == null || job.getMetadata().getAnnotations() == null ? null
+                : job.getMetadata().getAnnotations().get(TrainJobMetadata.LAUNCHER_ANNOTATION);
+        for (Launcher launcher : Launcher.values()) {
+            if (launcher.optionValue().equals(recorded)) {
+                return launcher.replicatedJob();
+            }
+        }
+        return pods.stream().map(p -> label(p, JobSetLabels.REPLICATED_JOB))
+                .filter(replicatedJob -> TRAINER_JOBS.contains(replicatedJob)
+                        && !Launcher.DEFAULT_REPLICATED_JOB.equals(replicatedJob))
+                .findFirst().orElse(Launcher.DEFAULT_REPLICATED_JOB);
     }
 
     /** Whether the pod's container ended with exit code 0, or the pod Succeeded. */

@@ -310,15 +310,37 @@ class PodLifecycleReplayTest {
         assertEquals(List.of("node-0", "node-1"), read.get(HANG_SECONDS, TimeUnit.SECONDS));
     }
 
+    @Test
+    void aTrainerReadOfAnMpiJobReadsTheLauncherThoughTheNodesStartFirst() throws Exception {
+        // the launcher job dependsOn the nodes being Ready: its pod is made only once sshd runs on them
+        job("mpi-trainer", "{camelkubeflow.io/launcher: mpirun}");
+        Pod node0 = pod("mpi-trainer", "node", 0, "mpi-trainer-node-0-0-a", "OnFailure");
+        running(node0);
+        log(node0, "Server listening on 0.0.0.0 port 2222.");
+        Lines lines = new Lines();
+        CompletableFuture<List<String>> read = read("mpi-trainer", "trainer", true, WAIT_LONG, TrainJobLogs.END_GRACE,
+                lines);
+        Pod launcher = pod("mpi-trainer", "launcher", 0, "mpi-trainer-launcher-0-0-b", "OnFailure");
+        running(launcher);
+        log(launcher, "world size 2");
+        containerEnded(launcher, 0, "Succeeded");
+        assertEquals(List.of("launcher"), read.get(HANG_SECONDS, TimeUnit.SECONDS));
+        assertEquals(List.of("world size 2"), lines.texts());
+    }
+
     // ---- the cluster, step by step
 
     private void job(String name) {
+        job(name, "{}");
+    }
+
+    private void job(String name, String annotations) {
         client.resources(TrainJob.class).inNamespace(namespace).resource(Serialization.unmarshal("""
                 apiVersion: trainer.kubeflow.org/v1alpha1
                 kind: TrainJob
-                metadata: {name: %s}
+                metadata: {name: %s, annotations: %s}
                 spec: {runtimeRef: {name: torch-distributed}}
-                """.formatted(name), TrainJob.class)).create();
+                """.formatted(name, annotations), TrainJob.class)).create();
     }
 
     /** The Trainer's terminal condition on the job ({@code Complete} or {@code Failed}). */
@@ -417,10 +439,17 @@ class PodLifecycleReplayTest {
     /** A sink that keeps every line as {@code [step] text}, and lets the test wait for a count of them. */
     static final class Lines implements LogSink {
         private final List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final List<String> texts = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         @Override
         public void line(String step, String text) {
+            texts.add(text);
             lines.add(LogStep.prefixed(step, text));
+        }
+
+        /** The lines' texts, without their steps. */
+        List<String> texts() {
+            return List.copyOf(texts);
         }
 
         @Override
