@@ -49,7 +49,9 @@ class WatchFaultTest extends TrainerRouteTestSupport {
             pending.add(template.asyncSend("kubeflow-trainer:wait?namespace=" + NAMESPACE + "&waitTimeout=60s",
                     e -> e.getMessage().setHeader(JOB_NAME, name)));
         }
-        Thread.sleep(500);
+        // every wait registered on the informer before the first fault
+        Eventually.await(Duration.ofSeconds(30), () -> component().pendingWaits() >= names.size(),
+                () -> component().pendingWaits() + " of " + names.size() + " waits registered");
         int rounds = 3;
         int[] faults = new int[rounds];
         for (int round = 0; round < rounds; round++) {
@@ -93,6 +95,10 @@ class WatchFaultTest extends TrainerRouteTestSupport {
         assertEquals(0, meters.get("kubeflow.trainer.watch.disconnected").gauge().value());
     }
 
+    private static KubeflowTrainerComponent component() {
+        return camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class);
+    }
+
     /** The requests to watch the namespace's TrainJobs since the mark. */
     private long watchRequests() {
         return api.requestsSinceMark().stream().map(r -> r.getPath())
@@ -116,7 +122,9 @@ class WatchFaultTest extends TrainerRouteTestSupport {
             pending.add(template.asyncSend("kubeflow-trainer:wait?namespace=" + namespace
                     + "&waitTimeout=60s&throwOnFailure=false", e -> e.getMessage().setHeader(JOB_NAME, name)));
         }
-        Thread.sleep(500);
+        // every wait registered on the informer before the first fault
+        Eventually.await(Duration.ofSeconds(30), () -> component().pendingWaits() >= names.size(),
+                () -> component().pendingWaits() + " of " + names.size() + " waits registered");
         // eight rounds, each a fault then a batch of jobs ending (every third one failing) while clients recover
         int rounds = 8;
         int faults = 0;
@@ -138,7 +146,9 @@ class WatchFaultTest extends TrainerRouteTestSupport {
             for (int i = round; i < waits; i += rounds) {
                 end(namespace, names.get(i), i % 3 == 0 ? "Failed" : "Complete");
             }
-            Thread.sleep(700);
+            // the next round once every watch is back from this one's fault
+            Eventually.await(Duration.ofSeconds(60), () -> component().watches().stream()
+                    .allMatch(watch -> watch.connected()), () -> "the watches are not back: " + component().watches());
         }
         int right = 0;
         int wrong = 0;

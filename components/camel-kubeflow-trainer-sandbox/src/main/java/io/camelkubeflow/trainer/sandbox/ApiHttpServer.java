@@ -53,6 +53,8 @@ final class ApiHttpServer implements AutoCloseable {
     private volatile int port;
     /** What every request waits for before it is answered: the sandbox's installation. */
     private final CompletableFuture<Void> installed;
+    /** Requests read and held until the installation is done. */
+    private final java.util.concurrent.atomic.AtomicInteger awaitingInstall = new java.util.concurrent.atomic.AtomicInteger();
 
     ApiHttpServer(Dispatcher dispatcher, Discovery discovery, PodLogs podLogs, Consumer<RecordedRequest> recorder,
             Predicate<String> issuedToken, ServingCertificate certificate, CompletableFuture<Void> installed) {
@@ -84,6 +86,11 @@ final class ApiHttpServer implements AutoCloseable {
                 : address.getHostAddress();
     }
 
+    /** How many requests are held now until the installation is done. */
+    int awaitingInstall() {
+        return awaitingInstall.get();
+    }
+
     /** Stops listening; open connections (watches, log streams) break. */
     synchronized void stop() {
         if (server != null) {
@@ -106,7 +113,11 @@ final class ApiHttpServer implements AutoCloseable {
                 answer(event, body);
             } else {
                 io.vertx.core.Context context = Vertx.currentContext();
-                installed.whenComplete((done, failure) -> context.runOnContext(nothing -> answer(event, body)));
+                awaitingInstall.incrementAndGet();
+                installed.whenComplete((done, failure) -> context.runOnContext(nothing -> {
+                    awaitingInstall.decrementAndGet();
+                    answer(event, body);
+                }));
             }
         });
     }

@@ -546,6 +546,14 @@ public final class TrainerSandbox implements AutoCloseable {
         trainJobWriteListeners.add(listener);
     }
 
+    /**
+     * How many requests are held now, read but not answered, until the Trainer's CRDs, runtimes and the given manifests
+     * are installed (a client that came early: {@link #starting}).
+     */
+    public int requestsAwaitingInstall() {
+        return http.awaitingInstall();
+    }
+
     /** How many requests the sandbox has received since it started. */
     public long requestCount() {
         synchronized (recorded) {

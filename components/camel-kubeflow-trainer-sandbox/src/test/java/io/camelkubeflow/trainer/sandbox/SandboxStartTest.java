@@ -52,8 +52,8 @@ class SandboxStartTest {
             CompletableFuture<HttpResponse<String>> answer = AdminRequests.client(sandbox).sendAsync(AdminRequests.request(sandbox,
                     "api/v1/namespaces/default/configmaps/from-manifest").build(),
                     HttpResponse.BodyHandlers.ofString());
-            // time for the request to reach the server: without the wait for the installation it is answered 404
-            Thread.sleep(300);
+            // the request reached the server and is held: without the wait for the installation it is answered 404
+            Eventually.until(() -> sandbox.requestsAwaitingInstall() == 1 || answer.isDone());
             assertFalse(answer.isDone(), "answered before the manifest was installed: " + answer.getNow(null));
             Files.writeString(manifest, MANIFEST);
             HttpResponse<String> found = answer.get();
@@ -86,7 +86,7 @@ class SandboxStartTest {
             // the watch request waits with the others until the manifest is installed
             CompletableFuture<io.fabric8.kubernetes.client.Watch> watch = CompletableFuture.supplyAsync(
                     () -> sandbox.client().configMaps().inNamespace("default").watch(watcher));
-            Thread.sleep(300);
+            Eventually.until(() -> sandbox.requestsAwaitingInstall() == 1);
             Files.writeString(manifest, MANIFEST);
             try (io.fabric8.kubernetes.client.Watch opened = watch.get()) {
                 assertEquals("ADDED from-manifest", seen.poll(30, java.util.concurrent.TimeUnit.SECONDS));
