@@ -45,7 +45,7 @@ public enum TrainField {
             (r, v, f) -> map(v).forEach((name, value) -> r.env(EnvValues.of(name, value)))),
     NUM_NODES("numNodes", Kind.INTEGER, Exposure.MESSAGE, (r, v, f) -> r.numNodes((Integer) v)),
     NUM_PROC_PER_NODE("numProcPerNode", Kind.INTEGER, Exposure.MESSAGE, (r, v, f) -> r.numProcPerNode((Integer) v)),
-    // a quantity named twice in one layer (cpu and resources.cpu) with two values is refused, neither dropped
+    // a quantity named twice in one layer (cpu and resources.cpu) is refused, neither dropped
     RESOURCES("resources", Kind.MAP, Exposure.MESSAGE,
             (r, v, f) -> map(v).forEach((name, value) -> resource(r, name, text(value), f + "." + name))),
     CPU("cpu", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> resource(r, "cpu", (String) v, f)),
@@ -391,14 +391,19 @@ public enum TrainField {
 
     @SuppressWarnings("unchecked")
     /**
-     * Sets a resource quantity per node. Its own field (cpu, memory, gpu) and the resources map may both name it; two
-     * different quantities in one layer are refused naming the field, quoting both, rather than one of them dropped.
+     * Sets a resource quantity per node. Its own field (cpu, memory, gpu) and the resources map may both name it; one
+     * layer giving both is refused naming the field, as the request schema says (its allOf), rather than one dropped:
+     * the schema cannot see it in the merged request, whose form holds each quantity once.
      */
     private static void resource(TrainRequest request, String name, String quantity, String field) {
         String given = request.resources().get(name);
-        if (given != null && !given.equals(quantity)) {
-            throw new InvalidOptionException(field, "'" + quantity + "' gives " + name + " a second quantity: it is '"
-                    + given + "' in resources; give " + name + " once, either as its own field or in resources");
+        if (given != null) {
+            String own = switch (name) {
+                case "nvidia.com/gpu" -> "gpu";
+                default -> name;
+            };
+            throw new InvalidOptionException(field, name + " given twice (" + own + " and resources." + name + "): '"
+                    + quantity + "' and '" + given + "'; give it once: " + own + ", or " + name + " in resources");
         }
         request.resource(name, quantity);
     }

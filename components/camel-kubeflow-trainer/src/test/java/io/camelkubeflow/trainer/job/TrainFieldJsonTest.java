@@ -78,17 +78,21 @@ class TrainFieldJsonTest {
     }
 
     @Test
-    void aQuantityGivenTwiceWithTwoValuesIsRefusedNamingBothAndTheSameOneTwiceIsTaken() {
+    void aQuantityGivenTwiceIsRefusedNamingBothFieldsAndNeitherIsDropped() {
         TrainRequest request = new TrainRequest();
         TrainField.RESOURCES.apply(request, Map.of("nvidia.com/gpu", "9"), "resources");
         InvalidOptionException twice = assertThrows(InvalidOptionException.class,
                 () -> TrainField.GPU.apply(request, "8", "gpu"));
         assertEquals("gpu", twice.getField());
-        assertTrue(twice.getMessage().contains("'8' gives nvidia.com/gpu a second quantity: it is '9' in resources"),
-                twice.getMessage());
+        assertTrue(twice.getMessage().contains("nvidia.com/gpu given twice (gpu and resources.nvidia.com/gpu): '8' and"
+                + " '9'; give it once"), twice.getMessage());
         assertEquals("9", request.resources().get("nvidia.com/gpu"), "neither value is dropped for the other");
-        TrainField.GPU.apply(request, "9", "gpu");
-        assertEquals(Map.of("nvidia.com/gpu", "9"), request.resources());
+        // the same value twice too: the schema, which sees no values across fields, refuses both given
+        assertEquals("cpu", assertThrows(InvalidOptionException.class, () -> {
+            TrainRequest same = new TrainRequest();
+            TrainField.RESOURCES.apply(same, Map.of("cpu", "2"), "resources");
+            TrainField.CPU.apply(same, "2", "cpu");
+        }).getField());
     }
 
     /** A JSON null inside an array or object is refused naming where it is, never a NullPointerException. */
