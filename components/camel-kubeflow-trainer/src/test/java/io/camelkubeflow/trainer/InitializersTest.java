@@ -23,6 +23,7 @@ import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import org.apache.camel.Exchange;
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,7 +47,11 @@ class InitializersTest extends TrainerRouteTestSupport {
     private static final String TORCHTUNE = "kubeflow-trainer:train?runtime=torchtune-llama3.2-1b&namespace=init";
 
     @BeforeAll
-    static void rightsAndPolicy() {
+    static void rightsAndPolicy() throws java.io.IOException {
+        // not among the release's default runtimes: installed as a user would, from its manifest
+        try (var runtime = TrainerSandbox.class.getResourceAsStream(TrainerSandbox.DATA_CACHE_RUNTIME)) {
+            api.sandbox().createRuntime(new String(runtime.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+        }
         api.client().resource(new RoleBuilder().withNewMetadata().withName("trainer").withNamespace("init")
                 .endMetadata().withRules(new PolicyRuleBuilder().withApiGroups("trainer.kubeflow.org")
                                 .withResources("trainjobs").withVerbs("create").build(),

@@ -19,8 +19,8 @@ enum Departure {
     /** A body that is not JSON is refused with the JSON parser's own words: Go's encoding/json's, Jackson's. */
     JSON_PARSER_WORDS,
     /**
-     * A TrainJob the CRD's schema refuses is refused with 422 Invalid in the sandbox's validator's words, without the
-     * API server's field causes.
+     * A TrainJob the CRD's schema refuses is refused with 422 Invalid, the same causes by field and reason, in the
+     * sandbox's validator's words.
      */
     SCHEMA_VIOLATION_WORDS;
 

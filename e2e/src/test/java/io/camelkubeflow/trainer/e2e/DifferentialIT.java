@@ -175,7 +175,7 @@ class DifferentialIT {
 
     @Test
     @Timeout(120)
-    void rawHttpWritesReadsAndRefusals() {
+    void rawHttpWritesReadsAndRefusals() throws InterruptedException {
         String configMaps = "/api/v1/namespaces/" + NAMESPACE + "/configmaps";
         String configMap = """
                 {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "raw"}, "data": {"a": "1"}}""";
@@ -212,9 +212,27 @@ class DifferentialIT {
                  "spec": {"trainer": {"numNodes": 1}}}""",
                 Departure.SCHEMA_VIOLATION_WORDS.onReal(DifferentialIT::withoutViolationWords),
                 Departure.SCHEMA_VIOLATION_WORDS.onSandbox(DifferentialIT::withoutViolationWords));
+        // the DELETE answers the object as it was: both controllers' status written first, alike
+        awaitSettled(trainJobs + "/raw");
         sameHttp("DELETE", trainJobs + "/raw", null);
         sameHttp("DELETE", configMaps + "/raw", null);
         sameHttp("DELETE", configMaps + "/raw", null);
+    }
+
+    /**
+     * Waits until a suspended TrainJob's status is written by each side's controller (a Suspended condition and
+     * jobsStatus) and the two read the same: each controller writes it in its own time and steps.
+     */
+    private static void awaitSettled(String job) throws InterruptedException {
+        Eventually.await(Duration.ofSeconds(30), () -> {
+            String onReal = real.json("GET", job, null).body();
+            String onSandbox = emulated.json("GET", job, null).body();
+            return onReal.contains("\"Suspended\"") && onSandbox.contains("\"Suspended\"")
+                    && onReal.contains("jobsStatus") && onSandbox.contains("jobsStatus") && Normalized.text(
+                    Normalized.tree(onReal)).equals(Normalized.text(Normalized.tree(onSandbox)));
+        },
+                () -> "the two TrainJobs did not settle alike: real " + real.json("GET", job, null).body()
+                        + "\nsandbox " + emulated.json("GET", job, null).body());
     }
 
     private static void samePatch(String path, String type, String patch, Departure.Allowance... allowed) {
@@ -232,15 +250,7 @@ class DifferentialIT {
         // each controller writes the suspended job's status in its own time and steps: the patches start once both
         // have written it (a Suspended condition and jobsStatus on each) and the two TrainJobs read the same; before,
         // both could read alike with no status yet, and the sandbox's write land between the check and a patch
-        Eventually.await(Duration.ofSeconds(30), () -> {
-            String onReal = real.json("GET", job, null).body();
-            String onSandbox = emulated.json("GET", job, null).body();
-            return onReal.contains("\"Suspended\"") && onSandbox.contains("\"Suspended\"")
-                    && onReal.contains("jobsStatus") && onSandbox.contains("jobsStatus") && Normalized.text(
-                    Normalized.tree(onReal)).equals(Normalized.text(Normalized.tree(onSandbox)));
-        },
-                () -> "the two TrainJobs did not settle alike: real " + real.json("GET", job, null).body()
-                        + "\nsandbox " + emulated.json("GET", job, null).body());
+        awaitSettled(job);
         samePatch(job, "application/merge-patch+json", "{\"metadata\": {\"labels\": {\"team\": \"vision\"}}}");
         samePatch(job, "application/json-patch+json",
                 "[{\"op\": \"add\", \"path\": \"/metadata/annotations\", \"value\": {\"note\": \"x\"}}]");
@@ -406,22 +416,29 @@ class DifferentialIT {
         return String.join("\n", templates);
     }
 
-    /** The pods' specs by completion index ({"0": spec, "1": spec}), once both nodes' pods exist. */
+    /**
+     * The pods by completion index ({"0": pod, "1": pod}), once both nodes' pods exist: their labels and annotations
+     * (the component finds pods and steps by them) and what their specs run.
+     */
     private static String renderedPods(Side side) throws InterruptedException {
         var pods = side.client().pods().inNamespace(NAMESPACE).withLabel("jobset.sigs.k8s.io/jobset-name", "rendered");
         Eventually.await(Duration.ofSeconds(60), () -> pods.list().getItems().size() == 2,
                 () -> side.name() + ": not 2 pods");
         ObjectNode byIndex = Serialization.jsonMapper().createObjectNode();
         for (var pod : pods.list().getItems()) {
-            byIndex.set(pod.getMetadata().getLabels().get("batch.kubernetes.io/job-completion-index"),
-                    podSpecEssentials(tree(pod).path("spec")));
+            ObjectNode kept = Serialization.jsonMapper().createObjectNode();
+            kept.set("labels", tree(pod).path("metadata").path("labels"));
+            kept.set("annotations", tree(pod).path("metadata").path("annotations"));
+            kept.set("spec", podSpecEssentials(tree(pod).path("spec")));
+            byIndex.set(pod.getMetadata().getLabels().get("batch.kubernetes.io/job-completion-index"), kept);
         }
         return Normalized.text(byIndex);
     }
 
     /** The pods without the ServiceAccount admission's token volume and its mounts. */
     private static JsonNode withoutServiceAccountToken(JsonNode pods) {
-        for (JsonNode spec : pods) {
+        for (JsonNode pod : pods) {
+            JsonNode spec = pod.path("spec");
             if (spec.get("volumes") instanceof ArrayNode volumes) {
                 volumes.removeIf(volume -> volume.path("name").asText().startsWith("kube-api-access-"));
                 if (volumes.isEmpty()) {
@@ -482,8 +499,24 @@ class DifferentialIT {
     }
 
     /** A 422 refusal without its message and details, which word the schema's violations. */
+    /**
+     * A schema refusal with its words taken out and what stays compared: the code and reason, the details' name, group
+     * and kind, and each cause's field and reason (sorted); the message and the causes' messages are each side's own.
+     */
     private static JsonNode withoutViolationWords(JsonNode answer) {
-        ((ObjectNode) answer).remove(List.of("message", "details"));
+        ((ObjectNode) answer).put("message", "<words>");
+        if (answer.path("details").get("causes") instanceof ArrayNode causes) {
+            List<JsonNode> kept = new ArrayList<>();
+            for (JsonNode cause : causes) {
+                ObjectNode fieldAndReason = Serialization.jsonMapper().createObjectNode();
+                fieldAndReason.set("field", cause.path("field"));
+                fieldAndReason.set("reason", cause.path("reason"));
+                kept.add(fieldAndReason);
+            }
+            kept.sort(java.util.Comparator.comparing(JsonNode::toString));
+            causes.removeAll();
+            causes.addAll(kept);
+        }
         return answer;
     }
 

@@ -207,8 +207,8 @@ class InitializersIT {
     @Timeout(60)
     void theWebhookRefusesADatasetOnTheCacheRuntimesStepAndSoDoesTheComponentFirst() throws Exception {
         GenericKubernetesResource cacheRuntime = Serialization.unmarshal(
-                InitializersIT.class.getResourceAsStream("/kubeflow-trainer/runtimes/data-cache/"
-                        + "torch_distributed_with_cache.json"), GenericKubernetesResource.class);
+                InitializersIT.class.getResourceAsStream(TrainerSandbox.DATA_CACHE_RUNTIME),
+                GenericKubernetesResource.class);
         cacheRuntime.setKind("TrainingRuntime");
         cacheRuntime.getMetadata().setName("with-cache");
         cacheRuntime.getMetadata().setNamespace(cluster.namespace);

@@ -13,15 +13,19 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * A JSON answer with what no two API servers can share taken out: identities and versions the server makes
- * (uid, resourceVersion, a generated name's suffix), the field managers' bookkeeping and every time. What is left is
- * what a client may rely on, so two answers of the same request compare equal exactly when they say the same.
+ * (uid, resourceVersion, a generated name's suffix, a uid as a label's or annotation's value) and the field managers'
+ * bookkeeping; every time is kept as {@code <time>}, so whether it is there (a deletionTimestamp, a condition's
+ * lastTransitionTime) is compared, not when. What is left is what a client may rely on, so two answers of the same
+ * request compare equal exactly when they say the same.
  */
 final class Normalized {
     private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
             .enable(SerializationFeature.INDENT_OUTPUT);
     /** Made by the server for each object, different on every server. */
-    private static final Set<String> SERVER_MADE = Set.of("uid", "resourceVersion", "managedFields", "selfLink",
-            "creationTimestamp", "deletionTimestamp");
+    private static final Set<String> SERVER_MADE = Set.of("uid", "resourceVersion", "managedFields", "selfLink");
+    /** A uid the server made, as the value of a label or an annotation (a Job's controller-uid). */
+    private static final java.util.regex.Pattern UID = java.util.regex.Pattern.compile(
+            "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
 
     private Normalized() {
     }
@@ -60,8 +64,12 @@ final class Normalized {
             for (Iterator<Map.Entry<String, JsonNode>> fields = object.fields(); fields.hasNext();) {
                 Map.Entry<String, JsonNode> field = fields.next();
                 String key = field.getKey();
-                if (SERVER_MADE.contains(key) || key.endsWith("Time") || key.endsWith("Timestamp")) {
+                if (SERVER_MADE.contains(key)) {
                     fields.remove();
+                } else if (key.endsWith("Time") || key.endsWith("Timestamp")) {
+                    field.setValue(com.fasterxml.jackson.databind.node.TextNode.valueOf("<time>"));
+                } else if (field.getValue().isTextual() && UID.matcher(field.getValue().asText()).matches()) {
+                    field.setValue(com.fasterxml.jackson.databind.node.TextNode.valueOf("<uid>"));
                 } else {
                     normalize(field.getValue());
                 }

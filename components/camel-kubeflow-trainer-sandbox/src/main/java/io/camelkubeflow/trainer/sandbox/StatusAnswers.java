@@ -21,6 +21,56 @@ final class StatusAnswers {
                 .withNewMetadata().endMetadata());
     }
 
+    /**
+     * 422 for an object its schema or CEL rules refuse, as kube-apiserver answers it: "Kind.group "name" is invalid:
+     * [field: problem, ...]", with a cause per violation, each with the field it is about and the reason of the field
+     * error kube-apiserver would give (its cause messages are the sandbox validator's own words, not the API server's).
+     *
+     * @param violations as the validator gives them, each "path: problem" (a path as ".spec.trainer", "<root>")
+     */
+    static MockResponse invalid(String group, String kind, String name, java.util.List<String> violations) {
+        java.util.List<io.fabric8.kubernetes.api.model.StatusCause> causes = violations.stream()
+                .map(StatusAnswers::cause).toList();
+        String listed = causes.stream().map(c -> c.getField() + ": " + c.getMessage())
+                .collect(java.util.stream.Collectors.joining(", "));
+        return answer(new StatusBuilder().withStatus("Failure").withCode(422).withReason("Invalid")
+                .withMessage(kind + "." + group + " \"" + name + "\" is invalid: [" + listed + "]")
+                .withNewMetadata().endMetadata().withDetails(new StatusDetailsBuilder().withName(name).withGroup(group)
+                        .withKind(kind).withCauses(causes).build()));
+    }
+
+    /** A violation "path: problem" as the field error kube-apiserver gives for it. */
+    private static io.fabric8.kubernetes.api.model.StatusCause cause(String violation) {
+        int colon = violation.indexOf(": ");
+        String path = colon < 0 ? "" : violation.substring(0, colon);
+        String problem = colon < 0 ? violation : violation.substring(colon + 2);
+        String field = path.equals("<root>") ? "<nil>" : path.startsWith(".") ? path.substring(1) : path;
+        java.util.regex.Matcher missing = MISSING.matcher(problem);
+        String reason;
+        if (missing.matches()) {
+            // the API server names the missing field itself
+            field = (field.isEmpty() ? "" : field + ".") + missing.group(1);
+            reason = "FieldValueRequired";
+        } else if (problem.startsWith("must be ") || problem.startsWith("null is not allowed")) {
+            reason = "FieldValueTypeInvalid";
+        } else if (problem.contains(" items, at most ")) {
+            reason = "FieldValueTooMany";
+        } else if (problem.startsWith("Duplicate value")) {
+            reason = "FieldValueDuplicate";
+        } else if (problem.contains(" is not one of ")) {
+            reason = "FieldValueNotSupported";
+        } else if (problem.startsWith("longer than ") || problem.startsWith("Too long")) {
+            reason = "FieldValueTooLong";
+        } else {
+            reason = "FieldValueInvalid";
+        }
+        return new io.fabric8.kubernetes.api.model.StatusCauseBuilder().withField(field).withReason(reason)
+                .withMessage(problem).build();
+    }
+
+    private static final java.util.regex.Pattern MISSING = java.util.regex.Pattern.compile(
+            "missing required field '(.*)'");
+
     /** 404 for an object that does not exist. */
     static MockResponse notFound(ResourcePath resource, String name) {
         return about(404, "NotFound", resource, name, qualified(resource) + " \"" + name + "\" not found");

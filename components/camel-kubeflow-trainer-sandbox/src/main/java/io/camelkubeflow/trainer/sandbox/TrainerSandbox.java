@@ -53,10 +53,16 @@ public final class TrainerSandbox implements AutoCloseable {
     private static final List<String> INSTALLED_CRDS = List.of(TRAINJOBS_CRD,
             CRDS + "trainer.kubeflow.org_clustertrainingruntimes.yaml",
             CRDS + "trainer.kubeflow.org_trainingruntimes.yaml", JOBSET_CRD);
+    /**
+     * The runtimes the Trainer's release installs (its manifests/overlays/runtimes): the data cache's runtime
+     * ({@link #DATA_CACHE_RUNTIME}) is not among them; a test that needs it creates it, as a user would.
+     */
     public static final List<String> DEFAULT_RUNTIMES = List.of(
             "torch_distributed.yaml", "deepspeed_distributed.yaml", "mlx_distributed.yaml", "jax_distributed.yaml",
             "xgboost_distributed.yaml", "torchtune/llama3_2/llama3_2_1B.yaml", "torchtune/llama3_2/llama3_2_3B.yaml",
-            "torchtune/qwen2_5/qwen2_5_1.5B.yaml", "data-cache/torch_distributed_with_cache.yaml");
+            "torchtune/qwen2_5/qwen2_5_1.5B.yaml");
+    /** The data cache's runtime ({@code torch-distributed-with-cache}), as its release ships it, JSON. */
+    public static final String DATA_CACHE_RUNTIME = RUNTIMES + "data-cache/torch_distributed_with_cache.json";
     static final int MAX_RECORDED = 100_000;
     /** The Trainer release whose CRDs and runtimes the sandbox holds. */
     public static final String TRAINER_VERSION = "v2.3.0";
@@ -1028,10 +1034,24 @@ public final class TrainerSandbox implements AutoCloseable {
             }
             CrdSchemaValidator.Admission admission = trainJobSchema.admit(body, stored);
             if (!admission.violations().isEmpty()) {
-                return StatusAnswers.failure(422, "Invalid", "TrainJob is invalid: "
-                        + String.join("; ", admission.violations()));
+                return StatusAnswers.invalid("trainer.kubeflow.org", "TrainJob", trainJobName(body, request),
+                        admission.violations());
             }
             return store.apply(withBody(request, admission.stored()));
+        }
+
+        /** The name a TrainJob write is about: its body's, else its path's (a patch names none in its body). */
+        private String trainJobName(String body, RecordedRequest request) {
+            try {
+                String named = Serialization.jsonMapper().readTree(body).path("metadata").path("name").asText("");
+                if (!named.isEmpty()) {
+                    return named;
+                }
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                // not JSON: the path names it, if anything does
+            }
+            ResourcePath path = ResourcePath.of(request.getPath());
+            return path.name() == null ? "" : path.name();
         }
 
         private RecordedRequest withBody(RecordedRequest request, String body) {

@@ -66,7 +66,7 @@ class TrainJobWritesTest {
         KubernetesClientException refused = refusedPatch("schema-patch", PatchType.JSON_MERGE,
                 "{\"spec\": {\"trainer\": {\"numNodes\": \"two\"}}}");
         assertEquals(422, refused.getCode());
-        assertTrue(refused.getMessage().contains(".spec.trainer.numNodes"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("spec.trainer.numNodes: must be integer"), refused.getMessage());
         refused = refusedPatch("schema-patch", PatchType.JSON,
                 "[{\"op\": \"add\", \"path\": \"/spec/nonsense\", \"value\": 1}]");
         assertEquals(422, refused.getCode());
@@ -78,13 +78,13 @@ class TrainJobWritesTest {
         KubernetesClientException refused = refusedPatch("immutable", PatchType.JSON_MERGE,
                 "{\"spec\": {\"runtimeRef\": {\"name\": \"deepspeed-distributed\"}}}");
         assertEquals(422, refused.getCode());
-        assertTrue(refused.getMessage().contains(".spec.runtimeRef: field is immutable"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("spec.runtimeRef: field is immutable"), refused.getMessage());
         GenericKubernetesResource changed = trainJobs.inNamespace("default").withName("immutable").get();
         ((Map<String, Object>) ((Map<String, Object>) changed.getAdditionalProperties().get("spec")).get("trainer"))
                 .put("numNodes", 3);
         KubernetesClientException put = assertThrows(KubernetesClientException.class,
                 () -> trainJobs.inNamespace("default").resource(changed).update());
-        assertTrue(put.getMessage().contains(".spec.trainer: field is immutable"), put.getMessage());
+        assertTrue(put.getMessage().contains("spec.trainer: field is immutable"), put.getMessage());
         // suspend is not immutable: the patch the component sends for suspend goes through
         trainJobs.inNamespace("default").withName("immutable").patch(PatchContext.of(PatchType.JSON_MERGE),
                 "{\"spec\": {\"suspend\": true}}");
@@ -97,7 +97,7 @@ class TrainJobWritesTest {
         KubernetesClientException refused = assertThrows(KubernetesClientException.class, () -> create("twice-env", "",
                 "{env: [{name: LR, value: '0.1'}, {name: LR, value: '0.2'}]}"));
         assertEquals(422, refused.getCode());
-        assertTrue(refused.getMessage().contains(".spec.trainer.env[1]: Duplicate value"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("[spec.trainer.env[1]: Duplicate value"), refused.getMessage());
     }
 
     @Test
