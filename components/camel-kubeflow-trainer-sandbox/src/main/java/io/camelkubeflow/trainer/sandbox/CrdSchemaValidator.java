@@ -86,9 +86,16 @@ public final class CrdSchemaValidator {
         boolean keptStatus = old != null && keepStatus((com.fasterxml.jackson.databind.node.ObjectNode) node, old);
         boolean defaulted = applyDefaults(node, schema);
         boolean changed = integralNumbersAsIntegers(node) | defaulted | keptStatus;
-        List<String> violations = new ArrayList<>();
-        check(node, old, schema, "", violations);
-        ObjectMetadataRules.check(node.path("metadata"), violations);
+        Findings findings = new Findings();
+        check(node, old, schema, "", findings);
+        ObjectMetadataRules.check(node.path("metadata"), findings);
+        List<String> violations = new ArrayList<>(findings);
+        if (violations.isEmpty()) {
+            violations.addAll(findings.rules);
+        } else if (hasRules(schema)) {
+            // as kube-apiserver: the CEL rules are evaluated only on an object the schema admits
+            violations.add("<root>: " + RULES_NOT_CHECKED);
+        }
         return new Admission(violations, changed ? node.toString() : json);
     }
 
@@ -193,8 +200,22 @@ public final class CrdSchemaValidator {
         }
     }
 
+    /** What kube-apiserver adds to the schema's findings when it did not evaluate the CEL rules because of them. */
+    static final String RULES_NOT_CHECKED = "some validation rules were not checked because the object was invalid;"
+            + " correct the existing errors to complete validation";
+
+    /** The schema's findings (the list) and the CEL rules' (evaluated as the schema's are, reported only without them). */
+    private static final class Findings extends ArrayList<String> {
+        final List<String> rules = new ArrayList<>();
+    }
+
+    /** Whether a schema holds CEL rules ({@code x-kubernetes-validations}) anywhere. */
+    private static boolean hasRules(JsonNode schema) {
+        return !schema.findValues("x-kubernetes-validations").isEmpty();
+    }
+
     /** @param old the value at the same path in the stored object, or null (a create, or a field it did not have) */
-    private void check(JsonNode value, JsonNode old, JsonNode schema, String path, List<String> out) {
+    private void check(JsonNode value, JsonNode old, JsonNode schema, String path, Findings out) {
         if (old != null && old.equals(value)) {
             // validation ratcheting (GA in Kubernetes 1.33): an update does not fail on a value it left unchanged
             return;
@@ -269,7 +290,7 @@ public final class CrdSchemaValidator {
     }
 
     /** A map list's keys, and a set list's items, are each unique, as the API server's "Duplicate value" says. */
-    private static void uniqueItems(JsonNode list, JsonNode schema, String path, List<String> out) {
+    private static void uniqueItems(JsonNode list, JsonNode schema, String path, Findings out) {
         List<String> keys = mapKeys(schema);
         boolean set = "set".equals(schema.path("x-kubernetes-list-type").asText());
         if (keys.isEmpty() && !set) {
@@ -284,7 +305,7 @@ public final class CrdSchemaValidator {
         }
     }
 
-    private void objectRules(JsonNode value, JsonNode old, JsonNode schema, String path, List<String> out) {
+    private void objectRules(JsonNode value, JsonNode old, JsonNode schema, String path, Findings out) {
         for (JsonNode required : schema.path("required")) {
             if (!value.has(required.asText())) {
                 out.add(path + ": missing required field '" + required.asText() + "'");
@@ -322,7 +343,7 @@ public final class CrdSchemaValidator {
         };
     }
 
-    private static void scalarRules(JsonNode value, JsonNode schema, String path, List<String> out) {
+    private static void scalarRules(JsonNode value, JsonNode schema, String path, Findings out) {
         if (schema.has("enum")) {
             boolean found = false;
             for (JsonNode allowed : schema.get("enum")) {
@@ -368,7 +389,7 @@ public final class CrdSchemaValidator {
     }
 
     /** @param old the field's old value on an update, or null: transition rules are then not evaluated */
-    private static void celRules(JsonNode value, JsonNode old, JsonNode schema, String path, List<String> out) {
+    private static void celRules(JsonNode value, JsonNode old, JsonNode schema, String path, Findings out) {
         for (JsonNode validation : schema.path("x-kubernetes-validations")) {
             String rule = validation.path("rule").asText();
             String message = validation.path("message").asText();
@@ -387,7 +408,7 @@ public final class CrdSchemaValidator {
                         + ": " + rule + " — teach CrdSchemaValidator to evaluate it");
             };
             if (!ok) {
-                out.add((path.isEmpty() ? "<root>" : path) + ": " + message);
+                out.rules.add((path.isEmpty() ? "<root>" : path) + ": " + message);
             }
         }
     }

@@ -269,12 +269,33 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         String namespace = job.getMetadata().getNamespace();
         String name = job.getMetadata().getName();
         List<Pod> pods = new ArrayList<>();
-        for (Object item : list(map(jobSet.getAdditionalProperties().get("spec")).get("replicatedJobs"))) {
+        List<?> all = list(map(jobSet.getAdditionalProperties().get("spec")).get("replicatedJobs"));
+        int globalReplicas = all.stream().mapToInt(item -> number(map(item).get("replicas"), 1)).sum();
+        int globalIndex = -1;
+        for (Object item : all) {
             Map<String, Object> replicatedJob = map(item);
             String jobName = (String) replicatedJob.get("name");
+            // every replicated job has one Job (replicas 1, as the Trainer's runtimes have), the next global index
+            globalIndex++;
             if (!replicatedJobs.test(jobName)) {
                 continue;
             }
+            String childJob = name + "-" + jobName + "-0";
+            // JobSet's labels and annotations on the Job's pod template, each pod of it carrying them
+            Map<String, String> jobSetMarks = new java.util.LinkedHashMap<>();
+            jobSetMarks.put(JOBSET_NAME_LABEL, name);
+            jobSetMarks.put("jobset.sigs.k8s.io/jobset-uid", jobSet.getMetadata().getUid());
+            jobSetMarks.put(REPLICATED_JOB_LABEL, jobName);
+            jobSetMarks.put("jobset.sigs.k8s.io/replicatedjob-replicas",
+                    Integer.toString(number(replicatedJob.get("replicas"), 1)));
+            jobSetMarks.put("jobset.sigs.k8s.io/global-replicas", Integer.toString(globalReplicas));
+            jobSetMarks.put("jobset.sigs.k8s.io/group-name", "default");
+            jobSetMarks.put("jobset.sigs.k8s.io/group-replicas", Integer.toString(globalReplicas));
+            jobSetMarks.put("jobset.sigs.k8s.io/job-index", "0");
+            jobSetMarks.put("jobset.sigs.k8s.io/job-group-index", Integer.toString(globalIndex));
+            jobSetMarks.put("jobset.sigs.k8s.io/job-global-index", Integer.toString(globalIndex));
+            jobSetMarks.put("jobset.sigs.k8s.io/job-key", sha1(namespace + "/" + childJob));
+            jobSetMarks.put("jobset.sigs.k8s.io/restart-attempt", "0");
             Map<String, Object> jobSpec = map(map(replicatedJob.get("template")).get("spec"));
             Map<String, Object> podTemplate = map(jobSpec.get("template"));
             int count = number(jobSpec.get("parallelism"), 1);
@@ -285,11 +306,14 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                         io.fabric8.kubernetes.api.model.ObjectMeta.class)).editMetadata()
                         .withName(name + "-" + jobName + "-0-" + index + "-" + UUID.randomUUID().toString().substring(0, 5))
                         .withNamespace(namespace)
-                        .addToLabels(JOBSET_NAME_LABEL, name)
-                        .addToLabels(REPLICATED_JOB_LABEL, jobName)
-                        .addToLabels("jobset.sigs.k8s.io/job-index", "0")
-                        .addToLabels("batch.kubernetes.io/job-name", name + "-" + jobName + "-0")
-                        .addToLabels("job-name", name + "-" + jobName + "-0")
+                        .addToLabels(jobSetMarks)
+                        .addToLabels("jobset.sigs.k8s.io/priority", "0")
+                        .addToAnnotations(jobSetMarks)
+                        // the Job controller's: its Job's name and uid, and the pod's index
+                        .addToLabels("batch.kubernetes.io/controller-uid", owner.getMetadata().getUid())
+                        .addToLabels("controller-uid", owner.getMetadata().getUid())
+                        .addToLabels("batch.kubernetes.io/job-name", childJob)
+                        .addToLabels("job-name", childJob)
                         .addToLabels(COMPLETION_INDEX_LABEL, Integer.toString(index))
                         .addToAnnotations(COMPLETION_INDEX_LABEL, Integer.toString(index))
                         .withOwnerReferences(JobSetObjects.ownedBy(owner))
@@ -309,6 +333,16 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             }
         }
         return pods;
+    }
+
+    /** JobSet's job key: the SHA-1 of "namespace/job", in hex. */
+    private static String sha1(String text) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1")
+                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /**
