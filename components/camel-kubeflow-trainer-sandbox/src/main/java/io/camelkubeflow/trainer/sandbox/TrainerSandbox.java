@@ -241,8 +241,9 @@ public final class TrainerSandbox implements AutoCloseable {
                     trainJobSchema = CrdSchemaValidator.of(json);
                 }
             }
+            RuntimesOverlay overlay = RuntimesOverlay.release();
             for (String runtime : DEFAULT_RUNTIMES) {
-                installObject(RUNTIMES + runtime, CLUSTER_RUNTIMES, JsonResources.read(RUNTIMES + runtime));
+                installObject(RUNTIMES + runtime, CLUSTER_RUNTIMES, overlay.apply(JsonResources.read(RUNTIMES + runtime)));
             }
             List.of("default", "kube-system", "kube-public", TRAINER_SYSTEM_NAMESPACE).forEach(this::installNamespace);
             installObject("the Trainer's public ConfigMap", NAMESPACES + "/" + TRAINER_SYSTEM_NAMESPACE + "/configmaps",

@@ -406,6 +406,26 @@ class ApiServerFidelityTest {
         assertEquals(TrainerSandbox.DEFAULT_RUNTIMES.size(), names.size());
     }
 
+    /**
+     * The runtimes as the release's runtimes overlay installs them (kubectl apply -k, as testcluster/up.sh does): the
+     * Trainer's own images at the release's tag, every runtime labelled for no webhook validation; the data cache's
+     * runtime, which the overlay does not install, absent.
+     */
+    @Test
+    void theRuntimesAreInstalledAsTheReleasesOverlayInstallsThem() {
+        var runtimes = sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1",
+                "ClusterTrainingRuntime");
+        GenericKubernetesResource deepspeed = runtimes.withName("deepspeed-distributed").get();
+        String json = Serialization.asJson(deepspeed);
+        assertTrue(json.contains("\"image\":\"ghcr.io/kubeflow/trainer/deepspeed-runtime:v2.3.0\"")
+                && !json.contains("\"image\":\"ghcr.io/kubeflow/trainer/deepspeed-runtime\""), json);
+        assertEquals("disabled", deepspeed.getMetadata().getLabels().get("trainer.kubeflow.org/webhook-validation"));
+        // an image the overlay does not name keeps its own tag
+        assertTrue(Serialization.asJson(runtimes.withName("torch-distributed").get())
+                .contains("\"image\":\"pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime\""));
+        assertEquals(null, runtimes.withName("torch-distributed-with-cache").get());
+    }
+
     @Test
     void theTrainerIsInstalledAsOnACluster() {
         assertNotNull(sandbox.client().namespaces().withName("kubeflow-system").get());
