@@ -17,12 +17,13 @@ trap 'bash testcluster/down.sh' EXIT
 bash testcluster/up.sh
 for i in $(seq 1 "$runs"); do
   started=$(date +%s)
-  if ./mvnw -B -ntp -pl e2e test-compile failsafe:integration-test \
-      -Dfailsafe.reportsDirectory="$PWD/$log/run-$i" "$@" > "$log/run-$i.log" 2>&1; then
+  rm -rf e2e/target/failsafe-reports
+  if ./mvnw -B -ntp -pl e2e test-compile failsafe:integration-test "$@" > "$log/run-$i.log" 2>&1; then
     status=ran
   else
     status="failed to run (see $log/run-$i.log)"
   fi
+  cp -r e2e/target/failsafe-reports "$log/run-$i" 2>/dev/null || mkdir -p "$log/run-$i"
   echo "run $i of $runs: $status in $(( $(date +%s) - started )) s"
 done
 python3 - "$log" "$runs" <<'EOF'
