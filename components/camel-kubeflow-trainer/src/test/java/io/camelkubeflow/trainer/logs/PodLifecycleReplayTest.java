@@ -12,27 +12,20 @@ import java.util.concurrent.TimeUnit;
 import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobStatus;
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.camelkubeflow.trainer.testing.Eventually;
-import io.camelkubeflow.trainer.watch.ClusterInformers;
-import io.camelkubeflow.trainer.watch.WatchConnectionMonitor;
+import io.camelkubeflow.trainer.watch.WatchTestSupport;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -45,43 +38,22 @@ import static org.junit.jupiter.api.Assertions.fail;
  * a failed pod the Job controller replaces (restart policy Never) or deletes at {@code backoffLimit}, JobSet deleting
  * a finished job's pods, an informer fabric8 stops and a watch dropped mid-read.
  */
-class PodLifecycleReplayTest {
+class PodLifecycleReplayTest extends WatchTestSupport {
     /** A bound against a hang only: each read ends within milliseconds of the step that ends it. */
     private static final long HANG_SECONDS = 30;
     private static final Duration WAIT_LONG = Duration.ofMinutes(10);
 
-    static TrainerSandbox sandbox;
     KubernetesClient client;
-    WatchConnectionMonitor monitor;
-    ClusterInformers informers;
     ExecutorService executor;
-    String namespace;
-
-    @BeforeAll
-    static void startSandbox() {
-        sandbox = TrainerSandbox.start();
-    }
-
-    @AfterAll
-    static void stopSandbox() {
-        sandbox.close();
-    }
 
     @BeforeEach
-    void startInformers(TestInfo test) {
-        String method = test.getTestMethod().orElseThrow().getName().toLowerCase();
-        namespace = method.substring(0, Math.min(method.length(), 63));
-        sandbox.createNamespace(namespace);
+    void startExecutor() {
         client = sandbox.client();
-        monitor = new WatchConnectionMonitor((watch, down) -> { });
-        informers = new ClusterInformers(client, monitor);
         executor = Executors.newFixedThreadPool(2);
     }
 
     @AfterEach
-    void stopInformers() {
-        informers.close();
-        monitor.close();
+    void stopExecutor() {
         executor.shutdownNow();
     }
 
@@ -419,21 +391,6 @@ class PodLifecycleReplayTest {
             return e.getCause();
         }
         return fail("the read completed; it was to fail");
-    }
-
-    /**
-     * Stops a scope's informer as fabric8 does when it gives up on a watch error, and waits until the scope has a new
-     * informer watching (the sandbox's API server sends a new watch nothing of what changed before it started).
-     */
-    private static <T> void stopAsFabric8Does(java.util.function.Supplier<SharedIndexInformer<T>> scope)
-            throws InterruptedException {
-        SharedIndexInformer<T> stopped = scope.get();
-        stopped.stop();
-        Eventually.await(Duration.ofSeconds(30), () -> {
-            SharedIndexInformer<T> now = scope.get();
-            return now != stopped && now.isWatching();
-        }, () -> "no new informer watching");
-        assertNotSame(stopped, scope.get());
     }
 
     /** A sink that keeps every line as {@code [step] text}, and lets the test wait for a count of them. */

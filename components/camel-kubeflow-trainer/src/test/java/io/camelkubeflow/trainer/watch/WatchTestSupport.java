@@ -14,27 +14,27 @@ import org.junit.jupiter.api.TestInfo;
 
 /**
  * One sandbox API server (no controller) per test class; per test, fresh informers and a namespace of its own, named
- * for the test, whose TrainJobs the test writes itself.
+ * for the test, whose TrainJobs (and, for log reads, pods and their logs) the test writes itself.
  */
-abstract class WatchTestSupport {
-    static TrainerSandbox sandbox;
-    WatchConnectionMonitor monitor;
-    ClusterInformers informers;
+public abstract class WatchTestSupport {
+    protected static TrainerSandbox sandbox;
+    protected WatchConnectionMonitor monitor;
+    protected ClusterInformers informers;
     StoredTrainJobs jobs;
-    String namespace;
+    protected String namespace;
 
     @BeforeAll
-    static void startSandbox() {
+    public static void startSandbox() {
         sandbox = TrainerSandbox.start();
     }
 
     @AfterAll
-    static void stopSandbox() {
+    public static void stopSandbox() {
         sandbox.close();
     }
 
     @BeforeEach
-    void startInformers(TestInfo test) {
+    public void startInformers(TestInfo test) {
         String method = test.getTestMethod().orElseThrow().getName().toLowerCase();
         namespace = method.substring(0, Math.min(method.length(), 63));
         sandbox.createNamespace(namespace);
@@ -44,7 +44,7 @@ abstract class WatchTestSupport {
     }
 
     @AfterEach
-    void stopInformers() {
+    public void stopInformers() {
         informers.close();
         monitor.close();
     }
@@ -56,7 +56,7 @@ abstract class WatchTestSupport {
      *
      * @return the stopped informer
      */
-    static <T> SharedIndexInformer<T> stopAsFabric8Does(Supplier<SharedIndexInformer<T>> scope)
+    protected static <T> SharedIndexInformer<T> stopAsFabric8Does(Supplier<SharedIndexInformer<T>> scope)
             throws InterruptedException {
         SharedIndexInformer<T> stopped = scope.get();
         stopped.stop();
