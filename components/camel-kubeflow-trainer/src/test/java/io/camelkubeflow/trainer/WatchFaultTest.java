@@ -130,6 +130,7 @@ class WatchFaultTest extends TrainerRouteTestSupport {
         int faults = 0;
         int restarts = 0;
         for (int round = 0; round < rounds; round++) {
+            long before = api.sandbox().requestCount();
             switch (round % 4) {
                 case 0 -> faults += api.sandbox().expireWatches();
                 case 1 -> {
@@ -146,9 +147,13 @@ class WatchFaultTest extends TrainerRouteTestSupport {
             for (int i = round; i < waits; i += rounds) {
                 end(namespace, names.get(i), i % 3 == 0 ? "Failed" : "Complete");
             }
-            // the next round once every watch is back from this one's fault
-            Eventually.await(Duration.ofSeconds(60), () -> component().watches().stream()
-                    .allMatch(watch -> watch.connected()), () -> "the watches are not back: " + component().watches());
+            // the next round once this one's fault is over: the watch opened again at the API server, and every watch
+            // seen connected by the component (connected alone may still be the state before the fault)
+            Eventually.await(Duration.ofSeconds(60), () -> api.sandbox().requestsSince(before).stream()
+                    .map(r -> r.getPath()).anyMatch(p -> p.contains("/namespaces/" + namespace + "/trainjobs?")
+                            && p.contains("watch=true"))
+                    && component().watches().stream().allMatch(watch -> watch.connected()),
+                    () -> "the watches are not back: " + component().watches());
         }
         int right = 0;
         int wrong = 0;

@@ -24,6 +24,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -72,6 +73,9 @@ public class TrainJobLogs {
     /** Pause before resuming a stream that ended while its pod still runs; doubled while it keeps breaking. */
     private static final Duration RESUME_PAUSE = Duration.ofMillis(200);
     private static final Duration MAX_RESUME_PAUSE = Duration.ofSeconds(5);
+
+    /** A completion index as the Job controller writes it. */
+    private static final java.util.regex.Pattern COMPLETION_INDEX = java.util.regex.Pattern.compile("\\d{1,9}");
 
     /** Lines taken from a stream at a time, between looks at the sink's readiness. */
     private static final int MAX_TAKE = 1024;
@@ -122,10 +126,16 @@ public class TrainJobLogs {
         CompletableFuture<List<String>> result = new CompletableFuture<>();
         List<PodReader> readers = new CopyOnWriteArrayList<>();
         JobEnd end = new JobEnd(request);
-        // trainer and all wait for a pod they read (never an initializer's) to start
-        CompletableFuture<List<Pod>> podsFound = request.step().kind() == LogStep.Kind.ONE ? null
-                : awaitPods(request, Map.of(), end, found -> found.stream().anyMatch(p -> readsUserCode(p)
-                        && started(p)));
+        CompletableFuture<List<Pod>> podsFound;
+        try {
+            // trainer and all wait for a pod they read (never an initializer's) to start
+            podsFound = request.step().kind() == LogStep.Kind.ONE ? null
+                    : awaitPods(request, Map.of(), end, true, found -> found.stream().anyMatch(p -> readsUserCode(p)
+                            && started(p)));
+        } catch (RuntimeException e) {
+            end.stopLooking();
+            throw e;
+        }
         result.whenComplete((steps, failure) -> {
             if (podsFound != null) {
                 podsFound.cancel(false);
@@ -135,17 +145,22 @@ public class TrainJobLogs {
         });
         CompletableFuture<List<Pod>> pods = podsFound == null ? CompletableFuture.completedFuture(List.of()) : podsFound;
         pods.whenComplete((found, failure) -> {
-            if (failure != null) {
-                result.completeExceptionally(startFailure(failure, request, Map.of()));
-                return;
+            // whatever fails here fails the read: a read that never completes is the one outcome it may not have
+            try {
+                if (failure != null) {
+                    result.completeExceptionally(startFailure(failure, request, Map.of()));
+                    return;
+                }
+                List<Pod> candidates = found != null ? found
+                        : startedAtEnd(request, Map.of(), end, request.step().kind() == LogStep.Kind.ALL ? "all"
+                                : "trainer", result);
+                if (candidates == null) {
+                    return;
+                }
+                new Readers(request, sink, readers, result, end).start(selectors(request, candidates));
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
             }
-            List<Pod> candidates = found != null ? found
-                    : startedAtEnd(request, Map.of(), end, request.step().kind() == LogStep.Kind.ALL ? "all"
-                            : "trainer", result);
-            if (candidates == null) {
-                return;
-            }
-            new Readers(request, sink, readers, result, end).start(selectors(request, candidates));
         });
         return result;
     }
@@ -159,8 +174,7 @@ public class TrainJobLogs {
             CompletableFuture<?> result) {
         List<Pod> started;
         try {
-            started = client.pods().inNamespace(request.namespace()).withLabels(selector(request, labels)).list()
-                    .getItems().stream().filter(p -> matches(p, labels) && TrainJobLogs.started(p)).toList();
+            started = startedPods(request, labels);
         } catch (KubernetesClientException e) {
             result.completeExceptionally(e);
             return null;
@@ -171,6 +185,12 @@ public class TrainJobLogs {
             return null;
         }
         return started;
+    }
+
+    /** The started pods with these labels, as the API server has them now. */
+    private List<Pod> startedPods(Request request, Map<String, String> labels) {
+        return client.pods().inNamespace(request.namespace()).withLabels(selector(request, labels)).list()
+                .getItems().stream().filter(p -> matches(p, labels) && TrainJobLogs.started(p)).toList();
     }
 
     /**
@@ -285,8 +305,19 @@ public class TrainJobLogs {
                 }
             }
             if (latePods) {
-                List<Selector> late = unread(informers.podsOf(request.namespace(),
-                        new TrainJobRef(request.namespace(), request.jobName())));
+                List<Pod> pods;
+                try {
+                    // once the job has ended, the pods as the API server has them: the pod informer may lag behind
+                    // the TrainJob informer, and a pod it has not shown yet would be left unread
+                    pods = end.ended() ? client.pods().inNamespace(request.namespace())
+                            .withLabels(selector(request, Map.of())).list().getItems()
+                            : informers.podsOf(request.namespace(), new TrainJobRef(request.namespace(),
+                                    request.jobName()));
+                } catch (KubernetesClientException e) {
+                    result.completeExceptionally(e);
+                    return;
+                }
+                List<Selector> late = unread(pods);
                 if (!late.isEmpty()) {
                     hold(); // the late readers start before this hold goes
                     late.forEach(selector -> read(selector, true));
@@ -318,36 +349,84 @@ public class TrainJobLogs {
      */
     private final class JobEnd {
         private final CompletableFuture<TrainJob> looking;
-        /** Completes after {@link #seenAt} is set, so whatever runs on the end reads it set. */
-        private final CompletableFuture<TrainJob> ended;
+        /** What runs once the job has ended, each taken out as it runs (or as its wait ends first). */
+        private final Set<Runnable> listeners = ConcurrentHashMap.newKeySet();
+        private final AtomicBoolean once = new AtomicBoolean();
+        /** Set after {@link #last}, {@link #absent} and {@link #seenAt}: who reads it set reads them. */
+        private volatile boolean ended;
+        /** The job as it ended (null: deleted, or never made, as a GET found it). */
+        private volatile TrainJob last;
+        private volatile String absent;
         /** When this read learned of the end (System.nanoTime). */
         private volatile long seenAt;
 
         JobEnd(Request request) {
             looking = informers.awaitEnd(request.namespace(), request.jobName());
-            ended = looking.thenApply(job -> {
-                seenAt = System.nanoTime();
-                return job;
-            });
+            if (looking.isDone()) {
+                // ended before the read began: known now, before the read's first look
+                looking.thenAccept(job -> end(job, null));
+            } else {
+                // the informer's events come on fabric8's thread, which a new informer's first list may need: what the
+                // end sets off (lists, new readers, the caller's completion) runs on the read's executor
+                looking.thenAccept(job -> dispatchOrRun(() -> end(job, null)));
+            }
+            if (!looking.isDone() && informers.trainJobs(request.namespace(), null).getStore()
+                    .getByKey(request.namespace() + "/" + request.jobName()) == null) {
+                // not in the informer's cache: made a moment ago, or gone before its delete could be seen; the API
+                // server says which (a job deleted before the read began sends no delete event to wait for)
+                try {
+                    if (client.resources(TrainJob.class).inNamespace(request.namespace())
+                            .withName(request.jobName()).get() == null) {
+                        end(null, "not found: deleted, or never made");
+                    }
+                } catch (KubernetesClientException e) {
+                    // unknown: the informer's events decide
+                }
+            }
+        }
+
+        private void end(TrainJob job, String why) {
+            if (!once.compareAndSet(false, true)) {
+                return;
+            }
+            last = job;
+            absent = why;
+            seenAt = System.nanoTime();
+            ended = true;
+            for (Runnable listener : listeners) {
+                if (listeners.remove(listener)) {
+                    listener.run();
+                }
+            }
         }
 
         boolean ended() {
-            return ended.isDone() && !ended.isCompletedExceptionally();
+            return ended;
         }
 
         /** Whether the job ended longer than {@code endGrace} ago. */
         boolean pastGrace() {
-            return ended() && System.nanoTime() - seenAt >= endGrace.toNanos();
+            return ended && System.nanoTime() - seenAt >= endGrace.toNanos();
         }
 
-        /** Runs {@code action} once the job has ended; never if the read ends first. */
-        void whenEnded(Runnable action) {
-            ended.thenRun(action);
+        /**
+         * Runs {@code action} once the job has ended (now, if it has); never if the read ends first. Answers what takes
+         * it back, so a wait that ends otherwise leaves nothing behind (a follow resumed for days waits many times).
+         */
+        Runnable whenEnded(Runnable action) {
+            listeners.add(action);
+            if (ended && listeners.remove(action)) {
+                action.run();
+            }
+            return () -> listeners.remove(action);
         }
 
         /** How the job ended: its phase, or deleted. */
         String describe() {
-            TrainJob job = ended.getNow(null);
+            if (absent != null) {
+                return absent;
+            }
+            TrainJob job = last;
             if (job == null) {
                 return "not yet";
             }
@@ -357,6 +436,16 @@ public class TrainJobLogs {
 
         void stopLooking() {
             looking.cancel(false);
+            listeners.clear();
+        }
+    }
+
+    /** Runs a task on the read's executor, or here when the executor takes no more (it is shutting down). */
+    private void dispatchOrRun(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException e) {
+            task.run();
         }
     }
 
@@ -374,6 +463,10 @@ public class TrainJobLogs {
         Map<String, Selector> all = new LinkedHashMap<>();
         pods.stream()
                 .filter(p -> TRAINER_JOBS.contains(label(p, JobSetLabels.REPLICATED_JOB)))
+                // the Job controller writes a number: a pod labelled otherwise (by anyone who may make pods there) is
+                // no pod of the job's, not a reason to fail every read of it
+                .filter(p -> COMPLETION_INDEX.matcher(String.valueOf(label(p, JobSetLabels.COMPLETION_INDEX)))
+                        .matches())
                 // a read that does not wait reads the pods that started and leaves out those still pending
                 .filter(p -> request.waitsForStart() || started(p))
                 .sorted(Comparator.comparing((Pod p) -> label(p, JobSetLabels.REPLICATED_JOB))
@@ -409,6 +502,8 @@ public class TrainJobLogs {
         private String finalPod;
         private PodLogStream.Query finalQuery;
         private long finalDelivered;
+        /** Batches of lines handed on: whether the reader moved since a look from another thread. */
+        private volatile long batches;
         /** The pod read last, and whether a read of the step's log ended cleanly. */
         private String lastPod;
         private boolean lastSucceeded;
@@ -429,8 +524,32 @@ public class TrainJobLogs {
         }
 
         CompletableFuture<Void> start() {
+            Runnable stopTimingTheEnd = end.whenEnded(() -> endGraceFrom(batches));
+            done.whenComplete((ignored, failure) -> stopTimingTheEnd.run());
             dispatch(this::next);
             return done;
+        }
+
+        /**
+         * Once the job has ended: a reader still at it {@code endGrace} later fails naming its pod, unless lines came
+         * meanwhile (a final log still being read); a stream open without a line after the job's end (a pod stuck
+         * terminating) would otherwise keep the follow open for good.
+         */
+        private void endGraceFrom(long deliveredThen) {
+            // batches, not lines: read here on another thread, so volatile, and counted per batch on the hot path
+            CompletableFuture.delayedExecutor(endGrace.toMillis(), TimeUnit.MILLISECONDS, this::dispatch).execute(() -> {
+                if (done.isDone()) {
+                    return;
+                }
+                long deliveredNow = batches;
+                if (deliveredNow != deliveredThen) {
+                    endGraceFrom(deliveredNow);
+                    return;
+                }
+                done.completeExceptionally(new LogIncompleteException(request.namespace(), request.jobName(),
+                        selector.step, lastPod == null ? "none started" : lastPod, endGrace));
+                closeStreams();
+            });
         }
 
         void stop() {
@@ -452,7 +571,10 @@ public class TrainJobLogs {
             if (stopped) {
                 return;
             }
-            CompletableFuture<List<Pod>> found = awaitPods(request, selector.labels(), end,
+            // the start timeout bounds the wait for the first pod of a step read alone (all's read waited for its
+            // first pod itself); a later pod is waited for until the job ends
+            boolean boundedByStart = lastPod == null && request.step().kind() != LogStep.Kind.ALL;
+            CompletableFuture<List<Pod>> found = awaitPods(request, selector.labels(), end, boundedByStart,
                     candidates -> candidates.stream().anyMatch(this::unreadAndStarted));
             podsFound = found;
             if (stopped) {
@@ -468,15 +590,19 @@ public class TrainJobLogs {
                     done.completeExceptionally(startFailure);
                 } else if (pods != null) {
                     dispatch(() -> readOnce(current(pods)).whenComplete(this::afterRead));
-                } else if (readToAnEnd) {
-                    done.complete(null);
                 } else {
+                    // the job ended: a pod the informer has not shown yet is asked of the API server; with none left
+                    // to read, a step read to an end is done, one never read is gone
                     dispatch(() -> {
-                        List<Pod> started = startedAtEnd(request, selector.labels(), end, selector.step, done);
-                        if (started != null && started.stream().noneMatch(this::unreadAndStarted)) {
+                        List<Pod> unread = startedPods(request, selector.labels()).stream()
+                                .filter(this::unreadAndStarted).toList();
+                        if (!unread.isEmpty()) {
+                            readOnce(current(unread)).whenComplete(this::afterRead);
+                        } else if (readToAnEnd) {
                             done.complete(null);
-                        } else if (started != null) {
-                            readOnce(current(started)).whenComplete(this::afterRead);
+                        } else {
+                            done.completeExceptionally(new LogGoneException(request.namespace(), request.jobName(),
+                                    selector.step, end.describe()));
                         }
                     });
                 }
@@ -722,6 +848,7 @@ public class TrainJobLogs {
                         PodLogStream.Lines lines = stream.take((int) Math.min(MAX_TAKE, limit - taken));
                         if (!lines.texts().isEmpty()) {
                             handler.accept(lines);
+                            batches++;
                         }
                         taken += lines.texts().size();
                         unannounced |= !lines.texts().isEmpty();
@@ -987,13 +1114,16 @@ public class TrainJobLogs {
      * as started has not started.
      */
     private CompletableFuture<List<Pod>> awaitPods(Request request, Map<String, String> labels, JobEnd end,
-            Predicate<List<Pod>> condition) {
+            boolean boundedByStart, Predicate<List<Pod>> condition) {
         CompletableFuture<List<Pod>> found = informers.awaitPods(request.namespace(), request.jobName(), labels,
                 condition);
         if (request.waitsForStart()) {
             // null: the job ended first, and no pod will come
-            end.whenEnded(() -> found.complete(null));
-            return found.orTimeout(request.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            Runnable stopWaitingForTheEnd = end.whenEnded(() -> found.complete(null));
+            found.whenComplete((pods, failure) -> stopWaitingForTheEnd.run());
+            // a pod the read waits for at its start: at most the start timeout; later ones (a node made in a later
+            // batch, a pod the Job controller makes in place of a failed one) until the job ends
+            return boundedByStart ? found.orTimeout(request.startTimeout().toMillis(), TimeUnit.MILLISECONDS) : found;
         }
         // the first look runs before awaitPods returns: not done by then, it is cancelled (and stops looking); a pod
         // that started in between completed it, and the cancel fails

@@ -198,7 +198,7 @@ public final class ClusterInformers implements AutoCloseable {
     public CompletableFuture<List<Pod>> awaitPods(String namespace, String jobName, Map<String, String> labels,
             Predicate<List<Pod>> condition) {
         TrainJobRef job = new TrainJobRef(namespace, jobName);
-        return new Look<Pod, List<Pod>>(podLooks, () -> trainJobPods(namespace)) {
+        return new Look<Pod, List<Pod>>(podLooks, () -> trainJobPods(namespace), onStop) {
             @Override
             List<Pod> found(Pod changed, boolean deleted) {
                 List<Pod> matching = podsOf(namespace, job).stream().filter(pod -> hasLabels(pod, labels)).toList();
@@ -214,7 +214,7 @@ public final class ClusterInformers implements AutoCloseable {
      */
     public CompletableFuture<TrainJob> awaitEnd(String namespace, String jobName) {
         String key = namespace + "/" + jobName;
-        return new Look<TrainJob, TrainJob>(jobLooks, () -> trainJobs(namespace, null)) {
+        return new Look<TrainJob, TrainJob>(jobLooks, () -> trainJobs(namespace, null), onStop) {
             @Override
             TrainJob found(TrainJob changed, boolean deleted) {
                 if (changed != null) {
@@ -236,14 +236,20 @@ public final class ClusterInformers implements AutoCloseable {
      * @param <R> what the wait completes with
      */
     private abstract static class Look<T, R> implements ResourceEventHandler<T> {
+        /** How long a look waits before it tries again to move to a new informer that could not start. */
+        private static final long MOVE_RETRY_MILLIS = 1000;
         final CompletableFuture<R> answer = new CompletableFuture<>();
         final Set<Look<?, ?>> pending;
         final Supplier<SharedIndexInformer<T>> scope;
+        final Executor retries;
         volatile SharedIndexInformer<T> informer;
+        /** Whether a failed move was warned of: once per look, not every second. */
+        private volatile boolean retrying;
 
-        Look(Set<Look<?, ?>> pending, Supplier<SharedIndexInformer<T>> scope) {
+        Look(Set<Look<?, ?>> pending, Supplier<SharedIndexInformer<T>> scope, Executor retries) {
             this.pending = pending;
             this.scope = scope;
+            this.retries = retries;
         }
 
         /**
@@ -256,7 +262,15 @@ public final class ClusterInformers implements AutoCloseable {
 
         CompletableFuture<R> start() {
             pending.add(this);
-            answer.whenComplete((found, error) -> pending.remove(this));
+            answer.whenComplete((found, error) -> {
+                pending.remove(this);
+                // the informer listened to last: one registration, not one per informer moved through (each would
+                // keep a stopped informer, cache and all, for as long as the look waits)
+                SharedIndexInformer<T> last = informer;
+                if (last != null) {
+                    last.removeEventHandler(this);
+                }
+            });
             on(scope.get());
             return answer;
         }
@@ -269,7 +283,10 @@ public final class ClusterInformers implements AutoCloseable {
             }
             informer = next;
             next.addEventHandler(this);
-            answer.whenComplete((found, error) -> next.removeEventHandler(this));
+            if (answer.isDone()) {
+                next.removeEventHandler(this);
+                return;
+            }
             if (!next.isRunning()) {
                 // stopped before this look was among its listeners, so not moved by its stop: move now
                 on(scope.get());
@@ -278,10 +295,25 @@ public final class ClusterInformers implements AutoCloseable {
             look(null, false);
         }
 
-        /** Moves to the scope's new informer if this look listens to {@code stopped}. */
+        /**
+         * Moves to the scope's new informer if this look listens to {@code stopped}; when the new one cannot start (the
+         * API server away too), tries again a second later, for as long as the look waits: nothing else moves it.
+         */
         void replacing(SharedIndexInformer<?> stopped) {
-            if (informer == stopped) {
+            if (informer != stopped || answer.isDone()) {
+                return;
+            }
+            try {
                 on(scope.get());
+            } catch (RuntimeException e) {
+                if (!retrying) {
+                    retrying = true;
+                    LOG.warn("Could not start an informer in place of one fabric8 stopped (the API server away as"
+                            + " well?); what waited on it tries again every second: {}",
+                            Printable.escape(e.getMessage()));
+                }
+                CompletableFuture.delayedExecutor(MOVE_RETRY_MILLIS, TimeUnit.MILLISECONDS, retries)
+                        .execute(() -> replacing(stopped));
             }
         }
 

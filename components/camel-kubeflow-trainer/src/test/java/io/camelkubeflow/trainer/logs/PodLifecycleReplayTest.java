@@ -300,6 +300,61 @@ class PodLifecycleReplayTest extends WatchTestSupport {
         assertEquals(List.of("world size 2"), lines.texts());
     }
 
+    @Test
+    void aFollowOfAllEndsWhenItsJobWasDeletedBeforeTheReadThoughItsPodsAreLeft() throws Exception {
+        // deleted with --cascade=orphan, or a background delete whose pods are not gone yet: no delete event will come
+        job("orphaned");
+        Pod node = pod("orphaned", "node", 0, "orphaned-node-0-0-a", "OnFailure");
+        running(node);
+        log(node, "done");
+        containerEnded(node, 0, "Succeeded");
+        client.resources(TrainJob.class).inNamespace(namespace).withName("orphaned").delete();
+        Lines lines = new Lines();
+        assertEquals(List.of("node-0"), read("orphaned", "all", true, WAIT_LONG, TrainJobLogs.END_GRACE, lines)
+                .get(HANG_SECONDS, TimeUnit.SECONDS));
+        assertEquals(List.of("[node-0] done"), lines.all());
+    }
+
+    @Test
+    void aNodePendingLongerThanTheStartTimeoutDoesNotFailAFollowOfAllWhileTheJobRuns() throws Exception {
+        // the start timeout bounds the wait for the read's first pod; a node made later waits as long as the job runs
+        // (a GPU node the autoscaler brings up after minutes): a start timeout of 1 ms, long over when node 1 starts
+        job("slow-node");
+        Pod node0 = pod("slow-node", "node", 0, "slow-node-node-0-0-a", "OnFailure");
+        running(node0);
+        Lines lines = new Lines();
+        CompletableFuture<List<String>> read = read("slow-node", "all", true, Duration.ofMillis(1),
+                TrainJobLogs.END_GRACE, lines);
+        log(node0, "rank 0");
+        lines.await(1);
+        Pod node1 = pod("slow-node", "node", 1, "slow-node-node-0-1-b", "OnFailure");
+        log(node0, "rank 0 still training");
+        lines.await(2);
+        running(node1);
+        log(node1, "rank 1");
+        lines.await(3);
+        containerEnded(node0, 0, "Succeeded");
+        containerEnded(node1, 0, "Succeeded");
+        ended("slow-node", "Complete");
+        assertEquals(List.of("node-0", "node-1"), read.get(HANG_SECONDS, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aStreamStillOpenWithoutALineAfterTheJobEndedFailsNamingItsPodAfterTheGrace() throws Exception {
+        // a pod stuck terminating (its node partitioned): the log stream stays open and says nothing
+        job("stuck");
+        Pod node = pod("stuck", "node", 0, "stuck-node-0-0-a", "OnFailure");
+        running(node);
+        Lines lines = new Lines();
+        CompletableFuture<List<String>> read = read("stuck", "node-0", true, WAIT_LONG, Duration.ZERO, lines);
+        log(node, "epoch 1");
+        lines.await(1);
+        ended("stuck", "Failed");
+        Throwable failure = failure(read);
+        assertInstanceOf(LogIncompleteException.class, failure);
+        assertTrue(failure.getMessage().contains("step node-0 (pod stuck-node-0-0-a)"), failure.getMessage());
+    }
+
     // ---- the cluster, step by step
 
     private void job(String name) {
