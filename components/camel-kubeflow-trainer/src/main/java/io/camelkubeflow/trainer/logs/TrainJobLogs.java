@@ -504,6 +504,8 @@ public class TrainJobLogs {
         private long finalDelivered;
         /** Batches of lines handed on: whether the reader moved since a look from another thread. */
         private volatile long batches;
+        /** Whether the reader waits for the sink to take more (a slow receiver), not for the pod. */
+        private volatile boolean waitingOnSink;
         /** The pod read last, and whether a read of the step's log ended cleanly. */
         private String lastPod;
         private boolean lastSucceeded;
@@ -542,7 +544,8 @@ public class TrainJobLogs {
                     return;
                 }
                 long deliveredNow = batches;
-                if (deliveredNow != deliveredThen) {
+                if (deliveredNow != deliveredThen || waitingOnSink) {
+                    // lines came, or are held back by a receiver that takes them slowly: the pod is not the one stuck
                     endGraceFrom(deliveredNow);
                     return;
                 }
@@ -843,6 +846,7 @@ public class TrainJobLogs {
 
             @Override
             public void run() {
+                waitingOnSink = false;
                 try {
                     while (taken < limit) {
                         PodLogStream.Lines lines = stream.take((int) Math.min(MAX_TAKE, limit - taken));
@@ -857,6 +861,7 @@ public class TrainJobLogs {
                             idle(sink);
                         }
                         if (!lines.texts().isEmpty() && !ready(this)) {
+                            waitingOnSink = true;
                             return;
                         }
                         if (!lines.more()) {
