@@ -178,9 +178,27 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
         }
     }
 
+    /**
+     * Whether an end found at start was not handled. The informer is shared with whatever watched before (a route
+     * stopped and started again in the same app), and its copy may not have the mark written a moment ago yet: a job
+     * without it there is asked of the API server, whose copy decides (a GET per unhandled end found, at start only).
+     */
     private boolean unhandled(TrainJob job) {
+        if (marked(job)) {
+            return false;
+        }
+        try {
+            TrainJob current = jobs.find(job.getMetadata().getNamespace(), job.getMetadata().getName());
+            return current != null && !marked(current);
+        } catch (KubernetesClientException e) {
+            // unknown: emitted (at least once), as an end whose mark could not be written is
+            return true;
+        }
+    }
+
+    private boolean marked(TrainJob job) {
         Map<String, String> annotations = job.getMetadata().getAnnotations();
-        return annotations == null || !annotations.containsKey(handledAnnotation);
+        return annotations != null && annotations.containsKey(handledAnnotation);
     }
 
     /** Records on the job that its end went through this route, so a restart does not emit it again. */
