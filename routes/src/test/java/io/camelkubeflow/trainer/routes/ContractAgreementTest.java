@@ -54,6 +54,11 @@ class ContractAgreementTest {
 
     /** Refused requests whose rule a JSON Schema cannot say, each by the rule's name. */
     private static final Map<String, String> BEYOND_THE_SCHEMA = Map.ofEntries(
+            Map.entry("{\"pythonFile\": \"/app/t.py\", \"gpu\": \"8\", \"resources\": {\"nvidia.com/gpu\": \"9\"}}",
+                    "a quantity given once: its own field or the resources map (Schemathesis cannot generate for a"
+                            + " schema that negates a map's key beside a field)"),
+            Map.entry("{\"pythonFile\": \"/a.py\", \"resources\": {\"cpu\": \"2\"}, \"cpu\": \"4\"}",
+                    "a quantity given once: its own field or the resources map"),
             Map.entry(TUNE + "\"datasetUri\": \"hf://d/x\", \"datasetAccessToken\": \"hf_HttpPlainToken\"}",
                     "a credential only as a Secret's key (secretKeyRef:), read into a reference as it is set"),
             Map.entry(TUNE + "\"modelUri\": \"s3://m/x\", \"modelSecretAccessKey\": \"wJalrHttpKey\"}",

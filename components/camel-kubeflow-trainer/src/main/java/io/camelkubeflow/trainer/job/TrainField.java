@@ -392,8 +392,8 @@ public enum TrainField {
     @SuppressWarnings("unchecked")
     /**
      * Sets a resource quantity per node. Its own field (cpu, memory, gpu) and the resources map may both name it; one
-     * layer giving both is refused naming the field, as the request schema says (its allOf), rather than one dropped:
-     * the schema cannot see it in the merged request, whose form holds each quantity once.
+     * layer giving both is refused naming the field, whatever the values, rather than one of them dropped. A rule
+     * beyond the request schema (docs/http-api.md): the merged request it runs on holds each quantity once.
      */
     private static void resource(TrainRequest request, String name, String quantity, String field) {
         String given = request.resources().get(name);
