@@ -76,21 +76,33 @@ final class ClientServices implements AutoCloseable {
         return accessDecisions;
     }
 
+    /**
+     * Closes what was made for the client. The services are taken under the lock and closed outside it: closing
+     * informers waits for their threads, and a metrics scrape asking {@link #pendingWaits} must not wait for that.
+     */
     @Override
-    public synchronized void close() {
-        if (watcher != null) {
-            watcher.close();
+    public void close() {
+        TrainJobWatcher closingWatcher;
+        TrainJobReaper closingReaper;
+        ClusterInformers closingInformers;
+        synchronized (this) {
+            closingWatcher = watcher;
+            closingReaper = reaper;
+            closingInformers = informers;
+            watcher = null;
+            reaper = null;
+            informers = null;
+            accessReviewer = null;
+            accessDecisions = null;
         }
-        if (reaper != null) {
-            reaper.close();
+        if (closingWatcher != null) {
+            closingWatcher.close();
         }
-        if (informers != null) {
-            informers.close();
+        if (closingReaper != null) {
+            closingReaper.close();
         }
-        watcher = null;
-        reaper = null;
-        informers = null;
-        accessReviewer = null;
-        accessDecisions = null;
+        if (closingInformers != null) {
+            closingInformers.close();
+        }
     }
 }

@@ -299,12 +299,12 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         super.doStart();
         MeterRegistry registry = meterRegistry != null ? meterRegistry : Metrics.globalRegistry;
         metrics = new TrainerMetrics(registry);
-        Gauge.builder(TrainerMetrics.PREFIX + "waits.inflight", this, KubeflowTrainerComponent::pendingWaits)
-                .description("Waits pending now").register(registry);
+        metrics.bound(Gauge.builder(TrainerMetrics.PREFIX + "waits.inflight", this,
+                KubeflowTrainerComponent::pendingWaits).description("Waits pending now").register(registry));
         watchConnections = new WatchConnectionMonitor(metrics.watchConnectionListener());
-        Gauge.builder(TrainerMetrics.PREFIX + "watch.disconnected", watchConnections,
+        metrics.bound(Gauge.builder(TrainerMetrics.PREFIX + "watch.disconnected", watchConnections,
                 WatchConnectionMonitor::disconnected)
-                .description("Watch connections (waits, events consumers) lost and not back yet").register(registry);
+                .description("Watch connections (waits, events consumers) lost and not back yet").register(registry));
     }
 
     TrainerMetrics metrics() {
@@ -382,6 +382,9 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         healthChecks.clear();
         if (watchConnections != null) {
             watchConnections.close();
+        }
+        if (metrics != null) {
+            metrics.close();
         }
         super.doStop();
     }

@@ -38,6 +38,12 @@ final class TrainerMetrics {
     private final java.util.Set<AccessDecisions> liveDecisions = new java.util.HashSet<>();
     private long retiredHits;
     private long retiredMisses;
+    /**
+     * The meters that read this instance or its component, removed by {@link #close}: Micrometer answers a second
+     * registration of a name and tags with the meter already there, so a component restarted on the same registry
+     * would otherwise register meters that read the stopped one.
+     */
+    private final java.util.List<io.micrometer.core.instrument.Meter> bound = new java.util.ArrayList<>();
 
     /** The counters of rare events exist from the start at zero: Prometheus's rate() and increase() need a series. */
     TrainerMetrics(MeterRegistry registry) {
@@ -46,11 +52,22 @@ final class TrainerMetrics {
                 .register(registry);
         // over every client's reviewer: one registration per name and tags, so a meter per client would count the
         // first client only
-        FunctionCounter.builder(PREFIX + "access.reviews", this, TrainerMetrics::accessReviewHits)
+        bound(FunctionCounter.builder(PREFIX + "access.reviews", this, TrainerMetrics::accessReviewHits)
                 .tag("result", "cached").description("Access reviews answered from the kept answers")
-                .register(registry);
-        FunctionCounter.builder(PREFIX + "access.reviews", this, TrainerMetrics::accessReviewMisses)
-                .tag("result", "reviewed").description("Access reviews asked of the API server").register(registry);
+                .register(registry));
+        bound(FunctionCounter.builder(PREFIX + "access.reviews", this, TrainerMetrics::accessReviewMisses)
+                .tag("result", "reviewed").description("Access reviews asked of the API server").register(registry));
+    }
+
+    /** A meter that reads this instance or its component: removed from the registry when this closes. */
+    void bound(io.micrometer.core.instrument.Meter meter) {
+        bound.add(meter);
+    }
+
+    /** The component stopped: the meters that read it go (the next start registers its own). */
+    void close() {
+        bound.forEach(registry::remove);
+        bound.clear();
     }
 
     void trained(SubmitResult result) {
@@ -115,7 +132,6 @@ final class TrainerMetrics {
         return job.getSpec() == null || job.getSpec().runtimeRef() == null ? "unknown" : job.getSpec().runtimeRef().name();
     }
 
-    /** {@code kubeflow.trainer.access.reviews}: access reviews answered from kept answers (cached) or asked (reviewed). */
     /** Counts the access reviews of a client's reviewer, with every other client's. */
     synchronized void accessReviews(AccessDecisions decisions) {
         liveDecisions.add(decisions);

@@ -75,18 +75,12 @@ class MetricsTest {
         try (TrainerApiServer api = TrainerApiServer.start(); CamelContext camel = new DefaultCamelContext();
                 KubernetesClient second = new KubernetesClientBuilder().withConfig(api.client().getConfiguration())
                         .build()) {
-            camel.getRegistry().bind("meters", meters);
-            KubeflowTrainerComponent component = camel.getComponent("kubeflow-trainer",
-                    KubeflowTrainerComponent.class);
-            component.setKubernetesClient(api.client());
-            camel.start();
-            Caller alice = new Caller("alice", List.of());
-            Access read = Access.trainJobs("get", "metrics", null);
+            KubeflowTrainerComponent component = startedWith(camel, meters, api);
             AccessReviewer first = component.accessReviewerFor(api.client(), ApiRetry.DEFAULT);
             AccessReviewer other = component.accessReviewerFor(second, ApiRetry.DEFAULT);
             for (AccessReviewer reviewer : List.of(first, other)) {
-                assertThrows(AccessDeniedException.class, () -> reviewer.check(alice, read));
-                assertThrows(AccessDeniedException.class, () -> reviewer.check(alice, read));
+                assertThrows(AccessDeniedException.class, () -> reviewer.check(ALICE, READ));
+                assertThrows(AccessDeniedException.class, () -> reviewer.check(ALICE, READ));
             }
             assertEquals(2, meters.get("kubeflow.trainer.access.reviews").tag("result", "reviewed").functionCounter()
                     .count(), "one review asked per client");
@@ -99,6 +93,41 @@ class MetricsTest {
             assertNotSame(other, component.accessReviewerFor(second, ApiRetry.DEFAULT),
                     "the released client's reviewer, with its kept answers, was kept");
             assertSame(first, component.accessReviewerFor(api.client(), ApiRetry.DEFAULT));
+        }
+    }
+
+    /** The component of a started context whose registry holds {@code meters}, on the API server's client. */
+    private static KubeflowTrainerComponent startedWith(CamelContext camel, SimpleMeterRegistry meters,
+            TrainerApiServer api) {
+        camel.getRegistry().bind("meters", meters);
+        KubeflowTrainerComponent component = camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class);
+        component.setKubernetesClient(api.client());
+        camel.start();
+        return component;
+    }
+
+    private static final Caller ALICE = new Caller("alice", List.of());
+    private static final Access READ = Access.trainJobs("get", "metrics", null);
+
+    /** A component stopped and started again on the same registry is read by the meters, not the stopped one. */
+    @Test
+    void aRestartedComponentsMetersReadTheNewComponent() throws Exception {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        try (TrainerApiServer api = TrainerApiServer.start(); CamelContext camel = new DefaultCamelContext()) {
+            KubeflowTrainerComponent component = startedWith(camel, meters, api);
+            AccessReviewer before = component.accessReviewerFor(api.client(), ApiRetry.DEFAULT);
+            assertThrows(AccessDeniedException.class, () -> before.check(ALICE, READ));
+            assertEquals(1, meters.get("kubeflow.trainer.access.reviews").tag("result", "reviewed").functionCounter()
+                    .count());
+
+            component.stop();
+            component.start();
+            AccessReviewer after = component.accessReviewerFor(api.client(), ApiRetry.DEFAULT);
+            assertThrows(AccessDeniedException.class, () -> after.check(new Caller("bob", List.of()), READ));
+            assertThrows(AccessDeniedException.class, () -> after.check(new Caller("carol", List.of()), READ));
+            assertEquals(2, meters.get("kubeflow.trainer.access.reviews").tag("result", "reviewed").functionCounter()
+                    .count(), "the restarted component's reviews, counted from its start");
+            assertEquals(1, meters.find("kubeflow.trainer.waits.inflight").gauges().size());
         }
     }
 
