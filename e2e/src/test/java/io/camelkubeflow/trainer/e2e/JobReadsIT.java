@@ -42,6 +42,10 @@ class JobReadsIT {
         return exchange.getMessage().getHeader(KubeflowTrainerConstants.STEPS, List.class);
     }
 
+    private static Instant second(TrainJobObjectEvent event) {
+        return Instant.parse(event.firstTimestamp()).truncatedTo(ChronoUnit.SECONDS);
+    }
+
     @Test
     @Timeout(180)
     void theEventsOfAFailedJobAreTheRealControllersInTimeOrderWithTheirSteps() {
@@ -67,7 +71,12 @@ class JobReadsIT {
         assertTrue(seen.contains("Pod BackOff node-0"), seen.toString());
         assertTrue(seen.indexOf("Pod Scheduled node-0") < seen.indexOf("Pod Started node-0"), seen.toString());
         assertTrue(seen.contains("Job BackoffLimitExceeded node-0"), seen.toString());
-        assertEquals("JobSet FailedJobs null", seen.get(seen.size() - 1), seen.toString());
+        // JobSet fails last, to the second: it acts on the Job's Failed condition; within one second the two
+        // controllers' Events are written in either order (each records its Events on a thread of its own; seen once
+        // in ten runs with JobSet's first)
+        int jobSetFailed = seen.indexOf("JobSet FailedJobs null");
+        assertTrue(jobSetFailed >= 0, seen.toString());
+        assertEquals(second(events.get(events.size() - 1)), second(events.get(jobSetFailed)), seen.toString());
         assertTrue(seen.indexOf("Job SuccessfulCreate node-0") < seen.indexOf("Job BackoffLimitExceeded node-0"),
                 seen.toString());
         for (TrainJobObjectEvent event : events) {
