@@ -14,6 +14,7 @@ import io.camelkubeflow.trainer.job.PolicyViolationException;
 import io.camelkubeflow.trainer.job.TrainJobCapacityException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
+import io.camelkubeflow.trainer.logs.LogGoneException;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -35,7 +36,8 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
  * commits the record's offset only once the TrainJob exists; a redelivered record adopts the same job (its key is
  * topic/partition/offset, or the request's idempotencyKey). {@code kafka-results} reports every such job (and every
  * job an S3 upload started) when it ends, Complete or Failed, from the TrainJob events rather than from a waiting
- * thread: the result topic gets name, status, duration, log tail and the metrics the script printed ("METRIC
+ * thread: the result topic gets name, status, duration, log tail (none when the pods were gone: a failed job's are) and
+ * the metrics the script printed ("METRIC
  * name=value ..." lines), as CloudEvents (ce_ headers). Requests that can never become a TrainJob go to the
  * dead-letter topic with the reason: one shape per topic (contracts/*.schema.json, described in
  * META-INF/asyncapi.yaml). With trainer.kafka.max-in-flight, a request beyond the cap waits (uncommitted)
@@ -111,7 +113,16 @@ public class KafkaRoutes extends RouteBuilder {
                 .routeId("kafka-results")
                 .filter(header(EVENT).in("Complete", "Failed"))
                 .setProperty("trainJob", body())
-                .to("kubeflow-trainer:logs?namespace={{trainer.namespace}}&tailLines={{trainer.kafka.log-tail-lines}}")
+                .doTry()
+                    .to("kubeflow-trainer:logs?namespace={{trainer.namespace}}"
+                        + "&tailLines={{trainer.kafka.log-tail-lines}}")
+                // a failed job's pods are deleted by the Job controller, their logs with them, before it says Failed:
+                // its result goes out without a log tail
+                .doCatch(LogGoneException.class)
+                    .log(LoggingLevel.INFO, "No log tail for TrainJob ${header.CamelKubeflowTrainerJobName}:"
+                         + " ${exception.message}")
+                    .setBody(constant(null))
+                .end()
                 .process(this::result)
                 .setHeader(KafkaConstants.KEY, header(JOB_NAME))
                 .marshal().json().to("kafka:{{trainer.kafka.result-topic}}");
