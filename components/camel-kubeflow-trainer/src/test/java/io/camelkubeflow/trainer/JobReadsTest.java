@@ -111,8 +111,8 @@ class JobReadsTest extends TrainerRouteTestSupport {
         List<TrainJobObjectEvent> events = read.getMessage().getBody(List.class);
         List<String> seen = events.stream().map(e -> e.kind() + " " + e.reason() + " " + e.step()).toList();
         assertEquals(List.of("Job SuccessfulCreate node-0", "Pod Scheduled node-0", "Pod Pulled node-0",
-                "Pod Created node-0", "Pod Started node-0", "Pod BackOff node-0", "Job BackoffLimitExceeded node-0",
-                "JobSet FailedJobs null"), seen);
+                "Pod Created node-0", "Pod Started node-0", "Pod BackOff node-0", "Job SuccessfulDelete node-0",
+                "Job BackoffLimitExceeded node-0", "JobSet FailedJobs null"), seen);
         TrainJobObjectEvent created = events.get(0);
         assertEquals(name + "-node-0", created.name());
         assertTrue(created.message().startsWith("Created pod: " + name + "-node-0-0-"), created.message());

@@ -56,7 +56,8 @@ class WaitOperationTest extends TrainerRouteTestSupport {
                 TrainJobControllerEmulation.EXIT_CODE_ANNOTATION, "137")));
         TrainJobFailedException failure = assertInstanceOf(TrainJobFailedException.class, exchange.getException());
         String name = exchange.getMessage().getHeader(JOB_NAME, String.class);
-        assertTrue(failure.getMessage().contains("is Failed, not Complete: FailedJobs: jobset failed (first failed job: "
+        assertTrue(failure.getMessage().contains("is Failed, not Complete: FailedJobs: jobset failed due to one or more job"
+                + " failures (first failed job: "
                 + name + "-node-0)"), failure.getMessage());
         assertTrue(failure.getMessage().contains("container node exited with code 137 (Error)"), failure.getMessage());
         assertEquals("Failed", exchange.getMessage().getHeader(STATUS));

@@ -22,7 +22,13 @@ enum Departure {
      * A TrainJob the CRD's schema refuses is refused with 422 Invalid, the same causes by field and reason, in the
      * sandbox's validator's words.
      */
-    SCHEMA_VIOLATION_WORDS;
+    SCHEMA_VIOLATION_WORDS,
+    /** /openapi/v2 in JSON: the sandbox's document outlines the kinds and paths its v3 documents serve. */
+    OPENAPI_V2_OUTLINE,
+    /** An SSH key pair the Trainer generates: each side's own keys, compared by their form. */
+    KEY_MATERIAL,
+    /** The runtime snapshot's YAML: Go's marshalling of the typed runtime, the sandbox's of the stored one. */
+    GO_TYPED_YAML;
 
     /** The departure allowed in one comparison: what it takes out of the real side's or the sandbox's answer. */
     record Allowance(Departure departure, boolean onReal, UnaryOperator<JsonNode> without) {

@@ -390,16 +390,25 @@ class DifferentialIT {
                  "spec": {"runtimeRef": {"name": "torch-distributed"},
                           "trainer": {"numNodes": 2, "command": ["python3", "-c", "import time; time.sleep(30)"],
                                       "env": [{"name": "LR", "value": "0.5"}]}}}""".formatted(NAMESPACE);
-        for (Side side : sides()) {
-            trainJobs(side).inNamespace(NAMESPACE).resource(Serialization.unmarshal(job,
-                    GenericKubernetesResource.class)).create();
-        }
+        createOnBothSides(job);
         assertEquals(renderedPodTemplates(real), renderedPodTemplates(emulated), "the JobSet's pod templates");
         assertSameJson("the pods", renderedPods(real), renderedPods(emulated),
                 Departure.SERVICE_ACCOUNT_TOKEN_VOLUME.onReal(DifferentialIT::withoutServiceAccountToken));
         for (Side side : sides()) {
             trainJobs(side).inNamespace(NAMESPACE).withName("rendered").delete();
         }
+    }
+
+    /** Creates the TrainJob of {@code json} on the real side, then in the sandbox. */
+    private static void createOnBothSides(String json) {
+        for (Side side : sides()) {
+            create(side, json);
+        }
+    }
+
+    private static void create(Side side, String json) {
+        trainJobs(side).inNamespace(NAMESPACE).resource(Serialization.unmarshal(json, GenericKubernetesResource.class))
+                .create();
     }
 
     /** The pod specs of the JobSet the controller made for "rendered", by replicated job. */
@@ -498,7 +507,6 @@ class DifferentialIT {
         assertEquals(Normalized.text(real), Normalized.text(emulated), what);
     }
 
-    /** A 422 refusal without its message and details, which word the schema's violations. */
     /**
      * A schema refusal with its words taken out and what stays compared: the code and reason, the details' name, group
      * and kind, and each cause's field and reason (sorted); the message and the causes' messages are each side's own.
@@ -544,8 +552,7 @@ class DifferentialIT {
                               }}}}}]}}}}]}}""".formatted(NAMESPACE);
         List<Side.Answer> answers = new ArrayList<>();
         for (Side side : sides()) {
-            trainJobs(side).inNamespace(NAMESPACE).resource(Serialization.unmarshal(job,
-                    GenericKubernetesResource.class)).create();
+            create(side, job);
             var pods = side.client().pods().inNamespace(NAMESPACE).withLabel("jobset.sigs.k8s.io/jobset-name",
                     "waiting");
             Eventually.await(Duration.ofSeconds(60), () -> pods.list().getItems().stream()
@@ -556,7 +563,7 @@ class DifferentialIT {
                     + pod.getMetadata().getName() + "/log?container=node", null);
             // the pod's name ends in a suffix of its own on each side
             answers.add(new Side.Answer(log.code(), log.contentType(),
-                    log.body().replace(pod.getMetadata().getName(), "<pod>")));
+                    log.body().replace(pod.getMetadata().getName(), "<pod>"), log.warning()));
             trainJobs(side).inNamespace(NAMESPACE).withName("waiting").delete();
         }
         // as a kubelet refuses it (validateContainerLogStatus), the node agent and the sandbox alike
@@ -567,7 +574,7 @@ class DifferentialIT {
     @Test
     void everyAllowedDepartureIsExplainedInDifferencesMd() throws IOException {
         Set<String> explained = new TreeSet<>();
-        Matcher entry = Pattern.compile("(?m)^- `([A-Z_]+)`:").matcher(Files.readString(Path.of("DIFFERENCES.md")));
+        Matcher entry = Pattern.compile("(?m)^- `([A-Z0-9_]+)`:").matcher(Files.readString(Path.of("DIFFERENCES.md")));
         while (entry.find()) {
             explained.add(entry.group(1));
         }
@@ -582,6 +589,213 @@ class DifferentialIT {
     @Timeout(60)
     void theLogOfAMissingPod() {
         sameHttp("GET", "/api/v1/namespaces/" + NAMESPACE + "/pods/missing/log", null);
+    }
+
+    /** kube-apiserver drops an owner reference listed twice, and says so in a warning; a patch's too. */
+    @Test
+    @Timeout(60)
+    void anOwnerListedTwiceIsStoredOnceWithTheSameWarning() {
+        String configMaps = "/api/v1/namespaces/" + NAMESPACE + "/configmaps";
+        List<Side.Answer> created = new ArrayList<>();
+        List<Side.Answer> patched = new ArrayList<>();
+        for (Side side : sides()) {
+            String uid = side.client().configMaps().inNamespace(NAMESPACE).resource(
+                    new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata().withName("owner")
+                            .endMetadata().build()).create().getMetadata().getUid();
+            String owner = """
+                    {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "%s"}""".formatted(uid);
+            created.add(withUidsHidden(side.json("POST", configMaps, """
+                    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owned",
+                     "ownerReferences": [%s, %s, %s]}}""".formatted(owner, owner, owner.replace("\"owner\"",
+                    "\"renamed\"")))));
+            side.json("POST", configMaps, """
+                    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owned-once",
+                     "ownerReferences": [%s]}}""".formatted(owner));
+            patched.add(withUidsHidden(side.http("PATCH", configMaps + "/owned-once", "application/json-patch+json",
+                    ("[{\"op\": \"add\", \"path\": \"/metadata/ownerReferences/-\", \"value\": " + owner + "}]")
+                            .getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+        }
+        assertSameAnswer("a create listing an owner twice", created.get(0), created.get(1));
+        assertEquals(created.get(0).warning(), created.get(1).warning(), "the create's warning");
+        assertSameAnswer("a patch adding a present owner", patched.get(0), patched.get(1));
+        assertEquals(patched.get(0).warning(), patched.get(1).warning(), "the patch's warning");
+    }
+
+    /** The answer with every uid (each side makes its own) in its warning shown as {@code <uid>}. */
+    private static Side.Answer withUidsHidden(Side.Answer answer) {
+        return new Side.Answer(answer.code(), answer.contentType(), answer.body(), answer.warning() == null ? null
+                : answer.warning().replaceAll("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uid>"));
+    }
+
+    /**
+     * /openapi/v2 is negotiated alike (JSON to JSON or anything, 406 with no body to YAML) and, in JSON, describes the
+     * TrainJob alike: its group-version-kind and its spec's fields; the rest of the document is the sandbox's outline
+     * (Departure OPENAPI_V2_OUTLINE).
+     */
+    @Test
+    @Timeout(60)
+    void theOpenApiV2DocumentIsNegotiatedAlikeAndDescribesTheTrainJobAlike() {
+        for (String accept : List.of("application/json", "*/*", "application/yaml")) {
+            Side.Answer onReal = real.http("GET", "/openapi/v2", accept, null, null);
+            Side.Answer onSandbox = emulated.http("GET", "/openapi/v2", accept, null, null);
+            assertEquals(List.of(onReal.code(), String.valueOf(onReal.contentType())),
+                    List.of(onSandbox.code(), String.valueOf(onSandbox.contentType())), "Accept: " + accept);
+            if (onReal.code() != 200) {
+                assertEquals(onReal.body(), onSandbox.body(), "Accept: " + accept);
+                continue;
+            }
+            assertSameJson("Accept: " + accept, onReal.body(), onSandbox.body(),
+                    Departure.OPENAPI_V2_OUTLINE.onReal(DifferentialIT::trainJobOutline),
+                    Departure.OPENAPI_V2_OUTLINE.onSandbox(DifferentialIT::trainJobOutline));
+        }
+    }
+
+    /** Of an OpenAPI v2 document: its version, and the TrainJob's group-version-kind and spec's field names. */
+    private static JsonNode trainJobOutline(JsonNode document) {
+        ObjectNode outline = Serialization.jsonMapper().createObjectNode();
+        outline.set("swagger", document.path("swagger"));
+        JsonNode trainJob = document.path("definitions").path("org.kubeflow.trainer.v1alpha1.TrainJob");
+        outline.set("gvk", trainJob.path("x-kubernetes-group-version-kind"));
+        ArrayNode fields = outline.putArray("specFields");
+        new TreeSet<>(toList(trainJob.path("properties").path("spec").path("properties").fieldNames()))
+                .forEach(fields::add);
+        return outline;
+    }
+
+    private static List<String> toList(java.util.Iterator<String> names) {
+        List<String> list = new ArrayList<>();
+        names.forEachRemaining(list::add);
+        return list;
+    }
+
+    /**
+     * What the Trainer writes beside the JobSet of an MPI job, compared object by object: the hostfile, the SSH key
+     * Secret (its keys compared by their form: each side generates its own), the runtime snapshot (its YAML compared
+     * as the runtime it holds, without the empty objects Go's typed marshalling writes).
+     */
+    @Test
+    @Timeout(120)
+    void theTrainerWritesTheSameObjectsBesideAnMpiJobSet() throws InterruptedException {
+        String job = """
+                {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+                 "metadata": {"name": "mpi-objects", "namespace": "%s"},
+                 "spec": {"runtimeRef": {"name": "deepspeed-distributed"}, "suspend": true,
+                          "trainer": {"numNodes": 3, "numProcPerNode": 2}}}""".formatted(NAMESPACE);
+        String configMaps = "/api/v1/namespaces/" + NAMESPACE + "/configmaps/";
+        String secrets = "/api/v1/namespaces/" + NAMESPACE + "/secrets/";
+        for (Side side : sides()) {
+            create(side, job);
+            for (String path : List.of(configMaps + "mpi-objects-mpi-hostfile", secrets + "mpi-objects-mpi-ssh-auth",
+                    configMaps + "mpi-objects-runtime-snapshot")) {
+                Eventually.await(Duration.ofSeconds(60), () -> side.json("GET", path, null).code() == 200,
+                        () -> side.name() + ": no " + path);
+            }
+        }
+        sameHttp("GET", configMaps + "mpi-objects-mpi-hostfile", null);
+        assertSameJson("the SSH key Secret", real.json("GET", secrets + "mpi-objects-mpi-ssh-auth", null).body(),
+                emulated.json("GET", secrets + "mpi-objects-mpi-ssh-auth", null).body(),
+                keysByTheirForm(true), keysByTheirForm(false));
+        assertSameJson("the runtime snapshot", real.json("GET", configMaps + "mpi-objects-runtime-snapshot", null)
+                .body(), emulated.json("GET", configMaps + "mpi-objects-runtime-snapshot", null).body(),
+                snapshotAsItsRuntime(true), snapshotAsItsRuntime(false));
+        for (Side side : sides()) {
+            trainJobs(side).inNamespace(NAMESPACE).withName("mpi-objects").delete();
+        }
+    }
+
+    /** Not a departure: each side's own key pair, compared by what each key is (its PEM type, its SSH key type). */
+    private static Departure.Allowance keysByTheirForm(boolean onReal) {
+        java.util.function.UnaryOperator<JsonNode> form = secret -> {
+            ObjectNode data = (ObjectNode) secret.path("data");
+            data.fieldNames().forEachRemaining(key -> {
+                String value = new String(java.util.Base64.getDecoder().decode(data.path(key).asText()),
+                        java.nio.charset.StandardCharsets.US_ASCII);
+                data.put(key, value.startsWith("-----BEGIN ") ? value.substring(0, value.indexOf('\n'))
+                        : value.split(" ")[0]);
+            });
+            return secret;
+        };
+        return onReal ? Departure.KEY_MATERIAL.onReal(form) : Departure.KEY_MATERIAL.onSandbox(form);
+    }
+
+    /** The snapshot with its YAML read as the runtime it holds: its kind, name, labels and spec. */
+    private static Departure.Allowance snapshotAsItsRuntime(boolean onReal) {
+        java.util.function.UnaryOperator<JsonNode> runtime = snapshot -> {
+            JsonNode held = Serialization.unmarshal(snapshot.path("data").path("runtime").asText(), JsonNode.class);
+            ObjectNode kept = Serialization.jsonMapper().createObjectNode();
+            kept.set("apiVersion", held.path("apiVersion"));
+            kept.set("kind", held.path("kind"));
+            kept.set("name", held.path("metadata").path("name"));
+            kept.set("labels", held.path("metadata").path("labels"));
+            kept.set("spec", withoutEmptyObjects(held.path("spec")));
+            ((ObjectNode) snapshot.path("data")).set("runtime", kept);
+            return snapshot;
+        };
+        return onReal ? Departure.GO_TYPED_YAML.onReal(runtime) : Departure.GO_TYPED_YAML.onSandbox(runtime);
+    }
+
+    private static JsonNode withoutEmptyObjects(JsonNode node) {
+        if (node instanceof ObjectNode object) {
+            List<String> empty = new ArrayList<>();
+            object.fields().forEachRemaining(field -> {
+                withoutEmptyObjects(field.getValue());
+                if (field.getValue().isObject() && field.getValue().isEmpty()) {
+                    empty.add(field.getKey());
+                }
+            });
+            object.remove(empty);
+        } else if (node instanceof ArrayNode array) {
+            array.forEach(DifferentialIT::withoutEmptyObjects);
+        }
+        return node;
+    }
+
+    /**
+     * A trainer that fails ends alike: the TrainJob Failed with the same reason, message and jobsStatus, no pod left
+     * (the Job controller deletes them at the backoff limit: the sandbox keeps none), the same Job and JobSet Events.
+     * The real container is restarted until then, the sandbox's runs once (DIFFERENCES.md, "Not compared"): the pods'
+     * own Events are not compared.
+     */
+    @Test
+    @Timeout(240)
+    void aFailedTrainJobEndsAlikeWithNoPodLeft() throws InterruptedException {
+        String job = """
+                {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+                 "metadata": {"name": "fails", "namespace": "%s",
+                              "annotations": {"sandbox.camelkubeflow.io/outcome": "Failed",
+                                              "sandbox.camelkubeflow.io/exit-code": "3",
+                                              "sandbox.camelkubeflow.io/run-millis": "1000"}},
+                 "spec": {"runtimeRef": {"name": "torch-distributed"},
+                          "trainer": {"numNodes": 1, "command": ["python3", "-c", "import sys; sys.exit(3)"]}}}"""
+                .formatted(NAMESPACE);
+        String path = TRAINJOBS.formatted(NAMESPACE) + "/fails";
+        createOnBothSides(job);
+        for (Side side : sides()) {
+            Eventually.await(Duration.ofSeconds(180), () -> side.json("GET", path, null).body()
+                    .contains("\"FailedJobs\""), () -> side.name() + ": not Failed " + side.json("GET", path, null));
+        }
+        sameHttp("GET", path, null);
+        for (Side side : sides()) {
+            assertEquals(List.of(), side.client().pods().inNamespace(NAMESPACE)
+                    .withLabel("jobset.sigs.k8s.io/jobset-name", "fails").list().getItems(), side.name() + ": pods");
+        }
+        assertEquals(jobEvents(real, "fails"), jobEvents(emulated, "fails"), "the Job's and the JobSet's Events");
+        for (Side side : sides()) {
+            trainJobs(side).inNamespace(NAMESPACE).withName("fails").delete();
+        }
+    }
+
+    /** The reasons of the Events on the job's Jobs and JobSet, each once, by kind. */
+    private static Set<String> jobEvents(Side side, String job) {
+        Set<String> reasons = new TreeSet<>();
+        for (var event : side.client().v1().events().inNamespace(NAMESPACE).list().getItems()) {
+            String kind = event.getInvolvedObject().getKind();
+            String name = event.getInvolvedObject().getName();
+            if (("Job".equals(kind) || "JobSet".equals(kind)) && name.startsWith(job)) {
+                reasons.add(kind + " " + name + " " + event.getReason());
+            }
+        }
+        return reasons;
     }
 
 }

@@ -24,8 +24,8 @@ record Side(String name, Path kubeconfig, KubernetesClient client) {
     record Run(int exitCode, String stdout, String stderr) {
     }
 
-    /** An HTTP answer: status code, Content-Type and body. */
-    record Answer(int code, String contentType, String body) {
+    /** An HTTP answer: status code, Content-Type, body, and the Warning header (null when none). */
+    record Answer(int code, String contentType, String body, String warning) {
     }
 
     /** Runs kubectl with this side's kubeconfig and {@code stdin} (null: none). */
@@ -36,11 +36,16 @@ record Side(String name, Path kubeconfig, KubernetesClient client) {
         return new Run(run.exitCode(), run.output(), run.error());
     }
 
-    /** Sends a request with this side's credentials; {@code body} null sends none. */
+    /** Sends a request with this side's credentials, accepting JSON; {@code body} null sends none. */
     Answer http(String method, String path, String contentType, byte[] body) {
+        return http(method, path, "application/json", contentType, body);
+    }
+
+    /** Sends a request with this side's credentials, accepting {@code accept}; {@code body} null sends none. */
+    Answer http(String method, String path, String accept, String contentType, byte[] body) {
         HttpRequest.Builder builder = client.getHttpClient().newHttpRequestBuilder()
                 .uri(client.getMasterUrl().toString().replaceAll("/$", "") + path)
-                .setHeader("Accept", "application/json");
+                .setHeader("Accept", accept);
         if (body != null) {
             builder.method(method, contentType, new java.io.ByteArrayInputStream(body), body.length);
         } else if (!"GET".equals(method)) {
@@ -50,7 +55,7 @@ record Side(String name, Path kubeconfig, KubernetesClient client) {
             HttpResponse<byte[]> response = client.getHttpClient().sendAsync(builder.build(), byte[].class)
                     .get(60, TimeUnit.SECONDS);
             return new Answer(response.code(), response.header("Content-Type"),
-                    new String(response.body(), StandardCharsets.UTF_8));
+                    new String(response.body(), StandardCharsets.UTF_8), response.header("Warning"));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

@@ -87,7 +87,10 @@ class KafkaRoutesTest {
                 "caller 'system:serviceaccount:default:kafka-producer' (groups [kafka-producers])"), denied.toString());
         assertTrue(client.resources(TrainJob.class).inNamespace("team-b").list().getItems().isEmpty());
         // a failed job is a result like any other (its status says so), not a dead letter
-        awaitMatching("trainjob-results", r -> "Failed".equals(r.get("status")) && "FailedJobs".equals(r.get("reason")));
+        Map<?, ?> failedResult = awaitMatching("trainjob-results",
+                r -> "Failed".equals(r.get("status")) && "FailedJobs".equals(r.get("reason")));
+        // its pods, and their log, went at the Job's backoff limit: the result says so with no log tail
+        assertTrue(failedResult.containsKey("logTail") && failedResult.get("logTail") == null, failedResult.toString());
         awaitMatching("trainjob-dead-letters", l -> notJson.equals(l.get("request"))
                 && !String.valueOf(l.get("error")).isBlank() && Long.valueOf(notJsonOffset).equals(
                         ((Number) l.get("offset")).longValue()));

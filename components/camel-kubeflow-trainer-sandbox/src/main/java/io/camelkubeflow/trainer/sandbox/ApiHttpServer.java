@@ -126,7 +126,9 @@ final class ApiHttpServer implements AutoCloseable {
         RecordedRequest request = new RecordedRequest(event.version().alpnName().toUpperCase(Locale.ROOT),
                 HttpMethod.fromVertx(event.method()), event.uri(),
                 Headers.builder().addAll(event.headers()).build(), new Buffer(body == null ? null : body.getBytes()));
-        recorder.accept(request);
+        // recorded with a body of its own: the store reads (and so empties) the body of the request it handles
+        recorder.accept(new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
+                request.getHeaders(), new Buffer(body == null ? null : body.getBytes())));
         if (installed.isCompletedExceptionally()) {
             Throwable failure = installed.handle((done, thrown) -> thrown).join();
             write(event.response(), StatusAnswers.failure(503, "ServiceUnavailable",
@@ -211,7 +213,8 @@ final class ApiHttpServer implements AutoCloseable {
         if (get) {
             MockResponse known = discovery.answer(request);
             if (known != null) {
-                write(event.response(), known);
+                // complete as the API server words them: /openapi/v2's 406 has no body there
+                writeAsIs(event.response(), known);
                 return;
             }
             if (PodLogs.isLog(request.getPath())) {
@@ -365,14 +368,18 @@ final class ApiHttpServer implements AutoCloseable {
 
     /** Writes a complete answer; an error without a body gets the Status object a kube-apiserver sends. */
     private static void write(HttpServerResponse http, MockResponse response) {
-        MockResponse answer = response.code() >= 400 && (response.getBody() == null || response.getBody().size() == 0)
-                ? StatusAnswers.failure(response.code(), reason(response.code()), message(response.code())) : response;
+        writeAsIs(http, response.code() >= 400 && (response.getBody() == null || response.getBody().size() == 0)
+                ? StatusAnswers.failure(response.code(), reason(response.code()), message(response.code())) : response);
+    }
+
+    /** Writes an answer as it is, a body in JSON unless it says otherwise (an empty one with no type at all). */
+    private static void writeAsIs(HttpServerResponse http, MockResponse answer) {
         http.setStatusCode(answer.code());
         answer.getHeaders().toMultimap().forEach((key, values) -> http.headers().set(key, values));
-        if (!http.headers().contains(HttpHeaders.CONTENT_TYPE)) {
+        byte[] body = answer.getBody() == null ? new byte[0] : answer.getBody().getBytes();
+        if (!http.headers().contains(HttpHeaders.CONTENT_TYPE) && body.length > 0) {
             http.putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
         }
-        byte[] body = answer.getBody() == null ? new byte[0] : answer.getBody().getBytes();
         http.end(io.vertx.core.buffer.Buffer.buffer(body));
     }
 

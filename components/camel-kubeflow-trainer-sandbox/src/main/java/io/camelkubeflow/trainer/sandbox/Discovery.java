@@ -72,6 +72,21 @@ final class Discovery {
         this.stored = stored;
     }
 
+    /**
+     * {@code /openapi/v2} as kube-apiserver negotiates it: JSON to a client that accepts JSON (or anything), a 406
+     * without a body to one that accepts neither JSON nor protobuf; to one that accepts protobuf only (kubectl, when
+     * the v3 documents lack what it needs) a 406 too, where kube-apiserver answers in protobuf: the sandbox has no
+     * encoder of the gnostic OpenAPI v2 messages, and kubectl goes on without the document (e2e/DIFFERENCES.md).
+     */
+    private MockResponse swagger(String accept) {
+        boolean json = accept == null || accept.isBlank() || java.util.Arrays.stream(accept.split(","))
+                .map(type -> type.split(";")[0].trim())
+                .anyMatch(type -> type.equals("application/json") || type.equals("application/*")
+                        || type.equals("*/*"));
+        return json ? json(OpenApiDocuments.swagger(BUILT_IN, customResources()))
+                : new MockResponse().setResponseCode(406);
+    }
+
     /** The answer to a discovery, version, health or OpenAPI request; null for any other path. */
     MockResponse answer(RecordedRequest request) {
         String path = request.getPath();
@@ -94,10 +109,7 @@ final class Discovery {
             case "/openapi/v3":
                 return json(OpenApiDocuments.index(BUILT_IN, customResources()));
             case "/openapi/v2":
-                // kubectl asks for it in protobuf only when the v3 documents lack what it needs, and goes on without
-                // it; answered here, the request never reaches the store, which would list all it holds
-                return new MockResponse().setResponseCode(404).setHeader("Content-Type", "text/plain; charset=utf-8")
-                        .setBody("404 page not found\n");
+                return swagger(request.getHeader("Accept"));
             case "/healthz", "/livez", "/readyz":
                 // what kube-apiserver answers; answered here, they never reach the store, which would list all it holds
                 return new MockResponse().setResponseCode(200).setHeader("Content-Type", "text/plain; charset=utf-8")

@@ -40,6 +40,63 @@ final class OpenApiDocuments {
         return Map.of("paths", paths);
     }
 
+    /**
+     * {@code /openapi/v2}: the same kinds and paths as the v3 documents, all in one Swagger 2.0 document (in JSON,
+     * as kube-apiserver serves it to a client that accepts JSON): each kind a definition, each write a body parameter.
+     */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> swagger(Map<String, List<APIResource>> builtIn, List<CustomResourceDefinition> crds) {
+        List<Map<String, Object>> documents = new ArrayList<>();
+        builtIn.forEach((groupVersion, resources) -> documents.add(builtInGroupVersion(groupVersion, resources)));
+        crds.stream().flatMap(crd -> crd.getSpec().getVersions().stream()
+                        .map(version -> crd.getSpec().getGroup() + "/" + version.getName()))
+                .distinct().map(groupVersion -> groupVersion(crds, groupVersion))
+                .filter(java.util.Objects::nonNull).forEach(documents::add);
+        Map<String, Object> paths = new TreeMap<>();
+        Map<String, Object> definitions = new TreeMap<>();
+        for (Map<String, Object> document : documents) {
+            definitions.putAll((Map<String, Object>) ((Map<String, Object>) document.get("components")).get("schemas"));
+            ((Map<String, Map<String, Map<String, Object>>>) document.get("paths")).forEach((path, operations) -> {
+                Map<String, Object> converted = new TreeMap<>();
+                operations.forEach((method, operation) -> converted.put(method, swaggerOperation(operation)));
+                paths.put(path, converted);
+            });
+        }
+        Map<String, Object> swagger = new LinkedHashMap<>();
+        swagger.put("swagger", "2.0");
+        swagger.put("info", Map.of("title", "Kubernetes", "version", Discovery.KUBERNETES_VERSION));
+        swagger.put("paths", paths);
+        swagger.put("definitions", definitions);
+        return swagger;
+    }
+
+    /** An operation of a v3 document as Swagger 2.0 says it: query parameters typed inline, the body a parameter. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> swaggerOperation(Map<String, Object> operation) {
+        Map<String, Object> converted = new LinkedHashMap<>();
+        converted.put("operationId", operation.get("operationId"));
+        converted.put("x-kubernetes-group-version-kind", operation.get("x-kubernetes-group-version-kind"));
+        List<Map<String, Object>> parameters = new ArrayList<>();
+        for (Map<String, Object> parameter : (List<Map<String, Object>>) operation.get("parameters")) {
+            Map<String, Object> inline = new LinkedHashMap<>((Map<String, Object>) parameter.get("schema"));
+            inline.put("name", parameter.get("name"));
+            inline.put("in", parameter.get("in"));
+            parameters.add(inline);
+        }
+        if (operation.get("requestBody") instanceof Map<?, ?> body) {
+            Map<String, Map<String, Object>> content = (Map<String, Map<String, Object>>) body.get("content");
+            Map<String, Object> schema = (Map<String, Object>) content.values().iterator().next().get("schema");
+            String definition = ((String) schema.get("$ref")).replace("#/components/schemas/", "#/definitions/");
+            parameters.add(Map.of("name", "body", "in", "body", "required", true,
+                    "schema", Map.of("$ref", definition)));
+            converted.put("consumes", List.copyOf(content.keySet()));
+        }
+        converted.put("produces", List.of("application/json"));
+        converted.put("parameters", parameters);
+        converted.put("responses", operation.get("responses"));
+        return converted;
+    }
+
     /** Where a group version's document is under /openapi/v3/: "api/v1", "apis/batch/v1". */
     static String documentPath(String groupVersion) {
         return (groupVersion.contains("/") ? "apis/" : "api/") + groupVersion;

@@ -69,7 +69,8 @@ final class PodRendering {
             }
         }
         if (mlPolicy.containsKey("mpi")) {
-            injectMpi(spec, job.getMetadata().getName(), "trainer".equals(ancestor), map(mlPolicy.get("mpi")));
+            injectMpi(spec, job.getMetadata().getName(), "trainer".equals(ancestor), map(mlPolicy.get("mpi")),
+                    mpiSlots(job, runtimeSpec));
         }
         Map<String, Object> initializer = map(jobSpec.get("initializer"));
         if ("dataset-initializer".equals(ancestor) || "model-initializer".equals(ancestor)) {
@@ -220,7 +221,50 @@ final class PodRendering {
                         .longValueExact()).orElse(0L);
     }
 
-    private static void injectMpi(PodSpec spec, String jobName, boolean launcher, Map<String, Object> mpi) {
+    /**
+     * The MPI plugin's slots per node (EnforceMLPolicy): the TrainJob's numProcPerNode, else the runtime's; a runtime's 1
+     * becomes the GPUs per node when a node has more than one (the TrainJob's resourcesPerNode, else the runtime's
+     * node container's).
+     */
+    static int mpiSlots(GenericKubernetesResource job, Map<String, Object> runtimeSpec) {
+        Map<String, Object> trainer = map(map(job.getAdditionalProperties().get("spec")).get("trainer"));
+        Object perNode = trainer.get("numProcPerNode");
+        if (perNode instanceof Number number) {
+            return number.intValue();
+        }
+        if (perNode instanceof String text && text.matches("\\d+")) {
+            return Integer.parseInt(text);
+        }
+        Object inRuntime = map(map(runtimeSpec.get("mlPolicy")).get("mpi")).get("numProcPerNode");
+        int slots = inRuntime instanceof Number number ? number.intValue() : 1;
+        if (slots != 1) {
+            return slots;
+        }
+        Object resources = trainer.containsKey("resourcesPerNode") ? trainer.get("resourcesPerNode")
+                : runtimeNodeResources(runtimeSpec);
+        long gpus = gpus(Serialization.jsonMapper().convertValue(resources, ResourceRequirements.class));
+        return gpus > 1 ? (int) gpus : 1;
+    }
+
+    /** The resources of the runtime's node container, in the node or trainer replicated job. */
+    private static Object runtimeNodeResources(Map<String, Object> runtimeSpec) {
+        for (Object item : list(map(map(runtimeSpec.get("template")).get("spec")).get("replicatedJobs"))) {
+            Map<String, Object> replicatedJob = map(item);
+            if (!"node".equals(replicatedJob.get("name")) && !"trainer".equals(ancestor(replicatedJob))) {
+                continue;
+            }
+            Map<String, Object> template = map(map(map(replicatedJob.get("template")).get("spec")).get("template"));
+            for (Object container : list(map(template.get("spec")).get("containers"))) {
+                if ("node".equals(map(container).get("name")) && map(container).containsKey("resources")) {
+                    return map(container).get("resources");
+                }
+            }
+        }
+        return null;
+    }
+
+    private static void injectMpi(PodSpec spec, String jobName, boolean launcher, Map<String, Object> mpi,
+            int slots) {
         String sshPath = mpi.get("sshAuthMountPath") instanceof String path ? path : "/root/.ssh";
         // the Trainer's MPI plugin's items and modes: the private key 0640, the public key and authorized_keys 0644
         // in a 0400 volume, the hostfile 0444
@@ -250,7 +294,7 @@ final class PodRendering {
                                 .build(),
                         new EnvVarBuilder().withName("OMPI_MCA_orte_keep_fqdn_hostnames").withValue("true").build(),
                         new EnvVarBuilder().withName("OMPI_MCA_orte_set_default_slots")
-                                .withValue(String.valueOf(mpi.getOrDefault("numProcPerNode", 1))).build(),
+                                .withValue(Integer.toString(slots)).build(),
                         new EnvVarBuilder().withName("OMPI_MCA_plm_rsh_args").withValue("-o ConnectionAttempts=10")
                                 .build()));
             }

@@ -239,7 +239,9 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
 
     /** The TrainJob's JobSet, as the Trainer's jobset plugin makes it (kept if it exists: a resumed job has one). */
     private GenericKubernetesResource createJobSet(GenericKubernetesResource job) {
-        Map<String, Object> runtimeSpec = map(runtime(job).getAdditionalProperties().get("spec"));
+        Map<String, Object> runtimeSpec = map(TrainerObjects.runtime(client, job, () -> runtime(job))
+                .getAdditionalProperties().get("spec"));
+        TrainerObjects.writeMpi(client, job, runtimeSpec, numNodes(job, runtimeSpec));
         var jobSets = client.genericKubernetesResources(JobSetObjects.JOBSETS).inNamespace(job.getMetadata().getNamespace());
         GenericKubernetesResource existing = jobSets.withName(job.getMetadata().getName()).get();
         boolean suspended = Boolean.TRUE.equals(map(job.getAdditionalProperties().get("spec")).get("suspend"));
@@ -497,46 +499,76 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             return;
         }
         try {
-            // the trainer step fails: the MPI launcher if there is one, else the first node
-            Pod failing = fail ? trainerPod(pods) : null;
+            if (fail) {
+                fail(job, pods, exitCode);
+                return;
+            }
             for (Pod pod : pods) {
-                int code = pod == failing ? exitCode : 0;
-                exit(pod, "sandbox: exited with code " + code, pod == failing ? "Failed" : "Succeeded", code);
+                exit(pod, "sandbox: exited with code 0", "Succeeded", 0);
             }
-            updateJobsStatus(job, pods, fail ? "failed" : "succeeded");
+            updateJobsStatus(job, pods, "succeeded");
             String namespace = job.getMetadata().getNamespace();
-            if (fail) {
-                Pod failed = failing == null ? pods.get(0) : failing;
-                // as the kubelet records a container that keeps failing under restartPolicy OnFailure (seen on the
-                // real control plane, before the Job controller gives up on the pod)
-                podEvent(failed, "Warning", "BackOff", "Back-off restarting failed container "
-                        + failed.getSpec().getContainers().get(0).getName() + " in pod " + failed.getMetadata().getName()
-                        + "_" + namespace + "(" + failed.getMetadata().getUid() + ")", "kubelet");
-                jobEvent(failed, "Warning", "BackoffLimitExceeded",
-                        "Job has reached the specified backoff limit");
-                event(namespace, "JobSet", "jobset.x-k8s.io/v1alpha2", job.getMetadata().getName(), "", "Warning",
-                        "FailedJobs", "jobset failed", "jobset");
-            } else {
-                pods.stream().collect(java.util.stream.Collectors.toMap(pod -> replicatedJob(pod), pod -> pod,
-                        (first, second) -> first, LinkedHashMap::new))
-                        .values().forEach(pod -> jobEvent(pod, "Normal", "Completed", "Job completed"));
-                event(namespace, "JobSet", "jobset.x-k8s.io/v1alpha2", job.getMetadata().getName(), "", "Normal",
-                        "AllJobsCompleted", "jobset completed successfully", "jobset");
+            pods.stream().collect(java.util.stream.Collectors.toMap(pod -> replicatedJob(pod), pod -> pod,
+                    (first, second) -> first, LinkedHashMap::new))
+                    .values().forEach(pod -> jobEvent(pod, "Normal", "Completed", "Job completed"));
+            event(namespace, "JobSet", "jobset.x-k8s.io/v1alpha2", job.getMetadata().getName(), "", "Normal",
+                    "AllJobsCompleted", "jobset completed successfully", "jobset");
+            if (reportsProgress(job)) {
+                reportProgress(job, 100, 0, 0.05);
             }
-            if (fail) {
-                endJobSet(job, false, "FailedJobs", "jobset failed");
-                setCondition(job, "Failed", "True", "FailedJobs", "jobset failed (first failed job: "
-                        + job.getMetadata().getName() + "-" + (failing == null ? "node" : replicatedJob(failing)) + "-0)");
-            } else {
-                if (reportsProgress(job)) {
-                    reportProgress(job, 100, 0, 0.05);
-                }
-                endJobSet(job, true, "AllJobsCompleted", "jobset completed successfully");
-                setCondition(job, "Complete", "True", "AllJobsCompleted", "jobset completed successfully");
-            }
+            endJobSet(job, true, "AllJobsCompleted", "jobset completed successfully");
+            setCondition(job, "Complete", "True", "AllJobsCompleted", "jobset completed successfully");
         } catch (RuntimeException e) {
             LOG.warn("Sandbox controller could not finish TrainJob {}: {}", job.getMetadata().getName(), e.getMessage());
         }
+    }
+
+    /**
+     * The trainer step fails (the MPI launcher if there is one, else the first node) and the job ends as on the real
+     * control plane: under the pods' restartPolicy OnFailure the kubelet restarts the failed container until its Job
+     * reaches the backoff limit (the Job's default 6: the Trainer's runtimes set none) — compressed here to the one
+     * run, the status reporting its exit — then the Job controller deletes the Job's active pods and marks it Failed;
+     * JobSet fails and deletes its other active Jobs (their pods with them); the Trainer marks the TrainJob Failed. No
+     * pod is left, and every log went with its pod, as on a cluster (seen on kube-apiserver 1.36, Trainer v2.3.0 and
+     * JobSet v0.12.0: the pods were gone a second before the TrainJob said Failed).
+     */
+    private void fail(GenericKubernetesResource job, List<Pod> pods, int exitCode) {
+        String namespace = job.getMetadata().getNamespace();
+        Pod failed = trainerPod(pods) == null ? pods.get(0) : trainerPod(pods);
+        String failedJob = failed.getMetadata().getLabels().get("batch.kubernetes.io/job-name");
+        // the container exits; under OnFailure the pod is not terminal, the kubelet backs off restarting it
+        exit(failed, "sandbox: exited with code " + exitCode, "Running", exitCode);
+        podEvent(failed, "Warning", "BackOff", "Back-off restarting failed container "
+                + failed.getSpec().getContainers().get(0).getName() + " in pod " + failed.getMetadata().getName()
+                + "_" + namespace + "(" + failed.getMetadata().getUid() + ")", "kubelet");
+        // the Job controller at the backoff limit: the Job's active pods deleted, then the Job Failed
+        List<Pod> ofFailedJob = pods.stream().filter(pod -> replicatedJob(pod).equals(replicatedJob(failed))).toList();
+        for (Pod pod : ofFailedJob) {
+            client.pods().inNamespace(namespace).withName(pod.getMetadata().getName()).delete();
+            jobEvent(pod, "Normal", "SuccessfulDelete", "Deleted pod: " + pod.getMetadata().getName());
+        }
+        jobEvent(failed, "Warning", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
+        editJobStatus(job, replicatedJob(failed), Map.of("active", 0, "ready", 0, "succeeded", 0,
+                "failed", ofFailedJob.size()), "failed");
+        // JobSet fails and deletes its other active Jobs, with their pods; the Trainer reports both
+        String message = "jobset failed due to one or more job failures (first failed job: " + failedJob + ")";
+        Map<String, Map<String, Object>> byJob = new LinkedHashMap<>();
+        for (Pod pod : pods) {
+            String replicated = replicatedJob(pod);
+            if (!replicated.equals(replicatedJob(failed)) && !byJob.containsKey(replicated)) {
+                client.batch().v1().jobs().inNamespace(namespace).withName(pod.getMetadata().getLabels()
+                        .get("batch.kubernetes.io/job-name"))
+                        .withPropagationPolicy(io.fabric8.kubernetes.api.model.DeletionPropagation.FOREGROUND).delete();
+            }
+            byJob.put(replicated, jobCounts(replicated, replicated.equals(replicatedJob(failed)) ? "failed" : null));
+        }
+        editStatus(job, JobSetObjects.JOBSETS, status -> status.put("replicatedJobsStatus",
+                merged(status.get("replicatedJobsStatus"), byJob)));
+        endJobSet(job, false, "FailedJobs", message);
+        event(namespace, "JobSet", "jobset.x-k8s.io/v1alpha2", job.getMetadata().getName(), "", "Warning",
+                "FailedJobs", message, "jobset");
+        editStatus(job, TRAINJOBS, status -> status.put("jobsStatus", merged(status.get("jobsStatus"), byJob)));
+        setCondition(job, "Failed", "True", "FailedJobs", message);
     }
 
     /**
@@ -665,24 +697,43 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         return "containerd://" + PodRendering.imageId(pod.getMetadata().getUid()).replaceAll(".*sha256:", "");
     }
 
-    @SuppressWarnings("unchecked")
+    /**
+     * The replicated jobs of {@code pods} moved to {@code counter} (active, succeeded): the JobSet's and the TrainJob's
+     * jobsStatus count each replicated job's one Job, the Job's own status its pods.
+     */
     private void updateJobsStatus(GenericKubernetesResource job, List<Pod> pods, String counter) {
         Map<String, Map<String, Object>> byJob = new LinkedHashMap<>();
+        Map<String, Integer> podsByJob = new LinkedHashMap<>();
         for (Pod pod : pods) {
-            Map<String, Object> status = byJob.computeIfAbsent(replicatedJob(pod), n -> new LinkedHashMap<>(Map.of(
-                    "name", n, "active", 0, "ready", 0, "succeeded", 0, "failed", 0, "suspended", 0)));
-            if ("active".equals(counter)) {
-                status.merge("active", 1, (a, b) -> (Integer) a + (Integer) b);
-                status.merge("ready", 1, (a, b) -> (Integer) a + (Integer) b);
-            } else {
-                status.merge(counter, 1, (a, b) -> (Integer) a + (Integer) b);
-            }
+            byJob.put(replicatedJob(pod), jobCounts(replicatedJob(pod), counter));
+            podsByJob.merge(replicatedJob(pod), 1, Integer::sum);
         }
         // the other replicated jobs keep the counts they had; the JobSet holds the same counts
         editStatus(job, TRAINJOBS, status -> status.put("jobsStatus", merged(status.get("jobsStatus"), byJob)));
         editStatus(job, JobSetObjects.JOBSETS, status -> status.put("replicatedJobsStatus",
                 merged(status.get("replicatedJobsStatus"), byJob)));
-        byJob.forEach((replicated, counts) -> editJobStatus(job, replicated, counts, counter));
+        podsByJob.forEach((replicated, count) -> {
+            Map<String, Object> podCounts = new LinkedHashMap<>(Map.of("active", 0, "ready", 0, "succeeded", 0,
+                    "failed", 0));
+            podCounts.put(counter, count);
+            if ("active".equals(counter)) {
+                podCounts.put("ready", count);
+            }
+            editJobStatus(job, replicated, podCounts, counter);
+        });
+    }
+
+    /** A replicated job's entry in jobsStatus: its one Job counted as {@code counter} (none when null). */
+    private static Map<String, Object> jobCounts(String replicated, String counter) {
+        Map<String, Object> counts = new LinkedHashMap<>(Map.of("name", replicated, "active", 0, "ready", 0,
+                "succeeded", 0, "failed", 0, "suspended", 0));
+        if (counter != null) {
+            counts.put(counter, 1);
+            if ("active".equals(counter)) {
+                counts.put("ready", 1);
+            }
+        }
+        return counts;
     }
 
     private static List<Map<String, Object>> merged(Object current, Map<String, Map<String, Object>> byJob) {
@@ -709,15 +760,20 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                         if (j.getStatus() == null || j.getStatus().getStartTime() == null) {
                             status.withStartTime(now());
                         }
-                        if (!"active".equals(counter)) {
-                            boolean complete = "succeeded".equals(counter);
-                            status.withCompletionTime(complete ? now() : null).withConditions(
+                        if ("succeeded".equals(counter)) {
+                            status.withCompletionTime(now()).withConditions(
                                     new io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder()
-                                            .withType(complete ? "Complete" : "Failed").withStatus("True")
-                                            .withReason(complete ? "CompletionsReached" : "BackoffLimitExceeded")
-                                            .withMessage(complete ? "Reached expected number of succeeded pods"
-                                                    : "Job has reached the specified backoff limit")
+                                            .withType("Complete").withStatus("True").withReason("CompletionsReached")
+                                            .withMessage("Reached expected number of succeeded pods")
                                             .withLastTransitionTime(now()).build());
+                        } else if ("failed".equals(counter)) {
+                            // the Job controller's FailureTarget, then Failed once the pods it deleted are gone
+                            status.withConditions(List.of("FailureTarget", "Failed").stream().map(type ->
+                                    new io.fabric8.kubernetes.api.model.batch.v1.JobConditionBuilder()
+                                            .withType(type).withStatus("True").withReason("BackoffLimitExceeded")
+                                            .withMessage("Job has reached the specified backoff limit")
+                                            .withLastProbeTime(now()).withLastTransitionTime(now()).build())
+                                    .toList());
                         }
                         j.setStatus(status.build());
                         return j;

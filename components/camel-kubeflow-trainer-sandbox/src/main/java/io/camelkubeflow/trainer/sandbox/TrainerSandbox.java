@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -153,6 +154,8 @@ public final class TrainerSandbox implements AutoCloseable {
     private final PodLogs podLogs = new PodLogs();
     /** Set by the installation, which every request waits for. */
     private volatile CrdSchemaValidator trainJobSchema;
+    /** The runtime kinds' schemas, by plural: a runtime is stored with their defaults, as the API server stores it. */
+    private final Map<String, CrdSchemaValidator> runtimeSchemas = new ConcurrentHashMap<>();
     /** The Trainer installed: until then, requests wait. */
     private final CompletableFuture<Void> installed = new CompletableFuture<>();
     /** Installed, and the controller (when asked for) watching. */
@@ -239,6 +242,8 @@ public final class TrainerSandbox implements AutoCloseable {
                 installObject(crd, Discovery.CRDS, json);
                 if (crd.equals(TRAINJOBS_CRD)) {
                     trainJobSchema = CrdSchemaValidator.of(json);
+                } else if (crd.startsWith(CRDS)) {
+                    runtimeSchemas.put(ServedCrd.of(json).context().getPlural(), CrdSchemaValidator.of(json));
                 }
             }
             RuntimesOverlay overlay = RuntimesOverlay.release();
@@ -758,8 +763,20 @@ public final class TrainerSandbox implements AutoCloseable {
                     return unrecognized(path, resource, sent, String.valueOf(notANamespace.getMessage()));
                 }
             }
+            Optional<DuplicateOwnerReferences.Rewrite> deduplicated = withoutDuplicateOwners(request, resource,
+                    contentType);
+            if (deduplicated.isPresent()) {
+                request = withBody(request, deduplicated.get().body());
+            }
             try {
                 MockResponse response = super.dispatch(request);
+                if ("PATCH".equals(request.getMethod()) && response != null && response.code() == 202) {
+                    // fabric8's store answers a patch 202 Accepted; the API server answers 200 with the object
+                    response.setResponseCode(200);
+                }
+                if (deduplicated.isPresent() && response != null && response.code() < 300) {
+                    response.addHeader("Warning", deduplicated.get().warning());
+                }
                 if ("DELETE".equals(request.getMethod()) && response != null && response.code() == 200) {
                     collectGarbage(request, response);
                 }
@@ -783,6 +800,22 @@ public final class TrainerSandbox implements AutoCloseable {
                     refreshNamespaces();
                 }
             }
+        }
+
+        /** The write without the duplicate owner references the API server would drop from what it stores. */
+        private Optional<DuplicateOwnerReferences.Rewrite> withoutDuplicateOwners(RecordedRequest request,
+                ResourcePath resource, String contentType) {
+            if (request.getBody() == null || resource == null || resource.plural() == null) {
+                return Optional.empty();
+            }
+            String body = new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            return switch (request.getMethod()) {
+                case "POST", "PUT" -> contentType.contains("json") ? DuplicateOwnerReferences.inObject(body)
+                        : Optional.empty();
+                case "PATCH" -> resource.name() == null ? Optional.empty() : DuplicateOwnerReferences.inPatch(
+                        stored(request.getPath().split("\\?")[0]), body, contentType);
+                default -> Optional.empty();
+            };
         }
 
         /**
@@ -970,14 +1003,27 @@ public final class TrainerSandbox implements AutoCloseable {
                 return StatusAnswers.failure(refusedCreateCode, null, "refused by the sandbox (fault injection)");
             }
             return isTrainJobPath(request.getPath()) ? writeTrainJob(request, null, super::handleCreate)
-                    : super.handleCreate(request);
+                    : super.handleCreate(withRuntimeDefaults(request));
         }
 
         @Override
         public MockResponse handleUpdate(RecordedRequest request) {
             return isTrainJobPath(request.getPath())
                     ? writeTrainJob(request, stored(request.getPath().split("\\?")[0]), super::handleUpdate)
-                    : super.handleUpdate(request);
+                    : super.handleUpdate(withRuntimeDefaults(request));
+        }
+
+        /**
+         * A write of a runtime with its CRD's defaults applied (a replicated job's replicas and groupName, a numNodes),
+         * as the API server stores and serves it; the runtime's schema is not enforced.
+         */
+        private RecordedRequest withRuntimeDefaults(RecordedRequest request) {
+            ResourcePath resource = ResourcePath.of(request.getPath());
+            CrdSchemaValidator schema = resource == null || resource.plural() == null
+                    || !"trainer.kubeflow.org/v1alpha1".equals(resource.groupVersion()) ? null
+                    : runtimeSchemas.get(resource.plural());
+            return schema == null || request.getBody() == null ? request : withBody(request, schema.withDefaults(
+                    new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8)));
         }
 
         /**

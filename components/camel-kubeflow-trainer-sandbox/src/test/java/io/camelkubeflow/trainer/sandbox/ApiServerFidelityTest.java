@@ -200,7 +200,7 @@ class ApiServerFidelityTest {
                 metadata: {name: mpi, namespace: default}
                 spec:
                   runtimeRef: {name: deepspeed-distributed}
-                  trainer: {numNodes: 3, command: [mpirun, python, train.py]}
+                  trainer: {numNodes: 3, numProcPerNode: 2, command: [mpirun, python, train.py]}
                 """);
         List<Pod> pods = awaitPods("mpi", 3);
         Pod launcher = pods.stream().filter(p -> "launcher".equals(p.getMetadata().getLabels()
@@ -212,6 +212,105 @@ class ApiServerFidelityTest {
         assertTrue(container.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/etc/mpi")));
         assertEquals(2, pods.stream().filter(p -> "node".equals(p.getMetadata().getLabels()
                 .get("jobset.sigs.k8s.io/replicatedjob-name"))).count(), "the launcher runs as the first node");
+        assertTrue(container.getEnv().stream().anyMatch(e -> e.getName().equals("OMPI_MCA_orte_set_default_slots")
+                && e.getValue().equals("2")), "the TrainJob's numProcPerNode is the slots");
+    }
+
+    @Test
+    void anMpiJobGetsItsHostfileAndSshKeysAsTheTrainerWritesThem() throws Exception {
+        GenericKubernetesResource job = createFrom("""
+                apiVersion: trainer.kubeflow.org/v1alpha1
+                kind: TrainJob
+                metadata: {name: mpi-objects, namespace: default}
+                spec:
+                  suspend: true
+                  runtimeRef: {name: deepspeed-distributed}
+                  trainer: {numNodes: 3, numProcPerNode: 2}
+                """);
+        var configMaps = sandbox.client().configMaps().inNamespace("default");
+        Eventually.until(() -> configMaps.withName("mpi-objects-mpi-hostfile").get() != null);
+        // what the Trainer v2.3.0 wrote for the same TrainJob on the real control plane
+        assertEquals("""
+                mpi-objects-node-0-0.mpi-objects slots=2
+                mpi-objects-node-0-1.mpi-objects slots=2
+                mpi-objects-launcher-0-0.mpi-objects slots=2
+                """, configMaps.withName("mpi-objects-mpi-hostfile").get().getData().get("hostfile"));
+        var secret = sandbox.client().secrets().inNamespace("default").withName("mpi-objects-mpi-ssh-auth").get();
+        assertEquals("kubernetes.io/ssh-auth", secret.getType());
+        assertEquals(true, secret.getImmutable());
+        String privateKey = new String(java.util.Base64.getDecoder().decode(secret.getData().get("ssh-privatekey")),
+                StandardCharsets.US_ASCII);
+        String publicKey = new String(java.util.Base64.getDecoder().decode(secret.getData().get("ssh-publickey")),
+                StandardCharsets.US_ASCII);
+        assertTrue(privateKey.startsWith("-----BEGIN EC PRIVATE KEY-----\n"), privateKey);
+        assertTrue(publicKey.matches("ecdsa-sha2-nistp521 [A-Za-z0-9+/=]+\n"), publicKey);
+        assertSshKeyPair(privateKey, publicKey);
+        for (String owned : List.of("mpi-objects-mpi-hostfile", "mpi-objects-runtime-snapshot")) {
+            var owner = configMaps.withName(owned).get().getMetadata().getOwnerReferences().get(0);
+            assertEquals(List.of(job.getMetadata().getUid(), true, true), List.of(owner.getUid(), owner.getController(),
+                    owner.getBlockOwnerDeletion()), owned);
+        }
+    }
+
+    /** ssh-keygen reads the private key and derives the same public key, when this machine has ssh-keygen. */
+    private static void assertSshKeyPair(String privateKey, String publicKey) throws Exception {
+        java.nio.file.Path keygen = java.nio.file.Path.of("/usr/bin/ssh-keygen");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(keygen), "no ssh-keygen");
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("mpi-key", "");
+        try {
+            java.nio.file.Files.writeString(file, privateKey);
+            Process derive = new ProcessBuilder(keygen.toString(), "-y", "-f", file.toString()).start();
+            String derived = new String(derive.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            assertEquals(0, derive.waitFor(), new String(derive.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+            assertEquals(publicKey.trim(), derived.trim());
+        } finally {
+            java.nio.file.Files.delete(file);
+        }
+    }
+
+    @Test
+    void aRuntimeChangedAfterAJobsFirstRenderDoesNotChangeTheJob() {
+        sandbox.createRuntime("""
+                apiVersion: trainer.kubeflow.org/v1alpha1
+                kind: ClusterTrainingRuntime
+                metadata: {name: snapshotted, labels: {trainer.kubeflow.org/framework: torch}}
+                spec:
+                  mlPolicy: {numNodes: 1, torch: {numProcPerNode: auto}}
+                  template:
+                    spec:
+                      replicatedJobs:
+                      - name: node
+                        template:
+                          metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
+                          spec:
+                            template:
+                              spec:
+                                containers: [{name: node, image: "example.com/before:1"}]
+                """);
+        createFrom("""
+                apiVersion: trainer.kubeflow.org/v1alpha1
+                kind: TrainJob
+                metadata: {name: snapshot-kept, namespace: default}
+                spec: {suspend: true, runtimeRef: {name: snapshotted}}
+                """);
+        var snapshot = sandbox.client().configMaps().inNamespace("default").withName("snapshot-kept-runtime-snapshot");
+        Eventually.until(() -> snapshot.get() != null);
+        assertTrue(snapshot.get().getData().get("runtime").contains("example.com/before:1"));
+        sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime")
+                .withName("snapshotted").edit(runtime -> {
+                    String changed = Serialization.asJson(runtime).replace("example.com/before:1", "example.com/after:2");
+                    return Serialization.unmarshal(changed, GenericKubernetesResource.class);
+                });
+        trainJobs.inNamespace("default").withName("snapshot-kept").edit(job -> {
+            ((Map<String, Object>) job.getAdditionalProperties().get("spec")).put("suspend", false);
+            return job;
+        });
+        List<Pod> pods = awaitPods("snapshot-kept", 1);
+        assertEquals("example.com/before:1", pods.get(0).getSpec().getContainers().get(0).getImage(),
+                "rendered from the snapshot, as the Trainer renders a resumed job");
+        // the other tests count the installed runtimes
+        sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime")
+                .withName("snapshotted").delete();
     }
 
     @Test
@@ -290,6 +389,54 @@ class ApiServerFidelityTest {
         assertNotNull(sandbox.client().genericKubernetesResources("jobset.x-k8s.io/v1alpha2", "JobSet")
                 .inNamespace("default").withName("orphaning").get());
         assertEquals(2, podsOf("orphaning").size());
+    }
+
+    @Test
+    void anOwnerListedTwiceIsStoredOnceWithAWarningAsKubeApiserverDoes() throws Exception {
+        String owner = sandbox.client().configMaps().inNamespace("default").resource(
+                new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata().withName("owner")
+                        .endMetadata().build()).create().getMetadata().getUid();
+        String reference = """
+                {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "%s"}""".formatted(owner);
+        String sameUidOtherName = reference.replace("\"owner\"", "\"renamed\"");
+        var created = send("POST", "api/v1/namespaces/default/configmaps", "application/json", """
+                {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owned",
+                 "ownerReferences": [%s, %s, %s]}}""".formatted(reference, reference, sameUidOtherName));
+        assertEquals(201, created.statusCode(), created.body());
+        // the wording and the list of uids as kube-apiserver 1.36 answered the same create
+        assertEquals("299 - \".metadata.ownerReferences contains duplicate entries; API server dedups owner references"
+                + " in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s)"
+                + " observed: " + owner + "\"", created.headers().firstValue("Warning").orElse(null));
+        assertEquals(List.of("owner", "renamed"), namesOfOwners("owned"), "identical entries only are one");
+
+        sandbox.client().configMaps().inNamespace("default").resource(new io.fabric8.kubernetes.api.model
+                .ConfigMapBuilder().withNewMetadata().withName("owned-once").addToOwnerReferences(
+                        Serialization.unmarshal(reference, io.fabric8.kubernetes.api.model.OwnerReference.class))
+                .endMetadata().build()).create();
+        var patched = send("PATCH", "api/v1/namespaces/default/configmaps/owned-once", "application/json-patch+json",
+                "[{\"op\": \"add\", \"path\": \"/metadata/ownerReferences/-\", \"value\": " + reference + "}]");
+        assertEquals(200, patched.statusCode(), patched.body());
+        assertTrue(patched.headers().firstValue("Warning").orElse("").startsWith("299 - \".metadata.ownerReferences"
+                + " contains duplicate entries after mutating admission happens; "), patched.headers().toString());
+        assertEquals(List.of("owner"), namesOfOwners("owned-once"), "a patch adding a present owner adds none");
+
+        var unchanged = send("PATCH", "api/v1/namespaces/default/configmaps/owned-once",
+                "application/merge-patch+json", "{\"data\": {\"k\": \"v\"}}");
+        assertEquals(200, unchanged.statusCode(), unchanged.body());
+        assertTrue(unchanged.headers().firstValue("Warning").isEmpty(), "no duplicate, no warning");
+    }
+
+    private static List<String> namesOfOwners(String configMap) {
+        return sandbox.client().configMaps().inNamespace("default").withName(configMap).get().getMetadata()
+                .getOwnerReferences().stream().map(io.fabric8.kubernetes.api.model.OwnerReference::getName).toList();
+    }
+
+    private static java.net.http.HttpResponse<String> send(String method, String path, String contentType, String body)
+            throws Exception {
+        return AdminRequests.client(sandbox).send(AdminRequests.request(sandbox, path)
+                        .header("Content-Type", contentType)
+                        .method(method, java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
     }
 
     @Test
@@ -420,6 +567,8 @@ class ApiServerFidelityTest {
         assertTrue(json.contains("\"image\":\"ghcr.io/kubeflow/trainer/deepspeed-runtime:v2.3.0\"")
                 && !json.contains("\"image\":\"ghcr.io/kubeflow/trainer/deepspeed-runtime\""), json);
         assertEquals("disabled", deepspeed.getMetadata().getLabels().get("trainer.kubeflow.org/webhook-validation"));
+        // stored with the CRD's defaults, as kube-apiserver stores the overlay's runtimes
+        assertTrue(json.contains("\"groupName\":\"default\"") && json.contains("\"replicas\":1"), json);
         // an image the overlay does not name keeps its own tag
         assertTrue(Serialization.asJson(runtimes.withName("torch-distributed").get())
                 .contains("\"image\":\"pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime\""));

@@ -203,8 +203,30 @@ class ClusterParityTest {
     }
 
     @Test
-    void theOpenApiV2DocumentIsNotServedFromTheStore() {
-        assertEquals(404, send("GET", "openapi/v2", null, null).statusCode());
+    void theOpenApiV2DocumentIsServedInJsonAndRefusedInOtherTypesAsKubeApiserverDoes() throws Exception {
+        HttpResponse<String> json = accepting("application/json");
+        assertEquals(200, json.statusCode());
+        var document = Serialization.jsonMapper().readTree(json.body());
+        assertEquals("2.0", document.path("swagger").asText());
+        var trainJob = document.path("definitions").path("org.kubeflow.trainer.v1alpha1.TrainJob");
+        assertEquals("TrainJob", trainJob.path("x-kubernetes-group-version-kind").path(0).path("kind").asText());
+        assertTrue(trainJob.path("properties").path("spec").path("properties").has("runtimeRef"), "the CRD's schema");
+        var create = document.path("paths").path("/apis/trainer.kubeflow.org/v1alpha1/namespaces/{namespace}/trainjobs")
+                .path("post");
+        assertEquals("#/definitions/org.kubeflow.trainer.v1alpha1.TrainJob", create.path("parameters")
+                .findValue("$ref").asText(), "a write's body is a parameter of the kind's definition");
+        assertTrue(document.path("definitions").has("io.k8s.api.core.v1.ConfigMap"), "the built-in kinds too");
+        assertEquals(200, accepting("*/*").statusCode());
+        // kube-apiserver 1.36 answers these 406 with no body
+        HttpResponse<String> yaml = accepting("application/yaml");
+        assertEquals(406, yaml.statusCode());
+        assertEquals("", yaml.body());
+        assertEquals(406, accepting("text/html").statusCode());
+    }
+
+    private static HttpResponse<String> accepting(String type) throws Exception {
+        return AdminRequests.client(sandbox).send(AdminRequests.request(sandbox, "openapi/v2").header("Accept", type)
+                .build(), HttpResponse.BodyHandlers.ofString());
     }
 
     @Test
