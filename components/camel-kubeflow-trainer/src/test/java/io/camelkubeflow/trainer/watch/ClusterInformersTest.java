@@ -53,6 +53,43 @@ class ClusterInformersTest {
         sandbox.close();
     }
 
+    /**
+     * Issue 43's finding 5, shown not to close: a read that held its lock while replacing an informer would deadlock
+     * only if closing an informer waited for one of its handlers that waits for that lock. fabric8 runs handlers on
+     * its executor outside its processor's lock, and closing does not wait for them: the close below ends while the
+     * handler still waits for the lock this thread holds (the read no longer holds its lock there anyway).
+     */
+    @Test
+    void closingAnInformerDoesNotWaitForItsHandlerWaitingOnTheCloser() throws Exception {
+        Object readLock = new Object();
+        java.util.concurrent.CountDownLatch handling = new java.util.concurrent.CountDownLatch(1);
+        SharedIndexInformer<Pod> pods = informers.trainJobPods("team-a");
+        pods.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Pod pod) {
+                handling.countDown();
+                synchronized (readLock) {
+                    // waits for the closer
+                }
+            }
+
+            @Override
+            public void onUpdate(Pod before, Pod pod) {
+            }
+
+            @Override
+            public void onDelete(Pod pod, boolean unknown) {
+            }
+        });
+        synchronized (readLock) {
+            pod("team-a", "locked", "locked-node-0-0", "node");
+            assertTrue(handling.await(DEADLINE.toSeconds(), TimeUnit.SECONDS), "the handler never ran");
+            CompletableFuture<Void> closed = CompletableFuture.runAsync(pods::close);
+            closed.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+            assertFalse(pods.isRunning());
+        }
+    }
+
     private void job(String namespace, String name, String labels) {
         sandbox.client().resources(TrainJob.class).inNamespace(namespace).resource(Serialization.unmarshal("""
                 apiVersion: trainer.kubeflow.org/v1alpha1
