@@ -52,7 +52,9 @@ class InboxRouteTest {
         Map<String, String> logs = awaitOutbox(".log", 2);
         Map<String, String> yamls = awaitOutbox(".yaml", 2);
         String goodJob = jobWhoseLogContains(logs, "epoch 1 loss=0.5 [] rank 0\n");
-        String brokenJob = jobWhoseLogContains(logs, "sandbox: exited with code 3\n");
+        // torchrun launched it: its worker's 3 is in the log, the container exits 1, as torchrun does
+        String brokenJob = jobWhoseLogContains(logs, "worker exited with code 3; torchrun exits 1");
+        assertTrue(logs.get(brokenJob).contains("sandbox: exited with code 1\n"), logs.get(brokenJob));
         assertTrue(yamls.get(goodJob).contains("reason: \"AllJobsCompleted\""), yamls.get(goodJob));
         assertTrue(yamls.get(brokenJob).contains("reason: \"FailedJobs\""), yamls.get(brokenJob));
 

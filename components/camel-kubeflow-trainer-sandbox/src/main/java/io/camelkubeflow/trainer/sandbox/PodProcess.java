@@ -162,6 +162,23 @@ final class PodProcess {
         return out;
     }
 
+    /**
+     * The node container's exit code once its launcher ends: torchrun, whose worker failed, exits 1 whatever the
+     * worker's code (torch.distributed.elastic raises ChildFailedError), so a pod launched by torchrun reports 1 and
+     * its log says which code the worker exited with; any other launcher passes its process's code on.
+     */
+    static int containerExit(Pod pod, int processExit, Consumer<String> log) {
+        Container node = node(pod);
+        boolean torchrun = node != null && node.getCommand().stream()
+                .anyMatch(word -> word.substring(word.lastIndexOf('/') + 1).equals("torchrun"));
+        if (!torchrun || processExit == 0) {
+            return processExit;
+        }
+        log.accept("sandbox: torchrun's worker exited with code " + processExit + "; torchrun exits 1"
+                + " (ChildFailedError)");
+        return 1;
+    }
+
     private static Container node(Pod pod) {
         return pod.getSpec().getContainers().stream().filter(c -> NODE.equals(c.getName())).findFirst().orElse(null);
     }

@@ -589,7 +589,8 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         java.util.concurrent.atomic.AtomicInteger firstFailure = new java.util.concurrent.atomic.AtomicInteger();
         for (Pod runner : runners) {
             scriptRunners.execute(() -> {
-                int exitCode = process.apply(runner, line -> log(runner, line));
+                int exitCode = PodProcess.containerExit(runner, process.apply(runner, line -> log(runner, line)),
+                        line -> log(runner, line));
                 if (exitCode != 0) {
                     firstFailure.compareAndSet(0, exitCode);
                 }

@@ -103,6 +103,76 @@ class TrainJobControllerEmulationTest {
         }
     }
 
+    /**
+     * torchrun exits 1 when its worker fails, whatever the worker's code (torch.distributed.elastic's
+     * ChildFailedError); a python launch passes the script's code on. Read from the pods' last status before the Job
+     * controller deletes them.
+     */
+    @Test
+    void aFailedWorkerUnderTorchrunEndsItsContainerWithOneAndPlainPythonWithItsOwnCode() throws Exception {
+        try (TrainerSandbox sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
+                .withController(Duration.ofMillis(50), Duration.ofMillis(300)).withScriptsRun())) {
+            Map<String, Integer> exits = new java.util.concurrent.ConcurrentHashMap<>();
+            try (var watch = sandbox.client().pods().inNamespace("default").watch(
+                    new io.fabric8.kubernetes.client.Watcher<Pod>() {
+                        @Override
+                        public void eventReceived(Action action, Pod pod) {
+                            pod.getStatus().getContainerStatuses().stream()
+                                    .filter(c -> c.getState() != null && c.getState().getTerminated() != null)
+                                    .forEach(c -> exits.put(pod.getMetadata().getLabels()
+                                            .get("jobset.sigs.k8s.io/jobset-name"), c.getState().getTerminated()
+                                            .getExitCode()));
+                        }
+
+                        @Override
+                        public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {
+                        }
+                    })) {
+                for (String launcher : List.of("torchrun", "python")) {
+                    sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob")
+                            .inNamespace("default").resource(Serialization.unmarshal(failingScript(launcher),
+                                    GenericKubernetesResource.class)).create();
+                }
+                Eventually.until(() -> exits.size() == 2);
+            }
+            assertEquals(Map.of("fails-torchrun", 1, "fails-python", 3), exits);
+        }
+    }
+
+    /** A one-node job whose staged script exits 3, launched by {@code launcher}. */
+    private static String failingScript(String launcher) {
+        return """
+                apiVersion: trainer.kubeflow.org/v1alpha1
+                kind: TrainJob
+                metadata: {name: fails-%1$s, namespace: default}
+                spec:
+                  runtimeRef: {name: torch-distributed}
+                  trainer: {numNodes: 1, command: [%1$s, /opt/script/train.py]}
+                  runtimePatches:
+                  - manager: example.com/test
+                    trainingRuntimeSpec:
+                      template:
+                        spec:
+                          replicatedJobs:
+                          - name: node
+                            template:
+                              spec:
+                                template:
+                                  metadata:
+                                    annotations: {example.com/script: "raise SystemExit(3)"}
+                                  spec:
+                                    volumes:
+                                    - name: script
+                                      downwardAPI:
+                                        items:
+                                        - path: train.py
+                                          fieldRef: {fieldPath: "metadata.annotations['example.com/script']"}
+                                    containers:
+                                    - name: node
+                                      volumeMounts: [{name: script, mountPath: /opt/script}]
+                """.formatted(launcher);
+    }
+
     @SuppressWarnings("unchecked")
     private static List<Map<String, Object>> conditions(GenericKubernetesResource job) {
         Object status = job.getAdditionalProperties().get("status");
