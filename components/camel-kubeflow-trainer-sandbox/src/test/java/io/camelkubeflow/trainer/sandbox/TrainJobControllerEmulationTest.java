@@ -53,42 +53,10 @@ class TrainJobControllerEmulationTest {
                 .withController(Duration.ofMillis(50), Duration.ofMillis(300)).withScriptsRun())) {
             MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>>
                     trainJobs = sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob");
-            trainJobs.inNamespace("default").resource(Serialization.unmarshal("""
-                    apiVersion: trainer.kubeflow.org/v1alpha1
-                    kind: TrainJob
-                    metadata: {name: ranks, namespace: default}
-                    spec:
-                      runtimeRef: {name: torch-distributed}
-                      trainer:
-                        numNodes: 2
-                        command: [python, /opt/script/train.py]
-                        env: [{name: LR, value: "0.5"}]
-                      runtimePatches:
-                      - manager: example.com/test
-                        trainingRuntimeSpec:
-                          template:
-                            spec:
-                              replicatedJobs:
-                              - name: node
-                                template:
-                                  spec:
-                                    template:
-                                      metadata:
-                                        annotations:
-                                          example.com/script: |
-                                            import os
-                                            print("rank", os.environ["RANK"], "of", os.environ["WORLD_SIZE"], "lr", os.environ["LR"])
-                                      spec:
-                                        volumes:
-                                        - name: script
-                                          downwardAPI:
-                                            items:
-                                            - path: train.py
-                                              fieldRef: {fieldPath: "metadata.annotations['example.com/script']"}
-                                        containers:
-                                        - name: node
-                                          volumeMounts: [{name: script, mountPath: /opt/script}]
-                    """, GenericKubernetesResource.class)).create();
+            trainJobs.inNamespace("default").resource(Serialization.unmarshal(scriptJob("ranks", 2, "python", """
+                    import os
+                    print("rank", os.environ["RANK"], "of", os.environ["WORLD_SIZE"], "lr", os.environ["LR"])
+                    """), GenericKubernetesResource.class)).create();
             trainJobs.inNamespace("default").withName("ranks").waitUntilCondition(job -> conditions(job).stream()
                     .anyMatch(c -> "Complete".equals(c.get("type"))), 60, TimeUnit.SECONDS);
             for (Pod pod : sandbox.client().pods().inNamespace("default")
@@ -130,8 +98,8 @@ class TrainJobControllerEmulationTest {
                     })) {
                 for (String launcher : List.of("torchrun", "python")) {
                     sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob")
-                            .inNamespace("default").resource(Serialization.unmarshal(failingScript(launcher),
-                                    GenericKubernetesResource.class)).create();
+                            .inNamespace("default").resource(Serialization.unmarshal(scriptJob("fails-" + launcher,
+                                    1, launcher, "raise SystemExit(3)\n"), GenericKubernetesResource.class)).create();
                 }
                 Eventually.until(() -> exits.size() == 2);
             }
@@ -139,15 +107,22 @@ class TrainJobControllerEmulationTest {
         }
     }
 
-    /** A one-node job whose staged script exits 3, launched by {@code launcher}. */
-    private static String failingScript(String launcher) {
+    /**
+     * A job whose nodes run {@code source} as /opt/script/train.py, launched by {@code launcher}: the script staged as
+     * a pod annotation and mounted by the downward API (a runtime patch), the env LR=0.5.
+     */
+    private static String scriptJob(String name, int numNodes, String launcher, String source) {
+        String annotation = source.strip().replace("\n", "\n" + " ".repeat(24));
         return """
                 apiVersion: trainer.kubeflow.org/v1alpha1
                 kind: TrainJob
-                metadata: {name: fails-%1$s, namespace: default}
+                metadata: {name: %s, namespace: default}
                 spec:
                   runtimeRef: {name: torch-distributed}
-                  trainer: {numNodes: 1, command: [%1$s, /opt/script/train.py]}
+                  trainer:
+                    numNodes: %d
+                    command: [%s, /opt/script/train.py]
+                    env: [{name: LR, value: "0.5"}]
                   runtimePatches:
                   - manager: example.com/test
                     trainingRuntimeSpec:
@@ -159,7 +134,9 @@ class TrainJobControllerEmulationTest {
                               spec:
                                 template:
                                   metadata:
-                                    annotations: {example.com/script: "raise SystemExit(3)"}
+                                    annotations:
+                                      example.com/script: |
+                                        %s
                                   spec:
                                     volumes:
                                     - name: script
@@ -170,7 +147,7 @@ class TrainJobControllerEmulationTest {
                                     containers:
                                     - name: node
                                       volumeMounts: [{name: script, mountPath: /opt/script}]
-                """.formatted(launcher);
+                """.formatted(name, numNodes, launcher, annotation);
     }
 
     @SuppressWarnings("unchecked")
