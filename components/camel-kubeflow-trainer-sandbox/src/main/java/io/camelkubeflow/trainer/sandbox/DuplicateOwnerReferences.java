@@ -82,12 +82,11 @@ final class DuplicateOwnerReferences {
         if (!(object.path("metadata").get("ownerReferences") instanceof ArrayNode references)) {
             return dropped;
         }
-        List<JsonNode> kept = new ArrayList<>();
+        // JSON trees compare by value: a set keeps the first of equal references, in order, at one lookup each
+        java.util.Set<JsonNode> kept = new java.util.LinkedHashSet<>();
         for (JsonNode reference : references) {
-            if (kept.contains(reference)) {
+            if (!kept.add(reference)) {
                 dropped.add(reference.path("uid").asText());
-            } else {
-                kept.add(reference);
             }
         }
         references.removeAll();
@@ -95,10 +94,13 @@ final class DuplicateOwnerReferences {
         return dropped;
     }
 
-    /** An RFC 7234 warning as the API server sends it: code 299, no agent, the text quoted. */
+    /**
+     * An RFC 7234 warning as the API server sends it: code 299, no agent, the text quoted; a control character of a
+     * uid sent a space (no header may carry one; kube-apiserver's Go HTTP server writes them as spaces).
+     */
     private static String warning(String start, List<String> uids) {
-        return "299 - \"" + (start + REST + String.join(", ", uids)).replace("\\", "\\\\").replace("\"", "\\\"")
-                + "\"";
+        String text = (start + REST + String.join(", ", uids)).replaceAll("\\p{Cntrl}", " ");
+        return "299 - \"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
     private static JsonNode read(String json) {

@@ -420,6 +420,15 @@ class ApiServerFidelityTest {
                 + " contains duplicate entries after mutating admission happens; "), patched.headers().toString());
         assertEquals(List.of("owner"), namesOfOwners("owned-once"), "a patch adding a present owner adds none");
 
+        // a uid with a control character: stored, and warned of with a space in its place (no header carries one)
+        String odd = reference.replace(owner, "odd\\u001bid");
+        var oddOnes = send("POST", "api/v1/namespaces/default/configmaps", "application/json", """
+                {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "oddly-owned",
+                 "ownerReferences": [%s, %s]}}""".formatted(odd, odd));
+        assertEquals(201, oddOnes.statusCode(), oddOnes.body());
+        assertTrue(oddOnes.headers().firstValue("Warning").orElse("").endsWith("observed: odd id\""),
+                oddOnes.headers().toString());
+
         var unchanged = send("PATCH", "api/v1/namespaces/default/configmaps/owned-once",
                 "application/merge-patch+json", "{\"data\": {\"k\": \"v\"}}");
         assertEquals(200, unchanged.statusCode(), unchanged.body());
