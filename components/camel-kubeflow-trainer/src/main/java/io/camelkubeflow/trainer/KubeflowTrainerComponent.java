@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.Tags;
 import org.apache.camel.Endpoint;
 import org.apache.camel.PropertyBindingException;
 import org.apache.camel.health.HealthCheckRegistry;
@@ -299,11 +300,13 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         super.doStart();
         MeterRegistry registry = meterRegistry != null ? meterRegistry : Metrics.globalRegistry;
         metrics = new TrainerMetrics(registry);
-        metrics.bound(Gauge.builder(TrainerMetrics.PREFIX + "waits.inflight", this,
-                KubeflowTrainerComponent::pendingWaits).description("Waits pending now").register(registry));
-        watchConnections = new WatchConnectionMonitor(metrics.watchConnectionListener());
-        metrics.bound(Gauge.builder(TrainerMetrics.PREFIX + "watch.disconnected", watchConnections,
-                WatchConnectionMonitor::disconnected)
+        metrics.bind(TrainerMetrics.PREFIX + "waits.inflight", Tags.empty(), () -> Gauge.builder(
+                TrainerMetrics.PREFIX + "waits.inflight", this, KubeflowTrainerComponent::pendingWaits)
+                .description("Waits pending now").register(registry));
+        WatchConnectionMonitor connections = new WatchConnectionMonitor(metrics.watchConnectionListener());
+        watchConnections = connections;
+        metrics.bind(TrainerMetrics.PREFIX + "watch.disconnected", Tags.empty(), () -> Gauge.builder(
+                TrainerMetrics.PREFIX + "watch.disconnected", connections, WatchConnectionMonitor::disconnected)
                 .description("Watch connections (waits, events consumers) lost and not back yet").register(registry));
     }
 

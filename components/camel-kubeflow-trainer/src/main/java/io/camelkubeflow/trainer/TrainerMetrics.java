@@ -10,6 +10,7 @@ import io.camelkubeflow.trainer.watch.WaitResult;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 
 /**
@@ -52,16 +53,25 @@ final class TrainerMetrics {
                 .register(registry);
         // over every client's reviewer: one registration per name and tags, so a meter per client would count the
         // first client only
-        bound(FunctionCounter.builder(PREFIX + "access.reviews", this, TrainerMetrics::accessReviewHits)
-                .tag("result", "cached").description("Access reviews answered from the kept answers")
-                .register(registry));
-        bound(FunctionCounter.builder(PREFIX + "access.reviews", this, TrainerMetrics::accessReviewMisses)
-                .tag("result", "reviewed").description("Access reviews asked of the API server").register(registry));
+        bind(PREFIX + "access.reviews", Tags.of("result", "cached"), () -> FunctionCounter.builder(
+                PREFIX + "access.reviews", this, TrainerMetrics::accessReviewHits).tag("result", "cached")
+                .description("Access reviews answered from the kept answers").register(registry));
+        bind(PREFIX + "access.reviews", Tags.of("result", "reviewed"), () -> FunctionCounter.builder(
+                PREFIX + "access.reviews", this, TrainerMetrics::accessReviewMisses).tag("result", "reviewed")
+                .description("Access reviews asked of the API server").register(registry));
     }
 
-    /** A meter that reads this instance or its component: removed from the registry when this closes. */
-    void bound(io.micrometer.core.instrument.Meter meter) {
-        bound.add(meter);
+    /**
+     * Registers a meter that reads this instance or its component, removed from the registry when this closes; unless
+     * another live component on the same registry holds that name and tags already: the registration then answers its
+     * meter, which is that component's to remove, not this one's.
+     */
+    void bind(String name, Tags tags, java.util.function.Supplier<io.micrometer.core.instrument.Meter> register) {
+        boolean held = registry.find(name).tags(tags).meter() != null;
+        io.micrometer.core.instrument.Meter meter = register.get();
+        if (!held) {
+            bound.add(meter);
+        }
     }
 
     /** The component stopped: the meters that read it go (the next start registers its own). */

@@ -131,6 +131,27 @@ class MetricsTest {
         }
     }
 
+    /** Two components on one registry: the one that stops leaves the other's meters in place. */
+    @Test
+    void aComponentThatStopsLeavesAnotherComponentsMeters() throws Exception {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        try (TrainerApiServer api = TrainerApiServer.start(); CamelContext camel = new DefaultCamelContext()) {
+            KubeflowTrainerComponent first = startedWith(camel, meters, api);
+            KubeflowTrainerComponent second = new KubeflowTrainerComponent();
+            second.setKubernetesClient(api.client());
+            second.setMeterRegistry(meters);
+            camel.addComponent("kubeflow-trainer-second", second);
+            second.start();
+            second.stop();
+            assertEquals(1, meters.find("kubeflow.trainer.waits.inflight").gauges().size());
+            assertEquals(2, meters.find("kubeflow.trainer.access.reviews").functionCounters().size());
+            AccessReviewer reviewer = first.accessReviewerFor(api.client(), ApiRetry.DEFAULT);
+            assertThrows(AccessDeniedException.class, () -> reviewer.check(ALICE, READ));
+            assertEquals(1, meters.get("kubeflow.trainer.access.reviews").tag("result", "reviewed").functionCounter()
+                    .count(), "the first component's reviews, counted");
+        }
+    }
+
     /** Counters of rare events are there at zero before the first one, so Prometheus's rate() has a series. */
     @Test
     void waitTimeoutsAndEachWatchsReconnectsAndStopsAreCountedFromZero() throws Exception {
