@@ -534,7 +534,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
      */
     private void fail(GenericKubernetesResource job, List<Pod> pods, int exitCode) {
         String namespace = job.getMetadata().getNamespace();
-        Pod failed = trainerPod(pods) == null ? pods.get(0) : trainerPod(pods);
+        Pod failed = java.util.Objects.requireNonNullElse(trainerPod(pods), pods.get(0));
         String failedJob = failed.getMetadata().getLabels().get("batch.kubernetes.io/job-name");
         // the container exits; under OnFailure the pod is not terminal, the kubelet backs off restarting it
         exit(failed, "sandbox: exited with code " + exitCode, "Running", exitCode);
@@ -548,8 +548,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             jobEvent(pod, "Normal", "SuccessfulDelete", "Deleted pod: " + pod.getMetadata().getName());
         }
         jobEvent(failed, "Warning", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
-        editJobStatus(job, replicatedJob(failed), Map.of("active", 0, "ready", 0, "succeeded", 0,
-                "failed", ofFailedJob.size()), "failed");
+        editJobStatus(job, replicatedJob(failed), counted("failed", ofFailedJob.size()), "failed");
         // JobSet fails and deletes its other active Jobs, with their pods; the Trainer reports both
         String message = "jobset failed due to one or more job failures (first failed job: " + failedJob + ")";
         Map<String, Map<String, Object>> byJob = new LinkedHashMap<>();
@@ -713,25 +712,25 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         editStatus(job, TRAINJOBS, status -> status.put("jobsStatus", merged(status.get("jobsStatus"), byJob)));
         editStatus(job, JobSetObjects.JOBSETS, status -> status.put("replicatedJobsStatus",
                 merged(status.get("replicatedJobsStatus"), byJob)));
-        podsByJob.forEach((replicated, count) -> {
-            Map<String, Object> podCounts = new LinkedHashMap<>(Map.of("active", 0, "ready", 0, "succeeded", 0,
-                    "failed", 0));
-            podCounts.put(counter, count);
-            if ("active".equals(counter)) {
-                podCounts.put("ready", count);
-            }
-            editJobStatus(job, replicated, podCounts, counter);
-        });
+        podsByJob.forEach((replicated, count) -> editJobStatus(job, replicated, counted(counter, count), counter));
     }
 
     /** A replicated job's entry in jobsStatus: its one Job counted as {@code counter} (none when null). */
     private static Map<String, Object> jobCounts(String replicated, String counter) {
-        Map<String, Object> counts = new LinkedHashMap<>(Map.of("name", replicated, "active", 0, "ready", 0,
-                "succeeded", 0, "failed", 0, "suspended", 0));
+        Map<String, Object> counts = counted(counter, counter == null ? 0 : 1);
+        counts.put("name", replicated);
+        counts.put("suspended", 0);
+        return counts;
+    }
+
+    /** Counts of active (each also ready), succeeded and failed: {@code n} as {@code counter}, the others 0. */
+    private static Map<String, Object> counted(String counter, int n) {
+        Map<String, Object> counts = new LinkedHashMap<>(Map.of("active", 0, "ready", 0, "succeeded", 0,
+                "failed", 0));
         if (counter != null) {
-            counts.put(counter, 1);
+            counts.put(counter, n);
             if ("active".equals(counter)) {
-                counts.put("ready", 1);
+                counts.put("ready", n);
             }
         }
         return counts;

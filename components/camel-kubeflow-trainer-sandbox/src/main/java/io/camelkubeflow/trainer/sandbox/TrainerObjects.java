@@ -16,8 +16,6 @@ import java.util.function.Supplier;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -67,7 +65,7 @@ final class TrainerObjects {
         }
         GenericKubernetesResource runtime = named.get();
         client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
-                .withNamespace(namespace).withOwnerReferences(controlledBy(job)).endMetadata()
+                .withNamespace(namespace).withOwnerReferences(JobSetObjects.ownedBy(job)).endMetadata()
                 .addToData("runtime", Serialization.asYaml(runtime).replaceFirst("^---\n", "")).build()).create();
         return runtime;
     }
@@ -90,7 +88,7 @@ final class TrainerObjects {
             try {
                 client.secrets().inNamespace(namespace).resource(new SecretBuilder().withNewMetadata()
                         .withName(jobName + SSH_AUTH_SUFFIX).withNamespace(namespace)
-                        .withOwnerReferences(controlledBy(job)).endMetadata()
+                        .withOwnerReferences(JobSetObjects.ownedBy(job)).endMetadata()
                         .withType("kubernetes.io/ssh-auth").withImmutable(true)
                         .addToData("ssh-privatekey", base64(privateKeyPem((ECPrivateKey) keys.getPrivate(),
                                 (ECPublicKey) keys.getPublic())))
@@ -126,15 +124,10 @@ final class TrainerObjects {
             }
         }
         client.configMaps().inNamespace(namespace).resource(new ConfigMapBuilder().withNewMetadata()
-                .withName(jobName + HOSTFILE_SUFFIX).withNamespace(namespace).withOwnerReferences(controlledBy(job))
-                .endMetadata().addToData("hostfile", hostfile.toString()).build())
+                .withName(jobName + HOSTFILE_SUFFIX).withNamespace(namespace)
+                .withOwnerReferences(JobSetObjects.ownedBy(job)).endMetadata()
+                .addToData("hostfile", hostfile.toString()).build())
                 .createOr(io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
-    }
-
-    private static OwnerReference controlledBy(GenericKubernetesResource job) {
-        return new OwnerReferenceBuilder().withApiVersion(job.getApiVersion()).withKind(job.getKind())
-                .withName(job.getMetadata().getName()).withUid(job.getMetadata().getUid()).withController(true)
-                .withBlockOwnerDeletion(true).build();
     }
 
     private static KeyPair p521KeyPair() {
