@@ -28,6 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TrainOperationTest extends TrainerRouteTestSupport {
     static final String SCRIPT_PATH = TrainJobFactory.SCRIPT_DIR + "/train.py";
     static final String MPI = "mpirun --hostfile /etc/mpi/hostfile";
+    /** mpirun with the common options' variables handed to every rank. */
+    static final String MPI_WITH_ENV = MPI + " -x HF_TOKEN -x LOG_LEVEL";
     /** Options that must reach the TrainJob whatever the launcher and payload kind. */
     static final String COMMON_OPTIONS = "&namespace=ml&numNodes=2&numProcPerNode=4&cpu=4&memory=16Gi&gpu=1"
             + "&env.LOG_LEVEL=debug&env.HF_TOKEN=secretKeyRef:hf-token/token&labels.team=vision"
@@ -38,15 +40,18 @@ class TrainOperationTest extends TrainerRouteTestSupport {
         return Stream.of(
                 Arguments.of("torch-distributed", "script", "torchrun " + SCRIPT_PATH, "torchrun", List.of("node")),
                 Arguments.of("torch-distributed", "pythonFile=/app/train.py", "torchrun /app/train.py", "torchrun", List.of()),
-                Arguments.of("torch-distributed", "command=python -u train.py", "torchrun --no-python python -u train.py",
+                Arguments.of("torch-distributed", "command=python -u train.py", "torchrun --no_python python -u train.py",
                         "torchrun", List.of()),
                 Arguments.of("torch-distributed", "command=torchrun --standalone train.py", "torchrun --standalone train.py",
                         "torchrun", List.of()),
-                Arguments.of("deepspeed-distributed", "script", MPI + " python " + SCRIPT_PATH, "mpirun",
+                Arguments.of("deepspeed-distributed", "script", MPI_WITH_ENV + " python " + SCRIPT_PATH, "mpirun",
                         List.of("node", "launcher")),
-                Arguments.of("deepspeed-distributed", "pythonFile=/app/ds.py", MPI + " python /app/ds.py", "mpirun", List.of()),
-                Arguments.of("mlx-distributed", "command=python train.py", MPI + " python train.py", "mpirun", List.of()),
-                Arguments.of("mlx-distributed", "script", MPI + " python " + SCRIPT_PATH, "mpirun", List.of("node", "launcher")),
+                Arguments.of("deepspeed-distributed", "pythonFile=/app/ds.py", MPI_WITH_ENV + " python /app/ds.py", "mpirun",
+                        List.of()),
+                Arguments.of("mlx-distributed", "command=python train.py", MPI_WITH_ENV + " python train.py", "mpirun",
+                        List.of()),
+                Arguments.of("mlx-distributed", "script", MPI_WITH_ENV + " python " + SCRIPT_PATH, "mpirun",
+                        List.of("node", "launcher")),
                 Arguments.of("jax-distributed", "pythonFile=/app/jax.py", "python /app/jax.py", "python", List.of()),
                 Arguments.of("xgboost-distributed", "script", "python " + SCRIPT_PATH, "python", List.of("node")),
                 Arguments.of("xgboost-distributed", "command=python -m xgb.train", "python -m xgb.train", "python", List.of()),
@@ -131,6 +136,18 @@ class TrainOperationTest extends TrainerRouteTestSupport {
                 + " https://pypi.example.com/simple 'deepspeed>=0.15' datasets\n"
                 + "exec python /app/ds.py --config 'a b.json'\n", command.get(5));
         assertNull(job.getSpec().trainer().args());
+    }
+
+    @Test
+    void mpirunHandsTheTrainersVariablesToEveryRankAndTorchrunHasNoNeed() {
+        // a rank on another node is started by orted over ssh: it has only the variables mpirun exports
+        TrainJob mpi = trainJob(send("kubeflow-trainer:train?runtime=deepspeed-distributed&pythonFile=/app/ds.py"
+                + "&env.PIP_NO_INDEX=1&env.HF_TOKEN=secretKeyRef:hf/token&outputUri=s3://models/ds/", null, Map.of()));
+        assertEquals(List.of("mpirun", "--hostfile", "/etc/mpi/hostfile", "-x", "HF_TOKEN", "-x", "PIP_NO_INDEX",
+                "-x", "OUTPUT_URI", "python", "/app/ds.py"), mpi.getSpec().trainer().command());
+        TrainJob torch = trainJob(send("kubeflow-trainer:train?runtime=torch-distributed&pythonFile=/app/t.py"
+                + "&env.PIP_NO_INDEX=1", null, Map.of()));
+        assertEquals(List.of("torchrun", "/app/t.py"), torch.getSpec().trainer().command());
     }
 
     @Test

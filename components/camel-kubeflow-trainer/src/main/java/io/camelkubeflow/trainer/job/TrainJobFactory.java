@@ -118,14 +118,16 @@ public final class TrainJobFactory {
             throw new InvalidOptionException("runtimePatches", patches.size() + " runtime patches; the"
                     + " TrainJob CRD allows at most " + MAX_RUNTIME_PATCHES + "; merge patches of one manager");
         }
+        List<EnvVar> env = env(request);
         TrainerCommand trainerCommand = TrainerCommand.build(decision.launcher(),
-                request, request.pythonFile() != null ? request.pythonFile() : scriptPath);
+                request, request.pythonFile() != null ? request.pythonFile() : scriptPath,
+                env == null ? List.of() : env.stream().map(EnvVar::getName).toList());
 
         Trainer trainer = new Trainer(
                 request.image(),
                 trainerCommand.command(),
                 trainerCommand.args(),
-                env(request),
+                env,
                 request.numNodes(),
                 request.numProcPerNode(),
                 resources(request.resources()));

@@ -19,8 +19,10 @@ public record TrainerCommand(List<String> command, List<String> args) {
      *
      * @param pythonFile the file to run: the request's pythonFile, or where the inline script is staged; null for a
      *                   command payload
+     * @param variables  the names of the trainer's env, which a launcher that starts ranks elsewhere hands on
      */
-    public static TrainerCommand build(Launcher launcher, TrainRequest request, String pythonFile) {
+    public static TrainerCommand build(Launcher launcher, TrainRequest request, String pythonFile,
+            List<String> variables) {
         if (request.imageEntrypoint()) {
             // no command: the image's ENTRYPOINT runs, with the args (if any) in place of its CMD
             return new TrainerCommand(null, request.args());
@@ -75,7 +77,8 @@ public record TrainerCommand(List<String> command, List<String> args) {
             }
             program.addAll(command);
         }
-        List<String> prefix = selfLaunched ? List.of() : launcher.outerLauncher();
+        List<String> prefix = selfLaunched ? List.of()
+                : concat(launcher.outerLauncher(), launcher.exports(variables));
         List<String> userArgs = request.args() == null ? List.of() : request.args();
         // inside the outer launcher, so under mpirun every rank's node gets the workspace before its code starts
         List<String> inWorkspace = request.workspaceContent() == null ? List.of()

@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.runtime;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -20,13 +21,16 @@ public enum Launcher {
             .description("its builtin trainer (tune run)")),
     /** {@code torchrun}: the controller injects PET_* variables, so no rendezvous flags are needed. */
     TORCHRUN(Builder.of("torchrun").runsFilesWith("torchrun")
-            // torchrun starts a non-Python program on each local rank only when told not to prepend python
-            .runsCommandsWith("torchrun", "--no-python")
+            // torchrun starts a non-Python program on each local rank only when told not to prepend python; the
+            // underscore spelling is the one every torchrun takes (--no-python only from torch 2.0)
+            .runsCommandsWith("torchrun", "--no_python")
             .binary("torchrun").mlPolicy("torch")),
     /** {@code mpirun --hostfile /etc/mpi/hostfile}, run from the MPI {@code launcher} replicated job. */
     MPIRUN(Builder.of("mpirun").runsFilesWith("python")
             // the controller sets slots and OMPI_MCA_* itself; the whole payload (installs too) runs on every rank
             .wrapsEverythingIn("mpirun", "--hostfile", "/etc/mpi/hostfile")
+            // the trainer's env is the launcher container's: Open MPI hands a rank on another node only what -x names
+            .exportsEachVariableWith("-x")
             .binary("mpirun").mlPolicy("mpi")
             .requiresPolicy("an MPI runtime", "mlPolicy.mpi provides /etc/mpi/hostfile and the launcher job")
             // the MPI user is not root
@@ -68,6 +72,21 @@ public enum Launcher {
     /** The words put before the whole payload, package installs included, unless the command launches itself. */
     public List<String> outerLauncher() {
         return traits.outerLauncher;
+    }
+
+    /**
+     * The words that hand the trainer's variables to every rank ({@code -x NAME} each), put after {@link
+     * #outerLauncher()}; none for a launcher whose processes all inherit the container's environment.
+     */
+    public List<String> exports(List<String> variables) {
+        List<String> words = new ArrayList<>();
+        if (traits.exportFlag != null) {
+            for (String variable : variables) {
+                words.add(traits.exportFlag);
+                words.add(variable);
+            }
+        }
+        return words;
     }
 
     /** True when the user wrote this launcher's binary themselves (e.g. "torchrun --nnodes ... train.py"). */
@@ -145,6 +164,7 @@ public enum Launcher {
         private String requiredRuntime;
         private String requiredRuntimeReason;
         private boolean userSite;
+        private String exportFlag;
         private String replicatedJob = DEFAULT_REPLICATED_JOB;
         private String description;
 
@@ -168,6 +188,11 @@ public enum Launcher {
 
         Builder wrapsEverythingIn(String... words) {
             outerLauncher = List.of(words);
+            return this;
+        }
+
+        Builder exportsEachVariableWith(String flag) {
+            exportFlag = flag;
             return this;
         }
 

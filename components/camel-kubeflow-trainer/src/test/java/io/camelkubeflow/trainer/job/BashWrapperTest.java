@@ -54,7 +54,7 @@ class BashWrapperTest {
         TrainRequest request = new TrainRequest().pythonFile("/app/my train.py").args(HOSTILE_ARGS)
                 .packages(List.of("numpy>=2", "torch<3,>=2.4", "pkg[extra]")).pipIndexUrls(
                         List.of("https://pypi.example.com/simple?a=1&b=$x", "https://extra.example.com/simple"));
-        TrainerCommand command = TrainerCommand.build(Launcher.TORCHRUN, request, "/app/my train.py");
+        TrainerCommand command = TrainerCommand.build(Launcher.TORCHRUN, request, "/app/my train.py", List.of());
         List<List<String>> calls = runWrapper(command.command());
         assertEquals(List.of("python", "-m", "pip", "install", "--quiet", "--no-warn-script-location",
                 "--index-url", "https://pypi.example.com/simple?a=1&b=$x",
@@ -66,7 +66,8 @@ class BashWrapperTest {
     @Test
     void mpiScriptInstallsIntoTheUserSiteAndRunsOnEveryRank() throws Exception {
         TrainRequest request = new TrainRequest().script("print(1)").args(HOSTILE_ARGS).packages(List.of("mpi4py"));
-        TrainerCommand command = TrainerCommand.build(Launcher.MPIRUN, request, "/opt/camel-kubeflow-trainer/train.py");
+        TrainerCommand command = TrainerCommand.build(Launcher.MPIRUN, request, "/opt/camel-kubeflow-trainer/train.py",
+                List.of());
         assertEquals(Launcher.MPIRUN.outerLauncher(), command.command().subList(0, 3));
         List<List<String>> calls = runWrapper(command.command().subList(3, command.command().size()));
         assertEquals(List.of("python", "-m", "pip", "install", "--quiet", "--no-warn-script-location", "--user",
@@ -78,7 +79,7 @@ class BashWrapperTest {
     void commandWithHostileWordsArrivesUnchanged() throws Exception {
         TrainRequest request = new TrainRequest().command(List.of("python", "-c", "import sys; print(sys.argv)"))
                 .args(HOSTILE_ARGS).packages(List.of("requests"));
-        TrainerCommand command = TrainerCommand.build(Launcher.PYTHON, request, null);
+        TrainerCommand command = TrainerCommand.build(Launcher.PYTHON, request, null, List.of());
         List<List<String>> calls = runWrapper(command.command());
         assertEquals(concat(List.of("python", "-c", "import sys; print(sys.argv)"), HOSTILE_ARGS), calls.get(1));
     }

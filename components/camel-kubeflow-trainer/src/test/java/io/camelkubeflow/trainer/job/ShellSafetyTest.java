@@ -71,8 +71,8 @@ class ShellSafetyTest {
             // the case's number first: printf prints one word even for no arguments, and each case is told apart
             TrainRequest request = new TrainRequest().command(List.of("printf", "%s\\0", "case-" + i)).args(args)
                     .packages(List.of("numpy>=2"));
-            List<String> command = TrainerCommand.build(underMpi ? Launcher.MPIRUN : Launcher.PYTHON, request, null)
-                    .command();
+            List<String> command = TrainerCommand.build(underMpi ? Launcher.MPIRUN : Launcher.PYTHON, request, null,
+                    List.of()).command();
             List<String> wrapper = underMpi ? command.subList(Launcher.MPIRUN.outerLauncher().size(), command.size()) : command;
             assertEquals(List.of("bash", "-c"), wrapper.subList(0, 2));
             assertEquals(3, wrapper.size(), "one script with no trailing words");

@@ -86,7 +86,7 @@ class TrainJobFactoryTest {
 
     @Test
     void theLaunchersWordsCountAgainstTheCrdsLimitOnTheCommand() throws Exception {
-        // torchrun --no-python adds two words to a command
+        // torchrun --no_python adds two words to a command
         List<String> fits = Collections.nCopies(TrainRequestValidator.MAX_LIST_ITEMS - 2, "x");
         assertEquals(TrainRequestValidator.MAX_LIST_ITEMS,
                 torch(new TrainRequest().command(fits), "j", null).getSpec().trainer().command().size());

@@ -61,12 +61,14 @@ class LauncherTest {
     void theWordsThatRunFilesAndCommands() {
         assertNull(Launcher.BUILTIN.fileRunner());
         assertEquals(List.of("torchrun"), Launcher.TORCHRUN.fileRunner());
-        assertEquals(List.of("torchrun", "--no-python"), Launcher.TORCHRUN.commandRunner());
+        assertEquals(List.of("torchrun", "--no_python"), Launcher.TORCHRUN.commandRunner());
         assertEquals(List.of("python"), Launcher.MPIRUN.fileRunner());
         assertEquals(List.of("mpirun", "--hostfile", "/etc/mpi/hostfile"), Launcher.MPIRUN.outerLauncher());
         assertEquals(List.of("python"), Launcher.PYTHON.fileRunner());
         assertEquals(List.of(), Launcher.PYTHON.commandRunner());
         assertEquals(List.of(), Launcher.PYTHON.outerLauncher());
+        assertEquals(List.of("-x", "A", "-x", "B"), Launcher.MPIRUN.exports(List.of("A", "B")));
+        assertEquals(List.of(), Launcher.TORCHRUN.exports(List.of("A")));
     }
 
     @Test
