@@ -128,7 +128,7 @@ final class PodProcess {
 
     /**
      * The argv with torchrun and mpirun (and their options) taken out and {@code python} made the local python3:
-     * {@code torchrun train.py} runs {@code python3 -u train.py}; {@code torchrun --no-python prog} runs prog.
+     * {@code torchrun train.py} runs {@code python3 -u train.py}; {@code torchrun --no_python prog} runs prog.
      */
     static List<String> withoutLaunchers(List<String> argv) {
         List<String> out = new ArrayList<>();

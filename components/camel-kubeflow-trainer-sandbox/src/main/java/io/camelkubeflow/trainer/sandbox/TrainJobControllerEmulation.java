@@ -389,14 +389,14 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             }
             for (Pod pod : pods) {
                 setPodPhase(pod, "Running", null);
-                String container = pod.getSpec().getContainers().get(0).getName();
                 String image = pod.getSpec().getContainers().get(0).getImage();
                 podEvent(pod, "Normal", "Scheduled", "Successfully assigned " + namespace + "/"
                         + pod.getMetadata().getName() + " to sandbox-node", "default-scheduler");
                 podEvent(pod, "Normal", "Pulled", "Container image \"" + image + "\" already present on machine",
                         "kubelet");
-                podEvent(pod, "Normal", "Created", "Created container: " + container, "kubelet");
-                podEvent(pod, "Normal", "Started", "Started container " + container, "kubelet");
+                // the kubelet of Kubernetes 1.36 no longer names the container in these two messages
+                podEvent(pod, "Normal", "Created", "Container created", "kubelet");
+                podEvent(pod, "Normal", "Started", "Container started", "kubelet");
             }
             updateJobsStatus(job, pods, "active");
             Map<String, String> annotations = annotations(job);

@@ -111,7 +111,7 @@ class KubectlTest {
                 ok("get", "trainjob", "first"));
         assertTrue(ok("get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=first").contains("0/1     Completed"),
                 ok("get", "pods"));
-        assertTrue(ok("get", "events").contains("Started container node"));
+        assertTrue(ok("get", "events").contains("Container started"));
 
         String pods = ok("get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=first,"
                 + "jobset.sigs.k8s.io/replicatedjob-name in (launcher, node)", "-o", "name");
@@ -121,7 +121,7 @@ class KubectlTest {
         String described = ok("describe", pod);
         assertTrue(described.contains("Image:         pytorch/pytorch"), described);
         assertTrue(described.contains("PET_NNODES:"), described);
-        assertTrue(described.contains("Started container node"), "events listed:\n" + described);
+        assertTrue(described.contains("Container started"), "events listed:\n" + described);
 
         assertTrue(ok("get", "jobsets").contains("first"), "the TrainJob's JobSet");
         assertTrue(ok("get", "jobs", "-l", "jobset.sigs.k8s.io/jobset-name=first").contains("first-node-0"));
