@@ -8,7 +8,18 @@
 # Writes .state/kubeconfig (cluster-admin, client certificate). Stop with down.sh.
 # Environment: TESTCLUSTER_PORT_BASE (26400), TESTCLUSTER_NODES (2), TESTCLUSTER_CACHE (~/.cache/...),
 # TESTCLUSTER_FAKE_RUN_TIME (e.g. 5s: fake nodes, whose containers are not run but succeed after that long).
+# Runs as root: pods get network namespaces on a bridge, and what the images hold comes from Debian's packages.
 set -euo pipefail
+
+# Pieces built from Go modules outside go.mod (their Kubernetes libraries are newer than the control plane's),
+# each from its own module at a pinned version, its go.sum checked by the go command.
+coredns_version=v1.15.0
+cni_plugins_version=v1.10.0
+# What the runtimes' images hold, from Debian: torchrun (python3-torch: CPU, gloo), mpirun (openmpi-bin),
+# sshd for the MPI node pods, mpi4py for rank code, xgboost (its tracker and collective), pip for the SDK's
+# package listing.
+image_packages="python3-torch openmpi-bin openssh-server openssh-client python3-mpi4py python3-xgboost
+  python3-pip python-is-python3 iproute2"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 state="$here/.state"
@@ -17,6 +28,10 @@ nodes="${TESTCLUSTER_NODES:-2}"
 for number in "$base" "$nodes"; do
   [[ "$number" =~ ^[0-9]{1,5}$ ]] || { echo "TESTCLUSTER_PORT_BASE and TESTCLUSTER_NODES take a number" >&2; exit 2; }
 done
+# The pod network: a bridge and a /16 of 10.0.0.0/8 per port base, so clusters on other bases never share one.
+bridge="tcbr$base" netns_prefix="tc$base-"
+octet=$((100 + base / 100 % 100))
+cluster_cidr="10.$octet.0.0/16" bridge_ip="10.$octet.0.1" cluster_dns="10.$octet.0.10" dns_domain=cluster.local
 etcd_port=$((base + 1)) etcd_peer_port=$((base + 2)) api_port=$((base + 43))
 trainer_webhook_port=$((base + 10)) jobset_webhook_port=$((base + 12))
 cm_port=$((base + 57)) scheduler_port=$((base + 59)) kubelet_port=$((base + 50))
@@ -46,6 +61,23 @@ if [ ! -x "$bin/node-agent" ]; then
     sigs.k8s.io/jobset ./cmd/etcd ./cmd/pki ./cmd/localize ./cmd/node-agent
   mkdir -p "$cache/$key" && { mv -T "$building" "$bin" 2>/dev/null || rm -rf "$building"; }
   say "built"
+fi
+
+missing=$(for p in $image_packages; do
+  [ "$(dpkg-query -W -f '${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || echo "$p"; done | xargs)
+if [ -n "$missing" ]; then
+  say "installing what the runtimes' images hold, from Debian: $missing"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+tools="$cache/tools-coredns-$coredns_version-cni-$cni_plugins_version-$(go env GOVERSION)"
+if [ ! -x "$tools/coredns" ] || [ ! -x "$tools/bridge" ]; then
+  say "building CoreDNS $coredns_version and the CNI plugins $cni_plugins_version into $tools"
+  building="$tools.tmp.$$" && rm -rf "$building" && mkdir -p "$building"
+  (cd / && GOBIN="$building" GOFLAGS=-mod=mod go install "github.com/coredns/coredns@$coredns_version" \
+    && GOBIN="$building" GOFLAGS=-mod=mod go install \
+      "github.com/containernetworking/plugins/plugins/main/bridge@$cni_plugins_version" \
+      "github.com/containernetworking/plugins/plugins/ipam/host-local@$cni_plugins_version")
+  mv -T "$building" "$tools" 2>/dev/null || rm -rf "$building"
 fi
 
 # --- state: certificates, kubeconfigs, data and logs of this run -----------------------------------------------
@@ -119,7 +151,9 @@ start kube-controller-manager "$bin/kube-controller-manager" --kubeconfig "$stat
   --leader-elect=false --use-service-account-credentials \
   --service-account-private-key-file "$pki/sa.key" --root-ca-file "$pki/ca.crt" \
   --cluster-signing-cert-file "$pki/csr-signer.crt" --cluster-signing-key-file "$pki/csr-signer.key" \
-  --controllers '*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller' \
+  --controllers '*,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller' \
+  --allocate-node-cidrs --cluster-cidr "$cluster_cidr" --node-cidr-mask-size 24 \
+  --service-cluster-ip-range 10.96.0.0/16 \
   --concurrent-job-syncs 20 --concurrent-gc-syncs 40 --kube-api-qps 200 --kube-api-burst 400
 start kube-scheduler "$bin/kube-scheduler" --kubeconfig "$state/kube-scheduler.kubeconfig" \
   --authentication-kubeconfig "$state/kube-scheduler.kubeconfig" \
@@ -173,11 +207,81 @@ TMPDIR="$certs" KUBECONFIG="$state/trainer-controller-manager.kubeconfig" \
 KUBECONFIG="$state/jobset-controller-manager.kubeconfig" \
   start jobset-controller-manager "$bin/jobset" --config "$state/jobset-config.yaml"
 
+# --- the pod network and its DNS ------------------------------------------------------------------------------
+# One bridge joins every pod's veth; it holds the network's first address and the DNS address, and there is no
+# route or NAT from the pods to anything else (their one route is the bridge's /16).
+for ns in $(ip netns list | awk '{print $1}' | grep "^$netns_prefix" || true); do ip netns delete "$ns"; done
+ip link add "$bridge" type bridge 2>/dev/null || true
+ip addr replace "$bridge_ip/16" dev "$bridge"
+ip addr replace "$cluster_dns/16" dev "$bridge"
+ip link set "$bridge" up
+echo "$bridge $netns_prefix" > "$state/network"
+# CoreDNS as kubeadm deploys it (its ClusterRole, its kubernetes plugin), serving on the cluster DNS address.
+cat > "$state/coredns-rbac.yaml" <<EOF
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "system:coredns"}
+rules:
+- {apiGroups: [""], resources: [endpoints, services, pods, namespaces], verbs: [list, watch]}
+- {apiGroups: [discovery.k8s.io], resources: [endpointslices], verbs: [list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "system:coredns"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "system:coredns"}
+subjects: [{kind: ServiceAccount, name: coredns, namespace: kube-system}]
+EOF
+kubectl_admin apply -f "$state/coredns-rbac.yaml" > /dev/null
+cat > "$state/Corefile" <<EOF
+.:53 {
+    bind $cluster_dns
+    errors
+    kubernetes $dns_domain in-addr.arpa ip6.arpa {
+        kubeconfig $state/coredns.kubeconfig
+        pods insecure
+        fallthrough in-addr.arpa ip6.arpa
+        ttl 30
+    }
+    cache 30
+    loop
+}
+EOF
+start coredns "$tools/coredns" -conf "$state/Corefile"
+# ready once it answers for the API server's Service from the API server: its kubernetes plugin has synced
+cat > "$state/dns-probe.py" <<'EOF'
+import socket, struct, sys
+name = b"".join(bytes([len(label)]) + label.encode() for label in "kubernetes.default.svc.cluster.local".split("."))
+query = struct.pack(">HHHHHH", 1, 0x0100, 1, 0, 0, 0) + name + b"\0" + struct.pack(">HH", 1, 1)
+with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+    s.settimeout(1)
+    s.sendto(query, (sys.argv[1], 53))
+    answer = s.recv(512)
+sys.exit(0 if answer[3] & 15 == 0 and struct.unpack(">H", answer[6:8])[0] > 0 else 1)
+EOF
+wait_for "CoreDNS" 120 python3 "$state/dns-probe.py" "$cluster_dns"
+
+# Files of the images' layers (images.json) that up.sh makes from what Debian and PyPI installed.
+mkdir -p "$state/image-files"
+jax_key=$( (python3 --version; cat "$here/images/jax-requirements.txt") | sha256sum | cut -c1-16)
+jax_venv="$cache/jax-$jax_key"
+if [ ! -x "$jax_venv/bin/python" ]; then
+  say "installing JAX for the JAX runtime's image from PyPI into $jax_venv"
+  rm -rf "$jax_venv.tmp.$$" && python3 -m venv "$jax_venv.tmp.$$"
+  "$jax_venv.tmp.$$/bin/pip" install --quiet --disable-pip-version-check -r "$here/images/jax-requirements.txt"
+  mv -T "$jax_venv.tmp.$$" "$jax_venv" 2>/dev/null || rm -rf "$jax_venv.tmp.$$"
+fi
+ln -sfn "$jax_venv" "$state/image-files/jax-venv"
+sed 's/^\( *\)for s in Std:$/\1for s in Std.__members__.values():/' \
+  /usr/lib/python3/dist-packages/torch/distributed/elastic/multiprocessing/api.py \
+  > "$state/image-files/torch-elastic-multiprocessing-api.py"
+
 # A container whose pod names no workingDir runs where the agent runs (it cannot read an image's WORKDIR), and the
 # Kubeflow SDK's jobs write their function's file there: in .state, not in this source folder.
 mkdir -p "$state/workdir" && cd "$state/workdir"
 start node-agent "$bin/node-agent" --kubeconfig "$state/node-agent.kubeconfig" --nodes "$nodes" \
-  --port "$kubelet_port" --dir "$state/data/node-agent" --pki "$pki" --shims "$here/shims" \
+  --port "$kubelet_port" --dir "$state/data/node-agent" --pki "$pki" \
+  --pod-bridge "$bridge" --cluster-cidr "$cluster_cidr" --cluster-dns "$cluster_dns" --cni-bin "$tools" \
+  --netns-prefix "$netns_prefix" --images "$here/images.json" --image-files "$state/image-files" \
   --apiserver-port "$api_port" --fake-run-time "${TESTCLUSTER_FAKE_RUN_TIME:-0}"
 
 # The Trainer's default runtimes, as the README of its release installs them (they are labelled for no webhook

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,7 +28,11 @@ type containerSpec struct {
 	Mounts   []mount  `json:"mounts"`
 	UID      *int64   `json:"uid,omitempty"`
 	GID      *int64   `json:"gid,omitempty"`
+	// Groups are the supplementary groups: the pod's fsGroup and supplementalGroups.
+	Groups []int `json:"groups,omitempty"`
 	Hostname string   `json:"hostname"`
+	// NetNS is the pod's network namespace; empty for a pod on the node's network.
+	NetNS string `json:"netns,omitempty"`
 }
 
 type mount struct {
@@ -36,7 +43,8 @@ type mount struct {
 
 // containerSpec resolves the container's environment as the kubelet does (service variables, envFrom, env with
 // valueFrom, $(VAR) expansion in command and args) and its mounts.
-func (r *podRun) containerSpec(ctx context.Context, c corev1.Container, volumes map[string]string) (containerSpec, error) {
+func (r *podRun) containerSpec(ctx context.Context, c corev1.Container, volumes map[string]string,
+	layerDir string) (containerSpec, error) {
 	pod := r.pod
 	env := map[string]string{}
 	var order []string
@@ -46,13 +54,16 @@ func (r *podRun) containerSpec(ctx context.Context, c corev1.Container, volumes 
 		}
 		env[k] = v
 	}
-	set("PATH", strings.Trim(r.agent.shims+":"+os.Getenv("PATH"), ":"))
-	hostname := pod.Name
-	if pod.Spec.Hostname != "" {
-		hostname = pod.Spec.Hostname
-	}
+	set("PATH", os.Getenv("PATH"))
+	hostname := r.hostname()
 	set("HOSTNAME", hostname)
 	set("HOME", "/root")
+	layer := r.agent.images.layer(c.Image)
+	if layer != nil {
+		for k, v := range layer.Env {
+			set(k, v)
+		}
+	}
 	set("KUBERNETES_SERVICE_HOST", "127.0.0.1")
 	set("KUBERNETES_SERVICE_PORT", r.agent.apiPort)
 	set("KUBERNETES_SERVICE_PORT_HTTPS", r.agent.apiPort)
@@ -107,9 +118,33 @@ func (r *podRun) containerSpec(ctx context.Context, c corev1.Container, volumes 
 		return containerSpec{}, fmt.Errorf("container %q has no command: the node agent runs commands on this "+
 			"machine and knows no image's entrypoint", c.Name)
 	}
-	spec := containerSpec{Argv: argv, Dir: c.WorkingDir, Hostname: hostname}
+	spec := containerSpec{Argv: argv, Dir: c.WorkingDir, Hostname: hostname, NetNS: r.netns}
+	if spec.Dir == "" && layer != nil {
+		spec.Dir = layer.WorkingDir
+	}
+	if podSecurity := pod.Spec.SecurityContext; podSecurity != nil {
+		if podSecurity.FSGroup != nil {
+			spec.Groups = append(spec.Groups, int(*podSecurity.FSGroup))
+		}
+		for _, g := range podSecurity.SupplementalGroups {
+			spec.Groups = append(spec.Groups, int(g))
+		}
+	}
 	for _, k := range order {
 		spec.Env = append(spec.Env, k+"="+env[k])
+	}
+	if layer != nil {
+		mounts, err := layer.materialize(layerDir, r.agent.images.files)
+		if err != nil {
+			return containerSpec{}, fmt.Errorf("the image layer of %s: %w", c.Image, err)
+		}
+		spec.Mounts = append(spec.Mounts, mounts...)
+	}
+	// the kubelet's /etc/hosts, /etc/hostname and /etc/resolv.conf, unless the container mounts its own there
+	for _, m := range r.podMounts {
+		if !mountsAt(c.VolumeMounts, m.Target) {
+			spec.Mounts = append(spec.Mounts, m)
+		}
 	}
 	for _, m := range c.VolumeMounts {
 		source, ok := volumes[m.Name]
@@ -193,12 +228,20 @@ func runContainer() {
 	if err := json.Unmarshal(body, &spec); err != nil {
 		fatal(err)
 	}
+	if spec.NetNS != "" {
+		joinPodNamespaces(spec)
+	}
 	done := sets.New[string]()
 	for _, m := range spec.Mounts {
 		if err := bindMount(m); err != nil {
 			fatal(fmt.Errorf("mounting %s: %w", m.Target, err))
 		}
 		done.Insert(m.Target)
+	}
+	if len(spec.Groups) > 0 {
+		if err := syscall.Setgroups(spec.Groups); err != nil {
+			fatal(err)
+		}
 	}
 	if spec.GID != nil {
 		if err := syscall.Setgid(int(*spec.GID)); err != nil {
@@ -228,6 +271,32 @@ func runContainer() {
 		os.Exit(127)
 	}
 	fatal(syscall.Exec(path, spec.Argv, spec.Env))
+}
+
+// joinPodNamespaces puts this process in its pod's network namespace and gives its own UTS namespace (made at
+// its start) the pod's hostname. The thread stays locked: the exec that follows keeps this thread's namespaces.
+func joinPodNamespaces(spec containerSpec) {
+	runtime.LockOSThread()
+	ns, err := os.Open(spec.NetNS)
+	if err != nil {
+		fatal(err)
+	}
+	if err := unix.Setns(int(ns.Fd()), unix.CLONE_NEWNET); err != nil {
+		fatal(fmt.Errorf("joining %s: %w", spec.NetNS, err))
+	}
+	ns.Close()
+	if err := unix.Sethostname([]byte(spec.Hostname)); err != nil {
+		fatal(err)
+	}
+}
+
+func mountsAt(mounts []corev1.VolumeMount, target string) bool {
+	for _, m := range mounts {
+		if m.MountPath == target {
+			return true
+		}
+	}
+	return false
 }
 
 func bindMount(m mount) error {

@@ -40,7 +40,13 @@ func main() {
 	port := flag.Int("port", 10250, "the kubelet API port on 127.0.0.1")
 	dir := flag.String("dir", "", "where pods' volumes and logs are kept")
 	pki := flag.String("pki", "", "the cluster's pki directory")
-	shims := flag.String("shims", "", "a directory put first on every container's PATH")
+	bridge := flag.String("pod-bridge", "", "the bridge of the pod network; none: pods share the node's network")
+	clusterCIDR := flag.String("cluster-cidr", "", "the pod network (the node IPAM's cluster CIDR)")
+	clusterDNS := flag.String("cluster-dns", "", "the address of the cluster's DNS server")
+	cniBin := flag.String("cni-bin", "", "where the CNI plugins are")
+	netnsPrefix := flag.String("netns-prefix", "testcluster-", "the pods' network namespaces are named this and an ID")
+	images := flag.String("images", "", "the image table: what each image holds that this machine lacks")
+	imageFiles := flag.String("image-files", "", "where the files are that the image table names by source")
 	apiPort := flag.String("apiserver-port", "6443", "the API server's port, given to pods as KUBERNETES_SERVICE_PORT")
 	fakeRunTime := flag.Duration("fake-run-time", 0, "if set, run no container: each succeeds after this long (scale runs)")
 	flag.Parse()
@@ -58,7 +64,15 @@ func main() {
 	for i := range names {
 		names[i] = fmt.Sprintf("%s%d", *prefix, i)
 	}
-	agent := newAgent(client, names, *dir, *shims, *apiPort, *fakeRunTime)
+	agent := newAgent(client, names, *dir, *apiPort, *fakeRunTime)
+	if agent.images, err = loadImageTable(*images, *imageFiles); err != nil {
+		klog.Fatal(err)
+	}
+	if *bridge != "" {
+		if agent.network, err = newPodNetwork(*bridge, *clusterCIDR, *clusterDNS, *netnsPrefix, *cniBin, *dir); err != nil {
+			klog.Fatal(err)
+		}
+	}
 	for _, name := range names {
 		if err := agent.register(ctx, name, int32(*port)); err != nil {
 			klog.Fatalf("registering node %s: %v", name, err)

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -29,6 +29,17 @@ type podRun struct {
 	killed     chan struct{}
 	killOnce   sync.Once
 	startTime  metav1.Time
+	// podIP is the pod's address on the pod network; the node's for a pod on the node's network.
+	podIP string
+	// netns is the path of the pod's network namespace, empty for a pod on the node's network.
+	netns string
+	// publishing makes status writes one at a time; publishedPhase is the phase the API server last took.
+	publishing     sync.Mutex
+	publishedPhase corev1.PodPhase
+	// backingOff names the containers waiting out a crash-loop back-off (their state: waiting, CrashLoopBackOff).
+	backingOff map[string]bool
+	// podMounts are the kubelet's files for every container (/etc/hosts, /etc/hostname, /etc/resolv.conf).
+	podMounts []mount
 }
 
 // containerRun is one run of one container; a restart makes a new one and keeps the last as "previous".
@@ -45,11 +56,26 @@ type containerRun struct {
 	previous *containerRun
 	done     chan struct{}
 	process  *os.Process
+	// ready is the result of the container's readiness probe; a container without one is ready while it runs.
+	ready bool
 }
 
 func newPodRun(a *agent, pod *corev1.Pod) *podRun {
 	return &podRun{agent: a, pod: pod.DeepCopy(), containers: map[string]*containerRun{},
-		deleting: make(chan struct{}), killed: make(chan struct{}), startTime: metav1.Now()}
+		deleting: make(chan struct{}), killed: make(chan struct{}), startTime: metav1.Now(), podIP: "127.0.0.1",
+		backingOff: map[string]bool{}}
+}
+
+// hostname is the kubelet's: the pod's spec.hostname, else its name cut to 63 characters.
+func (r *podRun) hostname() string {
+	if r.pod.Spec.Hostname != "" {
+		return r.pod.Spec.Hostname
+	}
+	name := r.pod.Name
+	if len(name) > 63 {
+		name = strings.TrimRight(name[:63], "-.")
+	}
+	return name
 }
 
 // terminate starts a graceful stop once the pod is marked for deletion.
@@ -82,23 +108,26 @@ func (r *podRun) signalAll(sig syscall.Signal) {
 func (r *podRun) run(ctx context.Context) {
 	pod := r.pod
 	dir := r.agent.podDir(pod)
-	volumes, err := map[string]string{}, error(nil)
-	if r.agent.fakeRunTime == 0 {
+	volumes := map[string]string{}
+	if r.agent.fakeRunTime == 0 && !r.keepTrying(ctx, "FailedMount", "", func() (err error) {
 		volumes, err = r.prepareVolumes(ctx, dir)
+		return err
+	}) {
+		return
 	}
-	for err != nil {
-		r.agent.event(ctx, pod, corev1.EventTypeWarning, "FailedMount", err.Error())
-		select {
-		case <-ctx.Done():
+	if r.agent.network != nil && r.agent.fakeRunTime == 0 && !pod.Spec.HostNetwork {
+		var podCIDR string
+		if !r.keepTrying(ctx, "FailedCreatePodSandBox", "Failed to create pod sandbox: ", func() (err error) {
+			podCIDR, err = r.setUpNetwork(ctx, dir)
+			return err
+		}) {
 			return
-		case <-r.deleting:
-			r.finish(ctx)
-			return
-		case <-r.killed:
-			return
-		case <-time.After(2 * time.Second):
 		}
-		volumes, err = r.prepareVolumes(ctx, dir)
+		defer func() {
+			if err := r.agent.network.tearDown(pod, podCIDR); err != nil {
+				klog.Warningf("tearing down the network of %s: %v", describe(pod), err)
+			}
+		}()
 	}
 	r.publish(ctx)
 
@@ -126,6 +155,49 @@ func (r *podRun) run(ctx context.Context) {
 	r.finish(ctx)
 }
 
+// keepTrying runs a step of the pod's start until it succeeds, recording each failure as the kubelet's Event and
+// trying again every 2 s; it says false when the pod is stopped first (a pod marked for deletion is finished).
+func (r *podRun) keepTrying(ctx context.Context, reason, prefix string, step func() error) bool {
+	for {
+		err := step()
+		if err == nil {
+			return true
+		}
+		r.agent.event(ctx, r.pod, corev1.EventTypeWarning, reason, prefix+err.Error())
+		select {
+		case <-ctx.Done():
+			return false
+		case <-r.deleting:
+			r.finish(ctx)
+			return false
+		case <-r.killed:
+			return false
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// setUpNetwork gives the pod its network namespace and address, and writes the kubelet's files for it.
+func (r *podRun) setUpNetwork(ctx context.Context, dir string) (string, error) {
+	network := r.agent.network
+	podCIDR, err := r.agent.nodePodCIDR(ctx, r.pod.Spec.NodeName)
+	if err != nil {
+		return "", err
+	}
+	ip, err := network.setUp(ctx, r.pod, podCIDR)
+	if err != nil {
+		return "", err
+	}
+	mounts, err := network.podFiles(r.pod, dir, ip, r.hostname())
+	if err != nil {
+		return "", err
+	}
+	r.mu.Lock()
+	r.podIP, r.netns, r.podMounts = ip, network.namespacePath(r.pod), mounts
+	r.mu.Unlock()
+	return podCIDR, nil
+}
+
 // stopOnDelete sends SIGTERM when the pod is deleted and SIGKILL once its grace period is over.
 func (r *podRun) stopOnDelete(ctx context.Context) {
 	select {
@@ -135,6 +207,13 @@ func (r *podRun) stopOnDelete(ctx context.Context) {
 		return
 	case <-r.deleting:
 	}
+	r.mu.Lock()
+	for _, c := range r.pod.Spec.Containers {
+		if run := r.containers[c.Name]; run != nil && run.running {
+			r.agent.containerEvent(ctx, r.pod, c, corev1.EventTypeNormal, "Killing", "Stopping container "+c.Name)
+		}
+	}
+	r.mu.Unlock()
 	r.signalAll(syscall.SIGTERM)
 	grace := int64(30)
 	r.mu.Lock()
@@ -166,7 +245,9 @@ func (r *podRun) finish(ctx context.Context) {
 func (r *podRun) runUntilDone(ctx context.Context, c corev1.Container, volumes map[string]string, dir string,
 	initContainer bool) bool {
 	policy := r.pod.Spec.RestartPolicy
-	backoff := time.Second
+	// the kubelet's crash-loop back-off: the first restart at once, then 10 s doubling to 5 min, forgotten once a
+	// run outlasts 10 min (flowcontrol.NewBackOff(10s, 300s) with its 600 s expiry)
+	var backoff time.Duration
 	for attempt := int32(0); ; attempt++ {
 		select {
 		case <-r.deleting:
@@ -178,7 +259,13 @@ func (r *podRun) runUntilDone(ctx context.Context, c corev1.Container, volumes m
 		run := r.start(ctx, c, volumes, dir, attempt)
 		if run.reason != "StartError" {
 			r.publish(ctx)
-			r.agent.event(ctx, r.pod, corev1.EventTypeNormal, "Started", "Started container "+c.Name)
+			r.agent.containerEvent(ctx, r.pod, c, corev1.EventTypeNormal, "Pulled",
+				fmt.Sprintf("Container image %q already present on machine", c.Image))
+			r.agent.containerEvent(ctx, r.pod, c, corev1.EventTypeNormal, "Created", "Container created")
+			r.agent.containerEvent(ctx, r.pod, c, corev1.EventTypeNormal, "Started", "Container started")
+			if c.ReadinessProbe != nil && !initContainer {
+				go r.probeReadiness(ctx, c, run, volumes, filepath.Join(dir, "probes", run.id))
+			}
 			<-run.done
 		}
 		r.publish(ctx)
@@ -188,8 +275,19 @@ func (r *podRun) runUntilDone(ctx context.Context, c corev1.Container, volumes m
 		if !restart || ctx.Err() != nil {
 			return !failed
 		}
-		r.agent.event(ctx, r.pod, corev1.EventTypeWarning, "BackOff", "Back-off restarting failed container "+
-			c.Name+" in pod "+r.pod.Name)
+		if run.finished.Sub(run.started.Time) > 600*time.Second {
+			backoff = 0
+		}
+		if backoff == 0 {
+			backoff = 10 * time.Second
+			continue
+		}
+		r.agent.containerEvent(ctx, r.pod, c, corev1.EventTypeWarning, "BackOff", fmt.Sprintf(
+			"Back-off restarting failed container %s in pod %s_%s(%s)", c.Name, r.pod.Name, r.pod.Namespace, r.pod.UID))
+		r.mu.Lock()
+		r.backingOff[c.Name] = true
+		r.mu.Unlock()
+		r.publish(ctx)
 		select {
 		case <-ctx.Done():
 			return false
@@ -199,7 +297,10 @@ func (r *podRun) runUntilDone(ctx context.Context, c corev1.Container, volumes m
 			return false
 		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, 10*time.Second)
+		r.mu.Lock()
+		delete(r.backingOff, c.Name)
+		r.mu.Unlock()
+		backoff = min(2*backoff, 300*time.Second)
 	}
 }
 
@@ -217,7 +318,7 @@ func (r *podRun) start(ctx context.Context, c corev1.Container, volumes map[stri
 		r.fakeLaunch(run)
 		return run
 	}
-	spec, err := r.containerSpec(ctx, c, volumes)
+	spec, err := r.containerSpec(ctx, c, volumes, filepath.Join(dir, "containers", id))
 	if err == nil {
 		err = r.launch(run, spec)
 	}
@@ -226,7 +327,7 @@ func (r *podRun) start(ctx context.Context, c corev1.Container, volumes map[stri
 		run.reason, run.exitCode, run.finished = "StartError", 128, metav1.Now()
 		r.mu.Unlock()
 		writeLogLine(run.logPath, "stderr", "node-agent: "+err.Error())
-		r.agent.event(ctx, r.pod, corev1.EventTypeWarning, "Failed", "Error: "+err.Error())
+		r.agent.containerEvent(ctx, r.pod, c, corev1.EventTypeWarning, "Failed", "Error: "+err.Error())
 		close(run.done)
 		klog.Warningf("starting %s in %s: %v", c.Name, describe(r.pod), err)
 	}
@@ -259,6 +360,16 @@ func (r *podRun) fakeLaunch(run *containerRun) {
 	}()
 }
 
+// containerProcAttr makes the container's process the leader of a process group (a signal reaches all it starts)
+// in a mount namespace of its own and, on the pod network, a UTS namespace for the pod's hostname.
+func containerProcAttr(spec containerSpec) *syscall.SysProcAttr {
+	flags := uintptr(syscall.CLONE_NEWNS)
+	if spec.NetNS != "" {
+		flags |= syscall.CLONE_NEWUTS
+	}
+	return &syscall.SysProcAttr{Unshareflags: flags, Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
 // launch starts the container's process: this binary again, in a new mount namespace and process group,
 // which mounts the volumes and then execs the container's command.
 func (r *podRun) launch(run *containerRun, spec containerSpec) error {
@@ -274,8 +385,7 @@ func (r *podRun) launch(run *containerRun, spec containerSpec) error {
 		return err
 	}
 	cmd := exec.Command(self, runContainerCommand, specFile)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS, Setpgid: true,
-		Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = containerProcAttr(spec)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -300,18 +410,30 @@ func (r *podRun) launch(run *containerRun, spec containerSpec) error {
 	go func() { defer copying.Done(); logs.copy(stdout, "stdout") }()
 	go func() { defer copying.Done(); logs.copy(stderr, "stderr") }()
 	go func() {
-		copying.Wait()
-		err := cmd.Wait()
+		// the container ends when its main process does, as when the init process of its PID namespace exits:
+		// whatever else it started is killed with it, and what they wrote is read to its end
+		state, err := cmd.Process.Wait()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		drained := make(chan struct{})
+		go func() { copying.Wait(); close(drained) }()
+		select {
+		case <-drained:
+		case <-time.After(2 * time.Second):
+			// a process that left the group holds the pipes open: the container's output ends here all the same
+			stdout.Close()
+			stderr.Close()
+			<-drained
+		}
+		// cmd.Wait is not called (it would wait for the pipes): their read ends are closed here
+		stdout.Close()
+		stderr.Close()
 		logs.close()
-		code := 0
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			code = exit.ExitCode()
-			if status, ok := exit.Sys().(syscall.WaitStatus); ok && status.Signaled() {
+		code := 128
+		if err == nil {
+			code = state.ExitCode()
+			if status, ok := state.Sys().(syscall.WaitStatus); ok && status.Signaled() {
 				code = 128 + int(status.Signal())
 			}
-		} else if err != nil {
-			code = 128
 		}
 		r.mu.Lock()
 		run.running, run.exitCode, run.finished = false, code, metav1.Now()

@@ -24,17 +24,19 @@ type agent struct {
 	client  kubernetes.Interface
 	nodes   []string
 	dir     string
-	shims   string
 	apiPort string
 	// fakeRunTime, when set, makes every node fake: containers are not run, each "runs" this long and succeeds.
 	fakeRunTime time.Duration
+	// network gives pods their own network namespaces and addresses; nil keeps them on the node's network.
+	network *podNetwork
+	images  imageTable
 
 	mu   sync.Mutex
 	pods map[types.UID]*podRun
 }
 
-func newAgent(client kubernetes.Interface, nodes []string, dir, shims, apiPort string, fakeRunTime time.Duration) *agent {
-	return &agent{client: client, nodes: nodes, dir: dir, shims: shims, apiPort: apiPort, fakeRunTime: fakeRunTime,
+func newAgent(client kubernetes.Interface, nodes []string, dir, apiPort string, fakeRunTime time.Duration) *agent {
+	return &agent{client: client, nodes: nodes, dir: dir, apiPort: apiPort, fakeRunTime: fakeRunTime,
 		pods: map[types.UID]*podRun{}}
 }
 
@@ -86,6 +88,8 @@ func (a *agent) observe(ctx context.Context, pod *corev1.Pod) {
 	a.mu.Unlock()
 	if pod.DeletionTimestamp != nil {
 		run.terminate(pod)
+	} else if known {
+		run.resync(ctx, pod)
 	}
 }
 
@@ -145,11 +149,29 @@ func (a *agent) podDir(pod *corev1.Pod) string {
 
 // event records what the kubelet would, so `kubectl describe` and the component's events consumer see it.
 func (a *agent) event(ctx context.Context, pod *corev1.Pod, kind, reason, message string) {
+	a.record(ctx, pod, "", kind, reason, message)
+}
+
+// containerEvent is an event about one container: the kubelet's reference names it by its field path.
+func (a *agent) containerEvent(ctx context.Context, pod *corev1.Pod, c corev1.Container, kind, reason, message string) {
+	a.record(ctx, pod, containerFieldPath(pod, c.Name), kind, reason, message)
+}
+
+func containerFieldPath(pod *corev1.Pod, name string) string {
+	for _, c := range pod.Spec.InitContainers {
+		if c.Name == name {
+			return "spec.initContainers{" + name + "}"
+		}
+	}
+	return "spec.containers{" + name + "}"
+}
+
+func (a *agent) record(ctx context.Context, pod *corev1.Pod, fieldPath, kind, reason, message string) {
 	now := metav1.NewTime(time.Now())
 	_, err := a.client.CoreV1().Events(pod.Namespace).Create(ctx, &corev1.Event{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: pod.Name + ".", Namespace: pod.Namespace},
 		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name,
-			UID: pod.UID, APIVersion: "v1"},
+			UID: pod.UID, APIVersion: "v1", FieldPath: fieldPath},
 		Reason: reason, Message: message, Type: kind, Count: 1,
 		FirstTimestamp: now, LastTimestamp: now,
 		Source: corev1.EventSource{Component: "kubelet", Host: pod.Spec.NodeName},

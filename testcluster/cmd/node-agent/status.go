@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -9,14 +11,46 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// publish writes the pod's status as the kubelet derives it from its containers.
+// publish writes the pod's status as the kubelet derives it from its containers, and like the kubelet's status
+// manager tries again (0.5 s doubling to 10 s) until the API server took it, the pod is gone or the agent stops.
+// One write at a time: a status computed earlier never lands after one computed later.
 func (r *podRun) publish(ctx context.Context) {
+	r.publishing.Lock()
+	defer r.publishing.Unlock()
+	for delay := 500 * time.Millisecond; ; delay = min(2*delay, 10*time.Second) {
+		r.mu.Lock()
+		status := r.statusLocked()
+		pod := r.pod
+		r.mu.Unlock()
+		err := r.agent.patchStatus(ctx, pod, status)
+		if err == nil {
+			r.mu.Lock()
+			r.publishedPhase = status.Phase
+			r.mu.Unlock()
+			return
+		}
+		if apierrors.IsNotFound(err) || ctx.Err() != nil {
+			return
+		}
+		klog.Warningf("status of %s (again in %s): %v", describe(pod), delay, err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.killed:
+			return
+		case <-time.After(delay):
+		}
+	}
+}
+
+// resync writes the status again when the API server's copy says another phase than the one last written, as the
+// kubelet's status manager reconciles the API server's pod with its own.
+func (r *podRun) resync(ctx context.Context, seen *corev1.Pod) {
 	r.mu.Lock()
-	status := r.statusLocked()
-	pod := r.pod
+	drifted := r.publishedPhase != "" && seen.Status.Phase != r.publishedPhase
 	r.mu.Unlock()
-	if err := r.agent.patchStatus(ctx, pod, status); err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
-		klog.Warningf("status of %s: %v", describe(pod), err)
+	if drifted && seen.DeletionTimestamp == nil {
+		go r.publish(ctx)
 	}
 }
 
@@ -84,8 +118,8 @@ func (r *podRun) statusLocked() corev1.PodStatus {
 		},
 		HostIP:                "127.0.0.1",
 		HostIPs:               []corev1.HostIP{{IP: "127.0.0.1"}},
-		PodIP:                 "127.0.0.1",
-		PodIPs:                []corev1.PodIP{{IP: "127.0.0.1"}},
+		PodIP:                 r.podIP,
+		PodIPs:                []corev1.PodIP{{IP: r.podIP}},
 		StartTime:             &r.startTime,
 		InitContainerStatuses: initStatuses,
 		ContainerStatuses:     statuses,
@@ -109,7 +143,11 @@ func (r *podRun) containerStatus(c corev1.Container, waitingReason string) corev
 	switch {
 	case run.running:
 		s.State.Running = &corev1.ContainerStateRunning{StartedAt: run.started}
-		s.Ready, *s.Started = true, true
+		s.Ready, *s.Started = run.ready || c.ReadinessProbe == nil, true
+	case r.backingOff[c.Name]:
+		s.State.Waiting = &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: fmt.Sprintf(
+			"back-off restarting failed container=%s pod=%s_%s(%s)", c.Name, r.pod.Name, r.pod.Namespace, r.pod.UID)}
+		s.LastTerminationState.Terminated = terminated(run)
 	case run.reason != "":
 		s.State.Terminated = terminated(run)
 	default:

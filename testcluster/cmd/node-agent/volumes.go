@@ -28,8 +28,17 @@ func (r *podRun) prepareVolumes(ctx context.Context, dir string) (map[string]str
 			paths[v.Name] = v.HostPath.Path
 			continue
 		case v.EmptyDir != nil:
-			err = ensureDir(path)
+			// the kubelet's emptyDir is open to every user of the pod
+			if err := ensureDir(path); err != nil {
+				return nil, err
+			}
+			if err := os.Chmod(path, 0o777); err != nil {
+				return nil, err
+			}
 			paths[v.Name] = path
+			if err := r.applyFSGroup(path, false); err != nil {
+				return nil, err
+			}
 			continue
 		case v.ConfigMap != nil:
 			err = r.configMapFiles(ctx, v.ConfigMap.Name, v.ConfigMap.Items, v.ConfigMap.DefaultMode,
@@ -49,6 +58,9 @@ func (r *podRun) prepareVolumes(ctx context.Context, dir string) (map[string]str
 			return nil, fmt.Errorf("MountVolume.SetUp failed for volume %q : %w", v.Name, err)
 		}
 		if err := writeFiles(path, files); err != nil {
+			return nil, err
+		}
+		if err := r.applyFSGroup(path, true); err != nil {
 			return nil, err
 		}
 		paths[v.Name] = path
@@ -252,4 +264,34 @@ func writeJSON(path string, value any) error {
 		return err
 	}
 	return os.WriteFile(path, body, 0o600)
+}
+
+// applyFSGroup gives a volume to the pod's fsGroup as the kubelet's SetVolumeOwnership does: every file and
+// directory in the group, readable by it (and writable, on a volume that is not read-only), directories setgid.
+func (r *podRun) applyFSGroup(dir string, readOnly bool) error {
+	security := r.pod.Spec.SecurityContext
+	if security == nil || security.FSGroup == nil {
+		return nil
+	}
+	group := int(*security.FSGroup)
+	mask := os.FileMode(0o660)
+	if readOnly {
+		mask = 0o440
+	}
+	return filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := os.Lchown(path, -1, group); err != nil {
+			return err
+		}
+		if info.Mode()&os.ModeSymlink != 0 {
+			return nil
+		}
+		bits := mask
+		if info.IsDir() {
+			bits |= os.ModeSetgid | 0o110
+		}
+		return os.Chmod(path, info.Mode()|bits)
+	})
 }

@@ -39,6 +39,8 @@ var identities = []identity{
 		[]string{"system:serviceaccounts", "system:serviceaccounts:kubeflow-system", "system:authenticated"}},
 	{"jobset-controller-manager", "system:serviceaccount:kubeflow-system:jobset-controller-manager",
 		[]string{"system:serviceaccounts", "system:serviceaccounts:kubeflow-system", "system:authenticated"}},
+	{"coredns", "system:serviceaccount:kube-system:coredns",
+		[]string{"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"}},
 	// The node agent registers fake nodes, runs their pods and writes their status for any node name, which
 	// the Node authorizer would give only one identity per node.
 	{"node-agent", "testcluster:node-agent", []string{"system:masters"}},

@@ -759,13 +759,30 @@ class DifferentialIT {
     @Test
     @Timeout(240)
     void aFailedTrainJobEndsAlikeWithNoPodLeft() throws InterruptedException {
+        // the torch runtime with the Jobs' backoffLimit at 1, on both sides: the container fails, the kubelet
+        // restarts it once at once, and the Job controller gives up (the default 6 takes minutes of back-off)
+        GenericKubernetesResource released = real.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1",
+                "ClusterTrainingRuntime").withName("torch-distributed").get();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> spec = (Map<String, Object>) released.getAdditionalProperties().get("spec");
+        RealCluster.backoffLimit(1).accept(spec);
+        GenericKubernetesResource runtime = Serialization.unmarshal("""
+                {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainingRuntime",
+                 "metadata": {"name": "torch-one-restart", "namespace": "%s",
+                              "labels": {"trainer.kubeflow.org/framework": "torch"}}}""".formatted(NAMESPACE),
+                GenericKubernetesResource.class);
+        runtime.setAdditionalProperty("spec", spec);
+        for (Side side : sides()) {
+            side.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainingRuntime")
+                    .inNamespace(NAMESPACE).resource(runtime).create();
+        }
         String job = """
                 {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
                  "metadata": {"name": "fails", "namespace": "%s",
                               "annotations": {"sandbox.camelkubeflow.io/outcome": "Failed",
                                               "sandbox.camelkubeflow.io/exit-code": "3",
                                               "sandbox.camelkubeflow.io/run-millis": "1000"}},
-                 "spec": {"runtimeRef": {"name": "torch-distributed"},
+                 "spec": {"runtimeRef": {"name": "torch-one-restart", "kind": "TrainingRuntime"},
                           "trainer": {"numNodes": 1, "command": ["python3", "-c", "import sys; sys.exit(3)"]}}}"""
                 .formatted(NAMESPACE);
         String path = TRAINJOBS.formatted(NAMESPACE) + "/fails";

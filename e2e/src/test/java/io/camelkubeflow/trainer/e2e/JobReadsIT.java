@@ -30,6 +30,8 @@ class JobReadsIT {
     @BeforeAll
     static void start() throws Exception {
         cluster = RealCluster.start(JobReadsIT.class);
+        // two restarts, the second after the kubelet's first back-off (10 s), then the Job gives up
+        cluster.deriveRuntime("torch-distributed", "torch-two-restarts", true, RealCluster.backoffLimit(2));
     }
 
     @AfterAll
@@ -49,7 +51,8 @@ class JobReadsIT {
     @Test
     @Timeout(180)
     void theEventsOfAFailedJobAreTheRealControllersInTimeOrderWithTheirSteps() {
-        Exchange trained = cluster.request("kubeflow-trainer:train?runtime=torch-distributed&command=python3 -c"
+        Exchange trained = cluster.request("kubeflow-trainer:train?runtime=torch-two-restarts"
+                + "&runtimeKind=TrainingRuntime&command=python3 -c"
                 + " \"import sys; print('failing', flush=True); sys.exit(3)\"", null);
         String job = trained.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class);
         Exchange failed = cluster.then("kubeflow-trainer:wait?throwOnFailure=false&waitTimeout=150s", trained);

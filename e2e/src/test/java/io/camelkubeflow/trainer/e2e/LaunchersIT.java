@@ -43,6 +43,7 @@ class LaunchersIT {
     @BeforeAll
     static void start() throws Exception {
         cluster = RealCluster.start(LaunchersIT.class);
+        cluster.deriveRuntime("torch-distributed", "torch-no-retries", true, RealCluster.backoffLimit(0));
         Files.writeString(image.resolve("train.py"), """
                 import os, sys
                 print("file rank", os.environ["RANK"], "of", os.environ["WORLD_SIZE"], "args", sys.argv[1:])
@@ -161,8 +162,8 @@ class LaunchersIT {
     @Test
     @Timeout(180)
     void aFailingCommandEndsFailedWithTheContainerThatExited() {
-        Exchange trained = cluster.request("kubeflow-trainer:train?runtime=torch-distributed&command=python3 -c"
-                + " \"import sys; print('about to fail'); sys.exit(3)\"", null);
+        Exchange trained = cluster.request("kubeflow-trainer:train?runtime=torch-no-retries&runtimeKind=TrainingRuntime"
+                + "&command=python3 -c \"import sys; print('about to fail'); sys.exit(3)\"", null);
         Exchange done = cluster.template.send("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=120s"
                 + "&throwOnFailure=false", trained.copy());
         assertEquals("Failed", done.getMessage().getHeader("CamelKubeflowTrainerStatus"),
@@ -194,9 +195,8 @@ class LaunchersIT {
 
     /**
      * Under MPI the real Trainer runs the component's command in the launcher job, with the hostfile it makes and the
-     * workspace the component's runtime patch mounts. The launcher's mpirun is not run here: the node agent gives pods
-     * no network of their own, so the node pods' sshd and mpirun's ssh to them cannot be had (docs/testing.md, "Tested against
-     * a real control plane").
+     * workspace the component's runtime patch mounts; what mpirun then does across the node pods is
+     * {@link DistributedTrainingIT}'s.
      */
     @Test
     @Timeout(120)
@@ -213,7 +213,9 @@ class LaunchersIT {
         JobSet rendered = Serialization.unmarshal(Serialization.asJson(jobSet[0]), JobSet.class);
         PodSpec launcher = rendered.podSpec("launcher");
         List<String> command = launcher.getContainers().get(0).getCommand();
-        assertEquals(List.of("mpirun", "--hostfile", "/etc/mpi/hostfile", "python3", "-c"), command.subList(0, 5));
+        // the trainer's variable goes to every rank: a rank on a node pod has only what mpirun exports
+        assertEquals(List.of("mpirun", "--hostfile", "/etc/mpi/hostfile", "-x", "OUTPUT_URI", "python3", "-c"),
+                command.subList(0, 7));
         assertEquals(List.of("--", "python", "train.py"), command.subList(command.size() - 3, command.size()));
         assertTrue(launcher.getContainers().get(0).getVolumeMounts().stream()
                 .anyMatch(m -> m.getMountPath().equals("/opt/camel-kubeflow-trainer/archive")), launcher.toString());

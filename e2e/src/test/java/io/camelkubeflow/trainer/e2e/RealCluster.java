@@ -11,16 +11,20 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Consumer;
 
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.testing.Eventually;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -151,6 +155,50 @@ final class RealCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private static final ResourceDefinitionContext CLUSTER_TRAINING_RUNTIMES = new ResourceDefinitionContext
+            .Builder().withGroup("trainer.kubeflow.org").withVersion("v1alpha1").withPlural("clustertrainingruntimes")
+            .withKind("ClusterTrainingRuntime").withNamespaced(false).build();
+    private static final ResourceDefinitionContext TRAINING_RUNTIMES = new ResourceDefinitionContext.Builder()
+            .withGroup("trainer.kubeflow.org").withVersion("v1alpha1").withPlural("trainingruntimes")
+            .withKind("TrainingRuntime").withNamespaced(true).build();
+
+    /**
+     * Makes a TrainingRuntime in the namespace from a released ClusterTrainingRuntime, as a team copies one: its spec
+     * changed by {@code edit}, its labels kept or dropped (without the framework label only mlPolicy tells the
+     * launcher).
+     */
+    void deriveRuntime(String released, String name, boolean keepLabels, Consumer<Map<String, Object>> edit) {
+        GenericKubernetesResource source = admin.genericKubernetesResources(CLUSTER_TRAINING_RUNTIMES)
+                .withName(released).get();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> spec = (Map<String, Object>) source.getAdditionalProperties().get("spec");
+        edit.accept(spec);
+        GenericKubernetesResource runtime = new GenericKubernetesResource();
+        runtime.setApiVersion("trainer.kubeflow.org/v1alpha1");
+        runtime.setKind("TrainingRuntime");
+        runtime.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(namespace)
+                .withLabels(keepLabels ? source.getMetadata().getLabels() : Map.of()).build());
+        runtime.setAdditionalProperty("spec", spec);
+        admin.genericKubernetesResources(TRAINING_RUNTIMES).inNamespace(namespace).resource(runtime).create();
+    }
+
+    /**
+     * Sets the Jobs' backoffLimit, as a user does who wants a failing container to fail the job after that many
+     * restarts: the kubelet restarts it with its crash-loop back-off (at once, then 10 s doubling) up to the Job's
+     * default of 6 otherwise.
+     */
+    @SuppressWarnings("unchecked")
+    static Consumer<Map<String, Object>> backoffLimit(int limit) {
+        return spec -> {
+            Map<String, Object> template = (Map<String, Object>) ((Map<String, Object>) spec.get("template"))
+                    .get("spec");
+            for (Object job : (List<Object>) template.get("replicatedJobs")) {
+                ((Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>) job).get("template"))
+                        .get("spec")).put("backoffLimit", limit);
+            }
+        };
     }
 
     /** Sends to a {@code kubeflow-trainer:} URI with the namespace set, and fails on an exception. */
