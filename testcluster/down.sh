@@ -19,7 +19,10 @@ done
 while read -r pid name; do ours "$pid" && kill -KILL -- "-$pid" 2>/dev/null || true; done <<< "$pids"
 # The pod network: every pod's network namespace of this cluster (their veths go with them), then its bridge.
 if read -r bridge prefix < "$state/network" 2>/dev/null; then
-  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$prefix" || true); do ip netns delete "$ns" 2>/dev/null; done
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$prefix" || true); do
+    ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+    ip netns delete "$ns" 2>/dev/null
+  done
   ip link delete "$bridge" 2>/dev/null || true
   rm -f "$state/network"
 fi

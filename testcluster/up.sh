@@ -28,10 +28,20 @@ nodes="${TESTCLUSTER_NODES:-2}"
 for number in "$base" "$nodes"; do
   [[ "$number" =~ ^[0-9]{1,5}$ ]] || { echo "TESTCLUSTER_PORT_BASE and TESTCLUSTER_NODES take a number" >&2; exit 2; }
 done
-# The pod network: a bridge and a /16 of 10.0.0.0/8 per port base, so clusters on other bases never share one.
+# The pod network: a bridge and a /20 of 10.0.0.0/8 per port base (each node a /24 of it), so clusters whose bases
+# are 16 or more apart (their ports are 60 apart at least) never share one.
 bridge="tcbr$base" netns_prefix="tc$base-"
-octet=$((100 + base / 100 % 100))
-cluster_cidr="10.$octet.0.0/16" bridge_ip="10.$octet.0.1" cluster_dns="10.$octet.0.10" dns_domain=cluster.local
+block=$((base / 16))
+net="10.$((block / 16)).$((block % 16 * 16))"
+if [ "$nodes" -gt 16 ]; then
+  echo "TESTCLUSTER_NODES is at most 16: each node takes a /24 of the cluster's /20" >&2
+  exit 2
+fi
+if [ $((block / 16)) = 96 ]; then
+  echo "TESTCLUSTER_PORT_BASE $base would put the pods in 10.96.0.0/16, the Services' range: take another" >&2
+  exit 2
+fi
+cluster_cidr="$net.0/20" bridge_ip="$net.1" cluster_dns="$net.10" dns_domain=cluster.local
 etcd_port=$((base + 1)) etcd_peer_port=$((base + 2)) api_port=$((base + 43))
 trainer_webhook_port=$((base + 10)) jobset_webhook_port=$((base + 12))
 cm_port=$((base + 57)) scheduler_port=$((base + 59)) kubelet_port=$((base + 50))
@@ -209,11 +219,13 @@ KUBECONFIG="$state/jobset-controller-manager.kubeconfig" \
 
 # --- the pod network and its DNS ------------------------------------------------------------------------------
 # One bridge joins every pod's veth; it holds the network's first address and the DNS address, and there is no
-# route or NAT from the pods to anything else (their one route is the bridge's /16).
-for ns in $(ip netns list | awk '{print $1}' | grep "^$netns_prefix" || true); do ip netns delete "$ns"; done
+# route or NAT from the pods to anything else (their one route is the bridge's /20).
+for ns in $(ip netns list | awk '{print $1}' | grep "^$netns_prefix" || true); do
+  ip netns pids "$ns" | xargs -r kill -KILL; ip netns delete "$ns"
+done
 ip link add "$bridge" type bridge 2>/dev/null || true
-ip addr replace "$bridge_ip/16" dev "$bridge"
-ip addr replace "$cluster_dns/16" dev "$bridge"
+ip addr replace "$bridge_ip/20" dev "$bridge"
+ip addr replace "$cluster_dns/20" dev "$bridge"
 ip link set "$bridge" up
 echo "$bridge $netns_prefix" > "$state/network"
 # CoreDNS as kubeadm deploys it (its ClusterRole, its kubernetes plugin), serving on the cluster DNS address.

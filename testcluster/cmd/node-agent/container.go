@@ -238,7 +238,8 @@ func runContainer() {
 		}
 		done.Insert(m.Target)
 	}
-	if len(spec.Groups) > 0 {
+	if len(spec.Groups) > 0 || spec.UID != nil {
+		// a container that names its user has the pod's groups, never the agent's own
 		if err := syscall.Setgroups(spec.Groups); err != nil {
 			fatal(err)
 		}
@@ -288,6 +289,9 @@ func joinPodNamespaces(spec containerSpec) {
 	if err := unix.Sethostname([]byte(spec.Hostname)); err != nil {
 		fatal(err)
 	}
+	// this mount namespace's copies of the pods' namespace mounts would keep every other pod's network alive
+	// after its teardown; the container needs none of them
+	_ = unix.Unmount("/run/netns", unix.MNT_DETACH)
 }
 
 func mountsAt(mounts []corev1.VolumeMount, target string) bool {

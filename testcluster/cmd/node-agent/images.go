@@ -48,6 +48,23 @@ type imageTable struct {
 	files string
 }
 
+// checkTargets refuses a layer whose paths are not absolute and clean: a layer mounts at exactly the path it names.
+func (t imageTable) checkTargets() error {
+	for _, l := range t.layers {
+		for target := range l.Files {
+			if !filepath.IsAbs(target) || filepath.Clean(target) != target {
+				return fmt.Errorf("image layer %v: file %q is not an absolute, clean path", l.Images, target)
+			}
+		}
+		for target := range l.Dirs {
+			if !filepath.IsAbs(target) || filepath.Clean(target) != target {
+				return fmt.Errorf("image layer %v: directory %q is not an absolute, clean path", l.Images, target)
+			}
+		}
+	}
+	return nil
+}
+
 func loadImageTable(file, files string) (imageTable, error) {
 	table := imageTable{files: files}
 	if file == "" {
@@ -60,7 +77,7 @@ func loadImageTable(file, files string) (imageTable, error) {
 	if err := json.Unmarshal(body, &table.layers); err != nil {
 		return table, fmt.Errorf("%s: %w", file, err)
 	}
-	return table, nil
+	return table, table.checkTargets()
 }
 
 // layer is the first layer whose pattern matches the image, or nil: the machine as it is.

@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/containernetworking/cni/libcni"
 	types100 "github.com/containernetworking/cni/pkg/types/100"
@@ -120,6 +122,15 @@ func (n *podNetwork) setUp(ctx context.Context, pod *corev1.Pod, podCIDR string)
 // tearDown gives the address back and removes the namespace, as a runtime does when it stops the pod's sandbox.
 func (n *podNetwork) tearDown(pod *corev1.Pod, podCIDR string) error {
 	var errs []string
+	// what still runs in the namespace (an sshd session's orted that left the container's process group) goes
+	// with it, as the processes of a sandbox do
+	if out, err := exec.Command("ip", "netns", "pids", n.namespace(pod)).Output(); err == nil {
+		for _, pid := range strings.Fields(string(out)) {
+			if id, err := strconv.Atoi(pid); err == nil {
+				_ = syscall.Kill(id, syscall.SIGKILL)
+			}
+		}
+	}
 	if conf, err := n.conf(podCIDR); err == nil {
 		if err := n.cni.DelNetworkList(context.Background(), conf, n.runtimeConf(pod)); err != nil {
 			errs = append(errs, err.Error())

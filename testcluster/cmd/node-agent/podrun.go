@@ -19,7 +19,10 @@ import (
 // podRun is one pod on the node, from its volumes to its last container's exit.
 type podRun struct {
 	agent *agent
-	pod   *corev1.Pod
+	// pod is the pod as first seen: never replaced, so read without the lock
+	pod *corev1.Pod
+	// grace is the deletion grace period, once the pod is marked for deletion
+	grace *int64
 
 	mu         sync.Mutex
 	containers map[string]*containerRun
@@ -36,6 +39,7 @@ type podRun struct {
 	// publishing makes status writes one at a time; publishedPhase is the phase the API server last took.
 	publishing     sync.Mutex
 	publishedPhase corev1.PodPhase
+	resyncing      bool
 	// backingOff names the containers waiting out a crash-loop back-off (their state: waiting, CrashLoopBackOff).
 	backingOff map[string]bool
 	// podMounts are the kubelet's files for every container (/etc/hosts, /etc/hostname, /etc/resolv.conf).
@@ -58,6 +62,8 @@ type containerRun struct {
 	process  *os.Process
 	// ready is the result of the container's readiness probe; a container without one is ready while it runs.
 	ready bool
+	// spec is how the run was started: an exec probe runs beside it with the same mounts, user and network.
+	spec containerSpec
 }
 
 func newPodRun(a *agent, pod *corev1.Pod) *podRun {
@@ -82,7 +88,7 @@ func (r *podRun) hostname() string {
 func (r *podRun) terminate(pod *corev1.Pod) {
 	r.deleteOnce.Do(func() {
 		r.mu.Lock()
-		r.pod = pod.DeepCopy()
+		r.grace = pod.DeletionGracePeriodSeconds
 		r.mu.Unlock()
 		close(r.deleting)
 	})
@@ -185,18 +191,22 @@ func (r *podRun) setUpNetwork(ctx context.Context, dir string) (string, error) {
 		return "", err
 	}
 	ip, err := network.setUp(ctx, r.pod, podCIDR)
-	if err != nil {
-		return "", err
+	if err == nil {
+		var mounts []mount
+		if mounts, err = network.podFiles(r.pod, dir, ip, r.hostname()); err == nil {
+			r.mu.Lock()
+			r.podIP, r.netns, r.podMounts = ip, network.namespacePath(r.pod), mounts
+			r.mu.Unlock()
+			return podCIDR, nil
+		}
 	}
-	mounts, err := network.podFiles(r.pod, dir, ip, r.hostname())
-	if err != nil {
-		return "", err
+	// a try that failed halfway leaves nothing behind (no namespace, no address lease), so the next try starts clean
+	if teardown := network.tearDown(r.pod, podCIDR); teardown != nil {
+		klog.Warningf("after a failed network set-up of %s: %v", describe(r.pod), teardown)
 	}
-	r.mu.Lock()
-	r.podIP, r.netns, r.podMounts = ip, network.namespacePath(r.pod), mounts
-	r.mu.Unlock()
-	return podCIDR, nil
+	return "", err
 }
+
 
 // stopOnDelete sends SIGTERM when the pod is deleted and SIGKILL once its grace period is over.
 func (r *podRun) stopOnDelete(ctx context.Context) {
@@ -207,20 +217,22 @@ func (r *podRun) stopOnDelete(ctx context.Context) {
 		return
 	case <-r.deleting:
 	}
+	var stopping []corev1.Container
+	grace := int64(30)
 	r.mu.Lock()
 	for _, c := range r.pod.Spec.Containers {
 		if run := r.containers[c.Name]; run != nil && run.running {
-			r.agent.containerEvent(ctx, r.pod, c, corev1.EventTypeNormal, "Killing", "Stopping container "+c.Name)
+			stopping = append(stopping, c)
 		}
 	}
-	r.mu.Unlock()
-	r.signalAll(syscall.SIGTERM)
-	grace := int64(30)
-	r.mu.Lock()
-	if r.pod.DeletionGracePeriodSeconds != nil {
-		grace = *r.pod.DeletionGracePeriodSeconds
+	if r.grace != nil {
+		grace = *r.grace
 	}
 	r.mu.Unlock()
+	for _, c := range stopping {
+		r.agent.containerEvent(ctx, r.pod, c, corev1.EventTypeNormal, "Killing", "Stopping container "+c.Name)
+	}
+	r.signalAll(syscall.SIGTERM)
 	select {
 	case <-r.killed:
 	case <-time.After(time.Duration(grace) * time.Second):
@@ -232,10 +244,7 @@ func (r *podRun) stopOnDelete(ctx context.Context) {
 func (r *podRun) finish(ctx context.Context) {
 	select {
 	case <-r.deleting:
-		r.mu.Lock()
-		pod := r.pod
-		r.mu.Unlock()
-		r.agent.finalDelete(ctx, pod)
+		r.agent.finalDelete(ctx, r.pod)
 	default:
 	}
 }
@@ -264,7 +273,7 @@ func (r *podRun) runUntilDone(ctx context.Context, c corev1.Container, volumes m
 			r.agent.containerEvent(ctx, r.pod, c, corev1.EventTypeNormal, "Created", "Container created")
 			r.agent.containerEvent(ctx, r.pod, c, corev1.EventTypeNormal, "Started", "Container started")
 			if c.ReadinessProbe != nil && !initContainer {
-				go r.probeReadiness(ctx, c, run, volumes, filepath.Join(dir, "probes", run.id))
+				go r.probeReadiness(ctx, c, run, filepath.Join(dir, "probes", run.id))
 			}
 			<-run.done
 		}
@@ -320,6 +329,7 @@ func (r *podRun) start(ctx context.Context, c corev1.Container, volumes map[stri
 	}
 	spec, err := r.containerSpec(ctx, c, volumes, filepath.Join(dir, "containers", id))
 	if err == nil {
+		run.spec = spec
 		err = r.launch(run, spec)
 	}
 	if err != nil {

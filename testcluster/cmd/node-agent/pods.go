@@ -33,6 +33,8 @@ type agent struct {
 
 	mu   sync.Mutex
 	pods map[types.UID]*podRun
+	// running counts the pods' goroutines, so a stopping agent waits for their networks to be torn down
+	running sync.WaitGroup
 }
 
 func newAgent(client kubernetes.Interface, nodes []string, dir, apiPort string, fakeRunTime time.Duration) *agent {
@@ -83,7 +85,11 @@ func (a *agent) observe(ctx context.Context, pod *corev1.Pod) {
 		}
 		run = newPodRun(a, pod)
 		a.pods[pod.UID] = run
-		go run.run(ctx)
+		a.running.Add(1)
+		go func() {
+			defer a.running.Done()
+			run.run(ctx)
+		}()
 	}
 	a.mu.Unlock()
 	if pod.DeletionTimestamp != nil {
@@ -103,11 +109,19 @@ func (a *agent) forget(uid types.UID) {
 	}
 }
 
+// stopAll kills every pod's processes and waits, at most 10 s, for their networks to be torn down.
 func (a *agent) stopAll() {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	for _, run := range a.pods {
 		run.kill()
+	}
+	a.mu.Unlock()
+	done := make(chan struct{})
+	go func() { a.running.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		klog.Warning("pods still stopping after 10 s; down.sh removes what they leave")
 	}
 }
 

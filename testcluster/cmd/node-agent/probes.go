@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,12 +21,11 @@ import (
 // pod's address: after initialDelaySeconds, every periodSeconds, each try bounded by timeoutSeconds; the container
 // turns ready after successThreshold successes in a row and unready after failureThreshold failures. It ends with
 // the container's run; the pod's status is written on every change.
-func (r *podRun) probeReadiness(ctx context.Context, c corev1.Container, run *containerRun, volumes map[string]string,
-	dir string) {
+func (r *podRun) probeReadiness(ctx context.Context, c corev1.Container, run *containerRun, dir string) {
 	probe := c.ReadinessProbe
 	period := seconds(probe.PeriodSeconds, 10)
 	timeout := seconds(probe.TimeoutSeconds, 1)
-	success, failure := max(probe.SuccessThreshold, 1), max(probe.FailureThreshold, 3)
+	success, failure := orDefault(probe.SuccessThreshold, 1), orDefault(probe.FailureThreshold, 3)
 	wait := time.Duration(probe.InitialDelaySeconds) * time.Second
 	var successes, failures int32
 	for {
@@ -37,7 +37,7 @@ func (r *podRun) probeReadiness(ctx context.Context, c corev1.Container, run *co
 		case <-time.After(wait):
 		}
 		wait = period
-		err := r.probeOnce(ctx, c, probe.ProbeHandler, timeout, volumes, dir)
+		err := r.probeOnce(ctx, c, run, probe.ProbeHandler, timeout, dir)
 		r.mu.Lock()
 		was := run.ready
 		if err == nil {
@@ -59,14 +59,19 @@ func (r *podRun) probeReadiness(ctx context.Context, c corev1.Container, run *co
 }
 
 func seconds(value int32, fallback int32) time.Duration {
-	if value <= 0 {
-		value = fallback
-	}
-	return time.Duration(value) * time.Second
+	return time.Duration(orDefault(value, fallback)) * time.Second
 }
 
-func (r *podRun) probeOnce(ctx context.Context, c corev1.Container, handler corev1.ProbeHandler, timeout time.Duration,
-	volumes map[string]string, dir string) error {
+// orDefault is a probe field as the API server defaults it: an unset (zero) field takes the default.
+func orDefault(value int32, fallback int32) int32 {
+	if value <= 0 {
+		return fallback
+	}
+	return value
+}
+
+func (r *podRun) probeOnce(ctx context.Context, c corev1.Container, run *containerRun, handler corev1.ProbeHandler,
+	timeout time.Duration, dir string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	r.mu.Lock()
@@ -84,7 +89,7 @@ func (r *podRun) probeOnce(ctx context.Context, c corev1.Container, handler core
 		}
 		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 		if err != nil {
-			return fmt.Errorf("dial tcp %s: connect: connection refused", net.JoinHostPort(host, strconv.Itoa(port)))
+			return err
 		}
 		return conn.Close()
 	case handler.HTTPGet != nil:
@@ -109,8 +114,9 @@ func (r *podRun) probeOnce(ctx context.Context, c corev1.Container, handler core
 		for _, h := range get.HTTPHeaders {
 			req.Header.Add(h.Name, h.Value)
 		}
-		// the kubelet does not verify a probed pod's certificate
-		client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+		// the kubelet does not verify a probed pod's certificate, and keeps no connection between probes
+		client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true},
+			DisableKeepAlives: true}}
 		resp, err := client.Do(req)
 		if err != nil {
 			return err
@@ -121,13 +127,10 @@ func (r *podRun) probeOnce(ctx context.Context, c corev1.Container, handler core
 		}
 		return nil
 	case handler.Exec != nil:
-		// the command runs as the container does: its user, mounts and the pod's network
-		probeContainer := c
-		probeContainer.Command, probeContainer.Args = handler.Exec.Command, nil
-		spec, err := r.containerSpec(ctx, probeContainer, volumes, dir)
-		if err != nil {
-			return err
-		}
+		// the command runs beside the container as it was started: its mounts (its image layer's copy included),
+		// user, env and the pod's network
+		spec := run.spec
+		spec.Argv = handler.Exec.Command
 		out, err := r.runBeside(ctx, spec, dir)
 		if err != nil {
 			return fmt.Errorf("%v: %s", err, out)
@@ -157,6 +160,9 @@ func (r *podRun) runBeside(ctx context.Context, spec containerSpec, dir string) 
 	}
 	cmd := exec.CommandContext(ctx, self, runContainerCommand, file.Name())
 	cmd.SysProcAttr = containerProcAttr(spec)
+	// at the timeout the whole group goes, and what it left holding the output is not waited for
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
 	return cmd.CombinedOutput()
 }
 

@@ -47,10 +47,17 @@ func (r *podRun) publish(ctx context.Context) {
 // kubelet's status manager reconciles the API server's pod with its own.
 func (r *podRun) resync(ctx context.Context, seen *corev1.Pod) {
 	r.mu.Lock()
-	drifted := r.publishedPhase != "" && seen.Status.Phase != r.publishedPhase
+	drifted := r.publishedPhase != "" && seen.Status.Phase != r.publishedPhase && !r.resyncing
+	r.resyncing = r.resyncing || drifted
 	r.mu.Unlock()
 	if drifted && seen.DeletionTimestamp == nil {
-		go r.publish(ctx)
+		// one resync at a time: the informer's updates while it runs need no other
+		go func() {
+			r.publish(ctx)
+			r.mu.Lock()
+			r.resyncing = false
+			r.mu.Unlock()
+		}()
 	}
 }
 
@@ -77,7 +84,7 @@ func (r *podRun) statusLocked() corev1.PodStatus {
 	}
 	for _, c := range spec.Containers {
 		s := r.containerStatus(c, waitingReason)
-		allRunning = allRunning && s.State.Running != nil
+		allRunning = allRunning && s.State.Running != nil && s.Ready
 		anyRunning = anyRunning || s.State.Running != nil
 		allDone = allDone && s.State.Terminated != nil
 		allSucceeded = allSucceeded && s.State.Terminated != nil && s.State.Terminated.ExitCode == 0

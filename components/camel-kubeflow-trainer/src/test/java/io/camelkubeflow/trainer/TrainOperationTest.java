@@ -9,6 +9,7 @@ import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.TrainJobFactory;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.testing.RuntimeYaml;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -148,6 +150,18 @@ class TrainOperationTest extends TrainerRouteTestSupport {
         TrainJob torch = trainJob(send("kubeflow-trainer:train?runtime=torch-distributed&pythonFile=/app/t.py"
                 + "&env.PIP_NO_INDEX=1", null, Map.of()));
         assertEquals(List.of("torchrun", "/app/t.py"), torch.getSpec().trainer().command());
+    }
+
+    @Test
+    void underMpirunAVariableThatReadsAsAnOptionIsRefusedBeforeAnyWrite() {
+        Exchange exchange = send("kubeflow-trainer:train?runtime=deepspeed-distributed&pythonFile=/app/ds.py"
+                + "&env.-H=x", null, Map.of());
+        InvalidOptionException error = assertInstanceOf(InvalidOptionException.class, exchange.getException());
+        assertEquals("env", error.getField());
+        assertTrue(error.getMessage().contains("-x NAME"), error.getMessage());
+        assertTrue(api.client().resources(TrainJob.class).inAnyNamespace().list().getItems().stream()
+                .noneMatch(job -> job.getSpec().trainer().env() != null && job.getSpec().trainer().env().stream()
+                        .anyMatch(var -> var.getName().equals("-H"))), "no TrainJob with the variable was written");
     }
 
     @Test

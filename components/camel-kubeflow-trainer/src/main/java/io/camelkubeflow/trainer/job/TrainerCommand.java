@@ -33,7 +33,7 @@ public record TrainerCommand(List<String> command, List<String> args) {
             if (request.args() != null) {
                 args.addAll(request.args());
             }
-            checkSize("args", args);
+            checkSize("args", args, "");
             return new TrainerCommand(new ArrayList<>(TorchTuneConfig.ENTRYPOINT), args);
         }
         List<String> command = request.command();
@@ -77,8 +77,14 @@ public record TrainerCommand(List<String> command, List<String> args) {
             }
             program.addAll(command);
         }
-        List<String> prefix = selfLaunched ? List.of()
-                : concat(launcher.outerLauncher(), launcher.exports(variables));
+        List<String> exports = selfLaunched ? List.of() : launcher.exports(variables);
+        for (String variable : variables) {
+            if (!exports.isEmpty() && variable.startsWith("-")) {
+                throw new InvalidOptionException("env", "'" + variable + "' starts with '-': mpirun hands each variable"
+                        + " to the ranks as -x NAME and would read this one as an option; rename it");
+            }
+        }
+        List<String> prefix = selfLaunched ? List.of() : concat(launcher.outerLauncher(), exports);
         List<String> userArgs = request.args() == null ? List.of() : request.args();
         // inside the outer launcher, so under mpirun every rank's node gets the workspace before its code starts
         List<String> inWorkspace = request.workspaceContent() == null ? List.of()
@@ -94,8 +100,9 @@ public record TrainerCommand(List<String> command, List<String> args) {
             // under an outer launcher (mpirun) the whole script runs on every rank, so each node installs for itself
             result = new TrainerCommand(concat(prefix, concat(inWorkspace, List.of("bash", "-c", script))), null);
         }
-        checkSize("command", result.command());
-        checkSize("args", result.args());
+        checkSize("command", result.command(), exports.isEmpty() ? ""
+                : " (under mpirun each of the " + variables.size() + " variables takes two: -x NAME)");
+        checkSize("args", result.args(), "");
         return result;
     }
 
@@ -116,11 +123,11 @@ public record TrainerCommand(List<String> command, List<String> args) {
         return script.toString();
     }
 
-    private static void checkSize(String field, List<String> words) {
+    private static void checkSize(String field, List<String> words, String why) {
         if (words != null && words.size() > TrainRequestValidator.MAX_LIST_ITEMS) {
             throw new InvalidOptionException(field, "the trainer " + field + " would have " + words.size()
-                    + " items; the TrainJob CRD allows at most " + TrainRequestValidator.MAX_LIST_ITEMS
-                    + "; pass the rest in a config file or env");
+                    + " items" + why + "; the TrainJob CRD allows at most " + TrainRequestValidator.MAX_LIST_ITEMS
+                    + "; pass the rest in a config file");
         }
     }
 
