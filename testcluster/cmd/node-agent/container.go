@@ -22,15 +22,15 @@ const runContainerCommand = "run-container"
 
 // containerSpec is what the child process needs to become the container.
 type containerSpec struct {
-	Argv     []string `json:"argv"`
-	Env      []string `json:"env"`
-	Dir      string   `json:"dir"`
-	Mounts   []mount  `json:"mounts"`
-	UID      *int64   `json:"uid,omitempty"`
-	GID      *int64   `json:"gid,omitempty"`
+	Argv   []string `json:"argv"`
+	Env    []string `json:"env"`
+	Dir    string   `json:"dir"`
+	Mounts []mount  `json:"mounts"`
+	UID    *int64   `json:"uid,omitempty"`
+	GID    *int64   `json:"gid,omitempty"`
 	// Groups are the supplementary groups: the pod's fsGroup and supplementalGroups.
-	Groups []int `json:"groups,omitempty"`
-	Hostname string   `json:"hostname"`
+	Groups   []int  `json:"groups,omitempty"`
+	Hostname string `json:"hostname"`
 	// NetNS is the pod's network namespace; empty for a pod on the node's network.
 	NetNS string `json:"netns,omitempty"`
 }

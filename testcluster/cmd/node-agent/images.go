@@ -3,10 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -51,14 +52,9 @@ type imageTable struct {
 // checkTargets refuses a layer whose paths are not absolute and clean: a layer mounts at exactly the path it names.
 func (t imageTable) checkTargets() error {
 	for _, l := range t.layers {
-		for target := range l.Files {
+		for _, target := range slices.Concat(slices.Collect(maps.Keys(l.Files)), slices.Collect(maps.Keys(l.Dirs))) {
 			if !filepath.IsAbs(target) || filepath.Clean(target) != target {
-				return fmt.Errorf("image layer %v: file %q is not an absolute, clean path", l.Images, target)
-			}
-		}
-		for target := range l.Dirs {
-			if !filepath.IsAbs(target) || filepath.Clean(target) != target {
-				return fmt.Errorf("image layer %v: directory %q is not an absolute, clean path", l.Images, target)
+				return fmt.Errorf("image layer %v: %q is not an absolute, clean path", l.Images, target)
 			}
 		}
 	}
@@ -96,12 +92,7 @@ func (t imageTable) layer(image string) *imageLayer {
 // writable layer) and says where to mount them: directories first, so files inside them land on top.
 func (l *imageLayer) materialize(dir, sources string) ([]mount, error) {
 	var mounts []mount
-	targets := make([]string, 0, len(l.Dirs))
-	for target := range l.Dirs {
-		targets = append(targets, target)
-	}
-	sort.Strings(targets)
-	for _, target := range targets {
+	for _, target := range slices.Sorted(maps.Keys(l.Dirs)) {
 		d := l.Dirs[target]
 		source := filepath.Join(dir, "image-dirs", filepath.Clean(target))
 		if err := os.MkdirAll(source, 0o755); err != nil {
@@ -112,12 +103,7 @@ func (l *imageLayer) materialize(dir, sources string) ([]mount, error) {
 		}
 		mounts = append(mounts, mount{Source: source, Target: target})
 	}
-	targets = targets[:0]
-	for target := range l.Files {
-		targets = append(targets, target)
-	}
-	sort.Strings(targets)
-	for _, target := range targets {
+	for _, target := range slices.Sorted(maps.Keys(l.Files)) {
 		f := l.Files[target]
 		if f.Source != "" {
 			mounts = append(mounts, mount{Source: filepath.Join(sources, filepath.Clean("/"+f.Source)),

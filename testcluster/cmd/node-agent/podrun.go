@@ -207,7 +207,6 @@ func (r *podRun) setUpNetwork(ctx context.Context, dir string) (string, error) {
 	return "", err
 }
 
-
 // stopOnDelete sends SIGTERM when the pod is deleted and SIGKILL once its grace period is over.
 func (r *podRun) stopOnDelete(ctx context.Context) {
 	select {

@@ -78,8 +78,8 @@ public record TrainerCommand(List<String> command, List<String> args) {
             program.addAll(command);
         }
         List<String> exports = selfLaunched ? List.of() : launcher.exports(variables);
-        for (String variable : variables) {
-            if (!exports.isEmpty() && variable.startsWith("-")) {
+        for (String variable : exports.isEmpty() ? List.<String>of() : variables) {
+            if (variable.startsWith("-")) {
                 throw new InvalidOptionException("env", "'" + variable + "' starts with '-': mpirun hands each variable"
                         + " to the ranks as -x NAME and would read this one as an option; rename it");
             }
