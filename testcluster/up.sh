@@ -7,7 +7,8 @@
 #
 # Writes .state/kubeconfig (cluster-admin, client certificate). Stop with down.sh.
 # Environment: TESTCLUSTER_PORT_BASE (26400), TESTCLUSTER_NODES (2), TESTCLUSTER_CACHE (~/.cache/...),
-# TESTCLUSTER_FAKE_RUN_TIME (e.g. 5s: fake nodes, whose containers are not run but succeed after that long).
+# TESTCLUSTER_FAKE_NODES (0: fake nodes beside the real ones, tainted and labelled as kwok's, whose containers are not
+# run but succeed after TESTCLUSTER_FAKE_RUN_TIME, 2s).
 # Runs as root: pods get network namespaces on a bridge, and what the images hold comes from Debian's packages.
 set -euo pipefail
 
@@ -24,17 +25,24 @@ image_packages="python3-torch openmpi-bin openssh-server openssh-client python3-
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 state="$here/.state"
 base="${TESTCLUSTER_PORT_BASE:-26400}"
-nodes="${TESTCLUSTER_NODES:-2}"
-for number in "$base" "$nodes"; do
-  [[ "$number" =~ ^[0-9]{1,5}$ ]] || { echo "TESTCLUSTER_PORT_BASE and TESTCLUSTER_NODES take a number" >&2; exit 2; }
+nodes="${TESTCLUSTER_NODES:-2}" fake_nodes="${TESTCLUSTER_FAKE_NODES:-0}"
+for number in "$base" "$nodes" "$fake_nodes"; do
+  [[ "$number" =~ ^[0-9]{1,5}$ ]] || {
+    echo "TESTCLUSTER_PORT_BASE, TESTCLUSTER_NODES and TESTCLUSTER_FAKE_NODES take a number" >&2; exit 2; }
 done
 # The pod network: a bridge and a /20 of 10.0.0.0/8 per port base (each node a /24 of it), so clusters whose bases
 # are 16 or more apart (their ports are 60 apart at least) never share one.
 bridge="tcbr$base" netns_prefix="tc$base-"
 block=$((base / 16))
 net="10.$((block / 16)).$((block % 16 * 16))"
-if [ "$nodes" -gt 16 ]; then
-  echo "TESTCLUSTER_NODES is at most 16: each node takes a /24 of the cluster's /20" >&2
+if [ $((10#$nodes + 10#$fake_nodes)) -gt 16 ]; then
+  echo "TESTCLUSTER_NODES and TESTCLUSTER_FAKE_NODES are at most 16 together: each node takes a /24 of the" \
+    "cluster's /20" >&2
+  exit 2
+fi
+if [ -n "${TESTCLUSTER_FAKE_RUN_TIME:-}" ] && [ "$((10#$fake_nodes))" = 0 ]; then
+  echo "TESTCLUSTER_FAKE_RUN_TIME is the run time of fake nodes: set TESTCLUSTER_FAKE_NODES too (every node was" \
+    "fake before; the real ones now stay real)" >&2
   exit 2
 fi
 if [ $((block / 16)) = 96 ]; then
@@ -68,7 +76,7 @@ if [ ! -x "$bin/node-agent" ]; then
   go build -o "$building/" \
     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
     k8s.io/kubernetes/cmd/kube-scheduler github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager \
-    sigs.k8s.io/jobset ./cmd/etcd ./cmd/pki ./cmd/localize ./cmd/node-agent
+    sigs.k8s.io/jobset ./cmd/etcd ./cmd/pki ./cmd/localize ./cmd/managerconfig ./cmd/node-agent
   mkdir -p "$cache/$key" && { mv -T "$building" "$bin" 2>/dev/null || rm -rf "$building"; }
   say "built"
 fi
@@ -127,7 +135,9 @@ start etcd "$bin/etcd" --name testcluster --data-dir "$state/data/etcd" \
   --peer-cert-file "$pki/etcd-server.crt" --peer-key-file "$pki/etcd-server.key" \
   --listen-metrics-urls "" --unsafe-no-fsync --quota-backend-bytes 4294967296
 
-# Every write is audited (who, what, where; no bodies), so a test can count the writes a client made.
+# Every write is audited (who, what, where; no bodies), so a test can count the writes a client made; so is every
+# request of the admin user (the tests' and the bench's clients), so the bench counts a client's reads too. The log is
+# never rotated (its default rotates at 100 MB): a reader's mark is an offset into the one file.
 cat > "$state/audit-policy.yaml" <<EOF
 apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -135,11 +145,13 @@ omitStages: ["RequestReceived"]
 rules:
 - level: Metadata
   verbs: ["create", "update", "patch", "delete", "deletecollection"]
+- level: Metadata
+  users: ["kubernetes-admin"]
 - level: None
 EOF
 start kube-apiserver "$bin/kube-apiserver" \
   --audit-policy-file "$state/audit-policy.yaml" --audit-log-path "$state/logs/audit.log" --audit-log-format json \
-  --audit-log-mode blocking \
+  --audit-log-mode blocking --audit-log-maxsize 1000000 \
   --etcd-servers "https://127.0.0.1:$etcd_port" --etcd-cafile "$pki/ca.crt" \
   --etcd-certfile "$pki/apiserver-etcd-client.crt" --etcd-keyfile "$pki/apiserver-etcd-client.key" \
   --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
@@ -187,30 +199,20 @@ wait_for "the CRDs" 180 kubectl_admin wait --for condition=Established --timeout
   crd/trainjobs.trainer.kubeflow.org crd/clustertrainingruntimes.trainer.kubeflow.org \
   crd/trainingruntimes.trainer.kubeflow.org crd/jobsets.jobset.x-k8s.io
 
-# The managers' configurations are those of the manifests with what a process beside the API server needs:
-# loopback webhook ports with the cluster's certificate, no leader election, no metrics or probe servers.
+# The managers' configurations are the release's ConfigMap files (controller concurrency, client QPS and burst, as a
+# user's install runs them) with only what a process beside the API server needs: loopback webhook ports with the
+# cluster's certificate, no leader election, no metrics or probe servers. managerconfig prints each change.
 certs="$state/webhook-certs"
 mkdir -p "$certs/k8s-webhook-server/serving-certs"
 cp "$pki/loopback-serving.crt" "$certs/k8s-webhook-server/serving-certs/tls.crt"
 cp "$pki/loopback-serving.key" "$certs/k8s-webhook-server/serving-certs/tls.key"
-cat > "$state/trainer-config.yaml" <<EOF
-apiVersion: config.trainer.kubeflow.org/v1alpha1
-kind: Configuration
-health: {healthProbeBindAddress: "0"}
-metrics: {bindAddress: "0"}
-webhook: {port: $trainer_webhook_port, host: 127.0.0.1}
-leaderElection: {leaderElect: false}
-certManagement: {enable: false}
-EOF
-cat > "$state/jobset-config.yaml" <<EOF
-apiVersion: config.jobset.x-k8s.io/v1alpha1
-kind: Configuration
-health: {healthProbeBindAddress: "0"}
-metrics: {bindAddress: "0"}
-webhook: {port: $jobset_webhook_port, host: 127.0.0.1, certDir: $certs/k8s-webhook-server/serving-certs}
-leaderElection: {leaderElect: false}
-internalCertManagement: {enable: false}
-EOF
+loopback=(health.healthProbeBindAddress='"0"' metrics.bindAddress='"0"' webhook.host=127.0.0.1
+  leaderElection.leaderElect=false)
+"$bin/managerconfig" "$trainer_dir/manifests/base/manager/controller_manager_config.yaml" "${loopback[@]}" \
+  webhook.port="$trainer_webhook_port" certManagement.enable=false > "$state/trainer-config.yaml"
+"$bin/managerconfig" "$jobset_dir/config/components/manager/controller_manager_config.yaml" "${loopback[@]}" \
+  webhook.port="$jobset_webhook_port" webhook.certDir="$certs/k8s-webhook-server/serving-certs" \
+  internalCertManagement.enable=false > "$state/jobset-config.yaml"
 # controller-runtime keeps webhook certificates under the temporary directory unless told otherwise.
 TMPDIR="$certs" KUBECONFIG="$state/trainer-controller-manager.kubeconfig" \
   start trainer-controller-manager "$bin/trainer-controller-manager" --config "$state/trainer-config.yaml"
@@ -294,7 +296,7 @@ start node-agent "$bin/node-agent" --kubeconfig "$state/node-agent.kubeconfig" -
   --port "$kubelet_port" --dir "$state/data/node-agent" --pki "$pki" \
   --pod-bridge "$bridge" --cluster-cidr "$cluster_cidr" --cluster-dns "$cluster_dns" --cni-bin "$tools" \
   --netns-prefix "$netns_prefix" --images "$here/images.json" --image-files "$state/image-files" \
-  --apiserver-port "$api_port" --fake-run-time "${TESTCLUSTER_FAKE_RUN_TIME:-0}"
+  --apiserver-port "$api_port" --fake-nodes "$fake_nodes" --fake-run-time "${TESTCLUSTER_FAKE_RUN_TIME:-2s}"
 
 # The Trainer's default runtimes, as the README of its release installs them (they are labelled for no webhook
 # validation, so applying them says nothing of the webhooks: the dry-run TrainJob below does).
@@ -308,7 +310,7 @@ EOF
 wait_for "the Trainer's webhooks" 180 kubectl_admin create --dry-run=server -f "$state/probe-trainjob.yaml"
 wait_for "the default service account" 180 kubectl_admin get serviceaccount default -n default
 wait_for "the nodes" 180 bash -c "[ \$(kubectl --kubeconfig '$state/kubeconfig' get nodes --no-headers 2>/dev/null \
-  | grep -c ' Ready ') -ge $nodes ]"
+  | grep -c ' Ready ') -ge $((nodes + fake_nodes)) ]"
 cat > "$state/probe-jobset.yaml" <<EOF
 apiVersion: jobset.x-k8s.io/v1alpha2
 kind: JobSet
@@ -324,4 +326,4 @@ spec:
             containers: [{name: probe, image: probe, command: ["true"]}]
 EOF
 wait_for "JobSet's webhooks" 180 kubectl_admin create --dry-run=server -f "$state/probe-jobset.yaml"
-say "up: KUBECONFIG=$state/kubeconfig ($nodes nodes)"
+say "up: KUBECONFIG=$state/kubeconfig ($nodes nodes, $fake_nodes fake)"

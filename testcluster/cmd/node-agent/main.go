@@ -48,7 +48,9 @@ func main() {
 	images := flag.String("images", "", "the image table: what each image holds that this machine lacks")
 	imageFiles := flag.String("image-files", "", "where the files are that the image table names by source")
 	apiPort := flag.String("apiserver-port", "6443", "the API server's port, given to pods as KUBERNETES_SERVICE_PORT")
-	fakeRunTime := flag.Duration("fake-run-time", 0, "if set, run no container: each succeeds after this long (scale runs)")
+	fakeNodes := flag.Int("fake-nodes", 0, "how many fake nodes to register beside them (tainted as kwok's are)")
+	fakeRunTime := flag.Duration("fake-run-time", 2*time.Second,
+		"how long each container on a fake node \"runs\" (none is started) before it succeeds")
 	flag.Parse()
 
 	config, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
@@ -64,7 +66,13 @@ func main() {
 	for i := range names {
 		names[i] = fmt.Sprintf("%s%d", *prefix, i)
 	}
-	agent := newAgent(client, names, *dir, *apiPort, *fakeRunTime)
+	fake := map[string]bool{}
+	for i := range *fakeNodes {
+		name := fmt.Sprintf("%sfake-%d", *prefix, i)
+		names = append(names, name)
+		fake[name] = true
+	}
+	agent := newAgent(client, names, *dir, *apiPort, fake, *fakeRunTime)
 	if agent.images, err = loadImageTable(*images, *imageFiles); err != nil {
 		klog.Fatal(err)
 	}
@@ -74,7 +82,7 @@ func main() {
 		}
 	}
 	for _, name := range names {
-		if err := agent.register(ctx, name, int32(*port)); err != nil {
+		if err := agent.register(ctx, name, fake[name], int32(*port)); err != nil {
 			klog.Fatalf("registering node %s: %v", name, err)
 		}
 	}
@@ -88,14 +96,21 @@ func main() {
 	agent.stopAll()
 }
 
-// register creates or refreshes a node as a kubelet does at start: capacity, addresses, the kubelet endpoint.
-func (a *agent) register(ctx context.Context, name string, port int32) error {
+// register creates or refreshes a node as a kubelet does at start: capacity, addresses, the kubelet endpoint. A fake
+// node is marked as kwok marks its nodes (label type=kwok, annotation and NoSchedule taint kwok.x-k8s.io/node=fake):
+// only pods that tolerate the taint land there, so a cluster runs real and fake pods side by side.
+func (a *agent) register(ctx context.Context, name string, fake bool, port int32) error {
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
 			"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
 			"beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64",
 			"node.kubernetes.io/instance-type": "testcluster",
 		}},
+	}
+	if fake {
+		node.Labels["type"] = "kwok"
+		node.Annotations = map[string]string{fakeNodeKey: "fake"}
+		node.Spec.Taints = []corev1.Taint{{Key: fakeNodeKey, Value: "fake", Effect: corev1.TaintEffectNoSchedule}}
 	}
 	_, err := a.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
@@ -186,6 +201,9 @@ func (a *agent) heartbeat(ctx context.Context, names []string) {
 		}
 	}
 }
+
+// fakeNodeKey is the annotation and taint key kwok gives its fake nodes.
+const fakeNodeKey = "kwok.x-k8s.io/node"
 
 func isOurNode(names []string, node string) bool {
 	for _, n := range names {

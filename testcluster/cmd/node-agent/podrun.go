@@ -115,13 +115,13 @@ func (r *podRun) run(ctx context.Context) {
 	pod := r.pod
 	dir := r.agent.podDir(pod)
 	volumes := map[string]string{}
-	if r.agent.fakeRunTime == 0 && !r.keepTrying(ctx, "FailedMount", "", func() (err error) {
+	if !r.onFakeNode() && !r.keepTrying(ctx, "FailedMount", "", func() (err error) {
 		volumes, err = r.prepareVolumes(ctx, dir)
 		return err
 	}) {
 		return
 	}
-	if r.agent.network != nil && r.agent.fakeRunTime == 0 && !pod.Spec.HostNetwork {
+	if r.agent.network != nil && !r.onFakeNode() && !pod.Spec.HostNetwork {
 		var podCIDR string
 		if !r.keepTrying(ctx, "FailedCreatePodSandBox", "Failed to create pod sandbox: ", func() (err error) {
 			podCIDR, err = r.setUpNetwork(ctx, dir)
@@ -271,7 +271,7 @@ func (r *podRun) runUntilDone(ctx context.Context, c corev1.Container, volumes m
 				fmt.Sprintf("Container image %q already present on machine", c.Image))
 			r.agent.containerEvent(ctx, r.pod, c, corev1.EventTypeNormal, "Created", "Container created")
 			r.agent.containerEvent(ctx, r.pod, c, corev1.EventTypeNormal, "Started", "Container started")
-			if c.ReadinessProbe != nil && !initContainer {
+			if c.ReadinessProbe != nil && !initContainer && !r.onFakeNode() {
 				go r.probeReadiness(ctx, c, run, filepath.Join(dir, "probes", run.id))
 			}
 			<-run.done
@@ -322,7 +322,7 @@ func (r *podRun) start(ctx context.Context, c corev1.Container, volumes map[stri
 	r.containers[c.Name] = run
 	r.mu.Unlock()
 
-	if r.agent.fakeRunTime > 0 {
+	if r.onFakeNode() {
 		r.fakeLaunch(run)
 		return run
 	}
@@ -341,6 +341,11 @@ func (r *podRun) start(ctx context.Context, c corev1.Container, volumes map[stri
 		klog.Warningf("starting %s in %s: %v", c.Name, describe(r.pod), err)
 	}
 	return run
+}
+
+// onFakeNode tells whether the pod is bound to one of the agent's fake nodes.
+func (r *podRun) onFakeNode() bool {
+	return r.agent.fakeNodes[r.pod.Spec.NodeName]
 }
 
 // fakeLaunch stands for a container on a fake node: it runs for the agent's fake run time, writes one log line,

@@ -25,7 +25,8 @@ type agent struct {
 	nodes   []string
 	dir     string
 	apiPort string
-	// fakeRunTime, when set, makes every node fake: containers are not run, each "runs" this long and succeeds.
+	// fakeNodes are the nodes whose containers are not run: each "runs" fakeRunTime and succeeds (scale runs).
+	fakeNodes   map[string]bool
 	fakeRunTime time.Duration
 	// network gives pods their own network namespaces and addresses; nil keeps them on the node's network.
 	network *podNetwork
@@ -37,8 +38,9 @@ type agent struct {
 	running sync.WaitGroup
 }
 
-func newAgent(client kubernetes.Interface, nodes []string, dir, apiPort string, fakeRunTime time.Duration) *agent {
-	return &agent{client: client, nodes: nodes, dir: dir, apiPort: apiPort, fakeRunTime: fakeRunTime,
+func newAgent(client kubernetes.Interface, nodes []string, dir, apiPort string, fakeNodes map[string]bool,
+	fakeRunTime time.Duration) *agent {
+	return &agent{client: client, nodes: nodes, dir: dir, apiPort: apiPort, fakeNodes: fakeNodes, fakeRunTime: fakeRunTime,
 		pods: map[types.UID]*podRun{}}
 }
 

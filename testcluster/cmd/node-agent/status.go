@@ -150,7 +150,8 @@ func (r *podRun) containerStatus(c corev1.Container, waitingReason string) corev
 	switch {
 	case run.running:
 		s.State.Running = &corev1.ContainerStateRunning{StartedAt: run.started}
-		s.Ready, *s.Started = run.ready || c.ReadinessProbe == nil, true
+		// a fake node probes nothing: its containers are ready while they "run", as kwok's are
+		s.Ready, *s.Started = run.ready || c.ReadinessProbe == nil || r.onFakeNode(), true
 	case r.backingOff[c.Name]:
 		s.State.Waiting = &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: fmt.Sprintf(
 			"back-off restarting failed container=%s pod=%s_%s(%s)", c.Name, r.pod.Name, r.pod.Namespace, r.pod.UID)}
