@@ -1,7 +1,7 @@
 """The Kubeflow Python SDK's create, timed: TrainerClient.train with a CustomTrainer (a function: the SDK's way to run
-an inline script), unmodified, against the sandbox the bench runs (KUBECONFIG). Arguments: namespace, runtime, creates,
+an inline script), unmodified, against the bench's target (KUBECONFIG). Arguments: namespace, runtime, creates,
 threads. Prints one JSON object: seconds and creates.
-Run by the bench (CreateBench) when -Dbench.sdk.pythonpath is set: see bench/sdk/README.md."""
+Run by the bench (CreateBench) with the Python -Dbench.sdk.python names: see bench/sdk/README.md."""
 import json
 import os
 import sys

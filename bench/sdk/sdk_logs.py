@@ -1,7 +1,7 @@
-"""The Kubeflow Python SDK's log read, timed: TrainerClient.get_job_logs, unmodified, against the sandbox the bench
-runs (KUBECONFIG). Arguments: namespace, job name, follow (true/false), steps (comma-separated, e.g. node-0,node-1).
+"""The Kubeflow Python SDK's log read, timed: TrainerClient.get_job_logs, unmodified, against the bench's target
+(KUBECONFIG). Arguments: namespace, job name, follow (true/false), steps (comma-separated, e.g. node-0,node-1).
 Reads each step in turn, as the SDK reads one step per call, and prints one JSON object: seconds and lines.
-Run by the bench (LogBench) when -Dbench.sdk.pythonpath is set: see bench/sdk/README.md."""
+Run by the bench (LogBench) with the Python -Dbench.sdk.python names: see bench/sdk/README.md."""
 import json
 import os
 import sys

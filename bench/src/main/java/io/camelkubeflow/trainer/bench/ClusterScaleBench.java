@@ -1,8 +1,5 @@
 package io.camelkubeflow.trainer.bench;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,14 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobPhase;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import org.apache.camel.AsyncProducer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -31,27 +21,32 @@ import org.apache.camel.impl.DefaultCamelContext;
 
 /**
  * The component at scale on the real control plane (testcluster/up.sh with fake nodes): TrainJobs spread over many
- * namespaces, each created through {@code kubeflow-trainer:train}, run by the real Trainer, JobSet, Job controller and
- * scheduler, and completed by the node agent's fake nodes. One events consumer over all namespaces and one wait per
+ * namespaces, each created through {@code kubeflow-trainer:train} on the runtime that sends pods to the fake nodes,
+ * run by the real Trainer, JobSet, Job controller and scheduler, and completed by the node agent's fake nodes. One events consumer over all namespaces and one wait per
  * job follow them. Each notice is measured against a plain informer of the same API server (the reference: when a
  * client that only watches learns that the job is Complete), so what is timed is the component's own lag, not the
- * cluster's speed; the heap is this JVM's, which holds the app's side only.
+ * cluster's speed; the heap and threads are this JVM's, which holds the app's side only. Beside them, the Trainer's
+ * own pace: its writes to the API server per second (from the audit log) and TrainJobs completed per second.
  */
 final class ClusterScaleBench implements AutoCloseable {
+    private final TestClusterTarget target;
     private final KubernetesClient client;
     private final CamelContext camel;
     private final ProducerTemplate template;
     private final AsyncProducer waitRoute;
-    private final Map<String, Long> referenceComplete = new ConcurrentHashMap<>();
-    private final Map<String, Long> eventNotice = new ConcurrentHashMap<>();
-    private final Map<String, Long> waitNotice = new ConcurrentHashMap<>();
+    private final Map<String, Double> eventNotice = new ConcurrentHashMap<>();
+    private final Map<String, Double> waitNotice = new ConcurrentHashMap<>();
 
-    record Run(int jobs, int completed, Duration allComplete, Percentiles eventLag, Percentiles waitLag,
-            double heapMiB) {
+    record Run(int jobs, int completed, Duration allComplete, int eventsNoticed, int waitsNoticed,
+            Percentiles eventLag, Percentiles waitLag, double heapMiB, int threads, double trainerWritesPerSecond) {
+        double completedPerSecond() {
+            return completed / (allComplete.toMillis() / 1000.0);
+        }
     }
 
-    ClusterScaleBench(Path kubeconfig) throws Exception {
-        client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
+    ClusterScaleBench(TestClusterTarget target) throws Exception {
+        this.target = target;
+        client = target.newClient(BenchTarget.COMPONENT, true);
         camel = new DefaultCamelContext();
         camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(client);
         camel.addRoutes(new RouteBuilder() {
@@ -59,7 +54,7 @@ final class ClusterScaleBench implements AutoCloseable {
             public void configure() {
                 from("kubeflow-trainer:events?allNamespaces=true")
                         .filter(header(KubeflowTrainerConstants.STATUS).isEqualTo("Complete"))
-                        .process(e -> eventNotice.putIfAbsent(key(e), System.nanoTime()));
+                        .process(e -> eventNotice.putIfAbsent(key(e), CompletionReference.now()));
             }
         });
         camel.start();
@@ -69,47 +64,36 @@ final class ClusterScaleBench implements AutoCloseable {
     }
 
     private static String key(Exchange e) {
-        return e.getMessage().getHeader(KubeflowTrainerConstants.NAMESPACE) + "/"
-                + e.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME);
+        return CompletionReference.key(e.getMessage().getHeader(KubeflowTrainerConstants.NAMESPACE, String.class),
+                e.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class));
     }
 
     /** @param limit how long the whole run may take (the waits time out after 90 minutes) */
     Run run(int namespaces, int jobs, int threads, Duration limit) throws Exception {
+        eventNotice.clear();
+        waitNotice.clear();
         List<String> names = new ArrayList<>();
+        String run = "scale-" + jobs + "-";
         for (int i = 0; i < namespaces; i++) {
-            String namespace = "scale-" + i;
+            String namespace = run + i;
             names.add(namespace);
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata()
-                    .build()).serverSideApply();
+            target.createNamespace(namespace);
         }
         for (String namespace : names) {
-            while (client.serviceAccounts().inNamespace(namespace).withName("default").get() == null) {
+            while (target.harness().serviceAccounts().inNamespace(namespace).withName("default").get() == null) {
                 Thread.sleep(100);
             }
         }
-        SharedIndexInformer<TrainJob> reference = client.resources(TrainJob.class).inAnyNamespace().inform(
-                new ResourceEventHandler<>() {
-                    @Override
-                    public void onAdd(TrainJob job) {
-                        seen(job);
-                    }
-
-                    @Override
-                    public void onUpdate(TrainJob previous, TrainJob job) {
-                        seen(job);
-                    }
-
-                    @Override
-                    public void onDelete(TrainJob job, boolean finalStateUnknown) {
-                    }
-                }, 0);
+        CompletionReference reference = new CompletionReference(target.harness(), namespace -> namespace
+                .startsWith(run));
+        long mark = target.requestMark();
         long started = System.nanoTime();
         ExecutorService creators = Executors.newFixedThreadPool(threads);
         for (int i = 0; i < jobs; i++) {
             String namespace = names.get(i % namespaces);
             creators.execute(() -> {
-                Exchange trained = template.request("kubeflow-trainer:train?runtime=torch-distributed&command=true"
-                        + "&namespace=" + namespace, e -> e.getMessage().setBody(null));
+                Exchange trained = template.request("kubeflow-trainer:train?runtime=" + target.runtime()
+                        + "&command=true&namespace=" + namespace, e -> e.getMessage().setBody(null));
                 if (trained.getException() != null) {
                     System.err.println("create failed: " + trained.getException());
                     return;
@@ -119,54 +103,44 @@ final class ClusterScaleBench implements AutoCloseable {
                 Exchange waiting = trained.copy();
                 waitRoute.process(waiting, doneSync -> {
                     if (waiting.getException() == null) {
-                        waitNotice.putIfAbsent(key, System.nanoTime());
+                        waitNotice.putIfAbsent(key, CompletionReference.now());
                     }
                 });
             });
         }
         creators.shutdown();
         creators.awaitTermination(limit.toMillis(), TimeUnit.MILLISECONDS);
-        double heap = heapMiB();
-        long deadline = started + limit.toNanos();
-        while (referenceComplete.size() < jobs && System.nanoTime() < deadline) {
-            Thread.sleep(1000);
-            System.err.printf("%d s: %d of %d complete%n", (System.nanoTime() - started) / 1_000_000_000L,
-                    referenceComplete.size(), jobs);
-        }
+        double heap = WaitBench.usedHeapAfterGc() / (1024.0 * 1024.0);
+        int liveThreads = java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount();
+        reference.await(jobs, limit.minus(Duration.ofNanos(System.nanoTime() - started)), count -> Benchmarks
+                .progress("scale: " + count + " of " + jobs + " Complete"));
         Duration all = Duration.ofNanos(System.nanoTime() - started);
         // the last notices come a moment after the reference's
         Thread.sleep(5000);
         reference.close();
-        return new Run(jobs, referenceComplete.size(), all, lag(eventNotice), lag(waitNotice), heap);
-    }
-
-    private void seen(TrainJob job) {
-        if (TrainJobPhase.of(job) == TrainJobPhase.COMPLETE) {
-            referenceComplete.putIfAbsent(job.getMetadata().getNamespace() + "/" + job.getMetadata().getName(),
-                    System.nanoTime());
-        }
+        double trainerWrites = target.writesSince(mark, TestClusterTarget.TRAINER) / ((System.nanoTime() - started)
+                / 1e9);
+        // the next run starts on an empty cluster: its jobs, JobSets, Jobs and pods gone
+        names.forEach(namespace -> target.harness().namespaces().withName(namespace).delete());
+        names.forEach(target::deleteNamespace);
+        return new Run(jobs, reference.complete().size(), all, eventNotice.size(), waitNotice.size(), lag(reference,
+                eventNotice), lag(reference, waitNotice), heap, liveThreads, trainerWrites);
     }
 
     /** How long after the reference each job's notice came (ms); a notice before it counts as 0. */
-    private Percentiles lag(Map<String, Long> notices) {
+    private static Percentiles lag(CompletionReference reference, Map<String, Double> notices) {
         List<Double> lags = new ArrayList<>();
-        referenceComplete.forEach((job, reference) -> {
-            Long notice = notices.get(job);
+        reference.complete().forEach((job, at) -> {
+            Double notice = notices.get(job);
             if (notice != null) {
-                lags.add(Math.max(0, notice - reference) / 1e6);
+                lags.add(Math.max(0, notice - at));
             }
         });
         return Percentiles.of(lags);
     }
 
-    private static double heapMiB() {
-        System.gc();
-        Runtime runtime = Runtime.getRuntime();
-        return (runtime.totalMemory() - runtime.freeMemory()) / (1024.0 * 1024.0);
-    }
-
     @Override
-    public void close() throws IOException {
+    public void close() {
         camel.stop();
         client.close();
     }

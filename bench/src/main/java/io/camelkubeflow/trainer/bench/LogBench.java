@@ -3,9 +3,7 @@ package io.camelkubeflow.trainer.bench;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -19,14 +17,10 @@ import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
-import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.LogWatch;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -35,7 +29,9 @@ import org.apache.camel.impl.DefaultCamelContext;
 
 /**
  * Log reading: a finished job of {@value #NODES} nodes whose every node's trainer container holds a log of the same
- * size, read in the same run by each of these, counting the lines it got:
+ * size (on the sandbox, lines appended to its log store; on the real control plane, printed by a real process on a
+ * real node and served by the node agent's log server through the API server's {@code pods/log} proxy), read in the
+ * same run by each of these, counting the lines it got:
  * <ul>
  * <li>the component: a route ({@code kubeflow-trainer:logs}) sending the lines on in chunks of 1,000 lines to another
  * route that counts them;</li>
@@ -48,23 +44,21 @@ import org.apache.camel.impl.DefaultCamelContext;
  * limit;</li>
  * <li>with {@link PythonSdk}, the Kubeflow Python SDK's {@code get_job_logs} itself.</li>
  * </ul>
- * Each figure is the median of {@value #ROUNDS} rounds that interleave the readers, after each has read every setting
- * once.
+ * Each figure is the median of the rounds (5 in the bench's run) that interleave the readers, after each has read every
+ * setting once.
  */
 final class LogBench implements AutoCloseable {
     static final int NODES = 4;
-    private static final int ROUNDS = 5;
     private static final String NAMESPACE = "logs";
     /** A way to read: its name and, per run, the bytes and lines it read. */
     record Reading(String reader, boolean follow, boolean allRanks, double megabytesPerSecond, double linesPerSecond,
             double megabytes, long lines) {
     }
 
-    private final TrainerSandbox sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
-            .withController(Duration.ofMillis(10), Duration.ofMillis(100)));
+    private final BenchTarget target;
+    private final KubernetesClient componentClient;
     private final KubernetesClient sdkClient;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .sslContext(sandbox.sslContext()).build();
+    private final HttpClient http;
     private final CamelContext camel = new DefaultCamelContext();
     private final AtomicLong linesSeen = new AtomicLong();
     private String jobName;
@@ -75,14 +69,22 @@ final class LogBench implements AutoCloseable {
     /** The project's root: where bench/sdk is. */
     private final java.nio.file.Path root;
 
-    LogBench(java.nio.file.Path root) throws Exception {
+    /** A sandbox whose controller runs a job at once: the log job need not wait. */
+    static SandboxTarget sandbox() {
+        return new SandboxTarget(TrainerSandbox.start(TrainerSandbox.Options.defaults()
+                .withController(Duration.ofMillis(10), Duration.ofMillis(100))));
+    }
+
+    LogBench(BenchTarget target, java.nio.file.Path root) throws Exception {
+        this.target = target;
         this.root = root;
-        sandbox.createNamespace(NAMESPACE);
+        target.createNamespace(NAMESPACE);
         // as the Python client does (urllib3 retries a GET whose pooled connection was closed), fabric8's default
-        // retries: the sandbox's own client has none
-        sdkClient = new KubernetesClientBuilder().withConfig(new ConfigBuilder(sandbox.client().getConfiguration())
-                .withRequestRetryBackoffLimit(Config.DEFAULT_REQUEST_RETRY_BACKOFFLIMIT).build()).build();
-        camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(sandbox.client());
+        // retries
+        sdkClient = target.newClient(BenchTarget.SDK_PATTERN, true);
+        componentClient = target.newClient(BenchTarget.COMPONENT, false);
+        http = target.rawHttp();
+        camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(componentClient);
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
@@ -92,19 +94,38 @@ final class LogBench implements AutoCloseable {
         camel.start();
     }
 
-    /** Runs a job of {@value #NODES} nodes to its end and gives each node's log {@code megabytes} MB. */
+    /**
+     * Runs a job of {@value #NODES} nodes to its end and gives each node's log {@code megabytes} MB: appended to the
+     * sandbox's log store after the job ran, or printed by the job's own process on the real control plane.
+     */
     void prepare(int megabytes) throws Exception {
         var template = camel.createProducerTemplate();
-        Exchange trained = template.send("kubeflow-trainer:train?runtime=torch-distributed&namespace=" + NAMESPACE
-                + "&pythonFile=/app/train.py&numNodes=" + NODES, e -> e.getMessage().setHeader(
-                        KubeflowTrainerConstants.ANNOTATIONS, Map.of(TrainJobControllerEmulation.LOG_LINES_ANNOTATION,
-                                "1")));
+        String line = "step=%08d loss=0.%08d lr=0.0003 tokens/s=12345.6 grad_norm=1.234 "
+                + "some more training output to make a realistic line";
+        Exchange trained;
+        if (target instanceof SandboxTarget) {
+            trained = template.send("kubeflow-trainer:train?runtime=torch-distributed&namespace=" + NAMESPACE
+                    + "&pythonFile=/app/train.py&numNodes=" + NODES, e -> e.getMessage().setHeader(
+                            KubeflowTrainerConstants.ANNOTATIONS, Map.of(
+                                    TrainJobControllerEmulation.LOG_LINES_ANNOTATION, "1")));
+        } else {
+            String program = "import sys\nline = '" + line + "\\n'\nwritten = n = 0\n"
+                    + "while written < " + megabytes + " * 1024 * 1024:\n"
+                    + "    text = line % (n, n)\n    sys.stdout.write(text)\n    written += len(text)\n    n += 1\n";
+            // the real torch-distributed runtime on the real nodes; the command is passed through to python
+            trained = template.send("kubeflow-trainer:train?runtime=torch-distributed&namespace=" + NAMESPACE
+                    + "&numNodes=" + NODES, e -> e.getMessage().setHeader(KubeflowTrainerConstants.COMMAND,
+                            List.of("python3", "-c", program)));
+        }
         if (trained.getException() != null) {
             throw trained.getException();
         }
         jobName = trained.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class);
-        template.send("kubeflow-trainer:wait?namespace=" + NAMESPACE, e -> e.getMessage()
-                .setHeader(KubeflowTrainerConstants.JOB_NAME, jobName));
+        Exchange waited = template.send("kubeflow-trainer:wait?waitTimeout=600s&namespace=" + NAMESPACE,
+                e -> e.getMessage().setHeader(KubeflowTrainerConstants.JOB_NAME, jobName));
+        if (waited.getException() != null) {
+            throw waited.getException();
+        }
         TrainJob job = sdkClient.resources(TrainJob.class).inNamespace(NAMESPACE).withName(jobName).get();
         if (TrainJobPhase.of(job) != TrainJobPhase.COMPLETE) {
             throw new IllegalStateException("the log job did not complete");
@@ -118,22 +139,22 @@ final class LogBench implements AutoCloseable {
         if (nodePods.size() != NODES) {
             throw new IllegalStateException(nodePods.size() + " node pods, not " + NODES);
         }
-        String line = "step=%08d loss=0.%08d lr=0.0003 tokens/s=12345.6 grad_norm=1.234 "
-                + "some more training output to make a realistic line";
         for (Pod pod : nodePods) {
-            long bytes = 0;
-            for (long lines = 0; bytes < megabytes * 1024L * 1024L; lines++) {
-                String text = String.format(line, lines, lines);
-                sandbox.podLogs().append(NAMESPACE, pod.getMetadata().getName(), text);
-                bytes += text.length() + 1;
+            if (target instanceof SandboxTarget sandbox) {
+                long bytes = 0;
+                for (long lines = 0; bytes < megabytes * 1024L * 1024L; lines++) {
+                    String text = String.format(line, lines, lines);
+                    sandbox.sandbox().podLogs().append(NAMESPACE, pod.getMetadata().getName(), text);
+                    bytes += text.length() + 1;
+                }
             }
-            // the log also holds what the controller wrote when the job ran
+            // the log also holds what the controller (or the launcher) wrote when the job ran
             sizes.add(raw(false, false, pod));
         }
     }
 
     /** Every reader, follow and not, node 0 and all ranks: the median of the rounds of each. */
-    List<Reading> readAll() throws Exception {
+    List<Reading> readAll(int roundCount) throws Exception {
         List<String> readers = new ArrayList<>(List.of("component", "SDK pattern", "raw GET, timestamps",
                 "raw GET, no timestamps"));
         if (PythonSdk.available()) {
@@ -149,7 +170,7 @@ final class LogBench implements AutoCloseable {
             }
         }
         Map<String, List<Reading>> rounds = new java.util.LinkedHashMap<>();
-        for (int round = 0; round < ROUNDS; round++) {
+        for (int round = 0; round < roundCount; round++) {
             for (boolean follow : new boolean[] {false, true}) {
                 for (boolean all : new boolean[] {false, true}) {
                     for (String reader : readers) {
@@ -216,19 +237,10 @@ final class LogBench implements AutoCloseable {
 
     /** {@code TrainerClient.get_job_logs(name, follow, step="node-N")}: its requests, and lines as the SDK makes them. */
     private long sdkPattern(boolean follow, int node) throws Exception {
-        // get_job: the TrainJob, its runtime (namespaced first), the job's pods for its steps
-        Pod pod = reconnecting(() -> {
-            sdkClient.resources(TrainJob.class).inNamespace(NAMESPACE).withName(jobName).get();
-            if (sdkClient.genericKubernetesResources(RuntimeKind.TrainingRuntime.context()).inNamespace(NAMESPACE)
-                    .withName("torch-distributed").get() == null) {
-                sdkClient.genericKubernetesResources(RuntimeKind.ClusterTrainingRuntime.context())
-                        .withName("torch-distributed").get();
-            }
-            return sdkClient.pods().inNamespace(NAMESPACE)
-                    .withLabel(TrainJobControllerEmulation.JOBSET_NAME_LABEL, jobName).list().getItems().stream()
-                    .filter(p -> p.getMetadata().getName().equals(nodePods.get(node).getMetadata().getName()))
-                    .findFirst().orElseThrow();
-        });
+        // get_job: the TrainJob, its runtime, the job's pods for its steps
+        Pod pod = reconnecting(() -> SdkRequests.getJob(sdkClient, NAMESPACE, jobName, "torch-distributed").pods()
+                .stream().filter(p -> p.getMetadata().getName().equals(nodePods.get(node).getMetadata().getName()))
+                .findFirst().orElseThrow());
         var log = sdkClient.pods().inNamespace(NAMESPACE).withName(pod.getMetadata().getName()).inContainer("node");
         if (!follow) {
             // read_namespaced_pod_log(...) then logs.splitlines()
@@ -255,7 +267,7 @@ final class LogBench implements AutoCloseable {
         for (int node = 0; node < pods; node++) {
             steps.add("node-" + node);
         }
-        var result = PythonSdk.run(root, sandbox, "sdk_logs.py", NAMESPACE, jobName, Boolean.toString(follow),
+        var result = PythonSdk.run(root, target, "sdk_logs.py", NAMESPACE, jobName, Boolean.toString(follow),
                 String.join(",", steps));
         return new double[] {result.get("seconds").asDouble(), result.get("lines").asDouble()};
     }
@@ -279,11 +291,12 @@ final class LogBench implements AutoCloseable {
 
     /** One GET of a pod's log, its bytes counted and its newlines the lines: {bytes, lines}. */
     private long[] raw(boolean follow, boolean timestamps, Pod pod) throws Exception {
-        URI uri = URI.create(sandbox.masterUrl() + "api/v1/namespaces/" + NAMESPACE + "/pods/" + pod.getMetadata().getName()
-                + "/log?container=node" + (follow ? "&follow=true" : "") + (timestamps ? "&timestamps=true" : ""));
-        HttpResponse<InputStream> response = http.send(HttpRequest.newBuilder(uri).header("Authorization", "Bearer "
-                + sandbox.client().getConfiguration().getOauthToken()).build(),
-                HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> response = http.send(target.rawRequest("api/v1/namespaces/" + NAMESPACE + "/pods/"
+                + pod.getMetadata().getName() + "/log?container=node" + (follow ? "&follow=true" : "")
+                + (timestamps ? "&timestamps=true" : "")).build(), HttpResponse.BodyHandlers.ofInputStream());
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("the raw GET of the log answered " + response.statusCode());
+        }
         long lines = 0;
         long bytes = 0;
         try (InputStream body = response.body()) {
@@ -313,6 +326,6 @@ final class LogBench implements AutoCloseable {
     public void close() throws Exception {
         camel.close();
         sdkClient.close();
-        sandbox.close();
+        componentClient.close();
     }
 }

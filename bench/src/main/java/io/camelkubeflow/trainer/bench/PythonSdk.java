@@ -1,50 +1,61 @@
 package io.camelkubeflow.trainer.bench;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
-import io.fabric8.kubernetes.client.utils.Serialization;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
- * The real Kubeflow Python SDK, run from {@code bench/sdk/} against the bench's sandbox when {@code
- * -Dbench.sdk.pythonpath} gives its Python path (bench/sdk/README.md says how to get it). Each script times its own
- * calls after a warm-up call, so Python's start and imports are not counted, and prints one JSON object.
+ * The real Kubeflow Python SDK, run from {@code bench/sdk/} against the bench's target with the Python of the
+ * environment {@code -Dbench.sdk.python} names (the bench module's build makes one from bench/sdk/requirements.txt).
+ * Each script times its own calls after a warm-up call, so Python's start and imports are not counted, and prints one
+ * JSON object last.
  */
 final class PythonSdk {
     /** The reader's and the creator's name in the table. */
     static final String NAME = "Kubeflow SDK (Python)";
-    private static final String PYTHONPATH = System.getProperty("bench.sdk.pythonpath", "").isBlank() ? null
-            : System.getProperty("bench.sdk.pythonpath");
+    private static final String PYTHON = System.getProperty("bench.sdk.python", "").isBlank() ? null
+            : System.getProperty("bench.sdk.python");
 
     private PythonSdk() {
     }
 
     static boolean available() {
-        return PYTHONPATH != null;
+        return PYTHON != null && java.nio.file.Files.isExecutable(Path.of(PYTHON));
     }
 
-    /** Runs {@code bench/sdk/<script>} with the arguments, on a kubeconfig of the sandbox: the JSON it printed last. */
-    static JsonNode run(Path root, TrainerSandbox sandbox, String script, String... args) throws Exception {
-        Path kubeconfig = sandbox.writeKubeconfig(Files.createTempFile("bench-", ".kubeconfig"));
-        try {
-            List<String> command = new ArrayList<>(List.of("python3", root.resolve("bench/sdk/" + script).toString()));
-            command.addAll(List.of(args));
-            ProcessBuilder python = new ProcessBuilder(command).redirectErrorStream(true);
-            python.environment().put("PYTHONPATH", PYTHONPATH);
-            python.environment().put("KUBECONFIG", kubeconfig.toString());
-            Process process = python.start();
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (process.waitFor() != 0) {
-                throw new IllegalStateException("the Kubeflow SDK's " + script + " failed:\n" + output);
+    /** Runs {@code bench/sdk/<script>} with the arguments on the target's kubeconfig: the JSON it printed last. */
+    static JsonNode run(Path root, BenchTarget target, String script, String... args) throws Exception {
+        return run(root, target, script, line -> { }, args);
+    }
+
+    /**
+     * As above, and {@code eachLine} sees every line the script prints as it prints it (a script that waits tells
+     * when it is ready).
+     */
+    static JsonNode run(Path root, BenchTarget target, String script, Consumer<String> eachLine, String... args)
+            throws Exception {
+        List<String> command = new ArrayList<>(List.of(PYTHON, root.resolve("bench/sdk/" + script).toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder python = new ProcessBuilder(command).redirectErrorStream(true);
+        python.environment().put("KUBECONFIG", target.kubeconfig().toString());
+        Process process = python.start();
+        StringBuilder output = new StringBuilder();
+        String last = null;
+        try (var lines = process.inputReader(StandardCharsets.UTF_8)) {
+            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                output.append(line).append('\n');
+                last = line.startsWith("{") ? line : last;
+                eachLine.accept(line);
             }
-            return Serialization.jsonMapper().readTree(output.substring(output.lastIndexOf('{')));
-        } finally {
-            Files.delete(kubeconfig);
         }
+        if (process.waitFor() != 0 || last == null) {
+            throw new IllegalStateException("the Kubeflow SDK's " + script + " failed:\n" + output);
+        }
+        return new ObjectMapper().readTree(last);
     }
 }

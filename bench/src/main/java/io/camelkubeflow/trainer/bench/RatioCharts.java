@@ -29,6 +29,9 @@ final class RatioCharts {
     static final int GAP = 8;
     static final int TOP = 48;
     private static final Pattern TARGET = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*x");
+    private static final Pattern QUANTITY = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)");
+    /** A setting of the scale section: its number of TrainJobs. */
+    private static final Pattern SCALE = Pattern.compile("(\\d+) TrainJobs in \\d+ namespaces");
 
     private RatioCharts() {
     }
@@ -43,16 +46,26 @@ final class RatioCharts {
         written.forEach(file -> System.out.println("chart: " + file));
     }
 
-    /** Writes one SVG per measure whose unit is {@code x}, named after the measure; returns the files written. */
+    /**
+     * Writes one SVG per measure whose unit is {@code x}, named after the measure, and one per cost of the scale
+     * section ({@code scale-<measure>.svg}: a bar per number of TrainJobs, so its growth shows); returns the files
+     * written.
+     */
     static List<Path> write(Path directory, List<Result> results) throws Exception {
         List<Path> written = new ArrayList<>();
         Map<String, List<Result>> byMeasure = new LinkedHashMap<>();
+        Map<String, List<Result>> growth = new LinkedHashMap<>();
         for (Result result : results) {
-            if (UNIT.equals(result.unit()) && !Double.isNaN(result.value())) {
+            if (Double.isNaN(result.value())) {
+                continue;
+            }
+            if (UNIT.equals(result.unit())) {
                 byMeasure.computeIfAbsent(result.measure(), m -> new ArrayList<>()).add(result);
+            } else if (SCALE.matcher(result.setting()).find()) {
+                growth.computeIfAbsent(result.measure(), m -> new ArrayList<>()).add(result);
             }
         }
-        if (!byMeasure.isEmpty()) {
+        if (!byMeasure.isEmpty() || !growth.isEmpty()) {
             Files.createDirectories(directory);
         }
         for (Map.Entry<String, List<Result>> measure : byMeasure.entrySet()) {
@@ -62,7 +75,33 @@ final class RatioCharts {
             Files.writeString(file, svg(measure.getKey(), measure.getValue().get(0).target(), bars));
             written.add(file);
         }
+        for (Map.Entry<String, List<Result>> measure : growth.entrySet()) {
+            List<Result> rows = measure.getValue();
+            String unit = rows.get(0).unit();
+            List<Bar> bars = rows.stream().map(r -> {
+                Matcher jobs = SCALE.matcher(r.setting());
+                jobs.find();
+                return new Bar(String.format(Locale.ROOT, "%,d TrainJobs", Long.parseLong(jobs.group(1))), r.value(),
+                        r.met());
+            }).toList();
+            String target = rows.stream().map(Result::target).filter(t -> !t.isBlank()).findFirst().orElse("");
+            Path file = directory.resolve("scale-" + fileName(measure.getKey()));
+            Files.writeString(file, svg(measure.getKey(), "as the TrainJobs grow, in " + unit + (target.isBlank()
+                    ? "" : "; target " + target), bars, value -> quantity(value, unit), List.of(), targetQuantity(
+                            target)));
+            written.add(file);
+        }
         return written;
+    }
+
+    /** The target of a cost ({@code <= 1000 ms} → 1000), or NaN when it names none. */
+    static double targetQuantity(String target) {
+        Matcher quantity = QUANTITY.matcher(target == null ? "" : target);
+        return quantity.find() ? Double.parseDouble(quantity.group(1)) : Double.NaN;
+    }
+
+    private static String quantity(double value, String unit) {
+        return String.format(Locale.ROOT, value >= 100 ? "%,.0f %s" : "%.1f %s", value, unit);
     }
 
     /** The measure as a file name: {@code log read, component vs raw GET (same query)} → {@code log-read-component-vs-raw-get-same-query.svg}. */
@@ -70,9 +109,14 @@ final class RatioCharts {
         return measure.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("^-|-$", "") + ".svg";
     }
 
-    /** A setting without what every bar of a chart shares: how the rounds ran, and that it is the component's rate. */
+    /**
+     * A setting without what every bar of a chart shares (how the rounds ran, that it is the component's rate, whom
+     * it is against), the real control plane called "cluster" to fit.
+     */
     static String label(String setting) {
-        return setting.replaceFirst("^\\d+ x \\d+ creates \\(median\\), ", "").replaceFirst(", component$", "");
+        return setting.replaceFirst("^real control plane, ", "cluster, ")
+                .replaceFirst("(^|, )\\d+ x \\d+ creates \\(median\\), ", "$1")
+                .replaceFirst(", component( vs Kubeflow SDK \\(Python\\))?$", "");
     }
 
     /** The target as a ratio ({@code >= 2x} → 2), or NaN when it names none. */
@@ -81,10 +125,21 @@ final class RatioCharts {
         return ratio.find() ? Double.parseDouble(ratio.group(1)) : Double.NaN;
     }
 
-    /** The chart: bars scaled so that the largest of the values, 1x and the target fits the bar area. */
+    /** The ratio chart: bars scaled so that the largest of the values, 1x and the target fits the bar area. */
     static String svg(String title, String target, List<Bar> bars) {
-        double goal = targetRatio(target);
-        double scale = Math.max(1, Double.isNaN(goal) ? 0 : goal);
+        return svg(title, "the component's rate over the other's: longer is faster" + (target == null
+                || target.isBlank() ? "" : "; target " + target), bars, RatioCharts::ratio, List.of(1.0),
+                targetRatio(target));
+    }
+
+    /**
+     * A chart of bars, each labelled with {@code format} of its value, with dashed lines at {@code marks} ("parity":
+     * 1x) and at {@code goal} ("target"), scaled so that the largest of them fits the bar area.
+     */
+    static String svg(String title, String subtitle, List<Bar> bars, java.util.function.DoubleFunction<String> format,
+            List<Double> marks, double goal) {
+        double scale = Math.max(marks.stream().mapToDouble(Double::doubleValue).max().orElse(0), Double.isNaN(goal)
+                ? 0 : goal);
         for (Bar bar : bars) {
             scale = Math.max(scale, bar.value());
         }
@@ -97,9 +152,8 @@ final class RatioCharts {
         svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", WIDTH, height));
         svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">%s</text>%n",
                 escape(title)));
-        svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"38\" fill=\"#555\">the component's rate over the"
-                + " other's: longer is faster%s</text>%n", target == null || target.isBlank() ? ""
-                        : "; target " + escape(target)));
+        svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"38\" fill=\"#555\">%s</text>%n",
+                escape(subtitle)));
         int y = TOP;
         for (Bar bar : bars) {
             double length = bar.value() / scale * BAR_AREA;
@@ -108,14 +162,16 @@ final class RatioCharts {
                     LABEL_WIDTH - 8, y + BAR_HEIGHT - 6, escape(bar.label())));
             svg.append(String.format(Locale.ROOT, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\""
                     + " fill=\"%s\"><title>%s: %s</title></rect>%n", LABEL_WIDTH, y, length, BAR_HEIGHT, colour,
-                    escape(bar.label()), ratio(bar.value())));
+                    escape(bar.label()), format.apply(bar.value())));
             svg.append(String.format(Locale.ROOT, "<text x=\"%.2f\" y=\"%d\">%s</text>%n", LABEL_WIDTH + length + 6,
-                    y + BAR_HEIGHT - 6, ratio(bar.value())));
+                    y + BAR_HEIGHT - 6, escape(format.apply(bar.value()))));
             y += BAR_HEIGHT + GAP;
         }
-        svg.append(line("parity", 1, scale, y, "#333", "1x"));
-        if (!Double.isNaN(goal) && goal != 1) {
-            svg.append(line("target", goal, scale, y, "#e45756", "target " + ratio(goal)));
+        for (double mark : marks) {
+            svg.append(line("parity", mark, scale, y, "#333", format.apply(mark)));
+        }
+        if (!Double.isNaN(goal) && !marks.contains(goal)) {
+            svg.append(line("target", goal, scale, y, "#e45756", "target " + format.apply(goal)));
         }
         svg.append("</svg>\n");
         return svg.toString();

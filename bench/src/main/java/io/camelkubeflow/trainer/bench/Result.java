@@ -14,7 +14,10 @@ record Result(String measure, String setting, double value, String unit, String 
     }
 
     String formattedValue() {
-        return value == Math.rint(value) && Math.abs(value) < 1e12 ? String.format("%.0f", value)
-                : String.format("%.2f", value);
+        if (value == Math.rint(value) && Math.abs(value) < 1e12) {
+            return String.format("%.0f", value);
+        }
+        // below 0.1 (a fraction of a request per wait), three significant digits rather than 0.00
+        return Math.abs(value) < 0.1 ? String.format("%.3g", value) : String.format("%.2f", value);
     }
 }

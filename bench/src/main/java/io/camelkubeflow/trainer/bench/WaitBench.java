@@ -20,8 +20,6 @@ import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.api.TrainJobStatus;
 import io.camelkubeflow.trainer.job.TrainJobSubmitter;
 import io.camelkubeflow.trainer.job.TrainRequest;
-import io.camelkubeflow.trainer.runtime.RuntimeKind;
-import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -137,16 +135,8 @@ final class WaitBench implements AutoCloseable {
                     if (seen.containsKey(name)) {
                         return;
                     }
-                    // the SDK's wait_for_job_status polls get_job: the TrainJob, its runtime (the namespaced one
-                    // first: a 404 here, then the cluster's), the job's pods
-                    TrainJob current = pollingClient.resources(TrainJob.class).inNamespace(namespace).withName(name).get();
-                    if (pollingClient.genericKubernetesResources(RuntimeKind.TrainingRuntime.context())
-                            .inNamespace(namespace).withName(RUNTIME).get() == null) {
-                        pollingClient.genericKubernetesResources(RuntimeKind.ClusterTrainingRuntime.context())
-                                .withName(RUNTIME).get();
-                    }
-                    pollingClient.pods().inNamespace(namespace)
-                            .withLabel(TrainJobControllerEmulation.JOBSET_NAME_LABEL, name).list();
+                    // the SDK's wait_for_job_status polls get_job
+                    TrainJob current = SdkRequests.getJob(pollingClient, namespace, name, RUNTIME).trainJob();
                     if (TrainJobPhase.of(current).isTerminal() && seen.putIfAbsent(name, System.nanoTime()) == null) {
                         ended.countDown();
                         self[0].cancel(false);

@@ -76,4 +76,27 @@ class RatioChartsTest {
         assertTrue(creates.contains(">1 producers, command<") && creates.contains(">8 producers, command<"), creates);
         assertEquals(1, barLengths(Files.readString(written.get(1))).size());
     }
+
+    @Test
+    void eachCostOfTheScaleSectionBecomesAChartOfItsGrowthWithABarPerNumberOfTrainJobs() throws Exception {
+        List<Path> written = RatioCharts.write(charts, List.of(
+                Result.of("events consumer lag p99", "real control plane, 1000 TrainJobs in 100 namespaces", 40, "ms"),
+                Result.of("events consumer lag p99", "real control plane, 5000 TrainJobs in 100 namespaces", 80, "ms"),
+                Result.against("events consumer lag p99", "real control plane, 10000 TrainJobs in 100 namespaces",
+                        160, "ms", "<= 1000 ms", true),
+                Result.of("wait notice lag p99", "real control plane, 100 waits, component", 10, "ms")));
+        assertEquals(List.of(charts.resolve("scale-events-consumer-lag-p99.svg")), written,
+                "a chart for the scale section's measure, none for another section's");
+        String svg = Files.readString(written.get(0));
+        List<Double> lengths = barLengths(svg);
+        assertEquals(3, lengths.size(), svg);
+        assertEquals(2.0, lengths.get(1) / lengths.get(0), 0.001);
+        assertEquals(4.0, lengths.get(2) / lengths.get(0), 0.001);
+        assertTrue(svg.contains(">1,000 TrainJobs<") && svg.contains(">10,000 TrainJobs<") && svg.contains(">160 ms<"),
+                svg);
+        Matcher target = LINE.matcher(svg);
+        assertTrue(target.find() && target.group(1).equals("target"), "the goal's line: " + svg);
+        assertEquals(1000.0 / 160, (Double.parseDouble(target.group(2)) - RatioCharts.LABEL_WIDTH) / lengths.get(2),
+                0.01);
+    }
 }

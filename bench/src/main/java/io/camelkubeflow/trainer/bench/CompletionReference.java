@@ -1,0 +1,93 @@
+package io.camelkubeflow.trainer.bench;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntConsumer;
+import java.util.function.Predicate;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+
+/**
+ * The physical limit of noticing a TrainJob's end: a plain fabric8 informer on the same API server, which records when
+ * it first saw each job Complete. A waiter's lag is its notice time less this one, so what is measured is the
+ * waiter's own delay, not the cluster's pace. Times are wall-clock ms since the epoch (the Python SDK's clock too);
+ * jobs are keyed {@code namespace/name}.
+ */
+final class CompletionReference implements AutoCloseable {
+    private final Map<String, Double> complete = new ConcurrentHashMap<>();
+    private final Predicate<String> namespaces;
+    private final SharedIndexInformer<TrainJob> informer;
+
+    /** Jobs in the namespaces {@code namespaces} accepts, watched in all namespaces. */
+    CompletionReference(KubernetesClient client, Predicate<String> namespaces) {
+        this.namespaces = namespaces;
+        informer = client.resources(TrainJob.class).inAnyNamespace().inform(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(TrainJob job) {
+                seen(job);
+            }
+
+            @Override
+            public void onUpdate(TrainJob previous, TrainJob job) {
+                seen(job);
+            }
+
+            @Override
+            public void onDelete(TrainJob job, boolean finalStateUnknown) {
+            }
+        }, 0);
+    }
+
+    static String key(String namespace, String name) {
+        return namespace + "/" + name;
+    }
+
+    /** Wall-clock time in ms since the epoch, below the millisecond. */
+    static double now() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1000.0 + now.getNano() / 1e6;
+    }
+
+    private void seen(TrainJob job) {
+        if (TrainJobPhase.of(job) == TrainJobPhase.COMPLETE && namespaces.test(job.getMetadata().getNamespace())
+                && complete.putIfAbsent(key(job.getMetadata().getNamespace(),
+                        job.getMetadata().getName()), now()) == null) {
+            synchronized (this) {
+                notifyAll();
+            }
+        }
+    }
+
+    /** When each job was first seen Complete. */
+    Map<String, Double> complete() {
+        return complete;
+    }
+
+    /**
+     * Waits until {@code count} jobs were seen Complete or the time is up, telling {@code progress} the count every
+     * 30 s: whether they all were.
+     */
+    synchronized boolean await(int count, Duration timeout, IntConsumer progress) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long nextProgress = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (complete.size() < count && System.nanoTime() < deadline) {
+            wait(Math.max(1, Math.min(deadline, nextProgress) - System.nanoTime()) / 1_000_000 + 1);
+            if (System.nanoTime() >= nextProgress) {
+                progress.accept(complete.size());
+                nextProgress += Duration.ofSeconds(30).toNanos();
+            }
+        }
+        return complete.size() >= count;
+    }
+
+    @Override
+    public void close() {
+        informer.close();
+    }
+}

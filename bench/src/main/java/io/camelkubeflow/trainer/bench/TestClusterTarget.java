@@ -1,0 +1,182 @@
+package io.camelkubeflow.trainer.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.camelkubeflow.trainer.runtime.RuntimeKind;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.Config;
+
+/**
+ * The real control plane: kube-apiserver with etcd, the Kubeflow Trainer v2.3.0 controller and webhooks and JobSet
+ * as released, the controller manager, the scheduler and the node agent, started by {@code testcluster/up.sh} for
+ * the run and stopped by {@code down.sh} after it. Beside its real nodes it has {@value #FAKE_NODES} fake ones (as
+ * kwok's: their containers "run" 2 s and succeed), which the runtime {@value #FAKE_RUNTIME} (torch-distributed,
+ * tolerating and selecting them) sends pods to, so that thousands of TrainJobs go through the Trainer, JobSet, the Job
+ * controller and the scheduler without thousands of processes on this machine. Requests are counted in the API
+ * server's audit log (up.sh audits every request of the admin user the bench's clients act as).
+ */
+final class TestClusterTarget extends BenchTarget {
+    static final int FAKE_NODES = 4;
+    static final String FAKE_RUNTIME = "torch-fake";
+    /** The Trainer's identity, whose writes show its reconcile rate. */
+    static final String TRAINER = "system:serviceaccount:kubeflow-system:kubeflow-trainer-controller-manager";
+    private static final Set<String> WRITES = Set.of("create", "update", "patch", "delete", "deletecollection");
+
+    private final Path root;
+    private final Path state;
+    private final Config config;
+    private final ObjectMapper json = new ObjectMapper();
+
+    /** Starts the test cluster (built on first use: several minutes) on the port base given. */
+    TestClusterTarget(Path root, int portBase) throws Exception {
+        this.root = root;
+        this.state = root.resolve("testcluster/.state");
+        script("up.sh", Map.of("TESTCLUSTER_PORT_BASE", Integer.toString(portBase), "TESTCLUSTER_FAKE_NODES",
+                Integer.toString(FAKE_NODES)));
+        try {
+            config = Config.fromKubeconfig(Files.readString(kubeconfig()));
+            deriveFakeRuntime();
+        } catch (Exception | Error failed) {
+            script("down.sh", Map.of());
+            throw failed;
+        }
+    }
+
+    private void script(String name, Map<String, String> environment) throws Exception {
+        ProcessBuilder script = new ProcessBuilder("bash", root.resolve("testcluster/" + name).toString())
+                .inheritIO();
+        script.environment().putAll(environment);
+        int exit = script.start().waitFor();
+        if (exit != 0) {
+            throw new IllegalStateException("testcluster/" + name + " exited with " + exit);
+        }
+    }
+
+    /** torch-distributed as released, its pods tolerating and selecting the fake nodes. */
+    @SuppressWarnings("unchecked")
+    private void deriveFakeRuntime() {
+        var runtimes = harness().genericKubernetesResources(RuntimeKind.ClusterTrainingRuntime.context());
+        GenericKubernetesResource runtime = runtimes.withName("torch-distributed").get();
+        runtime.getMetadata().setName(FAKE_RUNTIME);
+        runtime.getMetadata().setResourceVersion(null);
+        runtime.getMetadata().setUid(null);
+        runtime.getMetadata().setManagedFields(null);
+        runtime.getMetadata().setCreationTimestamp(null);
+        Map<String, Object> spec = (Map<String, Object>) runtime.getAdditionalProperties().get("spec");
+        List<Map<String, Object>> jobs = (List<Map<String, Object>>) dig(spec, "template", "spec").get(
+                "replicatedJobs");
+        for (Map<String, Object> job : jobs) {
+            Map<String, Object> pod = dig(job, "template", "spec", "template", "spec");
+            pod.put("nodeSelector", Map.of("type", "kwok"));
+            pod.put("tolerations", List.of(Map.of("key", "kwok.x-k8s.io/node", "operator", "Exists", "effect",
+                    "NoSchedule")));
+        }
+        runtimes.resource(runtime).serverSideApply();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> dig(Map<String, Object> map, String... keys) {
+        Map<String, Object> current = map;
+        for (String key : keys) {
+            current = (Map<String, Object>) current.get(key);
+        }
+        return current;
+    }
+
+    @Override
+    String name() {
+        return "real control plane";
+    }
+
+    @Override
+    Config adminConfig() {
+        return config;
+    }
+
+    @Override
+    Path kubeconfig() {
+        return state.resolve("kubeconfig");
+    }
+
+    @Override
+    String runtime() {
+        return FAKE_RUNTIME;
+    }
+
+    /** The audit log's size: events after it are new. */
+    @Override
+    long requestMark() throws IOException {
+        return Files.size(auditLog());
+    }
+
+    /**
+     * Requests audited since the mark, one per audit ID (a watch or a followed log has two events: its response
+     * started and completed).
+     */
+    @Override
+    long requestsSince(long mark, Predicate<String> userAgent) throws IOException {
+        Set<String> requests = new HashSet<>();
+        forEachEventSince(mark, "", event -> {
+            if (userAgent.test(event.path("userAgent").asText(null))) {
+                requests.add(event.path("auditID").asText());
+            }
+        });
+        return requests.size();
+    }
+
+    /** The writes (create, update, patch, delete) the user made since the mark. */
+    long writesSince(long mark, String user) throws IOException {
+        Set<String> writes = new HashSet<>();
+        forEachEventSince(mark, "\"" + user + "\"", event -> {
+            if (user.equals(event.path("user").path("username").asText())
+                    && WRITES.contains(event.path("verb").asText())) {
+                writes.add(event.path("auditID").asText());
+            }
+        });
+        return writes.size();
+    }
+
+    /**
+     * Each audit event after the mark whose line holds {@code needle}, read as a stream (the log grows large), once
+     * the log has stopped growing for a moment: the API server writes a request's last event after its response.
+     */
+    private void forEachEventSince(long mark, String needle, java.util.function.Consumer<JsonNode> each)
+            throws IOException {
+        try {
+            for (long size = -1; size != Files.size(auditLog()); Thread.sleep(300)) {
+                size = Files.size(auditLog());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try (var in = Files.newInputStream(auditLog())) {
+            in.skipNBytes(mark);
+            var lines = new java.io.BufferedReader(new java.io.InputStreamReader(in, StandardCharsets.UTF_8));
+            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                if (!line.isBlank() && line.contains(needle)) {
+                    each.accept(json.readTree(line));
+                }
+            }
+        }
+    }
+
+    private Path auditLog() {
+        return state.resolve("logs/audit.log");
+    }
+
+    @Override
+    public void close() throws Exception {
+        super.close();
+        script("down.sh", Map.of());
+    }
+}

@@ -1,0 +1,91 @@
+package io.camelkubeflow.trainer.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Predicate;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The bench on the real control plane at its smoke sizes ({@code -Dbench.smoke=true}, set by the module's failsafe
+ * configuration with {@code -Dbench.target=testcluster}): it starts testcluster/up.sh, runs every section of that
+ * target once, small, with the real Kubeflow SDK beside the component, and stops the cluster. No figure is held to a
+ * goal here (a time depends on the machine): what fails is a section that no longer runs, a row that is missing or
+ * not measured, and a TrainJob of the scale section that never completes.
+ */
+class BenchOnRealControlPlaneIT {
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+
+    /**
+     * The Kubeflow SDK from PyPI, pinned (bench/sdk/requirements.txt), made where -Dbench.sdk.python points when that
+     * is the module's own environment (make_venv.py replaces a folder it did not make: never one given from outside).
+     */
+    @BeforeAll
+    static void makeTheSdkEnvironment() throws Exception {
+        Path python = Path.of(System.getProperty("bench.sdk.python")).toAbsolutePath().normalize();
+        Path venv = ROOT.resolve("bench/target/kubeflow-sdk-venv");
+        if (python.startsWith(venv)) {
+            Process make = new ProcessBuilder(System.getProperty("python3", "python3"),
+                    ROOT.resolve("routes/src/test/schemathesis/make_venv.py").toString(), venv.toString(),
+                    ROOT.resolve("bench/sdk/requirements.txt").toString()).inheritIO().start();
+            assertEquals(0, make.waitFor(), "making the Kubeflow SDK's environment");
+        }
+        assertTrue(Files.isExecutable(python), python + " is not there");
+    }
+
+    @Test
+    void everySectionRunsOnTheRealControlPlaneBesideTheKubeflowSdk() throws Exception {
+        List<Result> results = Benchmarks.run(ROOT);
+
+        for (String waiter : List.of("component", "SDK request pattern", PythonSdk.NAME)) {
+            assertMeasured(results, "wait notice lag p99", ", " + waiter);
+            // counted at the API server: a waiter that made no request was not counted at all
+            assertTrue(value(results, "API requests per wait", "50 waits, " + waiter) > 0, waiter + "'s requests");
+        }
+        for (String creator : List.of("component", "SDK request pattern (baseline)", "raw POST (the physical limit)")) {
+            assertMeasured(results, "create throughput", "8 producers, inline script, " + creator);
+        }
+        assertMeasured(results, "create throughput", "8 producers, " + PythonSdk.NAME);
+        for (String part : List.of("dryRun=All", "ConfigMap")) {
+            assertMeasured(results, "create throughput, where it waits", part);
+        }
+        for (String reader : List.of("component", PythonSdk.NAME, "SDK pattern", "raw GET, no timestamps")) {
+            // the setting starts with the target's name: ", follow" is not the end of ", no follow"
+            assertMeasured(results, "log read throughput", "real control plane, follow, all 4 ranks, 4 MB", reader);
+            assertMeasured(results, "log read throughput", "real control plane, no follow, node 0, 1 MB", reader);
+        }
+        assertEquals(500, value(results, "TrainJobs Complete", "500 TrainJobs"), "every TrainJob completed");
+        assertEquals(500, value(results, "jobs noticed by the events consumer", "500 TrainJobs"), "events");
+        assertEquals(500, value(results, "jobs noticed by their waits", "500 TrainJobs"), "waits");
+        for (String measure : List.of("events consumer lag p99", "wait notice lag p99", "heap with every wait pending",
+                "the Trainer's writes per second")) {
+            assertMeasured(results, measure, "500 TrainJobs");
+        }
+    }
+
+    /** A row of the measure whose setting holds every part exists, and its value is a number. */
+    private static void assertMeasured(List<Result> results, String measure, String... settingParts) {
+        List<Result> rows = rows(results, measure, settingParts);
+        assertFalse(rows.isEmpty(), "no row '" + measure + "' for " + List.of(settingParts));
+        rows.forEach(r -> assertFalse(Double.isNaN(r.value()) || Double.isInfinite(r.value()), "not measured: " + r));
+    }
+
+    /** The value of the one row of the measure whose setting holds every part. */
+    private static double value(List<Result> results, String measure, String... settingParts) {
+        List<Result> rows = rows(results, measure, settingParts);
+        assertEquals(1, rows.size(), "rows '" + measure + "' for " + List.of(settingParts) + ": " + rows);
+        return rows.get(0).value();
+    }
+
+    private static List<Result> rows(List<Result> results, String measure, String... settingParts) {
+        Predicate<Result> wanted = r -> r.measure().equals(measure)
+                && List.of(settingParts).stream().allMatch(r.setting()::contains);
+        return results.stream().filter(wanted).toList();
+    }
+}
