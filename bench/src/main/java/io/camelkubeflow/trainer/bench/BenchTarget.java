@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer.bench;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.Predicate;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -74,16 +75,18 @@ abstract class BenchTarget implements AutoCloseable {
     }
 
     /**
-     * Deletes the namespace and waits until it is gone (its TrainJobs, JobSets, Jobs and pods with it), up to 30
-     * minutes, so what runs next does not share the cluster with its deletion.
+     * Deletes the namespaces, all at once, and waits until each is gone (its TrainJobs, JobSets, Jobs and pods with
+     * it), up to 30 minutes each, so what runs next does not share the cluster with their deletion.
      */
-    void deleteNamespace(String name) {
-        harness().namespaces().withName(name).delete();
-        try {
-            harness().namespaces().withName(name).waitUntilCondition(java.util.Objects::isNull, 30,
-                    java.util.concurrent.TimeUnit.MINUTES);
-        } catch (io.fabric8.kubernetes.client.KubernetesClientException timedOut) {
-            Benchmarks.progress("the namespace " + name + " is still being deleted after 30 minutes");
+    void deleteNamespaces(List<String> names) {
+        names.forEach(name -> harness().namespaces().withName(name).delete());
+        for (String name : names) {
+            try {
+                harness().namespaces().withName(name).waitUntilCondition(java.util.Objects::isNull, 30,
+                        java.util.concurrent.TimeUnit.MINUTES);
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException timedOut) {
+                Benchmarks.progress("the namespace " + name + " is still being deleted after 30 minutes");
+            }
         }
     }
 

@@ -34,6 +34,12 @@ public final class Benchmarks {
         static final Sizes CLUSTER = new Sizes(5, 100, 5, 32, 5, new int[] {100, 1000},
                 new int[] {1000, 5000, 10_000}, 100);
         static final Sizes SMOKE = new Sizes(1, 20, 1, 1, 1, new int[] {50}, new int[] {500}, 10);
+
+        /** These sizes with other scale runs. */
+        Sizes withScale(int[] jobs, int namespaces) {
+            return new Sizes(createRounds, createsPerRound, pythonCreateRounds, logMegabytes, logRounds, waits, jobs,
+                    namespaces);
+        }
     }
 
     private static final Set<String> SANDBOX_SECTIONS = Set.of("waits", "creates", "logs", "start", "workspaces");
@@ -65,10 +71,8 @@ public final class Benchmarks {
         Sizes sizes = smoke ? Sizes.SMOKE : cluster ? Sizes.CLUSTER : Sizes.SANDBOX;
         String scaleJobs = System.getProperty("bench.scale.jobs", "");
         if (!scaleJobs.isBlank()) {
-            sizes = new Sizes(sizes.createRounds(), sizes.createsPerRound(), sizes.pythonCreateRounds(),
-                    sizes.logMegabytes(), sizes.logRounds(), sizes.waits(), Arrays.stream(scaleJobs.split(","))
-                            .mapToInt(Integer::parseInt).toArray(), Integer.getInteger("bench.scale.namespaces",
-                                    sizes.scaleNamespaces()));
+            sizes = sizes.withScale(Arrays.stream(scaleJobs.split(",")).mapToInt(Integer::parseInt).toArray(),
+                    Integer.getInteger("bench.scale.namespaces", sizes.scaleNamespaces()));
         }
         Set<String> sections = System.getProperty("bench.sections", "").isBlank()
                 ? cluster ? CLUSTER_SECTIONS : SANDBOX_SECTIONS

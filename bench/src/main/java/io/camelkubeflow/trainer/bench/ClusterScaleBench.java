@@ -121,22 +121,9 @@ final class ClusterScaleBench implements AutoCloseable {
         double trainerWrites = target.writesSince(mark, TestClusterTarget.TRAINER) / ((System.nanoTime() - started)
                 / 1e9);
         // the next run starts on an empty cluster: its jobs, JobSets, Jobs and pods gone
-        names.forEach(namespace -> target.harness().namespaces().withName(namespace).delete());
-        names.forEach(target::deleteNamespace);
-        return new Run(jobs, reference.complete().size(), all, eventNotice.size(), waitNotice.size(), lag(reference,
-                eventNotice), lag(reference, waitNotice), heap, liveThreads, trainerWrites);
-    }
-
-    /** How long after the reference each job's notice came (ms); a notice before it counts as 0. */
-    private static Percentiles lag(CompletionReference reference, Map<String, Double> notices) {
-        List<Double> lags = new ArrayList<>();
-        reference.complete().forEach((job, at) -> {
-            Double notice = notices.get(job);
-            if (notice != null) {
-                lags.add(Math.max(0, notice - at));
-            }
-        });
-        return Percentiles.of(lags);
+        target.deleteNamespaces(names);
+        return new Run(jobs, reference.complete().size(), all, eventNotice.size(), waitNotice.size(),
+                reference.lagOf(eventNotice), reference.lagOf(waitNotice), heap, liveThreads, trainerWrites);
     }
 
     @Override

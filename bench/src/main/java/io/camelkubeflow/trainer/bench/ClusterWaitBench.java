@@ -3,13 +3,10 @@ package io.camelkubeflow.trainer.bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -19,8 +16,6 @@ import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
-import io.camelkubeflow.trainer.job.TrainJobSubmitter;
-import io.camelkubeflow.trainer.job.TrainRequest;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -151,7 +146,8 @@ final class ClusterWaitBench implements AutoCloseable {
     private Run run(String name, int waits, Waiter waiter, String userAgent) throws Exception {
         String namespace = "waits-" + (++runs);
         target.createNamespace(namespace);
-        List<String> names = createSuspended(namespace, waits);
+        List<String> names = HarnessJobs.create(target.harness(), namespace, target.runtime(), waits, true).stream()
+                .map(job -> job.getMetadata().getName()).toList();
         CompletionReference reference = new CompletionReference(target.harness(), namespace::equals);
         try {
             long mark = target.requestMark();
@@ -169,53 +165,21 @@ final class ClusterWaitBench implements AutoCloseable {
             if (noticed.size() < waits) {
                 throw new IllegalStateException(name + ": " + (waits - noticed.size()) + " waits never returned");
             }
-            List<Double> lags = new ArrayList<>();
-            reference.complete().forEach((job, at) -> lags.add(Math.max(0, noticed.get(job) - at)));
-            return new Run(name, waits, Percentiles.of(lags), target.requestsSince(mark, userAgent)
+            return new Run(name, waits, reference.lagOf(noticed), target.requestsSince(mark, userAgent)
                     / (double) waits);
         } finally {
             reference.close();
-            target.deleteNamespace(namespace);
-        }
-    }
-
-    private List<String> createSuspended(String namespace, int count) throws Exception {
-        TrainJobSubmitter submitter = new TrainJobSubmitter(target.harness());
-        ExecutorService creators = Executors.newFixedThreadPool(8);
-        try {
-            List<Future<String>> created = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                TrainRequest request = new TrainRequest().runtime(target.runtime()).namespace(namespace)
-                        .pythonFile("/app/train.py").suspend(true).idempotencyKey(namespace + "-" + i);
-                created.add(creators.submit(() -> target.harness().resources(TrainJob.class).inNamespace(namespace)
-                        .resource(submitter.prepare(request, namespace).trainJob()).create().getMetadata()
-                        .getName()));
-            }
-            List<String> names = new ArrayList<>();
-            for (Future<String> name : created) {
-                names.add(name.get());
-            }
-            return names;
-        } finally {
-            creators.shutdown();
+            target.deleteNamespaces(List.of(namespace));
         }
     }
 
     private void resume(String namespace, List<String> names) {
-        ExecutorService resumers = Executors.newFixedThreadPool(8);
         try {
-            List<Future<?>> done = new ArrayList<>();
-            for (String name : names) {
-                done.add(resumers.submit(() -> target.harness().resources(TrainJob.class).inNamespace(namespace)
-                        .withName(name).patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"suspend\":false}}")));
-            }
-            for (Future<?> future : done) {
-                future.get();
-            }
+            HarnessJobs.onThreads(names.size(), i -> () -> target.harness().resources(TrainJob.class)
+                    .inNamespace(namespace).withName(names.get(i)).patch(PatchContext.of(PatchType.JSON_MERGE),
+                            "{\"spec\":{\"suspend\":false}}"));
         } catch (Exception e) {
             throw new IllegalStateException("resuming the jobs", e);
-        } finally {
-            resumers.shutdown();
         }
     }
 

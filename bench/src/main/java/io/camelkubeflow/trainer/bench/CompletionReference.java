@@ -2,6 +2,8 @@ package io.camelkubeflow.trainer.bench;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntConsumer;
@@ -67,6 +69,21 @@ final class CompletionReference implements AutoCloseable {
     /** When each job was first seen Complete. */
     Map<String, Double> complete() {
         return complete;
+    }
+
+    /**
+     * How long after this reference each job's notice came (ms), for the jobs complete here that were noticed; a notice
+     * before it counts as 0.
+     */
+    Percentiles lagOf(Map<String, Double> notices) {
+        List<Double> lags = new ArrayList<>();
+        complete.forEach((job, at) -> {
+            Double notice = notices.get(job);
+            if (notice != null) {
+                lags.add(Math.max(0, notice - at));
+            }
+        });
+        return Percentiles.of(lags);
     }
 
     /**

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -18,8 +17,6 @@ import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.api.TrainJobStatus;
-import io.camelkubeflow.trainer.job.TrainJobSubmitter;
-import io.camelkubeflow.trainer.job.TrainRequest;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -172,21 +169,7 @@ final class WaitBench implements AutoCloseable {
 
     private List<TrainJob> createJobs(String namespace, int count) throws Exception {
         sandbox.createNamespace(namespace);
-        TrainJobSubmitter submitter = new TrainJobSubmitter(sandbox.client());
-        ExecutorService creators = Executors.newFixedThreadPool(8);
-        List<java.util.concurrent.Future<TrainJob>> created = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            TrainRequest request = new TrainRequest().runtime(RUNTIME).namespace(namespace)
-                    .pythonFile("/app/train.py").idempotencyKey(namespace + "-" + i);
-            created.add(creators.submit(() -> sandbox.client().resources(TrainJob.class).inNamespace(namespace)
-                    .resource(submitter.prepare(request, namespace).trainJob()).create()));
-        }
-        List<TrainJob> jobs = new ArrayList<>();
-        for (var future : created) {
-            jobs.add(future.get());
-        }
-        creators.shutdown();
-        return jobs;
+        return HarnessJobs.create(sandbox.client(), namespace, RUNTIME, count, false);
     }
 
     private static Percentiles latencies(Map<String, Long> written, Map<String, Long> detected) {
