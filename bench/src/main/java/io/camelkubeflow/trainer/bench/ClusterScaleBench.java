@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.bench;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
@@ -22,11 +24,13 @@ import org.apache.camel.impl.DefaultCamelContext;
 /**
  * The component at scale on the real control plane (testcluster/up.sh with fake nodes): TrainJobs spread over many
  * namespaces, each created through {@code kubeflow-trainer:train} on the runtime that sends pods to the fake nodes,
- * run by the real Trainer, JobSet, Job controller and scheduler, and completed by the node agent's fake nodes. One events consumer over all namespaces and one wait per
- * job follow them. Each notice is measured against a plain informer of the same API server (the reference: when a
- * client that only watches learns that the job is Complete), so what is timed is the component's own lag, not the
- * cluster's speed; the heap and threads are this JVM's, which holds the app's side only. Beside them, the Trainer's
- * own pace: its writes to the API server per second (from the audit log) and TrainJobs completed per second.
+ * run by the real Trainer, JobSet, Job controller and scheduler, and completed by the node agent's fake nodes, at most a
+ * set number of them unfinished at a time. One events consumer over all namespaces and one wait per job follow them.
+ * Each notice is measured against a plain informer of the same API server (the reference: when a client that only
+ * watches learns that the job is Complete), so what is timed is the component's own lag, not the cluster's speed; the
+ * heap and threads are this JVM's, which holds the app's side only, the most of samples every 30 s and at the end.
+ * Beside them, the Trainer's own pace: its writes to the API server per second (from the audit log) and TrainJobs
+ * completed per second.
  */
 final class ClusterScaleBench implements AutoCloseable {
     private final TestClusterTarget target;
@@ -68,8 +72,14 @@ final class ClusterScaleBench implements AutoCloseable {
                 e.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class));
     }
 
-    /** @param limit how long the whole run may take (the waits time out after 90 minutes) */
-    Run run(int namespaces, int jobs, int threads, Duration limit) throws Exception {
+    /**
+     * Creates {@code jobs} TrainJobs, at most {@code running} of them not yet Complete at a time, as a load generator
+     * paces a cluster (the Trainer's queue is served by one worker, so a burst of thousands only measures its back-off,
+     * see BENCHMARKS.md); every job stays until the end, so the events consumer's cache holds them all.
+     *
+     * @param limit how long the whole run may take (the waits time out after 90 minutes)
+     */
+    Run run(int namespaces, int jobs, int threads, int running, Duration limit) throws Exception {
         eventNotice.clear();
         waitNotice.clear();
         List<String> names = new ArrayList<>();
@@ -88,42 +98,79 @@ final class ClusterScaleBench implements AutoCloseable {
                 .startsWith(run));
         long mark = target.requestMark();
         long started = System.nanoTime();
+        long deadline = started + limit.toNanos();
+        Peaks peaks = new Peaks();
+        ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+        sampler.scheduleWithFixedDelay(peaks::sample, 30, 30, TimeUnit.SECONDS);
         ExecutorService creators = Executors.newFixedThreadPool(threads);
-        for (int i = 0; i < jobs; i++) {
-            String namespace = names.get(i % namespaces);
-            creators.execute(() -> {
-                Exchange trained = template.request("kubeflow-trainer:train?runtime=" + target.runtime()
-                        + "&command=true&namespace=" + namespace, e -> e.getMessage().setBody(null));
-                if (trained.getException() != null) {
-                    System.err.println("create failed: " + trained.getException());
-                    return;
+        try {
+            for (int i = 0; i < jobs; i++) {
+                // a job may start once fewer than `running` of those started are not Complete
+                if (!reference.await(i - running + 1, Duration.ofNanos(deadline - System.nanoTime()),
+                        count -> Benchmarks.progress("scale: " + count + " of " + jobs + " Complete"))) {
+                    break;
                 }
-                String key = key(trained);
-                // asynchronously, as a route's wait step runs: no thread is held while the job runs
-                Exchange waiting = trained.copy();
-                waitRoute.process(waiting, doneSync -> {
-                    if (waiting.getException() == null) {
-                        waitNotice.putIfAbsent(key, CompletionReference.now());
-                    }
-                });
-            });
+                if (i % 1000 == 0) {
+                    Benchmarks.progress("scale: " + i + " of " + jobs + " created, " + reference.complete().size()
+                            + " Complete");
+                }
+                String namespace = names.get(i % namespaces);
+                creators.execute(() -> createAndWait(namespace));
+            }
+            creators.shutdown();
+            creators.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            reference.await(jobs, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), count -> Benchmarks
+                    .progress("scale: " + count + " of " + jobs + " Complete"));
+        } finally {
+            creators.shutdownNow();
+            sampler.shutdownNow();
         }
-        creators.shutdown();
-        creators.awaitTermination(limit.toMillis(), TimeUnit.MILLISECONDS);
-        double heap = WaitBench.usedHeapAfterGc() / (1024.0 * 1024.0);
-        int liveThreads = java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount();
-        reference.await(jobs, limit.minus(Duration.ofNanos(System.nanoTime() - started)), count -> Benchmarks
-                .progress("scale: " + count + " of " + jobs + " Complete"));
         Duration all = Duration.ofNanos(System.nanoTime() - started);
         // the last notices come a moment after the reference's
         Thread.sleep(5000);
         reference.close();
+        // every job is still there: the events consumer's cache holds them all
+        peaks.sample();
         double trainerWrites = target.writesSince(mark, TestClusterTarget.TRAINER) / ((System.nanoTime() - started)
                 / 1e9);
         // the next run starts on an empty cluster: its jobs, JobSets, Jobs and pods gone
         target.deleteNamespaces(names);
         return new Run(jobs, reference.complete().size(), all, eventNotice.size(), waitNotice.size(),
-                reference.lagOf(eventNotice), reference.lagOf(waitNotice), heap, liveThreads, trainerWrites);
+                reference.lagOf(eventNotice), reference.lagOf(waitNotice), peaks.heapMiB, peaks.threads,
+                trainerWrites);
+    }
+
+    private void createAndWait(String namespace) {
+        Exchange trained = template.request("kubeflow-trainer:train?runtime=" + target.runtime()
+                + "&command=true&namespace=" + namespace, e -> e.getMessage().setBody(null));
+        if (trained.getException() != null) {
+            System.err.println("create failed: " + trained.getException());
+            return;
+        }
+        String key = key(trained);
+        // asynchronously, as a route's wait step runs: no thread is held while the job runs
+        Exchange waiting = trained.copy();
+        waitRoute.process(waiting, doneSync -> {
+            if (waiting.getException() == null) {
+                waitNotice.putIfAbsent(key, CompletionReference.now());
+            }
+        });
+    }
+
+    /** The most heap (after GC) and live threads this JVM held at any sample. */
+    private static final class Peaks {
+        private volatile double heapMiB;
+        private volatile int threads;
+
+        synchronized void sample() {
+            try {
+                heapMiB = Math.max(heapMiB, WaitBench.usedHeapAfterGc() / (1024.0 * 1024.0));
+            } catch (InterruptedException e) {
+                // the run is over: the sampler is being stopped
+                Thread.currentThread().interrupt();
+            }
+            threads = Math.max(threads, ManagementFactory.getThreadMXBean().getThreadCount());
+        }
     }
 
     @Override
