@@ -1,7 +1,6 @@
 package io.camelkubeflow.trainer.e2e;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,13 +13,11 @@ import java.util.UUID;
 import java.util.function.Consumer;
 
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
+import io.camelkubeflow.trainer.testing.DeployedAccount;
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -38,7 +35,7 @@ import org.apache.camel.impl.DefaultCamelContext;
  */
 final class RealCluster implements AutoCloseable {
     /** The ServiceAccount deploy/ runs the app as. */
-    static final String DEPLOYED_ACCOUNT = "camel-kubeflow-trainer";
+    static final String DEPLOYED_ACCOUNT = DeployedAccount.NAME;
     final KubernetesClient admin;
     final String namespace;
     final CamelContext camel;
@@ -75,30 +72,13 @@ final class RealCluster implements AutoCloseable {
      * @return a token the API server issued for that account
      */
     String installDeployedAccount() throws IOException {
-        Path deploy = Path.of(System.getProperty("user.dir")).resolve("../deploy").normalize();
-        for (String file : List.of("serviceaccount.yaml", "role.yaml", "rolebinding.yaml", "clusterrole.yaml",
-                "clusterrolebinding.yaml")) {
-            try (InputStream in = Files.newInputStream(deploy.resolve(file))) {
-                for (HasMetadata item : admin.load(in).items()) {
-                    if (item instanceof ClusterRoleBinding binding) {
-                        binding.getMetadata().setName(DEPLOYED_ACCOUNT + "-" + namespace);
-                        binding.getSubjects().forEach(s -> s.setNamespace(namespace));
-                        admin.resource(binding).serverSideApply();
-                    } else if (item.getKind().startsWith("Cluster")) {
-                        admin.resource(item).serverSideApply();
-                    } else {
-                        admin.resource(item).inNamespace(namespace).serverSideApply();
-                    }
-                }
-            }
-        }
-        return token(DEPLOYED_ACCOUNT);
+        return DeployedAccount.install(admin, Path.of(System.getProperty("user.dir")).resolve("../deploy").normalize(),
+                namespace);
     }
 
     /** A token the API server issues for a ServiceAccount of the namespace (TokenRequest), valid for an hour. */
     String token(String account) {
-        return admin.serviceAccounts().inNamespace(namespace).withName(account).tokenRequest(new TokenRequestBuilder()
-                .withNewSpec().withExpirationSeconds(3600L).endSpec().build()).getStatus().getToken();
+        return DeployedAccount.token(admin, namespace, account);
     }
 
     /** Where the API server's audit log is read from now on: a mark taken before a request. */
@@ -227,7 +207,7 @@ final class RealCluster implements AutoCloseable {
     @Override
     public void close() {
         camel.stop();
-        admin.rbac().clusterRoleBindings().withName(DEPLOYED_ACCOUNT + "-" + namespace).delete();
+        admin.rbac().clusterRoleBindings().withName(DeployedAccount.bindingName(namespace)).delete();
         admin.namespaces().withName(namespace).delete();
         admin.close();
     }

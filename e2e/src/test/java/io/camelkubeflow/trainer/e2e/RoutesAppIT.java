@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.camelkubeflow.trainer.testing.DeployedAccount;
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
@@ -24,7 +25,6 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
-import io.fabric8.kubernetes.client.Config;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -52,7 +52,8 @@ class RoutesAppIT {
     static void start() throws Exception {
         cluster = RealCluster.start(RoutesAppIT.class);
         Path kubeconfig = work.resolve("app.kubeconfig");
-        Files.writeString(kubeconfig, kubeconfig(cluster.installDeployedAccount()));
+        Files.writeString(kubeconfig, DeployedAccount.kubeconfig(cluster.admin.getConfiguration(),
+                cluster.installDeployedAccount(), cluster.namespace));
         Path jar = Path.of(System.getProperty("user.dir")).resolve("../routes/target/quarkus-app/quarkus-run.jar")
                 .normalize();
         if (!Files.isRegularFile(jar)) {
@@ -91,24 +92,6 @@ class RoutesAppIT {
             app.waitFor();
         }
         cluster.close();
-    }
-
-    private static String kubeconfig(String token) {
-        Config admin = cluster.admin.getConfiguration();
-        return """
-                apiVersion: v1
-                kind: Config
-                clusters:
-                - name: testcluster
-                  cluster: {server: "%s", certificate-authority-data: "%s"}
-                users:
-                - name: app
-                  user: {token: "%s"}
-                contexts:
-                - name: app
-                  context: {cluster: testcluster, user: app, namespace: "%s"}
-                current-context: app
-                """.formatted(admin.getMasterUrl(), admin.getCaCertData(), token, cluster.namespace);
     }
 
     private static HttpResponse<String> call(String method, String path, String token, String body) throws Exception {

@@ -1,9 +1,5 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,9 +56,9 @@ class HighAvailabilityIT {
                         new NewTopic("trainjob-dead-letters", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
             }
             Path kubeconfig = cluster.writeKubeconfig(work.resolve("kubeconfig"), NAMESPACE);
-            Map<String, Replica> replicas = new HashMap<>();
+            Map<String, AppReplica> replicas = new HashMap<>();
             for (String pod : List.of("replica-a", "replica-b")) {
-                replicas.put(pod, Replica.start(work, pod, cluster.client(), kubeconfig, kafka.bootstrapServers()));
+                replicas.put(pod, replica(work, pod, cluster.client(), kubeconfig, kafka.bootstrapServers()));
             }
             try {
                 // both replicas in the consumer group, each with its partitions, before the batch
@@ -94,7 +90,7 @@ class HighAvailabilityIT {
                 // the leader goes away, pod and all, with a quarter of the results out
                 String leader = cluster.client().leases().inNamespace(NAMESPACE).withName("leaders-kafka-results").get()
                         .getSpec().getHolderIdentity();
-                Replica stopped = replicas.remove(leader);
+                AppReplica stopped = replicas.remove(leader);
                 assertTrue(stopped != null, "the Lease is held by " + leader + ", not a replica");
                 stopped.stop();
                 cluster.client().pods().inNamespace(NAMESPACE).withName(leader).delete();
@@ -117,9 +113,8 @@ class HighAvailabilityIT {
                 assertTrue(resultsAtFailover < REQUESTS, "the leader had published everything before it stopped");
                 assertEquals(survivor, cluster.client().leases().inNamespace(NAMESPACE).withName("leaders-kafka-results")
                         .get().getSpec().getHolderIdentity(), "the survivor did not take the Lease");
-                long createdByStopped = stopped.output.stream().filter(l -> l.contains("Created TrainJob")).count();
-                long createdBySurvivor = replicas.get(survivor).output.stream()
-                        .filter(l -> l.contains("Created TrainJob")).count();
+                long createdByStopped = stopped.created();
+                long createdBySurvivor = replicas.get(survivor).created();
                 assertTrue(createdByStopped > 0 && createdBySurvivor > 0, "the consumer group did not share the requests:"
                         + " " + leader + " created " + createdByStopped + ", " + survivor + " " + createdBySurvivor);
                 ReliabilityFigures.record("high availability", "2 replicas of the packaged app on one API server and"
@@ -131,7 +126,7 @@ class HighAvailabilityIT {
                         + replicas.get(survivor).peakRssMib() + " MiB", true);
                 reading.cancel(true);
             } finally {
-                replicas.values().forEach(Replica::stop);
+                replicas.values().forEach(AppReplica::stop);
             }
         }
     }
@@ -160,82 +155,35 @@ class HighAvailabilityIT {
     }
 
     private static void await(Duration timeout, Check condition, java.util.function.Supplier<String> seen,
-            Map<String, Replica> replicas) throws Exception {
+            Map<String, AppReplica> replicas) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.met()) {
             if (System.nanoTime() > deadline) {
                 StringBuilder logs = new StringBuilder();
                 replicas.forEach((pod, replica) -> logs.append("\n--- ").append(pod).append(" (last 40 lines)\n")
-                        .append(String.join("\n", replica.output.subList(Math.max(0, replica.output.size() - 40),
-                                replica.output.size()))));
+                        .append(replica.tail(40)));
                 throw new AssertionError("timed out: " + seen.get() + logs);
             }
             Thread.sleep(200);
         }
     }
 
-    /** One replica: the packaged app as a process, and its pod in the API server (which the election looks for). */
-    private static final class Replica {
-        final Process process;
-        final List<String> output = new CopyOnWriteArrayList<>();
-
-        private Replica(Process process) {
-            this.process = process;
-            CompletableFuture.runAsync(() -> {
-                try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                        StandardCharsets.UTF_8))) {
-                    lines.lines().forEach(output::add);
-                } catch (java.io.IOException ignored) {
-                    // stopped
-                }
-            });
-        }
-
-        static Replica start(Path work, String pod, KubernetesClient client, Path kubeconfig, String brokers)
-                throws Exception {
-            client.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(pod)
-                    .addToLabels("app.kubernetes.io/name", "camel-kubeflow-trainer").endMetadata().withNewSpec()
-                    .addNewContainer().withName("routes").withImage("app").endContainer().endSpec().build()).create();
-            client.pods().inNamespace(NAMESPACE).withName(pod).editStatus(p -> new PodBuilder(p).withNewStatus()
-                    .withPhase("Running").addNewCondition().withType("Ready").withStatus("True").endCondition()
-                    .endStatus().build());
-            Path home = Files.createDirectories(work.resolve(pod));
-            // the heap the JVM gives itself in deploy/'s container (25 % of its 768Mi limit): outside a container it
-            // would take a quarter of this machine's memory and grow lazily, and its peak would say nothing of the pod
-            ProcessBuilder builder = new ProcessBuilder("java", "-Xmx192m", "-Duser.home=" + home, "-jar",
-                    Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath().toString())
-                    .directory(home.toFile()).redirectErrorStream(true);
-            Map<String, String> env = builder.environment();
-            env.remove("KUBERNETES_SERVICE_HOST");
-            env.putAll(Map.of("KUBECONFIG", kubeconfig.toString(), "TRAINER_CLUSTER", "cluster",
-                    "TRAINER_NAMESPACE", NAMESPACE, "QUARKUS_HTTP_PORT", "0", "TRAINER_KAFKA_ENABLED", "true",
-                    "CAMEL_COMPONENT_KAFKA_BROKERS", brokers, "TRAINER_HA_CLUSTER_SERVICE", "kubernetes",
-                    "POD_NAME", pod, "TRAINER_COMPLETION_ENABLED", "false"));
-            // a short Lease, so the follower takes over within seconds
-            env.putAll(Map.of("TRAINER_HA_LEASE_DURATION_MILLIS", "2000", "TRAINER_HA_RENEW_DEADLINE_MILLIS", "1500",
-                    "TRAINER_HA_RETRY_PERIOD_MILLIS", "200"));
-            return new Replica(builder.start());
-        }
-
-        /** VmHWM: the most resident memory the replica's JVM has had (what deploy/'s memory request is sized on). */
-        long peakRssMib() throws java.io.IOException {
-            for (String line : Files.readAllLines(Path.of("/proc/" + process.pid() + "/status"))) {
-                if (line.startsWith("VmHWM:")) {
-                    return Long.parseLong(line.replaceAll("\\D+", "")) / 1024;
-                }
-            }
-            return -1;
-        }
-
-        void stop() {
-            process.destroy();
-            try {
-                if (!process.waitFor(60, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+    /** One replica: its pod in the API server (which the election looks for), and the packaged app as a process. */
+    private static AppReplica replica(Path work, String pod, KubernetesClient client, Path kubeconfig, String brokers)
+            throws Exception {
+        client.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(pod)
+                .addToLabels("app.kubernetes.io/name", "camel-kubeflow-trainer").endMetadata().withNewSpec()
+                .addNewContainer().withName("routes").withImage("app").endContainer().endSpec().build()).create();
+        client.pods().inNamespace(NAMESPACE).withName(pod).editStatus(p -> new PodBuilder(p).withNewStatus()
+                .withPhase("Running").addNewCondition().withType("Ready").withStatus("True").endCondition()
+                .endStatus().build());
+        Map<String, String> env = new HashMap<>(Map.of("KUBECONFIG", kubeconfig.toString(), "TRAINER_CLUSTER",
+                "cluster", "TRAINER_NAMESPACE", NAMESPACE, "QUARKUS_HTTP_PORT", "0", "TRAINER_KAFKA_ENABLED", "true",
+                "CAMEL_COMPONENT_KAFKA_BROKERS", brokers, "TRAINER_HA_CLUSTER_SERVICE", "kubernetes",
+                "POD_NAME", pod, "TRAINER_COMPLETION_ENABLED", "false"));
+        // a short Lease, so the follower takes over within seconds
+        env.putAll(Map.of("TRAINER_HA_LEASE_DURATION_MILLIS", "2000", "TRAINER_HA_RENEW_DEADLINE_MILLIS", "1500",
+                "TRAINER_HA_RETRY_PERIOD_MILLIS", "200"));
+        return AppReplica.start(Path.of("target/quarkus-app/quarkus-run.jar"), work.resolve(pod), env);
     }
 }

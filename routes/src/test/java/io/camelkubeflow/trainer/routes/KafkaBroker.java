@@ -18,13 +18,16 @@ import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.Feature;
 import org.apache.kafka.server.common.MetadataVersion;
 
-/** A real single-node Kafka (KRaft, broker and controller in one) started in this JVM from the Kafka jars. */
-final class KafkaBroker implements AutoCloseable {
+/**
+ * A real single-node Kafka (KRaft, broker and controller in one) started in this JVM from the Kafka jars: the routes
+ * app's tests' and the bench's storm's.
+ */
+public final class KafkaBroker implements AutoCloseable {
     private final KafkaRaftServer server;
     private final String bootstrapServers;
     private final Path logDir;
 
-    KafkaBroker() throws Exception {
+    public KafkaBroker() throws Exception {
         logDir = Files.createTempDirectory("kraft");
         int[] ports = freePorts(2);
         int brokerPort = ports[0];
@@ -58,7 +61,7 @@ final class KafkaBroker implements AutoCloseable {
         server.startup();
     }
 
-    String bootstrapServers() {
+    public String bootstrapServers() {
         return bootstrapServers;
     }
 
