@@ -136,7 +136,8 @@ start etcd "$bin/etcd" --name testcluster --data-dir "$state/data/etcd" \
   --listen-metrics-urls "" --unsafe-no-fsync --quota-backend-bytes 4294967296
 
 # Every write is audited (who, what, where; no bodies), so a test can count the writes a client made; so is every
-# request of the admin user (the tests' and the bench's clients), so the bench counts a client's reads too. The log is
+# request of the admin user (the tests' clients, the bench's harness) and of the bench's plain user (the
+# ServiceAccount default/bench-user its measured clients act as), so the bench counts a client's reads too. The log is
 # never rotated (its default rotates at 100 MB): a reader's mark is an offset into the one file.
 cat > "$state/audit-policy.yaml" <<EOF
 apiVersion: audit.k8s.io/v1
@@ -146,7 +147,7 @@ rules:
 - level: Metadata
   verbs: ["create", "update", "patch", "delete", "deletecollection"]
 - level: Metadata
-  users: ["kubernetes-admin"]
+  users: ["kubernetes-admin", "system:serviceaccount:default:bench-user"]
 - level: None
 EOF
 start kube-apiserver "$bin/kube-apiserver" \

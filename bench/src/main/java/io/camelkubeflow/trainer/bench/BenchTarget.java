@@ -36,7 +36,15 @@ abstract class BenchTarget implements AutoCloseable {
     /** The API server's address and the admin's credentials. */
     abstract Config adminConfig();
 
-    /** A kubeconfig file for a process of its own (the Kubeflow SDK's scripts). */
+    /**
+     * The address and credentials of the measured clients (the component's, the SDK's, the raw requests'): the admin's
+     * unless the target has a plain user for them.
+     */
+    Config clientConfig() {
+        return adminConfig();
+    }
+
+    /** A kubeconfig file of the measured clients' credentials, for a process of its own (the Kubeflow SDK's scripts). */
     abstract Path kubeconfig();
 
     /** A mark in the target's record of requests: what came after it is counted by {@link #requestsSince}. */
@@ -52,9 +60,16 @@ abstract class BenchTarget implements AutoCloseable {
         return requestsSince(mark, agent -> agent != null && agent.startsWith(userAgentPrefix));
     }
 
-    /** A client of its own that names itself {@code userAgent}, with fabric8's retries off unless {@code retries}. */
+    /**
+     * A measured client of its own ({@link #clientConfig}) that names itself {@code userAgent}, with fabric8's retries
+     * off unless {@code retries}.
+     */
     final KubernetesClient newClient(String userAgent, boolean retries) {
-        ConfigBuilder config = new ConfigBuilder(adminConfig()).withUserAgent(userAgent);
+        return newClient(clientConfig(), userAgent, retries);
+    }
+
+    private static KubernetesClient newClient(Config credentials, String userAgent, boolean retries) {
+        ConfigBuilder config = new ConfigBuilder(credentials).withUserAgent(userAgent);
         if (!retries) {
             config.withRequestRetryBackoffLimit(0);
         }
@@ -64,7 +79,7 @@ abstract class BenchTarget implements AutoCloseable {
     /** The harness's own client: namespaces, status reads; its requests are counted for no one. */
     final synchronized KubernetesClient harness() {
         if (harness == null) {
-            harness = newClient(HARNESS, true);
+            harness = newClient(adminConfig(), HARNESS, true);
         }
         return harness;
     }
@@ -90,20 +105,25 @@ abstract class BenchTarget implements AutoCloseable {
         }
     }
 
-    /** A plain JDK HTTP client that trusts the API server and presents the admin's certificate, if it has one. */
+    /**
+     * A plain JDK HTTP client that trusts the API server and presents the measured clients' certificate, if they have
+     * one.
+     */
     final HttpClient rawHttp() throws Exception {
         return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .sslContext(SSLUtils.sslContext(adminConfig())).build();
+                .sslContext(SSLUtils.sslContext(clientConfig())).build();
     }
 
-    /** A raw request to the API server at {@code path}, with the admin's token if it uses one. */
+    /** A raw request to the API server at {@code path}, with the measured clients' token if they use one. */
     final HttpRequest.Builder rawRequest(String path) {
-        Config config = adminConfig();
+        Config config = clientConfig();
         String base = config.getMasterUrl().endsWith("/") ? config.getMasterUrl() : config.getMasterUrl() + "/";
         HttpRequest.Builder request = HttpRequest.newBuilder(java.net.URI.create(base + path))
                 .header("User-Agent", RAW);
-        if (config.getOauthToken() != null) {
-            request.header("Authorization", "Bearer " + config.getOauthToken());
+        // a kubeconfig's token is the "auto" one (fabric8 keeps one given outright apart)
+        String token = config.getOauthToken() != null ? config.getOauthToken() : config.getAutoOAuthToken();
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
         }
         return request;
     }

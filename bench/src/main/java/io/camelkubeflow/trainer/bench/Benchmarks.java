@@ -29,21 +29,21 @@ import java.util.stream.Collectors;
 public final class Benchmarks {
     /** The sizes of a run: the bench's own, or the smoke run's. */
     record Sizes(int createRounds, int createsPerRound, int pythonCreateRounds, int logMegabytes, int logRounds,
-            int[] waits, int[] scaleJobs, int scaleNamespaces) {
-        static final Sizes SANDBOX = new Sizes(5, 400, 3, 32, 5, new int[] {1, 100, 1000}, new int[0], 0);
+            int[] waits, int[] scaleJobs, int scaleNamespaces, int stormRequests) {
+        static final Sizes SANDBOX = new Sizes(5, 400, 3, 32, 5, new int[] {1, 100, 1000}, new int[0], 0, 0);
         static final Sizes CLUSTER = new Sizes(5, 100, 5, 32, 5, new int[] {100, 1000},
-                new int[] {1000, 5000, 10_000}, 100);
-        static final Sizes SMOKE = new Sizes(1, 20, 1, 1, 1, new int[] {50}, new int[] {500}, 10);
+                new int[] {1000, 5000, 10_000}, 100, 2000);
+        static final Sizes SMOKE = new Sizes(1, 20, 1, 1, 1, new int[] {50}, new int[] {500}, 10, 200);
 
         /** These sizes with other scale runs. */
         Sizes withScale(int[] jobs, int namespaces) {
             return new Sizes(createRounds, createsPerRound, pythonCreateRounds, logMegabytes, logRounds, waits, jobs,
-                    namespaces);
+                    namespaces, stormRequests);
         }
     }
 
     private static final Set<String> SANDBOX_SECTIONS = Set.of("waits", "creates", "logs", "start", "workspaces");
-    private static final Set<String> CLUSTER_SECTIONS = Set.of("waits", "creates", "logs", "cluster-scale");
+    private static final Set<String> CLUSTER_SECTIONS = Set.of("waits", "creates", "logs", "cluster-scale", "storm");
 
     private static final long STARTED = System.nanoTime();
     /** The scale section's heap row. */
@@ -143,6 +143,56 @@ public final class Benchmarks {
         if (sections.contains("cluster-scale")) {
             clusterScale(results, target, sizes, csv);
         }
+        if (sections.contains("storm")) {
+            storm(results, root, target, sizes);
+            writeCsv(csv, results);
+        }
+    }
+
+    /**
+     * The routes app, two replicas, under one burst of Kafka requests on the real control plane, the leader of its
+     * result route killed a quarter of the way: every request exactly one TrainJob or one dead letter, every result
+     * published once; request-to-created latency and each replica's peak memory.
+     */
+    private static void storm(List<Result> results, Path root, TestClusterTarget target, Sizes sizes)
+            throws Exception {
+        Path jar = root.resolve("routes/target/quarkus-app/quarkus-run.jar");
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " is missing: package the routes app first (mvn -B -ntp -q install"
+                    + " -DskipTests)");
+        }
+        int requests = sizes.stormRequests();
+        progress("storm: " + requests + " Kafka requests, 2 replicas of the routes app, the leader killed");
+        Path work = Files.createTempDirectory("storm");
+        StormBench.Run run;
+        try (StormBench storm = new StormBench(target, work)) {
+            run = storm.run(requests, jar);
+        }
+        String setting = target.name() + ", " + requests + " Kafka requests in one burst, 2 replicas, "
+                + run.killed() + " (leading the results) killed at " + run.killedAtJobs() + " TrainJobs";
+        results.add(Result.against("storm: requests that became a TrainJob or a dead letter", setting,
+                run.distinctKeys() + run.deadLetters(), "requests", "all", run.distinctKeys() + run.deadLetters()
+                        == requests));
+        results.add(Result.against("storm: TrainJobs made twice for one request", setting,
+                run.trainJobs() - run.distinctKeys(), "jobs", "none", run.trainJobs() == run.distinctKeys()));
+        results.add(Result.of("storm: dead letters", setting, run.deadLetters(), "requests"));
+        results.add(Result.against("storm: TrainJobs whose result was published", setting, run.jobsWithResult(),
+                "jobs", "all", run.jobsWithResult() == run.trainJobs()));
+        results.add(Result.against("storm: results published twice", setting, run.resultsTwice(), "jobs", "none",
+                run.resultsTwice() == 0));
+        results.add(Result.of("storm: TrainJobs created by the killed replica", setting, run.createdByKilled(),
+                "jobs"));
+        results.add(Result.of("storm: TrainJobs created by the survivor", setting, run.createdBySurvivor(), "jobs"));
+        results.add(Result.of("storm: request to TrainJob created p50", setting, run.createdLatency().p50(), "ms"));
+        results.add(Result.of("storm: request to TrainJob created p99", setting, run.createdLatency().p99(), "ms"));
+        results.add(Result.of("storm: time until every request was a TrainJob", setting, run.allCreated()
+                .toMillis() / 1000.0, "s"));
+        results.add(Result.of("storm: time until every result was published", setting, run.allResults()
+                .toMillis() / 1000.0, "s"));
+        results.add(Result.of("storm: peak resident memory, the killed replica", setting, run.killedPeakRssMib(),
+                "MiB"));
+        results.add(Result.of("storm: peak resident memory, the survivor", setting, run.survivorPeakRssMib(),
+                "MiB"));
     }
 
     /**

@@ -8,13 +8,19 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.runtime.RuntimeKind;
+import io.camelkubeflow.trainer.testing.DeployedAccount;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
 
 /**
  * The real control plane: kube-apiserver with etcd, the Kubeflow Trainer v2.3.0 controller and webhooks and JobSet
@@ -22,12 +28,15 @@ import io.fabric8.kubernetes.client.Config;
  * the run and stopped by {@code down.sh} after it. Beside its real nodes it has {@value #FAKE_NODES} fake ones (as
  * kwok's: their containers "run" 2 s and succeed), which the runtime {@value #FAKE_RUNTIME} (torch-distributed,
  * tolerating and selecting them) sends pods to, so that thousands of TrainJobs go through the Trainer, JobSet, the Job
- * controller and the scheduler without thousands of processes on this machine. Requests are counted in the API
- * server's audit log (up.sh audits every request of the admin user the bench's clients act as).
+ * controller and the scheduler without thousands of processes on this machine. The measured clients act as a plain
+ * user ({@link #PLAIN_USER}), the harness as the admin; requests are counted in the API server's audit log (up.sh
+ * audits every request of both).
  */
 final class TestClusterTarget extends BenchTarget {
     static final int FAKE_NODES = 4;
     static final String FAKE_RUNTIME = "torch-fake";
+    /** The ServiceAccount (in default) the measured clients act as: {@link #makePlainUser}. */
+    static final String PLAIN_USER = "bench-user";
     /** The Trainer's identity, whose writes show its reconcile rate. */
     static final String TRAINER = "system:serviceaccount:kubeflow-system:kubeflow-trainer-controller-manager";
     private static final Set<String> WRITES = Set.of("create", "update", "patch", "delete", "deletecollection");
@@ -35,6 +44,7 @@ final class TestClusterTarget extends BenchTarget {
     private final Path root;
     private final Path state;
     private final Config config;
+    private final Config userConfig;
     private final ObjectMapper json = new ObjectMapper();
 
     /** Starts the test cluster (built on first use: several minutes) on the port base given. */
@@ -44,7 +54,8 @@ final class TestClusterTarget extends BenchTarget {
         script("up.sh", Map.of("TESTCLUSTER_PORT_BASE", Integer.toString(portBase), "TESTCLUSTER_FAKE_NODES",
                 Integer.toString(FAKE_NODES)));
         try {
-            config = Config.fromKubeconfig(Files.readString(kubeconfig()));
+            config = Config.fromKubeconfig(Files.readString(state.resolve("kubeconfig")));
+            userConfig = Config.fromKubeconfig(Files.readString(makePlainUser()));
             deriveFakeRuntime();
         } catch (Exception | Error failed) {
             script("down.sh", Map.of());
@@ -60,6 +71,26 @@ final class TestClusterTarget extends BenchTarget {
         if (exit != 0) {
             throw new IllegalStateException("testcluster/" + name + " exited with " + exit);
         }
+    }
+
+    /**
+     * The user the measured clients act as: a ServiceAccount with cluster-admin's rights through a binding, not the
+     * admin's system:masters group, which the API server's priority and fairness exempts from every limit (a real
+     * user's, or an in-cluster app's, requests are queued by it). Its token lasts a day; up.sh audits its requests.
+     */
+    private Path makePlainUser() throws IOException {
+        KubernetesClient admin = harness();
+        admin.serviceAccounts().inNamespace("default").resource(new ServiceAccountBuilder().withNewMetadata()
+                .withName(PLAIN_USER).endMetadata().build()).serverSideApply();
+        admin.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder().withNewMetadata()
+                .withName(PLAIN_USER).endMetadata().withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole",
+                        "cluster-admin").addNewSubject().withKind("ServiceAccount").withName(PLAIN_USER)
+                .withNamespace("default").endSubject().build()).serverSideApply();
+        String token = admin.serviceAccounts().inNamespace("default").withName(PLAIN_USER).tokenRequest(
+                new TokenRequestBuilder().withNewSpec().withExpirationSeconds(86_400L).endSpec().build())
+                .getStatus().getToken();
+        return Files.writeString(state.resolve(PLAIN_USER + ".kubeconfig"), DeployedAccount.kubeconfig(config, token,
+                "default"));
     }
 
     /** torch-distributed as released, its pods tolerating and selecting the fake nodes. */
@@ -98,14 +129,24 @@ final class TestClusterTarget extends BenchTarget {
         return "real control plane";
     }
 
+    /** The project's root (deploy/, testcluster/, routes/ are under it). */
+    Path root() {
+        return root;
+    }
+
     @Override
     Config adminConfig() {
         return config;
     }
 
     @Override
+    Config clientConfig() {
+        return userConfig;
+    }
+
+    @Override
     Path kubeconfig() {
-        return state.resolve("kubeconfig");
+        return state.resolve(PLAIN_USER + ".kubeconfig");
     }
 
     @Override
@@ -148,12 +189,14 @@ final class TestClusterTarget extends BenchTarget {
 
     /**
      * Each audit event after the mark whose line holds {@code needle}, read as a stream (the log grows large), once
-     * the log has stopped growing for a moment: the API server writes a request's last event after its response.
+     * the log has stopped growing for a moment (the API server writes a request's last event after its response), or
+     * after 10 s at most: the controllers' own writes may never let it rest.
      */
     private void forEachEventSince(long mark, String needle, java.util.function.Consumer<JsonNode> each)
             throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         try {
-            for (long size = -1; size != Files.size(auditLog()); Thread.sleep(300)) {
+            for (long size = -1; size != Files.size(auditLog()) && System.nanoTime() < deadline; Thread.sleep(300)) {
                 size = Files.size(auditLog());
             }
         } catch (InterruptedException e) {

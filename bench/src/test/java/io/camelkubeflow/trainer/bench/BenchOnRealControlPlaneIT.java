@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * configuration with {@code -Dbench.target=testcluster}): it starts testcluster/up.sh, runs every section of that
  * target once, small, with the real Kubeflow SDK beside the component, and stops the cluster. No figure is held to a
  * goal here (a time depends on the machine): what fails is a section that no longer runs, a row that is missing or
- * not measured, and a TrainJob of the scale section that never completes.
+ * not measured, a TrainJob of the scale section that never completes, and a request of the storm lost or made twice,
+ * or a result published twice.
  */
 class BenchOnRealControlPlaneIT {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -66,6 +67,16 @@ class BenchOnRealControlPlaneIT {
         for (String measure : List.of("events consumer lag p99", "wait notice lag p99", Benchmarks.HEAP,
                 "the Trainer's writes per second")) {
             assertMeasured(results, measure, "500 TrainJobs");
+        }
+        String storm = "200 Kafka requests";
+        assertEquals(200, value(results, "storm: requests that became a TrainJob or a dead letter", storm), "storm");
+        assertEquals(0, value(results, "storm: TrainJobs made twice for one request", storm), "storm");
+        assertEquals(200, value(results, "storm: TrainJobs whose result was published", storm)
+                + value(results, "storm: dead letters", storm), "storm results");
+        assertEquals(0, value(results, "storm: results published twice", storm), "storm");
+        for (String measure : List.of("storm: request to TrainJob created p99",
+                "storm: peak resident memory, the survivor", "storm: peak resident memory, the killed replica")) {
+            assertMeasured(results, measure, storm);
         }
     }
 
