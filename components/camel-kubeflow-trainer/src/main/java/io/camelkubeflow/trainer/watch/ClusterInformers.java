@@ -36,10 +36,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The informers of one client, shared by everything that watches through it: one TrainJob informer per namespace
- * (waits, events consumers and progress all read it; an events consumer with a label selector gets one for its
- * selector, filtered by the API server) and one informer of TrainJob pods per namespace (log reads waiting for a pod,
- * progress counting ready pods), and one informer per runtime kind (and namespace) that creates read their runtime
- * from. Each is started on first use, with its first list done before it is handed out, so
+ * (waits, events consumers and progress all read it; a wait reads the one of all namespaces instead when an events
+ * consumer of all namespaces runs it; an events consumer with a label selector gets one for its selector, filtered by
+ * the API server) and one informer of TrainJob pods per namespace (log reads waiting for a pod, progress counting ready
+ * pods), and one informer per runtime kind (and namespace) that creates read their runtime from. TrainJobs and pods
+ * are cached without their managed fields ({@link WithoutManagedFields}). Each is started on first use, with its first list done before it is handed out, so
  * its cache is complete; all are stopped by {@link #close}.
  *
  * <p>fabric8 stops an informer for good on a watch error it does not retry (an event it cannot read). Such an
@@ -104,11 +105,22 @@ public final class ClusterInformers implements AutoCloseable {
             }
             // nothing looks jobs up by namespace, so no such index (a set entry per cached job); run() blocks until
             // the first list is done: the cache is complete before anyone reads it
-            SharedIndexInformer<TrainJob> informer = jobs.runnableInformer(0).removeNamespaceIndex().run();
+            SharedIndexInformer<TrainJob> informer = jobs.runnableInformer(0).removeNamespaceIndex()
+                    .itemStore(new WithoutManagedFields<>()).run();
             connections.monitor("trainjobs/" + s.describe(), informer);
             whenStopped(informer, () -> jobLooks.forEach(look -> look.replacing(informer)), () -> { });
             return informer;
         });
+    }
+
+    /**
+     * An informer that holds every TrainJob of the namespace: the one of all namespaces when it runs already (an events
+     * consumer of all namespaces started it), so a wait never caches a second copy of the namespace's jobs; else the
+     * namespace's own.
+     */
+    private SharedIndexInformer<TrainJob> trainJobsCovering(String namespace) {
+        SharedIndexInformer<TrainJob> all = trainJobs.get(new Scope(null, null));
+        return all != null && all.isRunning() ? all : trainJobs(namespace, null);
     }
 
     /**
@@ -133,6 +145,7 @@ public final class ClusterInformers implements AutoCloseable {
             var all = client.pods();
             SharedIndexInformer<Pod> informer = (s.namespace() == null ? all.inAnyNamespace()
                     : all.inNamespace(s.namespace())).withLabel(JobSetLabels.JOBSET_NAME).runnableInformer(0);
+            informer.itemStore(new WithoutManagedFields<>());
             informer.removeNamespaceIndex().addIndexers(Map.of(BY_TRAINJOB, pod -> List.of(
                     pod.getMetadata().getNamespace() + "/"
                             + pod.getMetadata().getLabels().get(JobSetLabels.JOBSET_NAME))));
@@ -214,11 +227,13 @@ public final class ClusterInformers implements AutoCloseable {
      */
     public CompletableFuture<TrainJob> awaitEnd(String namespace, String jobName) {
         String key = namespace + "/" + jobName;
-        return new Look<TrainJob, TrainJob>(jobLooks, () -> trainJobs(namespace, null), onStop) {
+        return new Look<TrainJob, TrainJob>(jobLooks, () -> trainJobsCovering(namespace), onStop) {
             @Override
             TrainJob found(TrainJob changed, boolean deleted) {
                 if (changed != null) {
-                    boolean named = jobName.equals(changed.getMetadata().getName());
+                    // the informer may be all namespaces'
+                    boolean named = jobName.equals(changed.getMetadata().getName())
+                            && namespace.equals(changed.getMetadata().getNamespace());
                     return named && (deleted || TrainJobPhase.of(changed).isTerminal()) ? changed : null;
                 }
                 TrainJob known = informer.getStore().getByKey(key);

@@ -131,6 +131,64 @@ class ClusterInformersTest {
     }
 
     @Test
+    void aWaitReadsTheInformerOfAllNamespacesWhenOneRunsAndNeverAnotherNamespacesJob() throws Exception {
+        StoredTrainJobs teamA = new StoredTrainJobs(sandbox.client(), "team-a");
+        StoredTrainJobs teamB = new StoredTrainJobs(sandbox.client(), "team-b");
+        teamA.create("same-name");
+        teamB.create("same-name");
+        SharedIndexInformer<TrainJob> all = informers.trainJobs(null, null);
+        long mark = sandbox.requestCount();
+        CompletableFuture<TrainJob> end = informers.awaitEnd("team-a", "same-name");
+
+        teamB.status("same-name", StoredTrainJobs.condition("Complete", "JobSetCompleted", "done",
+                "2026-12-06T00:00:00Z"));
+        Eventually.await(DEADLINE, () -> all.getStore().getByKey("team-b/same-name").getStatus() != null,
+                () -> "the informer of all namespaces never saw team-b's job end");
+        teamA.status("same-name", StoredTrainJobs.RUNNING);
+        Eventually.await(DEADLINE, () -> all.getStore().getByKey("team-a/same-name").getStatus() != null,
+                () -> "the informer of all namespaces never saw team-a's job change");
+        assertFalse(end.isDone(), "the wait took the end of a job of the same name in another namespace");
+
+        teamA.status("same-name", StoredTrainJobs.condition("Complete", "JobSetCompleted", "done",
+                "2026-12-06T00:00:00Z"));
+        assertEquals("team-a", end.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).getMetadata().getNamespace());
+        assertEquals(List.of(), sandbox.requestsSince(mark).stream().map(r -> r.getPath())
+                .filter(path -> path.split("\\?")[0].endsWith("/namespaces/team-a/trainjobs")).toList(),
+                "the wait listed or watched its namespace's jobs beside the informer of all namespaces");
+    }
+
+    @Test
+    void jobsAndPodsAreCachedWithoutTheirManagedFields() throws Exception {
+        String managedFields = """
+                managedFields: [{manager: trainer, operation: Apply, apiVersion: v1,
+                  fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {}}}}]""";
+        sandbox.client().resources(TrainJob.class).inNamespace("team-a").resource(Serialization.unmarshal("""
+                apiVersion: trainer.kubeflow.org/v1alpha1
+                kind: TrainJob
+                metadata: {name: applied, %s}
+                spec: {runtimeRef: {name: torch-distributed}}
+                """.formatted(managedFields), TrainJob.class)).create();
+        sandbox.client().pods().inNamespace("team-a").resource(Serialization.unmarshal("""
+                metadata: {name: applied-node-0-0, labels: {jobset.sigs.k8s.io/jobset-name: applied}, %s}
+                spec: {containers: [{name: node, image: i}]}
+                """.formatted(managedFields), Pod.class)).create();
+        // what the cache would otherwise hold: the server keeps them
+        assertFalse(sandbox.client().resources(TrainJob.class).inNamespace("team-a").withName("applied").get()
+                .getMetadata().getManagedFields().isEmpty(), "the API server dropped the managed fields");
+
+        SharedIndexInformer<TrainJob> jobs = informers.trainJobs("team-a", null);
+        assertNoManagedFields(jobs.getStore().getByKey("team-a/applied"));
+        Eventually.await(DEADLINE, () -> informers.podsOf("team-a", new TrainJobRef("team-a", "applied")).size() == 1,
+                () -> "the pod never reached the cache");
+        assertNoManagedFields(informers.podsOf("team-a", new TrainJobRef("team-a", "applied")).get(0));
+    }
+
+    private static void assertNoManagedFields(io.fabric8.kubernetes.api.model.HasMetadata cached) {
+        var fields = cached.getMetadata().getManagedFields();
+        assertTrue(fields == null || fields.isEmpty(), "cached with its managed fields: " + fields);
+    }
+
+    @Test
     void podsAreFoundByTheirJobInTheNamespaceOrAllNamespaces() throws Exception {
         pod("team-a", "one", "one-node-0-0", "node");
         pod("team-a", "two", "two-node-0-0", "node");
