@@ -36,9 +36,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The informers of one client, shared by everything that watches through it: one TrainJob informer per namespace
- * (waits, events consumers and progress all read it; a wait reads the one of all namespaces instead when an events
- * consumer of all namespaces runs it; an events consumer with a label selector gets one for its selector, filtered by
- * the API server) and one informer of TrainJob pods per namespace (log reads waiting for a pod, progress counting ready
+ * (waits, events consumers and progress all read it; an events consumer with a label selector gets one for its
+ * selector, filtered by the API server) and one informer of TrainJob pods per namespace (log reads waiting for a pod, progress counting ready
  * pods), and one informer per runtime kind (and namespace) that creates read their runtime from. TrainJobs and pods
  * are cached without their managed fields ({@link WithoutManagedFields}). Each is started on first use, with its first list done before it is handed out, so
  * its cache is complete; all are stopped by {@link #close}.
@@ -111,16 +110,6 @@ public final class ClusterInformers implements AutoCloseable {
             whenStopped(informer, () -> jobLooks.forEach(look -> look.replacing(informer)), () -> { });
             return informer;
         });
-    }
-
-    /**
-     * An informer that holds every TrainJob of the namespace: the one of all namespaces when it runs already (an events
-     * consumer of all namespaces started it), so a wait never caches a second copy of the namespace's jobs; else the
-     * namespace's own.
-     */
-    private SharedIndexInformer<TrainJob> trainJobsCovering(String namespace) {
-        SharedIndexInformer<TrainJob> all = trainJobs.get(new Scope(null, null));
-        return all != null && all.isRunning() ? all : trainJobs(namespace, null);
     }
 
     /**
@@ -227,13 +216,11 @@ public final class ClusterInformers implements AutoCloseable {
      */
     public CompletableFuture<TrainJob> awaitEnd(String namespace, String jobName) {
         String key = namespace + "/" + jobName;
-        return new Look<TrainJob, TrainJob>(jobLooks, () -> trainJobsCovering(namespace), onStop) {
+        return new Look<TrainJob, TrainJob>(jobLooks, () -> trainJobs(namespace, null), onStop) {
             @Override
             TrainJob found(TrainJob changed, boolean deleted) {
                 if (changed != null) {
-                    // the informer may be all namespaces'
-                    boolean named = jobName.equals(changed.getMetadata().getName())
-                            && namespace.equals(changed.getMetadata().getNamespace());
+                    boolean named = jobName.equals(changed.getMetadata().getName());
                     return named && (deleted || TrainJobPhase.of(changed).isTerminal()) ? changed : null;
                 }
                 TrainJob known = informer.getStore().getByKey(key);

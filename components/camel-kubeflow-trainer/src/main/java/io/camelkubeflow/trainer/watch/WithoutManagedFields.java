@@ -6,8 +6,9 @@ import io.fabric8.kubernetes.client.informers.cache.Cache;
 
 /**
  * An informer's store that keeps each object without its {@code metadata.managedFields}: the server-side-apply
- * bookkeeping the Trainer, JobSet and the kubelet write on every TrainJob and pod is often the larger part of the
- * object, and nothing here reads it. At 10,000 TrainJobs that is most of the cache's heap.
+ * bookkeeping the Trainer, JobSet and the kubelet write on every TrainJob and pod is a large part of the object, and
+ * nothing here reads it. So the jobs an events consumer or a wait hands on carry none either (a deleted job is the
+ * watch event's own object, with them).
  */
 final class WithoutManagedFields<T extends HasMetadata> extends BasicItemStore<T> {
     WithoutManagedFields() {
@@ -16,7 +17,7 @@ final class WithoutManagedFields<T extends HasMetadata> extends BasicItemStore<T
 
     @Override
     public T put(String key, T object) {
-        // the object handed to the handlers is this one: they never see the fields either
+        // the object handed to the handlers of an add or an update is this one: they never see the fields either
         object.getMetadata().setManagedFields(null);
         return super.put(key, object);
     }

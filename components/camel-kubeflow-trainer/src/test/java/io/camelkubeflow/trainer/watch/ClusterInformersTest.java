@@ -131,33 +131,6 @@ class ClusterInformersTest {
     }
 
     @Test
-    void aWaitReadsTheInformerOfAllNamespacesWhenOneRunsAndNeverAnotherNamespacesJob() throws Exception {
-        StoredTrainJobs teamA = new StoredTrainJobs(sandbox.client(), "team-a");
-        StoredTrainJobs teamB = new StoredTrainJobs(sandbox.client(), "team-b");
-        teamA.create("same-name");
-        teamB.create("same-name");
-        SharedIndexInformer<TrainJob> all = informers.trainJobs(null, null);
-        long mark = sandbox.requestCount();
-        CompletableFuture<TrainJob> end = informers.awaitEnd("team-a", "same-name");
-
-        teamB.status("same-name", StoredTrainJobs.condition("Complete", "JobSetCompleted", "done",
-                "2026-12-06T00:00:00Z"));
-        Eventually.await(DEADLINE, () -> all.getStore().getByKey("team-b/same-name").getStatus() != null,
-                () -> "the informer of all namespaces never saw team-b's job end");
-        teamA.status("same-name", StoredTrainJobs.RUNNING);
-        Eventually.await(DEADLINE, () -> all.getStore().getByKey("team-a/same-name").getStatus() != null,
-                () -> "the informer of all namespaces never saw team-a's job change");
-        assertFalse(end.isDone(), "the wait took the end of a job of the same name in another namespace");
-
-        teamA.status("same-name", StoredTrainJobs.condition("Complete", "JobSetCompleted", "done",
-                "2026-12-06T00:00:00Z"));
-        assertEquals("team-a", end.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).getMetadata().getNamespace());
-        assertEquals(List.of(), sandbox.requestsSince(mark).stream().map(r -> r.getPath())
-                .filter(path -> path.split("\\?")[0].endsWith("/namespaces/team-a/trainjobs")).toList(),
-                "the wait listed or watched its namespace's jobs beside the informer of all namespaces");
-    }
-
-    @Test
     void jobsAndPodsAreCachedWithoutTheirManagedFields() throws Exception {
         String managedFields = """
                 managedFields: [{manager: trainer, operation: Apply, apiVersion: v1,
