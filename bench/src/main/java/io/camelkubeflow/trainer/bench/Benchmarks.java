@@ -47,7 +47,7 @@ public final class Benchmarks {
 
     private static final long STARTED = System.nanoTime();
     /** The scale section's heap row. */
-    static final String HEAP = "heap after GC, the most during the run";
+    static final String HEAP = "heap after GC, every TrainJob cached (end of the run)";
 
     private Benchmarks() {
     }
@@ -167,6 +167,11 @@ public final class Benchmarks {
         StormBench.Run run;
         try (StormBench storm = new StormBench(target, work)) {
             run = storm.run(requests, jar);
+        } finally {
+            // the replicas' homes and the app's kubeconfig, with its token
+            try (var files = Files.walk(work)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+            }
         }
         String setting = target.name() + ", " + requests + " Kafka requests in one burst, 2 replicas, "
                 + run.killed() + " (leading the results) killed at " + run.killedAtJobs() + " TrainJobs";
@@ -324,7 +329,8 @@ public final class Benchmarks {
                 results.add(Result.of("wait notice lag max", setting, run.waitLag().max(), "ms"));
                 results.add(goal ? Result.against(HEAP, setting, run.heapMiB(), "MiB", "<= 100 MiB",
                         run.heapMiB() <= 100) : Result.of(HEAP, setting, run.heapMiB(), "MiB"));
-                results.add(Result.of("live threads, the most during the run", setting, run.threads(), "threads"));
+                results.add(Result.of("live threads, the most during the run (not the harness's creators)", setting,
+                        run.threads(), "threads"));
                 writeCsv(csv, results);
             }
         }

@@ -3,13 +3,17 @@ package io.camelkubeflow.trainer.bench;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
@@ -28,7 +32,8 @@ import org.apache.camel.impl.DefaultCamelContext;
  * set number of them unfinished at a time. One events consumer over all namespaces and one wait per job follow them.
  * Each notice is measured against a plain informer of the same API server (the reference: when a client that only
  * watches learns that the job is Complete), so what is timed is the component's own lag, not the cluster's speed; the
- * heap and threads are this JVM's, which holds the app's side only, the most of samples every 30 s and at the end.
+ * heap is this JVM's after a collection at the end, when the events consumer's cache holds every job (it holds the
+ * app's side only); its threads, but the harness's own, the most of samples every 5 s.
  * Beside them, the Trainer's own pace: its writes to the API server per second (from the audit log) and TrainJobs
  * completed per second.
  */
@@ -40,6 +45,8 @@ final class ClusterScaleBench implements AutoCloseable {
     private final AsyncProducer waitRoute;
     private final Map<String, Double> eventNotice = new ConcurrentHashMap<>();
     private final Map<String, Double> waitNotice = new ConcurrentHashMap<>();
+    /** Creates of this run that failed: their jobs never complete (the run's Complete row shows them missing). */
+    private final AtomicInteger failedCreates = new AtomicInteger();
 
     record Run(int jobs, int completed, Duration allComplete, int eventsNoticed, int waitsNoticed,
             Percentiles eventLag, Percentiles waitLag, double heapMiB, int threads, double trainerWritesPerSecond) {
@@ -82,6 +89,7 @@ final class ClusterScaleBench implements AutoCloseable {
     Run run(int namespaces, int jobs, int threads, int running, Duration limit) throws Exception {
         eventNotice.clear();
         waitNotice.clear();
+        failedCreates.set(0);
         List<String> names = new ArrayList<>();
         String run = "scale-" + jobs + "-";
         for (int i = 0; i < namespaces; i++) {
@@ -99,15 +107,20 @@ final class ClusterScaleBench implements AutoCloseable {
         long mark = target.requestMark();
         long started = System.nanoTime();
         long deadline = started + limit.toNanos();
-        Peaks peaks = new Peaks();
-        ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
-        sampler.scheduleWithFixedDelay(peaks::sample, 30, 30, TimeUnit.SECONDS);
-        ExecutorService creators = Executors.newFixedThreadPool(threads);
+        // the harness's own threads are named bench-*: the figure is the component's and Camel's
+        AtomicInteger peakThreads = new AtomicInteger();
+        ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(named("bench-sampler-"));
+        sampler.scheduleWithFixedDelay(() -> peakThreads.accumulateAndGet(threadsButTheBenchs(), Math::max), 0, 5,
+                TimeUnit.SECONDS);
+        ExecutorService creators = Executors.newFixedThreadPool(threads, named("bench-creator-"));
         try {
             for (int i = 0; i < jobs; i++) {
-                // a job may start once fewer than `running` of those started are not Complete
-                if (!reference.await(i - running + 1, Duration.ofNanos(deadline - System.nanoTime()),
-                        count -> Benchmarks.progress("scale: " + count + " of " + jobs + " Complete"))) {
+                int next = i;
+                // a job may start once fewer than `running` of those started are unfinished (a create that failed
+                // never starts its job)
+                if (!reference.awaitEnded(() -> next - running + 1 - failedCreates.get(), Duration.ofNanos(deadline
+                        - System.nanoTime()), count -> Benchmarks.progress("scale: " + count + " of " + jobs
+                                + " ended"))) {
                     break;
                 }
                 if (i % 1000 == 0) {
@@ -115,12 +128,12 @@ final class ClusterScaleBench implements AutoCloseable {
                             + " Complete");
                 }
                 String namespace = names.get(i % namespaces);
-                creators.execute(() -> createAndWait(namespace));
+                creators.execute(() -> createAndWait(namespace, reference));
             }
             creators.shutdown();
             creators.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            reference.await(jobs, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), count -> Benchmarks
-                    .progress("scale: " + count + " of " + jobs + " Complete"));
+            reference.awaitEnded(() -> jobs - failedCreates.get(), Duration.ofNanos(Math.max(0, deadline
+                    - System.nanoTime())), count -> Benchmarks.progress("scale: " + count + " of " + jobs + " ended"));
         } finally {
             creators.shutdownNow();
             sampler.shutdownNow();
@@ -129,21 +142,24 @@ final class ClusterScaleBench implements AutoCloseable {
         // the last notices come a moment after the reference's
         Thread.sleep(5000);
         reference.close();
-        // every job is still there: the events consumer's cache holds them all
-        peaks.sample();
+        // every job is still there, the events consumer's cache holds them all, and nothing is timed any more: a
+        // collection here measures what stays (one forced during the run would pause what is timed)
+        double heapMiB = WaitBench.usedHeapAfterGc() / (1024.0 * 1024.0);
         double trainerWrites = target.writesSince(mark, TestClusterTarget.TRAINER) / ((System.nanoTime() - started)
                 / 1e9);
         // the next run starts on an empty cluster: its jobs, JobSets, Jobs and pods gone
         target.deleteNamespaces(names);
         return new Run(jobs, reference.complete().size(), all, eventNotice.size(), waitNotice.size(),
-                reference.lagOf(eventNotice), reference.lagOf(waitNotice), peaks.heapMiB, peaks.threads,
-                trainerWrites);
+                reference.lagOf(eventNotice), reference.lagOf(waitNotice), heapMiB, peakThreads.get(), trainerWrites);
     }
 
-    private void createAndWait(String namespace) {
+    private void createAndWait(String namespace, CompletionReference reference) {
         Exchange trained = template.request("kubeflow-trainer:train?runtime=" + target.runtime()
                 + "&command=true&namespace=" + namespace, e -> e.getMessage().setBody(null));
         if (trained.getException() != null) {
+            failedCreates.incrementAndGet();
+            // the pacing loop may wait for this job: it never comes
+            reference.wake();
             System.err.println("create failed: " + trained.getException());
             return;
         }
@@ -157,20 +173,16 @@ final class ClusterScaleBench implements AutoCloseable {
         });
     }
 
-    /** The most heap (after GC) and live threads this JVM held at any sample. */
-    private static final class Peaks {
-        private volatile double heapMiB;
-        private volatile int threads;
+    private static ThreadFactory named(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return work -> new Thread(work, prefix + count.incrementAndGet());
+    }
 
-        synchronized void sample() {
-            try {
-                heapMiB = Math.max(heapMiB, WaitBench.usedHeapAfterGc() / (1024.0 * 1024.0));
-            } catch (InterruptedException e) {
-                // the run is over: the sampler is being stopped
-                Thread.currentThread().interrupt();
-            }
-            threads = Math.max(threads, ManagementFactory.getThreadMXBean().getThreadCount());
-        }
+    /** This JVM's live threads but the harness's own (named bench-*). */
+    private static int threadsButTheBenchs() {
+        var threads = ManagementFactory.getThreadMXBean();
+        return (int) Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds())).filter(Objects::nonNull)
+                .filter(info -> !info.getThreadName().startsWith("bench-")).count();
     }
 
     @Override

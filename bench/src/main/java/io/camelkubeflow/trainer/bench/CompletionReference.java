@@ -6,7 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.Set;
 import java.util.function.IntConsumer;
+import java.util.function.IntSupplier;
 import java.util.function.Predicate;
 
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -23,6 +25,8 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
  */
 final class CompletionReference implements AutoCloseable {
     private final Map<String, Double> complete = new ConcurrentHashMap<>();
+    /** Jobs seen Failed: ended too, for a run that paces its jobs by how many are unfinished. */
+    private final Set<String> failed = ConcurrentHashMap.newKeySet();
     private final Predicate<String> namespaces;
     private final SharedIndexInformer<TrainJob> informer;
 
@@ -57,13 +61,25 @@ final class CompletionReference implements AutoCloseable {
     }
 
     private void seen(TrainJob job) {
-        if (TrainJobPhase.of(job) == TrainJobPhase.COMPLETE && namespaces.test(job.getMetadata().getNamespace())
-                && complete.putIfAbsent(key(job.getMetadata().getNamespace(),
-                        job.getMetadata().getName()), now()) == null) {
-            synchronized (this) {
-                notifyAll();
-            }
+        if (!namespaces.test(job.getMetadata().getNamespace())) {
+            return;
         }
+        String key = key(job.getMetadata().getNamespace(), job.getMetadata().getName());
+        TrainJobPhase phase = TrainJobPhase.of(job);
+        if (phase == TrainJobPhase.COMPLETE && complete.putIfAbsent(key, now()) == null
+                || phase == TrainJobPhase.FAILED && failed.add(key)) {
+            wake();
+        }
+    }
+
+    /** Wakes whatever waits here to look again (what it waits for may have changed elsewhere). */
+    synchronized void wake() {
+        notifyAll();
+    }
+
+    /** How many jobs were seen Complete or Failed. */
+    int ended() {
+        return complete.size() + failed.size();
     }
 
     /** When each job was first seen Complete. */
@@ -90,17 +106,30 @@ final class CompletionReference implements AutoCloseable {
      * Waits until {@code count} jobs were seen Complete or the time is up, telling {@code progress} the count every
      * 30 s: whether they all were.
      */
-    synchronized boolean await(int count, Duration timeout, IntConsumer progress) throws InterruptedException {
+    boolean await(int count, Duration timeout, IntConsumer progress) throws InterruptedException {
+        return awaitUntil(complete::size, () -> count, timeout, progress);
+    }
+
+    /**
+     * Waits until at least {@code count} (asked anew at each change, and at each {@link #wake}) jobs were seen Complete
+     * or Failed, or the time is up, telling {@code progress} how many every 30 s: whether they were.
+     */
+    boolean awaitEnded(IntSupplier count, Duration timeout, IntConsumer progress) throws InterruptedException {
+        return awaitUntil(this::ended, count, timeout, progress);
+    }
+
+    private synchronized boolean awaitUntil(IntSupplier have, IntSupplier want, Duration timeout, IntConsumer progress)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         long nextProgress = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (complete.size() < count && System.nanoTime() < deadline) {
+        while (have.getAsInt() < want.getAsInt() && System.nanoTime() < deadline) {
             wait(Math.max(1, Math.min(deadline, nextProgress) - System.nanoTime()) / 1_000_000 + 1);
             if (System.nanoTime() >= nextProgress) {
-                progress.accept(complete.size());
+                progress.accept(have.getAsInt());
                 nextProgress += Duration.ofSeconds(30).toNanos();
             }
         }
-        return complete.size() >= count;
+        return have.getAsInt() >= want.getAsInt();
     }
 
     @Override

@@ -4,33 +4,33 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.CompletableFuture;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.routes.AppReplica;
 import io.camelkubeflow.trainer.routes.KafkaBroker;
+import io.camelkubeflow.trainer.routes.TopicReader;
 import io.camelkubeflow.trainer.testing.DeployedAccount;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -49,13 +49,13 @@ final class StormBench implements AutoCloseable {
     private static final String RESULTS_TOPIC = "trainjob-results";
     private static final String DEAD_LETTERS_TOPIC = "trainjob-dead-letters";
     private static final String GROUP = "camel-kubeflow-trainer";
-    private static final String APP_LABEL = "app.kubernetes.io/name";
     private static final String RESULTS_LEASE = "leaders-kafka-results";
 
     private final TestClusterTarget target;
     private final Path work;
     private final KafkaBroker kafka;
     private final Map<String, AppReplica> replicas = new LinkedHashMap<>();
+    private final ObjectMapper json = new ObjectMapper();
 
     record Run(int requests, int trainJobs, int distinctKeys, int deadLetters, int jobsWithResult, int resultsTwice,
             Percentiles createdLatency, Duration allCreated, Duration allResults, String killed, int killedAtJobs,
@@ -72,15 +72,19 @@ final class StormBench implements AutoCloseable {
         KubernetesClient admin = target.harness();
         target.createNamespace(NAMESPACE);
         Path kubeconfig = Files.writeString(work.resolve("app.kubeconfig"), DeployedAccount.kubeconfig(
-                target.adminConfig(), DeployedAccount.install(admin, target.root().resolve("deploy"), NAMESPACE),
-                NAMESPACE));
+                target.adminConfig(), DeployedAccount.install(admin, target.root().resolve("deploy"), NAMESPACE,
+                        Duration.ofHours(3)), NAMESPACE));
         try (Admin topics = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
             topics.createTopics(List.of(new NewTopic(REQUESTS_TOPIC, 4, (short) 1),
                     new NewTopic(RESULTS_TOPIC, 1, (short) 1), new NewTopic(DEAD_LETTERS_TOPIC, 1, (short) 1)))
                     .all().get(30, TimeUnit.SECONDS);
         }
         for (String pod : List.of("storm-replica-a", "storm-replica-b")) {
-            replicas.put(pod, AppReplica.start(appJar, work.resolve(pod), environment(kubeconfig, pod)));
+            AppReplica.registerPod(admin, NAMESPACE, pod);
+            Map<String, String> env = new HashMap<>(AppReplica.kafkaReplicaEnvironment(kubeconfig, NAMESPACE, pod,
+                    kafka.bootstrapServers()));
+            env.put("TRAINER_RUNTIME", target.runtime());
+            replicas.put(pod, AppReplica.start(appJar, work.resolve(pod), env));
         }
         await(Duration.ofMinutes(3), this::bothInTheGroup, "the consumer group never had both replicas");
 
@@ -103,9 +107,11 @@ final class StormBench implements AutoCloseable {
                     public void onDelete(TrainJob job, boolean finalStateUnknown) {
                     }
                 }, 0);
-        List<ConsumerRecord<String, String>> results = Collections.synchronizedList(new ArrayList<>());
-        List<ConsumerRecord<String, String>> deadLetters = Collections.synchronizedList(new ArrayList<>());
-        CompletableFuture<Void> reading = CompletableFuture.runAsync(() -> read(results, deadLetters));
+        TopicReader reading = new TopicReader(kafka.bootstrapServers(), "storm-bench", List.of(RESULTS_TOPIC,
+                DEAD_LETTERS_TOPIC));
+        // a dead letter names the request's record: one written twice is still one request
+        Supplier<Set<String>> deadLetters = () -> reading.records(DEAD_LETTERS_TOPIC).stream().map(this::source)
+                .collect(Collectors.toSet());
         try {
             Map<String, Double> sent = new HashMap<>();
             long started = System.nanoTime();
@@ -120,7 +126,7 @@ final class StormBench implements AutoCloseable {
                 }
             }
             Benchmarks.progress("storm: " + requests + " requests sent");
-            await(Duration.ofMinutes(10), () -> seen.size() + deadLetters.size() >= requests / 4,
+            await(Duration.ofMinutes(10), () -> seen.size() + deadLetters.get().size() >= requests / 4,
                     "a quarter of the requests never became TrainJobs");
             // the replica leading the result route goes away at once, its pod with it, as when its node is lost
             String leader = admin.leases().inNamespace(NAMESPACE).withName(RESULTS_LEASE).get().getSpec()
@@ -136,7 +142,7 @@ final class StormBench implements AutoCloseable {
             Benchmarks.progress("storm: " + leader + " killed with " + killedAt + " TrainJobs created");
             String survivor = replicas.keySet().iterator().next();
 
-            await(Duration.ofMinutes(15), () -> seen.size() + deadLetters.size() >= requests,
+            await(Duration.ofMinutes(15), () -> seen.size() + deadLetters.get().size() >= requests,
                     "not every request became a TrainJob or a dead letter");
             Duration allCreated = Duration.ofNanos(System.nanoTime() - started);
             Benchmarks.progress("storm: every request is a TrainJob or a dead letter; waiting for the results");
@@ -149,9 +155,7 @@ final class StormBench implements AutoCloseable {
             Thread.sleep(2000);
             List<TrainJob> jobs = admin.resources(TrainJob.class).inNamespace(NAMESPACE).list().getItems();
             Map<String, Integer> perJob = new HashMap<>();
-            synchronized (results) {
-                results.forEach(r -> perJob.merge(r.key(), 1, Integer::sum));
-            }
+            reading.records(RESULTS_TOPIC).forEach(r -> perJob.merge(r.key(), 1, Integer::sum));
             List<Double> latencies = new ArrayList<>();
             seen.forEach((key, at) -> {
                 Double sentAt = sent.get(key);
@@ -160,34 +164,14 @@ final class StormBench implements AutoCloseable {
                 }
             });
             return new Run(requests, jobs.size(), (int) jobs.stream().map(job -> job.getMetadata().getAnnotations()
-                    .get(TrainJobMetadata.IDEMPOTENCY_KEY_ANNOTATION)).distinct().count(), deadLetters.size(),
+                    .get(TrainJobMetadata.IDEMPOTENCY_KEY_ANNOTATION)).distinct().count(), deadLetters.get().size(),
                     perJob.size(), (int) perJob.values().stream().filter(count -> count > 1).count(),
                     Percentiles.of(latencies), allCreated, allResults, leader, killedAt, killed.created(),
                     replicas.get(survivor).created(), killedRss, replicas.get(survivor).peakRssMib());
         } finally {
-            reading.cancel(true);
+            reading.close();
             informer.close();
         }
-    }
-
-    private Map<String, String> environment(Path kubeconfig, String pod) {
-        // deploy/'s pod, as far as the election looks: labelled as the group's, Running and Ready; no scheduler of
-        // this cluster takes it, so no node runs it (the app runs as a process of this machine)
-        target.harness().pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(pod)
-                .addToLabels(APP_LABEL, "camel-kubeflow-trainer").endMetadata().withNewSpec()
-                .withSchedulerName("none").addNewContainer().withName("routes").withImage("app").endContainer()
-                .endSpec().build()).create();
-        target.harness().pods().inNamespace(NAMESPACE).withName(pod).editStatus(p -> new PodBuilder(p)
-                .withNewStatus().withPhase("Running").addNewCondition().withType("Ready").withStatus("True")
-                .endCondition().endStatus().build());
-        Map<String, String> env = new HashMap<>(Map.of("KUBECONFIG", kubeconfig.toString(), "TRAINER_CLUSTER",
-                "cluster", "TRAINER_NAMESPACE", NAMESPACE, "TRAINER_RUNTIME", target.runtime(), "QUARKUS_HTTP_PORT",
-                "0", "TRAINER_KAFKA_ENABLED", "true", "CAMEL_COMPONENT_KAFKA_BROKERS", kafka.bootstrapServers(),
-                "TRAINER_HA_CLUSTER_SERVICE", "kubernetes", "POD_NAME", pod, "TRAINER_COMPLETION_ENABLED", "false"));
-        // a short Lease, so the survivor takes over within seconds
-        env.putAll(Map.of("TRAINER_HA_LEASE_DURATION_MILLIS", "2000", "TRAINER_HA_RENEW_DEADLINE_MILLIS", "1500",
-                "TRAINER_HA_RETRY_PERIOD_MILLIS", "200"));
-        return env;
     }
 
     private boolean bothInTheGroup() {
@@ -202,19 +186,13 @@ final class StormBench implements AutoCloseable {
         }
     }
 
-    private void read(List<ConsumerRecord<String, String>> results, List<ConsumerRecord<String, String>> deadLetters) {
-        Properties properties = new Properties();
-        properties.putAll(Map.of("bootstrap.servers", kafka.bootstrapServers(), "group.id", "storm-bench",
-                "auto.offset.reset", "earliest", "key.deserializer", StringDeserializer.class.getName(),
-                "value.deserializer", StringDeserializer.class.getName()));
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(properties)) {
-            consumer.subscribe(List.of(RESULTS_TOPIC, DEAD_LETTERS_TOPIC));
-            while (!Thread.currentThread().isInterrupted()) {
-                consumer.poll(Duration.ofMillis(200)).forEach(r -> (r.topic().equals(RESULTS_TOPIC) ? results
-                        : deadLetters).add(r));
-            }
-        } catch (org.apache.kafka.common.errors.InterruptException e) {
-            Thread.currentThread().interrupt();
+    /** The request record a dead letter names: its partition and offset. */
+    private String source(ConsumerRecord<String, String> deadLetter) {
+        try {
+            JsonNode letter = json.readTree(deadLetter.value());
+            return letter.path("partition").asText() + "@" + letter.path("offset").asText();
+        } catch (java.io.IOException unreadable) {
+            return "unreadable " + deadLetter.partition() + "@" + deadLetter.offset();
         }
     }
 

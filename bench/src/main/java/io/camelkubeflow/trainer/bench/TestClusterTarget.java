@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +18,6 @@ import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.testing.DeployedAccount;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
-import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -86,9 +86,7 @@ final class TestClusterTarget extends BenchTarget {
                 .withName(PLAIN_USER).endMetadata().withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole",
                         "cluster-admin").addNewSubject().withKind("ServiceAccount").withName(PLAIN_USER)
                 .withNamespace("default").endSubject().build()).serverSideApply();
-        String token = admin.serviceAccounts().inNamespace("default").withName(PLAIN_USER).tokenRequest(
-                new TokenRequestBuilder().withNewSpec().withExpirationSeconds(86_400L).endSpec().build())
-                .getStatus().getToken();
+        String token = DeployedAccount.token(admin, "default", PLAIN_USER, Duration.ofDays(1));
         return Files.writeString(state.resolve(PLAIN_USER + ".kubeconfig"), DeployedAccount.kubeconfig(config, token,
                 "default"));
     }

@@ -6,11 +6,15 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 
 /**
  * One replica of the packaged app (target/quarkus-app) as deploy/ runs it: a JVM of its own with the heap deploy/'s
@@ -45,6 +49,37 @@ public final class AppReplica {
         builder.environment().remove("KUBERNETES_SERVICE_HOST");
         builder.environment().putAll(environment);
         return new AppReplica(builder.start());
+    }
+
+    /**
+     * The pod of a replica as far as the leader election looks: labelled as deploy/'s pods, Running and Ready. No
+     * scheduler takes it ({@code schedulerName: none}), so no node of a real cluster runs it: the replica runs as a
+     * process of this machine.
+     */
+    public static void registerPod(KubernetesClient client, String namespace, String pod) {
+        client.pods().inNamespace(namespace).resource(new PodBuilder().withNewMetadata().withName(pod)
+                .addToLabels("app.kubernetes.io/name", "camel-kubeflow-trainer").endMetadata().withNewSpec()
+                .withSchedulerName("none").addNewContainer().withName("routes").withImage("app").endContainer()
+                .endSpec().build()).create();
+        // status is a subresource: set apart from the create, as the kubelet would
+        client.pods().inNamespace(namespace).withName(pod).editStatus(p -> new PodBuilder(p).withNewStatus()
+                .withPhase("Running").addNewCondition().withType("Ready").withStatus("True").endCondition()
+                .endStatus().build());
+    }
+
+    /**
+     * The environment of a replica in {@code namespace} as deploy/ sets it with Kafka on: the Kafka routes, the
+     * Lease election among the pods (short times, so a follower takes over within seconds), completion events off.
+     */
+    public static Map<String, String> kafkaReplicaEnvironment(Path kubeconfig, String namespace, String pod,
+            String brokers) {
+        Map<String, String> env = new HashMap<>(Map.of("KUBECONFIG", kubeconfig.toString(), "TRAINER_CLUSTER",
+                "cluster", "TRAINER_NAMESPACE", namespace, "QUARKUS_HTTP_PORT", "0", "TRAINER_KAFKA_ENABLED", "true",
+                "CAMEL_COMPONENT_KAFKA_BROKERS", brokers, "TRAINER_HA_CLUSTER_SERVICE", "kubernetes", "POD_NAME", pod,
+                "TRAINER_COMPLETION_ENABLED", "false"));
+        env.putAll(Map.of("TRAINER_HA_LEASE_DURATION_MILLIS", "2000", "TRAINER_HA_RENEW_DEADLINE_MILLIS", "1500",
+                "TRAINER_HA_RETRY_PERIOD_MILLIS", "200"));
+        return env;
     }
 
     /** How many TrainJobs the replica said it created. */

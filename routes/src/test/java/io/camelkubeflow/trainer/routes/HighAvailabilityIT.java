@@ -2,29 +2,23 @@ package io.camelkubeflow.trainer.routes;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,8 +69,9 @@ class HighAvailabilityIT {
                         }
                     }, () -> "the consumer group never had both replicas", replicas);
                 }
-                List<ConsumerRecord<String, String>> results = new CopyOnWriteArrayList<>();
-                CompletableFuture<Void> reading = CompletableFuture.runAsync(() -> read(kafka, results));
+                TopicReader reading = new TopicReader(kafka.bootstrapServers(), "ha-test",
+                        List.of("trainjob-results", "trainjob-dead-letters"));
+                Supplier<List<ConsumerRecord<String, String>>> results = reading::records;
                 try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
                         "bootstrap.servers", kafka.bootstrapServers(), "key.serializer", StringSerializer.class,
                         "value.serializer", StringSerializer.class))) {
@@ -85,7 +80,7 @@ class HighAvailabilityIT {
                                 "{\"pythonFile\": \"/app/train.py\", \"idempotencyKey\": \"ha-" + i + "\"}"));
                     }
                 }
-                await(Duration.ofMinutes(4), () -> results.size() >= REQUESTS / 4, () -> results.size() + " results",
+                await(Duration.ofMinutes(4), () -> results.get().size() >= REQUESTS / 4, () -> results.get().size() + " results",
                         replicas);
                 // the leader goes away, pod and all, with a quarter of the results out
                 String leader = cluster.client().leases().inNamespace(NAMESPACE).withName("leaders-kafka-results").get()
@@ -94,19 +89,19 @@ class HighAvailabilityIT {
                 assertTrue(stopped != null, "the Lease is held by " + leader + ", not a replica");
                 stopped.stop();
                 cluster.client().pods().inNamespace(NAMESPACE).withName(leader).delete();
-                int resultsAtFailover = results.size();
+                int resultsAtFailover = results.get().size();
                 String survivor = replicas.keySet().iterator().next();
 
                 await(Duration.ofMinutes(6), () -> jobs(cluster.client()).size() == REQUESTS
                         && jobs(cluster.client()).stream().allMatch(job -> TrainJobPhase.of(job).isTerminal()
                                 && job.getMetadata().getAnnotations().containsKey("camelkubeflow.io/handled-kafka-results")),
-                        () -> jobs(cluster.client()).size() + " jobs, " + results.size() + " results", replicas);
+                        () -> jobs(cluster.client()).size() + " jobs, " + results.get().size() + " results", replicas);
                 List<TrainJob> jobs = jobs(cluster.client());
                 assertEquals(REQUESTS, jobs.stream().map(j -> j.getMetadata().getAnnotations()
                         .get("camelkubeflow.io/idempotency-key")).distinct().count(), "one TrainJob per key");
                 // every end is marked handled: no result is still to come, so the count is final
                 Map<String, Integer> perJob = new ConcurrentHashMap<>();
-                results.forEach(r -> perJob.merge(r.key(), 1, Integer::sum));
+                results.get().forEach(r -> perJob.merge(r.key(), 1, Integer::sum));
                 assertEquals(REQUESTS, perJob.size(), "jobs with a result");
                 assertEquals(List.of(), perJob.entrySet().stream().filter(e -> e.getValue() > 1).toList(),
                         "results published more than once");
@@ -121,10 +116,10 @@ class HighAvailabilityIT {
                         + " one Kafka broker, " + REQUESTS + " requests on 4 partitions (" + leader + " created "
                         + createdByStopped + " TrainJobs, " + survivor + " " + createdBySurvivor + "); the leader of"
                         + " the result route stopped with " + resultsAtFailover + " results out, " + survivor
-                        + " took the Lease: " + jobs.size() + " TrainJobs for " + REQUESTS + " keys, " + results.size()
+                        + " took the Lease: " + jobs.size() + " TrainJobs for " + REQUESTS + " keys, " + results.get().size()
                         + " results, 0 published twice; the survivor's peak resident memory "
                         + replicas.get(survivor).peakRssMib() + " MiB", true);
-                reading.cancel(true);
+                reading.close();
             } finally {
                 replicas.values().forEach(AppReplica::stop);
             }
@@ -133,21 +128,6 @@ class HighAvailabilityIT {
 
     private static List<TrainJob> jobs(KubernetesClient client) {
         return client.resources(TrainJob.class).inNamespace(NAMESPACE).list().getItems();
-    }
-
-    private static void read(KafkaBroker kafka, List<ConsumerRecord<String, String>> into) {
-        Properties properties = new Properties();
-        properties.putAll(Map.of("bootstrap.servers", kafka.bootstrapServers(), "group.id", "ha-test",
-                "auto.offset.reset", "earliest", "key.deserializer", StringDeserializer.class.getName(),
-                "value.deserializer", StringDeserializer.class.getName()));
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(properties)) {
-            consumer.subscribe(List.of("trainjob-results", "trainjob-dead-letters"));
-            while (!Thread.currentThread().isInterrupted()) {
-                consumer.poll(Duration.ofMillis(200)).forEach(into::add);
-            }
-        } catch (org.apache.kafka.common.errors.InterruptException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     private interface Check {
@@ -171,19 +151,8 @@ class HighAvailabilityIT {
     /** One replica: its pod in the API server (which the election looks for), and the packaged app as a process. */
     private static AppReplica replica(Path work, String pod, KubernetesClient client, Path kubeconfig, String brokers)
             throws Exception {
-        client.pods().inNamespace(NAMESPACE).resource(new PodBuilder().withNewMetadata().withName(pod)
-                .addToLabels("app.kubernetes.io/name", "camel-kubeflow-trainer").endMetadata().withNewSpec()
-                .addNewContainer().withName("routes").withImage("app").endContainer().endSpec().build()).create();
-        client.pods().inNamespace(NAMESPACE).withName(pod).editStatus(p -> new PodBuilder(p).withNewStatus()
-                .withPhase("Running").addNewCondition().withType("Ready").withStatus("True").endCondition()
-                .endStatus().build());
-        Map<String, String> env = new HashMap<>(Map.of("KUBECONFIG", kubeconfig.toString(), "TRAINER_CLUSTER",
-                "cluster", "TRAINER_NAMESPACE", NAMESPACE, "QUARKUS_HTTP_PORT", "0", "TRAINER_KAFKA_ENABLED", "true",
-                "CAMEL_COMPONENT_KAFKA_BROKERS", brokers, "TRAINER_HA_CLUSTER_SERVICE", "kubernetes",
-                "POD_NAME", pod, "TRAINER_COMPLETION_ENABLED", "false"));
-        // a short Lease, so the follower takes over within seconds
-        env.putAll(Map.of("TRAINER_HA_LEASE_DURATION_MILLIS", "2000", "TRAINER_HA_RENEW_DEADLINE_MILLIS", "1500",
-                "TRAINER_HA_RETRY_PERIOD_MILLIS", "200"));
-        return AppReplica.start(Path.of("target/quarkus-app/quarkus-run.jar"), work.resolve(pod), env);
+        AppReplica.registerPod(client, NAMESPACE, pod);
+        return AppReplica.start(Path.of("target/quarkus-app/quarkus-run.jar"), work.resolve(pod),
+                AppReplica.kafkaReplicaEnvironment(kubeconfig, NAMESPACE, pod, brokers));
     }
 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -26,9 +27,15 @@ public final class DeployedAccount {
 
     /**
      * Applies deploy/'s account to {@code namespace} (its ClusterRoleBinding renamed {@link #bindingName}, for that
-     * namespace's account) and answers a token for it.
+     * namespace's account) and answers a token for it, valid for an hour.
      */
     public static String install(KubernetesClient admin, Path deploy, String namespace) throws IOException {
+        return install(admin, deploy, namespace, Duration.ofHours(1));
+    }
+
+    /** {@link #install(KubernetesClient, Path, String)} with a token valid for {@code lifetime}. */
+    public static String install(KubernetesClient admin, Path deploy, String namespace, Duration lifetime)
+            throws IOException {
         for (String file : List.of("serviceaccount.yaml", "role.yaml", "rolebinding.yaml", "clusterrole.yaml",
                 "clusterrolebinding.yaml")) {
             try (InputStream in = Files.newInputStream(deploy.resolve(file))) {
@@ -45,7 +52,7 @@ public final class DeployedAccount {
                 }
             }
         }
-        return token(admin, namespace, NAME);
+        return token(admin, namespace, NAME, lifetime);
     }
 
     /** The ClusterRoleBinding {@link #install} makes for a namespace's account (cluster-wide: delete it after). */
@@ -55,8 +62,13 @@ public final class DeployedAccount {
 
     /** A token the API server issues for a ServiceAccount of the namespace (TokenRequest), valid for an hour. */
     public static String token(KubernetesClient admin, String namespace, String account) {
+        return token(admin, namespace, account, Duration.ofHours(1));
+    }
+
+    /** A token the API server issues for a ServiceAccount of the namespace, valid for {@code lifetime}. */
+    public static String token(KubernetesClient admin, String namespace, String account, Duration lifetime) {
         return admin.serviceAccounts().inNamespace(namespace).withName(account).tokenRequest(new TokenRequestBuilder()
-                .withNewSpec().withExpirationSeconds(3600L).endSpec().build()).getStatus().getToken();
+                .withNewSpec().withExpirationSeconds(lifetime.toSeconds()).endSpec().build()).getStatus().getToken();
     }
 
     /** A kubeconfig for the admin's API server that authenticates with {@code token}, in {@code namespace}. */
