@@ -141,6 +141,7 @@ final class ClusterScaleBench implements AutoCloseable {
         Duration all = Duration.ofNanos(System.nanoTime() - started);
         // the last notices come a moment after the reference's
         Thread.sleep(5000);
+        // the reference's own cache (every job once more) goes before the heap is measured
         reference.close();
         // every job is still there, the events consumer's cache holds them all, and nothing is timed any more: a
         // collection here measures what stays (one forced during the run would pause what is timed)

@@ -28,7 +28,8 @@ final class CompletionReference implements AutoCloseable {
     /** Jobs seen Failed: ended too, for a run that paces its jobs by how many are unfinished. */
     private final Set<String> failed = ConcurrentHashMap.newKeySet();
     private final Predicate<String> namespaces;
-    private final SharedIndexInformer<TrainJob> informer;
+    /** Dropped by {@link #close}: a closed informer still holds its cache, which a heap figure must not count. */
+    private SharedIndexInformer<TrainJob> informer;
 
     /** Jobs in the namespaces {@code namespaces} accepts, watched in all namespaces. */
     CompletionReference(KubernetesClient client, Predicate<String> namespaces) {
@@ -133,7 +134,10 @@ final class CompletionReference implements AutoCloseable {
     }
 
     @Override
-    public void close() {
-        informer.close();
+    public synchronized void close() {
+        if (informer != null) {
+            informer.close();
+            informer = null;
+        }
     }
 }
