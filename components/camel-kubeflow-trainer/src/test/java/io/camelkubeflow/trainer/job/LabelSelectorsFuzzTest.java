@@ -1,7 +1,5 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -46,19 +44,9 @@ class LabelSelectorsFuzzTest {
         if (EMPTY.matcher(selector).matches()) {
             return true;
         }
-        // a comma inside a set's parentheses separates its values, any other separates requirements
-        List<String> requirements = new ArrayList<>();
-        int depth = 0;
-        int start = 0;
-        for (int i = 0; i < selector.length(); i++) {
-            char c = selector.charAt(i);
-            depth += c == '(' ? 1 : c == ')' ? -1 : 0;
-            if (c == ',' && depth == 0) {
-                requirements.add(selector.substring(start, i));
-                start = i + 1;
-            }
-        }
-        requirements.add(selector.substring(start));
+        // a comma inside a set's parentheses (one a ')' follows before any '(') separates its values, any other
+        // separates requirements
+        String[] requirements = selector.split(",(?![^()]*\\))", -1);
         for (String requirement : requirements) {
             Matcher matcher = REQUIREMENT.matcher(requirement);
             if (!matcher.matches()) {
