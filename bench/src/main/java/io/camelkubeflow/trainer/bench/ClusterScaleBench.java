@@ -139,8 +139,12 @@ final class ClusterScaleBench implements AutoCloseable {
             sampler.shutdownNow();
         }
         Duration all = Duration.ofNanos(System.nanoTime() - started);
-        // the last notices come a moment after the reference's
-        Thread.sleep(5000);
+        // the last notices come a moment after the reference's: up to 5 s for them
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while ((eventNotice.size() < reference.complete().size() || waitNotice.size() < reference.complete().size())
+                && System.nanoTime() < until) {
+            Thread.sleep(50);
+        }
         // the reference's own cache (every job once more) goes before the heap is measured
         reference.close();
         // every job is still there, the events consumer's cache holds them all, and nothing is timed any more: a

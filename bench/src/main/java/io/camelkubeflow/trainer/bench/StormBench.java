@@ -86,7 +86,7 @@ final class StormBench implements AutoCloseable {
             env.put("TRAINER_RUNTIME", target.runtime());
             replicas.put(pod, AppReplica.start(appJar, work.resolve(pod), env));
         }
-        await(Duration.ofMinutes(3), this::bothInTheGroup, "the consumer group never had both replicas");
+        await(Duration.ofMinutes(3), () -> kafka.groupHasAssignedMembers(GROUP, 2), "the consumer group never had both replicas");
 
         Map<String, Double> seen = new ConcurrentHashMap<>();
         SharedIndexInformer<TrainJob> informer = admin.resources(TrainJob.class).inNamespace(NAMESPACE)
@@ -151,8 +151,12 @@ final class StormBench implements AutoCloseable {
             await(Duration.ofMinutes(45), () -> informer.getStore().list().stream().allMatch(job -> job
                     .getMetadata().getAnnotations().containsKey(handled)), "not every TrainJob's result was published");
             Duration allResults = Duration.ofNanos(System.nanoTime() - started);
-            // the last results a moment after their marks
-            Thread.sleep(2000);
+            // a result is on the topic before its mark, but this reader may see it a moment later
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (reading.records(RESULTS_TOPIC).stream().map(ConsumerRecord::key).distinct().count() < informer
+                    .getStore().list().size() && System.nanoTime() < until) {
+                Thread.sleep(100);
+            }
             List<TrainJob> jobs = admin.resources(TrainJob.class).inNamespace(NAMESPACE).list().getItems();
             Map<String, Integer> perJob = new HashMap<>();
             reading.records(RESULTS_TOPIC).forEach(r -> perJob.merge(r.key(), 1, Integer::sum));
@@ -171,18 +175,6 @@ final class StormBench implements AutoCloseable {
         } finally {
             reading.close();
             informer.close();
-        }
-    }
-
-    private boolean bothInTheGroup() {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-            var group = admin.describeConsumerGroups(List.of(GROUP)).describedGroups().get(GROUP)
-                    .get(30, TimeUnit.SECONDS);
-            return group.members().size() == 2 && group.members().stream()
-                    .allMatch(m -> !m.assignment().topicPartitions().isEmpty());
-        } catch (Exception notYet) {
-            // the group does not exist until a replica's consumer joins it
-            return false;
         }
     }
 

@@ -56,19 +56,8 @@ class HighAvailabilityIT {
             }
             try {
                 // both replicas in the consumer group, each with its partitions, before the batch
-                try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-                    await(Duration.ofMinutes(2), () -> {
-                        try {
-                            var group = admin.describeConsumerGroups(List.of("camel-kubeflow-trainer"))
-                                    .describedGroups().get("camel-kubeflow-trainer").get(30, TimeUnit.SECONDS);
-                            return group.members().size() == 2 && group.members().stream()
-                                    .allMatch(m -> !m.assignment().topicPartitions().isEmpty());
-                        } catch (java.util.concurrent.ExecutionException notYet) {
-                            // the group does not exist until a replica's consumer joins it
-                            return false;
-                        }
-                    }, () -> "the consumer group never had both replicas", replicas);
-                }
+                await(Duration.ofMinutes(2), () -> kafka.groupHasAssignedMembers("camel-kubeflow-trainer", 2),
+                        () -> "the consumer group never had both replicas", replicas);
                 TopicReader reading = new TopicReader(kafka.bootstrapServers(), "ha-test",
                         List.of("trainjob-results", "trainjob-dead-letters"));
                 Supplier<List<ConsumerRecord<String, String>>> results = reading::records;

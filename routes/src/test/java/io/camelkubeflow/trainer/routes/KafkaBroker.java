@@ -9,9 +9,13 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
@@ -63,6 +67,25 @@ public final class KafkaBroker implements AutoCloseable {
 
     public String bootstrapServers() {
         return bootstrapServers;
+    }
+
+    /**
+     * Whether the consumer group has {@code members} members, each with partitions assigned: the group's members
+     * share the topic's records from then on. False while the group does not exist yet.
+     */
+    public boolean groupHasAssignedMembers(String group, int members) {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
+            var described = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
+                    .get(30, TimeUnit.SECONDS);
+            return described.members().size() == members && described.members().stream()
+                    .allMatch(m -> !m.assignment().topicPartitions().isEmpty());
+        } catch (ExecutionException | TimeoutException notYet) {
+            // the group does not exist until a member's consumer joins it
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /** Distinct free ports: all sockets stay open until every port is picked, or the OS may hand one out twice. */
