@@ -37,10 +37,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The informers of one client, shared by everything that watches through it: one TrainJob informer per namespace
  * (waits, events consumers and progress all read it; an events consumer with a label selector gets one for its
- * selector, filtered by the API server) and one informer of TrainJob pods per namespace (log reads waiting for a pod, progress counting ready
- * pods), and one informer per runtime kind (and namespace) that creates read their runtime from. TrainJobs and pods
- * are cached without their managed fields ({@link WithoutManagedFields}). Each is started on first use, with its first list done before it is handed out, so
- * its cache is complete; all are stopped by {@link #close}.
+ * selector, filtered by the API server) and one informer of TrainJob pods per namespace (log reads waiting for a pod,
+ * progress counting ready pods), and one informer per runtime kind (and namespace) that creates read their runtime
+ * from. TrainJobs and pods are cached without their managed fields ({@link WithoutManagedFields}). Each is started on
+ * first use, with its first list done before it is handed out, so its cache is complete; all are stopped by
+ * {@link #close}.
  *
  * <p>fabric8 stops an informer for good on a watch error it does not retry (an event it cannot read). Such an
  * informer is never handed out again: the next use of its scope starts a new one (the {@link WatchConnectionMonitor}

@@ -17,6 +17,7 @@ import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import io.camelkubeflow.trainer.testing.Eventually;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -156,7 +157,7 @@ class ClusterInformersTest {
         assertNoManagedFields(informers.podsOf("team-a", new TrainJobRef("team-a", "applied")).get(0));
     }
 
-    private static void assertNoManagedFields(io.fabric8.kubernetes.api.model.HasMetadata cached) {
+    private static void assertNoManagedFields(HasMetadata cached) {
         var fields = cached.getMetadata().getManagedFields();
         assertTrue(fields == null || fields.isEmpty(), "cached with its managed fields: " + fields);
     }
