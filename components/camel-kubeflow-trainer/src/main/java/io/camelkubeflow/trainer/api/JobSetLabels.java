@@ -1,5 +1,7 @@
 package io.camelkubeflow.trainer.api;
 
+import java.util.List;
+
 /** The labels JobSet puts on the pods of a TrainJob, by which the component finds them. */
 public final class JobSetLabels {
     /** The TrainJob's (and its JobSet's) name. */
@@ -10,6 +12,8 @@ public final class JobSetLabels {
     public static final String COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index";
     /** The Job that made the pod, {@code <trainjob>-<replicated job>-<job index>}. */
     public static final String JOB_NAME = "batch.kubernetes.io/job-name";
+    /** Every label above: the only ones a pod in the component's cache keeps. */
+    public static final List<String> ALL = List.of(JOBSET_NAME, REPLICATED_JOB, COMPLETION_INDEX, JOB_NAME);
 
     private JobSetLabels() {
     }

@@ -370,7 +370,7 @@ public class TrainJobLogs {
                 // end sets off (lists, new readers, the caller's completion) runs on the read's executor
                 looking.thenAccept(job -> dispatchOrRun(() -> end(job, null)));
             }
-            if (!looking.isDone() && informers.trainJobs(request.namespace(), null).getStore()
+            if (!looking.isDone() && informers.trainJobsServing(request.namespace()).getStore()
                     .getByKey(request.namespace() + "/" + request.jobName()) == null) {
                 // not in the informer's cache: made a moment ago, or gone before its delete could be seen; the API
                 // server says which (a job deleted before the read began sends no delete event to wait for)
@@ -1218,7 +1218,7 @@ public class TrainJobLogs {
      * pod starts only once the node pods are ready, so a read that looked at the first pods read a node's sshd.
      */
     private String trainerJob(Request request, List<Pod> pods) {
-        TrainJob job = informers.trainJobs(request.namespace(), null).getStore()
+        TrainJob job = informers.trainJobsServing(request.namespace()).getStore()
                 .getByKey(request.namespace() + "/" + request.jobName());
         String recorded = job == null || job.getMetadata().getAnnotations() == null ? null
                 : job.getMetadata().getAnnotations().get(TrainJobMetadata.LAUNCHER_ANNOTATION);

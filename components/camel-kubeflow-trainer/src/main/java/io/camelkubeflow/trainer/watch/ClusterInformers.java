@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer.watch;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
@@ -12,6 +13,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -24,6 +26,7 @@ import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.support.DaemonThreads;
 import io.camelkubeflow.trainer.support.Printable;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -39,9 +42,15 @@ import org.slf4j.LoggerFactory;
  * (waits, events consumers and progress all read it; an events consumer with a label selector gets one for its
  * selector, filtered by the API server) and one informer of TrainJob pods per namespace (log reads waiting for a pod,
  * progress counting ready pods), and one informer per runtime kind (and namespace) that creates read their runtime
- * from. TrainJobs and pods are cached without their managed fields ({@link WithoutManagedFields}). Each is started on
- * first use, with its first list done before it is handed out, so its cache is complete; all are stopped by
- * {@link #close}.
+ * from. TrainJobs are cached without their managed fields ({@link WithoutManagedFields}), pods as summaries
+ * ({@link PodSummaries}). Each is started on first use, with its first list done before it is handed out, so its
+ * cache is complete; all are stopped by {@link #close}.
+ *
+ * <p>Once an all-namespaces informer runs (an events consumer over all namespaces), it also serves the waits and log
+ * reads of every namespace started after it ({@link #trainJobsServing}, {@link #trainJobPods}): one cache of each job
+ * and pod, not a second per namespace. What waits on one namespace listens through {@link #listen}, one handler per
+ * informer that hands each change to the listeners of its namespace: a handler of its own on a shared informer would
+ * be replayed the whole cache by fabric8 when added, and told of every other namespace's change.
  *
  * <p>fabric8 stops an informer for good on a watch error it does not retry (an event it cannot read). Such an
  * informer is never handed out again: the next use of its scope starts a new one (the {@link WatchConnectionMonitor}
@@ -58,6 +67,8 @@ public final class ClusterInformers implements AutoCloseable {
     private final ConcurrentMap<Scope, SharedIndexInformer<Pod>> pods = new ConcurrentHashMap<>();
     private final ConcurrentMap<RuntimeScope, SharedIndexInformer<GenericKubernetesResource>> runtimes
             = new ConcurrentHashMap<>();
+    /** The one handler of each TrainJob and pod informer through which {@link #listen}'s listeners hear. */
+    private final ConcurrentMap<SharedIndexInformer<?>, ByNamespace<?>> byNamespace = new ConcurrentHashMap<>();
     /** The pending {@link #awaitPods} and {@link #awaitEnd}: moved to a new informer when fabric8 stops theirs. */
     private final Set<Look<?, ?>> podLooks = ConcurrentHashMap.newKeySet();
     private final Set<Look<?, ?>> jobLooks = ConcurrentHashMap.newKeySet();
@@ -79,6 +90,8 @@ public final class ClusterInformers implements AutoCloseable {
 
     /** A namespace (null: all) and a label selector (null: none). */
     private record Scope(String namespace, String labelSelector) {
+        static final Scope ALL = new Scope(null, null);
+
         String describe() {
             return (namespace == null ? "all-namespaces" : namespace) + (labelSelector == null ? "" : "?" + labelSelector);
         }
@@ -107,10 +120,20 @@ public final class ClusterInformers implements AutoCloseable {
             // the first list is done: the cache is complete before anyone reads it
             SharedIndexInformer<TrainJob> informer = jobs.runnableInformer(0).removeNamespaceIndex()
                     .itemStore(new WithoutManagedFields<>()).run();
+            routeByNamespace(informer);
             connections.monitor("trainjobs/" + s.describe(), informer);
             whenStopped(informer, () -> jobLooks.forEach(look -> look.replacing(informer)), () -> { });
             return informer;
         });
+    }
+
+    /**
+     * The TrainJob informer that serves a namespace's waits and log reads: the all-namespaces one without a selector
+     * once one was started (restarted if fabric8 stopped it), else the namespace's own. Read its store by
+     * {@code namespace/name}; listen to it through {@link #listen}.
+     */
+    public SharedIndexInformer<TrainJob> trainJobsServing(String namespace) {
+        return trainJobs(trainJobs.containsKey(Scope.ALL) ? null : namespace, null);
     }
 
     /**
@@ -129,21 +152,106 @@ public final class ClusterInformers implements AutoCloseable {
         });
     }
 
-    /** The informer of the pods JobSet made for TrainJobs in a namespace (null: all), indexed by TrainJob. */
+    /**
+     * The informer of the pods JobSet made for TrainJobs that serves a namespace (null: all), indexed by TrainJob:
+     * the all-namespaces one once one was started, else the namespace's own.
+     */
     public SharedIndexInformer<Pod> trainJobPods(String namespace) {
-        return running(pods, new Scope(namespace, null), s -> {
+        return running(pods, pods.containsKey(Scope.ALL) ? Scope.ALL : new Scope(namespace, null), s -> {
             var all = client.pods();
             SharedIndexInformer<Pod> informer = (s.namespace() == null ? all.inAnyNamespace()
                     : all.inNamespace(s.namespace())).withLabel(JobSetLabels.JOBSET_NAME).runnableInformer(0);
-            informer.itemStore(new WithoutManagedFields<>());
+            informer.itemStore(new PodSummaries());
             informer.removeNamespaceIndex().addIndexers(Map.of(BY_TRAINJOB, pod -> List.of(
                     pod.getMetadata().getNamespace() + "/"
                             + pod.getMetadata().getLabels().get(JobSetLabels.JOBSET_NAME))));
             informer.run();
+            routeByNamespace(informer);
             connections.monitor("pods/" + s.describe(), informer);
             whenStopped(informer, () -> podLooks.forEach(look -> look.replacing(informer)), () -> { });
             return informer;
         });
+    }
+
+    /** Gives a new TrainJob or pod informer the one handler its {@link #listen}ers hear through. */
+    private <T extends HasMetadata> void routeByNamespace(SharedIndexInformer<T> informer) {
+        ByNamespace<T> router = new ByNamespace<>();
+        byNamespace.put(informer, router);
+        informer.addEventHandler(router);
+        whenStopped(informer, () -> byNamespace.remove(informer), () -> byNamespace.remove(informer));
+    }
+
+    /**
+     * Hands {@code listener} each change {@code informer} (one of this class's TrainJob or pod informers) sees of
+     * the objects of {@code namespace}, on the informer's event thread, until {@link #unlisten}. Nothing is replayed:
+     * the listener reads what is there from the informer's store.
+     */
+    public <T extends HasMetadata> void listen(SharedIndexInformer<T> informer, String namespace,
+            ResourceEventHandler<T> listener) {
+        routerOf(informer).ifPresent(router -> router.add(namespace, listener));
+    }
+
+    /** Stops handing {@code listener} what {@code informer} sees of {@code namespace}. */
+    public <T extends HasMetadata> void unlisten(SharedIndexInformer<T> informer, String namespace,
+            ResourceEventHandler<T> listener) {
+        routerOf(informer).ifPresent(router -> router.remove(namespace, listener));
+    }
+
+    /** The informer's router: none once it stopped (what listened to it has moved, or is moving, to a new one). */
+    @SuppressWarnings("unchecked")
+    private <T extends HasMetadata> Optional<ByNamespace<T>> routerOf(SharedIndexInformer<T> informer) {
+        return Optional.ofNullable((ByNamespace<T>) byNamespace.get(informer));
+    }
+
+    /** An informer's one handler: each change goes to the listeners of its object's namespace, one after another. */
+    private static final class ByNamespace<T extends HasMetadata> implements ResourceEventHandler<T> {
+        private final ConcurrentMap<String, Set<ResourceEventHandler<T>>> listeners = new ConcurrentHashMap<>();
+
+        void add(String namespace, ResourceEventHandler<T> listener) {
+            listeners.compute(namespace, (n, present) -> {
+                Set<ResourceEventHandler<T>> set = present != null ? present : ConcurrentHashMap.newKeySet();
+                set.add(listener);
+                return set;
+            });
+        }
+
+        void remove(String namespace, ResourceEventHandler<T> listener) {
+            listeners.computeIfPresent(namespace, (n, present) -> {
+                present.remove(listener);
+                return present.isEmpty() ? null : present;
+            });
+        }
+
+        private void each(T object, Consumer<ResourceEventHandler<T>> change) {
+            Set<ResourceEventHandler<T>> of = listeners.get(object.getMetadata().getNamespace());
+            if (of == null) {
+                return;
+            }
+            for (ResourceEventHandler<T> listener : of) {
+                try {
+                    change.accept(listener);
+                } catch (RuntimeException e) {
+                    // as fabric8 does for a handler of its own: the others still hear of the change
+                    LOG.warn("A listener of {} {} failed on its change", object.getKind(),
+                            Printable.escape(object.getMetadata().getName()), e);
+                }
+            }
+        }
+
+        @Override
+        public void onAdd(T object) {
+            each(object, listener -> listener.onAdd(object));
+        }
+
+        @Override
+        public void onUpdate(T previous, T object) {
+            each(object, listener -> listener.onUpdate(previous, object));
+        }
+
+        @Override
+        public void onDelete(T object, boolean finalStateUnknown) {
+            each(object, listener -> listener.onDelete(object, finalStateUnknown));
+        }
     }
 
     /** The scope's informer, started by {@code start} unless it has one that runs: fabric8 may have stopped it. */
@@ -201,7 +309,7 @@ public final class ClusterInformers implements AutoCloseable {
     public CompletableFuture<List<Pod>> awaitPods(String namespace, String jobName, Map<String, String> labels,
             Predicate<List<Pod>> condition) {
         TrainJobRef job = new TrainJobRef(namespace, jobName);
-        return new Look<Pod, List<Pod>>(podLooks, () -> trainJobPods(namespace), onStop) {
+        return new Look<Pod, List<Pod>>(this, namespace, podLooks, () -> trainJobPods(namespace), onStop) {
             @Override
             List<Pod> found(Pod changed, boolean deleted) {
                 List<Pod> matching = podsOf(namespace, job).stream().filter(pod -> hasLabels(pod, labels)).toList();
@@ -211,13 +319,14 @@ public final class ClusterInformers implements AutoCloseable {
     }
 
     /**
-     * Completes with a TrainJob once it has ended: it is Complete or Failed as the namespace's TrainJob informer has it,
+     * Completes with a TrainJob once it has ended: it is Complete or Failed as the TrainJob informer serving the
+     * namespace has it,
      * or it was deleted (with its last state). A job the informer has not seen yet is waited for, never taken as
      * deleted. Cancel the future to stop looking.
      */
     public CompletableFuture<TrainJob> awaitEnd(String namespace, String jobName) {
         String key = namespace + "/" + jobName;
-        return new Look<TrainJob, TrainJob>(jobLooks, () -> trainJobs(namespace, null), onStop) {
+        return new Look<TrainJob, TrainJob>(this, namespace, jobLooks, () -> trainJobsServing(namespace), onStop) {
             @Override
             TrainJob found(TrainJob changed, boolean deleted) {
                 if (changed != null) {
@@ -238,10 +347,12 @@ public final class ClusterInformers implements AutoCloseable {
      * @param <T> what the informer holds
      * @param <R> what the wait completes with
      */
-    private abstract static class Look<T, R> implements ResourceEventHandler<T> {
+    private abstract static class Look<T extends HasMetadata, R> implements ResourceEventHandler<T> {
         /** How long a look waits before it tries again to move to a new informer that could not start. */
         private static final long MOVE_RETRY_MILLIS = 1000;
         final CompletableFuture<R> answer = new CompletableFuture<>();
+        final ClusterInformers informers;
+        final String namespace;
         final Set<Look<?, ?>> pending;
         final Supplier<SharedIndexInformer<T>> scope;
         final Executor retries;
@@ -249,7 +360,10 @@ public final class ClusterInformers implements AutoCloseable {
         /** Whether a failed move was warned of: once per look, not every second. */
         private volatile boolean retrying;
 
-        Look(Set<Look<?, ?>> pending, Supplier<SharedIndexInformer<T>> scope, Executor retries) {
+        Look(ClusterInformers informers, String namespace, Set<Look<?, ?>> pending,
+                Supplier<SharedIndexInformer<T>> scope, Executor retries) {
+            this.informers = informers;
+            this.namespace = namespace;
             this.pending = pending;
             this.scope = scope;
             this.retries = retries;
@@ -271,7 +385,7 @@ public final class ClusterInformers implements AutoCloseable {
                 // keep a stopped informer, cache and all, for as long as the look waits)
                 SharedIndexInformer<T> last = informer;
                 if (last != null) {
-                    last.removeEventHandler(this);
+                    informers.unlisten(last, namespace, this);
                 }
             });
             on(scope.get());
@@ -282,12 +396,12 @@ public final class ClusterInformers implements AutoCloseable {
         void on(SharedIndexInformer<T> next) {
             SharedIndexInformer<T> before = informer;
             if (before != null) {
-                before.removeEventHandler(this);
+                informers.unlisten(before, namespace, this);
             }
             informer = next;
-            next.addEventHandler(this);
+            informers.listen(next, namespace, this);
             if (answer.isDone()) {
-                next.removeEventHandler(this);
+                informers.unlisten(next, namespace, this);
                 return;
             }
             if (!next.isRunning()) {
@@ -359,6 +473,7 @@ public final class ClusterInformers implements AutoCloseable {
         pods.clear();
         runtimes.values().forEach(this::stop);
         runtimes.clear();
+        byNamespace.clear();
     }
 
     private void stop(SharedIndexInformer<?> informer) {

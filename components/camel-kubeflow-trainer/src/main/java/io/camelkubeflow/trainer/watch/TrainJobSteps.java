@@ -31,7 +31,8 @@ import io.fabric8.kubernetes.api.model.Quantity;
 public final class TrainJobSteps {
     private static final String LAUNCHER = "launcher";
     private static final String NODE = "node";
-    private static final String NPROC_PER_NODE = "PET_NPROC_PER_NODE";
+    /** The env var of a trainer container that says how many processes a node runs (kept in the pod cache). */
+    static final String NPROC_PER_NODE = "PET_NPROC_PER_NODE";
     /** The replicated jobs the SDK reports steps of, in the order steps are listed. */
     private static final List<String> STEP_JOBS = List.of(TrainingRuntimeDescriptor.DATASET_INITIALIZER,
             TrainingRuntimeDescriptor.MODEL_INITIALIZER, LAUNCHER, NODE);

@@ -30,8 +30,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Waits for TrainJobs to reach a phase without polling. The namespace's shared informer (one list, then one watch
- * connection, also serving events consumers) serves every wait in that namespace, however many; fabric8's informer
+ * Waits for TrainJobs to reach a phase without polling. The shared informer serving the namespace (one list, then one
+ * watch connection, also serving events consumers; {@link ClusterInformers#trainJobsServing}) serves every wait in
+ * that namespace, however many; fabric8's informer
  * re-lists after a dropped watch or
  * {@code 410 Gone}. A wait first looks at the informer's cache (and, on a miss, GETs the job), so a job that ended
  * before the wait began is seen at once. Waits hold no thread: each is a future completed from the watch events.
@@ -231,7 +232,7 @@ public class TrainJobWatcher implements AutoCloseable {
                 .mapToInt(watch -> watch.waiters.values().stream().mapToInt(List::size).sum()).sum();
     }
 
-    /** The waits of one namespace, by job name, and their handler on the namespace's informer. */
+    /** The waits of one namespace, by job name, and their listener on the informer serving the namespace. */
     private final class NamespaceWatch implements ResourceEventHandler<TrainJob> {
         final String namespace;
         /** By job name; most jobs have one wait, so an immutable list, replaced on each change, not a set per job. */
@@ -271,11 +272,11 @@ public class TrainJobWatcher implements AutoCloseable {
         private void listenToJobs() {
             SharedIndexInformer<TrainJob> before = informer;
             if (before != null) {
-                before.removeEventHandler(this);
+                informers.unlisten(before, namespace, this);
             }
-            SharedIndexInformer<TrainJob> jobs = informers.trainJobs(namespace, null);
+            SharedIndexInformer<TrainJob> jobs = informers.trainJobsServing(namespace);
             informer = jobs;
-            jobs.addEventHandler(this);
+            informers.listen(jobs, namespace, this);
             informers.whenStopped(jobs, () -> {
                 if (namespaces.get(namespace) == this) {
                     listenToJobs();
@@ -304,11 +305,11 @@ public class TrainJobWatcher implements AutoCloseable {
         private void listenToPods() {
             SharedIndexInformer<Pod> before = pods;
             if (before != null) {
-                before.removeEventHandler(podFailures);
+                informers.unlisten(before, namespace, podFailures);
             }
             SharedIndexInformer<Pod> jobPods = informers.trainJobPods(namespace);
             pods = jobPods;
-            jobPods.addEventHandler(podFailures);
+            informers.listen(jobPods, namespace, podFailures);
             informers.whenStopped(jobPods, () -> {
                 if (namespaces.get(namespace) == this) {
                     listenToPods();
@@ -366,8 +367,8 @@ public class TrainJobWatcher implements AutoCloseable {
         }
 
         void close() {
-            informer.removeEventHandler(this);
-            pods.removeEventHandler(podFailures);
+            informers.unlisten(informer, namespace, this);
+            informers.unlisten(pods, namespace, podFailures);
         }
     }
 }

@@ -5,10 +5,10 @@ import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 
 /**
- * An informer's store that keeps each object without its {@code metadata.managedFields}: the server-side-apply
- * bookkeeping the Trainer, JobSet and the kubelet write on every TrainJob and pod is a large part of the object, and
- * nothing here reads it. So the jobs an events consumer or a wait hands on carry none either (a deleted job is the
- * watch event's own object, with them).
+ * The TrainJob informers' store: it keeps each job without its {@code metadata.managedFields}, the server-side-apply
+ * bookkeeping the Trainer writes on every TrainJob, a large part of the object that nothing here reads. So the jobs an
+ * events consumer or a wait hands on carry none either (a deleted job is the watch event's own object, with them).
+ * The rest stays: those jobs are what routes receive. (Pods are cached as {@link PodSummaries}.)
  */
 final class WithoutManagedFields<T extends HasMetadata> extends BasicItemStore<T> {
     WithoutManagedFields() {

@@ -131,8 +131,53 @@ class ClusterInformersTest {
         assertSame(informers.trainJobPods("team-a"), informers.trainJobPods("team-a"));
     }
 
+    /** A wait's listener on a shared informer: the changes of its namespace, from now on, nothing else. */
     @Test
-    void jobsAndPodsAreCachedWithoutTheirManagedFields() throws Exception {
+    void aListenerHearsTheChangesOfItsNamespaceOnlyAndIsNotReplayedTheCache() throws Exception {
+        job("team-a", "before", "team: vision");
+        SharedIndexInformer<TrainJob> all = informers.trainJobs(null, null);
+        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        informers.listen(all, "team-a", new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
+            @Override
+            public void onAdd(TrainJob job) {
+                heard.add(job.getMetadata().getNamespace() + "/" + job.getMetadata().getName());
+            }
+
+            @Override
+            public void onUpdate(TrainJob before, TrainJob job) {
+            }
+
+            @Override
+            public void onDelete(TrainJob job, boolean unknown) {
+            }
+        });
+        job("team-b", "elsewhere", "team: vision");
+        job("team-a", "after", "team: vision");
+        // one informer hands on its changes in order: once after is heard, elsewhere was handed on before it
+        Eventually.await(DEADLINE, () -> heard.contains("team-a/after"), heard::toString);
+        assertEquals(List.of("team-a/after"), heard);
+    }
+
+    @Test
+    void onceAnAllNamespacesInformerRunsItServesTheWaitsOfEveryNamespace() {
+        SharedIndexInformer<TrainJob> own = informers.trainJobsServing("team-a");
+        assertSame(informers.trainJobs("team-a", null), own, "before, a namespace's own");
+        SharedIndexInformer<Pod> ownPods = informers.trainJobPods("team-a");
+        SharedIndexInformer<TrainJob> all = informers.trainJobs(null, null);
+        SharedIndexInformer<Pod> allPods = informers.trainJobPods(null);
+        assertSame(all, informers.trainJobsServing("team-a"));
+        assertSame(all, informers.trainJobsServing("team-b"));
+        assertSame(allPods, informers.trainJobPods("team-a"));
+        assertSame(allPods, informers.trainJobPods("team-b"));
+        assertNotSame(informers.trainJobs(null, "team=vision"), informers.trainJobsServing("team-b"),
+                "one with a selector misses jobs: it serves no wait");
+        // an events consumer of one namespace still reads that namespace's own
+        assertSame(own, informers.trainJobs("team-a", null));
+        assertTrue(ownPods.isRunning());
+    }
+
+    @Test
+    void jobsAreCachedWithoutTheirManagedFieldsAndPodsAsSummaries() throws Exception {
         String managedFields = """
                 managedFields: [{manager: trainer, operation: Apply, apiVersion: v1,
                   fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {}}}}]""";
@@ -143,7 +188,8 @@ class ClusterInformersTest {
                 spec: {runtimeRef: {name: torch-distributed}}
                 """.formatted(managedFields), TrainJob.class)).create();
         sandbox.client().pods().inNamespace("team-a").resource(Serialization.unmarshal("""
-                metadata: {name: applied-node-0-0, labels: {jobset.sigs.k8s.io/jobset-name: applied}, %s}
+                metadata: {name: applied-node-0-0, labels: {jobset.sigs.k8s.io/jobset-name: applied, other: x},
+                  annotations: {a: b}, %s}
                 spec: {containers: [{name: node, image: i}]}
                 """.formatted(managedFields), Pod.class)).create();
         // what the cache would otherwise hold: the server keeps them
@@ -154,7 +200,11 @@ class ClusterInformersTest {
         assertNoManagedFields(jobs.getStore().getByKey("team-a/applied"));
         Eventually.await(DEADLINE, () -> informers.podsOf("team-a", new TrainJobRef("team-a", "applied")).size() == 1,
                 () -> "the pod never reached the cache");
-        assertNoManagedFields(informers.podsOf("team-a", new TrainJobRef("team-a", "applied")).get(0));
+        Pod cached = informers.podsOf("team-a", new TrainJobRef("team-a", "applied")).get(0);
+        assertNoManagedFields(cached);
+        assertEquals(Map.of("jobset.sigs.k8s.io/jobset-name", "applied"), cached.getMetadata().getLabels());
+        assertEquals(Map.of(), cached.getMetadata().getAnnotations());
+        assertEquals(null, cached.getSpec().getContainers().get(0).getImage());
     }
 
     private static void assertNoManagedFields(HasMetadata cached) {

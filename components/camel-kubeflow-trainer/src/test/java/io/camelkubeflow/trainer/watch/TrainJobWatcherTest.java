@@ -2,6 +2,7 @@ package io.camelkubeflow.trainer.watch;
 
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -10,6 +11,7 @@ import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.support.ApiRetry;
+import io.camelkubeflow.trainer.testing.Eventually;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.api.AfterEach;
@@ -81,6 +83,23 @@ class TrainJobWatcherTest extends WatchTestSupport {
         assertNull(result.podDetail());
         assertEquals(Duration.ofSeconds(90), result.jobDuration());
         assertEquals("done", result.trainJob().getMetadata().getName());
+    }
+
+    /** An events consumer over all namespaces runs: a wait reads its cache, and lists and watches nothing more. */
+    @Test
+    void aWaitServedByTheAllNamespacesInformerListsAndWatchesNothingMore() throws Exception {
+        var all = informers.trainJobs(null, null);
+        informers.trainJobPods(null);
+        jobs.create("shared");
+        Eventually.await(Duration.ofSeconds(30), () -> all.getStore().getByKey(namespace + "/shared") != null,
+                () -> "never cached");
+        long since = sandbox.requestCount();
+        CompletableFuture<WaitResult> wait = await("shared", TrainJobPhase.COMPLETE, true);
+        jobs.status("shared", condition("Complete", "AllJobsCompleted", "m", "2026-01-01T00:00:00Z"));
+        assertEquals(TrainJobPhase.COMPLETE, result(wait).phase());
+        assertEquals(List.of("/apis/trainer.kubeflow.org/v1alpha1/namespaces/" + namespace + "/trainjobs/shared"),
+                sandbox.requestsSince(since).stream().filter(r -> "GET".equals(r.getMethod())).map(r -> r.getPath())
+                        .toList(), "read besides the test's own GET of its job");
     }
 
     @Test
