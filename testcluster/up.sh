@@ -8,7 +8,8 @@
 # Writes .state/kubeconfig (cluster-admin, client certificate). Stop with down.sh.
 # Environment: TESTCLUSTER_PORT_BASE (26400), TESTCLUSTER_NODES (2), TESTCLUSTER_CACHE (~/.cache/...),
 # TESTCLUSTER_FAKE_NODES (0: fake nodes beside the real ones, tainted and labelled as kwok's, whose containers are not
-# run but succeed after TESTCLUSTER_FAKE_RUN_TIME, 2s).
+# run but succeed after TESTCLUSTER_FAKE_RUN_TIME, 2s), TESTCLUSTER_KUEUE (unset: none; 1: Kueue's controller manager
+# and webhooks too, installed from its release manifests with its TrainJob integration on).
 # Runs as root: pods get network namespaces on a bridge, and what the images hold comes from Debian's packages.
 set -euo pipefail
 
@@ -16,6 +17,7 @@ set -euo pipefail
 # each from its own module at a pinned version, its go.sum checked by the go command.
 coredns_version=v1.15.0
 cni_plugins_version=v1.10.0
+kueue_version=v0.17.0
 # What the runtimes' images hold, from Debian: torchrun (python3-torch: CPU, gloo), mpirun (openmpi-bin),
 # sshd for the MPI node pods, mpi4py for rank code, xgboost (its tracker and collective), pip for the SDK's
 # package listing.
@@ -26,6 +28,10 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 state="$here/.state"
 base="${TESTCLUSTER_PORT_BASE:-26400}"
 nodes="${TESTCLUSTER_NODES:-2}" fake_nodes="${TESTCLUSTER_FAKE_NODES:-0}"
+kueue="${TESTCLUSTER_KUEUE:-}"
+if [ -n "$kueue" ] && [ "$kueue" != 1 ]; then
+  echo "TESTCLUSTER_KUEUE is 1 (Kueue too) or unset" >&2; exit 2
+fi
 for number in "$base" "$nodes" "$fake_nodes"; do
   [[ "$number" =~ ^[0-9]{1,5}$ ]] || {
     echo "TESTCLUSTER_PORT_BASE, TESTCLUSTER_NODES and TESTCLUSTER_FAKE_NODES take a number" >&2; exit 2; }
@@ -52,6 +58,7 @@ fi
 cluster_cidr="$net.0/20" bridge_ip="$net.1" cluster_dns="$net.10" dns_domain=cluster.local
 etcd_port=$((base + 1)) etcd_peer_port=$((base + 2)) api_port=$((base + 43))
 trainer_webhook_port=$((base + 10)) jobset_webhook_port=$((base + 12))
+kueue_webhook_port=$((base + 14))
 cm_port=$((base + 57)) scheduler_port=$((base + 59)) kubelet_port=$((base + 50))
 started=$(date +%s)
 
@@ -64,7 +71,17 @@ fi
 
 # --- build: one binary per piece, kept under a key of everything that goes into it ---------------------------
 cd "$here"
-key=$( (go version; cat go.mod go.sum; find cmd -type f | sort | xargs cat) | sha256sum | cut -c1-16)
+# The version a released Kubernetes binary reports (its build sets it as hack/lib/version.sh does): without it the
+# API server says v0.0.0-master, which clients that read the server's version (Kueue) cannot parse.
+k8s_version=$(go list -m -f '{{.Version}}' k8s.io/kubernetes)
+[[ "$k8s_version" =~ ^v([0-9]+)\.([0-9]+)\. ]] || { echo "k8s.io/kubernetes $k8s_version is not vX.Y.Z" >&2; exit 1; }
+version_flags=""
+for package in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  version_flags+=" -X $package.gitVersion=$k8s_version -X $package.gitMajor=${BASH_REMATCH[1]}"
+  version_flags+=" -X $package.gitMinor=${BASH_REMATCH[2]} -X $package.gitTreeState=clean"
+done
+key=$( (go version; echo "$version_flags"; cat go.mod go.sum; find cmd -type f | sort | xargs cat) | sha256sum \
+  | cut -c1-16)
 cache="${TESTCLUSTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/camel-kubeflow-trainer/testcluster}"
 bin="$cache/$key/bin"
 if [ ! -x "$bin/node-agent" ]; then
@@ -73,7 +90,7 @@ if [ ! -x "$bin/node-agent" ]; then
   building="$cache/$key.tmp.$$"
   # the binaries run as whoever runs this: nobody else may write where they are kept
   mkdir -p -m 700 "$cache" && rm -rf "$building" && mkdir -p "$building"
-  go build -o "$building/" \
+  go build -ldflags "$version_flags" -o "$building/" \
     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
     k8s.io/kubernetes/cmd/kube-scheduler github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager \
     sigs.k8s.io/jobset ./cmd/etcd ./cmd/pki ./cmd/localize ./cmd/managerconfig ./cmd/node-agent
@@ -96,6 +113,13 @@ if [ ! -x "$tools/coredns" ] || [ ! -x "$tools/bridge" ]; then
       "github.com/containernetworking/plugins/plugins/main/bridge@$cni_plugins_version" \
       "github.com/containernetworking/plugins/plugins/ipam/host-local@$cni_plugins_version")
   mv -T "$building" "$tools" 2>/dev/null || rm -rf "$building"
+fi
+kueue_bin="$cache/kueue-$kueue_version-$(go env GOVERSION)"
+if [ -n "$kueue" ] && [ ! -x "$kueue_bin/kueue" ]; then
+  say "building Kueue $kueue_version into $kueue_bin"
+  building="$kueue_bin.tmp.$$" && rm -rf "$building" && mkdir -p "$building"
+  (cd / && GOBIN="$building" GOFLAGS=-mod=mod go install "sigs.k8s.io/kueue/cmd/kueue@$kueue_version")
+  mv -T "$building" "$kueue_bin" 2>/dev/null || rm -rf "$building"
 fi
 
 # --- state: certificates, kubeconfigs, data and logs of this run -----------------------------------------------
@@ -220,6 +244,34 @@ TMPDIR="$certs" KUBECONFIG="$state/trainer-controller-manager.kubeconfig" \
 KUBECONFIG="$state/jobset-controller-manager.kubeconfig" \
   start jobset-controller-manager "$bin/jobset" --config "$state/jobset-config.yaml"
 
+# --- Kueue, when asked: its release manifests (config/default) as a user applies them, and its manager as a process
+if [ -n "$kueue" ]; then
+  kueue_dir=$(cd / && GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kueue@$kueue_version" \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')
+  # its visibility API (pending workloads) is an aggregated APIService, which only a Service in front of a pod
+  # serves: localize leaves it out, and its feature gate (VisibilityOnDemand, beta) is off
+  kubectl kustomize "$kueue_dir/config/default" \
+    | "$bin/localize" "$pki/ca.crt" "kueue-webhook-service=$kueue_webhook_port" > "$state/kueue-install.yaml"
+  kubectl_admin apply --server-side -f "$state/kueue-install.yaml" > "$state/logs/kueue-install.log"
+  wait_for "Kueue's CRDs" 180 kubectl_admin wait --for condition=Established --timeout 1s \
+    crd/clusterqueues.kueue.x-k8s.io crd/localqueues.kueue.x-k8s.io crd/workloads.kueue.x-k8s.io \
+    crd/resourceflavors.kueue.x-k8s.io crd/workloadpriorityclasses.kueue.x-k8s.io
+  "$bin/managerconfig" "$kueue_dir/config/components/manager/controller_manager_config.yaml" "${loopback[@]}" \
+    webhook.port="$kueue_webhook_port" webhook.certDir="$certs/k8s-webhook-server/serving-certs" \
+    internalCertManagement.enable=false > "$state/kueue-config.yaml"
+  # Without its internal certificate management, Kueue reads a metrics certificate from where its Deployment would
+  # mount one, /etc/kueue/metrics/certs (read even with the metrics server off): that path is made for it alone, in
+  # a mount namespace of its own, over this machine's /etc
+  kueue_etc="$state/kueue-etc"
+  mkdir -p "$kueue_etc/upper/kueue/metrics/certs" "$kueue_etc/work"
+  cp "$pki/loopback-serving.crt" "$kueue_etc/upper/kueue/metrics/certs/tls.crt"
+  cp "$pki/loopback-serving.key" "$kueue_etc/upper/kueue/metrics/certs/tls.key"
+  over_etc='mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/upper,workdir=$1/work" /etc && shift && exec "$@"'
+  KUBECONFIG="$state/kueue-controller-manager.kubeconfig" start kueue-controller-manager \
+    unshare --mount --propagation private sh -c "$over_etc" sh "$kueue_etc" \
+    "$kueue_bin/kueue" --config "$state/kueue-config.yaml" --feature-gates VisibilityOnDemand=false
+fi
+
 # --- the pod network and its DNS ------------------------------------------------------------------------------
 # One bridge joins every pod's veth; it holds the network's first address and the DNS address, and there is no
 # route or NAT from the pods to anything else (their one route is the bridge's /20).
@@ -327,4 +379,12 @@ spec:
             containers: [{name: probe, image: probe, command: ["true"]}]
 EOF
 wait_for "JobSet's webhooks" 180 kubectl_admin create --dry-run=server -f "$state/probe-jobset.yaml"
-say "up: KUBECONFIG=$state/kubeconfig ($nodes nodes, $fake_nodes fake)"
+if [ -n "$kueue" ]; then
+  cat > "$state/probe-kueue.yaml" <<EOF
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: probe}
+EOF
+  wait_for "Kueue's webhooks" 180 kubectl_admin create --dry-run=server -f "$state/probe-kueue.yaml"
+fi
+say "up: KUBECONFIG=$state/kubeconfig ($nodes nodes, $fake_nodes fake${kueue:+, Kueue $kueue_version})"

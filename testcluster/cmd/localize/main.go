@@ -1,6 +1,7 @@
 // localize turns the Kubeflow Trainer's install manifests (rendered by kustomize, JobSet's included) into those of
 // the test cluster, changing only what a cluster without pods for controllers needs: the managers' Deployments
-// are left out (up.sh runs the same managers as processes), and every webhook the API server calls (admission
+// are left out (up.sh runs the same managers as processes), so are aggregated APIServices (Kueue's visibility API:
+// only a Service in front of a pod could serve one), and every webhook the API server calls (admission
 // and CRD conversion) is pointed at the manager's loopback port with the cluster CA, in place of the in-cluster
 // Service and the certificate the managers would otherwise inject.
 //
@@ -53,7 +54,7 @@ func main() {
 		if err := yaml.Unmarshal(doc, &object); err != nil {
 			fail(err)
 		}
-		if object == nil || object["kind"] == "Deployment" {
+		if object == nil || object["kind"] == "Deployment" || object["kind"] == "APIService" {
 			continue
 		}
 		switch object["kind"] {

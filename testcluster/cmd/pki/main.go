@@ -39,6 +39,8 @@ var identities = []identity{
 		[]string{"system:serviceaccounts", "system:serviceaccounts:kubeflow-system", "system:authenticated"}},
 	{"jobset-controller-manager", "system:serviceaccount:kubeflow-system:jobset-controller-manager",
 		[]string{"system:serviceaccounts", "system:serviceaccounts:kubeflow-system", "system:authenticated"}},
+	{"kueue-controller-manager", "system:serviceaccount:kueue-system:kueue-controller-manager",
+		[]string{"system:serviceaccounts", "system:serviceaccounts:kueue-system", "system:authenticated"}},
 	{"coredns", "system:serviceaccount:kube-system:coredns",
 		[]string{"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"}},
 	// The node agent registers fake nodes, runs their pods and writes their status for any node name, which
