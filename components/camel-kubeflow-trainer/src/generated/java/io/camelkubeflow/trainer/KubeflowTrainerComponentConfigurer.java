@@ -202,10 +202,13 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "podsecuritycontext":
         case "podSecurityContext": getOrCreateConfiguration(target).setPodSecurityContext(property(camelContext, java.util.Map.class, value)); return true;
         case "policy": getOrCreateConfiguration(target).setPolicy(property(camelContext, io.camelkubeflow.trainer.job.RequestPolicy.class, value)); return true;
+        case "priorityclass":
+        case "priorityClass": getOrCreateConfiguration(target).setPriorityClass(property(camelContext, java.lang.String.class, value)); return true;
         case "progressinterval":
         case "progressInterval": getOrCreateConfiguration(target).setProgressInterval(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "pythonfile":
         case "pythonFile": getOrCreateConfiguration(target).setPythonFile(property(camelContext, java.lang.String.class, value)); return true;
+        case "queue": getOrCreateConfiguration(target).setQueue(property(camelContext, java.lang.String.class, value)); return true;
         case "resources": getOrCreateConfiguration(target).setResources(property(camelContext, java.util.Map.class, value)); return true;
         case "runkey":
         case "runKey": getOrCreateConfiguration(target).setRunKey(property(camelContext, java.lang.String.class, value)); return true;
@@ -464,10 +467,13 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "podsecuritycontext":
         case "podSecurityContext": return java.util.Map.class;
         case "policy": return io.camelkubeflow.trainer.job.RequestPolicy.class;
+        case "priorityclass":
+        case "priorityClass": return java.lang.String.class;
         case "progressinterval":
         case "progressInterval": return long.class;
         case "pythonfile":
         case "pythonFile": return java.lang.String.class;
+        case "queue": return java.lang.String.class;
         case "resources": return java.util.Map.class;
         case "runkey":
         case "runKey": return java.lang.String.class;
@@ -722,10 +728,13 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "podsecuritycontext":
         case "podSecurityContext": return getOrCreateConfiguration(target).getPodSecurityContext();
         case "policy": return getOrCreateConfiguration(target).getPolicy();
+        case "priorityclass":
+        case "priorityClass": return getOrCreateConfiguration(target).getPriorityClass();
         case "progressinterval":
         case "progressInterval": return getOrCreateConfiguration(target).getProgressInterval();
         case "pythonfile":
         case "pythonFile": return getOrCreateConfiguration(target).getPythonFile();
+        case "queue": return getOrCreateConfiguration(target).getQueue();
         case "resources": return getOrCreateConfiguration(target).getResources();
         case "runkey":
         case "runKey": return getOrCreateConfiguration(target).getRunKey();

@@ -192,10 +192,13 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "podsecuritycontext":
         case "podSecurityContext": target.getConfiguration().setPodSecurityContext(property(camelContext, java.util.Map.class, value)); return true;
         case "policy": target.getConfiguration().setPolicy(property(camelContext, io.camelkubeflow.trainer.job.RequestPolicy.class, value)); return true;
+        case "priorityclass":
+        case "priorityClass": target.getConfiguration().setPriorityClass(property(camelContext, java.lang.String.class, value)); return true;
         case "progressinterval":
         case "progressInterval": target.getConfiguration().setProgressInterval(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "pythonfile":
         case "pythonFile": target.getConfiguration().setPythonFile(property(camelContext, java.lang.String.class, value)); return true;
+        case "queue": target.getConfiguration().setQueue(property(camelContext, java.lang.String.class, value)); return true;
         case "resources": target.getConfiguration().setResources(property(camelContext, java.util.Map.class, value)); return true;
         case "runkey":
         case "runKey": target.getConfiguration().setRunKey(property(camelContext, java.lang.String.class, value)); return true;
@@ -449,10 +452,13 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "podsecuritycontext":
         case "podSecurityContext": return java.util.Map.class;
         case "policy": return io.camelkubeflow.trainer.job.RequestPolicy.class;
+        case "priorityclass":
+        case "priorityClass": return java.lang.String.class;
         case "progressinterval":
         case "progressInterval": return long.class;
         case "pythonfile":
         case "pythonFile": return java.lang.String.class;
+        case "queue": return java.lang.String.class;
         case "resources": return java.util.Map.class;
         case "runkey":
         case "runKey": return java.lang.String.class;
@@ -702,10 +708,13 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "podsecuritycontext":
         case "podSecurityContext": return target.getConfiguration().getPodSecurityContext();
         case "policy": return target.getConfiguration().getPolicy();
+        case "priorityclass":
+        case "priorityClass": return target.getConfiguration().getPriorityClass();
         case "progressinterval":
         case "progressInterval": return target.getConfiguration().getProgressInterval();
         case "pythonfile":
         case "pythonFile": return target.getConfiguration().getPythonFile();
+        case "queue": return target.getConfiguration().getQueue();
         case "resources": return target.getConfiguration().getResources();
         case "runkey":
         case "runKey": return target.getConfiguration().getRunKey();

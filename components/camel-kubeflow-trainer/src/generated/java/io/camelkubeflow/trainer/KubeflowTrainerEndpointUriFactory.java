@@ -23,7 +23,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(135);
+        Set<String> props = new HashSet<>(137);
         props.add("activeDeadlineSeconds");
         props.add("allNamespaces");
         props.add("annotations");
@@ -117,8 +117,10 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("podJobs");
         props.add("podSecurityContext");
         props.add("policy");
+        props.add("priorityClass");
         props.add("progressInterval");
         props.add("pythonFile");
+        props.add("queue");
         props.add("resources");
         props.add("runKey");
         props.add("runtime");

@@ -328,6 +328,15 @@ public class KubeflowTrainerConfiguration implements Cloneable {
     @UriParam(label = "train", prefix = "annotations.", multiValue = true,
               description = "TrainJob annotations, as annotations.KEY=value.")
     private Map<String, Object> annotations;
+    @UriParam(label = "train",
+              description = "The Kueue LocalQueue of the job's namespace that admits it: the label"
+                            + " kueue.x-k8s.io/queue-name. Kueue keeps the job suspended until the"
+                            + " queue's quota fits it.")
+    private String queue;
+    @UriParam(label = "train",
+              description = "The job's Kueue WorkloadPriorityClass: the label kueue.x-k8s.io/priority-class, which"
+                            + " orders admission and lets the job preempt lower ones.")
+    private String priorityClass;
     @UriParam(label = "train", prefix = "resources.", multiValue = true,
               description = "Other resources per node, as resources.NAME=quantity (e.g. resources.google.com/tpu=4).")
     private Map<String, Object> resources;
@@ -1206,6 +1215,22 @@ public class KubeflowTrainerConfiguration implements Cloneable {
 
     public void setAnnotations(Map<String, Object> annotations) {
         this.annotations = annotations;
+    }
+
+    public String getQueue() {
+        return queue;
+    }
+
+    public void setQueue(String queue) {
+        this.queue = queue;
+    }
+
+    public String getPriorityClass() {
+        return priorityClass;
+    }
+
+    public void setPriorityClass(String priorityClass) {
+        this.priorityClass = priorityClass;
     }
 
     public Map<String, Object> getResources() {

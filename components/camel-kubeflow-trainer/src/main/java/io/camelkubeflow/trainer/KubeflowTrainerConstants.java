@@ -146,6 +146,12 @@ public final class KubeflowTrainerConstants {
     @Metadata(label = "train", description = "TrainJob annotations: a Map, merged over the endpoint's.",
               javaType = "java.util.Map<String, String>")
     public static final String ANNOTATIONS = "CamelKubeflowTrainerAnnotations";
+    @Metadata(label = "train", description = "The Kueue LocalQueue that admits the job (label kueue.x-k8s.io/queue-name).",
+              javaType = "String")
+    public static final String QUEUE = "CamelKubeflowTrainerQueue";
+    @Metadata(label = "train", description = "The job's Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class).",
+              javaType = "String")
+    public static final String PRIORITY_CLASS = "CamelKubeflowTrainerPriorityClass";
     @Metadata(label = "train", description = "Dataset initializer storageUri (hf://, s3://, cache://).", javaType = "String")
     public static final String DATASET_URI = "CamelKubeflowTrainerDatasetUri";
     @Metadata(label = "train", description = "Secret handed whole to the dataset initializer (envFrom).", javaType = "String")

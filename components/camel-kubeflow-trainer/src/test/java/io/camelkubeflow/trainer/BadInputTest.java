@@ -116,6 +116,8 @@ class BadInputTest extends TrainerRouteTestSupport {
                         + "&modelSecret=Bad_Secret", null, Map.of(ARGS, "epochs=1"), "modelSecret"),
                 bad("deadline", TORCH_FILE + "&activeDeadlineSeconds=0", null, Map.of(), "activeDeadlineSeconds"),
                 bad("managedBy", TORCH_FILE, null, Map.of(MANAGED_BY, "me"), "managedBy"),
+                bad("queue", TORCH_FILE, null, Map.of(QUEUE, "Team_A"), "queue", "is not a Kueue object name"),
+                bad("priority class", TORCH_FILE + "&priorityClass=" + "p".repeat(64), null, Map.of(), "priorityClass"),
                 bad("launcher name", TORCH_FILE, null, Map.of(LAUNCHER, "deepspeed"), LAUNCHER),
                 bad("mpirun without MPI", TORCH_FILE + "&launcher=mpirun", null, Map.of(), "launcher"),
                 bad("image rule", TORCH_FILE, null, Map.of(IMAGE_RULES, "pytorch/*"), IMAGE_RULES),

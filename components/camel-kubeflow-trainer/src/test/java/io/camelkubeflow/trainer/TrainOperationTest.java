@@ -36,7 +36,7 @@ class TrainOperationTest extends TrainerRouteTestSupport {
     static final String COMMON_OPTIONS = "&namespace=ml&numNodes=2&numProcPerNode=4&cpu=4&memory=16Gi&gpu=1"
             + "&env.LOG_LEVEL=debug&env.HF_TOKEN=secretKeyRef:hf-token/token&labels.team=vision"
             + "&annotations.example.com/owner=ml-platform&activeDeadlineSeconds=3600&suspend=true"
-            + "&managedBy=kueue.x-k8s.io/multikueue&args=--epochs 3";
+            + "&managedBy=kueue.x-k8s.io/multikueue&queue=team-a&priorityClass=high&args=--epochs 3";
 
     static Stream<Arguments> launchersAndPayloads() {
         return Stream.of(
@@ -123,6 +123,8 @@ class TrainOperationTest extends TrainerRouteTestSupport {
         assertEquals(3600L, job.getSpec().activeDeadlineSeconds());
         assertEquals(true, job.getSpec().suspend());
         assertEquals("kueue.x-k8s.io/multikueue", job.getSpec().managedBy());
+        assertEquals("team-a", job.getMetadata().getLabels().get("kueue.x-k8s.io/queue-name"));
+        assertEquals("high", job.getMetadata().getLabels().get("kueue.x-k8s.io/priority-class"));
     }
 
     @Test

@@ -1439,10 +1439,26 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
+         * The job's Kueue WorkloadPriorityClass: the label kueue.x-k8s.io/priority-class, which orders
+         * admission and lets the job preempt lower ones.
+         */
+        default KubeflowTrainerEndpointProducerBuilder priorityClass(String priorityClass) {
+            doSetProperty("priorityClass", priorityClass);
+            return this;
+        }
+        /**
          * Path of a Python file inside the image to run under the launcher.
          */
         default KubeflowTrainerEndpointProducerBuilder pythonFile(String pythonFile) {
             doSetProperty("pythonFile", pythonFile);
+            return this;
+        }
+        /**
+         * The Kueue LocalQueue of the job's namespace that admits it: the label kueue.x-k8s.io/queue-name.
+         * Kueue keeps the job suspended until the queue's quota fits it.
+         */
+        default KubeflowTrainerEndpointProducerBuilder queue(String queue) {
+            doSetProperty("queue", queue);
             return this;
         }
         /**

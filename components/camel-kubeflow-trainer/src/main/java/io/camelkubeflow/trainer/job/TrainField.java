@@ -55,6 +55,9 @@ public enum TrainField {
             (r, v, f) -> map(v).forEach((key, value) -> r.label(key, text(value)))),
     ANNOTATIONS("annotations", Kind.MAP, Exposure.MESSAGE,
             (r, v, f) -> map(v).forEach((key, value) -> r.annotation(key, text(value)))),
+    // Kueue: the LocalQueue that admits the job and its WorkloadPriorityClass, each a label Kueue reads
+    QUEUE("queue", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.queue((String) v)),
+    PRIORITY_CLASS("priorityClass", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.priorityClass((String) v)),
     // the initializers: the storage URI, the Secret handed whole to the initializer, the kind when the URI's scheme
     // does not say it, then the typed settings (InitializerSetting), all checked by StorageInitializers
     DATASET_URI("datasetUri", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.dataset().uri((String) v)),

@@ -143,6 +143,12 @@ public final class TrainJobFactory {
 
         Map<String, String> labels = new LinkedHashMap<>(request.labels());
         labels.put(TrainJobMetadata.MANAGED_BY_LABEL, TrainJobMetadata.MANAGED_BY_VALUE);
+        if (request.queue() != null) {
+            labels.put(TrainJobMetadata.QUEUE_LABEL, request.queue());
+        }
+        if (request.priorityClass() != null) {
+            labels.put(TrainJobMetadata.PRIORITY_CLASS_LABEL, request.priorityClass());
+        }
         if (request.maxInFlight() != null || request.inFlightGroup() != null) {
             labels.put(TrainJobMetadata.GROUP_LABEL, request.inFlightGroup() != null ? request.inFlightGroup()
                     : TrainJobMetadata.DEFAULT_GROUP);

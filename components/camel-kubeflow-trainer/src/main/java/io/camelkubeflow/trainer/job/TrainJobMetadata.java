@@ -14,6 +14,10 @@ public final class TrainJobMetadata {
     public static final String DOMAIN = "camelkubeflow.io";
     public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
     public static final String MANAGED_BY_VALUE = "camel-kubeflow-trainer";
+    /** Kueue's label naming the LocalQueue that admits a job (the queue option). */
+    public static final String QUEUE_LABEL = "kueue.x-k8s.io/queue-name";
+    /** Kueue's label naming a job's WorkloadPriorityClass (the priorityClass option). */
+    public static final String PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class";
     /**
      * Pod annotation holding an inline script, which a downward API volume turns into the script's file: it travels in
      * the TrainJob itself, so a create is one request.

@@ -63,6 +63,8 @@ public final class TrainRequest {
     private Long ttlAfterFinishedSeconds;
     private Boolean suspend;
     private String managedBy;
+    private String queue;
+    private String priorityClass;
     private final List<RuntimePatch> runtimePatches = new ArrayList<>();
     private final Map<String, String> nodeSelector = new LinkedHashMap<>();
     private List<Toleration> tolerations;
@@ -130,6 +132,8 @@ public final class TrainRequest {
         merged.ttlAfterFinishedSeconds = pick(top.ttlAfterFinishedSeconds, ttlAfterFinishedSeconds);
         merged.suspend = pick(top.suspend, suspend);
         merged.managedBy = pick(top.managedBy, managedBy);
+        merged.queue = pick(top.queue, queue);
+        merged.priorityClass = pick(top.priorityClass, priorityClass);
         merged.runtimePatches.addAll(runtimePatches);
         merged.runtimePatches.addAll(top.runtimePatches);
         merged.nodeSelector.putAll(nodeSelector);
@@ -244,6 +248,8 @@ public final class TrainRequest {
     public TrainRequest ttlAfterFinishedSeconds(Long v) { ttlAfterFinishedSeconds = v; return this; }
     public TrainRequest suspend(Boolean v) { suspend = v; return this; }
     public TrainRequest managedBy(String v) { managedBy = v; return this; }
+    public TrainRequest queue(String v) { queue = v; return this; }
+    public TrainRequest priorityClass(String v) { priorityClass = v; return this; }
     public TrainRequest tolerations(List<Toleration> v) { tolerations = v; return this; }
     public TrainRequest nodeAffinity(NodeAffinity v) { nodeAffinity = v; return this; }
     public TrainRequest volumes(List<PodOptions.PodVolume> v) { volumes = v; return this; }
@@ -304,6 +310,8 @@ public final class TrainRequest {
     public Long ttlAfterFinishedSeconds() { return ttlAfterFinishedSeconds; }
     public Boolean suspend() { return suspend; }
     public String managedBy() { return managedBy; }
+    public String queue() { return queue; }
+    public String priorityClass() { return priorityClass; }
     public Caller caller() { return caller; }
     public List<RuntimePatch> runtimePatches() { return runtimePatches; }
     public Map<String, String> nodeSelector() { return nodeSelector; }

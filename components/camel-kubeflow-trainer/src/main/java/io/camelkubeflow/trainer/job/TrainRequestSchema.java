@@ -127,6 +127,8 @@ public final class TrainRequestSchema {
             form.set("resources", resources);
         }
         map(form, "labels", request.labels());
+        text(form, "queue", request.queue());
+        text(form, "priorityClass", request.priorityClass());
         map(form, "annotations", request.annotations());
         map(form, "nodeSelector", request.nodeSelector());
         text(form, "serviceAccountName", request.serviceAccountName());
