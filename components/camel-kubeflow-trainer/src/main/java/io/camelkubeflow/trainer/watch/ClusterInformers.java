@@ -299,7 +299,12 @@ public final class ClusterInformers implements AutoCloseable {
      * @param watched the namespace of the informer to read (null: the all-namespaces one)
      */
     public List<Pod> podsOf(String watched, TrainJobRef job) {
-        return trainJobPods(watched).getIndexer().byIndex(BY_TRAINJOB, job.namespace() + "/" + job.name());
+        return podsIn(trainJobPods(watched), job);
+    }
+
+    /** The pods of one TrainJob, as {@code informer} (a pod informer of this class) has them now. */
+    static List<Pod> podsIn(SharedIndexInformer<Pod> informer, TrainJobRef job) {
+        return informer.getIndexer().byIndex(BY_TRAINJOB, job.namespace() + "/" + job.name());
     }
 
     /**
@@ -312,7 +317,8 @@ public final class ClusterInformers implements AutoCloseable {
         return new Look<Pod, List<Pod>>(this, namespace, podLooks, () -> trainJobPods(namespace), onStop) {
             @Override
             List<Pod> found(Pod changed, boolean deleted) {
-                List<Pod> matching = podsOf(namespace, job).stream().filter(pod -> hasLabels(pod, labels)).toList();
+                // the informer this look listens to: another may serve the namespace by now, and not have seen this
+                List<Pod> matching = podsIn(informer, job).stream().filter(pod -> hasLabels(pod, labels)).toList();
                 return condition.test(matching) ? matching : null;
             }
         }.start();

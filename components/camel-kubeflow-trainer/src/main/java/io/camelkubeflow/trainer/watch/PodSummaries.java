@@ -1,8 +1,8 @@
 package io.camelkubeflow.trainer.watch;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.fabric8.kubernetes.api.model.Container;
@@ -50,9 +50,15 @@ final class PodSummaries extends BasicItemStore<Pod> {
         kept.setUid(meta.getUid());
         kept.setResourceVersion(meta.getResourceVersion());
         kept.setCreationTimestamp(meta.getCreationTimestamp());
-        Map<String, String> labels = meta.getLabels() == null ? Map.of() : meta.getLabels();
-        kept.setLabels(labels.entrySet().stream().filter(label -> JobSetLabels.ALL.contains(label.getKey()))
-                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+        Map<String, String> labels = new HashMap<>();
+        if (meta.getLabels() != null) {
+            JobSetLabels.ALL.forEach(key -> {
+                if (meta.getLabels().containsKey(key)) {
+                    labels.put(key, meta.getLabels().get(key));
+                }
+            });
+        }
+        kept.setLabels(labels);
         pod.setMetadata(kept);
         if (pod.getSpec() != null) {
             PodSpec spec = new PodSpec();

@@ -8,18 +8,24 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.DaemonThreads;
+import io.camelkubeflow.trainer.support.Printable;
 import io.camelkubeflow.trainer.support.TrainJobMdc;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -46,6 +52,30 @@ public class TrainJobWatcher implements AutoCloseable {
     private final ScheduledThreadPoolExecutor timeouts = timeoutScheduler();
     /** Pod lookups for failure details run here, never on the informer's event thread. */
     private final ExecutorService lookups = Executors.newFixedThreadPool(2, DaemonThreads.named("watch-lookups"));
+    /**
+     * Where a wait is completed, so what follows it (the rest of a route) never runs on the informer's event thread,
+     * which every wait and events consumer of the informer's namespaces shares, nor on the one timeout thread: a
+     * route that blocks holds one of these, not every other wait. Threads end when idle.
+     */
+    private final ThreadPoolExecutor completions = completionPool();
+    /** How long a namespace's waits wait before they try again to listen to an informer that could not start. */
+    private static final long RELISTEN_MILLIS = 1000;
+
+    /** Completes a wait on {@link #completions}; once the watcher is closed, nothing waits any more. */
+    private void settle(Runnable completion) {
+        try {
+            completions.execute(completion);
+        } catch (RejectedExecutionException closed) {
+            // closed while the change came in: close ended the waits
+        }
+    }
+
+    private static ThreadPoolExecutor completionPool() {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(4, 4, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                DaemonThreads.named("wait-completions"));
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
 
     private static ScheduledThreadPoolExecutor timeoutScheduler() {
         ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1,
@@ -74,7 +104,8 @@ public class TrainJobWatcher implements AutoCloseable {
         Waiter waiter = new Waiter(watch, name, target, failOnOtherEnd, timeout);
         watch.add(waiter);
         if (!timeout.isZero() && !timeout.isNegative()) {
-            waiter.timeoutTask = timeouts.schedule(waiter, timeout.toMillis(), TimeUnit.MILLISECONDS);
+            waiter.timeoutTask = timeouts.schedule(() -> settle(waiter), timeout.toMillis(),
+                    TimeUnit.MILLISECONDS);
             if (waiter.isDone()) {
                 waiter.timeoutTask.cancel(false);
             }
@@ -88,22 +119,26 @@ public class TrainJobWatcher implements AutoCloseable {
             waiter.completeExceptionally(new TrainJobNotFoundException("TrainJob " + namespace + "/" + name
                     + " does not exist; check the name (header CamelKubeflowTrainerJobName) and namespace"));
         } else {
-            evaluate(waiter, known);
+            // on the caller's thread: the job's phase is known now
+            evaluate(waiter, known, Runnable::run);
         }
         return waiter;
     }
 
-    private void evaluate(Waiter waiter, TrainJob job) {
+    /** @param completing where a wait that reached its target is completed */
+    private void evaluate(Waiter waiter, TrainJob job, Executor completing) {
         TrainJobPhase phase = TrainJobPhase.of(job);
         waiter.lastPhase = phase;
         waiter.lastProgress = TrainJobProgress.reported(job);
         boolean reached = phase == waiter.target || (waiter.target == TrainJobPhase.RUNNING && phase == TrainJobPhase.COMPLETE);
         if (reached && phase != TrainJobPhase.FAILED) {
-            waiter.complete(result(job, phase, null));
+            WaitResult result = result(job, phase, null);
+            completing.execute(() -> waiter.complete(result));
         } else if (reached || phase.isTerminal()) {
             // failed (wanted or not): find the failing pod off the event thread, then finish
             CompletableFuture.supplyAsync(() -> phase == TrainJobPhase.FAILED ? podDetail(job, waiter) : null, lookups)
-                    .whenComplete((detail, error) -> finish(waiter, result(job, phase, detail), reached));
+                    .whenCompleteAsync((detail, error) -> finish(waiter, result(job, phase, detail), reached),
+                            completions);
         }
     }
 
@@ -160,6 +195,7 @@ public class TrainJobWatcher implements AutoCloseable {
         namespaces.clear();
         timeouts.shutdownNow();
         lookups.shutdownNow();
+        completions.shutdown();
     }
 
     /**
@@ -240,6 +276,8 @@ public class TrainJobWatcher implements AutoCloseable {
         /** The namespace's informers; fabric8 may stop one for good, then a new one takes its place here. */
         volatile SharedIndexInformer<TrainJob> informer;
         volatile SharedIndexInformer<Pod> pods;
+        /** Whether a failed move to a new informer was warned of: once per outage, not every second. */
+        private volatile boolean relistening;
         /** Notes each failed container while its job is waited for: it may be deleted before the job says Failed. */
         final ResourceEventHandler<Pod> podFailures = new ResourceEventHandler<>() {
             @Override
@@ -277,11 +315,7 @@ public class TrainJobWatcher implements AutoCloseable {
             SharedIndexInformer<TrainJob> jobs = informers.trainJobsServing(namespace);
             informer = jobs;
             informers.listen(jobs, namespace, this);
-            informers.whenStopped(jobs, () -> {
-                if (namespaces.get(namespace) == this) {
-                    listenToJobs();
-                }
-            }, () -> {
+            informers.whenStopped(jobs, () -> relisten(this::listenToJobs), () -> {
                 if (namespaces.remove(namespace, this)) {
                     RuntimeException cause = new IllegalStateException("the TrainJob watch of namespace " + namespace
                             + " stopped");
@@ -295,7 +329,7 @@ public class TrainJobWatcher implements AutoCloseable {
                     if (job == null) {
                         deleted(name);
                     } else {
-                        waiting.forEach(w -> evaluate(w, job));
+                        waiting.forEach(w -> evaluate(w, job, TrainJobWatcher.this::settle));
                     }
                 });
             }
@@ -310,11 +344,38 @@ public class TrainJobWatcher implements AutoCloseable {
             SharedIndexInformer<Pod> jobPods = informers.trainJobPods(namespace);
             pods = jobPods;
             informers.listen(jobPods, namespace, podFailures);
-            informers.whenStopped(jobPods, () -> {
-                if (namespaces.get(namespace) == this) {
-                    listenToPods();
+            if (before != null) {
+                // a container that failed while no informer watched, on a pod the new one still has
+                waiters.keySet().forEach(name -> ClusterInformers.podsIn(jobPods, new TrainJobRef(namespace, name))
+                        .forEach(this::note));
+            }
+            informers.whenStopped(jobPods, () -> relisten(this::listenToPods), () -> { });
+        }
+
+        /**
+         * Listens to the informer that replaces one fabric8 stopped; when none can start (the API server away as
+         * well), tries again every second for as long as this namespace's waits are kept: nothing else would move
+         * them, and an informer of all namespaces serves every namespace's waits.
+         */
+        private void relisten(Runnable listen) {
+            if (namespaces.get(namespace) != this) {
+                return;
+            }
+            try {
+                listen.run();
+                relistening = false;
+            } catch (RuntimeException e) {
+                if (!relistening) {
+                    relistening = true;
+                    LOG.warn("Could not listen to a new informer for the waits of namespace {}; trying again every"
+                            + " second: {}", namespace, Printable.escape(e.getMessage()));
                 }
-            }, () -> { });
+                try {
+                    timeouts.schedule(() -> relisten(listen), RELISTEN_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException closed) {
+                    // the watcher closed: its waits ended with it
+                }
+            }
         }
 
         void add(Waiter waiter) {
@@ -357,13 +418,13 @@ public class TrainJobWatcher implements AutoCloseable {
         }
 
         private void deleted(String name) {
-            waiters.getOrDefault(name, List.of()).forEach(w -> w.completeExceptionally(new TrainJobNotFoundException(
-                    "TrainJob " + namespace + "/" + name + " was deleted while waiting for it to become "
-                            + w.target.displayName())));
+            waiters.getOrDefault(name, List.of()).forEach(w -> settle(() -> w.completeExceptionally(
+                    new TrainJobNotFoundException("TrainJob " + namespace + "/" + name + " was deleted while waiting"
+                            + " for it to become " + w.target.displayName()))));
         }
 
         private void changed(TrainJob job) {
-            of(job).forEach(w -> evaluate(w, job));
+            of(job).forEach(w -> evaluate(w, job, TrainJobWatcher.this::settle));
         }
 
         void close() {
