@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import org.apache.camel.Exchange;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,6 +38,13 @@ class KueueIT {
 
     @BeforeAll
     static void start() throws Exception {
+        // Kueue's webhook adds its runtime patch to every TrainJob of the cluster, queued or not, which the rest of
+        // the suite (DifferentialIT, PodOptionsIT) compares exactly: Kueue runs only in a cluster started for it
+        try (var admin = RealCluster.client(RealCluster.adminKubeconfig())) {
+            Assumptions.assumeTrue(admin.apiextensions().v1().customResourceDefinitions()
+                    .withName("workloads.kueue.x-k8s.io").get() != null,
+                    "Kueue is not installed: start the cluster with TESTCLUSTER_KUEUE=1 (docs/testing.md)");
+        }
         cluster = RealCluster.start(KueueIT.class);
         clusterQueue = cluster.namespace;
         // what a platform team sets up once: a flavor, a ClusterQueue with its quota, a LocalQueue per namespace
