@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Stops what up.sh started (each piece is its own process group) and keeps .state for the logs.
+# Stops what up.sh started (each piece is its own process group) and keeps .state for the logs (TESTCLUSTER_STATE:
+# the cluster up.sh started with the same).
 set -uo pipefail
-state="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/.state"
+state="$(realpath -m "${TESTCLUSTER_STATE:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/.state}")"
 # read once: a second down.sh at the same time finds nothing left to do
 pids=$(cat "$state/pids" 2>/dev/null) && rm -f "$state/pids" || exit 0
 # The node agent first, so the pods it runs stop with it; etcd last.
 # only processes of this cluster: each one names this .state in its command line (a stale pid may be another's now)
-ours() { { tr '\0' ' ' < "/proc/$1/cmdline"; } 2>/dev/null | grep -qF "$state"; }
+ours() { { tr '\0' ' ' < "/proc/$1/cmdline"; } 2>/dev/null | grep -qF "$state/"; }
 tac <<< "$pids" | while read -r pid name; do
   ours "$pid" && kill -TERM -- "-$pid" 2>/dev/null || true
 done

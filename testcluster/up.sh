@@ -6,7 +6,9 @@
 # install manifests are applied as a user applies them, and the script returns once a TrainJob can run.
 #
 # Writes .state/kubeconfig (cluster-admin, client certificate). Stop with down.sh.
-# Environment: TESTCLUSTER_PORT_BASE (26400), TESTCLUSTER_NODES (2), TESTCLUSTER_CACHE (~/.cache/...),
+# Environment: TESTCLUSTER_STATE (.state beside this script: where the cluster keeps its data, logs and kubeconfig;
+# a second cluster at the same time needs its own, and its own TESTCLUSTER_PORT_BASE; down.sh takes the same),
+# TESTCLUSTER_PORT_BASE (26400), TESTCLUSTER_NODES (2), TESTCLUSTER_CACHE (~/.cache/...),
 # TESTCLUSTER_FAKE_NODES (0: fake nodes beside the real ones, tainted and labelled as kwok's, whose containers are not
 # run but succeed after TESTCLUSTER_FAKE_RUN_TIME, 2s), TESTCLUSTER_KUEUE (unset: none; 1: Kueue's controller manager
 # and webhooks too, installed from its release manifests with its TrainJob integration on).
@@ -25,7 +27,8 @@ image_packages="python3-torch openmpi-bin openssh-server openssh-client python3-
   python3-pip python-is-python3 iproute2"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-state="$here/.state"
+# absolute: up.sh changes directory before it hands some of these paths on
+state="$(realpath -m "${TESTCLUSTER_STATE:-$here/.state}")"
 base="${TESTCLUSTER_PORT_BASE:-26400}"
 nodes="${TESTCLUSTER_NODES:-2}" fake_nodes="${TESTCLUSTER_FAKE_NODES:-0}"
 kueue="${TESTCLUSTER_KUEUE:-}"

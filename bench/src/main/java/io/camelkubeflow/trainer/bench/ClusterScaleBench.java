@@ -33,7 +33,8 @@ import org.apache.camel.impl.DefaultCamelContext;
  * Each notice is measured against a plain informer of the same API server (the reference: when a client that only
  * watches learns that the job is Complete), so what is timed is the component's own lag, not the cluster's speed; the
  * heap is this JVM's after a collection at the end, when the events consumer's cache holds every job (it holds the
- * app's side only); its threads, but the harness's own, the most of samples every 5 s.
+ * app's side only), once with the harness's own maps of each job's notice times and once without them (the
+ * component's, Camel's and the JVM's own); its threads, but the harness's own, the most of samples every 5 s.
  * Beside them, the Trainer's own pace: its writes to the API server per second (from the audit log) and TrainJobs
  * completed per second.
  */
@@ -49,7 +50,8 @@ final class ClusterScaleBench implements AutoCloseable {
     private final AtomicInteger failedCreates = new AtomicInteger();
 
     record Run(int jobs, int completed, Duration allComplete, int eventsNoticed, int waitsNoticed,
-            Percentiles eventLag, Percentiles waitLag, double heapMiB, int threads, double trainerWritesPerSecond) {
+            Percentiles eventLag, Percentiles waitLag, double heapMiB, double componentHeapMiB, int threads,
+            double trainerWritesPerSecond) {
         double completedPerSecond() {
             return completed / (allComplete.toMillis() / 1000.0);
         }
@@ -145,17 +147,28 @@ final class ClusterScaleBench implements AutoCloseable {
                 && System.nanoTime() < until) {
             Thread.sleep(50);
         }
+        int completed = reference.complete().size();
+        Percentiles eventLag = reference.lagOf(eventNotice);
+        Percentiles waitLag = reference.lagOf(waitNotice);
+        int eventsNoticed = eventNotice.size();
+        int waitsNoticed = waitNotice.size();
         // the reference's own cache (every job once more) goes before the heap is measured
         reference.close();
         // every job is still there, the events consumer's cache holds them all, and nothing is timed any more: a
         // collection here measures what stays (one forced during the run would pause what is timed)
         double heapMiB = WaitBench.usedHeapAfterGc() / (1024.0 * 1024.0);
+        // then the harness's own maps of each job's notice times go too: what stays is the component's, Camel's and
+        // the JVM's
+        eventNotice.clear();
+        waitNotice.clear();
+        reference.forget();
+        double componentHeapMiB = WaitBench.usedHeapAfterGc() / (1024.0 * 1024.0);
         double trainerWrites = target.writesSince(mark, TestClusterTarget.TRAINER) / ((System.nanoTime() - started)
                 / 1e9);
         // the next run starts on an empty cluster: its jobs, JobSets, Jobs and pods gone
         target.deleteNamespaces(names);
-        return new Run(jobs, reference.complete().size(), all, eventNotice.size(), waitNotice.size(),
-                reference.lagOf(eventNotice), reference.lagOf(waitNotice), heapMiB, peakThreads.get(), trainerWrites);
+        return new Run(jobs, completed, all, eventsNoticed, waitsNoticed, eventLag, waitLag, heapMiB,
+                componentHeapMiB, peakThreads.get(), trainerWrites);
     }
 
     private void createAndWait(String namespace, CompletionReference reference) {

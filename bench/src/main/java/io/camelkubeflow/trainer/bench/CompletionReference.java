@@ -133,6 +133,12 @@ final class CompletionReference implements AutoCloseable {
         return have.getAsInt() >= want.getAsInt();
     }
 
+    /** Lets go of what was seen (a heap figure measured after it holds none of it); call after {@link #close}. */
+    void forget() {
+        complete.clear();
+        failed.clear();
+    }
+
     @Override
     public synchronized void close() {
         if (informer != null) {

@@ -40,8 +40,11 @@ final class RealCluster implements AutoCloseable {
     final String namespace;
     final CamelContext camel;
     final ProducerTemplate template;
+    /** The admin kubeconfig of this control plane: its audit log is beside it. */
+    private final Path kubeconfig;
 
-    private RealCluster(KubernetesClient admin, String namespace, CamelContext camel) {
+    private RealCluster(Path kubeconfig, KubernetesClient admin, String namespace, CamelContext camel) {
+        this.kubeconfig = kubeconfig;
         this.admin = admin;
         this.namespace = namespace;
         this.camel = camel;
@@ -50,7 +53,12 @@ final class RealCluster implements AutoCloseable {
 
     /** A fresh namespace named after the test class, and Camel on the cluster's admin identity. */
     static RealCluster start(Class<?> testClass) throws Exception {
-        KubernetesClient admin = client(adminKubeconfig());
+        return start(testClass, adminKubeconfig());
+    }
+
+    /** As {@link #start(Class)}, on the control plane of that admin kubeconfig (KueueIT's has Kueue). */
+    static RealCluster start(Class<?> testClass, Path kubeconfig) throws Exception {
+        KubernetesClient admin = client(kubeconfig);
         String namespace = testClass.getSimpleName().toLowerCase(Locale.ROOT).replace("it", "")
                 + "-" + UUID.randomUUID().toString().substring(0, 6);
         admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata()
@@ -62,7 +70,7 @@ final class RealCluster implements AutoCloseable {
         CamelContext camel = new DefaultCamelContext();
         camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(admin);
         camel.start();
-        return new RealCluster(admin, namespace, camel);
+        return new RealCluster(kubeconfig, admin, namespace, camel);
     }
 
     /**
@@ -119,17 +127,28 @@ final class RealCluster implements AutoCloseable {
     private static final java.util.Set<String> WRITE_VERBS = java.util.Set.of("create", "update", "patch", "delete",
             "deletecollection");
 
-    private static Path auditLog() {
-        return adminKubeconfig().resolveSibling("logs/audit.log");
+    private Path auditLog() {
+        return kubeconfig.resolveSibling("logs/audit.log");
     }
 
     static Path adminKubeconfig() {
-        String path = System.getProperty("testcluster.kubeconfig");
-        if (path == null || !Files.isReadable(Path.of(path))) {
-            throw new IllegalStateException("no control plane: run testcluster/up.sh (mvn verify does) and pass "
-                    + "-Dtestcluster.kubeconfig=testcluster/.state/kubeconfig");
+        return kubeconfig("testcluster.kubeconfig", "testcluster/up.sh", "testcluster/.state/kubeconfig");
+    }
+
+    /** The admin kubeconfig of the control plane with Kueue, which the build starts for KueueIT. */
+    static Path kueueKubeconfig() {
+        return kubeconfig("testcluster.kueue.kubeconfig", "TESTCLUSTER_KUEUE=1 TESTCLUSTER_PORT_BASE=28400"
+                + " TESTCLUSTER_STATE=$PWD/testcluster/.state-kueue testcluster/up.sh",
+                "testcluster/.state-kueue/kubeconfig");
+    }
+
+    private static Path kubeconfig(String property, String up, String path) {
+        String given = System.getProperty(property);
+        if (given == null || !Files.isReadable(Path.of(given))) {
+            throw new IllegalStateException("no control plane: run " + up + " (mvn verify does) and pass -D"
+                    + property + "=" + path);
         }
-        return Path.of(path);
+        return Path.of(given);
     }
 
     static KubernetesClient client(Path kubeconfig) {

@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * (waits, events consumers and progress all read it; an events consumer with a label selector gets one for its
  * selector, filtered by the API server) and one informer of TrainJob pods per namespace (log reads waiting for a pod,
  * progress counting ready pods), and one informer per runtime kind (and namespace) that creates read their runtime
- * from. TrainJobs are cached without their managed fields ({@link WithoutManagedFields}), pods as summaries
- * ({@link PodSummaries}). Each is started on first use, with its first list done before it is handed out, so its
+ * from. TrainJobs and pods are cached as JSON text ({@link JsonItemStore}): TrainJobs without their managed fields
+ * (the server-side-apply bookkeeping the Trainer writes on every job, a large part of it that nothing here reads; the
+ * rest stays, those jobs are what routes receive), pods as summaries ({@link PodSummaries}). Each is started on first use, with its first list done before it is handed out, so its
  * cache is complete; all are stopped by {@link #close}.
  *
  * <p>Once an all-namespaces informer runs (an events consumer over all namespaces), it also serves the waits and log
@@ -81,11 +82,22 @@ public final class ClusterInformers implements AutoCloseable {
      */
     private final Executor onStop = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
             DaemonThreads.named("informer-stops"));
+    /** How long {@link #whenStopped} waits before it tries again to move to an informer that could not start. */
+    private static final long REPLACE_RETRY_MILLIS = 1000;
+    /** The longest it waits between two tries, after failures doubled the wait. */
+    private static final long REPLACE_RETRY_MAX_MILLIS = 30_000;
+    /** Set by {@link #close}: nothing is moved to a new informer any more. */
+    private volatile boolean closing;
 
     /** @param connections told of each informer started here, to report lost and restored watch connections */
     public ClusterInformers(KubernetesClient client, WatchConnectionMonitor connections) {
         this.client = client;
         this.connections = connections;
+    }
+
+    /** The client these informers watch through: for the reads an informer does not serve (a Kueue Workload). */
+    KubernetesClient client() {
+        return client;
     }
 
     /** A namespace (null: all) and a label selector (null: none). */
@@ -119,7 +131,8 @@ public final class ClusterInformers implements AutoCloseable {
             // nothing looks jobs up by namespace, so no such index (a set entry per cached job); run() blocks until
             // the first list is done: the cache is complete before anyone reads it
             SharedIndexInformer<TrainJob> informer = jobs.runnableInformer(0).removeNamespaceIndex()
-                    .itemStore(new WithoutManagedFields<>()).run();
+                    .itemStore(new JsonItemStore<>(TrainJob.class, client.getKubernetesSerialization(),
+                            job -> job.getMetadata().setManagedFields(null))).run();
             routeByNamespace(informer);
             connections.monitor("trainjobs/" + s.describe(), informer);
             whenStopped(informer, () -> jobLooks.forEach(look -> look.replacing(informer)), () -> { });
@@ -161,7 +174,8 @@ public final class ClusterInformers implements AutoCloseable {
             var all = client.pods();
             SharedIndexInformer<Pod> informer = (s.namespace() == null ? all.inAnyNamespace()
                     : all.inNamespace(s.namespace())).withLabel(JobSetLabels.JOBSET_NAME).runnableInformer(0);
-            informer.itemStore(new PodSummaries());
+            informer.itemStore(new JsonItemStore<>(Pod.class, client.getKubernetesSerialization(),
+                    PodSummaries::summarize));
             informer.removeNamespaceIndex().addIndexers(Map.of(BY_TRAINJOB, pod -> List.of(
                     pod.getMetadata().getNamespace() + "/"
                             + pod.getMetadata().getLabels().get(JobSetLabels.JOBSET_NAME))));
@@ -254,14 +268,17 @@ public final class ClusterInformers implements AutoCloseable {
         }
     }
 
-    /** The scope's informer, started by {@code start} unless it has one that runs: fabric8 may have stopped it. */
-    private static <K, T> SharedIndexInformer<T> running(ConcurrentMap<K, SharedIndexInformer<T>> informers, K scope,
+    /**
+     * The scope's informer, started by {@code start} unless it has one that runs: fabric8 may have stopped it. None
+     * starts once {@link #close} began (IllegalStateException); one that started while it did is stopped.
+     */
+    private <K, T> SharedIndexInformer<T> running(ConcurrentMap<K, SharedIndexInformer<T>> informers, K scope,
             Function<K, SharedIndexInformer<T>> start) {
         SharedIndexInformer<T> current = informers.get(scope);
         if (current != null && current.isRunning()) {
             return current;
         }
-        return informers.compute(scope, (s, present) -> {
+        SharedIndexInformer<T> running = informers.compute(scope, (s, present) -> {
             if (present != null && present.isRunning()) {
                 return present;
             }
@@ -269,28 +286,53 @@ public final class ClusterInformers implements AutoCloseable {
                 // left to the monitor, which warns of it and forgets it
                 present.close();
             }
+            if (closing) {
+                throw new IllegalStateException("the client's informers are closed");
+            }
             return start.apply(s);
         });
+        if (closing) {
+            // close() may have stopped the informers before this one was in the map
+            stop(running);
+            throw new IllegalStateException("the client's informers are closed");
+        }
+        return running;
     }
 
     /**
      * Runs {@code givenUp} once fabric8 stops {@code informer} for good (the scope's next use starts a new one), or
-     * {@code closed} once {@link #close} stopped it; either on a thread of this class, never on fabric8's.
+     * {@code closed} once {@link #close} stopped it; either on a thread of this class, never on fabric8's. When
+     * {@code givenUp} fails (a new informer cannot start: the API server away as well), it runs again, a second later
+     * and then at doubling intervals up to {@link #REPLACE_RETRY_MAX_MILLIS}, until it does not fail or this closes:
+     * nothing else would move what listened to the stopped informer. So it must do nothing twice: move only what still
+     * listens to {@code informer}.
      */
     public void whenStopped(SharedIndexInformer<?> informer, Runnable givenUp, Runnable closed) {
         informer.stopped().whenCompleteAsync((ignored, error) -> {
             if (closedHere.contains(informer)) {
                 closed.run();
-                return;
-            }
-            try {
-                givenUp.run();
-            } catch (RuntimeException e) {
-                // the API server away as well: what listened to the stopped informer ends at its timeout
-                LOG.warn("Could not start an informer in place of one fabric8 stopped; what waited on it ends at its"
-                        + " timeout: {}", Printable.escape(e.getMessage()));
+            } else {
+                replace(givenUp, 0);
             }
         }, onStop);
+    }
+
+    private void replace(Runnable givenUp, int failures) {
+        if (closing) {
+            return;
+        }
+        try {
+            givenUp.run();
+        } catch (RuntimeException e) {
+            if (failures == 0) {
+                LOG.warn("Could not start an informer in place of one fabric8 stopped (the API server away as well?);"
+                        + " what listened to it tries again, every second at first: {}",
+                        Printable.escape(e.getMessage()));
+            }
+            long delay = Math.min(REPLACE_RETRY_MAX_MILLIS, REPLACE_RETRY_MILLIS << Math.min(failures, 6));
+            CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS, onStop)
+                    .execute(() -> replace(givenUp, failures + 1));
+        }
     }
 
     /**
@@ -314,7 +356,7 @@ public final class ClusterInformers implements AutoCloseable {
     public CompletableFuture<List<Pod>> awaitPods(String namespace, String jobName, Map<String, String> labels,
             Predicate<List<Pod>> condition) {
         TrainJobRef job = new TrainJobRef(namespace, jobName);
-        return new Look<Pod, List<Pod>>(this, namespace, podLooks, () -> trainJobPods(namespace), onStop) {
+        return new Look<Pod, List<Pod>>(namespace, podLooks, () -> trainJobPods(namespace)) {
             @Override
             List<Pod> found(Pod changed, boolean deleted) {
                 // the informer this look listens to: another may serve the namespace by now, and not have seen this
@@ -332,7 +374,7 @@ public final class ClusterInformers implements AutoCloseable {
      */
     public CompletableFuture<TrainJob> awaitEnd(String namespace, String jobName) {
         String key = namespace + "/" + jobName;
-        return new Look<TrainJob, TrainJob>(this, namespace, jobLooks, () -> trainJobsServing(namespace), onStop) {
+        return new Look<TrainJob, TrainJob>(namespace, jobLooks, () -> trainJobsServing(namespace)) {
             @Override
             TrainJob found(TrainJob changed, boolean deleted) {
                 if (changed != null) {
@@ -353,26 +395,17 @@ public final class ClusterInformers implements AutoCloseable {
      * @param <T> what the informer holds
      * @param <R> what the wait completes with
      */
-    private abstract static class Look<T extends HasMetadata, R> implements ResourceEventHandler<T> {
-        /** How long a look waits before it tries again to move to a new informer that could not start. */
-        private static final long MOVE_RETRY_MILLIS = 1000;
+    private abstract class Look<T extends HasMetadata, R> implements ResourceEventHandler<T> {
         final CompletableFuture<R> answer = new CompletableFuture<>();
-        final ClusterInformers informers;
         final String namespace;
         final Set<Look<?, ?>> pending;
         final Supplier<SharedIndexInformer<T>> scope;
-        final Executor retries;
         volatile SharedIndexInformer<T> informer;
-        /** Whether a failed move was warned of: once per look, not every second. */
-        private volatile boolean retrying;
 
-        Look(ClusterInformers informers, String namespace, Set<Look<?, ?>> pending,
-                Supplier<SharedIndexInformer<T>> scope, Executor retries) {
-            this.informers = informers;
+        Look(String namespace, Set<Look<?, ?>> pending, Supplier<SharedIndexInformer<T>> scope) {
             this.namespace = namespace;
             this.pending = pending;
             this.scope = scope;
-            this.retries = retries;
         }
 
         /**
@@ -391,7 +424,7 @@ public final class ClusterInformers implements AutoCloseable {
                 // keep a stopped informer, cache and all, for as long as the look waits)
                 SharedIndexInformer<T> last = informer;
                 if (last != null) {
-                    informers.unlisten(last, namespace, this);
+                    unlisten(last, namespace, this);
                 }
             });
             on(scope.get());
@@ -402,12 +435,12 @@ public final class ClusterInformers implements AutoCloseable {
         void on(SharedIndexInformer<T> next) {
             SharedIndexInformer<T> before = informer;
             if (before != null) {
-                informers.unlisten(before, namespace, this);
+                unlisten(before, namespace, this);
             }
             informer = next;
-            informers.listen(next, namespace, this);
+            listen(next, namespace, this);
             if (answer.isDone()) {
-                informers.unlisten(next, namespace, this);
+                unlisten(next, namespace, this);
                 return;
             }
             if (!next.isRunning()) {
@@ -418,25 +451,10 @@ public final class ClusterInformers implements AutoCloseable {
             look(null, false);
         }
 
-        /**
-         * Moves to the scope's new informer if this look listens to {@code stopped}; when the new one cannot start (the
-         * API server away too), tries again a second later, for as long as the look waits: nothing else moves it.
-         */
+        /** Moves to the scope's new informer if this look still listens to {@code stopped}. */
         void replacing(SharedIndexInformer<?> stopped) {
-            if (informer != stopped || answer.isDone()) {
-                return;
-            }
-            try {
+            if (informer == stopped && !answer.isDone()) {
                 on(scope.get());
-            } catch (RuntimeException e) {
-                if (!retrying) {
-                    retrying = true;
-                    LOG.warn("Could not start an informer in place of one fabric8 stopped (the API server away as"
-                            + " well?); what waited on it tries again every second: {}",
-                            Printable.escape(e.getMessage()));
-                }
-                CompletableFuture.delayedExecutor(MOVE_RETRY_MILLIS, TimeUnit.MILLISECONDS, retries)
-                        .execute(() -> replacing(stopped));
             }
         }
 
@@ -473,6 +491,7 @@ public final class ClusterInformers implements AutoCloseable {
 
     @Override
     public void close() {
+        closing = true;
         trainJobs.values().forEach(this::stop);
         trainJobs.clear();
         pods.values().forEach(this::stop);

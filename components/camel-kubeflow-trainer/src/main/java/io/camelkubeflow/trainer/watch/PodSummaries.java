@@ -15,33 +15,23 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
-import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
-import io.fabric8.kubernetes.client.informers.cache.Cache;
 
 /**
- * The pod informers' store: it keeps of each TrainJob pod only what the component reads from its cache, so a
- * client that serves waits, log reads and progress for 10,000 jobs holds a few KiB per pod, not the 17 KiB of a
- * whole one (a pod's spec, its volumes, env and the kubelet's status make the rest). Kept: the name, namespace,
+ * What the pod informers keep of each TrainJob pod: only what the component reads from its cache, so a client that
+ * serves waits, log reads and progress for 10,000 jobs holds under a KiB per pod ({@link JsonItemStore}), not the 17 KiB
+ * of a whole one (a pod's spec, its volumes, env and the kubelet's status make the rest). Kept: the name, namespace,
  * uid, resource version, creation time and {@link JobSetLabels#ALL the JobSet labels} it is found by; the
  * restart policy and each container's name, limits (the steps' device) and {@link TrainJobSteps#NPROC_PER_NODE};
  * the phase, the Ready condition and, per container, its name, readiness, restarts and the exit code and reason of
- * its state and last state when they are terminated. The words many pods share (phases, reasons, container names)
- * are kept once. A reader that needs more of a pod reads it from the API server.
+ * its state and last state when they are terminated. A reader that needs more of a pod reads it from the API server.
  */
-final class PodSummaries extends BasicItemStore<Pod> {
+final class PodSummaries {
     private static final String READY = "Ready";
 
-    PodSummaries() {
-        super(Cache::metaNamespaceKeyFunc);
+    private PodSummaries() {
     }
 
-    @Override
-    public Pod put(String key, Pod pod) {
-        // in place: the handlers of an add or an update are handed this object, and see what the cache holds
-        summarize(pod);
-        return super.put(key, pod);
-    }
-
+    /** Makes {@code pod} its summary, in place. */
     static void summarize(Pod pod) {
         ObjectMeta meta = pod.getMetadata();
         ObjectMeta kept = new ObjectMeta();
@@ -62,18 +52,18 @@ final class PodSummaries extends BasicItemStore<Pod> {
         pod.setMetadata(kept);
         if (pod.getSpec() != null) {
             PodSpec spec = new PodSpec();
-            spec.setRestartPolicy(shared(pod.getSpec().getRestartPolicy()));
+            spec.setRestartPolicy(pod.getSpec().getRestartPolicy());
             spec.setContainers(pod.getSpec().getContainers().stream().map(PodSummaries::summarize).toList());
             pod.setSpec(spec);
         }
         if (pod.getStatus() != null) {
             PodStatus status = new PodStatus();
-            status.setPhase(shared(pod.getStatus().getPhase()));
+            status.setPhase(pod.getStatus().getPhase());
             status.setConditions(pod.getStatus().getConditions().stream().filter(c -> READY.equals(c.getType()))
                     .map(c -> {
                         PodCondition ready = new PodCondition();
                         ready.setType(READY);
-                        ready.setStatus(shared(c.getStatus()));
+                        ready.setStatus(c.getStatus());
                         return ready;
                     }).toList());
             status.setInitContainerStatuses(summarize(pod.getStatus().getInitContainerStatuses()));
@@ -84,7 +74,7 @@ final class PodSummaries extends BasicItemStore<Pod> {
 
     private static Container summarize(Container container) {
         Container kept = new Container();
-        kept.setName(shared(container.getName()));
+        kept.setName(container.getName());
         if (container.getResources() != null && container.getResources().getLimits() != null) {
             ResourceRequirements limits = new ResourceRequirements();
             limits.setLimits(container.getResources().getLimits());
@@ -98,7 +88,7 @@ final class PodSummaries extends BasicItemStore<Pod> {
     private static List<ContainerStatus> summarize(List<ContainerStatus> statuses) {
         return statuses.stream().map(status -> {
             ContainerStatus kept = new ContainerStatus();
-            kept.setName(shared(status.getName()));
+            kept.setName(status.getName());
             kept.setState(terminated(status.getState()));
             kept.setLastState(terminated(status.getLastState()));
             kept.setReady(status.getReady());
@@ -113,14 +103,9 @@ final class PodSummaries extends BasicItemStore<Pod> {
         if (state != null && state.getTerminated() != null) {
             ContainerStateTerminated terminated = new ContainerStateTerminated();
             terminated.setExitCode(state.getTerminated().getExitCode());
-            terminated.setReason(shared(state.getTerminated().getReason()));
+            terminated.setReason(state.getTerminated().getReason());
             kept.setTerminated(terminated);
         }
         return kept;
-    }
-
-    /** One instance of a word many pods repeat: the JVM's pool of strings, bounded by what runtimes and kubelets say. */
-    private static String shared(String word) {
-        return word == null ? null : word.intern();
     }
 }

@@ -1,8 +1,5 @@
 package io.camelkubeflow.trainer.watch;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -316,18 +313,7 @@ class ClusterInformersTest {
     void aReplacementThatCannotStartIsWarnedOf() throws Exception {
         SharedIndexInformer<Pod> stopped = informers.trainJobPods("waits");
         CompletableFuture<List<Pod>> any = informers.awaitPods("waits", "job", Map.of(), pods -> !pods.isEmpty());
-        PrintStream err = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            sandbox.stopApiServer();
-            stopped.stop();
-            Eventually.await(DEADLINE, () -> captured.toString(StandardCharsets.UTF_8).contains(
-                    "Could not start an informer in place of one fabric8 stopped"), captured::toString);
-        } finally {
-            System.setErr(err);
-            sandbox.startApiServer();
-        }
+        WatchTestSupport.stopWhileTheApiServerIsAway(sandbox, stopped);
         assertFalse(any.isDone());
         Eventually.await(DEADLINE, () -> informers.trainJobPods("waits") != stopped
                 && informers.trainJobPods("waits").isWatching(), () -> "no new informer watching");

@@ -1,5 +1,8 @@
 package io.camelkubeflow.trainer.watch;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.Supplier;
 
@@ -65,5 +68,27 @@ public abstract class WatchTestSupport {
             return now != stopped && now.isWatching();
         }, () -> "no new informer watching");
         return stopped;
+    }
+
+    /**
+     * Stops {@code stopped} as fabric8 does while the API server is away, and returns once the move to a new informer
+     * has failed (its warning written), with the API server listening again: what listened to the stopped informer
+     * moves only if the move is tried again.
+     */
+    static void stopWhileTheApiServerIsAway(TrainerSandbox sandbox, SharedIndexInformer<?> stopped)
+            throws InterruptedException {
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            sandbox.stopApiServer();
+            stopped.stop();
+            Eventually.await(Duration.ofSeconds(60), () -> captured.toString(StandardCharsets.UTF_8).contains(
+                    "Could not start an informer in place of one fabric8 stopped"),
+                    () -> "no move failed: " + captured.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setErr(err);
+            sandbox.startApiServer();
+        }
     }
 }
