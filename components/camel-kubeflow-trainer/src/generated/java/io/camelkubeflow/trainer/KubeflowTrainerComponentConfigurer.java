@@ -209,6 +209,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "pythonfile":
         case "pythonFile": getOrCreateConfiguration(target).setPythonFile(property(camelContext, java.lang.String.class, value)); return true;
         case "queue": getOrCreateConfiguration(target).setQueue(property(camelContext, java.lang.String.class, value)); return true;
+        case "queuetimeout":
+        case "queueTimeout": getOrCreateConfiguration(target).setQueueTimeout(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "resources": getOrCreateConfiguration(target).setResources(property(camelContext, java.util.Map.class, value)); return true;
         case "runkey":
         case "runKey": getOrCreateConfiguration(target).setRunKey(property(camelContext, java.lang.String.class, value)); return true;
@@ -474,6 +476,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "pythonfile":
         case "pythonFile": return java.lang.String.class;
         case "queue": return java.lang.String.class;
+        case "queuetimeout":
+        case "queueTimeout": return long.class;
         case "resources": return java.util.Map.class;
         case "runkey":
         case "runKey": return java.lang.String.class;
@@ -735,6 +739,8 @@ public class KubeflowTrainerComponentConfigurer extends PropertyConfigurerSuppor
         case "pythonfile":
         case "pythonFile": return getOrCreateConfiguration(target).getPythonFile();
         case "queue": return getOrCreateConfiguration(target).getQueue();
+        case "queuetimeout":
+        case "queueTimeout": return getOrCreateConfiguration(target).getQueueTimeout();
         case "resources": return getOrCreateConfiguration(target).getResources();
         case "runkey":
         case "runKey": return getOrCreateConfiguration(target).getRunKey();

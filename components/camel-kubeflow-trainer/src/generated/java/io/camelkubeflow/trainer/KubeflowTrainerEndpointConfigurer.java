@@ -199,6 +199,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "pythonfile":
         case "pythonFile": target.getConfiguration().setPythonFile(property(camelContext, java.lang.String.class, value)); return true;
         case "queue": target.getConfiguration().setQueue(property(camelContext, java.lang.String.class, value)); return true;
+        case "queuetimeout":
+        case "queueTimeout": target.getConfiguration().setQueueTimeout(property(camelContext, java.time.Duration.class, value).toMillis()); return true;
         case "resources": target.getConfiguration().setResources(property(camelContext, java.util.Map.class, value)); return true;
         case "runkey":
         case "runKey": target.getConfiguration().setRunKey(property(camelContext, java.lang.String.class, value)); return true;
@@ -459,6 +461,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "pythonfile":
         case "pythonFile": return java.lang.String.class;
         case "queue": return java.lang.String.class;
+        case "queuetimeout":
+        case "queueTimeout": return long.class;
         case "resources": return java.util.Map.class;
         case "runkey":
         case "runKey": return java.lang.String.class;
@@ -715,6 +719,8 @@ public class KubeflowTrainerEndpointConfigurer extends PropertyConfigurerSupport
         case "pythonfile":
         case "pythonFile": return target.getConfiguration().getPythonFile();
         case "queue": return target.getConfiguration().getQueue();
+        case "queuetimeout":
+        case "queueTimeout": return target.getConfiguration().getQueueTimeout();
         case "resources": return target.getConfiguration().getResources();
         case "runkey":
         case "runKey": return target.getConfiguration().getRunKey();

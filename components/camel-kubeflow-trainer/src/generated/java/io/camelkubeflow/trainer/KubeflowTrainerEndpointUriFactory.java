@@ -23,7 +23,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
     private static final Set<String> SECRET_PROPERTY_NAMES;
     private static final Map<String, String> MULTI_VALUE_PREFIXES;
     static {
-        Set<String> props = new HashSet<>(137);
+        Set<String> props = new HashSet<>(138);
         props.add("activeDeadlineSeconds");
         props.add("allNamespaces");
         props.add("annotations");
@@ -121,6 +121,7 @@ public class KubeflowTrainerEndpointUriFactory extends org.apache.camel.support.
         props.add("progressInterval");
         props.add("pythonFile");
         props.add("queue");
+        props.add("queueTimeout");
         props.add("resources");
         props.add("runKey");
         props.add("runtime");

@@ -436,6 +436,14 @@ public class KubeflowTrainerConfiguration implements Cloneable {
                             + " The TrainJob itself is left running.")
     private long waitTimeout = 3_600_000L;
 
+    @UriParam(label = "wait", defaultValue = "0", javaType = "java.time.Duration",
+              description = "How long the job may wait in a Kueue queue (suspended by Kueue, not admitted, or evicted"
+                            + " and waiting again) before the wait fails with TrainJobQueueTimeoutException, a"
+                            + " TrainJobWaitTimeoutException saying what Kueue said of it (e.g. not enough quota);"
+                            + " counted from when the wait sees it queued, anew after each eviction. 0: no bound of"
+                            + " its own (waitTimeout still applies).")
+    private long queueTimeout;
+
     @UriParam(label = "wait", defaultValue = "true",
               description = "Throw TrainJobFailedException when the job ends otherwise than waited for (fails while"
                             + " Complete is wanted, ...); when false, the outcome is only reported in headers.")
@@ -1392,6 +1400,14 @@ public class KubeflowTrainerConfiguration implements Cloneable {
 
     public void setWaitFor(WaitTarget waitFor) {
         this.waitFor = waitFor;
+    }
+
+    public long getQueueTimeout() {
+        return queueTimeout;
+    }
+
+    public void setQueueTimeout(long queueTimeout) {
+        this.queueTimeout = queueTimeout;
     }
 
     public long getWaitTimeout() {

@@ -323,12 +323,17 @@ public final class KubeflowTrainerConstants {
     @Metadata(label = "wait", description = "How long to wait (in), in milliseconds or as a java.time.Duration.",
               javaType = "java.time.Duration")
     public static final String WAIT_TIMEOUT = "CamelKubeflowTrainerWaitTimeout";
-    @Metadata(label = "wait", description = "The TrainJob's status when the wait ended (out): Created, Running,"
-                                            + " Suspended, Complete or Failed.",
+    @Metadata(label = "wait", description = "How long the job may wait in a Kueue queue (in), in milliseconds or as a"
+                                            + " java.time.Duration.",
+              javaType = "java.time.Duration")
+    public static final String QUEUE_TIMEOUT = "CamelKubeflowTrainerQueueTimeout";
+    @Metadata(label = "wait", description = "The TrainJob's status (out): Created, Running, Suspended, Complete or"
+                                            + " Failed; for a job Kueue holds (get, events), what its Workload says:"
+                                            + " Queued, Admitted, Preempted or Evicted.",
               javaType = "String")
     public static final String STATUS = "CamelKubeflowTrainerStatus";
     @Metadata(label = "wait,consumer", description = "Reason of the condition that decided the status, e.g. AllJobsCompleted,"
-                                            + " FailedJobs, DeadlineExceeded (out).",
+                                            + " FailedJobs, DeadlineExceeded; Kueue's, e.g. Pending, Preempted (out).",
               javaType = "String")
     public static final String REASON = "CamelKubeflowTrainerReason";
     @Metadata(label = "wait,consumer", description = "Message of that condition (out).", javaType = "String")
@@ -382,7 +387,8 @@ public final class KubeflowTrainerConstants {
     // events consumer
 
     @Metadata(label = "consumer", description = "What happened to the TrainJob: Created, Running, Suspended,"
-                                                + " Complete, Failed or Deleted; Progress with progressInterval.",
+                                                + " Complete, Failed or Deleted; Progress with progressInterval;"
+                                                + " for a job Kueue holds, Queued, Admitted, Preempted or Evicted.",
               javaType = "String")
     public static final String EVENT = "CamelKubeflowTrainerEvent";
 

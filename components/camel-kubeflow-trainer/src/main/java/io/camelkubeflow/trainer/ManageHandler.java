@@ -5,12 +5,15 @@ import java.util.List;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.access.Access;
+import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.job.LabelSelectors;
 import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.watch.QueueStatus;
+import io.camelkubeflow.trainer.watch.ReportedStatus;
 import io.camelkubeflow.trainer.watch.TrainJobObjectEvents;
 import io.camelkubeflow.trainer.watch.TrainJobStep;
 import io.camelkubeflow.trainer.watch.TrainJobSteps;
@@ -66,7 +69,7 @@ final class ManageHandler extends OperationHandler.Synchronous {
     static ManageHandler get(KubeflowTrainerEndpoint endpoint) {
         return new ManageHandler(endpoint, (h, exchange) -> {
             TrainJobRef job = h.job(exchange, "get");
-            h.withSteps(exchange.getMessage(), h.jobs.get(job.namespace(), job.name()));
+            h.withSteps(exchange, h.jobs.get(job.namespace(), job.name()));
         });
     }
 
@@ -76,7 +79,7 @@ final class ManageHandler extends OperationHandler.Synchronous {
             TrainJobRef job = h.job(exchange, "get");
             endpoint.authorize(exchange, Access.events("list", job.namespace()));
             TrainJob found = h.jobs.get(job.namespace(), job.name());
-            TrainJobHeaders.jobWithStatus(exchange.getMessage(), found);
+            TrainJobHeaders.jobWithStatus(exchange.getMessage(), found, h.reported(exchange, found));
             exchange.getMessage().setBody(new TrainJobObjectEvents(endpoint.getClient(), endpoint.apiRetry(), h.steps)
                     .of(endpoint.watchedNamespace(job.namespace()), found));
         });
@@ -142,12 +145,28 @@ final class ManageHandler extends OperationHandler.Synchronous {
 
     private void setSuspended(Exchange exchange, boolean suspended) {
         TrainJobRef job = job(exchange, "patch");
-        withSteps(exchange.getMessage(), jobs.setSuspended(job.namespace(), job.name(), suspended));
+        withSteps(exchange, jobs.setSuspended(job.namespace(), job.name(), suspended));
     }
 
     /** The job as the body, with its identity, status and steps. */
-    private void withSteps(Message out, TrainJob job) {
-        TrainJobHeaders.jobWithStatus(out, job);
+    private void withSteps(Exchange exchange, TrainJob job) {
+        Message out = exchange.getMessage();
+        TrainJobHeaders.jobWithStatus(out, job, reported(exchange, job));
         out.setHeader(STEPS, steps.of(endpoint.watchedNamespace(job.getMetadata().getNamespace()), job));
+    }
+
+    /**
+     * The job's status as reported: for a job Kueue holds, what its Workload says, to a caller who may list the
+     * namespace's Workloads (authorizeCaller); to one who may not, the job's own status.
+     */
+    private ReportedStatus reported(Exchange exchange, TrainJob job) {
+        if (QueueStatus.waitingOnKueue(job)) {
+            try {
+                endpoint.authorize(exchange, Access.workloads("list", job.getMetadata().getNamespace()));
+            } catch (AccessDeniedException denied) {
+                return ReportedStatus.own(job);
+            }
+        }
+        return ReportedStatus.of(endpoint.getClient(), job);
     }
 }

@@ -6,12 +6,11 @@ import java.util.Set;
 
 import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.watch.ReportedStatus;
 import io.camelkubeflow.trainer.watch.TrainJobProgress;
-import io.fabric8.kubernetes.api.model.Condition;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 
@@ -120,11 +119,9 @@ final class TrainJobHeaders {
     }
 
     /** The job as the body, with its identity and the status it is in now. */
-    static void jobWithStatus(Message out, TrainJob job) {
+    static void jobWithStatus(Message out, TrainJob job, ReportedStatus status) {
         job(out, job);
-        Condition condition = TrainJobPhase.decidingCondition(job);
-        status(out, TrainJobPhase.of(job).displayName(), condition == null ? null : condition.getReason(),
-                condition == null ? null : condition.getMessage());
+        status(out, status.status(), status.reason(), status.message());
     }
 
     static void status(Message out, String status, String reason, String message) {

@@ -43,12 +43,14 @@ final class WaitHandler extends OperationHandler {
         TrainJobRef job;
         WaitTarget target;
         Duration timeout;
+        Duration queueTimeout;
         try {
             job = TrainJobHeaders.reference(in, endpoint.defaultNamespace());
             endpoint.authorize(exchange, Access.trainJobs("get", job.namespace(), job.name()));
             String wanted = in.getHeader(WAIT_FOR, String.class);
             target = wanted == null ? configuration.getWaitFor() : WaitTarget.parse(WAIT_FOR, wanted);
-            timeout = timeout(exchange, configuration);
+            timeout = duration(exchange, WAIT_TIMEOUT, configuration.getWaitTimeout());
+            queueTimeout = duration(exchange, QUEUE_TIMEOUT, configuration.getQueueTimeout());
         } catch (RuntimeException e) {
             exchange.setException(e);
             callback.done(true);
@@ -56,7 +58,7 @@ final class WaitHandler extends OperationHandler {
         }
         TrainerMetrics metrics = endpoint.getComponent().metrics();
         long started = System.nanoTime();
-        endpoint.getWatcher().await(job.namespace(), job.name(), target.phase(), timeout,
+        endpoint.getWatcher().await(job.namespace(), job.name(), target.phase(), timeout, queueTimeout,
                 configuration.isThrowOnFailure(), endpoint.apiRetry())
                 .whenComplete((result, error) -> {
                     Duration waited = Duration.ofNanos(System.nanoTime() - started);
@@ -82,17 +84,18 @@ final class WaitHandler extends OperationHandler {
         return false;
     }
 
-    private static Duration timeout(Exchange exchange, KubeflowTrainerConfiguration configuration) {
-        Object header = exchange.getMessage().getHeader(WAIT_TIMEOUT);
-        if (header == null) {
-            return Duration.ofMillis(configuration.getWaitTimeout());
+    /** A bound of the wait: the header's, else the endpoint's option (milliseconds). */
+    private static Duration duration(Exchange exchange, String header, long optionMillis) {
+        Object value = exchange.getMessage().getHeader(header);
+        if (value == null) {
+            return Duration.ofMillis(optionMillis);
         }
-        Duration timeout = exchange.getContext().getTypeConverter().convertTo(Duration.class, exchange, header);
-        if (timeout == null) {
-            throw new InvalidOptionException(WAIT_TIMEOUT, "'" + header + "' is not a duration; give milliseconds or"
+        Duration duration = exchange.getContext().getTypeConverter().tryConvertTo(Duration.class, exchange, value);
+        if (duration == null) {
+            throw new InvalidOptionException(header, "'" + value + "' is not a duration; give milliseconds or"
                     + " a java.time.Duration such as PT30M");
         }
-        return timeout;
+        return duration;
     }
 
     /** deleteOnTimeout: the job of a wait given up on goes; the exception says whether it did. */

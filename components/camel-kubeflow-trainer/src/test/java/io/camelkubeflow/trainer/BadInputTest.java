@@ -118,6 +118,20 @@ class BadInputTest extends TrainerRouteTestSupport {
                 bad("managedBy", TORCH_FILE, null, Map.of(MANAGED_BY, "me"), "managedBy"),
                 bad("queue", TORCH_FILE, null, Map.of(QUEUE, "Team_A"), "queue", "is not a Kueue object name"),
                 bad("priority class", TORCH_FILE + "&priorityClass=" + "p".repeat(64), null, Map.of(), "priorityClass"),
+                bad("Kueue's label", TORCH_FILE, null, Map.of(LABELS, Map.of("kueue.x-k8s.io/queue-name", "other")),
+                        "labels.kueue.x-k8s.io/queue-name", "is Kueue's"),
+                bad("Kueue's manager on a body's patch", "kubeflow-trainer:train?namespace=ml", kueuePatch(
+                        "\"manager\": \"kueue.x-k8s.io/manager\""), Map.of(), "runtimePatches.manager",
+                        "is Kueue's"),
+                bad("Kueue's annotation on a body's pod template", "kubeflow-trainer:train?namespace=ml", kueuePatch(
+                        "\"manager\": \"example.com/team\", \"trainingRuntimeSpec\": {\"template\": {\"spec\":"
+                        + " {\"replicatedJobs\": [{\"name\": \"node\", \"template\": {\"spec\": {\"template\":"
+                        + " {\"metadata\": {\"annotations\": {\"kueue.x-k8s.io/podset-required-topology\":"
+                        + " \"rack\"}}}}}}]}}}"), Map.of(),
+                        "runtimePatches.metadata.kueue.x-k8s.io/podset-required-topology", "is Kueue's"),
+                bad("Kueue's annotation", TORCH_FILE, null, Map.of(ANNOTATIONS,
+                        Map.of("provreq.kueue.x-k8s.io/maxRunDurationSeconds", "1")),
+                        "annotations.provreq.kueue.x-k8s.io/maxRunDurationSeconds", "is Kueue's"),
                 bad("launcher name", TORCH_FILE, null, Map.of(LAUNCHER, "deepspeed"), LAUNCHER),
                 bad("mpirun without MPI", TORCH_FILE + "&launcher=mpirun", null, Map.of(), "launcher"),
                 bad("image rule", TORCH_FILE, null, Map.of(IMAGE_RULES, "pytorch/*"), IMAGE_RULES),
@@ -209,7 +223,18 @@ class BadInputTest extends TrainerRouteTestSupport {
                 bad("label selector header", "kubeflow-trainer:list?namespace=bad", null,
                         Map.of(LABEL_SELECTOR, "tier in ()"), LABEL_SELECTOR, "has no values"),
                 bad("delete propagation header", "kubeflow-trainer:delete?namespace=bad", null,
-                        Map.of(JOB_NAME, "some-job", DELETE_PROPAGATION, "Sideways"), DELETE_PROPAGATION));
+                        Map.of(JOB_NAME, "some-job", DELETE_PROPAGATION, "Sideways"), DELETE_PROPAGATION),
+                bad("wait timeout", "kubeflow-trainer:wait", null, Map.of(JOB_NAME, "some-job", WAIT_TIMEOUT, "soon"),
+                        WAIT_TIMEOUT, "is not a duration"),
+                bad("queue timeout", "kubeflow-trainer:wait", null, Map.of(JOB_NAME, "some-job", QUEUE_TIMEOUT,
+                        "a while"), QUEUE_TIMEOUT, "is not a duration"));
+    }
+
+    /** A TrainJob body with one runtime patch of the given fields. */
+    private static String kueuePatch(String patchFields) {
+        return "{\"apiVersion\": \"trainer.kubeflow.org/v1alpha1\", \"kind\": \"TrainJob\", \"spec\": {\"runtimeRef\":"
+                + " {\"name\": \"torch-distributed\"}, \"trainer\": {\"command\": [\"python\", \"/a.py\"]},"
+                + " \"runtimePatches\": [{" + patchFields + "}]}}";
     }
 
     static Arguments bad(String name, String uri, Object body, Map<String, Object> headers, String field) {
@@ -269,11 +294,12 @@ class BadInputTest extends TrainerRouteTestSupport {
     /** The options the docs give as durations keep their units; whole numbers in plain digits are taken as written. */
     @org.junit.jupiter.api.Test
     void durationsKeepTheirUnitsAndNumbersTheirDigits() {
-        KubeflowTrainerConfiguration options = camel.getEndpoint("kubeflow-trainer:wait?waitTimeout=6h"
+        KubeflowTrainerConfiguration options = camel.getEndpoint("kubeflow-trainer:wait?waitTimeout=6h&queueTimeout=15m"
                 + "&apiRetryBackoff=1s&logStartTimeout=2m&numNodes=0004&activeDeadlineSeconds=-1"
                 + "&maxLogBytes=9223372036854775807&tailLines=-2147483648", KubeflowTrainerEndpoint.class)
                 .getConfiguration();
         assertEquals(21_600_000L, options.getWaitTimeout());
+        assertEquals(900_000L, options.getQueueTimeout());
         assertEquals(1_000L, options.getApiRetryBackoff());
         assertEquals(120_000L, options.getLogStartTimeout());
         assertEquals(4, options.getNumNodes());

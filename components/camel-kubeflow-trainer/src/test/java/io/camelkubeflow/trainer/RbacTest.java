@@ -13,6 +13,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
 import io.camelkubeflow.trainer.testing.RuntimeYaml;
@@ -248,6 +250,12 @@ class RbacTest {
 
             // the management operations
             assertNull(template.send("kubeflow-trainer:get", trained).getException());
+            // a job in a Kueue queue that does not run yet: get reads its Workload (the sandbox has no Kueue: a 404)
+            Exchange queued = template.send(train + "&queue=team-a&suspend=true",
+                    e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "q1"));
+            Exchange got = template.send("kubeflow-trainer:get", queued);
+            assertEquals(TrainJobPhase.of(got.getMessage().getBody(TrainJob.class)).displayName(),
+                    got.getMessage().getHeader(STATUS), "no Workload: the job's own status");
             assertNull(template.send("kubeflow-trainer:list?namespace=rbac&labelSelector=team=a", e -> { })
                     .getException());
             assertNull(template.send("kubeflow-trainer:runtimes?namespace=rbac", e -> { }).getException());

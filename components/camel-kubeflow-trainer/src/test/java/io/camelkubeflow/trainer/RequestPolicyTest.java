@@ -44,6 +44,11 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
         camel.getRegistry().bind("amd", RequestPolicy.safeDefaults().withNamespaces(Set.of("pol"))
                 .withResourceMaxima(Map.of("amd.com/gpu", "2")).withCommandOverride(true)
                 .withDefaultActiveDeadlineSeconds(7200));
+        // every job into team-a's LocalQueue, at batch priority at most
+        camel.getRegistry().bind("queues", RequestPolicy.safeDefaults().withNamespaces(Set.of("pol"))
+                .withQueues(Set.of("team-a"), "team-a", true).withPriorityClasses(Set.of("batch")));
+        camel.getRegistry().bind("queued", RequestPolicy.safeDefaults().withNamespaces(Set.of("pol"))
+                .withQueues(Set.of(RequestPolicy.ANY), null, true));
     }
 
     static Stream<Arguments> violations() {
@@ -66,6 +71,10 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
                 Arguments.of("outputLocations", TRAIN, Map.of(OUTPUT_URI, "s3://models/team-a")),
                 Arguments.of("outputLocations", TRAIN.replace("#policy", "#amd"),
                         Map.of(OUTPUT_URI, "s3://models/team-a/fraud/")),
+                Arguments.of("queues", QUEUES, Map.of(QUEUE, "team-b")),
+                Arguments.of("queueRequired", TRAIN.replace("#policy", "#queued"), Map.of()),
+                Arguments.of("priorityClasses", TRAIN, Map.of(PRIORITY_CLASS, "batch")),
+                Arguments.of("priorityClasses", QUEUES, Map.of(PRIORITY_CLASS, "urgent")),
                 Arguments.of("maxNumNodes", TRAIN, Map.of(NUM_NODES, 100000)),
                 Arguments.of("maxNumProcPerNode", TRAIN, Map.of(NUM_PROC_PER_NODE, 64)),
                 Arguments.of("maxGpu", TRAIN, Map.of(GPU, "1000")),
@@ -98,6 +107,7 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
     }
 
     private static final String PODS = TRAIN.replace("#policy", "#pods");
+    private static final String QUEUES = TRAIN.replace("#policy", "#queues");
 
     /** The pod settings a TrainJob body's own runtime patch gives: policed as the pod options are. */
     static Stream<Arguments> bodyPatches() {
@@ -223,5 +233,28 @@ class RequestPolicyTest extends TrainerRouteTestSupport {
                 .getSpec().activeDeadlineSeconds(), "a default over the maximum is the maximum");
         assertEquals(600L, trainJob(send(TRAIN, null, Map.of(ACTIVE_DEADLINE_SECONDS, 600L, IDEMPOTENCY_KEY,
                 "own-deadline"))).getSpec().activeDeadlineSeconds());
+    }
+
+    @Test
+    void aRequestNamingNoQueueGetsThePolicysDefaultOneAndAnAllowedOneIsKept() {
+        TrainJob defaulted = trainJob(send(QUEUES, null, Map.of(IDEMPOTENCY_KEY, "queue-default")));
+        assertEquals("team-a", defaulted.getMetadata().getLabels().get("kueue.x-k8s.io/queue-name"));
+        TrainJob named = trainJob(send(QUEUES, null, Map.of(QUEUE, "team-a", PRIORITY_CLASS, "batch",
+                IDEMPOTENCY_KEY, "queue-named")));
+        assertEquals("team-a", named.getMetadata().getLabels().get("kueue.x-k8s.io/queue-name"));
+        assertEquals("batch", named.getMetadata().getLabels().get("kueue.x-k8s.io/priority-class"));
+    }
+
+    /** A TrainJob body's Kueue labels are its queue and priorityClass: held to the same rules. */
+    @Test
+    void aBodysKueueLabelsAreHeldToTheQueueRules() {
+        Exchange refused = send(QUEUES.replace("&pythonFile=/a.py", ""), """
+                {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+                 "metadata": {"labels": {"kueue.x-k8s.io/queue-name": "team-b"}},
+                 "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"command": ["python", "/a.py"]}}}
+                """, Map.of());
+        PolicyViolationException violation = assertInstanceOf(PolicyViolationException.class, refused.getException());
+        assertEquals("queues", violation.getRule(), violation.getMessage());
+        assertEquals(List.of(), api.writesSinceMark());
     }
 }

@@ -4,26 +4,34 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.RequestPolicy;
+import io.camelkubeflow.trainer.watch.TrainJobQueueTimeoutException;
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The component's jobs under the real Kueue (up.sh's TESTCLUSTER_KUEUE: its release manifests, its manager and
- * webhooks, TrainJob integration on): the queue and priorityClass options reach Kueue as its labels, a job beyond the
+ * The component's jobs under the real Kueue, on a control plane of their own (up.sh's TESTCLUSTER_KUEUE: its release
+ * manifests, its manager and webhooks, TrainJob integration on; the build starts it beside the suite's, whose TrainJobs
+ * Kueue's webhook would patch): the queue and priorityClass options reach Kueue as its labels, a job beyond the
  * queue's quota is held suspended with Kueue's reason until the one before it ends, and both complete.
  */
 class KueueIT {
@@ -34,19 +42,24 @@ class KueueIT {
     private static final String ONE_CPU_JOB = "kubeflow-trainer:train?runtime=torch-distributed&cpu=1&queue=team"
             + "&command=python3 -c \"import time; time.sleep(8)\"";
     private static RealCluster cluster;
+    private static final Map<String, List<String>> EVENTS = new ConcurrentHashMap<>();
     private static String clusterQueue;
 
     @BeforeAll
     static void start() throws Exception {
-        // Kueue's webhook adds its runtime patch to every TrainJob of the cluster, queued or not, which the rest of
-        // the suite (DifferentialIT, PodOptionsIT) compares exactly: Kueue runs only in a cluster started for it
-        try (var admin = RealCluster.client(RealCluster.adminKubeconfig())) {
-            Assumptions.assumeTrue(admin.apiextensions().v1().customResourceDefinitions()
-                    .withName("workloads.kueue.x-k8s.io").get() != null,
-                    "Kueue is not installed: start the cluster with TESTCLUSTER_KUEUE=1 (docs/testing.md)");
-        }
-        cluster = RealCluster.start(KueueIT.class);
+        cluster = RealCluster.start(KueueIT.class, RealCluster.kueueKubeconfig());
         clusterQueue = cluster.namespace;
+        // what a route of events hears of each job: its status and reason, in order
+        cluster.camel.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("kubeflow-trainer:events?namespace=" + cluster.namespace).process(e -> EVENTS.computeIfAbsent(
+                        e.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class),
+                        name -> new CopyOnWriteArrayList<>()).add(e.getMessage().getHeader(
+                                KubeflowTrainerConstants.EVENT, String.class) + " (" + e.getMessage().getHeader(
+                                        KubeflowTrainerConstants.REASON, String.class) + ")"));
+            }
+        });
         // what a platform team sets up once: a flavor, a ClusterQueue with its quota, a LocalQueue per namespace
         apply("""
                 apiVersion: kueue.x-k8s.io/v1beta2
@@ -61,10 +74,17 @@ class KueueIT {
                 """);
         apply("""
                 apiVersion: kueue.x-k8s.io/v1beta2
+                kind: WorkloadPriorityClass
+                metadata: {name: kueueit-low}
+                value: 10
+                """);
+        apply("""
+                apiVersion: kueue.x-k8s.io/v1beta2
                 kind: ClusterQueue
                 metadata: {name: %s}
                 spec:
                   namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: %s}}
+                  preemption: {withinClusterQueue: LowerPriority}
                   resourceGroups:
                   - coveredResources: [cpu]
                     flavors:
@@ -128,11 +148,69 @@ class KueueIT {
         assertEquals("Pending", reserved.get("reason"));
         assertEquals(true, cluster.admin.resources(TrainJob.class).inNamespace(cluster.namespace)
                 .withName(queued.getMetadata().getName()).get().getSpec().suspend());
+        // get says so, with Kueue's words: not Suspended, Queued for want of quota
+        Exchange got = cluster.then("kubeflow-trainer:get", second);
+        assertEquals("Queued", got.getMessage().getHeader(KubeflowTrainerConstants.STATUS));
+        assertEquals("Pending", got.getMessage().getHeader(KubeflowTrainerConstants.REASON));
+        assertTrue(got.getMessage().getHeader(KubeflowTrainerConstants.MESSAGE, String.class)
+                .contains("insufficient unused quota for cpu"), got.getMessage().getHeaders().toString());
+        // a wait that bounds the time in the queue ends at that bound, saying what Kueue says
+        Exchange impatient = cluster.template.send("kubeflow-trainer:wait?waitFor=Complete&queueTimeout=3s",
+                second.copy());
+        TrainJobQueueTimeoutException queuedTooLong = assertInstanceOf(TrainJobQueueTimeoutException.class,
+                impatient.getException());
+        assertTrue(queuedTooLong.getMessage().contains("(Queued in LocalQueue team: Pending: couldn't assign flavors"),
+                queuedTooLong.getMessage());
 
         cluster.then("kubeflow-trainer:delete", first);
         Exchange done = cluster.then("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=120s", second);
         assertEquals("Complete", done.getMessage().getHeader(KubeflowTrainerConstants.STATUS));
         assertEquals("True", condition(workloadOf(queued), "Admitted").get("status"));
+        // Queued: the events consumer reads the Workload when the job changes, and Kueue's reason may come after
+        assertInOrder(queued.getMetadata().getName(), "Queued", "Admitted (Admitted)", "Running",
+                "Complete");
+    }
+
+    /**
+     * A low-priority job runs; a high-priority one comes and Kueue preempts the first, which the events consumer
+     * reports as Preempted with Kueue's reason; once the high one ends, the first is admitted again and completes.
+     */
+    @Test
+    @Timeout(300)
+    void aPreemptedJobIsReportedPreemptedThenAdmittedAgainAndCompletes() throws Exception {
+        // no job of another test left to take the quota or preempt this one (a deleted job's Workload goes a moment
+        // after it)
+        Eventually.await(Duration.ofSeconds(60), () -> cluster.admin.genericKubernetesResources(WORKLOADS)
+                .inNamespace(cluster.namespace).list().getItems().stream()
+                .allMatch(workload -> condition(workload, "Finished") != null), () -> "Workloads still pending");
+        Exchange low = cluster.request(ONE_CPU_JOB.replace("time.sleep(8)", "time.sleep(20)")
+                + "&priorityClass=kueueit-low", null);
+        cluster.then("kubeflow-trainer:wait?waitFor=Running&waitTimeout=120s", low);
+        Exchange high = cluster.request(ONE_CPU_JOB.replace("time.sleep(8)", "time.sleep(2)")
+                + "&priorityClass=kueueit-high", null);
+        assertEquals("Complete", cluster.then("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=180s", high)
+                .getMessage().getHeader(KubeflowTrainerConstants.STATUS));
+        assertEquals("Complete", cluster.then("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=180s", low)
+                .getMessage().getHeader(KubeflowTrainerConstants.STATUS));
+        assertInOrder(body(low).getMetadata().getName(), "Running", "Preempted (Preempted)",
+                "Admitted (Admitted)", "Running", "Complete");
+    }
+
+    /** The job's events, in order, hold {@code expected} in that order (others may come between), each a prefix. */
+    private static void assertInOrder(String job, String... expected) throws InterruptedException {
+        Eventually.await(Duration.ofSeconds(30), () -> EVENTS.getOrDefault(job, List.of()).stream().anyMatch(
+                event -> event.startsWith(expected[expected.length - 1])), () -> "events of " + job + ": "
+                        + EVENTS.get(job));
+        List<String> events = EVENTS.get(job);
+        System.out.println("events of " + job + ": " + events);
+        int at = 0;
+        for (String event : events) {
+            if (at < expected.length && event.startsWith(expected[at])) {
+                at++;
+            }
+        }
+        assertEquals(expected.length, at, "events of " + job + ": " + events + ", expected in order "
+                + List.of(expected));
     }
 
     @Test
@@ -146,6 +224,8 @@ class KueueIT {
         @SuppressWarnings("unchecked")
         Map<String, Object> spec = (Map<String, Object>) workloadOf(job).getAdditionalProperties().get("spec");
         assertEquals(1000, ((Number) spec.get("priority")).intValue(), String.valueOf(spec));
+        // a job of high priority left queued would preempt the next test's
+        cluster.then("kubeflow-trainer:delete", trained);
     }
 
     /** What Kueue writes on a queued job (suspend, its runtime patch) is Kueue's, not a different request. */
@@ -161,5 +241,23 @@ class KueueIT {
         assertNull(again.getException());
         assertEquals(true, again.getMessage().getHeader(KubeflowTrainerConstants.ADOPTED));
         assertEquals(body(first).getMetadata().getUid(), body(again).getMetadata().getUid());
+        cluster.then("kubeflow-trainer:delete", again);
+    }
+
+    /** A request policy that forces every job into a LocalQueue: a request that names none is queued there. */
+    @Test
+    @Timeout(120)
+    void aPolicysDefaultQueuePutsAJobThatNamesNoneUnderKueue() throws Exception {
+        cluster.camel.getRegistry().bind("teamQueue", RequestPolicy.safeDefaults().withCommandOverride(true)
+                .withQueues(Set.of("team"), "team", true));
+        Exchange trained = cluster.request(ONE_CPU_JOB.replace("&queue=team", "").replace("time.sleep(8)",
+                "print(1)") + "&policy=#teamQueue", null);
+        TrainJob job = body(trained);
+        assertEquals("team", job.getMetadata().getLabels().get(GROUP + "/queue-name"));
+        Eventually.await(Duration.ofSeconds(60), () -> workloadOf(job) != null, () -> "no Workload");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> spec = (Map<String, Object>) workloadOf(job).getAdditionalProperties().get("spec");
+        assertEquals("team", spec.get("queueName"), String.valueOf(spec));
+        cluster.then("kubeflow-trainer:delete", trained);
     }
 }

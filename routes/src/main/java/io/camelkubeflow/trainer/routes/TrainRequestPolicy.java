@@ -42,6 +42,14 @@ public class TrainRequestPolicy {
     Optional<List<String>> tolerations;
     @ConfigProperty(name = "trainer.policy.service-accounts")
     Optional<List<String>> serviceAccounts;
+    @ConfigProperty(name = "trainer.policy.queues", defaultValue = RequestPolicy.ANY)
+    List<String> queues;
+    @ConfigProperty(name = "trainer.policy.default-queue")
+    Optional<String> defaultQueue;
+    @ConfigProperty(name = "trainer.policy.queue-required", defaultValue = "false")
+    boolean queueRequired;
+    @ConfigProperty(name = "trainer.policy.priority-classes")
+    Optional<List<String>> priorityClasses;
     @ConfigProperty(name = "trainer.policy.max-num-nodes")
     int maxNumNodes;
     @ConfigProperty(name = "trainer.policy.max-num-proc-per-node")
@@ -80,6 +88,9 @@ public class TrainRequestPolicy {
                 .withNodeSelectors(set(nodeSelectors.orElse(List.of())))
                 .withTolerations(set(tolerations.orElse(List.of())))
                 .withServiceAccounts(set(serviceAccounts.orElse(List.of())))
+                .withQueues(set(queues), defaultQueue.map(String::trim).filter(q -> !q.isEmpty()).orElse(null),
+                        queueRequired)
+                .withPriorityClasses(set(priorityClasses.orElse(List.of())))
                 .withMaxima(maxNumNodes, maxNumProcPerNode, maxGpu, maxCpu, maxMemory, maxActiveDeadlineSeconds,
                         maxScriptBytes)
                 .withResourceMaxima(resourceMaxima(resourceMaxima.orElse(List.of())))

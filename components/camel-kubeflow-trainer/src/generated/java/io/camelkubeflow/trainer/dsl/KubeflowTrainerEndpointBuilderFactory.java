@@ -1869,6 +1869,28 @@ public interface KubeflowTrainerEndpointBuilderFactory {
             return this;
         }
         /**
+         * How long the job may wait in a Kueue queue (suspended by Kueue, not admitted, or evicted and waiting
+         * again) before the wait fails with TrainJobQueueTimeoutException, a TrainJobWaitTimeoutException
+         * saying what Kueue said of it (e.g. not enough quota); counted from when the wait sees it queued,
+         * anew after each eviction. 0: no bound of its own (waitTimeout still applies). Default: 0. A
+         * duration: milliseconds, or text such as 30s, 5m, 1h.
+         */
+        default KubeflowTrainerEndpointProducerBuilder queueTimeout(long queueTimeout) {
+            doSetProperty("queueTimeout", queueTimeout);
+            return this;
+        }
+        /**
+         * How long the job may wait in a Kueue queue (suspended by Kueue, not admitted, or evicted and waiting
+         * again) before the wait fails with TrainJobQueueTimeoutException, a TrainJobWaitTimeoutException
+         * saying what Kueue said of it (e.g. not enough quota); counted from when the wait sees it queued,
+         * anew after each eviction. 0: no bound of its own (waitTimeout still applies). Default: 0. A
+         * duration: milliseconds, or text such as 30s, 5m, 1h.
+         */
+        default KubeflowTrainerEndpointProducerBuilder queueTimeout(String queueTimeout) {
+            doSetProperty("queueTimeout", queueTimeout);
+            return this;
+        }
+        /**
          * Throw TrainJobFailedException when the job ends otherwise than waited for (fails while Complete is
          * wanted, ...); when false, the outcome is only reported in headers. Default: true.
          */

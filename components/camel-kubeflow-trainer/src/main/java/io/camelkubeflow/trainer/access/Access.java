@@ -67,6 +67,11 @@ public record Access(String verb, String group, String resource, String subresou
         return new Access(verb, "", "events", null, namespace, null);
     }
 
+    /** A verb on the Kueue Workloads of a namespace (a job's Workload is found by listing them by its uid). */
+    public static Access workloads(String verb, String namespace) {
+        return new Access(verb, "kueue.x-k8s.io", "workloads", null, namespace, null);
+    }
+
     public static Access readPodLogs(String namespace) {
         return new Access("get", "", "pods", "log", namespace, null);
     }

@@ -34,6 +34,27 @@ public record RuntimePatch(String manager, String time, TrainingRuntimeSpecPatch
                 .filter(java.util.Objects::nonNull).toList();
     }
 
+    /** The metadata this patch gives the JobSet, each replicated job and each pod template, where it gives any. */
+    public List<MetadataPatch> metadata() {
+        List<MetadataPatch> all = new java.util.ArrayList<>();
+        if (trainingRuntimeSpec == null || trainingRuntimeSpec.template() == null) {
+            return all;
+        }
+        all.add(trainingRuntimeSpec.template().metadata());
+        if (trainingRuntimeSpec.template().spec() != null && trainingRuntimeSpec.template().spec().replicatedJobs() != null) {
+            for (ReplicatedJobPatch job : trainingRuntimeSpec.template().spec().replicatedJobs()) {
+                if (job.template() != null) {
+                    all.add(job.template().metadata());
+                    if (job.template().spec() != null && job.template().spec().template() != null) {
+                        all.add(job.template().spec().template().metadata());
+                    }
+                }
+            }
+        }
+        all.removeIf(java.util.Objects::isNull);
+        return all;
+    }
+
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record TrainingRuntimeSpecPatch(JobSetTemplatePatch template) {
     }

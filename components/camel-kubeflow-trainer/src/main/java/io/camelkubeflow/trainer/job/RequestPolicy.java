@@ -66,6 +66,14 @@ public final class RequestPolicy {
     private Set<String> tolerations = Set.of();
     private Set<String> serviceAccounts = Set.of();
     private Set<String> persistentVolumeClaims = Set.of();
+    /** The LocalQueues a request may name (Kueue's queue-name label). */
+    private Set<String> queues = Set.of(ANY);
+    /** The LocalQueue a request that names none gets (null: none). */
+    private String defaultQueue;
+    /** Whether a request must end up in a LocalQueue (its own or the default). */
+    private boolean queueRequired;
+    /** The WorkloadPriorityClasses a request may name: a higher one lets Kueue preempt other teams' jobs. */
+    private Set<String> priorityClasses = Set.of();
 
     private RequestPolicy() {
     }
@@ -101,6 +109,10 @@ public final class RequestPolicy {
         copy.tolerations = tolerations;
         copy.serviceAccounts = serviceAccounts;
         copy.persistentVolumeClaims = persistentVolumeClaims;
+        copy.queues = queues;
+        copy.defaultQueue = defaultQueue;
+        copy.queueRequired = queueRequired;
+        copy.priorityClasses = priorityClasses;
         return copy;
     }
 
@@ -174,6 +186,38 @@ public final class RequestPolicy {
     public RequestPolicy withPersistentVolumeClaims(Set<String> names) {
         RequestPolicy policy = copy();
         policy.persistentVolumeClaims = Set.copyOf(names);
+        return policy;
+    }
+
+    /**
+     * Kueue's LocalQueues (the {@code queue} option): which a request may name, which one it gets when it names none
+     * and whether it must be in one. Allowing only the default and requiring a queue forces every job into it.
+     *
+     * @param names        the LocalQueues a request may name; {@code *} (the default): any
+     * @param defaultQueue the LocalQueue of a request that names none; null (the default): none
+     * @param required     whether a request without a queue (and no default) is refused, so no job of this policy
+     *                     runs outside Kueue's quota
+     */
+    public RequestPolicy withQueues(Set<String> names, String defaultQueue, boolean required) {
+        if (defaultQueue != null && !names.contains(ANY) && !names.contains(defaultQueue)) {
+            throw new IllegalArgumentException("the default queue '" + defaultQueue + "' is not among the queues"
+                    + " allowed, " + names.stream().sorted().toList());
+        }
+        RequestPolicy policy = copy();
+        policy.queues = Set.copyOf(names);
+        policy.defaultQueue = defaultQueue;
+        policy.queueRequired = required;
+        return policy;
+    }
+
+    /**
+     * @param names the WorkloadPriorityClasses a request may name (the {@code priorityClass} option); empty (the
+     *              default): none. Kueue preempts lower-priority jobs for a higher one and asks no rights to name a
+     *              class, so this list is all that binds it.
+     */
+    public RequestPolicy withPriorityClasses(Set<String> names) {
+        RequestPolicy policy = copy();
+        policy.priorityClasses = Set.copyOf(names);
         return policy;
     }
 
@@ -270,10 +314,13 @@ public final class RequestPolicy {
         return policy;
     }
 
-    /** What the policy sets on a request that leaves it open, before its TrainJob is built: the run time. */
+    /** What the policy sets on a request that leaves it open, before its TrainJob is built: the run time, the queue. */
     public void applyDefaults(TrainRequest request) {
         if (request.activeDeadlineSeconds() == null) {
             request.activeDeadlineSeconds(Math.min(defaultActiveDeadlineSeconds, maxActiveDeadlineSeconds));
+        }
+        if (request.queue() == null && defaultQueue != null) {
+            request.queue(defaultQueue);
         }
     }
 
@@ -282,6 +329,15 @@ public final class RequestPolicy {
         String namespace = prepared.trainJob().getMetadata().getNamespace();
         allowed("namespaces", namespaces, namespace, "namespace");
         allowed("runtimes", runtimes, prepared.runtime().name(), "runtime");
+        if (request.queue() != null) {
+            allowed("queues", queues, request.queue(), "queue");
+        } else if (queueRequired) {
+            throw new PolicyViolationException("queueRequired", "the request names no queue, and every job here is"
+                    + " admitted by Kueue: give queue (a LocalQueue of namespace " + namespace + ")");
+        }
+        if (request.priorityClass() != null) {
+            allowed("priorityClasses", priorityClasses, request.priorityClass(), "priorityClass");
+        }
         if (request.image() != null) {
             if (!imageOverride) {
                 throw new PolicyViolationException("imageOverride", "the request replaces the runtime's image with '"

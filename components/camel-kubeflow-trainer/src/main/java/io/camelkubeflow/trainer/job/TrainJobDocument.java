@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.job;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -89,7 +90,11 @@ public final class TrainJobDocument {
             // what this component put on an earlier job (its idempotency key, group, run key, TTL, handled marks)
             // describes that submit, not this one: a body copied from a TrainJob does not carry it over
             if (job.getMetadata().getLabels() != null) {
-                job.getMetadata().getLabels().entrySet().stream()
+                Map<String, String> labels = new LinkedHashMap<>(job.getMetadata().getLabels());
+                // Kueue's two labels a request sets are its queue and priorityClass, held to the policy as such
+                request.queue(labels.remove(TrainJobMetadata.QUEUE_LABEL));
+                request.priorityClass(labels.remove(TrainJobMetadata.PRIORITY_CLASS_LABEL));
+                labels.entrySet().stream()
                         .filter(e -> !TrainJobMetadata.isReserved(e.getKey()))
                         .forEach(e -> request.label(e.getKey(), e.getValue()));
             }

@@ -14,10 +14,12 @@ public final class TrainJobMetadata {
     public static final String DOMAIN = "camelkubeflow.io";
     public static final String MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
     public static final String MANAGED_BY_VALUE = "camel-kubeflow-trainer";
+    /** Kueue's domain: its labels and annotations on a job decide its queue, priority and admission. */
+    public static final String KUEUE_DOMAIN = "kueue.x-k8s.io";
     /** Kueue's label naming the LocalQueue that admits a job (the queue option). */
-    public static final String QUEUE_LABEL = "kueue.x-k8s.io/queue-name";
+    public static final String QUEUE_LABEL = KUEUE_DOMAIN + "/queue-name";
     /** Kueue's label naming a job's WorkloadPriorityClass (the priorityClass option). */
-    public static final String PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class";
+    public static final String PRIORITY_CLASS_LABEL = KUEUE_DOMAIN + "/priority-class";
     /**
      * Pod annotation holding an inline script, which a downward API volume turns into the script's file: it travels in
      * the TrainJob itself, so a create is one request.
@@ -93,6 +95,13 @@ public final class TrainJobMetadata {
      */
     public static boolean isReserved(String key) {
         return key.startsWith(DOMAIN + "/") || MANAGED_BY_LABEL.equals(key);
+    }
+
+    /** Whether {@code key} is in Kueue's domain or a subdomain of it ({@code provreq.kueue.x-k8s.io/...}). */
+    public static boolean isKueues(String key) {
+        int slash = key.indexOf('/');
+        String prefix = slash < 0 ? "" : key.substring(0, slash);
+        return prefix.equals(KUEUE_DOMAIN) || prefix.endsWith("." + KUEUE_DOMAIN);
     }
 
     /** Whether the job was given a TTL (its {@link #TTL_LABEL}), so the reaper looks after it. */

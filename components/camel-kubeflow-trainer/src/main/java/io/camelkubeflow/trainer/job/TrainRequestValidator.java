@@ -9,6 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.camelkubeflow.trainer.api.KubernetesNames;
+import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.EnvVar;
 
@@ -67,6 +68,7 @@ public final class TrainRequestValidator {
         resources(request.resources());
         metadata("labels", request.labels(), true);
         metadata("annotations", request.annotations(), false);
+        kueueFreePatches(request);
         StorageInitializers.validate(request);
         output(request.outputUri(), request.env());
         if (request.ttlAfterFinishedSeconds() != null && request.ttlAfterFinishedSeconds() < 1) {
@@ -282,6 +284,34 @@ public final class TrainRequestValidator {
         };
     }
 
+    /**
+     * A TrainJob body's runtime patches neither speak for Kueue (a manager of its domain is Kueue's own patch, with
+     * the flavor's placement) nor carry a label or annotation Kueue reads from the JobSet, Jobs and pods it admits
+     * (topology, pod-set groups): the queue and priority go through the two options, which the policy sees.
+     */
+    private static void kueueFreePatches(TrainRequest request) {
+        for (RuntimePatch patch : request.runtimePatches()) {
+            if (patch.manager() != null && TrainJobMetadata.isKueues(patch.manager())) {
+                throw new InvalidOptionException("runtimePatches.manager", "'" + patch.manager() + "' is Kueue's: a"
+                        + " request's runtime patch cannot stand for Kueue's own; give it a manager of your domain");
+            }
+            for (RuntimePatch.MetadataPatch metadata : patch.metadata()) {
+                for (Map<String, String> keys : Arrays.asList(metadata.labels(), metadata.annotations())) {
+                    if (keys == null) {
+                        continue;
+                    }
+                    for (String key : keys.keySet()) {
+                        if (TrainJobMetadata.isKueues(key)) {
+                            throw new InvalidOptionException("runtimePatches.metadata." + key, "'" + key + "' is"
+                                    + " Kueue's: name the LocalQueue with queue and the WorkloadPriorityClass with"
+                                    + " priorityClass, which a request policy holds to what it allows");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     private static void metadata(String field, Map<String, String> entries, boolean labels) {
         int bytes = 0;
         for (Map.Entry<String, String> entry : entries.entrySet()) {
@@ -289,6 +319,11 @@ public final class TrainRequestValidator {
                 throw new InvalidOptionException(field + "." + entry.getKey(), "'" + entry.getKey() + "' is reserved:"
                         + " the component sets it (idempotency, in-flight groups, run keys, TTLs, handled marks), so a"
                         + " request cannot; use a key of your own domain, e.g. example.com/team");
+            }
+            if (TrainJobMetadata.isKueues(entry.getKey())) {
+                throw new InvalidOptionException(field + "." + entry.getKey(), "'" + entry.getKey() + "' is Kueue's"
+                        + " (it decides a job's queue, priority and admission): name the LocalQueue with queue and the"
+                        + " WorkloadPriorityClass with priorityClass, which a request policy holds to what it allows");
             }
             bytes += entry.getKey().length() + entry.getValue().length();
         }

@@ -16,7 +16,8 @@ import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.support.DaemonThreads;
-import io.fabric8.kubernetes.api.model.Condition;
+import io.camelkubeflow.trainer.support.Printable;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import org.slf4j.Logger;
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Emits one {@link TrainJobEvent} each time a TrainJob enters a new phase (or is deleted), from the client's shared
- * TrainJob informer of the namespace. The phase last emitted is kept per job, so informer resyncs and re-lists after a
+ * TrainJob informer of the namespace; a job Kueue holds is reported as its Workload says ({@link QueueStatus}: Queued,
+ * Admitted, Preempted, Evicted), read when the job changes. The status last emitted is kept per job, so informer resyncs and re-lists after a
  * broken watch emit nothing twice. Jobs that exist when the stream starts are reported only when asked to; their later
  * changes always are. When asked, it also emits Progress events for running jobs ({@link #emitProgressEvery}). Events
  * are delivered one at a time, on the stream's own thread: a slow listener never holds up the informer, which waits
@@ -32,7 +34,9 @@ import org.slf4j.LoggerFactory;
  */
 public class TrainJobEventStream implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobEventStream.class);
-    private final Map<String, TrainJobPhase> lastEmitted = new ConcurrentHashMap<>();
+    private static final String RUNNING = TrainJobPhase.RUNNING.displayName();
+    /** The status each job was last reported in: its phase's name, or where Kueue has it ({@link QueueStatus}). */
+    private final Map<String, String> lastEmitted = new ConcurrentHashMap<>();
     private final Consumer<TrainJobEvent> listener;
     private final ClusterInformers informers;
     private final ExecutorService deliveries = Executors.newSingleThreadExecutor(DaemonThreads.named("events"));
@@ -75,7 +79,7 @@ public class TrainJobEventStream implements AutoCloseable {
             if (emitExisting || (unhandledEnd != null && TrainJobPhase.of(job).isTerminal() && unhandledEnd.test(job))) {
                 changed(job);
             } else {
-                lastEmitted.put(job.getMetadata().getUid(), TrainJobPhase.of(job));
+                lastEmitted.put(job.getMetadata().getUid(), knownStatus(job));
             }
         }
         handler = new ResourceEventHandler<>() {
@@ -95,19 +99,20 @@ public class TrainJobEventStream implements AutoCloseable {
             }
         };
         informer.addEventHandler(handler);
-        informers.whenStopped(informer, this::listenToNewInformer, () -> { });
+        SharedIndexInformer<TrainJob> listened = informer;
+        informers.whenStopped(listened, () -> listenToNewInformer(listened), () -> { });
     }
 
     /**
      * fabric8 stopped the informer for good: listens to the one that replaces it, which hands its cache to the handler
      * (what changed meanwhile is emitted, the rest is no news); a job the stopped one had and the new one has not was
-     * deleted meanwhile.
+     * deleted meanwhile. Nothing when the stream listens to another by now (a move tried again after it half
+     * succeeded).
      */
-    private void listenToNewInformer() {
-        if (closed) {
+    private void listenToNewInformer(SharedIndexInformer<TrainJob> stopped) {
+        if (closed || informer != stopped) {
             return;
         }
-        SharedIndexInformer<TrainJob> stopped = informer;
         stopped.removeEventHandler(handler);
         SharedIndexInformer<TrainJob> jobs = informers.trainJobs(namespace, labelSelector);
         informer = jobs;
@@ -118,7 +123,16 @@ public class TrainJobEventStream implements AutoCloseable {
             }
         }
         jobs.addEventHandler(handler);
-        informers.whenStopped(jobs, this::listenToNewInformer, () -> { });
+        informers.whenStopped(jobs, () -> listenToNewInformer(jobs), () -> { });
+    }
+
+    /** The status the job is in now, as a start knows it: its own when Kueue's word cannot be read. */
+    private String knownStatus(TrainJob job) {
+        try {
+            return ReportedStatus.of(informers.client(), job).status();
+        } catch (KubernetesClientException e) {
+            return ReportedStatus.own(job).status();
+        }
     }
 
     private void deliver(Runnable event) {
@@ -160,16 +174,25 @@ public class TrainJobEventStream implements AutoCloseable {
 
     private void changedWhileOpen(TrainJob job) {
         TrainJobPhase phase = TrainJobPhase.of(job);
-        TrainJobPhase previous = lastEmitted.get(job.getMetadata().getUid());
-        if (previous == TrainJobPhase.RUNNING && phase == TrainJobPhase.CREATED) {
+        String previous = lastEmitted.get(job.getMetadata().getUid());
+        if (RUNNING.equals(previous) && phase == TrainJobPhase.CREATED) {
             // a job that ran does not go back to Created: its child jobs are between two status writes
             return;
         }
-        lastEmitted.put(job.getMetadata().getUid(), phase);
-        if (previous != phase) {
-            Condition condition = TrainJobPhase.decidingCondition(job);
-            listener.accept(new TrainJobEvent(phase.displayName(), job, condition == null ? null : condition.getReason(),
-                    condition == null ? null : condition.getMessage(), TrainJobProgress.reported(job)));
+        ReportedStatus now;
+        try {
+            now = ReportedStatus.of(informers.client(), job);
+        } catch (KubernetesClientException e) {
+            // Kueue's word on the job could not be read (the API server busy or away): unknown is no news, and the
+            // job's next change asks again
+            LOG.debug("Cannot read the Kueue Workload of TrainJob {}: {}", job.getMetadata().getName(),
+                    Printable.escape(e.getMessage()));
+            return;
+        }
+        lastEmitted.put(job.getMetadata().getUid(), now.status());
+        if (!now.status().equals(previous)) {
+            listener.accept(new TrainJobEvent(now.status(), job, now.reason(), now.message(),
+                    TrainJobProgress.reported(job)));
         }
     }
 
@@ -196,7 +219,7 @@ public class TrainJobEventStream implements AutoCloseable {
             for (TrainJob job : informer.getStore().list()) {
                 String uid = job.getMetadata().getUid();
                 // the phase this stream last told of: progress only follows a Running event
-                if (lastEmitted.get(uid) != TrainJobPhase.RUNNING) {
+                if (!RUNNING.equals(lastEmitted.get(uid))) {
                     lastProgress.remove(uid);
                     continue;
                 }

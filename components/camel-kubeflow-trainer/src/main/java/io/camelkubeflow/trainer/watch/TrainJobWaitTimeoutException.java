@@ -14,4 +14,9 @@ public class TrainJobWaitTimeoutException extends RuntimeException {
                 + " (last seen " + (lastPhase == null ? "never" : lastPhase.displayName())
                 + (lastProgress == null ? "" : ", " + lastProgress.describe()) + ")"));
     }
+
+    /** A wait that ended at another of its bounds, which says why ({@link TrainJobQueueTimeoutException}). */
+    protected TrainJobWaitTimeoutException(String message) {
+        super(Printable.escape(message));
+    }
 }

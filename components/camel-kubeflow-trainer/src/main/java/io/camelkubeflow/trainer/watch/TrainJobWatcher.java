@@ -50,7 +50,7 @@ public class TrainJobWatcher implements AutoCloseable {
     private final ClusterInformers informers;
     private final ConcurrentMap<String, NamespaceWatch> namespaces = new ConcurrentHashMap<>();
     private final ScheduledThreadPoolExecutor timeouts = timeoutScheduler();
-    /** Pod lookups for failure details run here, never on the informer's event thread. */
+    /** Pod lookups for failure details and a queueTimeout's Workload read run here, never on an event thread. */
     private final ExecutorService lookups = Executors.newFixedThreadPool(2, DaemonThreads.named("watch-lookups"));
     /**
      * Where a wait is completed, so what follows it (the rest of a route) never runs on the informer's event thread,
@@ -58,8 +58,6 @@ public class TrainJobWatcher implements AutoCloseable {
      * route that blocks holds one of these, not every other wait. Threads end when idle.
      */
     private final ThreadPoolExecutor completions = completionPool();
-    /** How long a namespace's waits wait before they try again to listen to an informer that could not start. */
-    private static final long RELISTEN_MILLIS = 1000;
 
     /** Completes a wait on {@link #completions}; once the watcher is closed, nothing waits any more. */
     private void settle(Runnable completion) {
@@ -97,11 +95,15 @@ public class TrainJobWatcher implements AutoCloseable {
      * @param failOnOtherEnd when true, a job that ends otherwise than wanted (fails while Complete is wanted, ...)
      *                       completes the future with {@link TrainJobFailedException}; when false, with the result
      * @param retry          the caller's policy for the one GET a wait may make (a job the informer has not seen)
+     * @param queueTimeout   how long the job may wait in a Kueue queue, suspended and not admitted, before the wait
+     *                       fails with {@link TrainJobQueueTimeoutException}: from when the wait sees it queued, anew
+     *                       after each eviction; zero or negative: no bound of its own
      */
     public CompletableFuture<WaitResult> await(String namespace, String name, TrainJobPhase target, Duration timeout,
-            boolean failOnOtherEnd, ApiRetry retry) {
+            Duration queueTimeout, boolean failOnOtherEnd, ApiRetry retry) {
         NamespaceWatch watch = namespaces.computeIfAbsent(namespace, NamespaceWatch::new);
-        Waiter waiter = new Waiter(watch, name, target, failOnOtherEnd, timeout);
+        Waiter waiter = new Waiter(watch, name, target, failOnOtherEnd, timeout,
+                queueTimeout.isZero() || queueTimeout.isNegative() ? null : queueTimeout);
         watch.add(waiter);
         if (!timeout.isZero() && !timeout.isNegative()) {
             waiter.timeoutTask = timeouts.schedule(() -> settle(waiter), timeout.toMillis(),
@@ -127,6 +129,9 @@ public class TrainJobWatcher implements AutoCloseable {
 
     /** @param completing where a wait that reached its target is completed */
     private void evaluate(Waiter waiter, TrainJob job, Executor completing) {
+        if (waiter.queueTimeout != null) {
+            boundTimeInQueue(waiter, job);
+        }
         TrainJobPhase phase = TrainJobPhase.of(job);
         waiter.lastPhase = phase;
         waiter.lastProgress = TrainJobProgress.reported(job);
@@ -140,6 +145,51 @@ public class TrainJobWatcher implements AutoCloseable {
                     .whenCompleteAsync((detail, error) -> finish(waiter, result(job, phase, detail), reached),
                             completions);
         }
+    }
+
+    /**
+     * Starts the wait's queueTimeout when Kueue holds its job suspended in a queue (not yet admitted, or evicted), and
+     * stops it once the job is not.
+     */
+    private void boundTimeInQueue(Waiter waiter, TrainJob job) {
+        boolean inQueue = QueueStatus.waitingOnKueue(job) && Boolean.TRUE.equals(job.getSpec().suspend());
+        synchronized (waiter) {
+            if (inQueue && waiter.queueTask == null && !waiter.left) {
+                int generation = ++waiter.queueGeneration;
+                waiter.queueTask = timeouts.schedule(() -> lookups.execute(() -> queueTimedOut(waiter, generation)),
+                        waiter.queueTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            } else if (!inQueue && waiter.queueTask != null) {
+                waiter.queueTask.cancel(false);
+                waiter.queueTask = null;
+            }
+        }
+    }
+
+    /**
+     * The queueTimeout started as {@code generation} passed: unless the job left the queue meanwhile (that timeout
+     * was cancelled or another started, or the job the informer has now is not queued), the wait fails with what
+     * Kueue says of it now.
+     */
+    private void queueTimedOut(Waiter waiter, int generation) {
+        String namespace = waiter.watch.namespace;
+        TrainJob job = waiter.watch.informer.getStore().getByKey(namespace + "/" + waiter.name);
+        synchronized (waiter) {
+            if (waiter.queueTask == null || waiter.queueGeneration != generation || job == null
+                    || !QueueStatus.waitingOnKueue(job)
+                    || !Boolean.TRUE.equals(job.getSpec().suspend())) {
+                return;
+            }
+        }
+        QueueStatus queue;
+        try {
+            queue = QueueStatus.read(client, job);
+        } catch (RuntimeException e) {
+            queue = null;
+        }
+        TrainJobQueueTimeoutException timedOut = new TrainJobQueueTimeoutException(namespace, waiter.name,
+                waiter.queueTimeout, queue);
+        // as every wait completes: not on this lookup thread, which the rest of the route would hold
+        settle(() -> waiter.completeExceptionally(timedOut));
     }
 
     private void finish(Waiter waiter, WaitResult result, boolean reached) {
@@ -209,18 +259,28 @@ public class TrainJobWatcher implements AutoCloseable {
         final TrainJobPhase target;
         final boolean failOnOtherEnd;
         final Duration timeout;
+        /** null: no bound on the time in a Kueue queue. */
+        final Duration queueTimeout;
         volatile ScheduledFuture<?> timeoutTask;
+        /** Runs out the queueTimeout while the job is in a Kueue queue; null while it is not. Guarded by this. */
+        ScheduledFuture<?> queueTask;
+        /** Which queueTimeout runs: one more each time the job enters the queue. Guarded by this. */
+        int queueGeneration;
+        /** Set when the wait ends: no queueTimeout starts after. Guarded by this. */
+        boolean left;
         volatile TrainJobPhase lastPhase;
         volatile TrainJobProgress lastProgress;
         /** The first failed container a pod of the job showed while the wait was pending. */
         volatile String podFailureSeen;
 
-        Waiter(NamespaceWatch watch, String name, TrainJobPhase target, boolean failOnOtherEnd, Duration timeout) {
+        Waiter(NamespaceWatch watch, String name, TrainJobPhase target, boolean failOnOtherEnd, Duration timeout,
+                Duration queueTimeout) {
             this.watch = watch;
             this.name = name;
             this.target = target;
             this.failOnOtherEnd = failOnOtherEnd;
             this.timeout = timeout;
+            this.queueTimeout = queueTimeout;
         }
 
         /** The timeout has passed. */
@@ -254,6 +314,12 @@ public class TrainJobWatcher implements AutoCloseable {
             if (pending != null) {
                 pending.cancel(false);
             }
+            synchronized (this) {
+                left = true;
+                if (queueTask != null) {
+                    queueTask.cancel(false);
+                }
+            }
         }
     }
 
@@ -276,8 +342,6 @@ public class TrainJobWatcher implements AutoCloseable {
         /** The namespace's informers; fabric8 may stop one for good, then a new one takes its place here. */
         volatile SharedIndexInformer<TrainJob> informer;
         volatile SharedIndexInformer<Pod> pods;
-        /** Whether a failed move to a new informer was warned of: once per outage, not every second. */
-        private volatile boolean relistening;
         /** Notes each failed container while its job is waited for: it may be deleted before the job says Failed. */
         final ResourceEventHandler<Pod> podFailures = new ResourceEventHandler<>() {
             @Override
@@ -315,7 +379,7 @@ public class TrainJobWatcher implements AutoCloseable {
             SharedIndexInformer<TrainJob> jobs = informers.trainJobsServing(namespace);
             informer = jobs;
             informers.listen(jobs, namespace, this);
-            informers.whenStopped(jobs, () -> relisten(this::listenToJobs), () -> {
+            informers.whenStopped(jobs, () -> whileKept(informer == jobs, this::listenToJobs), () -> {
                 if (namespaces.remove(namespace, this)) {
                     RuntimeException cause = new IllegalStateException("the TrainJob watch of namespace " + namespace
                             + " stopped");
@@ -349,32 +413,16 @@ public class TrainJobWatcher implements AutoCloseable {
                 waiters.keySet().forEach(name -> ClusterInformers.podsIn(jobPods, new TrainJobRef(namespace, name))
                         .forEach(this::note));
             }
-            informers.whenStopped(jobPods, () -> relisten(this::listenToPods), () -> { });
+            informers.whenStopped(jobPods, () -> whileKept(pods == jobPods, this::listenToPods), () -> { });
         }
 
         /**
-         * Listens to the informer that replaces one fabric8 stopped; when none can start (the API server away as
-         * well), tries again every second for as long as this namespace's waits are kept: nothing else would move
-         * them, and an informer of all namespaces serves every namespace's waits.
+         * Moves to the informer that replaces one fabric8 stopped, unless this namespace's waits are gone or no longer
+         * listen to the stopped one (a move tried again after it half succeeded).
          */
-        private void relisten(Runnable listen) {
-            if (namespaces.get(namespace) != this) {
-                return;
-            }
-            try {
+        private void whileKept(boolean onTheStopped, Runnable listen) {
+            if (onTheStopped && namespaces.get(namespace) == this) {
                 listen.run();
-                relistening = false;
-            } catch (RuntimeException e) {
-                if (!relistening) {
-                    relistening = true;
-                    LOG.warn("Could not listen to a new informer for the waits of namespace {}; trying again every"
-                            + " second: {}", namespace, Printable.escape(e.getMessage()));
-                }
-                try {
-                    timeouts.schedule(() -> relisten(listen), RELISTEN_MILLIS, TimeUnit.MILLISECONDS);
-                } catch (RejectedExecutionException closed) {
-                    // the watcher closed: its waits ended with it
-                }
             }
         }
 

@@ -3,6 +3,8 @@ package io.camelkubeflow.trainer.watch;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 
 /** TrainJobs written straight into the sandbox's store, status included, so watch tests set each phase themselves. */
@@ -32,6 +34,22 @@ final class StoredTrainJobs {
                 metadata: {name: %s}
                 spec: {runtimeRef: {name: torch-distributed}}
                 """.formatted(name), TrainJob.class)).create();
+    }
+
+    /** A job as Kueue's webhook leaves one that names a LocalQueue: labelled, and suspended until Kueue admits it. */
+    TrainJob createQueued(String name, String queue) {
+        return client.resources(TrainJob.class).inNamespace(namespace).resource(Serialization.unmarshal("""
+                apiVersion: trainer.kubeflow.org/v1alpha1
+                kind: TrainJob
+                metadata: {name: %s, labels: {kueue.x-k8s.io/queue-name: %s}}
+                spec: {runtimeRef: {name: torch-distributed}, suspend: true}
+                """.formatted(name, queue), TrainJob.class)).create();
+    }
+
+    /** Admits the job as Kueue does: unsuspends it. */
+    TrainJob admit(String name) {
+        return client.resources(TrainJob.class).inNamespace(namespace).withName(name).patch(
+                PatchContext.of(PatchType.JSON_MERGE), "{\"spec\": {\"suspend\": false}}");
     }
 
     /** Replaces the job's status with {@code statusYaml} (the fields of TrainJob.status). */

@@ -13,6 +13,7 @@ import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,7 +49,7 @@ class TrainJobWatcherTest extends WatchTestSupport {
     }
 
     private CompletableFuture<WaitResult> await(String name, TrainJobPhase target, boolean failOnOtherEnd) {
-        return watcher.await(namespace, name, target, NO_TIMEOUT, failOnOtherEnd, ApiRetry.DEFAULT);
+        return watcher.await(namespace, name, target, NO_TIMEOUT, NO_TIMEOUT, failOnOtherEnd, ApiRetry.DEFAULT);
     }
 
     private static WaitResult result(CompletableFuture<WaitResult> wait) throws Exception {
@@ -186,7 +187,7 @@ class TrainJobWatcherTest extends WatchTestSupport {
         jobs.create("slow");
         jobs.status("slow", RUNNING + "\ntrainerStatus: {progressPercentage: 40}");
         CompletableFuture<WaitResult> wait = watcher.await(namespace, "slow", TrainJobPhase.COMPLETE,
-                Duration.ofMillis(300), true, ApiRetry.DEFAULT);
+                Duration.ofMillis(300), NO_TIMEOUT, true, ApiRetry.DEFAULT);
         TrainJobWaitTimeoutException timeout = assertInstanceOf(TrainJobWaitTimeoutException.class, failure(wait));
         assertEquals("TrainJob " + namespace + "/slow did not become Complete within PT0.3S (last seen Running, 40%)",
                 timeout.getMessage());
@@ -226,11 +227,42 @@ class TrainJobWatcherTest extends WatchTestSupport {
         assertFalse(third.isDone());
     }
 
+    /**
+     * A job Kueue keeps suspended in its queue past the wait's queueTimeout: the wait fails with
+     * TrainJobQueueTimeoutException (a wait timeout), long before its waitTimeout. (The sandbox has no Kueue: the
+     * message says its Workload could not be read; KueueIT reads Kueue's reason.)
+     */
+    @Test
+    void aJobThatStaysInItsKueueQueuePastQueueTimeoutEndsTheWait() {
+        jobs.createQueued("waiting", "team-a");
+        CompletableFuture<WaitResult> wait = watcher.await(namespace, "waiting", TrainJobPhase.COMPLETE,
+                Duration.ofHours(1), Duration.ofMillis(300), true, ApiRetry.DEFAULT);
+        TrainJobQueueTimeoutException queued = assertInstanceOf(TrainJobQueueTimeoutException.class, failure(wait));
+        assertEquals("TrainJob " + namespace + "/waiting was still waiting in Kueue's queue after queueTimeout PT0.3S"
+                + " (its Workload could not be read)", queued.getMessage());
+        assertEquals(0, watcher.queuedTimeouts(), "the waitTimeout went with the wait");
+    }
+
+    /** Admitted before its queueTimeout: the bound no longer applies, and the wait ends as its job does. */
+    @Test
+    void anAdmittedJobIsNoLongerBoundByQueueTimeout() throws Exception {
+        jobs.createQueued("admitted", "team-a");
+        CompletableFuture<WaitResult> wait = watcher.await(namespace, "admitted", TrainJobPhase.COMPLETE,
+                Duration.ofHours(1), Duration.ofHours(2), true, ApiRetry.DEFAULT);
+        assertEquals(2, watcher.queuedTimeouts(), "the waitTimeout and the queueTimeout");
+        jobs.admit("admitted");
+        Eventually.await(Duration.ofSeconds(10), () -> watcher.queuedTimeouts() == 1,
+                () -> watcher.queuedTimeouts() + " timeouts queued");
+        jobs.status("admitted", condition("Complete", "JobsCompleted", "done", "2026-12-07T00:00:00Z"));
+        assertEquals(TrainJobPhase.COMPLETE, result(wait).phase());
+        assertEquals(0, watcher.queuedTimeouts());
+    }
+
     @Test
     void aWaitThatEndsLeavesNoTimeoutQueued() throws Exception {
         jobs.create("quick");
         CompletableFuture<WaitResult> wait = watcher.await(namespace, "quick", TrainJobPhase.RUNNING,
-                Duration.ofHours(1), true, ApiRetry.DEFAULT);
+                Duration.ofHours(1), NO_TIMEOUT, true, ApiRetry.DEFAULT);
         assertEquals(1, watcher.queuedTimeouts());
         jobs.status("quick", RUNNING);
         result(wait);
@@ -261,6 +293,24 @@ class TrainJobWatcherTest extends WatchTestSupport {
         assertEquals(TrainJobPhase.RUNNING, result(wait).phase());
         assertNotSame(stopped, informers.trainJobs(namespace, null));
         assertEquals(0, watcher.pendingWaits());
+    }
+
+    /**
+     * fabric8 stops the informer while the API server is away, so no new one can start: the move is tried again
+     * until it works, and the wait ends when its job does, not at its timeout.
+     */
+    @Test
+    void aWaitMovesToANewInformerOnceTheApiServerIsBack() throws Exception {
+        jobs.create("outlasting");
+        CompletableFuture<WaitResult> wait = await("outlasting", TrainJobPhase.RUNNING, true);
+        SharedIndexInformer<TrainJob> stopped = informers.trainJobs(namespace, null);
+        stopWhileTheApiServerIsAway(sandbox, stopped);
+        Eventually.await(Duration.ofSeconds(30), () -> {
+            SharedIndexInformer<TrainJob> now = informers.trainJobs(namespace, null);
+            return now != stopped && now.isWatching();
+        }, () -> "no new informer watching");
+        jobs.status("outlasting", RUNNING);
+        assertEquals(TrainJobPhase.RUNNING, result(wait).phase());
     }
 
     /** A wait moved to a new informer still fails as not found when its job is deleted. */
