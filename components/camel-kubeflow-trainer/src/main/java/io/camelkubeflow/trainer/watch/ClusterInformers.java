@@ -13,6 +13,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -86,8 +87,11 @@ public final class ClusterInformers implements AutoCloseable {
     private static final long REPLACE_RETRY_MILLIS = 1000;
     /** The longest it waits between two tries, after failures doubled the wait. */
     private static final long REPLACE_RETRY_MAX_MILLIS = 30_000;
-    /** Set by {@link #close}: nothing is moved to a new informer any more. */
-    private volatile boolean closing;
+    /**
+     * How many times {@link #close} began: what was started or asked for before a close is not moved or kept after
+     * it (a new use after a close starts afresh).
+     */
+    private final AtomicInteger closes = new AtomicInteger();
 
     /** @param connections told of each informer started here, to report lost and restored watch connections */
     public ClusterInformers(KubernetesClient client, WatchConnectionMonitor connections) {
@@ -269,8 +273,8 @@ public final class ClusterInformers implements AutoCloseable {
     }
 
     /**
-     * The scope's informer, started by {@code start} unless it has one that runs: fabric8 may have stopped it. None
-     * starts once {@link #close} began (IllegalStateException); one that started while it did is stopped.
+     * The scope's informer, started by {@code start} unless it has one that runs: fabric8 may have stopped it. One
+     * started while {@link #close} ran (which may have missed it) is stopped and forgotten (IllegalStateException).
      */
     private <K, T> SharedIndexInformer<T> running(ConcurrentMap<K, SharedIndexInformer<T>> informers, K scope,
             Function<K, SharedIndexInformer<T>> start) {
@@ -278,6 +282,7 @@ public final class ClusterInformers implements AutoCloseable {
         if (current != null && current.isRunning()) {
             return current;
         }
+        int generation = closes.get();
         SharedIndexInformer<T> running = informers.compute(scope, (s, present) -> {
             if (present != null && present.isRunning()) {
                 return present;
@@ -286,15 +291,12 @@ public final class ClusterInformers implements AutoCloseable {
                 // left to the monitor, which warns of it and forgets it
                 present.close();
             }
-            if (closing) {
-                throw new IllegalStateException("the client's informers are closed");
-            }
             return start.apply(s);
         });
-        if (closing) {
-            // close() may have stopped the informers before this one was in the map
+        if (closes.get() != generation) {
+            informers.remove(scope, running);
             stop(running);
-            throw new IllegalStateException("the client's informers are closed");
+            throw new IllegalStateException("the client's informers were closed while one started");
         }
         return running;
     }
@@ -308,17 +310,18 @@ public final class ClusterInformers implements AutoCloseable {
      * listens to {@code informer}.
      */
     public void whenStopped(SharedIndexInformer<?> informer, Runnable givenUp, Runnable closed) {
+        int generation = closes.get();
         informer.stopped().whenCompleteAsync((ignored, error) -> {
             if (closedHere.contains(informer)) {
                 closed.run();
             } else {
-                replace(givenUp, 0);
+                replace(givenUp, 0, generation);
             }
         }, onStop);
     }
 
-    private void replace(Runnable givenUp, int failures) {
-        if (closing) {
+    private void replace(Runnable givenUp, int failures, int generation) {
+        if (closes.get() != generation) {
             return;
         }
         try {
@@ -331,7 +334,7 @@ public final class ClusterInformers implements AutoCloseable {
             }
             long delay = Math.min(REPLACE_RETRY_MAX_MILLIS, REPLACE_RETRY_MILLIS << Math.min(failures, 6));
             CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS, onStop)
-                    .execute(() -> replace(givenUp, failures + 1));
+                    .execute(() -> replace(givenUp, failures + 1, generation));
         }
     }
 
@@ -491,7 +494,7 @@ public final class ClusterInformers implements AutoCloseable {
 
     @Override
     public void close() {
-        closing = true;
+        closes.incrementAndGet();
         trainJobs.values().forEach(this::stop);
         trainJobs.clear();
         pods.values().forEach(this::stop);
