@@ -23,12 +23,7 @@ public record RuntimePatch(String manager, String time, TrainingRuntimeSpecPatch
 
     /** The pod spec this patch gives each replicated job it names, in order; a job without one is left out. */
     public List<PodSpecPatch> podSpecs() {
-        if (trainingRuntimeSpec == null || trainingRuntimeSpec.template() == null
-                || trainingRuntimeSpec.template().spec() == null
-                || trainingRuntimeSpec.template().spec().replicatedJobs() == null) {
-            return List.of();
-        }
-        return trainingRuntimeSpec.template().spec().replicatedJobs().stream()
+        return replicatedJobs().stream()
                 .map(job -> job.template() == null || job.template().spec() == null
                         || job.template().spec().template() == null ? null : job.template().spec().template().spec())
                 .filter(java.util.Objects::nonNull).toList();
@@ -37,22 +32,29 @@ public record RuntimePatch(String manager, String time, TrainingRuntimeSpecPatch
     /** The metadata this patch gives the JobSet, each replicated job and each pod template, where it gives any. */
     public List<MetadataPatch> metadata() {
         List<MetadataPatch> all = new java.util.ArrayList<>();
-        if (trainingRuntimeSpec == null || trainingRuntimeSpec.template() == null) {
-            return all;
+        if (trainingRuntimeSpec != null && trainingRuntimeSpec.template() != null) {
+            all.add(trainingRuntimeSpec.template().metadata());
         }
-        all.add(trainingRuntimeSpec.template().metadata());
-        if (trainingRuntimeSpec.template().spec() != null && trainingRuntimeSpec.template().spec().replicatedJobs() != null) {
-            for (ReplicatedJobPatch job : trainingRuntimeSpec.template().spec().replicatedJobs()) {
-                if (job.template() != null) {
-                    all.add(job.template().metadata());
-                    if (job.template().spec() != null && job.template().spec().template() != null) {
-                        all.add(job.template().spec().template().metadata());
-                    }
+        for (ReplicatedJobPatch job : replicatedJobs()) {
+            if (job.template() != null) {
+                all.add(job.template().metadata());
+                if (job.template().spec() != null && job.template().spec().template() != null) {
+                    all.add(job.template().spec().template().metadata());
                 }
             }
         }
         all.removeIf(java.util.Objects::isNull);
         return all;
+    }
+
+    /** The replicated jobs this patch names; none when it names none. */
+    private List<ReplicatedJobPatch> replicatedJobs() {
+        if (trainingRuntimeSpec == null || trainingRuntimeSpec.template() == null
+                || trainingRuntimeSpec.template().spec() == null
+                || trainingRuntimeSpec.template().spec().replicatedJobs() == null) {
+            return List.of();
+        }
+        return trainingRuntimeSpec.template().spec().replicatedJobs();
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)

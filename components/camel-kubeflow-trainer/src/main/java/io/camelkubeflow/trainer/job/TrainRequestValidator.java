@@ -300,15 +300,18 @@ public final class TrainRequestValidator {
                     if (keys == null) {
                         continue;
                     }
-                    for (String key : keys.keySet()) {
-                        if (TrainJobMetadata.isKueues(key)) {
-                            throw new InvalidOptionException("runtimePatches.metadata." + key, "'" + key + "' is"
-                                    + " Kueue's: name the LocalQueue with queue and the WorkloadPriorityClass with"
-                                    + " priorityClass, which a request policy holds to what it allows");
-                        }
-                    }
+                    keys.keySet().forEach(key -> notKueues("runtimePatches.metadata", key));
                 }
             }
+        }
+    }
+
+    /** Refuses a label or annotation key of Kueue's domain, named as {@code field.key}. */
+    private static void notKueues(String field, String key) {
+        if (TrainJobMetadata.isKueues(key)) {
+            throw new InvalidOptionException(field + "." + key, "'" + key + "' is Kueue's (it decides a job's queue,"
+                    + " priority and admission): name the LocalQueue with queue and the WorkloadPriorityClass with"
+                    + " priorityClass, which a request policy holds to what it allows");
         }
     }
 
@@ -320,11 +323,7 @@ public final class TrainRequestValidator {
                         + " the component sets it (idempotency, in-flight groups, run keys, TTLs, handled marks), so a"
                         + " request cannot; use a key of your own domain, e.g. example.com/team");
             }
-            if (TrainJobMetadata.isKueues(entry.getKey())) {
-                throw new InvalidOptionException(field + "." + entry.getKey(), "'" + entry.getKey() + "' is Kueue's"
-                        + " (it decides a job's queue, priority and admission): name the LocalQueue with queue and the"
-                        + " WorkloadPriorityClass with priorityClass, which a request policy holds to what it allows");
-            }
+            notKueues(field, entry.getKey());
             bytes += entry.getKey().length() + entry.getValue().length();
         }
         if (!labels && bytes > MAX_ANNOTATIONS_BYTES) {

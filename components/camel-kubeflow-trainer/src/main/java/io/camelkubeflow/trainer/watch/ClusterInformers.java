@@ -45,8 +45,8 @@ import org.slf4j.LoggerFactory;
  * progress counting ready pods), and one informer per runtime kind (and namespace) that creates read their runtime
  * from. TrainJobs and pods are cached as JSON text ({@link JsonItemStore}): TrainJobs without their managed fields
  * (the server-side-apply bookkeeping the Trainer writes on every job, a large part of it that nothing here reads; the
- * rest stays, those jobs are what routes receive), pods as summaries ({@link PodSummaries}). Each is started on first use, with its first list done before it is handed out, so its
- * cache is complete; all are stopped by {@link #close}.
+ * rest stays, those jobs are what routes receive), pods as summaries ({@link PodSummaries}). Each is started on first
+ * use, with its first list done before it is handed out, so its cache is complete; all are stopped by {@link #close}.
  *
  * <p>Once an all-namespaces informer runs (an events consumer over all namespaces), it also serves the waits and log
  * reads of every namespace started after it ({@link #trainJobsServing}, {@link #trainJobPods}): one cache of each job

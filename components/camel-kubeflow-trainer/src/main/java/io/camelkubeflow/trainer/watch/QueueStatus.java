@@ -85,6 +85,11 @@ public record QueueStatus(String status, String queue, String reason, String mes
         return phase == TrainJobPhase.CREATED || phase == TrainJobPhase.SUSPENDED;
     }
 
+    /** Whether Kueue holds the job suspended in its queue: not yet admitted, or evicted and waiting again. */
+    static boolean heldInQueue(TrainJob job) {
+        return waitingOnKueue(job) && Boolean.TRUE.equals(job.getSpec().suspend());
+    }
+
     /** What a Workload says, by its conditions as Kueue v0.17 sets them. */
     @SuppressWarnings("unchecked")
     public static QueueStatus of(GenericKubernetesResource workload) {

@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Emits one {@link TrainJobEvent} each time a TrainJob enters a new phase (or is deleted), from the client's shared
  * TrainJob informer of the namespace; a job Kueue holds is reported as its Workload says ({@link QueueStatus}: Queued,
- * Admitted, Preempted, Evicted), read when the job changes. The status last emitted is kept per job, so informer resyncs and re-lists after a
- * broken watch emit nothing twice. Jobs that exist when the stream starts are reported only when asked to; their later
+ * Admitted, Preempted, Evicted), read when the job changes. The status last emitted is kept per job, so informer
+ * resyncs and re-lists after a broken watch emit nothing twice. Jobs that exist when the stream starts are reported only when asked to; their later
  * changes always are. When asked, it also emits Progress events for running jobs ({@link #emitProgressEvery}). Events
  * are delivered one at a time, on the stream's own thread: a slow listener never holds up the informer, which waits
  * and other streams share.

@@ -152,7 +152,7 @@ public class TrainJobWatcher implements AutoCloseable {
      * stops it once the job is not.
      */
     private void boundTimeInQueue(Waiter waiter, TrainJob job) {
-        boolean inQueue = QueueStatus.waitingOnKueue(job) && Boolean.TRUE.equals(job.getSpec().suspend());
+        boolean inQueue = QueueStatus.heldInQueue(job);
         synchronized (waiter) {
             if (inQueue && waiter.queueTask == null && !waiter.left) {
                 int generation = ++waiter.queueGeneration;
@@ -175,8 +175,7 @@ public class TrainJobWatcher implements AutoCloseable {
         TrainJob job = waiter.watch.informer.getStore().getByKey(namespace + "/" + waiter.name);
         synchronized (waiter) {
             if (waiter.queueTask == null || waiter.queueGeneration != generation || job == null
-                    || !QueueStatus.waitingOnKueue(job)
-                    || !Boolean.TRUE.equals(job.getSpec().suspend())) {
+                    || !QueueStatus.heldInQueue(job)) {
                 return;
             }
         }

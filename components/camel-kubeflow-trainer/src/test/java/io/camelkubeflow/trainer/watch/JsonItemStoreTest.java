@@ -1,6 +1,5 @@
 package io.camelkubeflow.trainer.watch;
 
-import java.io.InputStream;
 import java.util.List;
 
 import io.fabric8.kubernetes.api.model.Pod;
@@ -20,16 +19,10 @@ class JsonItemStoreTest {
     private final KubernetesSerialization serialization = new KubernetesSerialization();
     private final JsonItemStore<Pod> store = new JsonItemStore<>(Pod.class, serialization, PodSummaries::summarize);
 
-    private Pod trainerPod() throws Exception {
-        try (InputStream json = JsonItemStoreTest.class.getResourceAsStream("trainer-pod.json")) {
-            return serialization.unmarshal(json, Pod.class);
-        }
-    }
-
     @Test
     void aStoredPodIsReadBackAsTheSummaryItsHandlersWereHanded() throws Exception {
-        Pod whole = trainerPod();
-        Pod handed = trainerPod();
+        Pod whole = PodSummariesTest.trainerPod();
+        Pod handed = PodSummariesTest.trainerPod();
         String key = store.getKey(handed);
         assertNull(store.put(key, handed));
 
@@ -45,10 +38,10 @@ class JsonItemStoreTest {
 
     @Test
     void putHandsBackThePreviousAndRemoveTheLast() throws Exception {
-        Pod first = trainerPod();
+        Pod first = PodSummariesTest.trainerPod();
         String key = store.getKey(first);
         store.put(key, first);
-        Pod second = new PodBuilder(trainerPod()).editMetadata().withResourceVersion("9999").endMetadata().build();
+        Pod second = new PodBuilder(PodSummariesTest.trainerPod()).editMetadata().withResourceVersion("9999").endMetadata().build();
 
         assertEquals(first, store.put(key, second));
         assertEquals(1, store.size());

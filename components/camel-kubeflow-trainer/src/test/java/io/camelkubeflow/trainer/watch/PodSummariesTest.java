@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * of the whole pod, and the rest is gone.
  */
 class PodSummariesTest {
-    private static Pod trainerPod() throws Exception {
+    /** A pod as the real control plane wrote it (resource trainer-pod.json). */
+    static Pod trainerPod() throws Exception {
         try (InputStream json = PodSummariesTest.class.getResourceAsStream("trainer-pod.json")) {
             return Serialization.unmarshal(json, Pod.class);
         }
