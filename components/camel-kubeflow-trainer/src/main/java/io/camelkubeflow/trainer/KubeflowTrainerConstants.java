@@ -68,6 +68,13 @@ public final class KubeflowTrainerConstants {
                             + " of list, a Map from namespace/name to each job's steps.",
               javaType = "Object")
     public static final String STEPS = "CamelKubeflowTrainerSteps";
+    @Metadata(label = "list", description = "The status of each listed TrainJob (out): a Map from namespace/name to"
+                                            + " an io.camelkubeflow.trainer.watch.ReportedStatus (status, reason,"
+                                            + " message), as get reports it: for a job Kueue holds, what its Workload"
+                                            + " says (Queued, Admitted, Preempted, Evicted), all read with one list of"
+                                            + " Workloads.",
+              javaType = "java.util.Map<String, io.camelkubeflow.trainer.watch.ReportedStatus>")
+    public static final String STATUSES = "CamelKubeflowTrainerStatuses";
 
     // the caller a request acts for (authorizeCaller)
 
@@ -328,8 +335,9 @@ public final class KubeflowTrainerConstants {
               javaType = "java.time.Duration")
     public static final String QUEUE_TIMEOUT = "CamelKubeflowTrainerQueueTimeout";
     @Metadata(label = "wait", description = "The TrainJob's status (out): Created, Running, Suspended, Complete or"
-                                            + " Failed; for a job Kueue holds (get, events), what its Workload says:"
-                                            + " Queued, Admitted, Preempted or Evicted.",
+                                            + " Failed; for a job Kueue holds (get, events, suspend, resume, the events"
+                                            + " consumer, a wait that timed out), what its Workload says: Queued,"
+                                            + " Admitted, Preempted or Evicted.",
               javaType = "String")
     public static final String STATUS = "CamelKubeflowTrainerStatus";
     @Metadata(label = "wait,consumer", description = "Reason of the condition that decided the status, e.g. AllJobsCompleted,"

@@ -9,6 +9,7 @@ import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.job.KueueWorkloads;
 import io.camelkubeflow.trainer.job.LabelSelectors;
 import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
@@ -109,6 +110,7 @@ final class ManageHandler extends OperationHandler.Synchronous {
             Map<String, List<TrainJobStep>> steps = new LinkedHashMap<>();
             h.steps.of(endpoint.watchedNamespace(namespace), listed).forEach((job, of) -> steps.put(job.toString(), of));
             exchange.getMessage().setHeader(STEPS, steps);
+            exchange.getMessage().setHeader(STATUSES, h.reported(exchange, namespace, listed));
         });
     }
 
@@ -143,9 +145,17 @@ final class ManageHandler extends OperationHandler.Synchronous {
         return new ManageHandler(endpoint, (h, exchange) -> h.setSuspended(exchange, false));
     }
 
+    /**
+     * Suspends or resumes the job; one Kueue holds through its Workload, as Kueue documents (TrainJobManager), which
+     * the caller (authorizeCaller) must also be allowed to patch.
+     */
     private void setSuspended(Exchange exchange, boolean suspended) {
-        TrainJobRef job = job(exchange, "patch");
-        withSteps(exchange, jobs.setSuspended(job.namespace(), job.name(), suspended));
+        TrainJobRef ref = job(exchange, "patch");
+        TrainJob job = jobs.get(ref.namespace(), ref.name());
+        if (KueueWorkloads.inQueue(job)) {
+            endpoint.authorize(exchange, Access.workloads("patch", ref.namespace()));
+        }
+        withSteps(exchange, jobs.setSuspended(job, suspended));
     }
 
     /** The job as the body, with its identity, status and steps. */
@@ -159,8 +169,25 @@ final class ManageHandler extends OperationHandler.Synchronous {
      * The job's status as reported: for a job Kueue holds, what its Workload says, to a caller who may list the
      * namespace's Workloads (authorizeCaller); to one who may not, the job's own status.
      */
+    private Map<String, ReportedStatus> reported(Exchange exchange, String namespace, List<TrainJob> listed) {
+        Map<String, QueueStatus> queues = Map.of();
+        if (listed.stream().anyMatch(QueueStatus::asksKueue)) {
+            try {
+                endpoint.authorize(exchange, Access.workloads("list", namespace));
+                queues = QueueStatus.readAll(endpoint.getClient(), namespace, listed);
+            } catch (AccessDeniedException denied) {
+                // the caller's own right: without it, each job's own status
+            }
+        }
+        Map<String, ReportedStatus> statuses = new LinkedHashMap<>();
+        for (TrainJob job : listed) {
+            statuses.put(TrainJobRef.of(job).toString(), ReportedStatus.of(job, queues.get(job.getMetadata().getUid())));
+        }
+        return statuses;
+    }
+
     private ReportedStatus reported(Exchange exchange, TrainJob job) {
-        if (QueueStatus.waitingOnKueue(job)) {
+        if (QueueStatus.asksKueue(job)) {
             try {
                 endpoint.authorize(exchange, Access.workloads("list", job.getMetadata().getNamespace()));
             } catch (AccessDeniedException denied) {

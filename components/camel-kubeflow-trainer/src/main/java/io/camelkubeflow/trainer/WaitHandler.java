@@ -9,6 +9,7 @@ import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.watch.TrainJobFailedException;
 import io.camelkubeflow.trainer.watch.TrainJobSteps;
+import io.camelkubeflow.trainer.watch.ReportedStatus;
 import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
 import io.camelkubeflow.trainer.watch.WaitResult;
 import io.camelkubeflow.trainer.watch.WaitTarget;
@@ -70,6 +71,12 @@ final class WaitHandler extends OperationHandler {
                             metrics.waited(failed.getResult(), waited);
                         } else if (cause instanceof TrainJobWaitTimeoutException timedOut) {
                             metrics.timedOut();
+                            ReportedStatus lastSeen = timedOut.getLastSeen();
+                            if (lastSeen != null) {
+                                // what an error handler decides on: Queued (and Kueue's reason) is not stuck
+                                TrainJobHeaders.status(exchange.getMessage(), lastSeen.status(), lastSeen.reason(),
+                                        lastSeen.message());
+                            }
                             if (configuration.isDeleteOnTimeout()) {
                                 deleteAbandoned(job, timedOut);
                             }

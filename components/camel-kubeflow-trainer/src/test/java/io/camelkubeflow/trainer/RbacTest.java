@@ -20,6 +20,7 @@ import io.camelkubeflow.trainer.testing.ReliabilityFigures;
 import io.camelkubeflow.trainer.testing.RuntimeYaml;
 import io.camelkubeflow.trainer.testing.LeaseReplicas;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
+import io.camelkubeflow.trainer.watch.StoredWorkloads;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
@@ -107,6 +108,8 @@ class RbacTest {
                         new ConfigBuilder(api.client().getConfiguration()).withUserAgent(USER_AGENT).build()).build();
                 CamelContext camel = new DefaultCamelContext()) {
             camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(componentClient);
+            // Kueue installed: its Workloads served
+            StoredWorkloads.serveWorkloads(api.client());
             List<String> events = new CopyOnWriteArrayList<>();
             camel.addRoutes(new RouteBuilder() {
                 @Override
@@ -140,6 +143,14 @@ class RbacTest {
                         + "&namespace=rbac&bodyType=auto&pythonFile=/a.py", e -> { });
             }
             assertNull(template.send("kubeflow-trainer:wait?waitTimeout=30s", trained).getException());
+            // an event that asks for a LocalQueue: the source watches the Workload Kueue makes for its job
+            Exchange queued = template.send(action + "&queue=team-a", e -> {
+                e.getMessage().setHeader(IDEMPOTENCY_KEY, "event-3");
+                e.getMessage().setBody("print(3)");
+            });
+            new StoredWorkloads(api.client(), "rbac").createFor(queued.getMessage().getBody(TrainJob.class),
+                    "team-a");
+            awaitWorkloadsWatched(api, mark);
             Exchange failed = template.send(action, e -> {
                 e.getMessage().setHeader(IDEMPOTENCY_KEY, "event-2");
                 e.getMessage().setHeader(ANNOTATIONS, Map.of(TrainJobControllerEmulation.OUTCOME_ANNOTATION, "Failed"));
@@ -194,6 +205,8 @@ class RbacTest {
                         new ConfigBuilder(api.client().getConfiguration()).withUserAgent(USER_AGENT).build()).build();
                 CamelContext camel = new DefaultCamelContext()) {
             camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(componentClient);
+            // Kueue installed: its Workloads served
+            StoredWorkloads.serveWorkloads(api.client());
             // the cluster service deploy/ configures (trainer.ha.cluster-service=kubernetes): a Lease in the app's
             // namespace among the pods labelled as the app's, this replica being the pod "rbac-replica"
             camel.addService(LeaseReplicas.clusterService(api, componentClient, APP_NAMESPACE, "rbac-replica",
@@ -250,12 +263,17 @@ class RbacTest {
 
             // the management operations
             assertNull(template.send("kubeflow-trainer:get", trained).getException());
-            // a job in a Kueue queue that does not run yet: get reads its Workload (the sandbox has no Kueue: a 404)
+            // a job in a Kueue queue that does not run yet, with the Workload Kueue makes for it: get and list read
+            // it, the events route watches it, suspend and resume deactivate and activate it
             Exchange queued = template.send(train + "&queue=team-a&suspend=true",
                     e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "q1"));
+            new StoredWorkloads(api.client(), "rbac").createFor(queued.getMessage().getBody(TrainJob.class),
+                    "team-a");
             Exchange got = template.send("kubeflow-trainer:get", queued);
-            assertEquals(TrainJobPhase.of(got.getMessage().getBody(TrainJob.class)).displayName(),
-                    got.getMessage().getHeader(STATUS), "no Workload: the job's own status");
+            assertEquals("Queued", got.getMessage().getHeader(STATUS), "what its Workload says");
+            assertNull(template.send("kubeflow-trainer:list?namespace=rbac", e -> { }).getException());
+            assertNull(template.send("kubeflow-trainer:suspend", queued).getException());
+            assertNull(template.send("kubeflow-trainer:resume", queued).getException());
             assertNull(template.send("kubeflow-trainer:list?namespace=rbac&labelSelector=team=a", e -> { })
                     .getException());
             assertNull(template.send("kubeflow-trainer:runtimes?namespace=rbac", e -> { }).getException());
@@ -285,9 +303,19 @@ class RbacTest {
                     r -> "PUT".equals(r.getMethod()) && r.getPath().contains("/leases/"))) {
                 Thread.sleep(50);
             }
+            awaitWorkloadsWatched(api, mark);
             return api.sandbox().requestsSince(mark).stream()
                     .filter(r -> USER_AGENT.equals(r.getHeader("User-Agent")))
                     .map(RbacTest::call).toList();
+        }
+    }
+
+    /** Until the events route watches the Workloads: it starts to once it has seen a job in a queue. */
+    private static void awaitWorkloadsWatched(TrainerApiServer api, long mark) throws InterruptedException {
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline && api.sandbox().requestsSince(mark).stream().noneMatch(
+                r -> r.getPath().contains("/workloads?") && r.getPath().contains("watch=true"))) {
+            Thread.sleep(50);
         }
     }
 

@@ -11,7 +11,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.RequestPolicy;
+import io.camelkubeflow.trainer.job.TrainJobHeldByKueueException;
+import io.camelkubeflow.trainer.watch.ReportedStatus;
 import io.camelkubeflow.trainer.watch.TrainJobQueueTimeoutException;
+import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -162,13 +165,91 @@ class KueueIT {
         assertTrue(queuedTooLong.getMessage().contains("(Queued in LocalQueue team: Pending: couldn't assign flavors"),
                 queuedTooLong.getMessage());
 
+        // so does a wait that ends at its waitTimeout, in its message and in the headers its error handler reads
+        Exchange brief = cluster.template.send("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=2s",
+                second.copy());
+        TrainJobWaitTimeoutException timedOut = assertInstanceOf(TrainJobWaitTimeoutException.class,
+                brief.getException());
+        assertTrue(timedOut.getMessage().contains("(last seen Queued: Pending: couldn't assign flavors"),
+                timedOut.getMessage());
+        assertEquals("Queued", brief.getMessage().getHeader(KubeflowTrainerConstants.STATUS));
+        assertEquals("Pending", brief.getMessage().getHeader(KubeflowTrainerConstants.REASON));
+        // and list, for each job, with one read of the namespace's Workloads
+        Exchange listed = cluster.template.send("kubeflow-trainer:list?namespace=" + cluster.namespace,
+                e -> { });
+        @SuppressWarnings("unchecked")
+        Map<String, ReportedStatus> statuses = listed.getMessage().getHeader(KubeflowTrainerConstants.STATUSES,
+                Map.class);
+        assertEquals("Queued", statuses.get(cluster.namespace + "/" + queued.getMetadata().getName()).status(),
+                String.valueOf(statuses));
+        assertEquals("Running", statuses.get(cluster.namespace + "/" + body(first).getMetadata().getName()).status());
+
         cluster.then("kubeflow-trainer:delete", first);
         Exchange done = cluster.then("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=120s", second);
         assertEquals("Complete", done.getMessage().getHeader(KubeflowTrainerConstants.STATUS));
         assertEquals("True", condition(workloadOf(queued), "Admitted").get("status"));
-        // Queued: the events consumer reads the Workload when the job changes, and Kueue's reason may come after
-        assertInOrder(queued.getMetadata().getName(), "Queued", "Admitted (Admitted)", "Running",
+        // the events consumer watches the Workloads: Kueue's reason is heard when Kueue writes it
+        assertInOrder(queued.getMetadata().getName(), "Queued (Pending)", "Admitted (Admitted)", "Running",
                 "Complete");
+    }
+
+    /**
+     * suspend and resume as Kueue documents them: a running job is suspended by deactivating its Workload (Kueue
+     * evicts it, and the job queued behind it is admitted), resumed by activating it again (queued, then admitted
+     * once the quota is free); resume of a job Kueue still queues is refused, with nothing written.
+     */
+    @Test
+    @Timeout(300)
+    void suspendAndResumeOfAJobKueueHoldsGoThroughItsWorkload() throws Exception {
+        awaitNoJobHoldingTheQuota();
+        Exchange running = cluster.request(ONE_CPU_JOB.replace("time.sleep(8)", "time.sleep(600)"), null);
+        try {
+            suspendAndResume(running);
+        } finally {
+            // its ten minutes would hold the quota for the tests after this one
+            cluster.then("kubeflow-trainer:delete", running);
+        }
+    }
+
+    private static void suspendAndResume(Exchange running) throws Exception {
+        cluster.then("kubeflow-trainer:wait?waitFor=Running&waitTimeout=120s", running);
+        Exchange queued = cluster.request(ONE_CPU_JOB, null);
+        Eventually.await(Duration.ofSeconds(60), () -> condition(workloadOf(body(queued)), "QuotaReserved") != null,
+                () -> "Kueue has not looked at " + body(queued).getMetadata().getName());
+
+        long mark = cluster.auditMark();
+        Exchange resumed = cluster.template.send("kubeflow-trainer:resume", queued.copy());
+        TrainJobHeldByKueueException held = assertInstanceOf(TrainJobHeldByKueueException.class,
+                resumed.getException());
+        assertTrue(held.getMessage().contains("is in LocalQueue team, and Kueue resumes it when it admits it"),
+                held.getMessage());
+        assertEquals(List.of(), cluster.writesSince(mark, RealCluster.ADMIN_USER), "resume refused before any write");
+
+        Exchange suspended = cluster.then("kubeflow-trainer:suspend", running);
+        assertEquals(false, spec(workloadOf(body(running))).get("active"));
+        Eventually.await(Duration.ofSeconds(60), () -> "Suspended".equals(cluster.then("kubeflow-trainer:get",
+                suspended).getMessage().getHeader(KubeflowTrainerConstants.STATUS)), () -> "not Suspended");
+        // its quota is free: the job queued behind it is admitted and completes
+        assertEquals("Complete", cluster.then("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=120s", queued)
+                .getMessage().getHeader(KubeflowTrainerConstants.STATUS));
+
+        cluster.then("kubeflow-trainer:resume", running);
+        assertEquals(true, spec(workloadOf(body(running))).get("active"));
+        cluster.then("kubeflow-trainer:wait?waitFor=Running&waitTimeout=120s", running);
+        assertInOrder(body(running).getMetadata().getName(), "Running", "Suspended", "Queued", "Admitted (Admitted)",
+                "Running");
+    }
+
+    /** No job of another test left to take the quota or preempt: a deleted job's Workload goes a moment after it. */
+    private static void awaitNoJobHoldingTheQuota() throws InterruptedException {
+        Eventually.await(Duration.ofSeconds(60), () -> cluster.admin.genericKubernetesResources(WORKLOADS)
+                .inNamespace(cluster.namespace).list().getItems().stream()
+                .allMatch(workload -> condition(workload, "Finished") != null), () -> "Workloads still pending");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> spec(GenericKubernetesResource workload) {
+        return (Map<String, Object>) workload.getAdditionalProperties().get("spec");
     }
 
     /**
@@ -178,11 +259,7 @@ class KueueIT {
     @Test
     @Timeout(300)
     void aPreemptedJobIsReportedPreemptedThenAdmittedAgainAndCompletes() throws Exception {
-        // no job of another test left to take the quota or preempt this one (a deleted job's Workload goes a moment
-        // after it)
-        Eventually.await(Duration.ofSeconds(60), () -> cluster.admin.genericKubernetesResources(WORKLOADS)
-                .inNamespace(cluster.namespace).list().getItems().stream()
-                .allMatch(workload -> condition(workload, "Finished") != null), () -> "Workloads still pending");
+        awaitNoJobHoldingTheQuota();
         Exchange low = cluster.request(ONE_CPU_JOB.replace("time.sleep(8)", "time.sleep(20)")
                 + "&priorityClass=kueueit-low", null);
         cluster.then("kubeflow-trainer:wait?waitFor=Running&waitTimeout=120s", low);
@@ -196,21 +273,32 @@ class KueueIT {
                 "Admitted (Admitted)", "Running", "Complete");
     }
 
-    /** The job's events, in order, hold {@code expected} in that order (others may come between), each a prefix. */
+    /**
+     * The job's events, in order, come to hold {@code expected} in that order (others may come between), each a
+     * prefix: waited for up to 30 s, as the events consumer may tell the last a moment after the wait saw it.
+     */
     private static void assertInOrder(String job, String... expected) throws InterruptedException {
-        Eventually.await(Duration.ofSeconds(30), () -> EVENTS.getOrDefault(job, List.of()).stream().anyMatch(
-                event -> event.startsWith(expected[expected.length - 1])), () -> "events of " + job + ": "
-                        + EVENTS.get(job));
-        List<String> events = EVENTS.get(job);
+        try {
+            Eventually.await(Duration.ofSeconds(30), () -> matchedInOrder(EVENTS.getOrDefault(job, List.of()),
+                    expected) == expected.length, () -> "");
+        } catch (AssertionError notYet) {
+            // said below, with what was heard
+        }
+        List<String> events = EVENTS.getOrDefault(job, List.of());
         System.out.println("events of " + job + ": " + events);
+        assertEquals(expected.length, matchedInOrder(events, expected), "events of " + job + ": " + events
+                + ", expected in order " + List.of(expected));
+    }
+
+    /** How many of {@code expected}, in order, the events hold in that order. */
+    private static int matchedInOrder(List<String> events, String... expected) {
         int at = 0;
         for (String event : events) {
             if (at < expected.length && event.startsWith(expected[at])) {
                 at++;
             }
         }
-        assertEquals(expected.length, at, "events of " + job + ": " + events + ", expected in order "
-                + List.of(expected));
+        return at;
     }
 
     @Test

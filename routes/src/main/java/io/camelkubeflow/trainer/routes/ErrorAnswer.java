@@ -9,6 +9,7 @@ import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.job.PolicyViolationException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
+import io.camelkubeflow.trainer.job.TrainJobHeldByKueueException;
 import io.camelkubeflow.trainer.logs.LogGoneException;
 import io.camelkubeflow.trainer.logs.LogNotStartedException;
 import io.camelkubeflow.trainer.logs.LogStartTimeoutException;
@@ -45,6 +46,7 @@ record ErrorAnswer(Problem problem, int status, String detail, String field, Str
         SUSPENDED("suspended", "The TrainJob is suspended", 409),
         NOT_STARTED("not-started", "No pod of the TrainJob has started yet", 409),
         NAME_TAKEN("name-taken", "The TrainJob's name is taken by another request", 409),
+        HELD_BY_KUEUE("held-by-kueue", "Kueue decides when the TrainJob runs", 409),
         LOG_GONE("log-gone", "The TrainJob has ended and its pods, with their logs, are gone", 410),
         BODY_TOO_LARGE("body-too-large", "The request body is too large", 413),
         UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", "The request body is not JSON", 415),
@@ -96,6 +98,7 @@ record ErrorAnswer(Problem problem, int status, String detail, String field, Str
                         ? Problem.NOT_FOUND
                 : cause instanceof TrainJobConflictException conflict
                         ? conflict.getDiffering().isEmpty() ? Problem.NAME_TAKEN : Problem.KEY_REUSED
+                : cause instanceof TrainJobHeldByKueueException ? Problem.HELD_BY_KUEUE
                 : cause instanceof LogNotStartedException ? Problem.NOT_STARTED
                 : cause instanceof LogGoneException ? Problem.LOG_GONE
                 : cause instanceof LogStartTimeoutException ? Problem.LOG_NOT_STARTED
@@ -117,6 +120,10 @@ record ErrorAnswer(Problem problem, int status, String detail, String field, Str
         if (cause instanceof TrainJobConflictException) {
             return "send the same request with the same Idempotency-Key to have its job again, or a new key (or"
                     + " another jobName) for a new TrainJob";
+        }
+        if (cause instanceof TrainJobHeldByKueueException) {
+            return "let Kueue admit it (its status says why it waits: GET /trainjobs/<name>), or suspend it, which"
+                    + " deactivates its Workload, and resume it later to queue it again";
         }
         if (cause instanceof LogNotStartedException) {
             return "read the log once a pod runs (GET /trainjobs/<name> tells its status), or add follow=true to wait"

@@ -10,11 +10,14 @@ import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.job.PolicyViolationException;
 import io.camelkubeflow.trainer.job.TrainJobConflictException;
+import io.camelkubeflow.trainer.job.TrainJobHeldByKueueException;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.watch.ReportedStatus;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.camel.Exchange;
+import org.apache.camel.Message;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.model.RouteDefinition;
 import org.apache.camel.model.rest.RestBindingMode;
@@ -61,7 +64,8 @@ public class HttpRoutes extends RouteBuilder {
                 .process(e -> error(e, "Authorization"));
         onException(InvalidOptionException.class).handled(true).process(HttpRoutes::invalid);
         onException(TrainJobConflictException.class, TrainJobNotFoundException.class, AccessDeniedException.class,
-                PolicyViolationException.class).handled(true).process(e -> error(e, null));
+                PolicyViolationException.class, TrainJobHeldByKueueException.class).handled(true)
+                .process(e -> error(e, null));
         onException(KubernetesClientException.class).handled(true).process(HttpRoutes::apiError);
         onException(Exception.class).handled(true).process(HttpRoutes::internalError);
 
@@ -149,9 +153,11 @@ public class HttpRoutes extends RouteBuilder {
                     Map<String, Object> answer = new LinkedHashMap<>();
                     answer.put("namespace", e.getMessage().getHeader(NAMESPACE));
                     Map<?, ?> steps = e.getMessage().getHeader(STEPS, Map.class);
-                    answer.put("items", e.getMessage().getBody(java.util.List.class).stream()
-                            .map(job -> statusView.summary((TrainJob) job, steps.get(TrainJobRef.of((TrainJob) job)
-                                    .toString()))).toList());
+                    Map<?, ?> statuses = e.getMessage().getHeader(STATUSES, Map.class);
+                    answer.put("items", e.getMessage().getBody(java.util.List.class).stream().map(job -> {
+                        String key = TrainJobRef.of((TrainJob) job).toString();
+                        return statusView.summary((TrainJob) job, steps.get(key), (ReportedStatus) statuses.get(key));
+                    }).toList());
                     e.getMessage().setBody(answer);
                 })
                 .marshal().json()
@@ -212,10 +218,12 @@ public class HttpRoutes extends RouteBuilder {
                 .process(HttpRoutes::onlyTheAnswersHeaders);
     }
 
-    /** The job's summary with its steps, as get, suspend and resume answer it. */
+    /** The job's summary with its steps and the status the operation reported, as get, suspend and resume answer it. */
     private void jobWithSteps(Exchange exchange) {
-        exchange.getMessage().setBody(statusView.summary(exchange.getMessage().getBody(TrainJob.class),
-                exchange.getMessage().getHeader(STEPS)));
+        Message in = exchange.getMessage();
+        in.setBody(statusView.summary(in.getBody(TrainJob.class), in.getHeader(STEPS), new ReportedStatus(
+                in.getHeader(STATUS, String.class), in.getHeader(REASON, String.class),
+                in.getHeader(MESSAGE, String.class))));
     }
 
     private void trainAnswer(Exchange exchange) {

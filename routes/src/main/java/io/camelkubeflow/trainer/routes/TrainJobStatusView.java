@@ -11,6 +11,7 @@ import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.support.ApiRetry;
+import io.camelkubeflow.trainer.watch.ReportedStatus;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import jakarta.annotation.PostConstruct;
@@ -48,26 +49,37 @@ public class TrainJobStatusView {
         return Boolean.TRUE.equals(job.getSpec().suspend()) && !phase.isTerminal() ? TrainJobPhase.SUSPENDED : phase;
     }
 
-    /** The summary with the job's steps (CamelKubeflowTrainerSteps of the operation that read it). */
-    public Map<String, Object> summary(TrainJob job, Object steps) {
-        Map<String, Object> view = summary(job);
+    /**
+     * The summary with the job's steps (CamelKubeflowTrainerSteps of the operation that read it) and its status as the
+     * operation reported it (for a job Kueue holds, what its Workload says; null: the job's own).
+     */
+    public Map<String, Object> summary(TrainJob job, Object steps, ReportedStatus status) {
+        Map<String, Object> view = summary(job, status);
         view.put("steps", steps == null ? java.util.List.of() : steps);
         return view;
     }
 
-    /** name, namespace, uid, runtime, created, status and, once decided, reason, message and durationMillis. */
+    /** The summary with the job's own status: a job just created, or one that has ended. */
     public Map<String, Object> summary(TrainJob job) {
+        return summary(job, (ReportedStatus) null);
+    }
+
+    /** name, namespace, uid, runtime, created, status and, once decided, reason, message and durationMillis. */
+    private Map<String, Object> summary(TrainJob job, ReportedStatus reported) {
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("name", job.getMetadata().getName());
         view.put("namespace", job.getMetadata().getNamespace());
         view.put("uid", job.getMetadata().getUid());
         view.put("runtime", job.getSpec().runtimeRef().name());
         view.put("created", job.getMetadata().getCreationTimestamp());
-        view.put("status", TrainJobPhase.of(job).displayName());
+        ReportedStatus status = reported != null ? reported : ReportedStatus.own(job);
+        view.put("status", status.status());
+        if (status.reason() != null || status.message() != null) {
+            view.put("reason", status.reason());
+            view.put("message", status.message());
+        }
         Condition condition = TrainJobPhase.decidingCondition(job);
         if (condition != null) {
-            view.put("reason", condition.getReason());
-            view.put("message", condition.getMessage());
             if (TrainJobPhase.of(job).isTerminal() && job.getMetadata().getCreationTimestamp() != null
                     && condition.getLastTransitionTime() != null) {
                 view.put("durationMillis", Duration.between(OffsetDateTime.parse(job.getMetadata().getCreationTimestamp()),

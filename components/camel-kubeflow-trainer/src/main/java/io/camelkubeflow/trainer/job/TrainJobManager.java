@@ -9,6 +9,7 @@ import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
@@ -67,6 +68,54 @@ public class TrainJobManager {
     }
 
     /** Sets spec.suspend: Trainer stops a suspended job's pods and starts them again on resume. */
+    /**
+     * Suspends or resumes {@code job} (as just read). One Kueue holds (it names a LocalQueue, has not ended, and Kueue
+     * made it a Workload) is suspended as Kueue documents: its Workload is deactivated ({@code spec.active: false}),
+     * which evicts it if it runs and keeps it out of the queue; and resumed by activating its Workload again, which
+     * queues it again (Kueue unsuspends it when it admits it). Resuming one whose Workload is active, or acting on one
+     * Kueue has made no Workload for yet, is refused ({@link TrainJobHeldByKueueException}): Kueue decides when it
+     * runs, and would suspend it again. Where Workloads are not served (Kueue not installed: the label is only a label)
+     * the job's {@code spec.suspend} is set.
+     *
+     * @return the job as it is after the write (for one Kueue holds, before Kueue has acted on it)
+     */
+    public TrainJob setSuspended(TrainJob job, boolean suspended) {
+        String namespace = job.getMetadata().getNamespace();
+        String name = job.getMetadata().getName();
+        if (!KueueWorkloads.inQueue(job) || TrainJobPhase.of(job).isTerminal()) {
+            return setSuspended(namespace, name, suspended);
+        }
+        List<GenericKubernetesResource> labelled;
+        try {
+            labelled = retry.call("list the Kueue Workloads of TrainJob " + namespace + "/" + name,
+                    () -> KueueWorkloads.labelledFor(client, job));
+        } catch (KubernetesClientException e) {
+            if (!KueueWorkloads.notServed(e)) {
+                throw e;
+            }
+            return setSuspended(namespace, name, suspended);
+        }
+        String queue = job.getMetadata().getLabels().get(TrainJobMetadata.QUEUE_LABEL);
+        GenericKubernetesResource workload = KueueWorkloads.ownOf(job, labelled).orElseThrow(
+                () -> new TrainJobHeldByKueueException(namespace, name, "it names LocalQueue " + queue
+                        + " and Kueue has not made its Workload yet; try again in a moment"));
+        boolean active = KueueWorkloads.active(workload);
+        if (!suspended && active) {
+            throw new TrainJobHeldByKueueException(namespace, name, "it is in LocalQueue " + queue + ", and Kueue"
+                    + " resumes it when it admits it (a job resumed by hand would be suspended again); resume only"
+                    + " requeues a job suspended through Kueue");
+        }
+        if (active == suspended) {
+            String patch = "{\"spec\":{\"active\":" + !suspended + "}}";
+            retry.call((suspended ? "deactivate" : "activate") + " the Kueue Workload of TrainJob " + namespace + "/"
+                    + name, () -> client.genericKubernetesResources(KueueWorkloads.WORKLOADS).inNamespace(namespace)
+                            // the Workload as listed: fabric8 would GET one named only
+                            .resource(workload).patch(PatchContext.of(PatchType.JSON_MERGE), patch));
+        }
+        return get(namespace, name);
+    }
+
+    /** Sets the job's {@code spec.suspend}: for a job no queue manager holds ({@link #setSuspended(TrainJob, boolean)}). */
     public TrainJob setSuspended(String namespace, String name, boolean suspended) {
         String patch = "{\"spec\":{\"suspend\":" + suspended + "}}";
         var job = one(namespace, name);

@@ -23,6 +23,7 @@ import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.job.KueueWorkloads;
 import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.support.DaemonThreads;
 import io.camelkubeflow.trainer.support.Printable;
@@ -31,6 +32,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -42,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * The informers of one client, shared by everything that watches through it: one TrainJob informer per namespace
  * (waits, events consumers and progress all read it; an events consumer with a label selector gets one for its
  * selector, filtered by the API server) and one informer of TrainJob pods per namespace (log reads waiting for a pod,
- * progress counting ready pods), and one informer per runtime kind (and namespace) that creates read their runtime
- * from. TrainJobs and pods are cached as JSON text ({@link JsonItemStore}): TrainJobs without their managed fields
+ * progress counting ready pods), one informer per runtime kind (and namespace) that creates read their runtime
+ * from, and, once a job in a Kueue queue is reported, one informer of Kueue's Workloads per namespace. TrainJobs and pods are cached as JSON text ({@link JsonItemStore}): TrainJobs without their managed fields
  * (the server-side-apply bookkeeping the Trainer writes on every job, a large part of it that nothing here reads; the
  * rest stays, those jobs are what routes receive), pods as summaries ({@link PodSummaries}). Each is started on first
  * use, with its first list done before it is handed out, so its cache is complete; all are stopped by {@link #close}.
@@ -69,6 +71,13 @@ public final class ClusterInformers implements AutoCloseable {
     private final ConcurrentMap<Scope, SharedIndexInformer<Pod>> pods = new ConcurrentHashMap<>();
     private final ConcurrentMap<RuntimeScope, SharedIndexInformer<GenericKubernetesResource>> runtimes
             = new ConcurrentHashMap<>();
+    private final ConcurrentMap<Scope, SharedIndexInformer<GenericKubernetesResource>> workloads
+            = new ConcurrentHashMap<>();
+    /** When (System.nanoTime) a scope's Workloads were found not served: Kueue not installed, or no right to them. */
+    private final ConcurrentMap<Scope, Long> workloadsNotServed = new ConcurrentHashMap<>();
+    /** How long Workloads found not served are not asked for again: Kueue may be installed, the right granted. */
+    private static final long WORKLOADS_ASKED_AGAIN_NANOS = TimeUnit.MINUTES.toNanos(1);
+    private static final String BY_JOB_UID = "job-uid";
     /** The one handler of each TrainJob and pod informer through which {@link #listen}'s listeners hear. */
     private final ConcurrentMap<SharedIndexInformer<?>, ByNamespace<?>> byNamespace = new ConcurrentHashMap<>();
     /** The pending {@link #awaitPods} and {@link #awaitEnd}: moved to a new informer when fabric8 stops theirs. */
@@ -189,6 +198,61 @@ public final class ClusterInformers implements AutoCloseable {
             whenStopped(informer, () -> podLooks.forEach(look -> look.replacing(informer)), () -> { });
             return informer;
         });
+    }
+
+    /**
+     * The informer of the Kueue Workloads made for jobs (those labelled with their job's uid) that serves a namespace
+     * (null: all): the all-namespaces one once one was started, else the namespace's own. Empty while Workloads are
+     * not served to this client (Kueue not installed, or no right to list and watch them: the scope is asked again a
+     * minute later). Each Workload is cached as JSON text without what a status does not need (its pod sets, its
+     * admission's assignments, its managed fields).
+     */
+    public Optional<SharedIndexInformer<GenericKubernetesResource>> workloads(String namespace) {
+        Scope scope = workloads.containsKey(Scope.ALL) ? Scope.ALL : new Scope(namespace, null);
+        Long refused = workloadsNotServed.get(scope);
+        if (refused != null && System.nanoTime() - refused < WORKLOADS_ASKED_AGAIN_NANOS) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(running(workloads, scope, s -> {
+                var all = client.genericKubernetesResources(KueueWorkloads.WORKLOADS);
+                SharedIndexInformer<GenericKubernetesResource> informer = (s.namespace() == null
+                        ? all.inAnyNamespace() : all.inNamespace(s.namespace())).withLabel(KueueWorkloads.JOB_UID_LABEL)
+                        .runnableInformer(0);
+                informer.itemStore(new JsonItemStore<>(GenericKubernetesResource.class,
+                        client.getKubernetesSerialization(), QueueStatus::reduce));
+                informer.removeNamespaceIndex().addIndexers(Map.of(BY_JOB_UID, workload -> List.of(
+                        workload.getMetadata().getLabels().get(KueueWorkloads.JOB_UID_LABEL))));
+                try {
+                    informer.run();
+                } catch (RuntimeException e) {
+                    informer.close();
+                    throw e;
+                }
+                connections.monitor("workloads/" + s.describe(), informer);
+                return informer;
+            }));
+        } catch (KubernetesClientException e) {
+            if (!KueueWorkloads.notServed(e)) {
+                throw e;
+            }
+            LOG.debug("Kueue Workloads are not served here ({}): TrainJobs are reported by their own status",
+                    Printable.escape(e.getMessage()));
+            workloadsNotServed.put(scope, System.nanoTime());
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * What Kueue says of a job, from the Workload informer serving {@code watched} (a namespace, or null: all): null
+     * when the job is not Kueue's or has ended, has no active Workload, or Workloads are not served here.
+     */
+    public QueueStatus queueStatus(String watched, TrainJob job) {
+        if (!QueueStatus.asksKueue(job)) {
+            return null;
+        }
+        return workloads(watched).map(informer -> QueueStatus.ofJob(job, informer.getIndexer().byIndex(BY_JOB_UID,
+                job.getMetadata().getUid()))).orElse(null);
     }
 
     /** Gives a new TrainJob or pod informer the one handler its {@link #listen}ers hear through. */
@@ -501,6 +565,9 @@ public final class ClusterInformers implements AutoCloseable {
         pods.clear();
         runtimes.values().forEach(this::stop);
         runtimes.clear();
+        workloads.values().forEach(this::stop);
+        workloads.clear();
+        workloadsNotServed.clear();
         byNamespace.clear();
     }
 

@@ -1,17 +1,18 @@
 package io.camelkubeflow.trainer.watch;
 
-import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
-import io.camelkubeflow.trainer.job.TrainJobMetadata;
+import io.camelkubeflow.trainer.job.KueueWorkloads;
 import io.camelkubeflow.trainer.support.Printable;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,9 +20,10 @@ import org.slf4j.LoggerFactory;
  * Where Kueue has a TrainJob it manages, read from the job's Workload (Kueue v1beta2): {@code Queued} (waiting for
  * quota, with Kueue's reason and message, e.g. {@code Pending}: insufficient unused quota), {@code Admitted} (quota
  * reserved and every admission check passed: the job is unsuspended), {@code Preempted} (evicted for a job of higher
- * priority) or {@code Evicted} (for another reason: deactivated, a stopped queue, pods not ready in time). A job is
- * Kueue's when it carries the queue label; its Workload is found by Kueue's {@code job-uid} label. Only what a
- * TrainJob's own status cannot say is read: a job that runs or has ended is what its phase says.
+ * priority) or {@code Evicted} (for another reason: a stopped queue, pods not ready in time). A job is Kueue's when it
+ * carries the queue label; its Workload is found by Kueue's {@code job-uid} label. A deactivated Workload (its
+ * {@code spec.active} false: the job suspended as Kueue documents) says nothing: the job is what its own status says.
+ * How it combines with the job's own status is {@link ReportedStatus#of(TrainJob, QueueStatus)}'s.
  *
  * @param status  Queued, Admitted, Preempted or Evicted
  * @param queue   the LocalQueue
@@ -33,64 +35,108 @@ public record QueueStatus(String status, String queue, String reason, String mes
     public static final String ADMITTED = "Admitted";
     public static final String PREEMPTED = "Preempted";
     public static final String EVICTED = "Evicted";
-    /** Kueue's label naming the uid of the job a Workload was made for. */
-    public static final String JOB_UID_LABEL = TrainJobMetadata.KUEUE_DOMAIN + "/job-uid";
-    public static final ResourceDefinitionContext WORKLOADS = new ResourceDefinitionContext.Builder()
-            .withGroup(TrainJobMetadata.KUEUE_DOMAIN).withVersion("v1beta2").withPlural("workloads")
-            .withKind("Workload").withNamespaced(true).build();
     private static final Logger LOG = LoggerFactory.getLogger(QueueStatus.class);
 
     /**
-     * What Kueue says of the job now, or null: the job is not Kueue's (no queue label), it runs or has ended, Kueue
-     * has made no Workload for it yet, or Workloads cannot be read here (Kueue not installed: 404; no right to read
-     * them: 403). One LIST of the job's namespace's Workloads by the job's uid; the job's own Workload is the one it
-     * owns (a Workload anyone labels with the job's uid is not), and not one being deleted.
+     * What Kueue says of the job now, or null: the job is not Kueue's (no queue label) or has ended, Kueue has made no
+     * active Workload for it, or Workloads cannot be read here (Kueue not installed: 404; no right to read them: 403).
+     * One LIST of the job's namespace's Workloads by the job's uid.
      *
      * @throws KubernetesClientException when the read failed otherwise (the API server busy or away): what Kueue says
      *                                   is unknown, not nothing
      */
     public static QueueStatus read(KubernetesClient client, TrainJob job) {
-        if (!waitingOnKueue(job)) {
+        if (!asksKueue(job)) {
             return null;
         }
-        String uid = job.getMetadata().getUid();
         try {
-            return client.genericKubernetesResources(WORKLOADS).inNamespace(job.getMetadata().getNamespace())
-                    .withLabel(JOB_UID_LABEL, uid).list().getItems().stream()
-                    .filter(workload -> workload.getMetadata().getDeletionTimestamp() == null
-                            && workload.getMetadata().getOwnerReferences().stream()
-                                    .anyMatch(owner -> uid.equals(owner.getUid())))
-                    .max(Comparator.comparing(workload -> workload.getMetadata().getCreationTimestamp(),
-                            Comparator.nullsFirst(Comparator.naturalOrder())))
-                    .map(QueueStatus::of).orElse(null);
+            return ofJob(job, KueueWorkloads.labelledFor(client, job));
         } catch (KubernetesClientException e) {
-            if (e.getCode() != 404 && e.getCode() != 403) {
+            if (!KueueWorkloads.notServed(e)) {
                 throw e;
             }
-            // 404: Kueue is not installed, the label is only a label; 403: the app may not read Workloads (deploy/
-            // grants it): the job is reported by its own status
             LOG.debug("Cannot read the Kueue Workloads of namespace {}: {}", job.getMetadata().getNamespace(),
                     Printable.escape(e.getMessage()));
             return null;
         }
     }
 
-    /** Whether the job is Kueue's and neither runs nor has ended: what only its Workload can tell. */
-    public static boolean waitingOnKueue(TrainJob job) {
-        Map<String, String> labels = job.getMetadata().getLabels();
-        if (labels == null || !labels.containsKey(TrainJobMetadata.QUEUE_LABEL) || job.getMetadata().getUid() == null) {
-            return false;
+    /**
+     * What Kueue says of each of {@code jobs} that is Kueue's and has not ended, by job uid: one LIST of the Workloads
+     * made for jobs in {@code namespace} (null: all namespaces); none when Workloads are not served here.
+     *
+     * @throws KubernetesClientException as {@link #read}
+     */
+    public static Map<String, QueueStatus> readAll(KubernetesClient client, String namespace, List<TrainJob> jobs) {
+        List<TrainJob> asking = jobs.stream().filter(QueueStatus::asksKueue).toList();
+        if (asking.isEmpty()) {
+            return Map.of();
         }
-        TrainJobPhase phase = TrainJobPhase.of(job);
-        return phase == TrainJobPhase.CREATED || phase == TrainJobPhase.SUSPENDED;
+        List<GenericKubernetesResource> workloads;
+        try {
+            var all = client.genericKubernetesResources(KueueWorkloads.WORKLOADS);
+            workloads = (namespace == null ? all.inAnyNamespace() : all.inNamespace(namespace))
+                    .withLabel(KueueWorkloads.JOB_UID_LABEL).list().getItems();
+        } catch (KubernetesClientException e) {
+            if (!KueueWorkloads.notServed(e)) {
+                throw e;
+            }
+            return Map.of();
+        }
+        Map<String, List<GenericKubernetesResource>> byJob = workloads.stream().collect(Collectors.groupingBy(
+                workload -> workload.getMetadata().getLabels().get(KueueWorkloads.JOB_UID_LABEL)));
+        Map<String, QueueStatus> statuses = new HashMap<>();
+        for (TrainJob job : asking) {
+            QueueStatus status = ofJob(job, byJob.getOrDefault(job.getMetadata().getUid(), List.of()));
+            if (status != null) {
+                statuses.put(job.getMetadata().getUid(), status);
+            }
+        }
+        return statuses;
+    }
+
+    /**
+     * What Kueue says of the job, from {@code workloads} (those labelled with its uid): its own Workload
+     * ({@link KueueWorkloads#ownOf}); null when there is none or it is deactivated.
+     */
+    static QueueStatus ofJob(TrainJob job, List<GenericKubernetesResource> workloads) {
+        return KueueWorkloads.ownOf(job, workloads).map(QueueStatus::of).orElse(null);
+    }
+
+    /** Whether the job is Kueue's and has not ended: what its Workload may say more of than its own status. */
+    public static boolean asksKueue(TrainJob job) {
+        return KueueWorkloads.inQueue(job) && !TrainJobPhase.of(job).isTerminal();
     }
 
     /** Whether Kueue holds the job suspended in its queue: not yet admitted, or evicted and waiting again. */
     static boolean heldInQueue(TrainJob job) {
-        return waitingOnKueue(job) && Boolean.TRUE.equals(job.getSpec().suspend());
+        TrainJobPhase phase = TrainJobPhase.of(job);
+        return asksKueue(job) && (phase == TrainJobPhase.CREATED || phase == TrainJobPhase.SUSPENDED)
+                && Boolean.TRUE.equals(job.getSpec().suspend());
     }
 
-    /** What a Workload says, by its conditions as Kueue v0.17 sets them. */
+    /** Whether Kueue took the job's admission away (Preempted or Evicted): said even while its pods still stop. */
+    public boolean evicted() {
+        return PREEMPTED.equals(status) || EVICTED.equals(status);
+    }
+
+    /**
+     * Drops from a Workload what {@link #of} does not read (its pod sets, which copy each pod template, its admission's
+     * flavor assignments, its managed fields): an informer's cache holds what is left.
+     */
+    @SuppressWarnings("unchecked")
+    static void reduce(GenericKubernetesResource workload) {
+        workload.getMetadata().setManagedFields(null);
+        Map<String, Object> properties = workload.getAdditionalProperties();
+        if (properties.get("spec") instanceof Map<?, ?> spec) {
+            ((Map<String, Object>) spec).keySet().retainAll(Set.of("queueName", "active"));
+        }
+        if (properties.get("status") instanceof Map<?, ?> status) {
+            ((Map<String, Object>) status).keySet().retainAll(Set.of("conditions"));
+        }
+    }
+
+    /** What a Workload says, by its conditions as Kueue v0.17 sets them; null when it is deactivated. */
     @SuppressWarnings("unchecked")
     public static QueueStatus of(GenericKubernetesResource workload) {
         Map<String, Object> spec = (Map<String, Object>) workload.getAdditionalProperties().getOrDefault("spec",
@@ -99,11 +145,15 @@ public record QueueStatus(String status, String queue, String reason, String mes
                 Map.of());
         List<Map<String, Object>> conditions = (List<Map<String, Object>>) status.getOrDefault("conditions",
                 List.of());
+        if (!KueueWorkloads.active(workload)) {
+            return null;
+        }
         String queue = (String) spec.get("queueName");
         // Kueue sets Evicted before it suspends the job and takes back its admission, and resets it only when it
-        // reserves quota again: an evicted Workload still admitted is on its way out
+        // reserves quota again: an evicted Workload still admitted is on its way out. An eviction for a deactivation
+        // ends with the Workload active again (Kueue requeues it, reason Reactivated): it is queued
         Map<String, Object> evicted = isTrue(conditions, "Evicted");
-        if (evicted != null) {
+        if (evicted != null && !"Deactivated".equals(evicted.get("reason"))) {
             return new QueueStatus("Preempted".equals(evicted.get("reason")) ? PREEMPTED : EVICTED, queue,
                     text(evicted, "reason"), text(evicted, "message"));
         }

@@ -15,8 +15,10 @@ import java.util.function.Predicate;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.job.KueueWorkloads;
 import io.camelkubeflow.trainer.support.DaemonThreads;
 import io.camelkubeflow.trainer.support.Printable;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -24,25 +26,45 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Emits one {@link TrainJobEvent} each time a TrainJob enters a new phase (or is deleted), from the client's shared
- * TrainJob informer of the namespace; a job Kueue holds is reported as its Workload says ({@link QueueStatus}: Queued,
- * Admitted, Preempted, Evicted), read when the job changes. The status last emitted is kept per job, so informer
- * resyncs and re-lists after a broken watch emit nothing twice. Jobs that exist when the stream starts are reported only when asked to; their later
- * changes always are. When asked, it also emits Progress events for running jobs ({@link #emitProgressEvery}). Events
- * are delivered one at a time, on the stream's own thread: a slow listener never holds up the informer, which waits
- * and other streams share.
+ * Emits one {@link TrainJobEvent} each time a TrainJob enters a new status (or is deleted), from the client's shared
+ * TrainJob informer of the namespace; a job Kueue holds is reported as its Workload says ({@link ReportedStatus}:
+ * Queued, Admitted, Preempted, Evicted, and a new event when Kueue's reason changes), read from the client's Workload
+ * informer, which the stream also listens to: what Kueue decides is told when it decides it, not at the job's next
+ * change. The status last emitted is kept per job, so informer resyncs and re-lists after a broken watch emit nothing
+ * twice. Jobs that exist when the stream starts are reported only when asked to; their later changes always are.
+ * When asked, it also emits Progress events for running jobs ({@link #emitProgressEvery}). Events are delivered one at
+ * a time, on the stream's own thread: a slow listener never holds up the informer, which waits and other streams
+ * share.
  */
 public class TrainJobEventStream implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobEventStream.class);
     private static final String RUNNING = TrainJobPhase.RUNNING.displayName();
-    /** The status each job was last reported in: its phase's name, or where Kueue has it ({@link QueueStatus}). */
-    private final Map<String, String> lastEmitted = new ConcurrentHashMap<>();
+    /** The status and reason each job was last reported in (its message is not kept: a new one alone is no news). */
+    private final Map<String, ReportedStatus> lastEmitted = new ConcurrentHashMap<>();
     private final Consumer<TrainJobEvent> listener;
     private final ClusterInformers informers;
     private final ExecutorService deliveries = Executors.newSingleThreadExecutor(DaemonThreads.named("events"));
     /** The namespace's informer; fabric8 may stop one for good, then a new one takes its place here. */
     private volatile SharedIndexInformer<TrainJob> informer;
     private ResourceEventHandler<TrainJob> handler;
+    /** The Workload informer the stream listens to, once a job in a Kueue queue was seen (null: none yet). */
+    private SharedIndexInformer<GenericKubernetesResource> workloads;
+    private final ResourceEventHandler<GenericKubernetesResource> workloadHandler = new ResourceEventHandler<>() {
+        @Override
+        public void onAdd(GenericKubernetesResource workload) {
+            deliver(() -> workloadChanged(workload));
+        }
+
+        @Override
+        public void onUpdate(GenericKubernetesResource previous, GenericKubernetesResource workload) {
+            deliver(() -> workloadChanged(workload));
+        }
+
+        @Override
+        public void onDelete(GenericKubernetesResource workload, boolean finalStateUnknown) {
+            // a job's end or deletion is its own informer's news
+        }
+    };
     private String namespace;
     private String labelSelector;
     /** With progress: the tick that looks, and the progress last emitted. */
@@ -79,7 +101,7 @@ public class TrainJobEventStream implements AutoCloseable {
             if (emitExisting || (unhandledEnd != null && TrainJobPhase.of(job).isTerminal() && unhandledEnd.test(job))) {
                 changed(job);
             } else {
-                lastEmitted.put(job.getMetadata().getUid(), knownStatus(job));
+                lastEmitted.put(job.getMetadata().getUid(), withoutMessage(knownStatus(job)));
             }
         }
         handler = new ResourceEventHandler<>() {
@@ -127,12 +149,66 @@ public class TrainJobEventStream implements AutoCloseable {
     }
 
     /** The status the job is in now, as a start knows it: its own when Kueue's word cannot be read. */
-    private String knownStatus(TrainJob job) {
+    private ReportedStatus knownStatus(TrainJob job) {
         try {
-            return ReportedStatus.of(informers.client(), job).status();
+            return ReportedStatus.of(job, queueStatusOf(job));
         } catch (KubernetesClientException e) {
-            return ReportedStatus.own(job).status();
+            return ReportedStatus.own(job);
         }
+    }
+
+    /**
+     * What Kueue says of the job (null: nothing, or not Kueue's), from the Workload informer, which the stream listens
+     * to from the first job in a queue on.
+     */
+    private QueueStatus queueStatusOf(TrainJob job) {
+        if (!QueueStatus.asksKueue(job)) {
+            return null;
+        }
+        hearWorkloads();
+        return informers.queueStatus(namespace, job);
+    }
+
+    /** Listens to the Workload informer serving the stream's namespace, unless it does, or Workloads are not served. */
+    private synchronized void hearWorkloads() {
+        if (workloads != null || closed) {
+            return;
+        }
+        informers.workloads(namespace).ifPresent(heard -> {
+            workloads = heard;
+            heard.addEventHandler(workloadHandler);
+            informers.whenStopped(heard, () -> listenToNewWorkloads(heard), () -> { });
+        });
+    }
+
+    /** fabric8 stopped the Workload informer for good: listens to the one that replaces it (replayed: no news). */
+    private synchronized void listenToNewWorkloads(SharedIndexInformer<GenericKubernetesResource> stopped) {
+        if (workloads != stopped) {
+            return;
+        }
+        stopped.removeEventHandler(workloadHandler);
+        workloads = null;
+        hearWorkloads();
+    }
+
+    /**
+     * A Workload changed: the job it was made for, as the stream's informer has it now, is looked at again; a job the
+     * stream has not told of yet is not (its own first event comes and reads its Workload then).
+     */
+    private void workloadChanged(GenericKubernetesResource workload) {
+        String uid = workload.getMetadata().getLabels().get(KueueWorkloads.JOB_UID_LABEL);
+        if (uid == null || !lastEmitted.containsKey(uid)) {
+            return;
+        }
+        workload.getMetadata().getOwnerReferences().stream().filter(owner -> owner.getUid().equals(uid)).findFirst()
+                .map(owner -> informer.getStore().getByKey(workload.getMetadata().getNamespace() + "/"
+                        + owner.getName()))
+                .filter(job -> uid.equals(job.getMetadata().getUid()))
+                .ifPresent(this::changed);
+    }
+
+    private static ReportedStatus withoutMessage(ReportedStatus status) {
+        return new ReportedStatus(status.status(), status.reason(), null);
     }
 
     private void deliver(Runnable event) {
@@ -174,14 +250,14 @@ public class TrainJobEventStream implements AutoCloseable {
 
     private void changedWhileOpen(TrainJob job) {
         TrainJobPhase phase = TrainJobPhase.of(job);
-        String previous = lastEmitted.get(job.getMetadata().getUid());
-        if (RUNNING.equals(previous) && phase == TrainJobPhase.CREATED) {
+        ReportedStatus previous = lastEmitted.get(job.getMetadata().getUid());
+        if (previous != null && RUNNING.equals(previous.status()) && phase == TrainJobPhase.CREATED) {
             // a job that ran does not go back to Created: its child jobs are between two status writes
             return;
         }
         ReportedStatus now;
         try {
-            now = ReportedStatus.of(informers.client(), job);
+            now = ReportedStatus.of(job, queueStatusOf(job));
         } catch (KubernetesClientException e) {
             // Kueue's word on the job could not be read (the API server busy or away): unknown is no news, and the
             // job's next change asks again
@@ -189,8 +265,14 @@ public class TrainJobEventStream implements AutoCloseable {
                     Printable.escape(e.getMessage()));
             return;
         }
-        lastEmitted.put(job.getMetadata().getUid(), now.status());
-        if (!now.status().equals(previous)) {
+        if (previous != null && RUNNING.equals(previous.status()) && QueueStatus.ADMITTED.equals(now.status())) {
+            // nor back to Admitted: Kueue is evicting it (it suspended the job before this stream's Workload informer
+            // heard the eviction, which comes next)
+            return;
+        }
+        ReportedStatus told = withoutMessage(now);
+        lastEmitted.put(job.getMetadata().getUid(), told);
+        if (!told.equals(previous)) {
             listener.accept(new TrainJobEvent(now.status(), job, now.reason(), now.message(),
                     TrainJobProgress.reported(job)));
         }
@@ -219,7 +301,8 @@ public class TrainJobEventStream implements AutoCloseable {
             for (TrainJob job : informer.getStore().list()) {
                 String uid = job.getMetadata().getUid();
                 // the phase this stream last told of: progress only follows a Running event
-                if (!RUNNING.equals(lastEmitted.get(uid))) {
+                ReportedStatus last = lastEmitted.get(uid);
+                if (last == null || !RUNNING.equals(last.status())) {
                     lastProgress.remove(uid);
                     continue;
                 }
@@ -260,6 +343,11 @@ public class TrainJobEventStream implements AutoCloseable {
         }
         if (informer != null) {
             informer.removeEventHandler(handler);
+        }
+        synchronized (this) {
+            if (workloads != null) {
+                workloads.removeEventHandler(workloadHandler);
+            }
         }
         // what is still queued finds the stream closed
         deliveries.shutdown();

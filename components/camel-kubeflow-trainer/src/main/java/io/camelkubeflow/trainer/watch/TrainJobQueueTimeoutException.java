@@ -15,6 +15,7 @@ public class TrainJobQueueTimeoutException extends TrainJobWaitTimeoutException 
                 + queueTimeout + (queue == null ? " (its Workload could not be read)" : " (" + queue.status()
                         + (queue.queue() == null ? "" : " in LocalQueue " + queue.queue())
                         + (queue.reason() == null ? "" : ": " + queue.reason())
-                        + (queue.message() == null ? "" : ": " + queue.message()) + ")"));
+                        + (queue.message() == null ? "" : ": " + queue.message()) + ")"),
+                queue == null ? null : new ReportedStatus(queue.status(), queue.reason(), queue.message()));
     }
 }

@@ -106,7 +106,7 @@ public class TrainJobWatcher implements AutoCloseable {
                 queueTimeout.isZero() || queueTimeout.isNegative() ? null : queueTimeout);
         watch.add(waiter);
         if (!timeout.isZero() && !timeout.isNegative()) {
-            waiter.timeoutTask = timeouts.schedule(() -> settle(waiter), timeout.toMillis(),
+            waiter.timeoutTask = timeouts.schedule(() -> lookups.execute(() -> timedOut(waiter)), timeout.toMillis(),
                     TimeUnit.MILLISECONDS);
             if (waiter.isDone()) {
                 waiter.timeoutTask.cancel(false);
@@ -191,6 +191,30 @@ public class TrainJobWatcher implements AutoCloseable {
         settle(() -> waiter.completeExceptionally(timedOut));
     }
 
+    /**
+     * The wait's timeout passed: it fails with the job's status as {@code get} reports it (for a job Kueue holds, one
+     * read of its Workload: Queued and why), read here, on a lookup thread.
+     */
+    private void timedOut(Waiter waiter) {
+        if (waiter.isDone()) {
+            return;
+        }
+        TrainJob job = waiter.watch.informer.getStore().getByKey(waiter.watch.namespace + "/" + waiter.name);
+        TrainJobPhase phase = waiter.lastPhase;
+        ReportedStatus lastSeen = phase == null ? null : new ReportedStatus(phase.displayName(), null, null);
+        if (job != null) {
+            try {
+                lastSeen = ReportedStatus.of(client, job);
+            } catch (RuntimeException e) {
+                lastSeen = ReportedStatus.own(job);
+            }
+        }
+        TrainJobWaitTimeoutException timedOut = new TrainJobWaitTimeoutException(waiter.watch.namespace, waiter.name,
+                waiter.target, waiter.timeout, lastSeen, job == null ? waiter.lastProgress
+                        : TrainJobProgress.reported(job));
+        settle(() -> waiter.completeExceptionally(timedOut));
+    }
+
     private void finish(Waiter waiter, WaitResult result, boolean reached) {
         if (reached || !waiter.failOnOtherEnd) {
             waiter.complete(result);
@@ -252,7 +276,7 @@ public class TrainJobWatcher implements AutoCloseable {
      * its timeout, so whoever continues from it sees it no longer pending. (One object per wait, with no chained
      * stages or captured lambdas, keeps the heap per pending wait small.)
      */
-    private static final class Waiter extends CompletableFuture<WaitResult> implements Runnable {
+    private static final class Waiter extends CompletableFuture<WaitResult> {
         final NamespaceWatch watch;
         final String name;
         final TrainJobPhase target;
@@ -280,13 +304,6 @@ public class TrainJobWatcher implements AutoCloseable {
             this.failOnOtherEnd = failOnOtherEnd;
             this.timeout = timeout;
             this.queueTimeout = queueTimeout;
-        }
-
-        /** The timeout has passed. */
-        @Override
-        public void run() {
-            completeExceptionally(new TrainJobWaitTimeoutException(watch.namespace, name, target, timeout, lastPhase,
-                    lastProgress));
         }
 
         @Override

@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer.job;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -11,6 +12,8 @@ import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.watch.StoredWorkloads;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -89,6 +92,44 @@ class TrainJobManagerTest {
         TrainJobNotFoundException missing = assertThrows(TrainJobNotFoundException.class,
                 () -> jobs.setSuspended("suspend", "nope", true));
         assertTrue(missing.getMessage().contains("TrainJob suspend/nope does not exist"), missing.getMessage());
+    }
+
+    /**
+     * A job Kueue holds, as Kueue documents: suspended by deactivating its Workload, resumed by activating it; resumed
+     * while Kueue queues it, or acted on before Kueue made its Workload, it is refused with nothing written.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aJobKueueHoldsIsSuspendedAndResumedThroughItsWorkloadAndNeverResumedWhileQueued() {
+        StoredWorkloads.serveWorkloads(client);
+        TrainJob queued = job("suspend", "kq", "kueue.x-k8s.io/queue-name: team", "", null);
+        long mark = sandbox.requestCount();
+        TrainJobHeldByKueueException early = assertThrows(TrainJobHeldByKueueException.class,
+                () -> jobs.setSuspended(queued, true));
+        assertTrue(early.getMessage().contains("Kueue has not made its Workload yet"), early.getMessage());
+        assertEquals(List.of(), writesSince(mark), "refused before any write");
+        GenericKubernetesResource workload = new StoredWorkloads(client, "suspend").createFor(queued, "team");
+        mark = sandbox.requestCount();
+        TrainJobHeldByKueueException held = assertThrows(TrainJobHeldByKueueException.class,
+                () -> jobs.setSuspended(queued, false));
+        assertTrue(held.getMessage().contains("TrainJob suspend/kq is held by Kueue: it is in LocalQueue team"),
+                held.getMessage());
+        assertEquals(List.of(), writesSince(mark), "refused before any write");
+
+        var workloads = client.genericKubernetesResources(KueueWorkloads.WORKLOADS).inNamespace("suspend")
+                .withName(workload.getMetadata().getName());
+        assertFalse(Boolean.TRUE.equals(jobs.setSuspended(queued, true).getSpec().suspend()),
+                "the job is Kueue's to suspend");
+        assertEquals(false, ((Map<String, Object>) workloads.get().getAdditionalProperties().get("spec"))
+                .get("active"));
+        jobs.setSuspended(queued, false);
+        assertEquals(true, ((Map<String, Object>) workloads.get().getAdditionalProperties().get("spec"))
+                .get("active"));
+    }
+
+    private static List<String> writesSince(long mark) {
+        return sandbox.requestsSince(mark).stream().filter(r -> !"GET".equals(r.getMethod()))
+                .map(r -> r.getMethod() + " " + r.getPath()).toList();
     }
 
     @Test

@@ -9,12 +9,14 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A Workload's conditions as Kueue v0.17 writes them (pkg/workload: quota reserved, admitted, evicted by preemption,
  * evicted and reset on re-admission) read as the status a job Kueue holds is reported in.
  */
+@SuppressWarnings("unchecked")
 class QueueStatusTest {
     private static GenericKubernetesResource workload(String conditions) {
         return Serialization.unmarshal("""
@@ -58,8 +60,8 @@ class QueueStatusTest {
                 + condition("Preempted", "True", "InClusterQueue", preempted) + ","
                 + condition("QuotaReserved", "False", "Pending", "waiting")));
         assertEquals(new QueueStatus("Preempted", "team-a", "Preempted", preempted), status);
-        assertEquals("Evicted", QueueStatus.of(workload(condition("Evicted", "True", "Deactivated",
-                "The workload is deactivated"))).status());
+        assertEquals("Evicted", QueueStatus.of(workload(condition("Evicted", "True", "PodsReadyTimeout",
+                "Exceeded the PodsReady timeout"))).status());
         assertEquals("Preempted", QueueStatus.of(workload(condition("Admitted", "True", "Admitted", "") + ","
                 + condition("Evicted", "True", "Preempted", preempted))).status(),
                 "evicted while still admitted: Kueue takes the admission back after it suspends the job");
@@ -73,19 +75,51 @@ class QueueStatusTest {
     }
 
     @Test
-    void onlyAJobInAQueueThatNeitherRunsNorEndedIsAskedAbout() {
+    void onlyAJobInAQueueThatHasNotEndedIsAskedAbout() {
         TrainJob queued = Serialization.unmarshal("""
                 {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
                  "metadata": {"name": "j", "namespace": "ml", "uid": "u", "labels": {"kueue.x-k8s.io/queue-name": "a"}},
                  "spec": {"runtimeRef": {"name": "torch-distributed"}, "suspend": true},
                  "status": {"conditions": [{"type": "Suspended", "status": "True", "reason": "Suspended"}]}}
                 """, TrainJob.class);
-        assertTrue(QueueStatus.waitingOnKueue(queued));
+        assertTrue(QueueStatus.asksKueue(queued));
         TrainJob notQueued = Serialization.unmarshal(Serialization.asJson(queued), TrainJob.class);
         notQueued.getMetadata().setLabels(Map.of());
-        assertFalse(QueueStatus.waitingOnKueue(notQueued));
+        assertFalse(QueueStatus.asksKueue(notQueued));
         TrainJob ended = Serialization.unmarshal(Serialization.asJson(queued), TrainJob.class);
         ended.getStatus().conditions().get(0).setType("Complete");
-        assertFalse(QueueStatus.waitingOnKueue(ended));
+        assertFalse(QueueStatus.asksKueue(ended));
+        TrainJob running = Serialization.unmarshal(Serialization.asJson(queued), TrainJob.class);
+        running.getStatus().conditions().clear();
+        assertTrue(QueueStatus.asksKueue(running), "Kueue may evict a job that runs");
+    }
+
+    @Test
+    void aDeactivatedWorkloadSaysNothing() {
+        GenericKubernetesResource deactivated = workload(condition("Evicted", "True", "Deactivated",
+                "The workload is deactivated"));
+        ((Map<String, Object>) deactivated.getAdditionalProperties().get("spec")).put("active", false);
+        assertNull(QueueStatus.of(deactivated), "the job suspended as Kueue documents: its own status says so");
+        ((Map<String, Object>) deactivated.getAdditionalProperties().get("spec")).put("active", true);
+        assertEquals("Queued", QueueStatus.of(deactivated).status(), "reactivated: queued again");
+    }
+
+    @Test
+    void anEvictionIsSaidWhileTheJobStillRunsAndAnAdmissionOnlyUntilItRuns() {
+        TrainJob running = Serialization.unmarshal("""
+                {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+                 "metadata": {"name": "j", "namespace": "ml", "uid": "u", "labels": {"kueue.x-k8s.io/queue-name": "a"}},
+                 "spec": {"runtimeRef": {"name": "torch-distributed"}, "suspend": true},
+                 "status": {"jobsStatus": [{"name": "node", "active": 1}]}}
+                """, TrainJob.class);
+        QueueStatus preempted = new QueueStatus("Preempted", "a", "Preempted", "for a higher priority");
+        assertEquals(new ReportedStatus("Preempted", "Preempted", "for a higher priority"),
+                ReportedStatus.of(running, preempted), "Kueue suspended it; its pods are still stopping");
+        assertEquals("Running", ReportedStatus.of(running, new QueueStatus("Admitted", "a", "Admitted", "")).status());
+        TrainJob suspended = Serialization.unmarshal(Serialization.asJson(running), TrainJob.class);
+        suspended.setStatus(null);
+        assertEquals("Admitted", ReportedStatus.of(suspended, new QueueStatus("Admitted", "a", "Admitted", ""))
+                .status(), "admitted, not running yet");
+        assertEquals("Created", ReportedStatus.of(suspended, null).status(), "Kueue says nothing");
     }
 }
