@@ -29,21 +29,22 @@ import java.util.stream.Collectors;
 public final class Benchmarks {
     /** The sizes of a run: the bench's own, or the smoke run's. */
     record Sizes(int createRounds, int createsPerRound, int pythonCreateRounds, int logMegabytes, int logRounds,
-            int[] waits, int[] scaleJobs, int scaleNamespaces, int stormRequests) {
-        static final Sizes SANDBOX = new Sizes(5, 400, 3, 32, 5, new int[] {1, 100, 1000}, new int[0], 0, 0);
+            int[] waits, int[] scaleJobs, int scaleNamespaces, int stormRequests, int kueueStormRequests) {
+        static final Sizes SANDBOX = new Sizes(5, 400, 3, 32, 5, new int[] {1, 100, 1000}, new int[0], 0, 0, 0);
         static final Sizes CLUSTER = new Sizes(5, 100, 5, 32, 5, new int[] {100, 1000},
-                new int[] {1000, 5000, 10_000}, 100, 2000);
-        static final Sizes SMOKE = new Sizes(1, 20, 1, 1, 1, new int[] {50}, new int[] {500}, 10, 200);
+                new int[] {1000, 5000, 10_000}, 100, 2000, 300);
+        static final Sizes SMOKE = new Sizes(1, 20, 1, 1, 1, new int[] {50}, new int[] {500}, 10, 200, 40);
 
         /** These sizes with other scale runs. */
         Sizes withScale(int[] jobs, int namespaces) {
             return new Sizes(createRounds, createsPerRound, pythonCreateRounds, logMegabytes, logRounds, waits, jobs,
-                    namespaces, stormRequests);
+                    namespaces, stormRequests, kueueStormRequests);
         }
     }
 
     private static final Set<String> SANDBOX_SECTIONS = Set.of("waits", "creates", "logs", "start", "workspaces");
-    private static final Set<String> CLUSTER_SECTIONS = Set.of("waits", "creates", "logs", "cluster-scale", "storm");
+    private static final Set<String> CLUSTER_SECTIONS = Set.of("waits", "creates", "logs", "cluster-scale", "storm",
+            "kueue-storm");
 
     private static final long STARTED = System.nanoTime();
     /** The scale section's heap row (the bench JVM's, the harness's maps of notices included), whose goal it holds. */
@@ -83,7 +84,7 @@ public final class Benchmarks {
         if (cluster) {
             int portBase = Integer.getInteger("bench.testcluster.portBase", Integer.parseInt(System.getenv()
                     .getOrDefault("TESTCLUSTER_PORT_BASE", "26400")));
-            try (TestClusterTarget target = new TestClusterTarget(root, portBase)) {
+            try (TestClusterTarget target = new TestClusterTarget(root, portBase, sections.contains("kueue-storm"))) {
                 onCluster(results, sections, sizes, target, root);
             }
         } else {
@@ -147,6 +148,68 @@ public final class Benchmarks {
             storm(results, root, target, sizes);
             writeCsv(csv, results);
         }
+        if (sections.contains("kueue-storm")) {
+            kueueStorm(results, root, target, sizes);
+            writeCsv(csv, results);
+        }
+    }
+
+    /**
+     * The routes app under one burst of Kafka requests into a Kueue ClusterQueue that admits a few one-CPU jobs at a
+     * time (its policy forcing the LocalQueue): every request one TrainJob, never more admitted than the quota, every
+     * job complete with its result published once, its statuses heard in order by the events consumer.
+     */
+    private static void kueueStorm(List<Result> results, Path root, TestClusterTarget target, Sizes sizes)
+            throws Exception {
+        Path jar = routesApp(root);
+        int requests = sizes.kueueStormRequests();
+        progress("kueue storm: " + requests + " Kafka requests into a ClusterQueue admitting "
+                + KueueStormBench.ADMITTED_AT_ONCE + " at a time");
+        Path work = Files.createTempDirectory("kueue-storm");
+        KueueStormBench.Run run;
+        try (KueueStormBench storm = new KueueStormBench(target, work)) {
+            run = storm.run(requests, jar);
+        } finally {
+            deleteTree(work);
+        }
+        String setting = target.name() + " with Kueue, " + requests + " Kafka requests in one burst, quota "
+                + KueueStormBench.ADMITTED_AT_ONCE + " CPUs, 1 CPU a job";
+        results.add(Result.against("kueue storm: requests that became a TrainJob or a dead letter", setting,
+                run.distinctKeys() + run.deadLetters(), "requests", "all", run.distinctKeys() + run.deadLetters()
+                        == requests));
+        results.add(Result.against("kueue storm: TrainJobs made twice for one request", setting,
+                run.trainJobs() - run.distinctKeys(), "jobs", "none", run.trainJobs() == run.distinctKeys()));
+        results.add(Result.against("kueue storm: most jobs holding quota at once", setting, run.mostAdmittedAtOnce(),
+                "jobs", "<= " + KueueStormBench.ADMITTED_AT_ONCE, run.mostAdmittedAtOnce()
+                        <= KueueStormBench.ADMITTED_AT_ONCE));
+        results.add(Result.against("kueue storm: TrainJobs Complete", setting, run.complete(), "jobs", "all",
+                run.complete() == run.trainJobs()));
+        results.add(Result.against("kueue storm: TrainJobs whose result was published", setting,
+                run.jobsWithResult(), "jobs", "all", run.jobsWithResult() == run.trainJobs()));
+        results.add(Result.against("kueue storm: results published twice", setting, run.resultsTwice(), "jobs",
+                "none", run.resultsTwice() == 0));
+        results.add(Result.against("kueue storm: jobs whose statuses the events consumer heard in order", setting,
+                run.heardInOrder(), "jobs", "all", run.heardInOrder() == run.trainJobs()));
+        results.add(Result.of("kueue storm: jobs heard Queued", setting, run.heardQueued(), "jobs"));
+        results.add(Result.of("kueue storm: time until every job was Complete", setting,
+                run.allComplete().toMillis() / 1000.0, "s"));
+        results.add(Result.of("kueue storm: peak resident memory of the routes app", setting, run.peakRssMib(),
+                "MiB"));
+    }
+
+    private static Path routesApp(Path root) {
+        Path jar = root.resolve("routes/target/quarkus-app/quarkus-run.jar");
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " is missing: package the routes app first (mvn -B -ntp -q install"
+                    + " -DskipTests)");
+        }
+        return jar;
+    }
+
+    private static void deleteTree(Path work) throws java.io.IOException {
+        try (var files = Files.walk(work)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+        }
     }
 
     /**
@@ -156,11 +219,7 @@ public final class Benchmarks {
      */
     private static void storm(List<Result> results, Path root, TestClusterTarget target, Sizes sizes)
             throws Exception {
-        Path jar = root.resolve("routes/target/quarkus-app/quarkus-run.jar");
-        if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException(jar + " is missing: package the routes app first (mvn -B -ntp -q install"
-                    + " -DskipTests)");
-        }
+        Path jar = routesApp(root);
         int requests = sizes.stormRequests();
         progress("storm: " + requests + " Kafka requests, 2 replicas of the routes app, the leader killed");
         Path work = Files.createTempDirectory("storm");
@@ -169,9 +228,7 @@ public final class Benchmarks {
             run = storm.run(requests, jar);
         } finally {
             // the replicas' homes and the app's kubeconfig, with its token
-            try (var files = Files.walk(work)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
-            }
+            deleteTree(work);
         }
         String setting = target.name() + ", " + requests + " Kafka requests in one burst, 2 replicas, "
                 + run.killed() + " (leading the results) killed at " + run.killedAtJobs() + " TrainJobs";

@@ -26,12 +26,11 @@ import io.camelkubeflow.trainer.testing.DeployedAccount;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
+
+import static io.camelkubeflow.trainer.bench.KafkaBurst.DEAD_LETTERS_TOPIC;
+import static io.camelkubeflow.trainer.bench.KafkaBurst.GROUP;
+import static io.camelkubeflow.trainer.bench.KafkaBurst.RESULTS_TOPIC;
 
 /**
  * The routes app under an event storm on the real control plane: two replicas of the packaged app as deploy/ runs
@@ -45,10 +44,6 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 final class StormBench implements AutoCloseable {
     static final String NAMESPACE = "storm";
-    private static final String REQUESTS_TOPIC = "trainjob-requests";
-    private static final String RESULTS_TOPIC = "trainjob-results";
-    private static final String DEAD_LETTERS_TOPIC = "trainjob-dead-letters";
-    private static final String GROUP = "camel-kubeflow-trainer";
     private static final String RESULTS_LEASE = "leaders-kafka-results";
 
     private final TestClusterTarget target;
@@ -74,11 +69,7 @@ final class StormBench implements AutoCloseable {
         Path kubeconfig = Files.writeString(work.resolve("app.kubeconfig"), DeployedAccount.kubeconfig(
                 target.adminConfig(), DeployedAccount.install(admin, target.root().resolve("deploy"), NAMESPACE,
                         Duration.ofHours(3)), NAMESPACE));
-        try (Admin topics = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-            topics.createTopics(List.of(new NewTopic(REQUESTS_TOPIC, 4, (short) 1),
-                    new NewTopic(RESULTS_TOPIC, 1, (short) 1), new NewTopic(DEAD_LETTERS_TOPIC, 1, (short) 1)))
-                    .all().get(30, TimeUnit.SECONDS);
-        }
+        KafkaBurst.createTopics(kafka);
         for (String pod : List.of("storm-replica-a", "storm-replica-b")) {
             AppReplica.registerPod(admin, NAMESPACE, pod);
             Map<String, String> env = new HashMap<>(AppReplica.kafkaReplicaEnvironment(kubeconfig, NAMESPACE, pod,
@@ -115,16 +106,7 @@ final class StormBench implements AutoCloseable {
         try {
             Map<String, Double> sent = new HashMap<>();
             long started = System.nanoTime();
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
-                    kafka.bootstrapServers(), "key.serializer", StringSerializer.class, "value.serializer",
-                    StringSerializer.class, "linger.ms", 5))) {
-                for (int i = 0; i < requests; i++) {
-                    String key = "storm-" + i;
-                    sent.put(key, CompletionReference.now());
-                    producer.send(new ProducerRecord<>(REQUESTS_TOPIC, key, "{\"pythonFile\": \"/app/train.py\","
-                            + " \"idempotencyKey\": \"" + key + "\"}"));
-                }
-            }
+            KafkaBurst.send(kafka, requests, "storm", "", key -> sent.put(key, CompletionReference.now()));
             Benchmarks.progress("storm: " + requests + " requests sent");
             await(Duration.ofMinutes(10), () -> seen.size() + deadLetters.get().size() >= requests / 4,
                     "a quarter of the requests never became TrainJobs");
@@ -189,21 +171,12 @@ final class StormBench implements AutoCloseable {
     }
 
     private void await(Duration timeout, BooleanSupplier condition, String failure) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long nextProgress = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                StringBuilder logs = new StringBuilder(failure);
-                replicas.forEach((pod, replica) -> logs.append("\n--- ").append(pod).append(" (last 40 lines)\n")
-                        .append(replica.tail(40)));
-                throw new IllegalStateException(logs.toString());
-            }
-            if (System.nanoTime() > nextProgress) {
-                Benchmarks.progress("storm: waiting (" + failure + " yet)");
-                nextProgress += TimeUnit.SECONDS.toNanos(30);
-            }
-            Thread.sleep(500);
-        }
+        KafkaBurst.await("storm", timeout, condition, failure, () -> {
+            StringBuilder logs = new StringBuilder();
+            replicas.forEach((pod, replica) -> logs.append("\n--- ").append(pod).append(" (last 40 lines)\n")
+                    .append(replica.tail(40)));
+            return logs.toString();
+        });
     }
 
     @Override

@@ -47,12 +47,20 @@ final class TestClusterTarget extends BenchTarget {
     private final Config userConfig;
     private final ObjectMapper json = new ObjectMapper();
 
-    /** Starts the test cluster (built on first use: several minutes) on the port base given. */
-    TestClusterTarget(Path root, int portBase) throws Exception {
+    /**
+     * Starts the test cluster (built on first use: several minutes) on the port base given.
+     *
+     * @param kueue with Kueue's manager and webhooks installed too (up.sh's TESTCLUSTER_KUEUE)
+     */
+    TestClusterTarget(Path root, int portBase, boolean kueue) throws Exception {
         this.root = root;
         this.state = root.resolve("testcluster/.state");
-        script("up.sh", Map.of("TESTCLUSTER_PORT_BASE", Integer.toString(portBase), "TESTCLUSTER_FAKE_NODES",
-                Integer.toString(FAKE_NODES)));
+        Map<String, String> environment = new java.util.HashMap<>(Map.of("TESTCLUSTER_PORT_BASE",
+                Integer.toString(portBase), "TESTCLUSTER_FAKE_NODES", Integer.toString(FAKE_NODES)));
+        if (kueue) {
+            environment.put("TESTCLUSTER_KUEUE", "1");
+        }
+        script("up.sh", environment);
         try {
             config = Config.fromKubeconfig(Files.readString(state.resolve("kubeconfig")));
             userConfig = Config.fromKubeconfig(Files.readString(makePlainUser()));

@@ -17,8 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * configuration with {@code -Dbench.target=testcluster}): it starts testcluster/up.sh, runs every section of that
  * target once, small, with the real Kubeflow SDK beside the component, and stops the cluster. No figure is held to a
  * goal here (a time depends on the machine): what fails is a section that no longer runs, a row that is missing or
- * not measured, a TrainJob of the scale section that never completes, and a request of the storm lost or made twice,
- * or a result published twice.
+ * not measured, a TrainJob of the scale section that never completes, a request of the storm lost or made twice, or
+ * a result published twice; and of the storm under Kueue's quota, more jobs admitted at once than the quota, a job
+ * that does not complete, or one whose statuses the events consumer heard out of order.
  */
 class BenchOnRealControlPlaneIT {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -78,6 +79,18 @@ class BenchOnRealControlPlaneIT {
                 "storm: peak resident memory, the survivor", "storm: peak resident memory, the killed replica")) {
             assertMeasured(results, measure, storm);
         }
+        String kueue = "with Kueue, 40 Kafka requests";
+        assertEquals(40, value(results, "kueue storm: requests that became a TrainJob or a dead letter", kueue),
+                "kueue storm");
+        assertEquals(0, value(results, "kueue storm: TrainJobs made twice for one request", kueue), "kueue storm");
+        double most = value(results, "kueue storm: most jobs holding quota at once", kueue);
+        assertTrue(most >= 1 && most <= KueueStormBench.ADMITTED_AT_ONCE, "Kueue held " + most + " at once");
+        // every request is valid: each one TrainJob, none a dead letter
+        assertEquals(40, value(results, "kueue storm: TrainJobs Complete", kueue), "kueue storm");
+        assertEquals(40, value(results, "kueue storm: TrainJobs whose result was published", kueue), "kueue storm");
+        assertEquals(0, value(results, "kueue storm: results published twice", kueue), "kueue storm");
+        assertEquals(40, value(results, "kueue storm: jobs whose statuses the events consumer heard in order", kueue),
+                "kueue storm: statuses in order");
     }
 
     /** A row of the measure whose setting holds every part exists, and its value is a number. */
