@@ -259,9 +259,14 @@ if [ -n "$kueue" ]; then
   wait_for "Kueue's CRDs" 180 kubectl_admin wait --for condition=Established --timeout 1s \
     crd/clusterqueues.kueue.x-k8s.io crd/localqueues.kueue.x-k8s.io crd/workloads.kueue.x-k8s.io \
     crd/resourceflavors.kueue.x-k8s.io crd/workloadpriorityclasses.kueue.x-k8s.io
+  # Kueue's integrations: the release's, less those whose CRDs this cluster does not serve (Kubeflow's v1 training
+  # operator, Ray, AppWrapper, LeaderWorkerSet), as a user's install lists only what it runs: MultiKueue watches each
+  # enabled kind on every worker, and a kind a worker lacks keeps that worker from connecting (MultiKueueIT)
   "$bin/managerconfig" "$kueue_dir/config/components/manager/controller_manager_config.yaml" "${loopback[@]}" \
     webhook.port="$kueue_webhook_port" webhook.certDir="$certs/k8s-webhook-server/serving-certs" \
-    internalCertManagement.enable=false > "$state/kueue-config.yaml"
+    internalCertManagement.enable=false \
+    'integrations.frameworks=[batch/job, jobset.x-k8s.io/jobset, trainer.kubeflow.org/trainjob, pod, deployment, statefulset]' \
+    > "$state/kueue-config.yaml"
   # Without its internal certificate management, Kueue reads a metrics certificate from where its Deployment would
   # mount one, /etc/kueue/metrics/certs (read even with the metrics server off): that path is made for it alone, in
   # a mount namespace of its own, over this machine's /etc

@@ -9,7 +9,6 @@ import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobRef;
-import io.camelkubeflow.trainer.job.KueueWorkloads;
 import io.camelkubeflow.trainer.job.LabelSelectors;
 import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
@@ -147,15 +146,12 @@ final class ManageHandler extends OperationHandler.Synchronous {
 
     /**
      * Suspends or resumes the job; one Kueue holds through its Workload, as Kueue documents (TrainJobManager), which
-     * the caller (authorizeCaller) must also be allowed to patch.
+     * the caller (authorizeCaller) must then also be allowed to patch, asked before that write.
      */
     private void setSuspended(Exchange exchange, boolean suspended) {
         TrainJobRef ref = job(exchange, "patch");
-        TrainJob job = jobs.get(ref.namespace(), ref.name());
-        if (KueueWorkloads.inQueue(job)) {
-            endpoint.authorize(exchange, Access.workloads("patch", ref.namespace()));
-        }
-        withSteps(exchange, jobs.setSuspended(job, suspended));
+        withSteps(exchange, jobs.setSuspended(jobs.get(ref.namespace(), ref.name()), suspended,
+                () -> endpoint.authorize(exchange, Access.workloads("patch", ref.namespace()))));
     }
 
     /** The job as the body, with its identity, status and steps. */

@@ -4,12 +4,13 @@ import java.time.Duration;
 import java.util.concurrent.CompletionException;
 
 import io.camelkubeflow.trainer.access.Access;
+import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.watch.ReportedStatus;
 import io.camelkubeflow.trainer.watch.TrainJobFailedException;
 import io.camelkubeflow.trainer.watch.TrainJobSteps;
-import io.camelkubeflow.trainer.watch.ReportedStatus;
 import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
 import io.camelkubeflow.trainer.watch.WaitResult;
 import io.camelkubeflow.trainer.watch.WaitTarget;
@@ -45,6 +46,7 @@ final class WaitHandler extends OperationHandler {
         WaitTarget target;
         Duration timeout;
         Duration queueTimeout;
+        boolean tellKueue;
         try {
             job = TrainJobHeaders.reference(in, endpoint.defaultNamespace());
             endpoint.authorize(exchange, Access.trainJobs("get", job.namespace(), job.name()));
@@ -52,6 +54,7 @@ final class WaitHandler extends OperationHandler {
             target = wanted == null ? configuration.getWaitFor() : WaitTarget.parse(WAIT_FOR, wanted);
             timeout = duration(exchange, WAIT_TIMEOUT, configuration.getWaitTimeout());
             queueTimeout = duration(exchange, QUEUE_TIMEOUT, configuration.getQueueTimeout());
+            tellKueue = mayReadWorkloads(exchange, job.namespace());
         } catch (RuntimeException e) {
             exchange.setException(e);
             callback.done(true);
@@ -60,7 +63,7 @@ final class WaitHandler extends OperationHandler {
         TrainerMetrics metrics = endpoint.getComponent().metrics();
         long started = System.nanoTime();
         endpoint.getWatcher().await(job.namespace(), job.name(), target.phase(), timeout, queueTimeout,
-                configuration.isThrowOnFailure(), endpoint.apiRetry())
+                configuration.isThrowOnFailure(), endpoint.apiRetry(), tellKueue)
                 .whenComplete((result, error) -> {
                     Duration waited = Duration.ofNanos(System.nanoTime() - started);
                     if (error != null) {
@@ -89,6 +92,19 @@ final class WaitHandler extends OperationHandler {
                     callback.done(false);
                 });
         return false;
+    }
+
+    /**
+     * Whether a timeout may tell the caller what Kueue says of the job: with authorizeCaller, only a caller who may
+     * list the namespace's Workloads (as get and list).
+     */
+    private boolean mayReadWorkloads(Exchange exchange, String namespace) {
+        try {
+            endpoint.authorize(exchange, Access.workloads("list", namespace));
+            return true;
+        } catch (AccessDeniedException denied) {
+            return false;
+        }
     }
 
     /** A bound of the wait: the header's, else the endpoint's option (milliseconds). */

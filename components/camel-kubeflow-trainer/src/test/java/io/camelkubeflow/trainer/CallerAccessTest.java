@@ -11,6 +11,8 @@ import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.watch.StoredWorkloads;
+import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
@@ -173,6 +175,33 @@ class CallerAccessTest extends TrainerRouteTestSupport {
         }
         Exchange listed = as(alice, "kubeflow-trainer:list?authorizeCaller=true&namespace=acl", Map.of());
         assertNull(listed.getException());
+    }
+
+    /**
+     * What Kueue says of a job is told only to a caller who may list the namespace's Workloads (as get and list tell
+     * it): alice may get the job but not its Workload, so a wait of hers that times out says the job's own status.
+     */
+    @Test
+    void aWaitThatTimesOutTellsKueuesWordOnlyToACallerWhoMayReadWorkloads() {
+        StoredWorkloads.serveWorkloads(api.client());
+        Exchange trained = train("&jobName=alices-queued&queue=team&suspend=true", "alice", Map.of());
+        assertNull(trained.getException());
+        StoredWorkloads workloads = new StoredWorkloads(api.client(), "acl");
+        workloads.conditions(workloads.createFor(trainJob(trained), "team"),
+                "QuotaReserved,False,Pending,insufficient unused quota for cpu");
+        Map<String, Object> job = Map.of(JOB_NAME, "alices-queued", NAMESPACE, "acl");
+        Exchange hers = as(new Caller("alice", List.of()), "kubeflow-trainer:wait?authorizeCaller=true"
+                + "&waitTimeout=300ms", job);
+        TrainJobWaitTimeoutException timedOut = assertInstanceOf(TrainJobWaitTimeoutException.class,
+                hers.getException());
+        assertTrue(!timedOut.getMessage().contains("Pending") && !timedOut.getMessage().contains("quota"),
+                timedOut.getMessage());
+        assertTrue(!"Queued".equals(hers.getMessage().getHeader(STATUS)), "its own status, not Kueue's");
+        // the app itself (no caller) is told
+        Exchange apps = template.send("kubeflow-trainer:wait?waitTimeout=300ms",
+                e -> e.getMessage().setHeaders(new HashMap<>(job)));
+        assertTrue(apps.getException().getMessage().contains("last seen Queued: Pending: insufficient unused quota"),
+                apps.getException().getMessage());
     }
 
     @Test

@@ -142,6 +142,13 @@ final class RealCluster implements AutoCloseable {
                 "testcluster/.state-kueue/kubeconfig");
     }
 
+    /** The admin kubeconfig of MultiKueueIT's worker, a control plane with Kueue that the build starts too. */
+    static Path kueueWorkerKubeconfig() {
+        return kubeconfig("testcluster.kueue.worker.kubeconfig", "TESTCLUSTER_KUEUE=1 TESTCLUSTER_PORT_BASE=28800"
+                + " TESTCLUSTER_STATE=$PWD/testcluster/.state-kueue-worker testcluster/up.sh",
+                "testcluster/.state-kueue-worker/kubeconfig");
+    }
+
     private static Path kubeconfig(String property, String up, String path) {
         String given = System.getProperty(property);
         if (given == null || !Files.isReadable(Path.of(given))) {

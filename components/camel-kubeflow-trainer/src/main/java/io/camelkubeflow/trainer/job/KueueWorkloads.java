@@ -43,15 +43,19 @@ public final class KueueWorkloads {
     }
 
     /**
-     * The job's own Workload among {@code labelled}: one it owns (a Workload anyone labels with the job's uid is not)
-     * and not being deleted, the newest if several.
+     * The job's own Workload among {@code labelled}: one in the job's namespace that the job controls (as Kueue makes
+     * it: a Workload anyone labels with the job's uid, or makes in another namespace naming the job as its owner, is
+     * not) and not being deleted, the newest if several.
      */
     public static Optional<GenericKubernetesResource> ownOf(TrainJob job, List<GenericKubernetesResource> labelled) {
         String uid = job.getMetadata().getUid();
+        String namespace = job.getMetadata().getNamespace();
         return labelled.stream()
                 .filter(workload -> workload.getMetadata().getDeletionTimestamp() == null
+                        && namespace.equals(workload.getMetadata().getNamespace())
                         && workload.getMetadata().getOwnerReferences().stream()
-                                .anyMatch(owner -> uid.equals(owner.getUid())))
+                                .anyMatch(owner -> uid.equals(owner.getUid()) && "TrainJob".equals(owner.getKind())
+                                        && Boolean.TRUE.equals(owner.getController())))
                 .max(Comparator.comparing(workload -> workload.getMetadata().getCreationTimestamp(),
                         Comparator.nullsFirst(Comparator.naturalOrder())));
     }

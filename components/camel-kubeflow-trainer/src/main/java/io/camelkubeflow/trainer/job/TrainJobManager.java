@@ -67,19 +67,20 @@ public class TrainJobManager {
         return !retry.call("delete TrainJob " + namespace + "/" + name, job::delete).isEmpty();
     }
 
-    /** Sets spec.suspend: Trainer stops a suspended job's pods and starts them again on resume. */
     /**
      * Suspends or resumes {@code job} (as just read). One Kueue holds (it names a LocalQueue, has not ended, and Kueue
      * made it a Workload) is suspended as Kueue documents: its Workload is deactivated ({@code spec.active: false}),
      * which evicts it if it runs and keeps it out of the queue; and resumed by activating its Workload again, which
      * queues it again (Kueue unsuspends it when it admits it). Resuming one whose Workload is active, or acting on one
      * Kueue has made no Workload for yet, is refused ({@link TrainJobHeldByKueueException}): Kueue decides when it
-     * runs, and would suspend it again. Where Workloads are not served (Kueue not installed: the label is only a label)
-     * the job's {@code spec.suspend} is set.
+     * runs, and would suspend it again. Where Kueue is not installed (Workloads are a 404: the label is only a label)
+     * the job's {@code spec.suspend} is set; where this client may not read them (403) nothing is written: setting
+     * {@code spec.suspend} behind Kueue's back would start a queued job's pods.
      *
+     * @param beforeWorkloadWrite run before the job's Workload is written (the caller's right to patch Workloads)
      * @return the job as it is after the write (for one Kueue holds, before Kueue has acted on it)
      */
-    public TrainJob setSuspended(TrainJob job, boolean suspended) {
+    public TrainJob setSuspended(TrainJob job, boolean suspended, Runnable beforeWorkloadWrite) {
         String namespace = job.getMetadata().getNamespace();
         String name = job.getMetadata().getName();
         if (!KueueWorkloads.inQueue(job) || TrainJobPhase.of(job).isTerminal()) {
@@ -90,7 +91,7 @@ public class TrainJobManager {
             labelled = retry.call("list the Kueue Workloads of TrainJob " + namespace + "/" + name,
                     () -> KueueWorkloads.labelledFor(client, job));
         } catch (KubernetesClientException e) {
-            if (!KueueWorkloads.notServed(e)) {
+            if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
                 throw e;
             }
             return setSuspended(namespace, name, suspended);
@@ -106,6 +107,7 @@ public class TrainJobManager {
                     + " requeues a job suspended through Kueue");
         }
         if (active == suspended) {
+            beforeWorkloadWrite.run();
             String patch = "{\"spec\":{\"active\":" + !suspended + "}}";
             retry.call((suspended ? "deactivate" : "activate") + " the Kueue Workload of TrainJob " + namespace + "/"
                     + name, () -> client.genericKubernetesResources(KueueWorkloads.WORKLOADS).inNamespace(namespace)
@@ -115,7 +117,7 @@ public class TrainJobManager {
         return get(namespace, name);
     }
 
-    /** Sets the job's {@code spec.suspend}: for a job no queue manager holds ({@link #setSuspended(TrainJob, boolean)}). */
+    /** Sets the job's {@code spec.suspend}: for a job no queue manager holds (the other setSuspended tells). */
     public TrainJob setSuspended(String namespace, String name, boolean suspended) {
         String patch = "{\"spec\":{\"suspend\":" + suspended + "}}";
         var job = one(namespace, name);

@@ -259,11 +259,15 @@ public class TrainJobEventStream implements AutoCloseable {
         try {
             now = ReportedStatus.of(job, queueStatusOf(job));
         } catch (KubernetesClientException e) {
-            // Kueue's word on the job could not be read (the API server busy or away): unknown is no news, and the
-            // job's next change asks again
+            // Kueue's word on the job could not be read (its Workload informer could not start: the API server busy
+            // or away). A job that runs is Running as far as anyone knows (its Workload's changes, once heard, say
+            // more); for one that does not, unknown is no news, and its next change asks again
             LOG.debug("Cannot read the Kueue Workload of TrainJob {}: {}", job.getMetadata().getName(),
                     Printable.escape(e.getMessage()));
-            return;
+            if (phase != TrainJobPhase.RUNNING) {
+                return;
+            }
+            now = ReportedStatus.own(job);
         }
         if (previous != null && RUNNING.equals(previous.status()) && QueueStatus.ADMITTED.equals(now.status())) {
             // nor back to Admitted: Kueue is evicting it (it suspended the job before this stream's Workload informer

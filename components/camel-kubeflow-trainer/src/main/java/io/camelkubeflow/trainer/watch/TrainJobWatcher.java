@@ -101,9 +101,18 @@ public class TrainJobWatcher implements AutoCloseable {
      */
     public CompletableFuture<WaitResult> await(String namespace, String name, TrainJobPhase target, Duration timeout,
             Duration queueTimeout, boolean failOnOtherEnd, ApiRetry retry) {
+        return await(namespace, name, target, timeout, queueTimeout, failOnOtherEnd, retry, true);
+    }
+
+    /**
+     * As the other await; {@code tellKueue} false: a timeout says the job's own status, not what its Kueue Workload
+     * says (a caller who may not read the namespace's Workloads learns nothing of them through a wait).
+     */
+    public CompletableFuture<WaitResult> await(String namespace, String name, TrainJobPhase target, Duration timeout,
+            Duration queueTimeout, boolean failOnOtherEnd, ApiRetry retry, boolean tellKueue) {
         NamespaceWatch watch = namespaces.computeIfAbsent(namespace, NamespaceWatch::new);
         Waiter waiter = new Waiter(watch, name, target, failOnOtherEnd, timeout,
-                queueTimeout.isZero() || queueTimeout.isNegative() ? null : queueTimeout);
+                queueTimeout.isZero() || queueTimeout.isNegative() ? null : queueTimeout, tellKueue);
         watch.add(waiter);
         if (!timeout.isZero() && !timeout.isNegative()) {
             waiter.timeoutTask = timeouts.schedule(() -> lookups.execute(() -> timedOut(waiter)), timeout.toMillis(),
@@ -179,11 +188,13 @@ public class TrainJobWatcher implements AutoCloseable {
                 return;
             }
         }
-        QueueStatus queue;
-        try {
-            queue = QueueStatus.read(client, job);
-        } catch (RuntimeException e) {
-            queue = null;
+        QueueStatus queue = null;
+        if (waiter.tellKueue) {
+            try {
+                queue = QueueStatus.read(client, job);
+            } catch (RuntimeException e) {
+                // said as unread
+            }
         }
         TrainJobQueueTimeoutException timedOut = new TrainJobQueueTimeoutException(namespace, waiter.name,
                 waiter.queueTimeout, queue);
@@ -204,7 +215,7 @@ public class TrainJobWatcher implements AutoCloseable {
         ReportedStatus lastSeen = phase == null ? null : new ReportedStatus(phase.displayName(), null, null);
         if (job != null) {
             try {
-                lastSeen = ReportedStatus.of(client, job);
+                lastSeen = waiter.tellKueue ? ReportedStatus.of(client, job) : ReportedStatus.own(job);
             } catch (RuntimeException e) {
                 lastSeen = ReportedStatus.own(job);
             }
@@ -284,6 +295,8 @@ public class TrainJobWatcher implements AutoCloseable {
         final Duration timeout;
         /** null: no bound on the time in a Kueue queue. */
         final Duration queueTimeout;
+        /** Whether a timeout may say what the job's Kueue Workload says. */
+        final boolean tellKueue;
         volatile ScheduledFuture<?> timeoutTask;
         /** Runs out the queueTimeout while the job is in a Kueue queue; null while it is not. Guarded by this. */
         ScheduledFuture<?> queueTask;
@@ -297,7 +310,8 @@ public class TrainJobWatcher implements AutoCloseable {
         volatile String podFailureSeen;
 
         Waiter(NamespaceWatch watch, String name, TrainJobPhase target, boolean failOnOtherEnd, Duration timeout,
-                Duration queueTimeout) {
+                Duration queueTimeout, boolean tellKueue) {
+            this.tellKueue = tellKueue;
             this.watch = watch;
             this.name = name;
             this.target = target;

@@ -105,24 +105,24 @@ class TrainJobManagerTest {
         TrainJob queued = job("suspend", "kq", "kueue.x-k8s.io/queue-name: team", "", null);
         long mark = sandbox.requestCount();
         TrainJobHeldByKueueException early = assertThrows(TrainJobHeldByKueueException.class,
-                () -> jobs.setSuspended(queued, true));
+                () -> jobs.setSuspended(queued, true, () -> { }));
         assertTrue(early.getMessage().contains("Kueue has not made its Workload yet"), early.getMessage());
         assertEquals(List.of(), writesSince(mark), "refused before any write");
         GenericKubernetesResource workload = new StoredWorkloads(client, "suspend").createFor(queued, "team");
         mark = sandbox.requestCount();
         TrainJobHeldByKueueException held = assertThrows(TrainJobHeldByKueueException.class,
-                () -> jobs.setSuspended(queued, false));
+                () -> jobs.setSuspended(queued, false, () -> { }));
         assertTrue(held.getMessage().contains("TrainJob suspend/kq is held by Kueue: it is in LocalQueue team"),
                 held.getMessage());
         assertEquals(List.of(), writesSince(mark), "refused before any write");
 
         var workloads = client.genericKubernetesResources(KueueWorkloads.WORKLOADS).inNamespace("suspend")
                 .withName(workload.getMetadata().getName());
-        assertFalse(Boolean.TRUE.equals(jobs.setSuspended(queued, true).getSpec().suspend()),
+        assertFalse(Boolean.TRUE.equals(jobs.setSuspended(queued, true, () -> { }).getSpec().suspend()),
                 "the job is Kueue's to suspend");
         assertEquals(false, ((Map<String, Object>) workloads.get().getAdditionalProperties().get("spec"))
                 .get("active"));
-        jobs.setSuspended(queued, false);
+        jobs.setSuspended(queued, false, () -> { });
         assertEquals(true, ((Map<String, Object>) workloads.get().getAdditionalProperties().get("spec"))
                 .get("active"));
     }

@@ -58,7 +58,7 @@ public final class StoredWorkloads {
      * Sets the Workload's conditions, each {@code type,status,reason,message}, as Kueue writes them: an update of the
      * whole Workload (the sandbox's store merges a merge patch's lists into the stored ones).
      */
-    void conditions(GenericKubernetesResource workload, String... conditions) {
+    public void conditions(GenericKubernetesResource workload, String... conditions) {
         List<Map<String, Object>> list = new ArrayList<>();
         for (String condition : conditions) {
             String[] parts = condition.split(",", 4);
