@@ -1,18 +1,16 @@
 package io.camelkubeflow.trainer.routes;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.testing.DocCommandBlocks;
+import io.camelkubeflow.trainer.testing.DocCommandBlocks.Block;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * to the text is the app's port for {@code 8080} (the test takes any free port);</li>
  * <li>{@code <!-- run: sandbox -->}: run against a sandbox started as {@code SandboxMain} starts one, its kubeconfig
  * where SandboxMain writes it ({@code .camel-kubeflow-trainer/sandbox.kubeconfig});</li>
+ * <li>{@code <!-- run: kueue -->}: run by the end-to-end suite's {@code KueueDocsIT} against the control plane with
+ * Kueue (a sandbox has no Kueue);</li>
  * <li>{@code <!-- checked: the two commands ... -->}: the README's two commands (they build and test this very
  * project): held to {@code .ci/run} instead of run;</li>
  * <li>{@code <!-- not run: why -->}: what it needs that a test here cannot have.</li>
@@ -40,47 +40,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DocsCommandBlocksIT {
     static final Path PROJECT = Path.of(System.getProperty("user.dir")).resolve("..").normalize();
-    private static final Pattern FENCE = Pattern.compile("^\\s*```(bash|sh|shell)\\s*$");
-    private static final Pattern MARKER = Pattern.compile("^<!-- (run: app|run: sandbox|checked: the two commands"
-            + ".*|not run: \\S.*) -->$");
-
     @TempDir
     Path work;
 
-    /** A fenced command block: where it is, the marker above it (null: none) and its text. */
-    record Block(Path file, int line, String marker, String text) {
-        String where() {
-            return PROJECT.relativize(file) + ":" + line;
-        }
-    }
-
     static List<Block> blocks() throws IOException {
-        List<Path> docs = new ArrayList<>(List.of(PROJECT.resolve("README.md")));
-        try (Stream<Path> pages = Files.list(PROJECT.resolve("docs"))) {
-            pages.filter(page -> page.toString().endsWith(".md")).sorted().forEach(docs::add);
-        }
-        List<Block> blocks = new ArrayList<>();
-        for (Path doc : docs) {
-            List<String> lines = Files.readAllLines(doc);
-            for (int i = 0; i < lines.size(); i++) {
-                if (!FENCE.matcher(lines.get(i)).matches()) {
-                    continue;
-                }
-                int above = i - 1;
-                while (above >= 0 && lines.get(above).isBlank()) {
-                    above--;
-                }
-                Matcher marker = above < 0 ? null : MARKER.matcher(lines.get(above).trim());
-                int end = i + 1;
-                while (end < lines.size() && !lines.get(end).trim().equals("```")) {
-                    end++;
-                }
-                blocks.add(new Block(doc, i + 1, marker != null && marker.matches() ? marker.group(1) : null,
-                        String.join("\n", lines.subList(i + 1, end)) + "\n"));
-                i = end;
-            }
-        }
-        return blocks;
+        return DocCommandBlocks.blocks(PROJECT);
     }
 
     @Test
@@ -88,8 +52,8 @@ class DocsCommandBlocksIT {
         List<Block> blocks = blocks();
         assertTrue(blocks.size() >= 10, "blocks found: " + blocks.size());
         List<String> unmarked = blocks.stream().filter(block -> block.marker() == null).map(Block::where).toList();
-        assertEquals(List.of(), unmarked, "blocks with no '<!-- run: app -->', '<!-- run: sandbox -->' or '<!-- not"
-                + " run: why -->' right above them");
+        assertEquals(List.of(), unmarked, "blocks with no '<!-- run: app -->', '<!-- run: sandbox -->', '<!-- run:"
+                + " kueue -->' or '<!-- not run: why -->' right above them");
         assertTrue(blocks.stream().anyMatch(block -> "run: app".equals(block.marker()))
                 && blocks.stream().anyMatch(block -> "run: sandbox".equals(block.marker())));
     }
@@ -159,44 +123,13 @@ class DocsCommandBlocksIT {
         assertEquals(List.of(), failures);
     }
 
-    /**
-     * Runs a block's text with bash in the work folder; null when it succeeded, else what went wrong. Bash leads a
-     * session of its own (setsid), whose every process is ended with it: what a block started in the background, or
-     * left running at the timeout, does not outlive the block (it would once bash ended, no longer bash's child).
-     */
     private String run(Block block, String text) throws Exception {
-        Path script = Files.createTempFile(work, "block-", ".sh");
-        Files.writeString(script, "set -euo pipefail\n" + text);
-        Path output = work.resolve(script.getFileName() + ".out");
-        ProcessBuilder builder = new ProcessBuilder("setsid", "bash", script.toString()).directory(work.toFile())
-                .redirectErrorStream(true).redirectOutput(output.toFile());
-        builder.environment().remove("KUBECONFIG");
-        Process bash = builder.start();
-        boolean ended;
-        try {
-            // a bound for a block that hangs, far above what any block takes (the by-hand Schemathesis run, the
-            // longest, ~5 min on a loaded 2-core machine): how fast the machine is must not decide the outcome
-            ended = bash.waitFor(20, TimeUnit.MINUTES);
-        } finally {
-            // setsid execs bash (a child of this JVM leads no process group), so its pid is the group's
-            new ProcessBuilder("kill", "-KILL", "--", "-" + bash.pid()).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
-        }
-        if (!ended) {
-            bash.waitFor();
-        }
-        String said = Files.readString(output, StandardCharsets.UTF_8);
-        if (ended && bash.exitValue() == 0) {
-            return null;
-        }
-        String tail = said.length() > 4000 ? "..." + said.substring(said.length() - 4000) : said;
-        return block.where() + (ended ? " exited with " + bash.exitValue() : " did not end in 5 minutes") + ":\n"
-                + text + "--- it said:\n" + tail;
+        return DocCommandBlocks.run(block, text, work, Map.of());
     }
 
     @Test
     void aBlockLeavesNoProcessBehind() throws Exception {
-        Block background = new Block(PROJECT.resolve("docs/x.md"), 3, "run: app", "sleep 600 &\necho $! > pid\n");
+        Block background = new Block(PROJECT, PROJECT.resolve("docs/x.md"), 3, "run: app", "sleep 600 &\necho $! > pid\n");
         assertNull(run(background, background.text()));
         long pid = Long.parseLong(Files.readString(work.resolve("pid")).trim());
         ProcessHandle.of(pid).ifPresent(left -> {
@@ -208,7 +141,7 @@ class DocsCommandBlocksIT {
 
     @Test
     void aBlockThatFailsIsReportedWithWhereItIsAndWhatItSaid() throws Exception {
-        Block broken = new Block(PROJECT.resolve("docs/x.md"), 7, "run: app", "echo one\nfalse\necho never\n");
+        Block broken = new Block(PROJECT, PROJECT.resolve("docs/x.md"), 7, "run: app", "echo one\nfalse\necho never\n");
         String failure = run(broken, broken.text());
         assertTrue(failure != null && failure.startsWith("docs/x.md:7 exited with 1") && failure.contains("one")
                 && !failure.contains("--- it said:\none\nnever"), String.valueOf(failure));
