@@ -196,7 +196,7 @@ class TrainerShapesTest extends TrainerRouteTestSupport {
                     KubeflowTrainerConstants.COMMAND, command));
             InvalidOptionException error = assertInstanceOf(InvalidOptionException.class, refused.getException());
             assertEquals("command", error.getField(), command);
-            assertTrue(error.getMessage().contains("its builtin trainer (tune run) runs its own program"),
+            assertTrue(error.getMessage().contains("the runtime runs the builtin trainer (tune run), its own program"),
                     error.getMessage());
             assertEquals(List.of(), api.writesSinceMark());
         }

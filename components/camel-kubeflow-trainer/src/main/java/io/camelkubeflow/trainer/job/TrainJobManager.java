@@ -166,7 +166,8 @@ public class TrainJobManager {
                 .withName(KubernetesNames.trainJobName("name", name));
     }
 
-    private static TrainJobNotFoundException notFound(String namespace, String name) {
+    /** The refusal of a job that does not exist: one wording for every operation and wait. */
+    public static TrainJobNotFoundException notFound(String namespace, String name) {
         return new TrainJobNotFoundException("TrainJob " + namespace + "/" + name + " does not exist; check its name and"
                 + " namespace");
     }

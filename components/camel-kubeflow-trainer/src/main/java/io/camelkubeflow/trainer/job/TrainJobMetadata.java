@@ -65,7 +65,6 @@ public final class TrainJobMetadata {
         return value instanceof String text && TRACE_PARENT.matcher(text).matches() ? text : null;
     }
     public static final String DEFAULT_NAME_PREFIX = "trainjob";
-    private static final java.util.regex.Pattern DERIVED_NAME = java.util.regex.Pattern.compile(".+-[0-9a-f]{12}");
     /** Keys longer than this are recorded by hash only, to keep annotations small. */
     static final int MAX_RECORDED_KEY_LENGTH = 512;
 
@@ -78,14 +77,6 @@ public final class TrainJobMetadata {
      */
     public static String nameFor(String prefix, String idempotencyKey) {
         return (prefix == null ? DEFAULT_NAME_PREFIX : prefix) + "-" + sha256(idempotencyKey).substring(0, 12);
-    }
-
-    /**
-     * Whether a name has the shape {@link #nameFor} gives: such names are kept for keys, so that no caller can choose
-     * the name another caller's key will make and turn that caller's requests into conflicts.
-     */
-    public static boolean isDerivedName(String name) {
-        return DERIVED_NAME.matcher(name).matches();
     }
 
     /**

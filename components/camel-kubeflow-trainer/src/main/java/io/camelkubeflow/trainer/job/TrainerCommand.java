@@ -41,13 +41,13 @@ public record TrainerCommand(List<String> command, List<String> args) {
             // a launcher with its own program (tune run): the user gives its args, or replaces it with a command
             if (pythonFile != null) {
                 throw new InvalidOptionException(request.script() != null ? "script" : "pythonFile",
-                        "the runtime's " + launcher.description() + " cannot run a Python file; give 'args' (config"
-                                + " overrides) or a full 'command', or force launcher=torchrun");
+                        "the runtime runs " + launcher.description() + ", which cannot run a Python file; give"
+                                + " 'args' (config overrides) or a full 'command', or force launcher=torchrun");
             }
             if (command != null && !command.subList(0, Math.min(2, command.size())).equals(TorchTuneConfig.ENTRYPOINT)
                     && !request.verbatimCommand()) {
                 // the SDK refuses a custom trainer on a builtin runtime too: the builtin program is the runtime's point
-                throw new InvalidOptionException("command", "the runtime's " + launcher.description() + " runs its"
+                throw new InvalidOptionException("command", "the runtime runs " + launcher.description() + ", its"
                         + " own program, which a command of another program would replace; give 'args' (config"
                         + " overrides), the torchtune* settings or a 'tune run ...' command, or pick a runtime of"
                         + " another framework (e.g. torch-distributed) for your own program");
@@ -55,7 +55,7 @@ public record TrainerCommand(List<String> command, List<String> args) {
             if (command == null) {
                 if (!request.packages().isEmpty()) {
                     throw new InvalidOptionException("packages", "packages are installed before a command, but"
-                            + " only 'args' were given for the " + launcher.description() + "; give the full"
+                            + " only 'args' were given for " + launcher.description() + "; give the full"
                             + " 'command' as well");
                 }
                 return new TrainerCommand(null, request.args());

@@ -18,7 +18,7 @@ import io.camelkubeflow.trainer.support.InvalidOptionException;
 public enum Launcher {
     /** The runtime's own program (torchtune's {@code tune run}); the user gives its arguments or a full command. */
     BUILTIN(Builder.of("builtin").framework("torchtune")
-            .description("its builtin trainer (tune run)")),
+            .description("the builtin trainer (tune run)")),
     /** {@code torchrun}: the controller injects PET_* variables, so no rendezvous flags are needed. */
     TORCHRUN(Builder.of("torchrun").runsFilesWith("torchrun")
             // torchrun starts a non-Python program on each local rank only when told not to prepend python; the
@@ -130,7 +130,7 @@ public enum Launcher {
         return traits.replicatedJob;
     }
 
-    /** A sentence fragment naming the launcher in explanations. */
+    /** The launcher as a noun phrase of an explanation: {@code torchrun}, {@code the builtin trainer (tune run)}. */
     public String description() {
         return traits.description != null ? traits.description : optionValue();
     }

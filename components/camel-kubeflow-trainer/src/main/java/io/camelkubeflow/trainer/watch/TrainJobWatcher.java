@@ -127,8 +127,7 @@ public class TrainJobWatcher implements AutoCloseable {
             known = new TrainJobManager(client, retry).find(namespace, name);
         }
         if (known == null) {
-            waiter.completeExceptionally(new TrainJobNotFoundException("TrainJob " + namespace + "/" + name
-                    + " does not exist; check the name (header CamelKubeflowTrainerJobName) and namespace"));
+            waiter.completeExceptionally(TrainJobManager.notFound(namespace, name));
         } else {
             // on the caller's thread: the job's phase is known now
             evaluate(waiter, known, Runnable::run);

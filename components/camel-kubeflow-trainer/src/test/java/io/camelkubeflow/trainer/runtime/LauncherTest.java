@@ -34,7 +34,7 @@ class LauncherTest {
 
     @Test
     void descriptionsNameTheLauncherOrWhatItRuns() {
-        assertEquals("its builtin trainer (tune run)", Launcher.BUILTIN.description());
+        assertEquals("the builtin trainer (tune run)", Launcher.BUILTIN.description());
         assertEquals("torchrun", Launcher.TORCHRUN.description());
         assertEquals("mpirun", Launcher.MPIRUN.description());
         assertEquals("python", Launcher.PYTHON.description());

@@ -199,8 +199,8 @@ class TrainJobWatcherTest extends WatchTestSupport {
     void aMissingJobIsNotFoundAtOnceAndADeletedOneWhileWaiting() throws Exception {
         TrainJobNotFoundException missing = assertInstanceOf(TrainJobNotFoundException.class,
                 failure(await("nope", TrainJobPhase.COMPLETE, true)));
-        assertEquals("TrainJob " + namespace + "/nope does not exist; check the name (header"
-                + " CamelKubeflowTrainerJobName) and namespace", missing.getMessage());
+        assertEquals("TrainJob " + namespace + "/nope does not exist; check its name and namespace",
+                missing.getMessage());
 
         jobs.create("gone");
         CompletableFuture<WaitResult> wait = await("gone", TrainJobPhase.COMPLETE, true);
