@@ -198,13 +198,8 @@ final class KueueStormBench implements AutoCloseable {
         return !statuses.isEmpty() && statuses.indexOf("Complete") == statuses.size() - 1;
     }
 
-    @SuppressWarnings("unchecked")
     private static boolean isTrue(GenericKubernetesResource workload, String type) {
-        Object status = workload.getAdditionalProperties().get("status");
-        List<Map<String, Object>> conditions = status instanceof Map<?, ?> map
-                ? (List<Map<String, Object>>) ((Map<String, Object>) map).getOrDefault("conditions", List.of())
-                : List.of();
-        return conditions.stream().anyMatch(c -> type.equals(c.get("type")) && "True".equals(c.get("status")));
+        return KueueWorkloads.condition(workload, type).filter(KueueWorkloads::isTrue).isPresent();
     }
 
     private static void apply(KubernetesClient admin, String json) {

@@ -241,6 +241,20 @@ class DifferentialIT {
                 emulated.http("PATCH", path, type, body), allowed);
     }
 
+    /** RFC 7386 on a built-in kind: a list in a merge patch replaces the stored list, a null removes its key. */
+    @Test
+    @Timeout(60)
+    void aMergePatchReplacesListsAndRemovesKeysWithNull() {
+        String configMaps = "/api/v1/namespaces/" + NAMESPACE + "/configmaps";
+        sameHttp("POST", configMaps, """
+                {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "merged",
+                 "finalizers": ["example.com/first"], "labels": {"a": "1", "b": "2"}}}""");
+        samePatch(configMaps + "/merged", "application/merge-patch+json",
+                "{\"metadata\": {\"finalizers\": [\"example.com/second\"], \"labels\": {\"a\": null}}}");
+        samePatch(configMaps + "/merged", "application/merge-patch+json", "{\"metadata\": {\"finalizers\": null}}");
+        sameHttp("DELETE", configMaps + "/merged", null);
+    }
+
     /** A PATCH is admitted as the update it makes: a label goes in, an immutable field stays, no strategic merge. */
     @Test
     @Timeout(60)

@@ -10,6 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.KueueWorkloads;
 import io.camelkubeflow.trainer.job.RequestPolicy;
 import io.camelkubeflow.trainer.job.TrainJobHeldByKueueException;
 import io.camelkubeflow.trainer.watch.ReportedStatus;
@@ -122,12 +123,8 @@ class KueueIT {
                 .orElse(null);
     }
 
-    @SuppressWarnings("unchecked")
     private static Map<String, Object> condition(GenericKubernetesResource workload, String type) {
-        Object status = workload == null ? null : workload.getAdditionalProperties().get("status");
-        List<Map<String, Object>> conditions = status == null ? List.of()
-                : (List<Map<String, Object>>) ((Map<String, Object>) status).getOrDefault("conditions", List.of());
-        return conditions.stream().filter(c -> type.equals(c.get("type"))).findFirst().orElse(null);
+        return KueueWorkloads.condition(workload, type).orElse(null);
     }
 
     private static TrainJob body(Exchange exchange) {

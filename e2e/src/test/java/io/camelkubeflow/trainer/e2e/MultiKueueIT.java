@@ -8,6 +8,7 @@ import java.util.Map;
 
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.KueueWorkloads;
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -107,16 +108,11 @@ class MultiKueueIT {
     }
 
     /** Whether the Kueue object's Active condition is True. */
-    @SuppressWarnings("unchecked")
     private static boolean active(KubernetesClient client, String kind, String namespace, String name) {
         var resources = client.genericKubernetesResources(GROUP + "/v1beta2", kind);
         GenericKubernetesResource object = namespace == null ? resources.withName(name).get()
                 : resources.inNamespace(namespace).withName(name).get();
-        Object status = object == null ? null : object.getAdditionalProperties().get("status");
-        List<Map<String, Object>> conditions = status instanceof Map<?, ?> map
-                ? (List<Map<String, Object>>) ((Map<String, Object>) map).getOrDefault("conditions", List.of())
-                : List.of();
-        return conditions.stream().anyMatch(c -> "Active".equals(c.get("type")) && "True".equals(c.get("status")));
+        return KueueWorkloads.condition(object, "Active").filter(KueueWorkloads::isTrue).isPresent();
     }
 
     @AfterAll

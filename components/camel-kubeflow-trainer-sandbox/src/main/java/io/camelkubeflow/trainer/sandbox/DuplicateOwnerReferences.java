@@ -53,7 +53,7 @@ final class DuplicateOwnerReferences {
         }
         JsonNode patched;
         try {
-            patched = read(TrainJobPatches.apply(stored, patch, contentType));
+            patched = read(ObjectPatches.apply(stored, patch, contentType));
         } catch (IllegalArgumentException notApplicable) {
             return Optional.empty();
         }

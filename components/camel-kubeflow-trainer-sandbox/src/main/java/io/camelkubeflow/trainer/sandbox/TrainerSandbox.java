@@ -20,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.Config;
@@ -28,6 +29,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.crud.KubernetesCrudDispatcherException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.http.Buffer;
@@ -670,6 +672,16 @@ public final class TrainerSandbox implements AutoCloseable {
             }
         }
 
+        /** A JSON merge patch of any kind, applied as RFC 7386 says (see {@link ObjectPatches}). */
+        @Override
+        public JsonNode merge(JsonNode stored, String patch) throws KubernetesCrudDispatcherException {
+            try {
+                return ObjectPatches.merge(stored, Serialization.jsonMapper().readTree(patch));
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new KubernetesCrudDispatcherException(e.getMessage(), 422);
+            }
+        }
+
         /** The JSON the store holds at a path (an object or a list), read in process; null when there is none. */
         String stored(String path) {
             MockResponse answer = handleGet(path);
@@ -1054,7 +1066,7 @@ public final class TrainerSandbox implements AutoCloseable {
             }
             String patched;
             try {
-                patched = TrainJobPatches.apply(old, request.getUtf8Body(), type);
+                patched = ObjectPatches.apply(old, request.getUtf8Body(), type);
             } catch (IllegalArgumentException e) {
                 return StatusAnswers.failure(422, "Invalid", "the patch could not be applied: " + e.getMessage());
             }

@@ -554,6 +554,25 @@ class ApiServerFidelityTest {
                 .ConfigMapBuilder().withNewMetadata().withName("c").endMetadata().build()).create();
     }
 
+
+    /** RFC 7386, as kube-apiserver applies it to any kind: a list in the patch replaces the stored one, a null removes. */
+    @Test
+    void aMergePatchReplacesListsAndRemovesKeysWithNull() {
+        var configMaps = sandbox.client().configMaps().inNamespace("default");
+        configMaps.resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
+                .withName("merged").withFinalizers("example.com/first").addToLabels(Map.of("a", "1", "b", "2"))
+                .endMetadata().build()).create();
+        var patched = configMaps.withName("merged").patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+                "{\"metadata\": {\"finalizers\": [\"example.com/second\"], \"labels\": {\"a\": null}}}");
+        assertEquals(List.of("example.com/second"), patched.getMetadata().getFinalizers());
+        assertEquals(Map.of("b", "2"), patched.getMetadata().getLabels());
+        assertEquals(patched.getMetadata().getFinalizers(), configMaps.withName("merged").get().getMetadata()
+                .getFinalizers());
+        configMaps.withName("merged").patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE), "{\"metadata\": {\"finalizers\": null}}");
+        configMaps.withName("merged").delete();
+    }
     @Test
     void listsComeInTheApiServersOrderByNamespaceThenName() {
         List<String> names = sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1",

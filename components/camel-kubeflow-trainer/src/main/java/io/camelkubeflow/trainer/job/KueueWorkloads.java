@@ -68,6 +68,25 @@ public final class KueueWorkloads {
         return e.getCode() == HttpURLConnection.HTTP_NOT_FOUND || e.getCode() == HttpURLConnection.HTTP_FORBIDDEN;
     }
 
+    /**
+     * A Kueue object's condition of {@code type} ({@code status.conditions}: a Workload's, a ClusterQueue's, a
+     * MultiKueueCluster's...), empty when the object has none.
+     */
+    @SuppressWarnings("unchecked")
+    public static Optional<Map<String, Object>> condition(GenericKubernetesResource object, String type) {
+        if (object != null && object.getAdditionalProperties().get("status") instanceof Map<?, ?> status
+                && status.get("conditions") instanceof List<?> conditions) {
+            return conditions.stream().filter(c -> c instanceof Map<?, ?> map && type.equals(map.get("type")))
+                    .map(c -> (Map<String, Object>) c).findFirst();
+        }
+        return Optional.empty();
+    }
+
+    /** Whether a condition's status is True. */
+    public static boolean isTrue(Map<String, Object> condition) {
+        return "True".equals(condition.get("status"));
+    }
+
     /** Whether the Workload is active: false once deactivated ({@code spec.active: false}), as Kueue documents. */
     public static boolean active(GenericKubernetesResource workload) {
         return !(workload.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec

@@ -244,13 +244,11 @@ public final class ClusterInformers implements AutoCloseable {
     }
 
     /**
-     * What Kueue says of a job, from the Workload informer serving {@code watched} (a namespace, or null: all): null
-     * when the job is not Kueue's or has ended, has no active Workload, or Workloads are not served here.
+     * What Kueue says of a job that asks it ({@link QueueStatus#asksKueue}: the caller checks, before it starts
+     * listening to Workloads), from the Workload informer serving {@code watched} (a namespace, or null: all): null
+     * when the job has no active Workload, or Workloads are not served here.
      */
     public QueueStatus queueStatus(String watched, TrainJob job) {
-        if (!QueueStatus.asksKueue(job)) {
-            return null;
-        }
         return workloads(watched).map(informer -> QueueStatus.ofJob(job, informer.getIndexer().byIndex(BY_JOB_UID,
                 job.getMetadata().getUid()))).orElse(null);
     }

@@ -141,10 +141,6 @@ public record QueueStatus(String status, String queue, String reason, String mes
     public static QueueStatus of(GenericKubernetesResource workload) {
         Map<String, Object> spec = (Map<String, Object>) workload.getAdditionalProperties().getOrDefault("spec",
                 Map.of());
-        Map<String, Object> status = (Map<String, Object>) workload.getAdditionalProperties().getOrDefault("status",
-                Map.of());
-        List<Map<String, Object>> conditions = (List<Map<String, Object>>) status.getOrDefault("conditions",
-                List.of());
         if (!KueueWorkloads.active(workload)) {
             return null;
         }
@@ -152,25 +148,23 @@ public record QueueStatus(String status, String queue, String reason, String mes
         // Kueue sets Evicted before it suspends the job and takes back its admission, and resets it only when it
         // reserves quota again: an evicted Workload still admitted is on its way out. An eviction for a deactivation
         // ends with the Workload active again (Kueue requeues it, reason Reactivated): it is queued
-        Map<String, Object> evicted = isTrue(conditions, "Evicted");
+        Map<String, Object> evicted = trueCondition(workload, "Evicted");
         if (evicted != null && !"Deactivated".equals(evicted.get("reason"))) {
             return new QueueStatus("Preempted".equals(evicted.get("reason")) ? PREEMPTED : EVICTED, queue,
                     text(evicted, "reason"), text(evicted, "message"));
         }
-        Map<String, Object> admitted = isTrue(conditions, "Admitted");
+        Map<String, Object> admitted = trueCondition(workload, "Admitted");
         if (admitted != null) {
             return new QueueStatus(ADMITTED, queue, text(admitted, "reason"), text(admitted, "message"));
         }
         // quota not reserved (reason Pending, and why), or reserved while admission checks are pending
-        Map<String, Object> reserved = conditions.stream().filter(c -> "QuotaReserved".equals(c.get("type")))
-                .findFirst().orElse(null);
+        Map<String, Object> reserved = KueueWorkloads.condition(workload, "QuotaReserved").orElse(null);
         return new QueueStatus(QUEUED, queue, reserved == null ? null : text(reserved, "reason"),
                 reserved == null ? null : text(reserved, "message"));
     }
 
-    private static Map<String, Object> isTrue(List<Map<String, Object>> conditions, String type) {
-        return conditions.stream().filter(c -> type.equals(c.get("type")) && "True".equals(c.get("status")))
-                .findFirst().orElse(null);
+    private static Map<String, Object> trueCondition(GenericKubernetesResource workload, String type) {
+        return KueueWorkloads.condition(workload, type).filter(KueueWorkloads::isTrue).orElse(null);
     }
 
     private static String text(Map<String, Object> condition, String field) {

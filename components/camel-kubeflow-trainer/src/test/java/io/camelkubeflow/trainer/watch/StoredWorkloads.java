@@ -54,10 +54,7 @@ public final class StoredWorkloads {
                         job.getMetadata().getUid(), queue), GenericKubernetesResource.class)).create();
     }
 
-    /**
-     * Sets the Workload's conditions, each {@code type,status,reason,message}, as Kueue writes them: an update of the
-     * whole Workload (the sandbox's store merges a merge patch's lists into the stored ones).
-     */
+    /** Sets the Workload's conditions, each {@code type,status,reason,message}, as Kueue writes them. */
     public void conditions(GenericKubernetesResource workload, String... conditions) {
         List<Map<String, Object>> list = new ArrayList<>();
         for (String condition : conditions) {
@@ -65,11 +62,7 @@ public final class StoredWorkloads {
             list.add(Map.of("type", parts[0], "status", parts[1], "reason", parts[2], "message", parts[3],
                     "lastTransitionTime", "2026-01-01T00:00:00Z"));
         }
-        client.genericKubernetesResources(KueueWorkloads.WORKLOADS).inNamespace(namespace)
-                .withName(workload.getMetadata().getName()).edit(stored -> {
-                    stored.setAdditionalProperty("status", Map.of("conditions", list));
-                    return stored;
-                });
+        patch(workload, Serialization.asJson(Map.of("status", Map.of("conditions", list))));
     }
 
     /** A JSON merge patch of the Workload. */

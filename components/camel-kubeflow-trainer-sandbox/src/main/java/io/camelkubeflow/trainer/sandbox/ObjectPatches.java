@@ -11,13 +11,14 @@ import io.fabric8.zjsonpatch.JsonPatch;
 import io.fabric8.zjsonpatch.JsonPatchException;
 
 /**
- * The patches the API server applies to a custom resource: a JSON patch (RFC 6902) or a JSON merge patch (RFC 7386),
- * so that what a patch makes can be admitted as an update before anything is stored.
+ * The patches the API server applies: a JSON patch (RFC 6902) or a JSON merge patch (RFC 7386), so that what a patch
+ * of a TrainJob makes can be admitted as an update before anything is stored, and a merge patch of any kind replaces
+ * lists and removes keys set to null as kube-apiserver does (fabric8's store merges lists and keeps the nulls).
  */
-final class TrainJobPatches {
+final class ObjectPatches {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private TrainJobPatches() {
+    private ObjectPatches() {
     }
 
     /**
@@ -38,7 +39,7 @@ final class TrainJobPatches {
     }
 
     /** RFC 7386: an object merges key by key, a null removes its key, anything else replaces. */
-    private static JsonNode merge(JsonNode target, JsonNode patch) {
+    static JsonNode merge(JsonNode target, JsonNode patch) {
         if (!patch.isObject()) {
             return patch;
         }
