@@ -81,7 +81,7 @@ public final class TrainJobFactory {
         String image = request.image() != null ? request.image() : runtime.trainerImage();
         LauncherDecision decision = LauncherResolver.resolve(runtime, image, request.imageRules(),
                 request.launcher());
-        checkTrainerShape(request, runtime, decision);
+        TrainRequestFit.check(request, runtime, decision);
 
         String scriptPath = null;
         List<RuntimePatch> patches = new ArrayList<>();
@@ -89,7 +89,6 @@ public final class TrainJobFactory {
         // both, and the pod options): it is rebuilt, not duplicated
         request.runtimePatches().stream()
                 .filter(p -> !TrainJobMetadata.PATCH_MANAGER.equals(p.manager()))
-                .peek(TrainJobFactory::checkOwnMounts)
                 .forEach(patches::add);
         ComponentPatch own = new ComponentPatch();
         if (request.script() != null) {
@@ -99,10 +98,6 @@ public final class TrainJobFactory {
         }
         Workspace workspace = request.workspaceContent();
         if (workspace != null) {
-            if (request.workspaceUrl() == null) {
-                WorkspaceStaging.checkSize(workspace, "workspace");
-            }
-            checkEntryPoint(request, workspace);
             addWorkspace(own, runtime, workspace, request.workspaceUrl() == null);
         }
         if (request.hasPodOptions()) {
@@ -247,60 +242,6 @@ public final class TrainJobFactory {
     }
 
     /**
-     * The builtin trainer's typed config only where the builtin trainer runs (the SDK's BuiltinTrainer needs a
-     * torchtune runtime); the image's entrypoint only where the runtime has no program of its own to keep (the SDK's
-     * CustomTrainerContainer is refused on a torchtune runtime, and any runtime that sets its trainer's command would
-     * run that command in the image instead).
-     */
-    private static void checkTrainerShape(TrainRequest request, TrainingRuntimeDescriptor runtime,
-            LauncherDecision decision) {
-        TorchTuneConfig torchtune = request.torchtune();
-        if (torchtune.isSet()) {
-            if (decision.launcher() != Launcher.BUILTIN || !Launcher.BUILTIN.framework().equals(runtime.framework())) {
-                throw new InvalidOptionException(torchtune.firstFieldSet(), "the torchtune settings configure the"
-                        + " builtin trainer of a runtime labelled " + TrainingRuntimeDescriptor.FRAMEWORK_LABEL + "="
-                        + Launcher.BUILTIN.framework() + ", but " + runtime.describe() + " runs "
-                        + decision.launcher().description() + " (" + decision.reason() + "); pick a torchtune"
-                        + " runtime such as torchtune-llama3.2-1b, or give a command, pythonFile or script instead");
-            }
-            long gpus = request.resources().isEmpty() ? (runtime.trainerJob() == null ? 0
-                    : runtime.trainerJob().nodeGpus()) : TrainingRuntimeDescriptor.gpus(request.resources());
-            torchtune.checkRuntime(runtime.name(), request.numNodes(), request.numProcPerNode(), gpus);
-        }
-        if (request.imageEntrypoint()) {
-            if (decision.launcher() == Launcher.BUILTIN) {
-                throw new InvalidOptionException("imageEntrypoint", runtime.describe() + " runs "
-                        + decision.launcher().description() + " (" + decision.reason() + "), which an image's own"
-                        + " entrypoint cannot replace; pick a runtime of another framework, e.g. torch-distributed");
-            }
-            if (runtime.trainerSetsCommand()) {
-                throw new InvalidOptionException("imageEntrypoint", runtime.describe() + " sets its trainer"
-                        + " container's command, which the Trainer keeps when a TrainJob gives none (no TrainJob"
-                        + " field clears it), so the image's own entrypoint would not run; pick a runtime whose"
-                        + " trainer has no command, or give the image's program as command");
-            }
-        }
-    }
-
-    /** The Python file to run is in the workspace (its path as the workspace holds it), and mpirun is ours to write. */
-    private static void checkEntryPoint(TrainRequest request, Workspace workspace) {
-        if (request.pythonFile() != null) {
-            String path = request.pythonFile().startsWith("./") ? request.pythonFile().substring(2)
-                    : request.pythonFile();
-            if (!workspace.contains(path)) {
-                throw new InvalidOptionException("pythonFile", "'" + request.pythonFile() + "' is not in the"
-                        + " workspace, which holds " + workspace.paths().stream().filter(p -> p.endsWith(".py"))
-                                .limit(10).toList() + "; give the entry point's path inside the workspace");
-            }
-        }
-        if (request.command() != null && Launcher.MPIRUN.launchedBy(request.command().get(0))) {
-            throw new InvalidOptionException("command", "a command that runs mpirun itself would unpack the"
-                    + " workspace on the launcher only; give the program without mpirun and the component runs it"
-                    + " on every rank inside the workspace");
-        }
-    }
-
-    /**
      * Mounts an emptyDir to unpack the workspace into, and the workspace's ConfigMap (read-only) unless the pods fetch
      * it from a workspace store, on the node container of every replicated job that may run user code; the trainer
      * command's bootstrap ({@link WorkspaceBootstrap}) does the rest. The ConfigMap is staged by the submitter once the
@@ -427,28 +368,6 @@ public final class TrainJobFactory {
         String folder = path.endsWith("/") ? path : path + "/";
         return COMPONENT_MOUNT_ROOTS.stream().filter(root -> folder.startsWith(root + "/") || (root + "/")
                 .startsWith(folder)).findFirst().orElse(null);
-    }
-
-    /**
-     * A TrainJob body's own patch may not mount over what the component mounts: the API server would refuse the pods
-     * (two mounts at one path), or the code would read another script than the one asked for.
-     */
-    private static void checkOwnMounts(RuntimePatch patch) {
-        for (PodSpecPatch pod : patch.podSpecs()) {
-            for (List<ContainerPatch> containers : java.util.Arrays.asList(pod.containers(), pod.initContainers())) {
-                for (ContainerPatch container : containers == null ? List.<ContainerPatch>of() : containers) {
-                    for (VolumeMount mount : container.volumeMounts() == null ? List.<VolumeMount>of()
-                            : container.volumeMounts()) {
-                        String root = mount.getMountPath() == null ? null : componentMountAt(mount.getMountPath());
-                        if (root != null) {
-                            throw new InvalidOptionException("runtimePatches", "the patch of '" + patch.manager()
-                                    + "' mounts at " + mount.getMountPath() + ", over " + root + ", where the"
-                                    + " component mounts scripts, workspaces and outputs; mount it elsewhere");
-                        }
-                    }
-                }
-            }
-        }
     }
 
     /** The jobs that may run user code, or a refusal naming the field that needed one ({@code what} it was for). */

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 import io.camelkubeflow.trainer.support.InvalidOptionException;
@@ -17,7 +18,7 @@ import io.camelkubeflow.trainer.support.InvalidOptionException;
  */
 public enum Launcher {
     /** The runtime's own program (torchtune's {@code tune run}); the user gives its arguments or a full command. */
-    BUILTIN(Builder.of("builtin").framework("torchtune")
+    BUILTIN(Builder.of("builtin").framework("torchtune").runsItsOwnProgram()
             .description("the builtin trainer (tune run)")),
     /** {@code torchrun}: the controller injects PET_* variables, so no rendezvous flags are needed. */
     TORCHRUN(Builder.of("torchrun").runsFilesWith("torchrun")
@@ -87,6 +88,23 @@ public enum Launcher {
             }
         }
         return words;
+    }
+
+    /**
+     * Whether the runtime's own program runs (torchtune's {@code tune run}): only its typed settings configure it, and
+     * nothing (an image's entrypoint) replaces it.
+     */
+    public boolean runsItsOwnProgram() {
+        return traits.ownProgram;
+    }
+
+    /**
+     * The launcher that puts the whole payload under its own start ({@link #outerLauncher()}) and whose binary a
+     * command runs itself ({@code mpirun ...}), if any: such a command starts the payload only where it runs.
+     */
+    public static Optional<Launcher> wrappingAllLaunchedBy(String program) {
+        return Arrays.stream(values()).filter(l -> !l.outerLauncher().isEmpty() && l.launchedBy(program))
+                .findFirst();
     }
 
     /** True when the user wrote this launcher's binary themselves (e.g. "torchrun --nnodes ... train.py"). */
@@ -167,6 +185,7 @@ public enum Launcher {
         private String exportFlag;
         private String replicatedJob = DEFAULT_REPLICATED_JOB;
         private String description;
+        private boolean ownProgram;
 
         private Builder(String optionValue) {
             this.optionValue = optionValue;
@@ -224,6 +243,11 @@ public enum Launcher {
 
         Builder replicatedJob(String name) {
             replicatedJob = name;
+            return this;
+        }
+
+        Builder runsItsOwnProgram() {
+            ownProgram = true;
             return this;
         }
 
