@@ -1,11 +1,14 @@
 package io.camelkubeflow.trainer.routes;
 
+import io.vertx.core.http.HttpClosedException;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP API's own body limit, answered in its error form: a body larger than {@code trainer.http.max-body-bytes}
@@ -17,6 +20,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class HttpBodyLimit {
+    private static final Logger LOG = LoggerFactory.getLogger(HttpBodyLimit.class);
     @ConfigProperty(name = "trainer.http.max-body-bytes", defaultValue = "10485760")
     long maxBodyBytes;
 
@@ -52,6 +56,12 @@ public class HttpBodyLimit {
     }
 
     private void answerTooLarge(RoutingContext context) {
+        if (context.failure() instanceof HttpClosedException) {
+            // the client went away mid-request (one sending on after its refusal, or giving up): nothing is left to
+            // answer, and it is no error of the app's; Quarkus's handler would log it as one (at ERROR, per request)
+            LOG.debug("HTTP request to {} ended: the client closed the connection", context.normalizedPath());
+            return;
+        }
         if (context.statusCode() != 413 || context.response().headWritten()) {
             context.next();
             return;
