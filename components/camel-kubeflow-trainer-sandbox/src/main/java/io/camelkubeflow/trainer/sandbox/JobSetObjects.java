@@ -15,8 +15,8 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
 
-import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.list;
-import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.map;
+import static io.camelkubeflow.trainer.sandbox.JsonMaps.list;
+import static io.camelkubeflow.trainer.sandbox.JsonMaps.map;
 
 /**
  * The objects between a TrainJob and its pods, as the Trainer's jobset plugin and JobSet make them: one JobSet named

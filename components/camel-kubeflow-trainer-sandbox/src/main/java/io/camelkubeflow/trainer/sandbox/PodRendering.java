@@ -17,8 +17,8 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.client.utils.Serialization;
 
-import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.list;
-import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.map;
+import static io.camelkubeflow.trainer.sandbox.JsonMaps.list;
+import static io.camelkubeflow.trainer.sandbox.JsonMaps.map;
 
 /**
  * The pod spec JobSet would give one pod of a TrainJob, rendered as the Trainer v2.3 runtime plugins do: the runtime's

@@ -25,8 +25,8 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretKeySelector;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
-import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.list;
-import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.map;
+import static io.camelkubeflow.trainer.sandbox.JsonMaps.list;
+import static io.camelkubeflow.trainer.sandbox.JsonMaps.map;
 
 /**
  * Runs a TrainJob's staged Python script for real, as local {@code python3} processes (one per node): the sandbox's way of

@@ -14,8 +14,8 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefi
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
 
-import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.list;
-import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.map;
+import static io.camelkubeflow.trainer.sandbox.JsonMaps.list;
+import static io.camelkubeflow.trainer.sandbox.JsonMaps.map;
 
 /**
  * The server-side tables kubectl asks for ({@code Accept: application/json;as=Table;g=meta.k8s.io;v=v1}): a custom

@@ -31,6 +31,9 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import static io.camelkubeflow.trainer.sandbox.JsonMaps.list;
+import static io.camelkubeflow.trainer.sandbox.JsonMaps.map;
+
 /**
  * An emulation of what the Kubeflow Trainer controller, JobSet, the Job controller and a kubelet do with a TrainJob,
  * for the local sandbox: it makes the JobSet, Jobs and pods they would make (same names, labels and owner
@@ -864,7 +867,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
 
     private static boolean hasCondition(GenericKubernetesResource job, String type, String status) {
         return list(map(job.getAdditionalProperties().get("status")).get("conditions")).stream()
-                .map(TrainJobControllerEmulation::map)
+                .map(JsonMaps::map)
                 .anyMatch(c -> type.equals(c.get("type")) && status.equals(c.get("status")));
     }
 
@@ -879,15 +882,6 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
 
     private static int number(Object value, int fallback) {
         return value instanceof Number n ? n.intValue() : fallback;
-    }
-
-    @SuppressWarnings("unchecked")
-    static Map<String, Object> map(Object value) {
-        return value instanceof Map ? (Map<String, Object>) value : Map.of();
-    }
-
-    static List<?> list(Object value) {
-        return value instanceof List ? (List<?>) value : List.of();
     }
 
     @Override

@@ -21,8 +21,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 
-import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.list;
-import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.map;
+import static io.camelkubeflow.trainer.sandbox.JsonMaps.list;
+import static io.camelkubeflow.trainer.sandbox.JsonMaps.map;
 
 /**
  * What the Trainer's controller writes for a TrainJob beside its JobSet (as Trainer v2.3.0 writes them), each owned by
