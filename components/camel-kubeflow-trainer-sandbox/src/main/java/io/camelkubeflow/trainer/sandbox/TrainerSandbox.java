@@ -21,6 +21,21 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.camelkubeflow.trainer.sandbox.cluster.StagedScriptRunner;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.sandbox.http.ApiHttpServer;
+import io.camelkubeflow.trainer.sandbox.http.PodLogs;
+import io.camelkubeflow.trainer.sandbox.http.ServingCertificate;
+import io.camelkubeflow.trainer.sandbox.store.AccessReviews;
+import io.camelkubeflow.trainer.sandbox.store.CrdSchemaValidator;
+import io.camelkubeflow.trainer.sandbox.store.Discovery;
+import io.camelkubeflow.trainer.sandbox.store.DuplicateOwnerReferences;
+import io.camelkubeflow.trainer.sandbox.store.JsonResources;
+import io.camelkubeflow.trainer.sandbox.store.ObjectPatches;
+import io.camelkubeflow.trainer.sandbox.store.ResourcePath;
+import io.camelkubeflow.trainer.sandbox.store.ServedCrd;
+import io.camelkubeflow.trainer.sandbox.store.StatusAnswers;
+import io.camelkubeflow.trainer.sandbox.store.StoreIndex;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.Config;
@@ -50,12 +65,9 @@ import io.fabric8.mockwebserver.http.WebSocket;
 public final class TrainerSandbox implements AutoCloseable {
     public static final String CRDS = "/kubeflow-trainer/crds/";
     public static final String RUNTIMES = "/kubeflow-trainer/runtimes/";
-    static final String TRAINJOBS_CRD = CRDS + "trainer.kubeflow.org_trainjobs.yaml";
-    /** JobSet's CRD (v0.12.0, the release Trainer v2.3.0 builds on): the Trainer makes a JobSet per TrainJob. */
-    static final String JOBSET_CRD = "/jobset/crds/jobset.x-k8s.io_jobsets.yaml";
-    private static final List<String> INSTALLED_CRDS = List.of(TRAINJOBS_CRD,
+    private static final List<String> INSTALLED_CRDS = List.of(JsonResources.TRAINJOBS_CRD,
             CRDS + "trainer.kubeflow.org_clustertrainingruntimes.yaml",
-            CRDS + "trainer.kubeflow.org_trainingruntimes.yaml", JOBSET_CRD);
+            CRDS + "trainer.kubeflow.org_trainingruntimes.yaml", JsonResources.JOBSET_CRD);
     /**
      * The runtimes the Trainer's release installs (its manifests/overlays/runtimes): the data cache's runtime
      * ({@link #DATA_CACHE_RUNTIME}) is not among them; a test that needs it creates it, as a user would.
@@ -242,7 +254,7 @@ public final class TrainerSandbox implements AutoCloseable {
             for (String crd : INSTALLED_CRDS) {
                 String json = JsonResources.read(crd);
                 installObject(crd, Discovery.CRDS, json);
-                if (crd.equals(TRAINJOBS_CRD)) {
+                if (crd.equals(JsonResources.TRAINJOBS_CRD)) {
                     trainJobSchema = CrdSchemaValidator.of(json);
                 } else if (crd.startsWith(CRDS)) {
                     runtimeSchemas.put(ServedCrd.of(json).context().getPlural(), CrdSchemaValidator.of(json));
