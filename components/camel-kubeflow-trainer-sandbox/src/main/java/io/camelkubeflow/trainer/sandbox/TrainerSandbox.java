@@ -19,11 +19,8 @@ import io.camelkubeflow.trainer.sandbox.http.ApiHttpServer;
 import io.camelkubeflow.trainer.sandbox.http.PodLogs;
 import io.camelkubeflow.trainer.sandbox.http.ServingCertificate;
 import io.camelkubeflow.trainer.sandbox.store.AccessReviews;
-import io.camelkubeflow.trainer.sandbox.store.CrdSchemaValidator;
 import io.camelkubeflow.trainer.sandbox.store.Discovery;
-import io.camelkubeflow.trainer.sandbox.store.JsonResources;
 import io.camelkubeflow.trainer.sandbox.store.ObservingCrudDispatcher;
-import io.camelkubeflow.trainer.sandbox.store.ServedCrd;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -31,8 +28,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.mockwebserver.http.Buffer;
-import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 
 /**
@@ -48,9 +43,6 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 public final class TrainerSandbox implements AutoCloseable {
     public static final String CRDS = "/kubeflow-trainer/crds/";
     public static final String RUNTIMES = "/kubeflow-trainer/runtimes/";
-    private static final List<String> INSTALLED_CRDS = List.of(JsonResources.TRAINJOBS_CRD,
-            CRDS + "trainer.kubeflow.org_clustertrainingruntimes.yaml",
-            CRDS + "trainer.kubeflow.org_trainingruntimes.yaml", JsonResources.JOBSET_CRD);
     /**
      * The runtimes the Trainer's release installs (its manifests/overlays/runtimes): the data cache's runtime
      * ({@link #DATA_CACHE_RUNTIME}) is not among them; a test that needs it creates it, as a user would.
@@ -142,9 +134,8 @@ public final class TrainerSandbox implements AutoCloseable {
     private final PodLogs podLogs = new PodLogs();
     private final ObservingCrudDispatcher dispatcher = new ObservingCrudDispatcher(podLogs::end,
             this::client);
+    private final TrainerInstallation installation = new TrainerInstallation(dispatcher);
     private final Discovery discovery = dispatcher.discovery();
-    private static final String NAMESPACES = "/api/v1/namespaces";
-    private static final String CLUSTER_RUNTIMES = "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes";
     /** The Trainer installed: until then, requests wait. */
     private final CompletableFuture<Void> installed = new CompletableFuture<>();
     /** Installed, and the controller (when asked for) watching. */
@@ -218,37 +209,18 @@ public final class TrainerSandbox implements AutoCloseable {
     }
 
     /**
-     * What a cluster with the Trainer installed has before anyone uses it: the CRDs, the default runtimes, the system
-     * namespaces and the Trainer's public ConfigMap, then the objects and namespaces of the options. Written straight
-     * into the store, as an installer's {@code kubectl apply} would have left them, without a trip through the wire.
+     * What a cluster with the Trainer installed has before anyone uses it (the CRDs, the default runtimes, the system
+     * namespaces and the Trainer's public ConfigMap), then the objects and namespaces of the options, written into the
+     * store by {@link TrainerInstallation}; then the controller, when asked for.
      */
     private void install(Options options) {
         try {
-            for (String crd : INSTALLED_CRDS) {
-                String json = JsonResources.read(crd);
-                installObject(crd, Discovery.CRDS, json);
-                if (crd.equals(JsonResources.TRAINJOBS_CRD)) {
-                    dispatcher.admission().admitTrainJobsBy(CrdSchemaValidator.of(json));
-                } else if (crd.startsWith(CRDS)) {
-                    dispatcher.admission().defaultRuntimesBy(ServedCrd.of(json).context().getPlural(),
-                            CrdSchemaValidator.of(json));
-                }
-            }
-            RuntimesOverlay overlay = RuntimesOverlay.release();
-            for (String runtime : DEFAULT_RUNTIMES) {
-                installObject(RUNTIMES + runtime, CLUSTER_RUNTIMES, overlay.apply(JsonResources.read(RUNTIMES + runtime)));
-            }
-            List.of("default", "kube-system", "kube-public", TRAINER_SYSTEM_NAMESPACE).forEach(this::installNamespace);
-            installObject("the Trainer's public ConfigMap", NAMESPACES + "/" + TRAINER_SYSTEM_NAMESPACE + "/configmaps",
-                    Serialization.asJson(
-                    new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata()
-                            .withName("kubeflow-trainer-public").endMetadata()
-                            .addToData("kubeflow_trainer_version", TRAINER_VERSION).build()));
+            installation.installTrainer();
             listening.join();
             for (Path manifest : options.manifests()) {
-                installManifest(manifest);
+                installation.installManifest(client, manifest);
             }
-            options.namespaces().forEach(this::installNamespace);
+            options.namespaces().forEach(installation::installNamespace);
             installed.complete(null);
             synchronized (this) {
                 if (options.controller() && !closed) {
@@ -261,50 +233,6 @@ public final class TrainerSandbox implements AutoCloseable {
             installed.completeExceptionally(e);
             started.completeExceptionally(e);
         }
-    }
-
-    private void installManifest(Path manifest) {
-        List<io.fabric8.kubernetes.api.model.HasMetadata> objects;
-        try {
-            objects = client.load(new java.io.ByteArrayInputStream(Files.readAllBytes(manifest))).items();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the manifest " + manifest, e);
-        }
-        for (io.fabric8.kubernetes.api.model.HasMetadata object : objects) {
-            String what = manifest + ": " + object.getApiVersion() + " " + object.getKind() + " "
-                    + object.getMetadata().getName();
-            String path = discovery.collectionPath(object);
-            if (path == null) {
-                throw new IllegalArgumentException(what + ": the sandbox does not serve that kind");
-            }
-            installObject(what, path, Serialization.asJson(object));
-        }
-    }
-
-    /** A namespace as the cluster's admin makes it, unless it exists (a manifest may have made it). */
-    private void installNamespace(String name) {
-        if (!dispatcher.namespaceExists(name)) {
-            installObject("namespace " + name, NAMESPACES, Serialization.asJson(namespace(name)));
-        }
-    }
-
-    /** Creates an object in process, as a POST of its JSON to its collection would; a refusal is a failure. */
-    private void installObject(String what, String collection, String json) {
-        MockResponse answer = dispatcher.dispatch(new RecordedRequest("HTTP/1.1",
-                io.fabric8.mockwebserver.dsl.HttpMethod.POST, collection,
-                io.fabric8.mockwebserver.http.Headers.builder().add("Content-Type", "application/json").build(),
-                new Buffer(json.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
-        if (answer == null || answer.code() != 201) {
-            String body = answer == null || answer.getBody() == null ? "" : answer.getBody().readUtf8();
-            throw new IllegalStateException(what + ": the sandbox could not create it: "
-                    + (answer == null ? "not served" : answer.code() + " " + body));
-        }
-    }
-
-    private static io.fabric8.kubernetes.api.model.Namespace namespace(String name) {
-        return new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata().withName(name)
-                .addToLabels("kubernetes.io/metadata.name", name).endMetadata().withNewStatus().withPhase("Active")
-                .endStatus().build();
     }
 
     /** A client of this sandbox (namespace "test"). Closed with the sandbox. */
@@ -407,7 +335,7 @@ public final class TrainerSandbox implements AutoCloseable {
     public void createNamespace(String... names) {
         for (String name : names) {
             if (!dispatcher.namespaceExists(name)) {
-                client.namespaces().resource(namespace(name)).create();
+                client.namespaces().resource(TrainerInstallation.namespace(name)).create();
             }
         }
     }
