@@ -46,11 +46,11 @@ public final class PodLogs {
 
     /** A follower of a container's log: the stream it writes to, whether it writes timestamps, how many it wrote. */
     private final class Follower {
-        final ApiHttpServer.ChunkedStream stream;
+        final ChunkedStream stream;
         final boolean timestamps;
         int written;
 
-        Follower(ApiHttpServer.ChunkedStream stream, boolean timestamps) {
+        Follower(ChunkedStream stream, boolean timestamps) {
             this.stream = stream;
             this.timestamps = timestamps;
         }
@@ -81,7 +81,7 @@ public final class PodLogs {
             return true;
         }
 
-        ApiHttpServer.ChunkedStream stream() {
+        ChunkedStream stream() {
             return stream;
         }
     }
@@ -212,7 +212,7 @@ public final class PodLogs {
      * container ends. Returns null when it streams, else the complete answer (a pod without a log, a previous
      * container's log, a container that already ended).
      */
-    MockResponse follow(String path, ApiHttpServer.ChunkedStream stream) {
+    MockResponse follow(String path, ChunkedStream stream) {
         Matcher matcher = LOG_PATH.matcher(path);
         List<Attempt> attempts = matcher.matches() ? logs.get(matcher.group(1) + "/" + matcher.group(2)) : null;
         Map<String, String> query = matcher.matches() ? query(matcher.group(3)) : Map.of();
@@ -250,7 +250,7 @@ public final class PodLogs {
      * client reads them, as a kubelet copies the log file, and returns null; or returns the refusal (no such pod, no
      * previous container) to send instead.
      */
-    MockResponse answer(String path, ApiHttpServer.ChunkedStream stream) {
+    MockResponse answer(String path, ChunkedStream stream) {
         Matcher matcher = LOG_PATH.matcher(path);
         if (!matcher.matches()) {
             throw new IllegalArgumentException("not a log path: " + path);
