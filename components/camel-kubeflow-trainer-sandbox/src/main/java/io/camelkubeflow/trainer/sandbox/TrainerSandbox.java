@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
-import io.camelkubeflow.trainer.sandbox.cluster.StagedScriptRunner;
 import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.sandbox.http.ApiHttpServer;
 import io.camelkubeflow.trainer.sandbox.http.PodLogs;
@@ -37,7 +36,7 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
  * client-go or fabric8 program accept it. It stores and serves objects (create, get, list, watch, patch, delete); with
  * {@link Options#withController} a {@link TrainJobControllerEmulation} also gives TrainJobs pods, Events and status as
  * the Trainer, JobSet and a kubelet would; no code runs except, with {@link Options#withScriptsRun}, a staged Python
- * script, with the local python3, one process per node ({@link StagedScriptRunner}). It records the requests it
+ * script, with the local python3, one process per node ({@code StagedScriptRunner}). It records the requests it
  * receives (the latest {@value #MAX_RECORDED}) so tests and benchmarks can count them.
  */
 public final class TrainerSandbox implements AutoCloseable {

@@ -35,7 +35,7 @@ import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.map;
  * into the {@code node} container. Commands that install
  * packages first (bash wrappers) are not run: the sandbox has no package index.
  */
-public final class StagedScriptRunner {
+final class StagedScriptRunner {
     static final Duration MAX_RUN = Duration.ofMinutes(10);
     /** A downward API field path naming one annotation of the pod. */
     private static final Pattern ANNOTATION_FIELD = Pattern.compile("metadata\\.annotations\\['(.+)'\\]");

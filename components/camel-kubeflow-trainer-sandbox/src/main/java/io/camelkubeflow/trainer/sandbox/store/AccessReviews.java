@@ -47,7 +47,7 @@ public final class AccessReviews {
     /** Reads a path of the sandbox's store in process: its JSON, or null when there is none. */
     private final Function<String, String> store;
 
-    public AccessReviews(Function<String, String> store) {
+    AccessReviews(Function<String, String> store) {
         this.store = store;
     }
 
@@ -65,7 +65,7 @@ public final class AccessReviews {
     }
 
     /** The answer to a review request, or null for any other request. */
-    public MockResponse answer(RecordedRequest request, String body) {
+    MockResponse answer(RecordedRequest request, String body) {
         String path = request.getPath().contains("?") ? request.getPath().substring(0, request.getPath().indexOf('?'))
                 : request.getPath();
         if (TOKEN_REVIEWS.equals(path)) {
@@ -85,7 +85,7 @@ public final class AccessReviews {
         return null;
     }
 
-    public static boolean isReview(String path) {
+    static boolean isReview(String path) {
         return path.startsWith(TOKEN_REVIEWS) || path.startsWith(ACCESS_REVIEWS);
     }
 

@@ -68,7 +68,7 @@ public final class Discovery {
     private final Function<String, String> stored;
 
     /** @param stored the JSON the store holds at a path, null when none */
-    public Discovery(Function<String, String> stored) {
+    Discovery(Function<String, String> stored) {
         this.stored = stored;
     }
 
@@ -146,7 +146,7 @@ public final class Discovery {
     private volatile Map<String, List<APIResource>> served;
 
     /** A CustomResourceDefinition was written: what is served may have changed. */
-    public void crdsChanged() {
+    void crdsChanged() {
         crds = null;
         served = null;
     }
@@ -171,7 +171,7 @@ public final class Discovery {
     }
 
     /** The path of a stored object, from its apiVersion, kind, namespace and name; null for a kind not served. */
-    public String path(io.fabric8.kubernetes.api.model.HasMetadata object) {
+    String path(io.fabric8.kubernetes.api.model.HasMetadata object) {
         String collection = collectionPath(object);
         return collection == null ? null : collection + "/" + object.getMetadata().getName();
     }

@@ -16,7 +16,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * that only share a uid all stay), stores the object without the others and answers with a warning listing each
  * dropped entry's uid. On a create or an update it looks at the object sent; on a patch, at what the patch made.
  */
-public final class DuplicateOwnerReferences {
+final class DuplicateOwnerReferences {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String SENT = ".metadata.ownerReferences contains duplicate entries; ";
     private static final String PATCHED = ".metadata.ownerReferences contains duplicate entries after mutating"
@@ -25,14 +25,14 @@ public final class DuplicateOwnerReferences {
             + " early as 1.24; please fix your requests; duplicate UID(s) observed: ";
 
     /** A request rewritten to store no duplicate: its new body and the {@code Warning} header to answer with. */
-    public record Rewrite(String body, String warning) {
+    record Rewrite(String body, String warning) {
     }
 
     private DuplicateOwnerReferences() {
     }
 
     /** A create's or an update's object without its duplicate owner references; empty when it has none. */
-    public static Optional<Rewrite> inObject(String body) {
+    static Optional<Rewrite> inObject(String body) {
         JsonNode object = read(body);
         if (!(object instanceof ObjectNode)) {
             return Optional.empty();
@@ -46,7 +46,7 @@ public final class DuplicateOwnerReferences {
      * A JSON patch or merge patch of {@code stored} that also leaves out the duplicate owner references the patch would
      * make; empty when it makes none, or when the patch cannot be applied (the store refuses it then).
      */
-    public static Optional<Rewrite> inPatch(String stored, String patch, String contentType) {
+    static Optional<Rewrite> inPatch(String stored, String patch, String contentType) {
         boolean jsonPatch = contentType.startsWith("application/json-patch+json");
         if (stored == null || !jsonPatch && !contentType.startsWith("application/merge-patch+json")) {
             return Optional.empty();

@@ -15,7 +15,7 @@ import io.fabric8.zjsonpatch.JsonPatchException;
  * of a TrainJob makes can be admitted as an update before anything is stored, and a merge patch of any kind replaces
  * lists and removes keys set to null as kube-apiserver does (fabric8's store merges lists and keeps the nulls).
  */
-public final class ObjectPatches {
+final class ObjectPatches {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private ObjectPatches() {
@@ -26,7 +26,7 @@ public final class ObjectPatches {
      * @throws IllegalArgumentException when the patch is not JSON or cannot be applied (a failed {@code test}, a path
      *                                  that is not there)
      */
-    public static String apply(String stored, String patch, String contentType) {
+    static String apply(String stored, String patch, String contentType) {
         try {
             JsonNode object = JSON.readTree(stored);
             JsonNode changes = JSON.readTree(patch);
@@ -39,7 +39,7 @@ public final class ObjectPatches {
     }
 
     /** RFC 7386: an object merges key by key, a null removes its key, anything else replaces. */
-    public static JsonNode merge(JsonNode target, JsonNode patch) {
+    static JsonNode merge(JsonNode target, JsonNode patch) {
         if (!patch.isObject()) {
             return patch;
         }

@@ -87,7 +87,7 @@ public record ServedCrd(Metadata metadata, Spec spec) {
      * fabric8's store's record of the CRDs written to it, learnt from each one's served facts instead of its typed
      * model; a v1beta1 CRD (no longer served by Kubernetes) is left to fabric8.
      */
-    public static final class Processor extends CustomResourceDefinitionProcessor {
+    static final class Processor extends CustomResourceDefinitionProcessor {
         @Override
         public void process(String path, String crdString, boolean delete) {
             if (!path.startsWith(Discovery.CRDS)) {

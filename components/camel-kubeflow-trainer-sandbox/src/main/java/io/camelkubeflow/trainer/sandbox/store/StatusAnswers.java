@@ -28,7 +28,7 @@ public final class StatusAnswers {
      *
      * @param violations as the validator gives them, each "path: problem" (a path as ".spec.trainer", "<root>")
      */
-    public static MockResponse invalid(String group, String kind, String name, java.util.List<String> violations) {
+    static MockResponse invalid(String group, String kind, String name, java.util.List<String> violations) {
         java.util.List<io.fabric8.kubernetes.api.model.StatusCause> causes = violations.stream()
                 .map(StatusAnswers::cause).toList();
         String listed = causes.stream().map(c -> c.getField() + ": " + c.getMessage())
@@ -77,12 +77,12 @@ public final class StatusAnswers {
     }
 
     /** 409 for a create whose name is taken. */
-    public static MockResponse alreadyExists(ResourcePath resource, String name) {
+    static MockResponse alreadyExists(ResourcePath resource, String name) {
         return about(409, "AlreadyExists", resource, name, qualified(resource) + " \"" + name + "\" already exists");
     }
 
     /** 409 for a write based on a resourceVersion that is no longer the object's. */
-    public static MockResponse conflict(ResourcePath resource, String name) {
+    static MockResponse conflict(ResourcePath resource, String name) {
         return about(409, "Conflict", resource, name, "Operation cannot be fulfilled on " + qualified(resource) + " \""
                 + name + "\": the object has been modified; please apply your changes to the latest version and try"
                 + " again");
@@ -93,7 +93,7 @@ public final class StatusAnswers {
      * but pods, namespaces, services and service accounts): its name, group, resource and uid, so a client can tell it
      * is gone rather than waiting for finalizers.
      */
-    public static MockResponse deleted(ResourcePath resource, String name, String uid) {
+    static MockResponse deleted(ResourcePath resource, String name, String uid) {
         return answer(new StatusBuilder().withStatus("Success").withNewMetadata().endMetadata()
                 .withDetails(new StatusDetailsBuilder().withName(name).withGroup(group(resource))
                         .withKind(resource.plural()).withUid(uid).build()), 200);

@@ -15,12 +15,12 @@ import io.fabric8.mockwebserver.crud.AttributeSet;
  * objects (TrainJobs, JobSets, Jobs, pods, Events) piled up. With the index a read or a write of one object costs the
  * same whatever the store holds, and a list scans only its resource in its namespace.
  */
-public final class StoreIndex {
+final class StoreIndex {
     /** "plural/namespace" (namespace empty when cluster-scoped) → name → the store's entry. */
     private final Map<String, Map<String, Map.Entry<AttributeSet, String>>> byCollection = new ConcurrentHashMap<>();
 
     /** The store replaced {@code old} (null: none) by {@code now} (null: deleted) holding {@code json}. */
-    public void changed(AttributeSet old, AttributeSet now, String json) {
+    void changed(AttributeSet old, AttributeSet now, String json) {
         if (old != null) {
             String collection = collection(old);
             if (collection != null) {
@@ -43,7 +43,7 @@ public final class StoreIndex {
      * The entry a query names (plural, name, and namespace when namespaced), null when the store holds none; or
      * {@link #UNINDEXED} when the query does not name one object.
      */
-    public Map.Entry<AttributeSet, String> find(AttributeSet query) {
+    Map.Entry<AttributeSet, String> find(AttributeSet query) {
         String collection = collection(query);
         String name = value(query, KubernetesAttributesExtractor.NAME);
         if (collection == null || name == null) {
@@ -58,7 +58,7 @@ public final class StoreIndex {
      * The objects of a collection query that match it, ordered by namespace and name: its namespace's, or (no
      * namespace in the query: a cluster-scoped resource, or every namespace) all of its resource's.
      */
-    public List<String> list(AttributeSet query) {
+    List<String> list(AttributeSet query) {
         String plural = value(query, KubernetesAttributesExtractor.PLURAL);
         String namespace = value(query, KubernetesAttributesExtractor.NAMESPACE);
         List<Map.Entry<AttributeSet, String>> found = new ArrayList<>();
@@ -75,7 +75,7 @@ public final class StoreIndex {
     }
 
     /** What {@link #find} answers for a query that does not name one object. */
-    public static final Map.Entry<AttributeSet, String> UNINDEXED = Map.entry(new AttributeSet(), "");
+    static final Map.Entry<AttributeSet, String> UNINDEXED = Map.entry(new AttributeSet(), "");
 
     private static String collection(AttributeSet attributes) {
         String plural = value(attributes, KubernetesAttributesExtractor.PLURAL);
