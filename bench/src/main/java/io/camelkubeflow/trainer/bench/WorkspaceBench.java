@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Random;
 
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
-import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.workspace.Workspace;
 import io.camelkubeflow.trainer.workspace.WorkspaceArchives;
 import io.camelkubeflow.trainer.workspace.WorkspaceLimits;

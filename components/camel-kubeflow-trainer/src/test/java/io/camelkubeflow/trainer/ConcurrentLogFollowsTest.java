@@ -21,7 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.JOB_NAME;
-import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.JOBSET_NAME_LABEL;
+import static io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation.JOBSET_NAME_LABEL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -8,7 +8,7 @@ import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.runtime.RuntimeCatalog.RuntimeLauncher;
 import io.camelkubeflow.trainer.runtime.RuntimeNotFoundException;
-import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.testing.RuntimeYaml;
 import io.camelkubeflow.trainer.watch.TrainJobObjectEvent;

@@ -7,16 +7,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.camelkubeflow.trainer.logs.LogNotStartedException;
 import io.camelkubeflow.trainer.logs.LogStartTimeoutException;
-import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
-import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.JOBSET_NAME_LABEL;
-import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.LOG_LINES_ANNOTATION;
-import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION;
+import static io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation.JOBSET_NAME_LABEL;
+import static io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation.LOG_LINES_ANNOTATION;
+import static io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -7,9 +7,8 @@ import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.access.AccessReviewer;
 import io.camelkubeflow.trainer.access.Caller;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.support.ApiRetry;
-
-import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;

@@ -7,7 +7,7 @@ import java.util.Map;
 import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
-import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.fabric8.kubernetes.api.model.Container;

@@ -15,10 +15,10 @@ import java.util.regex.Pattern;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
-import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.testing.LeaseReplicas;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
 import io.camelkubeflow.trainer.testing.RuntimeYaml;
-import io.camelkubeflow.trainer.testing.LeaseReplicas;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import io.camelkubeflow.trainer.watch.StoredWorkloads;
 import io.fabric8.kubernetes.api.model.HasMetadata;

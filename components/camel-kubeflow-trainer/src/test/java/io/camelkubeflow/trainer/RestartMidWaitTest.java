@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
-import static io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION;
+import static io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

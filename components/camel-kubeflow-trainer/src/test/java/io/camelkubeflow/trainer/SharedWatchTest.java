@@ -3,7 +3,7 @@ package io.camelkubeflow.trainer;
 import java.util.List;
 import java.util.Map;
 
-import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import org.apache.camel.Exchange;
 import org.junit.jupiter.api.Test;

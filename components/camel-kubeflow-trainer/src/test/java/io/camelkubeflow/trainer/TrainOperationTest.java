@@ -389,7 +389,7 @@ class TrainOperationTest extends TrainerRouteTestSupport {
         String uri = "kubeflow-trainer:train?runtime=torch-distributed&namespace=capped&pythonFile=/a.py"
                 + "&maxInFlight=2&inFlightGroup=nightly";
         Map<String, Object> long_ = Map.of(ANNOTATIONS, Map.of(
-                io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "60000"));
+                io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "60000"));
         assertNull(send(uri, null, long_).getException());
         assertNull(send(uri, null, long_).getException());
         Exchange third = send(uri, null, long_);
@@ -407,7 +407,7 @@ class TrainOperationTest extends TrainerRouteTestSupport {
         String uri = "kubeflow-trainer:train?runtime=torch-distributed&namespace=skips&pythonFile=/a.py"
                 + "&skipIfRunning=true&runKey=${header.model}";
         Map<String, Object> resnet = Map.of("model", "resnet", ANNOTATIONS, Map.of(
-                io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "1500"));
+                io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "1500"));
         Exchange first = send(uri, null, resnet);
         Exchange second = send(uri, null, resnet);
         assertEquals(false, first.getMessage().getHeader(SKIPPED));

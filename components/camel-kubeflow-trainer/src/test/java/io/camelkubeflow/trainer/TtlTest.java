@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;

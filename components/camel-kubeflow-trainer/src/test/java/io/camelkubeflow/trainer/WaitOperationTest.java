@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
-import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.watch.TrainJobFailedException;
 import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
 import org.apache.camel.Exchange;

@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobStatus;
-import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
 import io.fabric8.kubernetes.api.model.Condition;

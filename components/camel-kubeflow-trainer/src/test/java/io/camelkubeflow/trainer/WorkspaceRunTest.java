@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.workspace.WorkspaceStaging;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.OwnerReference;

@@ -1,6 +1,5 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpRequest;
@@ -10,7 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;

@@ -1,6 +1,5 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import java.net.URI;
 import java.net.URL;
 import java.net.URLEncoder;
@@ -16,7 +15,8 @@ import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.api.TrainJobRef;
-import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.watch.ClusterInformers;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -8,22 +8,22 @@ import java.net.http.HttpRequest;
 import javax.net.ssl.HttpsURLConnection;
 
 /** Requests of the sandbox's admin made by hand, as kubectl sends them with the kubeconfig's token and authority. */
-final class AdminRequests {
+public final class AdminRequests {
     private AdminRequests() {
     }
 
     /** A request for a path of the sandbox's API ("api/v1/..."), with the admin's bearer token. */
-    static HttpRequest.Builder request(TrainerSandbox sandbox, String path) {
+    public static HttpRequest.Builder request(TrainerSandbox sandbox, String path) {
         return HttpRequest.newBuilder(URI.create(sandbox.masterUrl() + path)).header("Authorization", bearer(sandbox));
     }
 
     /** An HTTP client that trusts the sandbox's certificate. */
-    static HttpClient client(TrainerSandbox sandbox) {
+    public static HttpClient client(TrainerSandbox sandbox) {
         return HttpClient.newBuilder().sslContext(sandbox.sslContext()).build();
     }
 
     /** A connection to a path of the sandbox's API, with the admin's bearer token. */
-    static HttpsURLConnection connection(TrainerSandbox sandbox, String path) throws IOException {
+    public static HttpsURLConnection connection(TrainerSandbox sandbox, String path) throws IOException {
         HttpsURLConnection connection = (HttpsURLConnection) URI.create(sandbox.masterUrl() + path).toURL()
                 .openConnection();
         connection.setSSLSocketFactory(sandbox.sslContext().getSocketFactory());

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import io.camelkubeflow.trainer.sandbox.http.PodLogs;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Event;
@@ -23,6 +24,7 @@ import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,6 +42,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * with the fabric8 client (and a raw HTTP client where the wire matters): the sandbox now answers as a cluster does.
  */
 class ApiServerFidelityTest {
+    /** JobSet's resource, as the controller emulation names it (its JobSetObjects.JOBSETS). */
+    private static final ResourceDefinitionContext JOBSETS = new ResourceDefinitionContext.Builder()
+            .withGroup("jobset.x-k8s.io").withVersion("v1alpha2").withKind("JobSet").withPlural("jobsets")
+            .withNamespaced(true).build();
     private static TrainerSandbox sandbox;
     private static MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList,
             Resource<GenericKubernetesResource>> trainJobs;
@@ -456,7 +462,7 @@ class ApiServerFidelityTest {
         assertEquals("DeadlineExceeded", condition(failed, "Failed").get("reason"));
         // as the real Trainer: the JobSet goes, and its Jobs and pods with it
         Eventually.until(() -> podsOf("late").isEmpty() && sandbox.client().genericKubernetesResources(
-                JobSetObjects.JOBSETS).inNamespace("default").withName("late").get() == null);
+                JOBSETS).inNamespace("default").withName("late").get() == null);
     }
 
     @Test

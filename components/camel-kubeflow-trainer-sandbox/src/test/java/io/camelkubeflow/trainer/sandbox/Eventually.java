@@ -6,11 +6,11 @@ import java.util.function.BooleanSupplier;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /** Polls a condition that the sandbox's controller makes true, failing after 30 s. */
-final class Eventually {
+public final class Eventually {
     private Eventually() {
     }
 
-    static void until(BooleanSupplier condition) {
+    public static void until(BooleanSupplier condition) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

@@ -1,7 +1,5 @@
 package io.camelkubeflow.trainer.sandbox;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -10,10 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Stream;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -120,27 +115,5 @@ class SandboxStartTest {
             assertEquals("Status", status.get("kind"));
             assertEquals("the sandbox could not install the Trainer: " + failure.getMessage(), status.get("message"));
         }
-    }
-
-    @Test
-    void everyYamlFileTheSandboxInstallsIsOnTheClassPathAlsoAsTheSameJson() throws IOException {
-        ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
-        Path classes = Path.of("target/classes");
-        int compared = 0;
-        for (String folder : JsonResources.FOLDERS) {
-            try (Stream<Path> files = Files.walk(classes.resolve(folder))) {
-                for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).toList()) {
-                    String resource = "/" + classes.relativize(file).toString().replace('\\', '/');
-                    String jsonResource = resource.replace(".yaml", ".json");
-                    try (InputStream json = getClass().getResourceAsStream(jsonResource)) {
-                        assertNotNull(json, "the build wrote no " + jsonResource);
-                    }
-                    assertEquals(yaml.readTree(file.toFile()), new ObjectMapper().readTree(JsonResources.read(resource)),
-                            resource);
-                    compared++;
-                }
-            }
-        }
-        assertTrue(compared >= 4 + TrainerSandbox.DEFAULT_RUNTIMES.size(), compared + " files compared");
     }
 }

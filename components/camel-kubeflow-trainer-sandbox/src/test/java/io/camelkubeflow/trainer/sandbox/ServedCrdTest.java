@@ -7,6 +7,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.camelkubeflow.trainer.sandbox.store.Discovery;
+import io.camelkubeflow.trainer.sandbox.store.JsonResources;
+import io.camelkubeflow.trainer.sandbox.store.ServedCrd;
 import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -57,7 +60,7 @@ class ServedCrdTest {
                 "trainer.kubeflow.org_clustertrainingruntimes.yaml")) {
             crds.add(JsonResources.read(TrainerSandbox.CRDS + crd));
         }
-        crds.add(JsonResources.read(TrainerSandbox.JOBSET_CRD));
+        crds.add(JsonResources.read(JsonResources.JOBSET_CRD));
         for (String json : crds) {
             CustomResourceDefinitionContext expected = CustomResourceDefinitionContext.fromCrd(
                     Serialization.unmarshal(json, CustomResourceDefinition.class));

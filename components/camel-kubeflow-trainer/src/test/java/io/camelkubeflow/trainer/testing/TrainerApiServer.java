@@ -5,9 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.camelkubeflow.trainer.sandbox.CrdSchemaValidator;
-import io.camelkubeflow.trainer.sandbox.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.sandbox.store.CrdSchemaValidator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 

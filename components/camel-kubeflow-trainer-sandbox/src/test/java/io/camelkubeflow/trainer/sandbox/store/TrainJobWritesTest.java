@@ -1,0 +1,145 @@
+package io.camelkubeflow.trainer.sandbox.store;
+
+import java.util.Map;
+
+import io.camelkubeflow.trainer.sandbox.AdminRequests;
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every write of a TrainJob is admitted as the API server admits it, whichever verb makes it: a PATCH is applied and
+ * the object it makes checked against the CRD's schema and its transition rules (immutable fields), like a PUT; map
+ * lists' keys are unique; labels and annotations are checked as for any object; a strategic merge patch, which custom
+ * resources do not take, is 415. Nothing refused is stored.
+ */
+class TrainJobWritesTest {
+    private static TrainerSandbox sandbox;
+    private static MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList,
+            Resource<GenericKubernetesResource>> trainJobs;
+
+    @BeforeAll
+    static void start() {
+        sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults());
+        trainJobs = sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob");
+    }
+
+    @AfterAll
+    static void stop() {
+        sandbox.close();
+    }
+
+    private static GenericKubernetesResource create(String name, String metadata, String trainer) {
+        return trainJobs.inNamespace("default").resource(Serialization.unmarshal("""
+                apiVersion: trainer.kubeflow.org/v1alpha1
+                kind: TrainJob
+                metadata: {name: %s, namespace: default%s}
+                spec:
+                  runtimeRef: {name: torch-distributed}
+                  trainer: %s
+                """.formatted(name, metadata, trainer), GenericKubernetesResource.class)).create();
+    }
+
+    private static KubernetesClientException refusedPatch(String name, PatchType type, String patch) {
+        String before = Serialization.asJson(trainJobs.inNamespace("default").withName(name).get());
+        KubernetesClientException refused = assertThrows(KubernetesClientException.class,
+                () -> trainJobs.inNamespace("default").withName(name).patch(PatchContext.of(type), patch));
+        assertEquals(before, Serialization.asJson(trainJobs.inNamespace("default").withName(name).get()),
+                "a refused patch changed the stored TrainJob");
+        return refused;
+    }
+
+    @Test
+    void aPatchThatBreaksTheSchemaIsRefusedAsAnUpdateWouldBe() {
+        create("schema-patch", "", "{numNodes: 1}");
+        KubernetesClientException refused = refusedPatch("schema-patch", PatchType.JSON_MERGE,
+                "{\"spec\": {\"trainer\": {\"numNodes\": \"two\"}}}");
+        assertEquals(422, refused.getCode());
+        assertTrue(refused.getMessage().contains("spec.trainer.numNodes: must be integer"), refused.getMessage());
+        refused = refusedPatch("schema-patch", PatchType.JSON,
+                "[{\"op\": \"add\", \"path\": \"/spec/nonsense\", \"value\": 1}]");
+        assertEquals(422, refused.getCode());
+    }
+
+    @Test
+    void immutableFieldsCannotBeChangedByAPatchOrAPut() {
+        create("immutable", "", "{numNodes: 1}");
+        KubernetesClientException refused = refusedPatch("immutable", PatchType.JSON_MERGE,
+                "{\"spec\": {\"runtimeRef\": {\"name\": \"deepspeed-distributed\"}}}");
+        assertEquals(422, refused.getCode());
+        assertTrue(refused.getMessage().contains("spec.runtimeRef: field is immutable"), refused.getMessage());
+        GenericKubernetesResource changed = trainJobs.inNamespace("default").withName("immutable").get();
+        ((Map<String, Object>) ((Map<String, Object>) changed.getAdditionalProperties().get("spec")).get("trainer"))
+                .put("numNodes", 3);
+        KubernetesClientException put = assertThrows(KubernetesClientException.class,
+                () -> trainJobs.inNamespace("default").resource(changed).update());
+        assertTrue(put.getMessage().contains("spec.trainer: field is immutable"), put.getMessage());
+        // suspend is not immutable: the patch the component sends for suspend goes through
+        trainJobs.inNamespace("default").withName("immutable").patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"spec\": {\"suspend\": true}}");
+        assertEquals(true, ((Map<?, ?>) trainJobs.inNamespace("default").withName("immutable").get()
+                .getAdditionalProperties().get("spec")).get("suspend"));
+    }
+
+    @Test
+    void mapListKeysAreUnique() {
+        KubernetesClientException refused = assertThrows(KubernetesClientException.class, () -> create("twice-env", "",
+                "{env: [{name: LR, value: '0.1'}, {name: LR, value: '0.2'}]}"));
+        assertEquals(422, refused.getCode());
+        assertTrue(refused.getMessage().contains("[spec.trainer.env[1]: Duplicate value"), refused.getMessage());
+    }
+
+    @Test
+    void labelsAndAnnotationsAreCheckedAsForAnyObject() {
+        KubernetesClientException label = assertThrows(KubernetesClientException.class, () -> create("bad-label",
+                ", labels: {'team': 'vision lab'}", "{numNodes: 1}"));
+        assertEquals(422, label.getCode());
+        assertTrue(label.getMessage().contains("metadata.labels"), label.getMessage());
+        String huge = "x".repeat(ObjectMetadataRules.ANNOTATIONS_LIMIT);
+        KubernetesClientException annotations = assertThrows(KubernetesClientException.class,
+                () -> create("huge-annotation", ", annotations: {note: '" + huge + "'}", "{numNodes: 1}"));
+        assertTrue(annotations.getMessage().contains("metadata.annotations: Too long"), annotations.getMessage());
+    }
+
+    /** The admin's request of the sandbox's API, with a JSON body; its status code. */
+    private static int send(String method, String path, String contentType, String body) throws Exception {
+        java.net.http.HttpResponse<String> response = AdminRequests.client(sandbox).send(AdminRequests
+                .request(sandbox, path).method(method, java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", contentType).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertTrue(response.statusCode() < 500, response.body());
+        return response.statusCode();
+    }
+
+    @Test
+    void writesThatMakeNoObjectOrNoMapOfStringsAreRefusedNotFailed() throws Exception {
+        create("shapes", "", "{numNodes: 1}");
+        String job = "apis/trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs/shapes";
+        assertEquals(422, send("PATCH", job, "application/merge-patch+json", "null"));
+        assertEquals(400, send("PUT", job, "application/json", "[]"));
+        assertEquals(422, send("PATCH", job, "application/merge-patch+json", "{\"metadata\": {\"labels\": {\"a\": 5}}}"));
+        assertEquals(422, send("PATCH", job, "application/merge-patch+json", "{\"metadata\": {\"annotations\": []}}"));
+        assertEquals(400, send("POST", "api/v1/namespaces", "application/json", "{\"metadata\": \"x\"}"));
+        assertEquals(400, send("POST", "api/v1/namespaces", "application/json", "[]"));
+    }
+
+    @Test
+    void aStrategicMergePatchIsNotForCustomResources() {
+        create("strategic", "", "{numNodes: 1}");
+        KubernetesClientException refused = refusedPatch("strategic", PatchType.STRATEGIC_MERGE,
+                "{\"spec\": {\"suspend\": true}}");
+        assertEquals(415, refused.getCode());
+    }
+}
