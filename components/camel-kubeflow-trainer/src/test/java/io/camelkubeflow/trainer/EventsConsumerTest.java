@@ -62,16 +62,18 @@ class EventsConsumerTest extends TrainerRouteTestSupport {
         Eventually.await(Duration.ofSeconds(20), () -> streams.stream().allMatch(events -> events.contains(marker
                 + ":Created")), () -> "the marker's Created never came: " + streams);
         api.client().resources(TrainJob.class).inNamespace(namespace).withName(marker).delete();
-        return streams.stream().map(events -> List.copyOf(events.subList(0, events.indexOf(marker + ":Created"))))
-                .toList();
+        // a copy first: the events still come in, and a view of a list that changes under it fails
+        return streams.stream().map(List::copyOf).map(events -> events.subList(0, events.indexOf(marker
+                + ":Created"))).toList();
     }
 
     /** Waits for the end of {@code job} among the handled ends, and answers those before it. */
     static List<String> beforeEndOf(List<String> handled, String job) throws InterruptedException {
         Eventually.await(Duration.ofSeconds(20), () -> handled.stream().anyMatch(e -> e.startsWith(job + ":")),
                 () -> "the end of " + job + " never came: " + handled);
-        return List.copyOf(handled.subList(0, handled.indexOf(handled.stream().filter(e -> e.startsWith(job + ":"))
-                .findFirst().orElseThrow())));
+        List<String> seen = List.copyOf(handled);
+        return seen.subList(0, seen.indexOf(seen.stream().filter(e -> e.startsWith(job + ":")).findFirst()
+                .orElseThrow()));
     }
 
     /**
