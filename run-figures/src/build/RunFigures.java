@@ -1,9 +1,14 @@
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -37,13 +42,10 @@ public final class RunFigures {
         Path root = Path.of(args[0]).toAbsolutePath().normalize();
         Instant started = Instant.parse(args[1]);
         Map<String, Tally> byModule = new TreeMap<>();
-        try (Stream<Path> files = Files.walk(root, 6)) {
-            for (Path report : files.filter(path -> isReportOfThisRun(root, path, started)).toList()) {
-                Path folder = report.getParent();
-                String module = root.relativize(folder.getParent().getParent()).toString();
-                String key = (module.isEmpty() ? "." : module) + " (" + runner(report) + ")";
-                byModule.merge(key, tally(report), Tally::plus);
-            }
+        for (Path report : reportsOfThisRun(root, started)) {
+            String module = root.relativize(report.getParent().getParent().getParent()).toString();
+            String key = (module.isEmpty() ? "." : module) + " (" + runner(report) + ")";
+            byModule.merge(key, tally(report), Tally::plus);
         }
         Tally total = byModule.values().stream().reduce(new Tally(0, 0, 0, 0), Tally::plus);
         StringBuilder out = new StringBuilder();
@@ -65,7 +67,8 @@ public final class RunFigures {
             out.append("## Reliability checks\n\n| check | figures | held |\n|---|---|---|\n");
             for (String line : Files.readAllLines(reliability)) {
                 String[] cells = line.split("\t", -1);
-                if (cells.length >= 3) {
+                // the file outlives a run without clean: a row recorded before this build is an earlier run's
+                if (cells.length >= 4 && !Instant.parse(cells[3]).isBefore(started.minusSeconds(1))) {
                     out.append("| ").append(cells[0]).append(" | ").append(cells[1]).append(" | ").append(cells[2])
                             .append(" |\n");
                 }
@@ -78,20 +81,39 @@ public final class RunFigures {
                 total.skipped, minutes(Duration.between(started, Instant.now())), written);
     }
 
-    private static boolean isReportOfThisRun(Path root, Path path, Instant started) {
-        String name = path.getFileName().toString();
-        Path folder = path.getParent();
-        if (!name.startsWith("TEST-") || !name.endsWith(".xml") || folder == null
-                || !REPORT_FOLDERS.contains(folder.getFileName().toString())
-                || !"target".equals(folder.getParent().getFileName().toString())) {
-            return false;
-        }
-        // a module's own target/, not a build of a copy inside another module's target/ (release-check's)
-        if (root.relativize(folder.getParent().getParent()).toString().contains("target")) {
-            return false;
-        }
+    /**
+     * The JUnit reports in each module's {@code target/surefire-reports} and {@code target/failsafe-reports} written
+     * since {@code started}: every folder of the tree is a module's but those inside a {@code target} (a module's own
+     * build, or release-check's build of a copy), {@code .git} or {@code node_modules}.
+     */
+    private static List<Path> reportsOfThisRun(Path root, Instant started) throws IOException {
+        List<Path> reports = new ArrayList<>();
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) throws IOException {
+                String name = dir.getFileName() == null ? "" : dir.getFileName().toString();
+                if (name.equals("target")) {
+                    for (String folder : REPORT_FOLDERS) {
+                        try (Stream<Path> files = Files.list(dir.resolve(folder))) {
+                            files.filter(file -> isReportSince(file, started)).forEach(reports::add);
+                        } catch (NoSuchFileException e) {
+                            // this module's build has no such runner
+                        }
+                    }
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
+                return name.equals(".git") || name.equals("node_modules") ? FileVisitResult.SKIP_SUBTREE
+                        : FileVisitResult.CONTINUE;
+            }
+        });
+        return reports;
+    }
+
+    private static boolean isReportSince(Path file, Instant started) {
+        String name = file.getFileName().toString();
         try {
-            return !Files.getLastModifiedTime(path).toInstant().isBefore(started.minusSeconds(1));
+            return name.startsWith("TEST-") && name.endsWith(".xml")
+                    && !Files.getLastModifiedTime(file).toInstant().isBefore(started.minusSeconds(1));
         } catch (IOException e) {
             return false;
         }

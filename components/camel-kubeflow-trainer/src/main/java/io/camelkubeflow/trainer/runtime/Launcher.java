@@ -32,7 +32,8 @@ public enum Launcher {
             .wrapsEverythingIn("mpirun", "--hostfile", "/etc/mpi/hostfile")
             // the trainer's env is the launcher container's: Open MPI hands a rank on another node only what -x names
             .exportsEachVariableWith("-x")
-            .binary("mpirun").mlPolicy("mpi")
+            // Open MPI's other names for its launcher, as Debian installs them
+            .binary("mpirun", "mpiexec", "orterun", "mpirun.openmpi", "mpiexec.openmpi").mlPolicy("mpi")
             .requiresPolicy("an MPI runtime", "mlPolicy.mpi provides /etc/mpi/hostfile and the launcher job")
             // the MPI user is not root
             .installsIntoUserSite()
@@ -110,7 +111,7 @@ public enum Launcher {
     /** True when the user wrote this launcher's binary themselves (e.g. "torchrun --nnodes ... train.py"). */
     public boolean launchedBy(String program) {
         String base = program.substring(program.lastIndexOf('/') + 1);
-        return traits.binary != null && traits.binary.equals(base);
+        return traits.binaries.contains(base);
     }
 
     /** The runtime framework label that makes this the launcher, or null. */
@@ -176,7 +177,7 @@ public enum Launcher {
         private List<String> fileRunner;
         private List<String> commandRunner = List.of();
         private List<String> outerLauncher = List.of();
-        private String binary;
+        private List<String> binaries = List.of();
         private String framework;
         private String mlPolicy;
         private String requiredRuntime;
@@ -215,8 +216,8 @@ public enum Launcher {
             return this;
         }
 
-        Builder binary(String name) {
-            binary = name;
+        Builder binary(String... names) {
+            binaries = List.of(names);
             return this;
         }
 

@@ -68,6 +68,9 @@ class TrainRequestFitTest {
                 "deepspeed_distributed.yaml");
         assertEquals("command", error.getField());
         assertTrue(error.getMessage().contains("without mpirun"), error.getMessage());
+        // Open MPI's other names, by path too
+        assertEquals("command", refused(inWorkspace(List.of("/usr/bin/mpiexec.openmpi", "python", "train.py")),
+                "deepspeed_distributed.yaml").getField());
         TrainingRuntimeDescriptor torch = runtime("torch_distributed.yaml");
         TrainJobFactory.build(inWorkspace(List.of("torchrun", "train.py")).runtime(torch.name()), torch, "ml", "j",
                 null);

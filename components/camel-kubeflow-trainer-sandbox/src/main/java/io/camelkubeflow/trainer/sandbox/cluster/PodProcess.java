@@ -107,14 +107,37 @@ final class PodProcess {
         }
         if (configMap.getData() != null) {
             for (Map.Entry<String, String> file : configMap.getData().entrySet()) {
-                Files.writeString(dir.resolve(file.getKey()), file.getValue());
+                Files.writeString(inVolume(dir, file.getKey()), file.getValue());
             }
         }
         if (configMap.getBinaryData() != null) {
             for (Map.Entry<String, String> file : configMap.getBinaryData().entrySet()) {
-                Files.write(dir.resolve(file.getKey()), Base64.getDecoder().decode(file.getValue()));
+                Files.write(inVolume(dir, file.getKey()), Base64.getDecoder().decode(file.getValue()));
             }
         }
+    }
+
+    /**
+     * Where a ConfigMap key lands in its volume, refused as the kubelet's atomic writer refuses it (validatePath): an
+     * absolute path, a ".." element, a path starting with "..", or one leading out of the volume never reaches the
+     * disk.
+     */
+    static Path inVolume(Path dir, String key) throws IOException {
+        Path volume = dir.toAbsolutePath().normalize();
+        Path relative = Path.of(key);
+        Path target = volume.resolve(relative).normalize();
+        boolean climbs = false;
+        for (Path part : relative) {
+            climbs |= part.toString().equals("..");
+        }
+        // the kubelet also refuses a path starting with "..": its own ..data link lives in the volume
+        if (key.isEmpty() || key.startsWith("..") || relative.isAbsolute() || climbs || !target.startsWith(volume)
+                || target.equals(volume)) {
+            // the key is not quoted: it may hold anything a writer of ConfigMaps put there
+            throw new IOException("invalid path in a ConfigMap volume: a key must be a relative path inside the"
+                    + " volume, without '..'");
+        }
+        return target;
     }
 
     private static String remount(String word, Map<String, String> mounts) {

@@ -22,7 +22,18 @@ final class ObjectPatches {
     }
 
     /**
+     * A merge patch kube-apiserver cannot decode into the object it patches, which it answers with 400 BadRequest in
+     * these words: a patch that is not a JSON object, or one that leaves no metadata to name the object by.
+     */
+    static final class UndecodablePatch extends IllegalArgumentException {
+        UndecodablePatch(String message) {
+            super(message);
+        }
+    }
+
+    /**
      * @return the object {@code patch} makes of {@code stored}
+     * @throws UndecodablePatch for a merge patch kube-apiserver answers with 400
      * @throws IllegalArgumentException when the patch is not JSON or cannot be applied (a failed {@code test}, a path
      *                                  that is not there)
      */
@@ -31,15 +42,38 @@ final class ObjectPatches {
             JsonNode object = JSON.readTree(stored);
             JsonNode changes = JSON.readTree(patch);
             JsonNode patched = contentType.startsWith("application/json-patch+json") ? JsonPatch.apply(changes, object)
-                    : merge(object, changes);
+                    : mergeIntoObject(object, changes);
             return JSON.writeValueAsString(patched);
         } catch (JsonProcessingException | JsonPatchException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
     }
 
+    /**
+     * A merge patch applied to a stored object as kube-apiserver applies it: RFC 7386 ({@link #merge}), the patch a
+     * JSON object and what it makes an object with metadata.
+     *
+     * @throws UndecodablePatch otherwise, in kube-apiserver's words
+     */
+    static JsonNode mergeIntoObject(JsonNode stored, JsonNode patch) {
+        if (patch.isNull()) {
+            throw new UndecodablePatch("Invalid JSON Patch");
+        }
+        if (!patch.isObject()) {
+            throw new UndecodablePatch("error decoding patch: json: cannot unmarshal " + (patch.isArray() ? "array"
+                    : patch.isNumber() ? "number" : patch.isTextual() ? "string" : "bool")
+                    + " into Go value of type map[string]interface {}");
+        }
+        JsonNode merged = merge(stored, patch);
+        if (!merged.path("metadata").isObject()) {
+            throw new UndecodablePatch("the name of the object (" + stored.path("metadata").path("name").asText()
+                    + " based on URL) was undeterminable: name must be provided");
+        }
+        return merged;
+    }
+
     /** RFC 7386: an object merges key by key, a null removes its key, anything else replaces. */
-    static JsonNode merge(JsonNode target, JsonNode patch) {
+    private static JsonNode merge(JsonNode target, JsonNode patch) {
         if (!patch.isObject()) {
             return patch;
         }

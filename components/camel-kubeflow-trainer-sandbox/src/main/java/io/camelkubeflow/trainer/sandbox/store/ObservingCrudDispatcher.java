@@ -103,9 +103,11 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
     @Override
     public JsonNode merge(JsonNode stored, String patch) throws KubernetesCrudDispatcherException {
         try {
-            return ObjectPatches.merge(stored, Serialization.jsonMapper().readTree(patch));
+            return ObjectPatches.mergeIntoObject(stored, Serialization.jsonMapper().readTree(patch));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new KubernetesCrudDispatcherException(e.getMessage(), 422);
+        } catch (ObjectPatches.UndecodablePatch e) {
+            throw new KubernetesCrudDispatcherException(e.getMessage(), 400);
         }
     }
 
@@ -402,7 +404,7 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
     public MockResponse handlePatch(RecordedRequest request) {
         String path = request.getPath();
         String type = String.valueOf(request.getHeader("Content-Type"));
-        if (!isTrainJobPath(path) || path.contains("/status") || type.startsWith("application/apply-patch")) {
+        if (!isTrainJobPath(path) || ResourcePath.isStatus(path) || type.startsWith("application/apply-patch")) {
             return super.handlePatch(request);
         }
         if (type.startsWith("application/strategic-merge-patch+json")) {
@@ -417,6 +419,8 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
         String patched;
         try {
             patched = ObjectPatches.apply(old, request.getUtf8Body(), type);
+        } catch (ObjectPatches.UndecodablePatch e) {
+            return StatusAnswers.failure(400, "BadRequest", e.getMessage());
         } catch (IllegalArgumentException e) {
             return StatusAnswers.failure(422, "Invalid", "the patch could not be applied: " + e.getMessage());
         }

@@ -5,7 +5,16 @@ package io.camelkubeflow.trainer.sandbox.store;
  * {@code /apis/GROUP/VERSION[/namespaces/NS]/PLURAL[/NAME[/SUB]]}; the query is left out. A part the path does not
  * have is null.
  */
-public record ResourcePath(String groupVersion, String namespace, String plural, String name) {
+public record ResourcePath(String groupVersion, String namespace, String plural, String name, String subresource) {
+
+    /**
+     * Whether the path names an object's status subresource: the segment after its name, never a "/status" in the
+     * query or in a name.
+     */
+    public static boolean isStatus(String path) {
+        ResourcePath resource = of(path);
+        return resource != null && "status".equals(resource.subresource());
+    }
 
     /** The parts of an API path; null for a path outside /api/v1 and /apis/GROUP/VERSION. */
     public static ResourcePath of(String path) {
@@ -22,7 +31,7 @@ public record ResourcePath(String groupVersion, String namespace, String plural,
             namespace = parts[at + 1];
             at += 2;
         }
-        return new ResourcePath(groupVersion, namespace, part(parts, at), part(parts, at + 1));
+        return new ResourcePath(groupVersion, namespace, part(parts, at), part(parts, at + 1), part(parts, at + 2));
     }
 
     private static String part(String[] parts, int at) {

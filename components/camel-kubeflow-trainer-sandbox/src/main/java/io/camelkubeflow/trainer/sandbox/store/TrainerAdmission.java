@@ -87,7 +87,7 @@ public final class TrainerAdmission {
             java.util.function.Function<RecordedRequest, MockResponse> store) {
         String body = request.getUtf8Body();
         trainJobWriteListeners.forEach(listener -> listener.accept(body));
-        if (request.getPath().contains("/status")) {
+        if (ResourcePath.isStatus(request.getPath())) {
             return store.apply(withBody(request, body));
         }
         CrdSchemaValidator.Admission admission = trainJobSchema.admit(body, stored);
