@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer.codegen;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import org.junit.jupiter.api.Test;
@@ -57,6 +58,54 @@ class EndpointOptionsGeneratorTest {
     }
 
     @Test
+    void anOptionsHeaderIsNamedAfterItInItsPlaceOrAfterTheListedOnes() throws IOException {
+        String java = headers("""
+                - name: numProcPerNode
+                  type: Integer
+                  label: train
+                  description: Processes.
+                  header:
+                    description: Processes per node.
+                - name: command
+                  type: String
+                  label: train
+                  description: Command.
+                  header:
+                    javaType: java.util.List<String>
+                    description: The command.
+                headers:
+                  class: org.example.Headers
+                  javadoc: Headers.
+                  prefix: CamelX
+                  field: org.example.Field
+                  list:
+                  - constant: DONE
+                    name: CamelXDone
+                    label: wait
+                    javaType: Boolean
+                    description: Done (out).
+                  - option: numProcPerNode
+                  - constant: CALLER
+                    name: CamelXCaller
+                    javadoc: Not a header.
+                """);
+        String done = "@Metadata(\n            label = \"wait\",\n            description = \"Done (out).\",\n"
+                + "            javaType = \"Boolean\"\n    )\n    public static final String DONE = \"CamelXDone\";";
+        String procs = "@Metadata(\n            label = \"train\",\n            description = \"Processes per node.\",\n"
+                + "            javaType = \"Integer\"\n    )\n"
+                + "    public static final String NUM_PROC_PER_NODE = \"CamelXNumProcPerNode\";";
+        String caller = "/**\n     * Not a header.\n     */\n    public static final String CALLER = \"CamelXCaller\";";
+        String command = "javaType = \"java.util.List<String>\"\n    )\n"
+                + "    public static final String COMMAND = \"CamelXCommand\";";
+        for (String constant : List.of(done, procs, caller, command)) {
+            assertTrue(java.contains(constant), constant + " in " + java);
+        }
+        assertTrue(java.indexOf(done) < java.indexOf(procs) && java.indexOf(procs) < java.indexOf(caller)
+                && java.indexOf(caller) < java.indexOf(command), java);
+        assertTrue(java.contains("public static String header(Field field)"), java);
+    }
+
+    @Test
     void aMistypedKeyOrAPrefixOnAnythingButAMapIsRefused() {
         assertThrows(UnrecognizedPropertyException.class,
                 () -> generate("- name: a\n  type: String\n  label: train\n  descripton: A.\n"));
@@ -66,6 +115,12 @@ class EndpointOptionsGeneratorTest {
         IllegalArgumentException type = assertThrows(IllegalArgumentException.class,
                 () -> generate("- name: a\n  type: Other\n  label: train\n  description: A.\n"));
         assertEquals("option a has type Other, not in types", type.getMessage());
+    }
+
+    private String headers(String declaration) throws IOException {
+        Path file = dir.resolve("options.yaml");
+        Files.writeString(file, HEAD + declaration);
+        return EndpointOptionsGenerator.generateHeaders(EndpointOptionsGenerator.read(file), "options.yaml").toString();
     }
 
     private String generate(String options) throws IOException {
