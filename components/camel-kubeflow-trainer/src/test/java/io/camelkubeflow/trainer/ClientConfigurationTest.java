@@ -1,5 +1,7 @@
 package io.camelkubeflow.trainer;
 
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -102,6 +104,36 @@ class ClientConfigurationTest {
             assertNull(overridden.getMetadata().getLabels().get("extra"), "one endpoint's labels reached another");
             assertEquals(Map.of("team", "vision"), component.getConfiguration().getLabels(),
                     "an endpoint changed the component's defaults");
+        }
+    }
+
+    /**
+     * The map options Camel binds key by key (torchtuneColumnMap.input=..., nodeSelector.KEY=...) go into the map the
+     * endpoint's copy of the configuration holds: copy() must give each endpoint its own map of every one of them.
+     */
+    @Test
+    void whatAnEndpointPutsIntoAMapOptionNeverReachesTheComponentOrAnotherEndpoint() throws Exception {
+        try (CamelContext camel = new DefaultCamelContext()) {
+            KubeflowTrainerComponent component = camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class);
+            component.setKubernetesClient(api.client());
+            PropertyConfigurer configurer = PluginHelper.getConfigurerResolver(camel)
+                    .resolvePropertyConfigurer("kubeflow-trainer-component", camel);
+            configurer.configure(camel, component, "torchtuneColumnMap",
+                    new LinkedHashMap<>(Map.of("input", "question")), true);
+            configurer.configure(camel, component, "nodeSelector",
+                    new LinkedHashMap<>(Map.of("zone", "a")), true);
+
+            KubeflowTrainerConfiguration own = camel.getEndpoint("kubeflow-trainer:train?torchtuneColumnMap.output=answer"
+                    + "&nodeSelector.accelerator=a100", KubeflowTrainerEndpoint.class).getConfiguration();
+            KubeflowTrainerConfiguration other = camel.getEndpoint("kubeflow-trainer:train?runtime=other",
+                    KubeflowTrainerEndpoint.class).getConfiguration();
+
+            assertEquals(Map.of("input", "question", "output", "answer"), own.getTorchtuneColumnMap());
+            assertEquals(Map.of("zone", "a", "accelerator", "a100"), own.getNodeSelector());
+            for (KubeflowTrainerConfiguration untouched : List.of(component.getConfiguration(), other)) {
+                assertEquals(Map.of("input", "question"), untouched.getTorchtuneColumnMap());
+                assertEquals(Map.of("zone", "a"), untouched.getNodeSelector());
+            }
         }
     }
 

@@ -10,7 +10,9 @@ import java.util.Map;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.camelkubeflow.trainer.job.TrainField;
+import io.camelkubeflow.trainer.support.TrainJobMdc;
 import org.apache.camel.spi.Metadata;
 import org.junit.jupiter.api.Test;
 
@@ -65,6 +67,31 @@ class TrainFieldTest {
             }
         });
         assertEquals(List.of(), strays, "train options missing from io.camelkubeflow.trainer.job.TrainField");
+    }
+
+    /**
+     * The declaration gives a header to an option by its entry's {@code header}: only a train field's is read (by
+     * {@link ExchangeTrainRequests}), so only a train field may have one.
+     */
+    @Test
+    void onlyATrainFieldsOptionDeclaresAHeader() throws Exception {
+        Map<?, ?> declaration = new ObjectMapper(new YAMLFactory())
+                .readValue(Path.of("src/main/options/endpoint-options.yaml").toFile(), Map.class);
+        List<String> strays = new ArrayList<>();
+        for (Object option : (List<?>) declaration.get("options")) {
+            String name = (String) ((Map<?, ?>) option).get("name");
+            if (((Map<?, ?>) option).containsKey("header") && TrainField.named(name) == null) {
+                strays.add(name);
+            }
+        }
+        assertEquals(List.of(), strays, "options with a header that are no io.camelkubeflow.trainer.job.TrainField");
+    }
+
+    /** The MDC's keys name a job as the headers do. */
+    @Test
+    void theMdcKeysAreTheHeaders() {
+        assertEquals(KubeflowTrainerConstants.NAMESPACE, TrainJobMdc.NAMESPACE);
+        assertEquals(KubeflowTrainerConstants.JOB_NAME, TrainJobMdc.JOB_NAME);
     }
 
     private static boolean documentedConstant(String value) throws IllegalAccessException {

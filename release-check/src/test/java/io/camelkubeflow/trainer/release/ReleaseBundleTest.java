@@ -57,10 +57,12 @@ class ReleaseBundleTest {
             "camel-quarkus-kubeflow-trainer", "jar",
             "camel-quarkus-kubeflow-trainer-deployment", "jar"));
     /**
-     * The modules built beside them: one that is not published (this one) shows the exclusion works. Not bench, whose
-     * storm needs the component's and the routes app's test jars, which a copy without tests cannot make.
+     * The modules built beside them: ones that are not published (this one; the codegen module the component's build
+     * runs) show the exclusion works. Not bench, whose storm needs the component's and the routes app's test jars,
+     * which a copy without tests cannot make.
      */
-    private static final String MODULES = ".,components/camel-kubeflow-trainer-sandbox,components/camel-kubeflow-trainer,"
+    private static final String MODULES = ".,components/camel-kubeflow-trainer-sandbox,"
+            + "components/camel-kubeflow-trainer-codegen,components/camel-kubeflow-trainer,"
             + "components/camel-kubeflow-trainer-kamelets,components/camel-quarkus-kubeflow-trainer,"
             + "components/camel-quarkus-kubeflow-trainer/runtime,components/camel-quarkus-kubeflow-trainer/deployment,"
             + "release-check";

@@ -1,0 +1,330 @@
+package io.camelkubeflow.trainer.codegen;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import javax.lang.model.element.Modifier;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.palantir.javapoet.AnnotationSpec;
+import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.CodeBlock;
+import com.palantir.javapoet.FieldSpec;
+import com.palantir.javapoet.JavaFile;
+import com.palantir.javapoet.MethodSpec;
+import com.palantir.javapoet.ParameterizedTypeName;
+import com.palantir.javapoet.TypeName;
+import com.palantir.javapoet.TypeSpec;
+
+/**
+ * Writes a component's endpoint options class and its header constants class from their declaration (a YAML file,
+ * described in its own header). The options class has one field per option with Camel's {@code @UriParam} and
+ * {@code @Metadata}, its getter and setter, and {@code copy()}, which copies every map option so that an endpoint's
+ * {@code env.X} never reaches another; the constants class one constant per header with its {@code @Metadata}, an
+ * option's header named after the option, and {@code header(field)}. Camel's plugin reads both as it would
+ * hand-written ones. Arguments: the module's directory, the declaration (relative to it, as the classes' javadoc names
+ * it), the source directory to write into.
+ */
+public final class EndpointOptionsGenerator {
+    private static final ClassName URI_PARAMS = ClassName.get("org.apache.camel.spi", "UriParams");
+    private static final ClassName URI_PARAM = ClassName.get("org.apache.camel.spi", "UriParam");
+    private static final ClassName METADATA = ClassName.get("org.apache.camel.spi", "Metadata");
+    private static final ClassName RUNTIME_CAMEL_EXCEPTION = ClassName.get("org.apache.camel", "RuntimeCamelException");
+    private static final TypeName MAP = ParameterizedTypeName.get(Map.class, String.class, Object.class);
+    private static final Set<String> JAVA_LANG = Set.of("String", "Integer", "Long", "Double", "Boolean", "Object");
+    private static final Map<String, String> BOXED = Map.of("int", "Integer", "long", "Long", "double", "Double",
+            "boolean", "Boolean");
+
+    /** The declaration file. */
+    record Declaration(@JsonProperty("class") String className, String javadoc, Map<String, String> types,
+            List<Option> options, Headers headers) {
+    }
+
+    /** One option; the fields are the keys of the declaration's header. */
+    record Option(String name, String type, String label, @JsonProperty("default") String defaultValue, String initial,
+            String javaType, String enums, String prefix, boolean secret, boolean autowired,
+            boolean supportFileReference, String description, Header header) {
+    }
+
+    /** The header of an option (a train field's): its name and constant follow from the option's. */
+    record Header(String label, String javaType, String description) {
+    }
+
+    /** The header constants class: its headers in order, and header(field) for the type whose fieldName() names one. */
+    record Headers(@JsonProperty("class") String className, String javadoc, String prefix, String field,
+            List<HeaderEntry> list) {
+    }
+
+    /** Either an option's header in its place ({@code option}) or a header (or, with javadoc only, a name) of its own. */
+    record HeaderEntry(String option, String constant, String name, String label, String javaType, String description,
+            String javadoc) {
+    }
+
+    private EndpointOptionsGenerator() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        if (args.length != 3) {
+            throw new IllegalArgumentException(
+                    "usage: EndpointOptionsGenerator <module directory> <options.yaml> <source directory>");
+        }
+        Declaration declaration = read(Path.of(args[0]).resolve(args[1]));
+        generate(declaration, args[1]).writeTo(Path.of(args[2]));
+        generateHeaders(declaration, args[1]).writeTo(Path.of(args[2]));
+    }
+
+    static Declaration read(Path file) throws IOException {
+        ObjectMapper yaml = new ObjectMapper(new YAMLFactory())
+                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        return yaml.readValue(file.toFile(), Declaration.class);
+    }
+
+    static JavaFile generate(Declaration declaration, String source) {
+        ClassName self = ClassName.bestGuess(declaration.className());
+        TypeSpec.Builder type = TypeSpec.classBuilder(self)
+                .addModifiers(Modifier.PUBLIC)
+                .addSuperinterface(Cloneable.class)
+                .addAnnotation(URI_PARAMS)
+                .addJavadoc(declaration.javadoc().strip() + "\n<p>\nGenerated from $L; edit that file, not this one.\n",
+                        source);
+        List<MethodSpec> accessors = new ArrayList<>();
+        CodeBlock.Builder mapCopies = CodeBlock.builder();
+        Set<String> names = new HashSet<>();
+        for (Option option : declaration.options()) {
+            if (!names.add(option.name())) {
+                throw new IllegalArgumentException("option " + option.name() + " is declared twice");
+            }
+            require(option, option.type() != null && option.label() != null && option.description() != null,
+                    "needs type, label and description");
+            TypeName javaType = typeOf(option, declaration.types());
+            require(option, option.prefix() == null || javaType.equals(MAP),
+                    "has a prefix: its type must be Map<String, Object>");
+            FieldSpec.Builder field = FieldSpec.builder(javaType, option.name(), Modifier.PRIVATE)
+                    .addAnnotation(uriParam(option));
+            if (option.autowired() || option.supportFileReference()) {
+                AnnotationSpec.Builder metadata = AnnotationSpec.builder(METADATA);
+                if (option.autowired()) {
+                    metadata.addMember("autowired", "true");
+                }
+                if (option.supportFileReference()) {
+                    metadata.addMember("supportFileReference", "true");
+                }
+                field.addAnnotation(metadata.build());
+            }
+            if (option.initial() != null) {
+                field.initializer(initializer(option, javaType));
+            }
+            type.addField(field.build());
+            accessors.addAll(accessors(option, javaType));
+            if (javaType.equals(MAP)) {
+                mapCopies.addStatement("copy.$N = copyOf($N)", option.name(), option.name());
+            }
+        }
+        type.addMethods(accessors);
+        type.addMethod(MethodSpec.methodBuilder("copy")
+                .addJavadoc("A copy for one endpoint: the component's configuration is the default of every endpoint,"
+                        + " which then sets its own\noptions on the copy. The multi-value maps are copied too, so an"
+                        + " endpoint's env.X never reaches another.\n")
+                .addModifiers(Modifier.PUBLIC)
+                .returns(self)
+                .beginControlFlow("try")
+                .addStatement("$T copy = ($T) clone()", self, self)
+                .addCode(mapCopies.build())
+                .addStatement("return copy")
+                .nextControlFlow("catch ($T e)", CloneNotSupportedException.class)
+                .addStatement("throw new $T(e)", RUNTIME_CAMEL_EXCEPTION)
+                .endControlFlow()
+                .build());
+        type.addMethod(MethodSpec.methodBuilder("copyOf")
+                .addModifiers(Modifier.PRIVATE, Modifier.STATIC)
+                .returns(MAP)
+                .addParameter(MAP, "map")
+                .addStatement("return map == null ? null : new $T<>(map)", LinkedHashMap.class)
+                .build());
+        return JavaFile.builder(self.packageName(), type.build()).skipJavaLangImports(true).indent("    ").build();
+    }
+
+    static JavaFile generateHeaders(Declaration declaration, String source) {
+        Headers headers = declaration.headers();
+        ClassName self = ClassName.bestGuess(headers.className());
+        ClassName field = ClassName.bestGuess(headers.field());
+        TypeSpec.Builder type = TypeSpec.classBuilder(self)
+                .addModifiers(Modifier.PUBLIC, Modifier.FINAL)
+                .addJavadoc(headers.javadoc().strip() + "\n<p>\nGenerated from $L; edit that file, not this one.\n",
+                        source)
+                .addField(FieldSpec.builder(String.class, "PREFIX", Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
+                        .initializer("$S", headers.prefix())
+                        .build());
+        Map<String, Option> options = new LinkedHashMap<>();
+        declaration.options().stream().filter(o -> o.header() != null).forEach(o -> options.put(o.name(), o));
+        Set<String> constants = new HashSet<>();
+        for (HeaderEntry entry : headers.list()) {
+            FieldSpec constant;
+            if (entry.option() != null) {
+                Option option = options.remove(entry.option());
+                if (option == null || entry.constant() != null || entry.name() != null || entry.description() != null
+                        || entry.javadoc() != null || entry.label() != null || entry.javaType() != null) {
+                    throw new IllegalArgumentException("header entry option: " + entry.option() + " names no option"
+                            + " with a header not yet placed, or says more than the option's name");
+                }
+                constant = optionHeader(option, headers.prefix());
+            } else {
+                constant = ownHeader(entry);
+            }
+            if (!constants.add(constant.name())) {
+                throw new IllegalArgumentException("header constant " + constant.name() + " is declared twice");
+            }
+            type.addField(constant);
+        }
+        // an option's header not placed in the list goes after those that are
+        for (Option option : options.values()) {
+            FieldSpec constant = optionHeader(option, headers.prefix());
+            if (!constants.add(constant.name())) {
+                throw new IllegalArgumentException("header constant " + constant.name() + " is declared twice");
+            }
+            type.addField(constant);
+        }
+        type.addMethod(MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE).build());
+        type.addMethod(MethodSpec.methodBuilder("header")
+                .addJavadoc("The header of a train field: {@code numNodes} is set per message by"
+                        + " {@code $L}.\n", headers.prefix() + "NumNodes")
+                .addModifiers(Modifier.PUBLIC, Modifier.STATIC)
+                .returns(String.class)
+                .addParameter(field, "field")
+                .addStatement("return PREFIX + Character.toUpperCase(field.fieldName().charAt(0))"
+                        + " + field.fieldName().substring(1)")
+                .build());
+        return JavaFile.builder(self.packageName(), type.build()).skipJavaLangImports(true).indent("    ").build();
+    }
+
+    /** {@code numNodes}: CamelKubeflowTrainerNumNodes as NUM_NODES; label train and the option's type unless said. */
+    private static FieldSpec optionHeader(Option option, String prefix) {
+        Header header = option.header();
+        require(option, header.description() != null, "has a header without a description");
+        String name = option.name();
+        String label = header.label() != null ? header.label() : "train";
+        String javaType = header.javaType() != null ? header.javaType()
+                : option.javaType() != null ? option.javaType() : BOXED.getOrDefault(option.type(), option.type());
+        require(option, JAVA_LANG.contains(javaType) || javaType.contains("."),
+                "has a header whose javaType " + javaType + " is neither in java.lang nor qualified");
+        return headerConstant(name.replaceAll("([A-Z])", "_$1").toUpperCase(Locale.ROOT),
+                prefix + Character.toUpperCase(name.charAt(0)) + name.substring(1),
+                metadata(label, javaType, header.description()));
+    }
+
+    private static FieldSpec ownHeader(HeaderEntry entry) {
+        if (entry.constant() == null || entry.name() == null || (entry.description() == null) == (entry.javadoc() == null)) {
+            throw new IllegalArgumentException("header entry " + entry.constant() + " needs constant, name, and a"
+                    + " description (a header) or a javadoc (a name that is no header)");
+        }
+        if (entry.javadoc() != null) {
+            return FieldSpec.builder(String.class, entry.constant(), Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
+                    .addJavadoc(entry.javadoc().strip() + "\n")
+                    .initializer("$S", entry.name())
+                    .build();
+        }
+        return headerConstant(entry.constant(), entry.name(), metadata(entry.label() == null ? "" : entry.label(),
+                entry.javaType() == null ? "String" : entry.javaType(), entry.description()));
+    }
+
+    private static AnnotationSpec metadata(String label, String javaType, String description) {
+        AnnotationSpec.Builder metadata = AnnotationSpec.builder(METADATA);
+        if (!label.isEmpty()) {
+            metadata.addMember("label", "$S", label);
+        }
+        return metadata.addMember("description", "$S", description.strip()).addMember("javaType", "$S", javaType)
+                .build();
+    }
+
+    private static FieldSpec headerConstant(String constant, String name, AnnotationSpec metadata) {
+        return FieldSpec.builder(String.class, constant, Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
+                .addAnnotation(metadata)
+                .initializer("$S", name)
+                .build();
+    }
+
+    private static AnnotationSpec uriParam(Option option) {
+        AnnotationSpec.Builder uriParam = AnnotationSpec.builder(URI_PARAM).addMember("label", "$S", option.label());
+        if (option.defaultValue() != null) {
+            uriParam.addMember("defaultValue", "$S", option.defaultValue());
+        }
+        if (option.javaType() != null) {
+            uriParam.addMember("javaType", "$S", option.javaType());
+        }
+        if (option.enums() != null) {
+            uriParam.addMember("enums", "$S", option.enums());
+        }
+        if (option.prefix() != null) {
+            uriParam.addMember("prefix", "$S", option.prefix()).addMember("multiValue", "true");
+        }
+        if (option.secret()) {
+            uriParam.addMember("secret", "true");
+        }
+        return uriParam.addMember("description", "$S", option.description().strip()).build();
+    }
+
+    private static TypeName typeOf(Option option, Map<String, String> types) {
+        String type = option.type();
+        switch (type) {
+            case "int":
+                return TypeName.INT;
+            case "long":
+                return TypeName.LONG;
+            case "double":
+                return TypeName.DOUBLE;
+            case "boolean":
+                return TypeName.BOOLEAN;
+            case "Map<String, Object>":
+                return MAP;
+            default:
+                if (JAVA_LANG.contains(type)) {
+                    return ClassName.get("java.lang", type);
+                }
+                require(option, types.containsKey(type), "has type " + type + ", not in types");
+                return ClassName.bestGuess(types.get(type));
+        }
+    }
+
+    /** A Java literal, a String's text, or for a declared type (an enum) the name of one of its constants. */
+    private static CodeBlock initializer(Option option, TypeName javaType) {
+        if (javaType.isPrimitive() || javaType.isBoxedPrimitive()) {
+            return CodeBlock.of("$L", option.initial());
+        }
+        if (javaType.equals(ClassName.get(String.class))) {
+            return CodeBlock.of("$S", option.initial());
+        }
+        return CodeBlock.of("$T.$L", javaType, option.initial());
+    }
+
+    private static List<MethodSpec> accessors(Option option, TypeName javaType) {
+        String name = option.name();
+        String capitalized = Character.toUpperCase(name.charAt(0)) + name.substring(1);
+        MethodSpec getter = MethodSpec.methodBuilder((javaType.equals(TypeName.BOOLEAN) ? "is" : "get") + capitalized)
+                .addModifiers(Modifier.PUBLIC)
+                .returns(javaType)
+                .addStatement("return $N", name)
+                .build();
+        MethodSpec setter = MethodSpec.methodBuilder("set" + capitalized)
+                .addModifiers(Modifier.PUBLIC)
+                .addParameter(javaType, name)
+                .addStatement("this.$N = $N", name, name)
+                .build();
+        return List.of(getter, setter);
+    }
+
+    private static void require(Option option, boolean holds, String what) {
+        if (!holds) {
+            throw new IllegalArgumentException("option " + option.name() + " " + what);
+        }
+    }
+}

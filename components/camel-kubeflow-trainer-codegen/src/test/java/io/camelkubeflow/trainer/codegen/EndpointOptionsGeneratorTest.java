@@ -1,0 +1,131 @@
+package io.camelkubeflow.trainer.codegen;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What a declaration entry becomes; the component's build checks the whole class against Camel's tooling. */
+class EndpointOptionsGeneratorTest {
+    private static final String HEAD = "class: org.example.Options\njavadoc: Options.\ntypes:\n"
+            + "  Mode: org.example.Mode\noptions:\n";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void anEntryBecomesAnAnnotatedFieldWithItsAccessorsAndMapOptionsAreCopied() throws IOException {
+        String java = generate("""
+                - name: mode
+                  type: Mode
+                  label: train
+                  default: fast
+                  initial: FAST
+                  description: >-
+                    How to run,
+                    folded.
+                - name: env
+                  type: Map<String, Object>
+                  label: train
+                  prefix: env.
+                  secret: true
+                  description: Env.
+                - name: follow
+                  type: boolean
+                  label: logs
+                  description: Follow.
+                """);
+        assertTrue(java.contains("""
+                    @UriParam(
+                            label = "train",
+                            defaultValue = "fast",
+                            description = "How to run, folded."
+                    )
+                    private Mode mode = Mode.FAST;
+                """), java);
+        assertTrue(java.contains("prefix = \"env.\",\n            multiValue = true,\n            secret = true,"), java);
+        assertTrue(java.contains("public boolean isFollow()"), java);
+        assertTrue(java.contains("copy.env = copyOf(env);"), java);
+        assertEquals(1, java.split("copyOf\\(", -1).length - 2, "only the map option is copied: " + java);
+    }
+
+    @Test
+    void anOptionsHeaderIsNamedAfterItInItsPlaceOrAfterTheListedOnes() throws IOException {
+        String java = headers("""
+                - name: numProcPerNode
+                  type: Integer
+                  label: train
+                  description: Processes.
+                  header:
+                    description: Processes per node.
+                - name: command
+                  type: String
+                  label: train
+                  description: Command.
+                  header:
+                    javaType: java.util.List<String>
+                    description: The command.
+                headers:
+                  class: org.example.Headers
+                  javadoc: Headers.
+                  prefix: CamelX
+                  field: org.example.Field
+                  list:
+                  - constant: DONE
+                    name: CamelXDone
+                    label: wait
+                    javaType: Boolean
+                    description: Done (out).
+                  - option: numProcPerNode
+                  - constant: CALLER
+                    name: CamelXCaller
+                    javadoc: Not a header.
+                """);
+        String done = "@Metadata(\n            label = \"wait\",\n            description = \"Done (out).\",\n"
+                + "            javaType = \"Boolean\"\n    )\n    public static final String DONE = \"CamelXDone\";";
+        String procs = "@Metadata(\n            label = \"train\",\n            description = \"Processes per node.\",\n"
+                + "            javaType = \"Integer\"\n    )\n"
+                + "    public static final String NUM_PROC_PER_NODE = \"CamelXNumProcPerNode\";";
+        String caller = "/**\n     * Not a header.\n     */\n    public static final String CALLER = \"CamelXCaller\";";
+        String command = "javaType = \"java.util.List<String>\"\n    )\n"
+                + "    public static final String COMMAND = \"CamelXCommand\";";
+        for (String constant : List.of(done, procs, caller, command)) {
+            assertTrue(java.contains(constant), constant + " in " + java);
+        }
+        assertTrue(java.indexOf(done) < java.indexOf(procs) && java.indexOf(procs) < java.indexOf(caller)
+                && java.indexOf(caller) < java.indexOf(command), java);
+        assertTrue(java.contains("public static String header(Field field)"), java);
+    }
+
+    @Test
+    void aMistypedKeyOrAPrefixOnAnythingButAMapIsRefused() {
+        assertThrows(UnrecognizedPropertyException.class,
+                () -> generate("- name: a\n  type: String\n  label: train\n  descripton: A.\n"));
+        IllegalArgumentException prefix = assertThrows(IllegalArgumentException.class,
+                () -> generate("- name: a\n  type: String\n  label: train\n  prefix: a.\n  description: A.\n"));
+        assertEquals("option a has a prefix: its type must be Map<String, Object>", prefix.getMessage());
+        IllegalArgumentException type = assertThrows(IllegalArgumentException.class,
+                () -> generate("- name: a\n  type: Other\n  label: train\n  description: A.\n"));
+        assertEquals("option a has type Other, not in types", type.getMessage());
+    }
+
+    private String headers(String declaration) throws IOException {
+        Path file = dir.resolve("options.yaml");
+        Files.writeString(file, HEAD + declaration);
+        return EndpointOptionsGenerator.generateHeaders(EndpointOptionsGenerator.read(file), "options.yaml").toString();
+    }
+
+    private String generate(String options) throws IOException {
+        Path file = dir.resolve("options.yaml");
+        Files.writeString(file, HEAD + options);
+        return EndpointOptionsGenerator.generate(EndpointOptionsGenerator.read(file), "options.yaml").toString();
+    }
+}
