@@ -1,17 +1,20 @@
 package io.camelkubeflow.trainer.bench;
 
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.function.Predicate;
-
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.internal.SSLUtils;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * Where the bench sends its requests: the sandbox in this JVM ({@link SandboxTarget}) or the real control plane of
@@ -22,6 +25,7 @@ import io.fabric8.kubernetes.client.internal.SSLUtils;
 abstract class BenchTarget implements AutoCloseable {
     /** The User-Agent of the component's client, of the SDK's request pattern, of a raw request and of the harness. */
     static final String COMPONENT = "bench-component";
+
     static final String SDK_PATTERN = "bench-sdk-pattern";
     static final String RAW = "bench-raw";
     static final String HARNESS = "bench-harness";
@@ -85,7 +89,13 @@ abstract class BenchTarget implements AutoCloseable {
     }
 
     void createNamespace(String name) {
-        harness().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+        harness()
+                .namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .endMetadata()
+                        .build())
                 .serverSideApply();
     }
 
@@ -97,9 +107,8 @@ abstract class BenchTarget implements AutoCloseable {
         names.forEach(name -> harness().namespaces().withName(name).delete());
         for (String name : names) {
             try {
-                harness().namespaces().withName(name).waitUntilCondition(java.util.Objects::isNull, 30,
-                        java.util.concurrent.TimeUnit.MINUTES);
-            } catch (io.fabric8.kubernetes.client.KubernetesClientException timedOut) {
+                harness().namespaces().withName(name).waitUntilCondition(Objects::isNull, 30, TimeUnit.MINUTES);
+            } catch (KubernetesClientException timedOut) {
                 Benchmarks.progress("the namespace " + name + " is still being deleted after 30 minutes");
             }
         }
@@ -110,16 +119,18 @@ abstract class BenchTarget implements AutoCloseable {
      * one.
      */
     final HttpClient rawHttp() throws Exception {
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .sslContext(SSLUtils.sslContext(clientConfig())).build();
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .sslContext(SSLUtils.sslContext(clientConfig()))
+                .build();
     }
 
     /** A raw request to the API server at {@code path}, with the measured clients' token if they use one. */
     final HttpRequest.Builder rawRequest(String path) {
         Config config = clientConfig();
         String base = config.getMasterUrl().endsWith("/") ? config.getMasterUrl() : config.getMasterUrl() + "/";
-        HttpRequest.Builder request = HttpRequest.newBuilder(java.net.URI.create(base + path))
-                .header("User-Agent", RAW);
+        HttpRequest.Builder request =
+                HttpRequest.newBuilder(URI.create(base + path)).header("User-Agent", RAW);
         // a kubeconfig's token is the "auto" one (fabric8 keeps one given outright apart)
         String token = config.getOauthToken() != null ? config.getOauthToken() : config.getAutoOAuthToken();
         if (token != null) {

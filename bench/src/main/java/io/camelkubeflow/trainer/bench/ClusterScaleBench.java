@@ -1,5 +1,8 @@
 package io.camelkubeflow.trainer.bench;
 
+import io.camelkubeflow.trainer.KubeflowTrainerComponent;
+import io.camelkubeflow.trainer.KubeflowTrainerConstants;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,10 +17,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import io.camelkubeflow.trainer.KubeflowTrainerComponent;
-import io.camelkubeflow.trainer.KubeflowTrainerConstants;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import org.apache.camel.AsyncProducer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -49,8 +48,17 @@ final class ClusterScaleBench implements AutoCloseable {
     /** Creates of this run that failed: their jobs never complete (the run's Complete row shows them missing). */
     private final AtomicInteger failedCreates = new AtomicInteger();
 
-    record Run(int jobs, int completed, Duration allComplete, int eventsNoticed, int waitsNoticed,
-            Percentiles eventLag, Percentiles waitLag, double heapMiB, double componentHeapMiB, int threads,
+    record Run(
+            int jobs,
+            int completed,
+            Duration allComplete,
+            int eventsNoticed,
+            int waitsNoticed,
+            Percentiles eventLag,
+            Percentiles waitLag,
+            double heapMiB,
+            double componentHeapMiB,
+            int threads,
             double trainerWritesPerSecond) {
         double completedPerSecond() {
             return completed / (allComplete.toMillis() / 1000.0);
@@ -72,12 +80,14 @@ final class ClusterScaleBench implements AutoCloseable {
         });
         camel.start();
         template = camel.createProducerTemplate();
-        waitRoute = camel.getEndpoint("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=5400s").createAsyncProducer();
+        waitRoute = camel.getEndpoint("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=5400s")
+                .createAsyncProducer();
         waitRoute.start();
     }
 
     private static String key(Exchange e) {
-        return CompletionReference.key(e.getMessage().getHeader(KubeflowTrainerConstants.NAMESPACE, String.class),
+        return CompletionReference.key(
+                e.getMessage().getHeader(KubeflowTrainerConstants.NAMESPACE, String.class),
                 e.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class));
     }
 
@@ -100,42 +110,50 @@ final class ClusterScaleBench implements AutoCloseable {
             target.createNamespace(namespace);
         }
         for (String namespace : names) {
-            while (target.harness().serviceAccounts().inNamespace(namespace).withName("default").get() == null) {
+            while (target.harness()
+                            .serviceAccounts()
+                            .inNamespace(namespace)
+                            .withName("default")
+                            .get()
+                    == null) {
                 Thread.sleep(100);
             }
         }
-        CompletionReference reference = new CompletionReference(target.harness(), namespace -> namespace
-                .startsWith(run));
+        CompletionReference reference =
+                new CompletionReference(target.harness(), namespace -> namespace.startsWith(run));
         long mark = target.requestMark();
         long started = System.nanoTime();
         long deadline = started + limit.toNanos();
         // the harness's own threads are named bench-*: the figure is the component's and Camel's
         AtomicInteger peakThreads = new AtomicInteger();
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(named("bench-sampler-"));
-        sampler.scheduleWithFixedDelay(() -> peakThreads.accumulateAndGet(threadsButTheBenchs(), Math::max), 0, 5,
-                TimeUnit.SECONDS);
+        sampler.scheduleWithFixedDelay(
+                () -> peakThreads.accumulateAndGet(threadsButTheBenchs(), Math::max), 0, 5, TimeUnit.SECONDS);
         ExecutorService creators = Executors.newFixedThreadPool(threads, named("bench-creator-"));
         try {
             for (int i = 0; i < jobs; i++) {
                 int next = i;
                 // a job may start once fewer than `running` of those started are unfinished (a create that failed
                 // never starts its job)
-                if (!reference.awaitEnded(() -> next - running + 1 - failedCreates.get(), Duration.ofNanos(deadline
-                        - System.nanoTime()), count -> Benchmarks.progress("scale: " + count + " of " + jobs
-                                + " ended"))) {
+                if (!reference.awaitEnded(
+                        () -> next - running + 1 - failedCreates.get(),
+                        Duration.ofNanos(deadline - System.nanoTime()),
+                        count -> Benchmarks.progress("scale: " + count + " of " + jobs + " ended"))) {
                     break;
                 }
                 if (i % 1000 == 0) {
-                    Benchmarks.progress("scale: " + i + " of " + jobs + " created, " + reference.complete().size()
-                            + " Complete");
+                    Benchmarks.progress("scale: " + i + " of " + jobs + " created, "
+                            + reference.complete().size() + " Complete");
                 }
                 String namespace = names.get(i % namespaces);
                 creators.execute(() -> createAndWait(namespace, reference));
             }
             creators.shutdown();
             creators.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            reference.awaitEnded(() -> jobs - failedCreates.get(), Duration.ofNanos(Math.max(0, deadline
-                    - System.nanoTime())), count -> Benchmarks.progress("scale: " + count + " of " + jobs + " ended"));
+            reference.awaitEnded(
+                    () -> jobs - failedCreates.get(),
+                    Duration.ofNanos(Math.max(0, deadline - System.nanoTime())),
+                    count -> Benchmarks.progress("scale: " + count + " of " + jobs + " ended"));
         } finally {
             creators.shutdownNow();
             sampler.shutdownNow();
@@ -143,7 +161,8 @@ final class ClusterScaleBench implements AutoCloseable {
         Duration all = Duration.ofNanos(System.nanoTime() - started);
         // the last notices come a moment after the reference's: up to 5 s for them
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while ((eventNotice.size() < reference.complete().size() || waitNotice.size() < reference.complete().size())
+        while ((eventNotice.size() < reference.complete().size()
+                        || waitNotice.size() < reference.complete().size())
                 && System.nanoTime() < until) {
             Thread.sleep(50);
         }
@@ -163,17 +182,28 @@ final class ClusterScaleBench implements AutoCloseable {
         waitNotice.clear();
         reference.forget();
         double componentHeapMiB = WaitBench.usedHeapAfterGc() / (1024.0 * 1024.0);
-        double trainerWrites = target.writesSince(mark, TestClusterTarget.TRAINER) / ((System.nanoTime() - started)
-                / 1e9);
+        double trainerWrites =
+                target.writesSince(mark, TestClusterTarget.TRAINER) / ((System.nanoTime() - started) / 1e9);
         // the next run starts on an empty cluster: its jobs, JobSets, Jobs and pods gone
         target.deleteNamespaces(names);
-        return new Run(jobs, completed, all, eventsNoticed, waitsNoticed, eventLag, waitLag, heapMiB,
-                componentHeapMiB, peakThreads.get(), trainerWrites);
+        return new Run(
+                jobs,
+                completed,
+                all,
+                eventsNoticed,
+                waitsNoticed,
+                eventLag,
+                waitLag,
+                heapMiB,
+                componentHeapMiB,
+                peakThreads.get(),
+                trainerWrites);
     }
 
     private void createAndWait(String namespace, CompletionReference reference) {
-        Exchange trained = template.request("kubeflow-trainer:train?runtime=" + target.runtime()
-                + "&command=true&namespace=" + namespace, e -> e.getMessage().setBody(null));
+        Exchange trained = template.request(
+                "kubeflow-trainer:train?runtime=" + target.runtime() + "&command=true&namespace=" + namespace,
+                e -> e.getMessage().setBody(null));
         if (trained.getException() != null) {
             failedCreates.incrementAndGet();
             // the pacing loop may wait for this job: it never comes
@@ -199,8 +229,10 @@ final class ClusterScaleBench implements AutoCloseable {
     /** This JVM's live threads but the harness's own (named bench-*). */
     private static int threadsButTheBenchs() {
         var threads = ManagementFactory.getThreadMXBean();
-        return (int) Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds())).filter(Objects::nonNull)
-                .filter(info -> !info.getThreadName().startsWith("bench-")).count();
+        return (int) Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds()))
+                .filter(Objects::nonNull)
+                .filter(info -> !info.getThreadName().startsWith("bench-"))
+                .count();
     }
 
     @Override

@@ -1,5 +1,12 @@
 package io.camelkubeflow.trainer.bench;
 
+import io.camelkubeflow.trainer.KubeflowTrainerComponent;
+import io.camelkubeflow.trainer.KubeflowTrainerConstants;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,14 +18,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-
-import io.camelkubeflow.trainer.KubeflowTrainerComponent;
-import io.camelkubeflow.trainer.KubeflowTrainerConstants;
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobPhase;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import org.apache.camel.AsyncProducer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -44,8 +43,7 @@ final class ClusterWaitBench implements AutoCloseable {
     private int runs;
 
     /** One way of waiting on N jobs: each job's lag behind the reference, and the requests it took per wait. */
-    record Run(String waiter, int waits, Percentiles lag, double requestsPerWait) {
-    }
+    record Run(String waiter, int waits, Percentiles lag, double requestsPerWait) {}
 
     ClusterWaitBench(BenchTarget target, Path root) throws Exception {
         this.target = target;
@@ -56,10 +54,13 @@ final class ClusterWaitBench implements AutoCloseable {
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
-                from("direct:wait").to("kubeflow-trainer:wait?waitTimeout=3600s")
-                        .process(e -> componentNotices.put(CompletionReference.key(e.getMessage().getHeader(
-                                KubeflowTrainerConstants.NAMESPACE, String.class), e.getMessage().getHeader(
-                                        KubeflowTrainerConstants.JOB_NAME, String.class)), CompletionReference.now()));
+                from("direct:wait")
+                        .to("kubeflow-trainer:wait?waitTimeout=3600s")
+                        .process(e -> componentNotices.put(
+                                CompletionReference.key(
+                                        e.getMessage().getHeader(KubeflowTrainerConstants.NAMESPACE, String.class),
+                                        e.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class)),
+                                CompletionReference.now()));
             }
         });
         camel.start();
@@ -70,16 +71,20 @@ final class ClusterWaitBench implements AutoCloseable {
     /** The component: one exchange per job through {@code kubeflow-trainer:wait}, none holding a thread. */
     Run component(int waits) throws Exception {
         componentNotices = new ConcurrentHashMap<>();
-        return run("component", waits, (namespace, names, resume) -> {
-            for (String name : names) {
-                Exchange exchange = new DefaultExchange(camel);
-                exchange.getMessage().setHeader(KubeflowTrainerConstants.JOB_NAME, name);
-                exchange.getMessage().setHeader(KubeflowTrainerConstants.NAMESPACE, namespace);
-                waitRoute.process(exchange, doneSync -> { });
-            }
-            resume.run();
-            return componentNotices;
-        }, BenchTarget.COMPONENT);
+        return run(
+                "component",
+                waits,
+                (namespace, names, resume) -> {
+                    for (String name : names) {
+                        Exchange exchange = new DefaultExchange(camel);
+                        exchange.getMessage().setHeader(KubeflowTrainerConstants.JOB_NAME, name);
+                        exchange.getMessage().setHeader(KubeflowTrainerConstants.NAMESPACE, namespace);
+                        waitRoute.process(exchange, doneSync -> {});
+                    }
+                    resume.run();
+                    return componentNotices;
+                },
+                BenchTarget.COMPONENT);
     }
 
     /** The SDK's requests from Java: its get_job every 2 s per job from a random phase, on 32 threads. */
@@ -87,28 +92,41 @@ final class ClusterWaitBench implements AutoCloseable {
         Map<String, Double> seen = new ConcurrentHashMap<>();
         ScheduledExecutorService pollers = Executors.newScheduledThreadPool(32);
         try {
-            return run("SDK request pattern", waits, (namespace, names, resume) -> {
-                for (String name : names) {
-                    ScheduledFuture<?>[] self = new ScheduledFuture<?>[1];
-                    self[0] = pollers.scheduleAtFixedRate(() -> {
-                        TrainJob job;
-                        try {
-                            job = SdkRequests.getJob(sdkClient, namespace, name, target.runtime()).trainJob();
-                        } catch (RuntimeException failed) {
-                            // as the SDK's loop, which a failed poll would end: said, and polled again next time
-                            Benchmarks.progress("SDK request pattern: a poll of " + name + " failed: " + failed);
-                            return;
+            return run(
+                    "SDK request pattern",
+                    waits,
+                    (namespace, names, resume) -> {
+                        for (String name : names) {
+                            ScheduledFuture<?>[] self = new ScheduledFuture<?>[1];
+                            self[0] = pollers.scheduleAtFixedRate(
+                                    () -> {
+                                        TrainJob job;
+                                        try {
+                                            job = SdkRequests.getJob(sdkClient, namespace, name, target.runtime())
+                                                    .trainJob();
+                                        } catch (RuntimeException failed) {
+                                            // as the SDK's loop, which a failed poll would end: said, and polled again
+                                            // next time
+                                            Benchmarks.progress(
+                                                    "SDK request pattern: a poll of " + name + " failed: " + failed);
+                                            return;
+                                        }
+                                        if (TrainJobPhase.of(job) == TrainJobPhase.COMPLETE
+                                                && seen.putIfAbsent(
+                                                                CompletionReference.key(namespace, name),
+                                                                CompletionReference.now())
+                                                        == null) {
+                                            self[0].cancel(false);
+                                        }
+                                    },
+                                    ThreadLocalRandom.current().nextLong(WaitBench.POLL_MILLIS),
+                                    WaitBench.POLL_MILLIS,
+                                    TimeUnit.MILLISECONDS);
                         }
-                        if (TrainJobPhase.of(job) == TrainJobPhase.COMPLETE && seen.putIfAbsent(CompletionReference
-                                .key(namespace, name), CompletionReference.now()) == null) {
-                            self[0].cancel(false);
-                        }
-                    }, ThreadLocalRandom.current().nextLong(WaitBench.POLL_MILLIS), WaitBench.POLL_MILLIS,
-                            TimeUnit.MILLISECONDS);
-                }
-                resume.run();
-                return seen;
-            }, BenchTarget.SDK_PATTERN);
+                        resume.run();
+                        return seen;
+                    },
+                    BenchTarget.SDK_PATTERN);
         } finally {
             pollers.shutdownNow();
         }
@@ -116,23 +134,36 @@ final class ClusterWaitBench implements AutoCloseable {
 
     /** The Kubeflow SDK itself: {@code bench/sdk/sdk_waits.py}, a thread per job in wait_for_job_status. */
     Run pythonSdk(int waits) throws Exception {
-        return run(PythonSdk.NAME, waits, (namespace, jobs, resume) -> {
-            Path names = Files.createTempFile("bench-waits-", ".txt");
-            try {
-                Files.write(names, jobs);
-                var result = PythonSdk.run(root, target, "sdk_waits.py", line -> {
-                    if (line.equals("waiting")) {
-                        resume.run();
+        return run(
+                PythonSdk.NAME,
+                waits,
+                (namespace, jobs, resume) -> {
+                    Path names = Files.createTempFile("bench-waits-", ".txt");
+                    try {
+                        Files.write(names, jobs);
+                        var result = PythonSdk.run(
+                                root,
+                                target,
+                                "sdk_waits.py",
+                                line -> {
+                                    if (line.equals("waiting")) {
+                                        resume.run();
+                                    }
+                                },
+                                namespace,
+                                names.toString());
+                        Map<String, Double> ended = new ConcurrentHashMap<>();
+                        result.get("ended")
+                                .properties()
+                                .forEach(e -> ended.put(
+                                        CompletionReference.key(namespace, e.getKey()),
+                                        e.getValue().asDouble() * 1000));
+                        return ended;
+                    } finally {
+                        Files.delete(names);
                     }
-                }, namespace, names.toString());
-                Map<String, Double> ended = new ConcurrentHashMap<>();
-                result.get("ended").properties().forEach(e -> ended.put(CompletionReference.key(namespace,
-                        e.getKey()), e.getValue().asDouble() * 1000));
-                return ended;
-            } finally {
-                Files.delete(names);
-            }
-        }, BenchTarget.PYTHON_SDK);
+                },
+                BenchTarget.PYTHON_SDK);
     }
 
     /**
@@ -147,15 +178,18 @@ final class ClusterWaitBench implements AutoCloseable {
         String namespace = "waits-" + (++runs);
         target.createNamespace(namespace);
         List<String> names = HarnessJobs.create(target.harness(), namespace, target.runtime(), waits, true).stream()
-                .map(job -> job.getMetadata().getName()).toList();
+                .map(job -> job.getMetadata().getName())
+                .toList();
         CompletionReference reference = new CompletionReference(target.harness(), namespace::equals);
         try {
             long mark = target.requestMark();
             Map<String, Double> noticed = waiter.await(namespace, names, () -> resume(namespace, names));
-            if (!reference.await(waits, Duration.ofMinutes(30), count -> Benchmarks.progress(name + ": " + count
-                    + " of " + waits + " Complete"))) {
-                throw new IllegalStateException(name + ": " + reference.complete().size() + " of " + waits
-                        + " jobs completed");
+            if (!reference.await(
+                    waits,
+                    Duration.ofMinutes(30),
+                    count -> Benchmarks.progress(name + ": " + count + " of " + waits + " Complete"))) {
+                throw new IllegalStateException(
+                        name + ": " + reference.complete().size() + " of " + waits + " jobs completed");
             }
             // the last notices of an asynchronous waiter come a moment after the reference's
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
@@ -165,8 +199,8 @@ final class ClusterWaitBench implements AutoCloseable {
             if (noticed.size() < waits) {
                 throw new IllegalStateException(name + ": " + (waits - noticed.size()) + " waits never returned");
             }
-            return new Run(name, waits, reference.lagOf(noticed), target.requestsSince(mark, userAgent)
-                    / (double) waits);
+            return new Run(
+                    name, waits, reference.lagOf(noticed), target.requestsSince(mark, userAgent) / (double) waits);
         } finally {
             reference.close();
             target.deleteNamespaces(List.of(namespace));
@@ -175,9 +209,13 @@ final class ClusterWaitBench implements AutoCloseable {
 
     private void resume(String namespace, List<String> names) {
         try {
-            HarnessJobs.onThreads(names.size(), i -> () -> target.harness().resources(TrainJob.class)
-                    .inNamespace(namespace).withName(names.get(i)).patch(PatchContext.of(PatchType.JSON_MERGE),
-                            "{\"spec\":{\"suspend\":false}}"));
+            HarnessJobs.onThreads(
+                    names.size(),
+                    i -> () -> target.harness()
+                            .resources(TrainJob.class)
+                            .inNamespace(namespace)
+                            .withName(names.get(i))
+                            .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"suspend\":false}}"));
         } catch (Exception e) {
             throw new IllegalStateException("resuming the jobs", e);
         }

@@ -1,5 +1,10 @@
 package io.camelkubeflow.trainer.bench;
 
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -11,12 +16,6 @@ import java.util.function.IntConsumer;
 import java.util.function.IntSupplier;
 import java.util.function.Predicate;
 
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobPhase;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-
 /**
  * The physical limit of noticing a TrainJob's end: a plain fabric8 informer on the same API server, which records when
  * it first saw each job Complete. A waiter's lag is its notice time less this one, so what is measured is the
@@ -27,6 +26,7 @@ final class CompletionReference implements AutoCloseable {
     private final Map<String, Double> complete = new ConcurrentHashMap<>();
     /** Jobs seen Failed: ended too, for a run that paces its jobs by how many are unfinished. */
     private final Set<String> failed = ConcurrentHashMap.newKeySet();
+
     private final Predicate<String> namespaces;
     /** Dropped by {@link #close}: a closed informer still holds its cache, which a heap figure must not count. */
     private SharedIndexInformer<TrainJob> informer;
@@ -34,21 +34,24 @@ final class CompletionReference implements AutoCloseable {
     /** Jobs in the namespaces {@code namespaces} accepts, watched in all namespaces. */
     CompletionReference(KubernetesClient client, Predicate<String> namespaces) {
         this.namespaces = namespaces;
-        informer = client.resources(TrainJob.class).inAnyNamespace().inform(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(TrainJob job) {
-                seen(job);
-            }
+        informer = client.resources(TrainJob.class)
+                .inAnyNamespace()
+                .inform(
+                        new ResourceEventHandler<>() {
+                            @Override
+                            public void onAdd(TrainJob job) {
+                                seen(job);
+                            }
 
-            @Override
-            public void onUpdate(TrainJob previous, TrainJob job) {
-                seen(job);
-            }
+                            @Override
+                            public void onUpdate(TrainJob previous, TrainJob job) {
+                                seen(job);
+                            }
 
-            @Override
-            public void onDelete(TrainJob job, boolean finalStateUnknown) {
-            }
-        }, 0);
+                            @Override
+                            public void onDelete(TrainJob job, boolean finalStateUnknown) {}
+                        },
+                        0);
     }
 
     static String key(String namespace, String name) {

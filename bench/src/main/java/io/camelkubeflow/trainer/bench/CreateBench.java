@@ -1,16 +1,5 @@
 package io.camelkubeflow.trainer.bench;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.function.IntFunction;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -20,6 +9,18 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntFunction;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
@@ -63,7 +64,8 @@ final class CreateBench implements AutoCloseable {
     record Run(double createsPerSecond, double requestsPerCreate) {
         /** The run of median rate among rounds of the same setting. */
         static Run median(List<Run> rounds) {
-            List<Run> sorted = rounds.stream().sorted(java.util.Comparator.comparingDouble(Run::createsPerSecond))
+            List<Run> sorted = rounds.stream()
+                    .sorted(Comparator.comparingDouble(Run::createsPerSecond))
                     .toList();
             return sorted.get(sorted.size() / 2);
         }
@@ -96,8 +98,12 @@ final class CreateBench implements AutoCloseable {
         // warm the endpoint, its runtime cache and the connection pool
         check(template.send(uri, e -> e.getMessage().setHeader(KubeflowTrainerConstants.IDEMPOTENCY_KEY, "warm")));
         String prefix = "burst-" + runs + "-";
-        Run run = burst(exchanges, producers, BenchTarget.COMPONENT, i -> () -> check(template.send(uri,
-                e -> e.getMessage().setHeader(KubeflowTrainerConstants.IDEMPOTENCY_KEY, prefix + i))));
+        Run run = burst(
+                exchanges,
+                producers,
+                BenchTarget.COMPONENT,
+                i -> () -> check(template.send(
+                        uri, e -> e.getMessage().setHeader(KubeflowTrainerConstants.IDEMPOTENCY_KEY, prefix + i))));
         clean(namespace);
         return run;
     }
@@ -109,8 +115,11 @@ final class CreateBench implements AutoCloseable {
         String name = target.runtime();
         Callable<Object> warm = sdkCreate(namespace, name, "warm", payload);
         warm.call();
-        Run run = burst(exchanges, producers, BenchTarget.SDK_PATTERN, i -> sdkCreate(namespace, name,
-                "sdk-" + runs + "-" + i, payload));
+        Run run = burst(
+                exchanges,
+                producers,
+                BenchTarget.SDK_PATTERN,
+                i -> sdkCreate(namespace, name, "sdk-" + runs + "-" + i, payload));
         clean(namespace);
         return run;
     }
@@ -144,12 +153,20 @@ final class CreateBench implements AutoCloseable {
         String uri = "kubeflow-trainer:train?runtime=" + target.runtime() + "&namespace=" + namespace
                 + "&bodyType=ignore" + payload.options;
         // the component's TrainJob for the payload, as the API server stored it, its server-set fields dropped
-        String name = check(template.send(uri, e -> { })).getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME,
-                String.class);
-        TrainJob job = target.harness().resources(TrainJob.class).inNamespace(namespace).withName(name).get();
+        String name = check(template.send(uri, e -> {}))
+                .getMessage()
+                .getHeader(KubeflowTrainerConstants.JOB_NAME, String.class);
+        TrainJob job = target.harness()
+                .resources(TrainJob.class)
+                .inNamespace(namespace)
+                .withName(name)
+                .get();
         job.setStatus(null);
-        job.setMetadata(new ObjectMetaBuilder().withNamespace(namespace).withLabels(job.getMetadata().getLabels())
-                .withAnnotations(job.getMetadata().getAnnotations()).build());
+        job.setMetadata(new ObjectMetaBuilder()
+                .withNamespace(namespace)
+                .withLabels(job.getMetadata().getLabels())
+                .withAnnotations(job.getMetadata().getAnnotations())
+                .build());
         String path = switch (what) {
             case TRAINJOB -> "apis/trainer.kubeflow.org/v1alpha1/namespaces/" + namespace + "/trainjobs";
             case DRY_RUN -> "apis/trainer.kubeflow.org/v1alpha1/namespaces/" + namespace + "/trainjobs?dryRun=All";
@@ -158,12 +175,21 @@ final class CreateBench implements AutoCloseable {
         IntFunction<Callable<Object>> post = i -> () -> {
             TrainJob named = Serialization.clone(job);
             named.getMetadata().setName("raw-" + runs + "-" + i);
-            String body = what != RawPost.CONFIG_MAP ? Serialization.asJson(named)
-                    : Serialization.asJson(new ConfigMapBuilder().withNewMetadata().withName(named.getMetadata()
-                            .getName()).withNamespace(namespace).endMetadata().addToData("trainjob.json",
-                                    Serialization.asJson(named)).build());
-            HttpResponse<Void> created = raw.send(target.rawRequest(path).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.discarding());
+            String body = what != RawPost.CONFIG_MAP
+                    ? Serialization.asJson(named)
+                    : Serialization.asJson(new ConfigMapBuilder()
+                            .withNewMetadata()
+                            .withName(named.getMetadata().getName())
+                            .withNamespace(namespace)
+                            .endMetadata()
+                            .addToData("trainjob.json", Serialization.asJson(named))
+                            .build());
+            HttpResponse<Void> created = raw.send(
+                    target.rawRequest(path)
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(body))
+                            .build(),
+                    HttpResponse.BodyHandlers.discarding());
             if (created.statusCode() != 201) {
                 throw new IllegalStateException("raw POST answered " + created.statusCode());
             }
@@ -185,21 +211,30 @@ final class CreateBench implements AutoCloseable {
      */
     private void clean(String namespace) {
         KubernetesClient harness = target.harness();
-        for (TrainJob job : harness.resources(TrainJob.class).inNamespace(namespace).list().getItems()) {
+        for (TrainJob job :
+                harness.resources(TrainJob.class).inNamespace(namespace).list().getItems()) {
             harness.resource(job).delete();
         }
     }
 
     private Callable<Object> sdkCreate(String namespace, String runtime, String jobName, Payload payload) {
         return () -> {
-            GenericKubernetesResource namespaced = sdkClient.genericKubernetesResources(
-                    RuntimeKind.TrainingRuntime.context()).inNamespace(namespace).withName(runtime).get();
-            GenericKubernetesResource cluster = namespaced != null ? null : sdkClient.genericKubernetesResources(
-                    RuntimeKind.ClusterTrainingRuntime.context()).withName(runtime).get();
+            GenericKubernetesResource namespaced = sdkClient
+                    .genericKubernetesResources(RuntimeKind.TrainingRuntime.context())
+                    .inNamespace(namespace)
+                    .withName(runtime)
+                    .get();
+            GenericKubernetesResource cluster = namespaced != null
+                    ? null
+                    : sdkClient
+                            .genericKubernetesResources(RuntimeKind.ClusterTrainingRuntime.context())
+                            .withName(runtime)
+                            .get();
             if (namespaced == null && cluster == null) {
                 throw new IllegalStateException("runtime " + runtime + " not found");
             }
-            TrainJob job = Serialization.unmarshal("""
+            TrainJob job = Serialization.unmarshal(
+                    """
                     apiVersion: trainer.kubeflow.org/v1alpha1
                     kind: TrainJob
                     metadata:
@@ -212,7 +247,11 @@ final class CreateBench implements AutoCloseable {
                         command: %s
                     """.formatted(jobName, namespace, runtime, Serialization.asJson(payload.sdkCommand)),
                     TrainJob.class);
-            return sdkClient.resources(TrainJob.class).inNamespace(namespace).resource(job).create();
+            return sdkClient
+                    .resources(TrainJob.class)
+                    .inNamespace(namespace)
+                    .resource(job)
+                    .create();
         };
     }
 
@@ -239,12 +278,18 @@ final class CreateBench implements AutoCloseable {
      * {@code CustomTrainer}, its way to run an inline script, on as many Python threads; the script times the creates
      * after one warm-up create.
      */
-    Run pythonSdk(java.nio.file.Path root, int creates, int producers) throws Exception {
+    Run pythonSdk(Path root, int creates, int producers) throws Exception {
         String namespace = "python-" + (++runs);
         target.createNamespace(namespace);
         long mark = target.requestMark();
-        var result = PythonSdk.run(root, target, "sdk_creates.py", namespace, target.runtime(),
-                Integer.toString(creates), Integer.toString(producers));
+        var result = PythonSdk.run(
+                root,
+                target,
+                "sdk_creates.py",
+                namespace,
+                target.runtime(),
+                Integer.toString(creates),
+                Integer.toString(producers));
         // the warm-up is one create more
         double requestsPerCreate = (double) target.requestsSince(mark, BenchTarget.PYTHON_SDK) / (creates + 1);
         clean(namespace);

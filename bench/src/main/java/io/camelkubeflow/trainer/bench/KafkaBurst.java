@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.bench;
 
+import io.camelkubeflow.trainer.routes.KafkaBroker;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -7,8 +8,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-
-import io.camelkubeflow.trainer.routes.KafkaBroker;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -26,15 +25,17 @@ final class KafkaBurst {
     /** The routes app's consumer group. */
     static final String GROUP = "camel-kubeflow-trainer";
 
-    private KafkaBurst() {
-    }
+    private KafkaBurst() {}
 
     /** The requests topic on 4 partitions, the results and dead letters on one each. */
     static void createTopics(KafkaBroker kafka) throws Exception {
         try (Admin topics = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-            topics.createTopics(List.of(new NewTopic(REQUESTS_TOPIC, 4, (short) 1),
-                    new NewTopic(RESULTS_TOPIC, 1, (short) 1), new NewTopic(DEAD_LETTERS_TOPIC, 1, (short) 1)))
-                    .all().get(30, TimeUnit.SECONDS);
+            topics.createTopics(List.of(
+                            new NewTopic(REQUESTS_TOPIC, 4, (short) 1),
+                            new NewTopic(RESULTS_TOPIC, 1, (short) 1),
+                            new NewTopic(DEAD_LETTERS_TOPIC, 1, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         }
     }
 
@@ -43,14 +44,22 @@ final class KafkaBurst {
      * {@code fields} added to its JSON body; {@code sending} is told each key just before it is sent.
      */
     static void send(KafkaBroker kafka, int requests, String prefix, String fields, Consumer<String> sending) {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
-                kafka.bootstrapServers(), "key.serializer", StringSerializer.class, "value.serializer",
-                StringSerializer.class, "linger.ms", 5))) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                "bootstrap.servers",
+                kafka.bootstrapServers(),
+                "key.serializer",
+                StringSerializer.class,
+                "value.serializer",
+                StringSerializer.class,
+                "linger.ms",
+                5))) {
             for (int i = 0; i < requests; i++) {
                 String key = prefix + "-" + i;
                 sending.accept(key);
-                producer.send(new ProducerRecord<>(REQUESTS_TOPIC, key, "{\"pythonFile\": \"/app/train.py\", "
-                        + fields + "\"idempotencyKey\": \"" + key + "\"}"));
+                producer.send(new ProducerRecord<>(
+                        REQUESTS_TOPIC,
+                        key,
+                        "{\"pythonFile\": \"/app/train.py\", " + fields + "\"idempotencyKey\": \"" + key + "\"}"));
             }
         }
     }
@@ -59,8 +68,9 @@ final class KafkaBurst {
      * Waits until the condition holds, saying every 30 s that it waits; past the timeout fails with {@code failure}
      * and what {@code logs} gives (the replicas' last lines).
      */
-    static void await(String section, Duration timeout, BooleanSupplier condition, String failure,
-            Supplier<String> logs) throws InterruptedException {
+    static void await(
+            String section, Duration timeout, BooleanSupplier condition, String failure, Supplier<String> logs)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         long nextProgress = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!condition.getAsBoolean()) {

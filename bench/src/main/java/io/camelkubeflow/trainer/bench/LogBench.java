@@ -1,18 +1,5 @@
 package io.camelkubeflow.trainer.bench;
 
-import java.io.BufferedReader;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.net.http.HttpClient;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
-
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.KubeflowTrainerConstants;
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -21,7 +8,24 @@ import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.LogWatch;
+import io.vertx.core.http.HttpClosedException;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
@@ -51,9 +55,14 @@ final class LogBench implements AutoCloseable {
     static final int NODES = 4;
     private static final String NAMESPACE = "logs";
     /** A way to read: its name and, per run, the bytes and lines it read. */
-    record Reading(String reader, boolean follow, boolean allRanks, double megabytesPerSecond, double linesPerSecond,
-            double megabytes, long lines) {
-    }
+    record Reading(
+            String reader,
+            boolean follow,
+            boolean allRanks,
+            double megabytesPerSecond,
+            double linesPerSecond,
+            double megabytes,
+            long lines) {}
 
     private final BenchTarget target;
     private final KubernetesClient componentClient;
@@ -67,15 +76,15 @@ final class LogBench implements AutoCloseable {
     private final List<long[]> sizes = new ArrayList<>();
 
     /** The project's root: where bench/sdk is. */
-    private final java.nio.file.Path root;
+    private final Path root;
 
     /** A sandbox whose controller runs a job at once: the log job need not wait. */
     static SandboxTarget sandbox() {
-        return new SandboxTarget(TrainerSandbox.start(TrainerSandbox.Options.defaults()
-                .withController(Duration.ofMillis(10), Duration.ofMillis(100))));
+        return new SandboxTarget(TrainerSandbox.start(
+                TrainerSandbox.Options.defaults().withController(Duration.ofMillis(10), Duration.ofMillis(100))));
     }
 
-    LogBench(BenchTarget target, java.nio.file.Path root) throws Exception {
+    LogBench(BenchTarget target, Path root) throws Exception {
         this.target = target;
         this.root = root;
         target.createNamespace(NAMESPACE);
@@ -88,7 +97,8 @@ final class LogBench implements AutoCloseable {
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
-                from("direct:lines").process(e -> linesSeen.addAndGet(lines(e.getMessage().getBody(String.class))));
+                from("direct:lines")
+                        .process(e -> linesSeen.addAndGet(lines(e.getMessage().getBody(String.class))));
             }
         });
         camel.start();
@@ -104,37 +114,50 @@ final class LogBench implements AutoCloseable {
                 + "some more training output to make a realistic line";
         Exchange trained;
         if (target instanceof SandboxTarget) {
-            trained = template.send("kubeflow-trainer:train?runtime=torch-distributed&namespace=" + NAMESPACE
-                    + "&pythonFile=/app/train.py&numNodes=" + NODES, e -> e.getMessage().setHeader(
-                            KubeflowTrainerConstants.ANNOTATIONS, Map.of(
-                                    TrainJobControllerEmulation.LOG_LINES_ANNOTATION, "1")));
+            trained = template.send(
+                    "kubeflow-trainer:train?runtime=torch-distributed&namespace=" + NAMESPACE
+                            + "&pythonFile=/app/train.py&numNodes=" + NODES,
+                    e -> e.getMessage()
+                            .setHeader(
+                                    KubeflowTrainerConstants.ANNOTATIONS,
+                                    Map.of(TrainJobControllerEmulation.LOG_LINES_ANNOTATION, "1")));
         } else {
             String program = "import sys\nline = '" + line + "\\n'\nwritten = n = 0\n"
                     + "while written < " + megabytes + " * 1024 * 1024:\n"
                     + "    text = line % (n, n)\n    sys.stdout.write(text)\n    written += len(text)\n    n += 1\n";
             // the real torch-distributed runtime on the real nodes; the command is passed through to python
-            trained = template.send("kubeflow-trainer:train?runtime=torch-distributed&namespace=" + NAMESPACE
-                    + "&numNodes=" + NODES, e -> e.getMessage().setHeader(KubeflowTrainerConstants.COMMAND,
-                            List.of("python3", "-c", program)));
+            trained = template.send(
+                    "kubeflow-trainer:train?runtime=torch-distributed&namespace=" + NAMESPACE + "&numNodes=" + NODES,
+                    e -> e.getMessage().setHeader(KubeflowTrainerConstants.COMMAND, List.of("python3", "-c", program)));
         }
         if (trained.getException() != null) {
             throw trained.getException();
         }
         jobName = trained.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class);
-        Exchange waited = template.send("kubeflow-trainer:wait?waitTimeout=600s&namespace=" + NAMESPACE,
+        Exchange waited = template.send(
+                "kubeflow-trainer:wait?waitTimeout=600s&namespace=" + NAMESPACE,
                 e -> e.getMessage().setHeader(KubeflowTrainerConstants.JOB_NAME, jobName));
         if (waited.getException() != null) {
             throw waited.getException();
         }
-        TrainJob job = sdkClient.resources(TrainJob.class).inNamespace(NAMESPACE).withName(jobName).get();
+        TrainJob job = sdkClient
+                .resources(TrainJob.class)
+                .inNamespace(NAMESPACE)
+                .withName(jobName)
+                .get();
         if (TrainJobPhase.of(job) != TrainJobPhase.COMPLETE) {
             throw new IllegalStateException("the log job did not complete");
         }
-        nodePods = sdkClient.pods().inNamespace(NAMESPACE)
-                .withLabel(TrainJobControllerEmulation.JOBSET_NAME_LABEL, jobName).list().getItems().stream()
+        nodePods = sdkClient
+                .pods()
+                .inNamespace(NAMESPACE)
+                .withLabel(TrainJobControllerEmulation.JOBSET_NAME_LABEL, jobName)
+                .list()
+                .getItems()
+                .stream()
                 .filter(p -> "node".equals(p.getMetadata().getLabels().get("jobset.sigs.k8s.io/replicatedjob-name")))
-                .sorted(Comparator.comparing(p -> Integer.parseInt(p.getMetadata().getLabels()
-                        .get("batch.kubernetes.io/job-completion-index"))))
+                .sorted(Comparator.comparing(p ->
+                        Integer.parseInt(p.getMetadata().getLabels().get("batch.kubernetes.io/job-completion-index"))))
                 .toList();
         if (nodePods.size() != NODES) {
             throw new IllegalStateException(nodePods.size() + " node pods, not " + NODES);
@@ -144,7 +167,9 @@ final class LogBench implements AutoCloseable {
                 long bytes = 0;
                 for (long lines = 0; bytes < megabytes * 1024L * 1024L; lines++) {
                     String text = String.format(line, lines, lines);
-                    sandbox.sandbox().podLogs().append(NAMESPACE, pod.getMetadata().getName(), text);
+                    sandbox.sandbox()
+                            .podLogs()
+                            .append(NAMESPACE, pod.getMetadata().getName(), text);
                     bytes += text.length() + 1;
                 }
             }
@@ -155,8 +180,8 @@ final class LogBench implements AutoCloseable {
 
     /** Every reader, follow and not, node 0 and all ranks: the median of the rounds of each. */
     List<Reading> readAll(int roundCount) throws Exception {
-        List<String> readers = new ArrayList<>(List.of("component", "SDK pattern", "raw GET, timestamps",
-                "raw GET, no timestamps"));
+        List<String> readers =
+                new ArrayList<>(List.of("component", "SDK pattern", "raw GET, timestamps", "raw GET, no timestamps"));
         if (PythonSdk.available()) {
             readers.add(1, PythonSdk.NAME);
         }
@@ -169,24 +194,30 @@ final class LogBench implements AutoCloseable {
                 }
             }
         }
-        Map<String, List<Reading>> rounds = new java.util.LinkedHashMap<>();
+        Map<String, List<Reading>> rounds = new LinkedHashMap<>();
         for (int round = 0; round < roundCount; round++) {
             for (boolean follow : new boolean[] {false, true}) {
                 for (boolean all : new boolean[] {false, true}) {
                     for (String reader : readers) {
                         Reading reading = read(reader, follow, all);
-                        rounds.computeIfAbsent(reader + follow + all, k -> new ArrayList<>()).add(reading);
+                        rounds.computeIfAbsent(reader + follow + all, k -> new ArrayList<>())
+                                .add(reading);
                     }
                 }
             }
         }
-        return rounds.values().stream().map(r -> r.stream()
-                .sorted(Comparator.comparingDouble(Reading::megabytesPerSecond)).toList().get(r.size() / 2)).toList();
+        return rounds.values().stream()
+                .map(r -> r.stream()
+                        .sorted(Comparator.comparingDouble(Reading::megabytesPerSecond))
+                        .toList()
+                        .get(r.size() / 2))
+                .toList();
     }
 
     private Reading read(String reader, boolean follow, boolean all) throws Exception {
         int pods = all ? NODES : 1;
-        long expectedLines = sizes.stream().limit(pods).mapToLong(size -> size[1]).sum();
+        long expectedLines =
+                sizes.stream().limit(pods).mapToLong(size -> size[1]).sum();
         long bytes = sizes.stream().limit(pods).mapToLong(size -> size[0]).sum();
         double seconds = Double.NaN;
         long started = System.nanoTime();
@@ -225,10 +256,12 @@ final class LogBench implements AutoCloseable {
 
     private long component(boolean follow, boolean all) throws Exception {
         linesSeen.set(0);
-        Exchange read = camel.createProducerTemplate().send("kubeflow-trainer:logs?namespace=" + NAMESPACE
-                + "&follow=" + follow + "&logStep=" + (all ? "all" : "trainer")
-                + "&logDestination=direct:lines&logChunkLines=1000&maxLogBytes=1048576",
-                e -> e.getMessage().setHeader(KubeflowTrainerConstants.JOB_NAME, jobName));
+        Exchange read = camel.createProducerTemplate()
+                .send(
+                        "kubeflow-trainer:logs?namespace=" + NAMESPACE
+                                + "&follow=" + follow + "&logStep=" + (all ? "all" : "trainer")
+                                + "&logDestination=direct:lines&logChunkLines=1000&maxLogBytes=1048576",
+                        e -> e.getMessage().setHeader(KubeflowTrainerConstants.JOB_NAME, jobName));
         if (read.getException() != null) {
             throw read.getException();
         }
@@ -238,10 +271,18 @@ final class LogBench implements AutoCloseable {
     /** {@code TrainerClient.get_job_logs(name, follow, step="node-N")}: its requests, and lines as the SDK makes them. */
     private long sdkPattern(boolean follow, int node) throws Exception {
         // get_job: the TrainJob, its runtime, the job's pods for its steps
-        Pod pod = reconnecting(() -> SdkRequests.getJob(sdkClient, NAMESPACE, jobName, "torch-distributed").pods()
-                .stream().filter(p -> p.getMetadata().getName().equals(nodePods.get(node).getMetadata().getName()))
-                .findFirst().orElseThrow());
-        var log = sdkClient.pods().inNamespace(NAMESPACE).withName(pod.getMetadata().getName()).inContainer("node");
+        Pod pod = reconnecting(() ->
+                SdkRequests.getJob(sdkClient, NAMESPACE, jobName, "torch-distributed").pods().stream()
+                        .filter(p -> p.getMetadata()
+                                .getName()
+                                .equals(nodePods.get(node).getMetadata().getName()))
+                        .findFirst()
+                        .orElseThrow());
+        var log = sdkClient
+                .pods()
+                .inNamespace(NAMESPACE)
+                .withName(pod.getMetadata().getName())
+                .inContainer("node");
         if (!follow) {
             // read_namespaced_pod_log(...) then logs.splitlines()
             return log.getLog().lines().toList().size();
@@ -249,8 +290,8 @@ final class LogBench implements AutoCloseable {
         // watch.Watch().stream(read_namespaced_pod_log, follow=True): the lines as they come
         long lines = 0;
         try (LogWatch watch = log.watchLog();
-                BufferedReader reader = new BufferedReader(new InputStreamReader(watch.getOutput(),
-                        StandardCharsets.UTF_8))) {
+                BufferedReader reader =
+                        new BufferedReader(new InputStreamReader(watch.getOutput(), StandardCharsets.UTF_8))) {
             while (reader.readLine() != null) {
                 lines++;
             }
@@ -267,9 +308,11 @@ final class LogBench implements AutoCloseable {
         for (int node = 0; node < pods; node++) {
             steps.add("node-" + node);
         }
-        var result = PythonSdk.run(root, target, "sdk_logs.py", NAMESPACE, jobName, Boolean.toString(follow),
-                String.join(",", steps));
-        return new double[] {result.get("seconds").asDouble(), result.get("lines").asDouble()};
+        var result = PythonSdk.run(
+                root, target, "sdk_logs.py", NAMESPACE, jobName, Boolean.toString(follow), String.join(",", steps));
+        return new double[] {
+            result.get("seconds").asDouble(), result.get("lines").asDouble()
+        };
     }
 
     /**
@@ -278,11 +321,11 @@ final class LogBench implements AutoCloseable {
      * the connection the client has pooled again, and the next request fails with an {@code HttpClosedException}
      * that fabric8's retries do not cover. (The component's own log stream cancels only a response still coming.)
      */
-    private static <T> T reconnecting(java.util.function.Supplier<T> requests) {
+    private static <T> T reconnecting(Supplier<T> requests) {
         try {
             return requests.get();
-        } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-            if (!(e.getCause() instanceof io.vertx.core.http.HttpClosedException)) {
+        } catch (KubernetesClientException e) {
+            if (!(e.getCause() instanceof HttpClosedException)) {
                 throw e;
             }
             return requests.get();
@@ -291,9 +334,12 @@ final class LogBench implements AutoCloseable {
 
     /** One GET of a pod's log, its bytes counted and its newlines the lines: {bytes, lines}. */
     private long[] raw(boolean follow, boolean timestamps, Pod pod) throws Exception {
-        HttpResponse<InputStream> response = http.send(target.rawRequest("api/v1/namespaces/" + NAMESPACE + "/pods/"
-                + pod.getMetadata().getName() + "/log?container=node" + (follow ? "&follow=true" : "")
-                + (timestamps ? "&timestamps=true" : "")).build(), HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> response = http.send(
+                target.rawRequest("api/v1/namespaces/" + NAMESPACE + "/pods/"
+                                + pod.getMetadata().getName() + "/log?container=node" + (follow ? "&follow=true" : "")
+                                + (timestamps ? "&timestamps=true" : ""))
+                        .build(),
+                HttpResponse.BodyHandlers.ofInputStream());
         if (response.statusCode() != 200) {
             throw new IllegalStateException("the raw GET of the log answered " + response.statusCode());
         }

@@ -6,7 +6,8 @@ import java.util.Collection;
 /** p50, p99 and max of a set of durations in milliseconds. */
 record Percentiles(double p50, double p99, double max) {
     static Percentiles of(Collection<Double> millis) {
-        double[] sorted = millis.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        double[] sorted =
+                millis.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         if (sorted.length == 0) {
             return new Percentiles(Double.NaN, Double.NaN, Double.NaN);
         }

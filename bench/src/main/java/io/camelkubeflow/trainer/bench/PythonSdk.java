@@ -1,13 +1,13 @@
 package io.camelkubeflow.trainer.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * The real Kubeflow Python SDK, run from {@code bench/sdk/} against the bench's target with the Python of the
@@ -18,19 +18,19 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 final class PythonSdk {
     /** The reader's and the creator's name in the table. */
     static final String NAME = "Kubeflow SDK (Python)";
-    private static final String PYTHON = System.getProperty("bench.sdk.python", "").isBlank() ? null
-            : System.getProperty("bench.sdk.python");
 
-    private PythonSdk() {
-    }
+    private static final String PYTHON =
+            System.getProperty("bench.sdk.python", "").isBlank() ? null : System.getProperty("bench.sdk.python");
+
+    private PythonSdk() {}
 
     static boolean available() {
-        return PYTHON != null && java.nio.file.Files.isExecutable(Path.of(PYTHON));
+        return PYTHON != null && Files.isExecutable(Path.of(PYTHON));
     }
 
     /** Runs {@code bench/sdk/<script>} with the arguments on the target's kubeconfig: the JSON it printed last. */
     static JsonNode run(Path root, BenchTarget target, String script, String... args) throws Exception {
-        return run(root, target, script, line -> { }, args);
+        return run(root, target, script, line -> {}, args);
     }
 
     /**
@@ -39,7 +39,8 @@ final class PythonSdk {
      */
     static JsonNode run(Path root, BenchTarget target, String script, Consumer<String> eachLine, String... args)
             throws Exception {
-        List<String> command = new ArrayList<>(List.of(PYTHON, root.resolve("bench/sdk/" + script).toString()));
+        List<String> command = new ArrayList<>(
+                List.of(PYTHON, root.resolve("bench/sdk/" + script).toString()));
         command.addAll(List.of(args));
         ProcessBuilder python = new ProcessBuilder(command).redirectErrorStream(true);
         python.environment().put("KUBECONFIG", target.kubeconfig().toString());

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.DoubleFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -33,12 +34,10 @@ final class RatioCharts {
     /** A setting of the scale section: its number of TrainJobs. */
     private static final Pattern SCALE = Pattern.compile("(\\d+) TrainJobs in \\d+ namespaces");
 
-    private RatioCharts() {
-    }
+    private RatioCharts() {}
 
     /** One bar: what it is (the setting) and its value, and whether it met its target (null: none set). */
-    record Bar(String label, double value, Boolean met) {
-    }
+    record Bar(String label, double value, Boolean met) {}
 
     /** Draws the charts of {@code csv}'s ratios into {@code directory}: {@code RatioCharts <csv> <directory>}. */
     public static void main(String[] args) throws Exception {
@@ -60,7 +59,9 @@ final class RatioCharts {
                 continue;
             }
             if (UNIT.equals(result.unit())) {
-                byMeasure.computeIfAbsent(result.measure(), m -> new ArrayList<>()).add(result);
+                byMeasure
+                        .computeIfAbsent(result.measure(), m -> new ArrayList<>())
+                        .add(result);
             } else if (SCALE.matcher(result.setting()).find()) {
                 growth.computeIfAbsent(result.measure(), m -> new ArrayList<>()).add(result);
             }
@@ -70,25 +71,41 @@ final class RatioCharts {
         }
         for (Map.Entry<String, List<Result>> measure : byMeasure.entrySet()) {
             List<Bar> bars = measure.getValue().stream()
-                    .map(r -> new Bar(label(r.setting()), r.value(), r.met())).toList();
+                    .map(r -> new Bar(label(r.setting()), r.value(), r.met()))
+                    .toList();
             Path file = directory.resolve(fileName(measure.getKey()));
-            Files.writeString(file, svg(measure.getKey(), measure.getValue().get(0).target(), bars));
+            Files.writeString(
+                    file, svg(measure.getKey(), measure.getValue().get(0).target(), bars));
             written.add(file);
         }
         for (Map.Entry<String, List<Result>> measure : growth.entrySet()) {
             List<Result> rows = measure.getValue();
             String unit = rows.get(0).unit();
-            List<Bar> bars = rows.stream().map(r -> {
-                Matcher jobs = SCALE.matcher(r.setting());
-                jobs.find();
-                return new Bar(String.format(Locale.ROOT, "%,d TrainJobs", Long.parseLong(jobs.group(1))), r.value(),
-                        r.met());
-            }).toList();
-            String target = rows.stream().map(Result::target).filter(t -> !t.isBlank()).findFirst().orElse("");
+            List<Bar> bars = rows.stream()
+                    .map(r -> {
+                        Matcher jobs = SCALE.matcher(r.setting());
+                        jobs.find();
+                        return new Bar(
+                                String.format(Locale.ROOT, "%,d TrainJobs", Long.parseLong(jobs.group(1))),
+                                r.value(),
+                                r.met());
+                    })
+                    .toList();
+            String target = rows.stream()
+                    .map(Result::target)
+                    .filter(t -> !t.isBlank())
+                    .findFirst()
+                    .orElse("");
             Path file = directory.resolve("scale-" + fileName(measure.getKey()));
-            Files.writeString(file, svg(measure.getKey(), "as the TrainJobs grow, in " + unit + (target.isBlank()
-                    ? "" : "; target " + target), bars, value -> quantity(value, unit), List.of(), targetQuantity(
-                            target)));
+            Files.writeString(
+                    file,
+                    svg(
+                            measure.getKey(),
+                            "as the TrainJobs grow, in " + unit + (target.isBlank() ? "" : "; target " + target),
+                            bars,
+                            value -> quantity(value, unit),
+                            List.of(),
+                            targetQuantity(target)));
             written.add(file);
         }
         return written;
@@ -127,8 +144,13 @@ final class RatioCharts {
 
     /** The ratio chart: bars scaled so that the largest of the values, 1x and the target fits the bar area. */
     static String svg(String title, String target, List<Bar> bars) {
-        return svg(title, "the component's rate over the other's: longer is faster" + (target == null
-                || target.isBlank() ? "" : "; target " + target), bars, RatioCharts::ratio, List.of(1.0),
+        return svg(
+                title,
+                "the component's rate over the other's: longer is faster"
+                        + (target == null || target.isBlank() ? "" : "; target " + target),
+                bars,
+                RatioCharts::ratio,
+                List.of(1.0),
                 targetRatio(target));
     }
 
@@ -136,35 +158,63 @@ final class RatioCharts {
      * A chart of bars, each labelled with {@code format} of its value, with dashed lines at {@code marks} ("parity":
      * 1x) and at {@code goal} ("target"), scaled so that the largest of them fits the bar area.
      */
-    static String svg(String title, String subtitle, List<Bar> bars, java.util.function.DoubleFunction<String> format,
-            List<Double> marks, double goal) {
-        double scale = Math.max(marks.stream().mapToDouble(Double::doubleValue).max().orElse(0), Double.isNaN(goal)
-                ? 0 : goal);
+    static String svg(
+            String title,
+            String subtitle,
+            List<Bar> bars,
+            DoubleFunction<String> format,
+            List<Double> marks,
+            double goal) {
+        double scale = Math.max(
+                marks.stream().mapToDouble(Double::doubleValue).max().orElse(0), Double.isNaN(goal) ? 0 : goal);
         for (Bar bar : bars) {
             scale = Math.max(scale, bar.value());
         }
         scale *= 1.1;
         int height = TOP + bars.size() * (BAR_HEIGHT + GAP) + 36;
         StringBuilder svg = new StringBuilder();
-        svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
-                + " viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"13\">%n", WIDTH, height, WIDTH, height));
+        svg.append(String.format(
+                Locale.ROOT,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
+                        + " viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"13\">%n",
+                WIDTH,
+                height,
+                WIDTH,
+                height));
         svg.append(String.format(Locale.ROOT, "<title>%s</title>%n", escape(title)));
         svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", WIDTH, height));
-        svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">%s</text>%n",
+        svg.append(String.format(
+                Locale.ROOT,
+                "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">%s</text>%n",
                 escape(title)));
-        svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"38\" fill=\"#555\">%s</text>%n",
-                escape(subtitle)));
+        svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"38\" fill=\"#555\">%s</text>%n", escape(subtitle)));
         int y = TOP;
         for (Bar bar : bars) {
             double length = bar.value() / scale * BAR_AREA;
             String colour = bar.met() == null ? "#4c78a8" : bar.met() ? "#54a24b" : "#e45756";
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n",
-                    LABEL_WIDTH - 8, y + BAR_HEIGHT - 6, escape(bar.label())));
-            svg.append(String.format(Locale.ROOT, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\""
-                    + " fill=\"%s\"><title>%s: %s</title></rect>%n", LABEL_WIDTH, y, length, BAR_HEIGHT, colour,
-                    escape(bar.label()), format.apply(bar.value())));
-            svg.append(String.format(Locale.ROOT, "<text x=\"%.2f\" y=\"%d\">%s</text>%n", LABEL_WIDTH + length + 6,
-                    y + BAR_HEIGHT - 6, escape(format.apply(bar.value()))));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n",
+                    LABEL_WIDTH - 8,
+                    y + BAR_HEIGHT - 6,
+                    escape(bar.label())));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\""
+                            + " fill=\"%s\"><title>%s: %s</title></rect>%n",
+                    LABEL_WIDTH,
+                    y,
+                    length,
+                    BAR_HEIGHT,
+                    colour,
+                    escape(bar.label()),
+                    format.apply(bar.value())));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%.2f\" y=\"%d\">%s</text>%n",
+                    LABEL_WIDTH + length + 6,
+                    y + BAR_HEIGHT - 6,
+                    escape(format.apply(bar.value()))));
             y += BAR_HEIGHT + GAP;
         }
         for (double mark : marks) {
@@ -179,9 +229,20 @@ final class RatioCharts {
 
     private static String line(String kind, double at, double scale, int bottom, String colour, String label) {
         double x = LABEL_WIDTH + at / scale * BAR_AREA;
-        return String.format(Locale.ROOT, "<line class=\"%s\" x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" stroke=\"%s\""
-                + " stroke-dasharray=\"4 3\"/>%n<text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\">%s</text>%n",
-                kind, x, TOP - 4, x, bottom, colour, x, bottom + 16, colour, escape(label));
+        return String.format(
+                Locale.ROOT,
+                "<line class=\"%s\" x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" stroke=\"%s\""
+                        + " stroke-dasharray=\"4 3\"/>%n<text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\">%s</text>%n",
+                kind,
+                x,
+                TOP - 4,
+                x,
+                bottom,
+                colour,
+                x,
+                bottom + 16,
+                colour,
+                escape(label));
     }
 
     private static String ratio(double value) {
@@ -189,7 +250,10 @@ final class RatioCharts {
     }
 
     private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+        return text.replace("&", "&amp;")
+                .replace("<", "&lt;")
+                .replace(">", "&gt;")
+                .replace("\"", "&quot;");
     }
 
     /** Reads results back from the CSV {@code Benchmarks} writes (header {@code measure,setting,value,unit,target,met}). */
@@ -201,7 +265,8 @@ final class RatioCharts {
                 continue;
             }
             List<String> cells = cells(line);
-            double value = cells.get(2).isEmpty() || cells.get(2).equals("NaN") ? Double.NaN
+            double value = cells.get(2).isEmpty() || cells.get(2).equals("NaN")
+                    ? Double.NaN
                     : Double.parseDouble(cells.get(2));
             Boolean met = cells.get(5).isEmpty() ? null : Boolean.valueOf(cells.get(5));
             results.add(new Result(cells.get(0), cells.get(1), value, cells.get(3), cells.get(4), met));

@@ -1,11 +1,12 @@
 package io.camelkubeflow.trainer.bench;
 
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.fabric8.kubernetes.client.Config;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.Predicate;
-
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
-import io.fabric8.kubernetes.client.Config;
 
 /** The sandbox API server in this JVM, on loopback, with its controller emulation; requests counted by its recorder. */
 final class SandboxTarget extends BenchTarget {
@@ -39,8 +40,8 @@ final class SandboxTarget extends BenchTarget {
         if (kubeconfig == null) {
             try {
                 kubeconfig = sandbox.writeKubeconfig(Files.createTempFile("bench-", ".kubeconfig"));
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         }
         return kubeconfig;
@@ -53,7 +54,9 @@ final class SandboxTarget extends BenchTarget {
 
     @Override
     long requestsSince(long mark, Predicate<String> userAgent) {
-        return sandbox.requestsSince(mark).stream().filter(r -> userAgent.test(r.getHeader("User-Agent"))).count();
+        return sandbox.requestsSince(mark).stream()
+                .filter(r -> userAgent.test(r.getHeader("User-Agent")))
+                .count();
     }
 
     @Override

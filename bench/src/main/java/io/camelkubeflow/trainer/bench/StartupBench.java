@@ -1,15 +1,16 @@
 package io.camelkubeflow.trainer.bench;
 
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 
 /**
  * The routes app in JVM mode, as the README runs it ({@code java -jar routes/target/quarkus-app/quarkus-run.jar}): wall
@@ -34,14 +35,14 @@ final class StartupBench {
     static final Path JDK25 = Path.of(System.getProperty("bench.jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64"));
 
     /** One start: how the app was run, its figures. */
-    record Start(String setting, double wallSeconds, double quarkusSeconds, double rssMib) {
-    }
+    record Start(String setting, double wallSeconds, double quarkusSeconds, double rssMib) {}
 
     /**
      * Starts per setting (after its one training start), in rounds of one start of each setting: the row is their
      * median, as the machine's pace drifts.
      */
     private static final int ROUNDS = 5;
+
     private static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
     /**
      * The JVM as it is in deploy/deployment.yaml's pod, whose memory limit it reads as its machine's: a heap of a
@@ -49,6 +50,7 @@ final class StartupBench {
      * as the machine's own memory decides that).
      */
     private static final List<String> DEPLOYED_MEMORY = List.of("-XX:MaxRAM=768m", "-XX:+UseSerialGC");
+
     private static final String AS_DEPLOYED = "in deploy/'s 768 MiB (-XX:MaxRAM=768m -XX:+UseSerialGC)";
 
     private final Path work;
@@ -57,7 +59,8 @@ final class StartupBench {
 
     private StartupBench(Path projectRoot) throws Exception {
         this.work = Files.createTempDirectory("routes-app-start");
-        this.trainingScript = projectRoot.resolve("routes/src/main/docker/train-aot-cache.sh").toAbsolutePath();
+        this.trainingScript =
+                projectRoot.resolve("routes/src/main/docker/train-aot-cache.sh").toAbsolutePath();
     }
 
     /** Every variant, or an empty list when the routes app is not built. */
@@ -78,8 +81,7 @@ final class StartupBench {
     }
 
     /** A way to start the app: its JVM and options (with what its training wrote, if any), where it finds a cluster. */
-    private record Setting(String name, Path jar, Path java, List<String> options, boolean local, Path kubeconfig) {
-    }
+    private record Setting(String name, Path jar, Path java, List<String> options, boolean local, Path kubeconfig) {}
 
     /** Every setting to measure, each trained (when it is) before any is measured. */
     private List<Setting> settings(Path fastJar, Path legacyJar, Path kubeconfig) throws Exception {
@@ -92,36 +94,70 @@ final class StartupBench {
             settings.add(new Setting(where + ", JDK 17", fastJar, java, List.of(), local, kubeconfig));
             // the local sandbox adds its own start to each: there, only the default and the fastest settings
             if (!local) {
-                settings.add(trained(new Setting(where + ", JDK 17 + AppCDS", fastJar, java, List.of(), local,
-                        kubeconfig), Archive.APP_CDS));
+                settings.add(trained(
+                        new Setting(where + ", JDK 17 + AppCDS", fastJar, java, List.of(), local, kubeconfig),
+                        Archive.APP_CDS));
                 if (jdk25) {
                     settings.add(new Setting(where + ", JDK 25", fastJar, java25, List.of(), local, kubeconfig));
-                    settings.add(trained(new Setting(where + ", JDK 25 + AOT cache", fastJar, java25, List.of(),
-                            local, kubeconfig), Archive.AOT_CACHE));
+                    settings.add(trained(
+                            new Setting(where + ", JDK 25 + AOT cache", fastJar, java25, List.of(), local, kubeconfig),
+                            Archive.AOT_CACHE));
                 }
                 if (legacyJar != null) {
-                    settings.add(trained(new Setting(where + ", -Pfast-start, JDK 17 + AppCDS", legacyJar, java,
-                            List.of(), local, kubeconfig), Archive.APP_CDS));
+                    settings.add(trained(
+                            new Setting(
+                                    where + ", -Pfast-start, JDK 17 + AppCDS",
+                                    legacyJar,
+                                    java,
+                                    List.of(),
+                                    local,
+                                    kubeconfig),
+                            Archive.APP_CDS));
                 }
             }
             if (legacyJar == null || !jdk25) {
                 continue;
             }
-            settings.add(trained(new Setting(where + ", -Pfast-start, JDK 25 + AOT cache", legacyJar, java25,
-                    List.of(), local, kubeconfig), Archive.AOT_CACHE));
+            settings.add(trained(
+                    new Setting(
+                            where + ", -Pfast-start, JDK 25 + AOT cache",
+                            legacyJar,
+                            java25,
+                            List.of(),
+                            local,
+                            kubeconfig),
+                    Archive.AOT_CACHE));
             // the JIT's share of the start: C1 only, which costs peak throughput afterwards
-            settings.add(trained(new Setting(where + ", -Pfast-start, JDK 25 + AOT cache, C1 only", legacyJar, java25,
-                    List.of(C1_ONLY), local, kubeconfig), Archive.AOT_CACHE));
+            settings.add(trained(
+                    new Setting(
+                            where + ", -Pfast-start, JDK 25 + AOT cache, C1 only",
+                            legacyJar,
+                            java25,
+                            List.of(C1_ONLY),
+                            local,
+                            kubeconfig),
+                    Archive.AOT_CACHE));
             // as deploy/ runs it: a pod's memory limit sizes the JVM's heap and picks its collector (on the local
             // sandbox, the same sizing shows what the sandbox itself adds)
             if (!local) {
-                settings.add(trained(new Setting(where + ", -Pfast-start, JDK 25 + AOT cache, " + AS_DEPLOYED,
-                        legacyJar, java25, DEPLOYED_MEMORY, local, kubeconfig), Archive.AOT_CACHE));
+                settings.add(trained(
+                        new Setting(
+                                where + ", -Pfast-start, JDK 25 + AOT cache, " + AS_DEPLOYED,
+                                legacyJar,
+                                java25,
+                                DEPLOYED_MEMORY,
+                                local,
+                                kubeconfig),
+                        Archive.AOT_CACHE));
             }
             // the image's own procedure: its cache trained by the script it runs while it is built
-            settings.add(trainedByScript(new Setting(where + ", -Pfast-start, JDK 25 + AOT cache (train-aot-cache.sh),"
-                    + " C1 only, " + AS_DEPLOYED, legacyJar.toAbsolutePath(), java25, withC1Only(DEPLOYED_MEMORY),
-                    local, kubeconfig)));
+            settings.add(trainedByScript(new Setting(
+                    where + ", -Pfast-start, JDK 25 + AOT cache (train-aot-cache.sh)," + " C1 only, " + AS_DEPLOYED,
+                    legacyJar.toAbsolutePath(),
+                    java25,
+                    withC1Only(DEPLOYED_MEMORY),
+                    local,
+                    kubeconfig)));
         }
         return settings;
     }
@@ -141,8 +177,11 @@ final class StartupBench {
         List<Start> medians = new ArrayList<>();
         for (int i = 0; i < settings.size(); i++) {
             List<Start> of = rounds.get(i);
-            medians.add(new Start(settings.get(i).name(), median(of, Start::wallSeconds),
-                    median(of, Start::quarkusSeconds), median(of, Start::rssMib)));
+            medians.add(new Start(
+                    settings.get(i).name(),
+                    median(of, Start::wallSeconds),
+                    median(of, Start::quarkusSeconds),
+                    median(of, Start::rssMib)));
         }
         return medians;
     }
@@ -159,12 +198,13 @@ final class StartupBench {
      */
     private static Path legacyJar(Path target) throws Exception {
         try (var files = Files.list(target)) {
-            Path runner = files.filter(f -> f.getFileName().toString().endsWith("-runner.jar")).findFirst()
+            Path runner = files.filter(f -> f.getFileName().toString().endsWith("-runner.jar"))
+                    .findFirst()
                     .orElse(null);
             if (runner == null) {
                 return null;
             }
-            try (java.util.jar.JarFile jar = new java.util.jar.JarFile(runner.toFile())) {
+            try (JarFile jar = new JarFile(runner.toFile())) {
                 String classPath = jar.getManifest().getMainAttributes().getValue("Class-Path");
                 return classPath != null && classPath.contains("lib/") ? runner : null;
             }
@@ -191,8 +231,8 @@ final class StartupBench {
         Files.delete(file);
         List<String> training = new ArrayList<>(setting.options());
         training.add(archive.write + file);
-        startOnce(new Setting("training", setting.jar(), setting.java(), training, setting.local(),
-                setting.kubeconfig()));
+        startOnce(new Setting(
+                "training", setting.jar(), setting.java(), training, setting.local(), setting.kubeconfig()));
         awaitWritten(file);
         return withOption(setting, archive.read + file);
     }
@@ -204,10 +244,17 @@ final class StartupBench {
     private Setting trainedByScript(Setting setting) throws Exception {
         Path cache = work.resolve("script-trained-" + System.nanoTime() + ".aot");
         Path said = work.resolve("train-aot-cache.log");
-        List<String> command = new ArrayList<>(List.of("bash", trainingScript.toString(), setting.java().toString(),
-                setting.jar().toString(), cache.toString()));
+        List<String> command = new ArrayList<>(List.of(
+                "bash",
+                trainingScript.toString(),
+                setting.java().toString(),
+                setting.jar().toString(),
+                cache.toString()));
         command.addAll(setting.options());
-        Process training = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(said.toFile()).start();
+        Process training = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(said.toFile())
+                .start();
         if (training.waitFor() != 0 || !Files.exists(cache)) {
             throw new IllegalStateException("train-aot-cache.sh wrote no cache:\n" + Files.readString(said));
         }
@@ -217,8 +264,8 @@ final class StartupBench {
     private static Setting withOption(Setting setting, String option) {
         List<String> options = new ArrayList<>(setting.options());
         options.add(option);
-        return new Setting(setting.name(), setting.jar(), setting.java(), options, setting.local(),
-                setting.kubeconfig());
+        return new Setting(
+                setting.name(), setting.jar(), setting.java(), options, setting.local(), setting.kubeconfig());
     }
 
     /**
@@ -242,7 +289,7 @@ final class StartupBench {
         }
     }
 
-    private static double median(List<Start> rounds, java.util.function.ToDoubleFunction<Start> figure) {
+    private static double median(List<Start> rounds, ToDoubleFunction<Start> figure) {
         double[] values = rounds.stream().mapToDouble(figure).sorted().toArray();
         return values[values.length / 2];
     }
@@ -263,9 +310,13 @@ final class StartupBench {
 
     /** SandboxMain in a JVM of its own, on the bench's class path: until it says where it listens. */
     private Start sandboxAlone() throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "io.camelkubeflow.trainer.sandbox.SandboxMain",
-                "--kubeconfig=" + work.resolve("alone.kubeconfig")).directory(work.toFile());
+        ProcessBuilder builder = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        "io.camelkubeflow.trainer.sandbox.SandboxMain",
+                        "--kubeconfig=" + work.resolve("alone.kubeconfig"))
+                .directory(work.toFile());
         return run("the sandbox alone (SandboxMain), JDK 17", builder, Pattern.compile("(sandbox listening)"));
     }
 
@@ -277,15 +328,17 @@ final class StartupBench {
     private Start run(String setting, ProcessBuilder builder, Pattern ready) throws Exception {
         Path output = Files.createTempFile(work, "output", ".log");
         long started = System.nanoTime();
-        Process app = builder.redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        Process app = builder.redirectErrorStream(true)
+                .redirectOutput(output.toFile())
+                .start();
         try {
             while (true) {
                 String said = Files.readString(output, StandardCharsets.UTF_8);
                 Matcher matcher = ready.matcher(said);
                 if (matcher.find()) {
                     double wall = (System.nanoTime() - started) / 1e9;
-                    double own = matcher.group(1).matches("[0-9.]+") ? Double.parseDouble(matcher.group(1))
-                            : Double.NaN;
+                    double own =
+                            matcher.group(1).matches("[0-9.]+") ? Double.parseDouble(matcher.group(1)) : Double.NaN;
                     Thread.sleep(3000);
                     return new Start(setting, wall, own, rssKib(app.pid()) / 1024.0);
                 }

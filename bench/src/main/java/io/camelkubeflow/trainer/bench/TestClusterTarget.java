@@ -1,17 +1,5 @@
 package io.camelkubeflow.trainer.bench;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.runtime.RuntimeKind;
@@ -21,6 +9,21 @@ import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The real control plane: kube-apiserver with etcd, the Kubeflow Trainer v2.3.0 controller and webhooks and JobSet
@@ -39,6 +42,7 @@ final class TestClusterTarget extends BenchTarget {
     static final String PLAIN_USER = "bench-user";
     /** The Trainer's identity, whose writes show its reconcile rate. */
     static final String TRAINER = "system:serviceaccount:kubeflow-system:kubeflow-trainer-controller-manager";
+
     private static final Set<String> WRITES = Set.of("create", "update", "patch", "delete", "deletecollection");
 
     private final Path root;
@@ -55,8 +59,11 @@ final class TestClusterTarget extends BenchTarget {
     TestClusterTarget(Path root, int portBase, boolean kueue) throws Exception {
         this.root = root;
         this.state = root.resolve("testcluster/.state");
-        Map<String, String> environment = new java.util.HashMap<>(Map.of("TESTCLUSTER_PORT_BASE",
-                Integer.toString(portBase), "TESTCLUSTER_FAKE_NODES", Integer.toString(FAKE_NODES)));
+        Map<String, String> environment = new HashMap<>(Map.of(
+                "TESTCLUSTER_PORT_BASE",
+                Integer.toString(portBase),
+                "TESTCLUSTER_FAKE_NODES",
+                Integer.toString(FAKE_NODES)));
         if (kueue) {
             environment.put("TESTCLUSTER_KUEUE", "1");
         }
@@ -72,8 +79,8 @@ final class TestClusterTarget extends BenchTarget {
     }
 
     private void script(String name, Map<String, String> environment) throws Exception {
-        ProcessBuilder script = new ProcessBuilder("bash", root.resolve("testcluster/" + name).toString())
-                .inheritIO();
+        ProcessBuilder script =
+                new ProcessBuilder("bash", root.resolve("testcluster/" + name).toString()).inheritIO();
         script.environment().putAll(environment);
         int exit = script.start().waitFor();
         if (exit != 0) {
@@ -88,35 +95,54 @@ final class TestClusterTarget extends BenchTarget {
      */
     private Path makePlainUser() throws IOException {
         KubernetesClient admin = harness();
-        admin.serviceAccounts().inNamespace("default").resource(new ServiceAccountBuilder().withNewMetadata()
-                .withName(PLAIN_USER).endMetadata().build()).serverSideApply();
-        admin.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder().withNewMetadata()
-                .withName(PLAIN_USER).endMetadata().withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole",
-                        "cluster-admin").addNewSubject().withKind("ServiceAccount").withName(PLAIN_USER)
-                .withNamespace("default").endSubject().build()).serverSideApply();
+        admin.serviceAccounts()
+                .inNamespace("default")
+                .resource(new ServiceAccountBuilder()
+                        .withNewMetadata()
+                        .withName(PLAIN_USER)
+                        .endMetadata()
+                        .build())
+                .serverSideApply();
+        admin.rbac()
+                .clusterRoleBindings()
+                .resource(new ClusterRoleBindingBuilder()
+                        .withNewMetadata()
+                        .withName(PLAIN_USER)
+                        .endMetadata()
+                        .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", "cluster-admin")
+                        .addNewSubject()
+                        .withKind("ServiceAccount")
+                        .withName(PLAIN_USER)
+                        .withNamespace("default")
+                        .endSubject()
+                        .build())
+                .serverSideApply();
         String token = DeployedAccount.token(admin, "default", PLAIN_USER, Duration.ofDays(1));
-        return Files.writeString(state.resolve(PLAIN_USER + ".kubeconfig"), DeployedAccount.kubeconfig(config, token,
-                "default"));
+        return Files.writeString(
+                state.resolve(PLAIN_USER + ".kubeconfig"), DeployedAccount.kubeconfig(config, token, "default"));
     }
 
     /** torch-distributed as released, its pods tolerating and selecting the fake nodes. */
     @SuppressWarnings("unchecked")
     private void deriveFakeRuntime() {
         var runtimes = harness().genericKubernetesResources(RuntimeKind.ClusterTrainingRuntime.context());
-        GenericKubernetesResource runtime = runtimes.withName("torch-distributed").get();
+        GenericKubernetesResource runtime =
+                runtimes.withName("torch-distributed").get();
         runtime.getMetadata().setName(FAKE_RUNTIME);
         runtime.getMetadata().setResourceVersion(null);
         runtime.getMetadata().setUid(null);
         runtime.getMetadata().setManagedFields(null);
         runtime.getMetadata().setCreationTimestamp(null);
-        Map<String, Object> spec = (Map<String, Object>) runtime.getAdditionalProperties().get("spec");
-        List<Map<String, Object>> jobs = (List<Map<String, Object>>) dig(spec, "template", "spec").get(
-                "replicatedJobs");
+        Map<String, Object> spec =
+                (Map<String, Object>) runtime.getAdditionalProperties().get("spec");
+        List<Map<String, Object>> jobs =
+                (List<Map<String, Object>>) dig(spec, "template", "spec").get("replicatedJobs");
         for (Map<String, Object> job : jobs) {
             Map<String, Object> pod = dig(job, "template", "spec", "template", "spec");
             pod.put("nodeSelector", Map.of("type", "kwok"));
-            pod.put("tolerations", List.of(Map.of("key", "kwok.x-k8s.io/node", "operator", "Exists", "effect",
-                    "NoSchedule")));
+            pod.put(
+                    "tolerations",
+                    List.of(Map.of("key", "kwok.x-k8s.io/node", "operator", "Exists", "effect", "NoSchedule")));
         }
         runtimes.resource(runtime).serverSideApply();
     }
@@ -198,8 +224,7 @@ final class TestClusterTarget extends BenchTarget {
      * the log has stopped growing for a moment (the API server writes a request's last event after its response), or
      * after 10 s at most: the controllers' own writes may never let it rest.
      */
-    private void forEachEventSince(long mark, String needle, java.util.function.Consumer<JsonNode> each)
-            throws IOException {
+    private void forEachEventSince(long mark, String needle, Consumer<JsonNode> each) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         try {
             for (long size = -1; size != Files.size(auditLog()) && System.nanoTime() < deadline; Thread.sleep(300)) {
@@ -210,7 +235,7 @@ final class TestClusterTarget extends BenchTarget {
         }
         try (var in = Files.newInputStream(auditLog())) {
             in.skipNBytes(mark);
-            var lines = new java.io.BufferedReader(new java.io.InputStreamReader(in, StandardCharsets.UTF_8));
+            var lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
             for (String line = lines.readLine(); line != null; line = lines.readLine()) {
                 if (!line.isBlank() && line.contains(needle)) {
                     each.accept(json.readTree(line));

@@ -1,6 +1,16 @@
 package io.camelkubeflow.trainer.bench;
 
+import io.camelkubeflow.trainer.KubeflowTrainerComponent;
+import io.camelkubeflow.trainer.KubeflowTrainerConstants;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.camelkubeflow.trainer.api.TrainJobStatus;
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.lang.management.ManagementFactory;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -11,16 +21,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-
-import io.camelkubeflow.trainer.KubeflowTrainerComponent;
-import io.camelkubeflow.trainer.KubeflowTrainerConstants;
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobPhase;
-import io.camelkubeflow.trainer.api.TrainJobStatus;
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
-import io.fabric8.kubernetes.api.model.ConditionBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import org.apache.camel.AsyncProducer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -55,12 +55,12 @@ final class WaitBench implements AutoCloseable {
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
-                from("direct:wait").to("kubeflow-trainer:wait?waitTimeout=600s")
-                        .process(e -> {
-                            continued.put(e.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class),
-                                    System.nanoTime());
-                            remaining.countDown();
-                        });
+                from("direct:wait").to("kubeflow-trainer:wait?waitTimeout=600s").process(e -> {
+                    continued.put(
+                            e.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class),
+                            System.nanoTime());
+                    remaining.countDown();
+                });
             }
         });
         camel.start();
@@ -69,13 +69,21 @@ final class WaitBench implements AutoCloseable {
     }
 
     private KubernetesClient newClient() {
-        return new KubernetesClientBuilder().withConfig(sandbox.client().getConfiguration()).build();
+        return new KubernetesClientBuilder()
+                .withConfig(sandbox.client().getConfiguration())
+                .build();
     }
 
     /** The figures of one run: detection latencies, requests and peak connections per strategy. */
-    record Run(String strategy, int waits, long holdMillis, Percentiles latency, double requestsPerWait,
-            long watchRequests, int peakConnections, double heapBytesPerWait) {
-    }
+    record Run(
+            String strategy,
+            int waits,
+            long holdMillis,
+            Percentiles latency,
+            double requestsPerWait,
+            long watchRequests,
+            int peakConnections,
+            double heapBytesPerWait) {}
 
     Run watch(int waits, long holdMillis, boolean measureHeap) throws Exception {
         return watch(waits, 1, holdMillis, measureHeap);
@@ -98,9 +106,15 @@ final class WaitBench implements AutoCloseable {
         try (ConnectionSampler connections = new ConnectionSampler(port())) {
             for (TrainJob job : jobs) {
                 Exchange exchange = new DefaultExchange(camel);
-                exchange.getMessage().setHeader(KubeflowTrainerConstants.JOB_NAME, job.getMetadata().getName());
-                exchange.getMessage().setHeader(KubeflowTrainerConstants.NAMESPACE, job.getMetadata().getNamespace());
-                waitRoute.process(exchange, doneSync -> { });
+                exchange.getMessage()
+                        .setHeader(
+                                KubeflowTrainerConstants.JOB_NAME,
+                                job.getMetadata().getName());
+                exchange.getMessage()
+                        .setHeader(
+                                KubeflowTrainerConstants.NAMESPACE,
+                                job.getMetadata().getNamespace());
+                waitRoute.process(exchange, doneSync -> {});
             }
             Thread.sleep(holdMillis);
             double heapPerWait = measureHeap ? (usedHeapAfterGc() - heapBefore) / (double) waits : Double.NaN;
@@ -111,9 +125,17 @@ final class WaitBench implements AutoCloseable {
             peak = connections.peakAdded();
             long requests = sandbox.requestCount() - requestsBefore - waits;
             long watches = sandbox.requestsSince(requestsBefore).stream()
-                    .filter(r -> r.getPath().contains("watch=true")).count();
-            return new Run("watch (component)", waits, holdMillis, latencies(written, continued),
-                    requests / (double) waits, watches, peak, heapPerWait);
+                    .filter(r -> r.getPath().contains("watch=true"))
+                    .count();
+            return new Run(
+                    "watch (component)",
+                    waits,
+                    holdMillis,
+                    latencies(written, continued),
+                    requests / (double) waits,
+                    watches,
+                    peak,
+                    heapPerWait);
         }
     }
 
@@ -128,17 +150,23 @@ final class WaitBench implements AutoCloseable {
             for (TrainJob job : jobs) {
                 String name = job.getMetadata().getName();
                 ScheduledFuture<?>[] self = new ScheduledFuture<?>[1];
-                self[0] = pollers.scheduleAtFixedRate(() -> {
-                    if (seen.containsKey(name)) {
-                        return;
-                    }
-                    // the SDK's wait_for_job_status polls get_job
-                    TrainJob current = SdkRequests.getJob(pollingClient, namespace, name, RUNTIME).trainJob();
-                    if (TrainJobPhase.of(current).isTerminal() && seen.putIfAbsent(name, System.nanoTime()) == null) {
-                        ended.countDown();
-                        self[0].cancel(false);
-                    }
-                }, ThreadLocalRandom.current().nextLong(POLL_MILLIS), POLL_MILLIS, TimeUnit.MILLISECONDS);
+                self[0] = pollers.scheduleAtFixedRate(
+                        () -> {
+                            if (seen.containsKey(name)) {
+                                return;
+                            }
+                            // the SDK's wait_for_job_status polls get_job
+                            TrainJob current = SdkRequests.getJob(pollingClient, namespace, name, RUNTIME)
+                                    .trainJob();
+                            if (TrainJobPhase.of(current).isTerminal()
+                                    && seen.putIfAbsent(name, System.nanoTime()) == null) {
+                                ended.countDown();
+                                self[0].cancel(false);
+                            }
+                        },
+                        ThreadLocalRandom.current().nextLong(POLL_MILLIS),
+                        POLL_MILLIS,
+                        TimeUnit.MILLISECONDS);
             }
             Thread.sleep(holdMillis);
             Map<String, Long> written = completeAll(jobs);
@@ -146,8 +174,15 @@ final class WaitBench implements AutoCloseable {
                 throw new IllegalStateException(ended.getCount() + " polled waits never ended");
             }
             long requests = sandbox.requestCount() - requestsBefore - waits;
-            return new Run("polling every 2 s (SDK-style)", waits, holdMillis, latencies(written, seen),
-                    requests / (double) waits, 0, connections.peakAdded(), Double.NaN);
+            return new Run(
+                    "polling every 2 s (SDK-style)",
+                    waits,
+                    holdMillis,
+                    latencies(written, seen),
+                    requests / (double) waits,
+                    0,
+                    connections.peakAdded(),
+                    Double.NaN);
         } finally {
             pollers.shutdownNow();
         }
@@ -157,11 +192,21 @@ final class WaitBench implements AutoCloseable {
     private Map<String, Long> completeAll(List<TrainJob> jobs) {
         Map<String, Long> written = new ConcurrentHashMap<>();
         for (TrainJob job : jobs) {
-            job.setStatus(new TrainJobStatus(List.of(new ConditionBuilder().withType("Complete").withStatus("True")
-                    .withReason("AllJobsCompleted").withMessage("jobset completed successfully")
-                    .withLastTransitionTime(java.time.Instant.now().toString()).build()), null, null));
+            job.setStatus(new TrainJobStatus(
+                    List.of(new ConditionBuilder()
+                            .withType("Complete")
+                            .withStatus("True")
+                            .withReason("AllJobsCompleted")
+                            .withMessage("jobset completed successfully")
+                            .withLastTransitionTime(Instant.now().toString())
+                            .build()),
+                    null,
+                    null));
             written.put(job.getMetadata().getName(), System.nanoTime());
-            sandbox.client().resources(TrainJob.class).inNamespace(job.getMetadata().getNamespace()).resource(job)
+            sandbox.client()
+                    .resources(TrainJob.class)
+                    .inNamespace(job.getMetadata().getNamespace())
+                    .resource(job)
                     .updateStatus();
         }
         return written;

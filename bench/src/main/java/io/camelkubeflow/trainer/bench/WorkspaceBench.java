@@ -1,13 +1,5 @@
 package io.camelkubeflow.trainer.bench;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.Random;
-
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
@@ -17,6 +9,17 @@ import io.camelkubeflow.trainer.workspace.WorkspaceLimits;
 import io.camelkubeflow.trainer.workspace.WorkspaceStore;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
@@ -31,23 +34,51 @@ import org.apache.camel.impl.DefaultCamelContext;
  */
 final class WorkspaceBench implements AutoCloseable {
     /** Times in ms and requests of the first job and the median reuse. */
-    record Run(double firstMillis, double firstRequests, double reuseMillis, double reuseRequests,
-            int compressedBytes) {
-    }
+    record Run(
+            double firstMillis, double firstRequests, double reuseMillis, double reuseRequests, int compressedBytes) {}
 
-    private static final String[] WORDS = {"def", "return", "self", "import", "torch", "model", "loss", "batch",
-        "for", "in", "range", "if", "else", "x", "y", "lr", "optimizer", "step", "(", ")", ":", "=", "+", "0.1",
-        "print", "data", "epoch", "\n    ", "\n"};
+    private static final String[] WORDS = {
+        "def",
+        "return",
+        "self",
+        "import",
+        "torch",
+        "model",
+        "loss",
+        "batch",
+        "for",
+        "in",
+        "range",
+        "if",
+        "else",
+        "x",
+        "y",
+        "lr",
+        "optimizer",
+        "step",
+        "(",
+        ")",
+        ":",
+        "=",
+        "+",
+        "0.1",
+        "print",
+        "data",
+        "epoch",
+        "\n    ",
+        "\n"
+    };
 
     private final TrainerSandbox sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults());
     private final KubernetesClient client = new KubernetesClientBuilder()
-            .withConfig(sandbox.client().getConfiguration()).build();
+            .withConfig(sandbox.client().getConfiguration())
+            .build();
     private final CamelContext camel = new DefaultCamelContext();
     private final ProducerTemplate template;
 
     /** An object store in memory: what the component does around the upload, without the network's time. */
     static final class MemoryStore implements WorkspaceStore {
-        final java.util.Map<String, byte[]> objects = new java.util.concurrent.ConcurrentHashMap<>();
+        final Map<String, byte[]> objects = new ConcurrentHashMap<>();
 
         @Override
         public boolean store(Workspace workspace) {
@@ -55,9 +86,8 @@ final class WorkspaceBench implements AutoCloseable {
         }
 
         @Override
-        public java.net.URI readUrl(Workspace workspace, java.time.Duration validity) {
-            return java.net.URI.create("https://objects.example.com/" + workspace.digest() + "?expires="
-                    + validity.toSeconds());
+        public URI readUrl(Workspace workspace, Duration validity) {
+            return URI.create("https://objects.example.com/" + workspace.digest() + "?expires=" + validity.toSeconds());
         }
     }
 
@@ -100,9 +130,15 @@ final class WorkspaceBench implements AutoCloseable {
         }
         later.sort(Comparator.comparingLong(r -> r[0]));
         long[] median = later.get(later.size() / 2);
-        int compressed = WorkspaceArchives.fromDirectory(project, "workspace", WorkspaceLimits.DEFAULT).archive().length;
-        return new Run(first[0] / 1e6, first[1], median[0] / 1e6, later.stream().mapToLong(r -> r[1]).average()
-                .orElse(0), compressed);
+        int compressed = WorkspaceArchives.fromDirectory(project, "workspace", WorkspaceLimits.DEFAULT)
+                .archive()
+                .length;
+        return new Run(
+                first[0] / 1e6,
+                first[1],
+                median[0] / 1e6,
+                later.stream().mapToLong(r -> r[1]).average().orElse(0),
+                compressed);
     }
 
     /** Nanoseconds and API requests (the controller's left out) of one train exchange. */
@@ -115,7 +151,8 @@ final class WorkspaceBench implements AutoCloseable {
             throw new IllegalStateException("a workspace job failed", exchange.getException());
         }
         long requests = sandbox.requestsSince(mark).stream()
-                .filter(r -> !TrainJobControllerEmulation.USER_AGENT.equals(r.getHeader("User-Agent"))).count();
+                .filter(r -> !TrainJobControllerEmulation.USER_AGENT.equals(r.getHeader("User-Agent")))
+                .count();
         return new long[] {took, requests};
     }
 

@@ -1,16 +1,15 @@
 package io.camelkubeflow.trainer.bench;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Predicate;
-
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The bench on the real control plane at its smoke sizes ({@code -Dbench.smoke=true}, set by the module's failsafe
@@ -30,12 +29,18 @@ class BenchOnRealControlPlaneIT {
      */
     @BeforeAll
     static void makeTheSdkEnvironment() throws Exception {
-        Path python = Path.of(System.getProperty("bench.sdk.python")).toAbsolutePath().normalize();
+        Path python =
+                Path.of(System.getProperty("bench.sdk.python")).toAbsolutePath().normalize();
         Path venv = ROOT.resolve("bench/target/kubeflow-sdk-venv");
         if (python.startsWith(venv)) {
-            Process make = new ProcessBuilder(System.getProperty("python3", "python3"),
-                    ROOT.resolve("routes/src/test/schemathesis/make_venv.py").toString(), venv.toString(),
-                    ROOT.resolve("bench/sdk/requirements.txt").toString()).inheritIO().start();
+            Process make = new ProcessBuilder(
+                            System.getProperty("python3", "python3"),
+                            ROOT.resolve("routes/src/test/schemathesis/make_venv.py")
+                                    .toString(),
+                            venv.toString(),
+                            ROOT.resolve("bench/sdk/requirements.txt").toString())
+                    .inheritIO()
+                    .start();
             assertEquals(0, make.waitFor(), "making the Kubeflow SDK's environment");
         }
         assertTrue(Files.isExecutable(python), python + " is not there");
@@ -65,22 +70,29 @@ class BenchOnRealControlPlaneIT {
         assertEquals(500, value(results, "TrainJobs Complete", "500 TrainJobs"), "every TrainJob completed");
         assertEquals(500, value(results, "jobs noticed by the events consumer", "500 TrainJobs"), "events");
         assertEquals(500, value(results, "jobs noticed by their waits", "500 TrainJobs"), "waits");
-        for (String measure : List.of("events consumer lag p99", "wait notice lag p99", Benchmarks.HEAP,
-                "the Trainer's writes per second")) {
+        for (String measure : List.of(
+                "events consumer lag p99", "wait notice lag p99", Benchmarks.HEAP, "the Trainer's writes per second")) {
             assertMeasured(results, measure, "500 TrainJobs");
         }
         String storm = "200 Kafka requests";
         assertEquals(200, value(results, "storm: requests that became a TrainJob or a dead letter", storm), "storm");
         assertEquals(0, value(results, "storm: TrainJobs made twice for one request", storm), "storm");
-        assertEquals(200, value(results, "storm: TrainJobs whose result was published", storm)
-                + value(results, "storm: dead letters", storm), "storm results");
+        assertEquals(
+                200,
+                value(results, "storm: TrainJobs whose result was published", storm)
+                        + value(results, "storm: dead letters", storm),
+                "storm results");
         assertEquals(0, value(results, "storm: results published twice", storm), "storm");
-        for (String measure : List.of("storm: request to TrainJob created p99",
-                "storm: peak resident memory, the survivor", "storm: peak resident memory, the killed replica")) {
+        for (String measure : List.of(
+                "storm: request to TrainJob created p99",
+                "storm: peak resident memory, the survivor",
+                "storm: peak resident memory, the killed replica")) {
             assertMeasured(results, measure, storm);
         }
         String kueue = "with Kueue, 40 Kafka requests";
-        assertEquals(40, value(results, "kueue storm: requests that became a TrainJob or a dead letter", kueue),
+        assertEquals(
+                40,
+                value(results, "kueue storm: requests that became a TrainJob or a dead letter", kueue),
                 "kueue storm");
         assertEquals(0, value(results, "kueue storm: TrainJobs made twice for one request", kueue), "kueue storm");
         double most = value(results, "kueue storm: most jobs holding quota at once", kueue);
@@ -89,7 +101,9 @@ class BenchOnRealControlPlaneIT {
         assertEquals(40, value(results, "kueue storm: TrainJobs Complete", kueue), "kueue storm");
         assertEquals(40, value(results, "kueue storm: TrainJobs whose result was published", kueue), "kueue storm");
         assertEquals(0, value(results, "kueue storm: results published twice", kueue), "kueue storm");
-        assertEquals(40, value(results, "kueue storm: jobs whose statuses the events consumer heard in order", kueue),
+        assertEquals(
+                40,
+                value(results, "kueue storm: jobs whose statuses the events consumer heard in order", kueue),
                 "kueue storm: statuses in order");
     }
 
@@ -108,8 +122,8 @@ class BenchOnRealControlPlaneIT {
     }
 
     private static List<Result> rows(List<Result> results, String measure, String... settingParts) {
-        Predicate<Result> wanted = r -> r.measure().equals(measure)
-                && List.of(settingParts).stream().allMatch(r.setting()::contains);
+        Predicate<Result> wanted = r ->
+                r.measure().equals(measure) && List.of(settingParts).stream().allMatch(r.setting()::contains);
         return results.stream().filter(wanted).toList();
     }
 }

@@ -1,8 +1,5 @@
 package io.camelkubeflow.trainer;
 
-import java.time.Duration;
-import java.util.function.Supplier;
-
 import io.camelkubeflow.trainer.access.AccessDecisions;
 import io.camelkubeflow.trainer.access.AccessReviewer;
 import io.camelkubeflow.trainer.job.TrainJobReaper;
@@ -11,6 +8,8 @@ import io.camelkubeflow.trainer.watch.ClusterInformers;
 import io.camelkubeflow.trainer.watch.TrainJobWatcher;
 import io.camelkubeflow.trainer.watch.WatchConnectionMonitor;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * What the component keeps for one Kubernetes client, shared by every endpoint (and the routes app) using it: its

@@ -1,10 +1,9 @@
 package io.camelkubeflow.trainer;
 
+import io.camelkubeflow.trainer.support.Printable;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-
-import io.camelkubeflow.trainer.support.Printable;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.Exchange;
 
@@ -23,8 +22,7 @@ final class ExchangeActivity {
     private volatile Failure lastFailure;
 
     /** The last failed exchange's exception: when, its class, its message (escaped, cut at MESSAGE_LIMIT). */
-    record Failure(Instant at, String type, String message) {
-    }
+    record Failure(Instant at, String type, String message) {}
 
     /** Counts the exchange in flight until the returned callback is called, which then calls {@code callback}. */
     AsyncCallback started(Exchange exchange, AsyncCallback callback) {

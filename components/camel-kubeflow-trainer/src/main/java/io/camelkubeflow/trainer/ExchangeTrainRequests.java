@@ -1,13 +1,6 @@
 package io.camelkubeflow.trainer;
 
-import java.io.InputStream;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.EnumSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.Shell;
@@ -18,6 +11,15 @@ import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.workspace.Workspace;
 import io.camelkubeflow.trainer.workspace.WorkspaceArchives;
 import io.camelkubeflow.trainer.workspace.WorkspaceLimits;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Expression;
@@ -27,8 +29,6 @@ import org.apache.camel.spi.PropertyConfigurerGetter;
 import org.apache.camel.support.ResourceHelper;
 import org.apache.camel.util.IOHelper;
 
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
-
 /**
  * Maps Camel's three layers of a train request onto the domain's {@link TrainRequest}: the endpoint options, the
  * message body (a TrainJob or a script) and the per-message headers.
@@ -36,6 +36,7 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 final class ExchangeTrainRequests {
     /** Headers of camel-kafka, camel-aws2-s3 and camel-file that identify the event a message carries. */
     private static final String KAFKA_TOPIC = "kafka.TOPIC";
+
     private static final String KAFKA_PARTITION = "kafka.PARTITION";
     private static final String KAFKA_OFFSET = "kafka.OFFSET";
     private static final String S3_BUCKET = "CamelAwsS3BucketName";
@@ -50,19 +51,19 @@ final class ExchangeTrainRequests {
     /** Train options whose value is a Simple expression the producer evaluates per message, not a value. */
     static final Set<TrainField> EXPRESSION_OPTIONS = EnumSet.of(TrainField.IDEMPOTENCY_KEY, TrainField.RUN_KEY);
 
-    private ExchangeTrainRequests() {
-    }
+    private ExchangeTrainRequests() {}
 
     /**
      * The endpoint's defaults: every train field's option, read through the endpoint's generated configurer (the
      * options Camel set); a script option naming a resource (classpath:, file:, ...) is read here, once.
      */
     static TrainRequest fromConfiguration(KubeflowTrainerEndpoint endpoint) throws Exception {
-        PropertyConfigurerGetter options = (PropertyConfigurerGetter) endpoint.getComponent()
-                .getEndpointPropertyConfigurer();
+        PropertyConfigurerGetter options =
+                (PropertyConfigurerGetter) endpoint.getComponent().getEndpointPropertyConfigurer();
         TrainRequest request = new TrainRequest();
         for (TrainField field : TrainField.values()) {
-            Object value = EXPRESSION_OPTIONS.contains(field) ? null
+            Object value = EXPRESSION_OPTIONS.contains(field)
+                    ? null
                     : options.getOptionValue(endpoint, field.fieldName(), false);
             if (value != null) {
                 if (field == TrainField.SCRIPT) {
@@ -109,8 +110,8 @@ final class ExchangeTrainRequests {
             case script:
                 String script = in.getBody(String.class);
                 if (script == null || script.isBlank()) {
-                    throw new InvalidOptionException("body", "bodyType=script but the body is empty; send the"
-                            + " Python source as the body");
+                    throw new InvalidOptionException(
+                            "body", "bodyType=script but the body is empty; send the" + " Python source as the body");
                 }
                 return new TrainRequest().script(script);
             case workspace:
@@ -119,14 +120,15 @@ final class ExchangeTrainRequests {
                 }
                 byte[] archive = in.getBody(byte[].class);
                 if (archive == null || archive.length == 0) {
-                    throw new InvalidOptionException("body", "bodyType=workspace but the body is empty; send a zip,"
-                            + " tar or tar.gz of the project as the body");
+                    throw new InvalidOptionException(
+                            "body",
+                            "bodyType=workspace but the body is empty; send a zip,"
+                                    + " tar or tar.gz of the project as the body");
                 }
-                return new TrainRequest().workspaceContent(WorkspaceArchives.fromArchive(archive, "body",
-                        WorkspaceLimits.DEFAULT));
+                return new TrainRequest()
+                        .workspaceContent(WorkspaceArchives.fromArchive(archive, "body", WorkspaceLimits.DEFAULT));
             case trainJob:
-                Object document = body instanceof Map || body instanceof TrainJob ? body
-                        : in.getBody(String.class);
+                Object document = body instanceof Map || body instanceof TrainJob ? body : in.getBody(String.class);
                 return TrainJobDocument.toRequest(TrainJobDocument.read(document));
             default:
                 if (!TrainJobDocument.looksLikeTrainJob(body)) {
@@ -135,7 +137,8 @@ final class ExchangeTrainRequests {
                 // an output of this component is never an input by accident: the job an earlier step answered with
                 // (train, wait, get, an event) is that step's result, not what the caller asks of this one
                 TrainJob job = TrainJobDocument.read(body);
-                return TrainJobHeaders.answeredEarlier(exchange, job) ? new TrainRequest()
+                return TrainJobHeaders.answeredEarlier(exchange, job)
+                        ? new TrainRequest()
                         : TrainJobDocument.toRequest(job);
         }
     }
@@ -162,8 +165,10 @@ final class ExchangeTrainRequests {
         return switch (field.kind()) {
             case TEXT -> scalar(header, value);
             case WORDS -> words(header, value);
-            case LIST -> value instanceof List<?> list ? list.stream().map(item -> scalar(header, item)).toList()
-                    : commaList(value.toString());
+            case LIST ->
+                value instanceof List<?> list
+                        ? list.stream().map(item -> scalar(header, item)).toList()
+                        : commaList(value.toString());
             case MAP -> map(header, value);
             case INTEGER -> (int) wholeNumber(exchange, header, value, Integer.MIN_VALUE, Integer.MAX_VALUE);
             case LONG -> wholeNumber(exchange, header, value, Long.MIN_VALUE, Long.MAX_VALUE);
@@ -177,14 +182,23 @@ final class ExchangeTrainRequests {
      * into text.
      */
     private static long wholeNumber(Exchange exchange, String header, Object value, long min, long max) {
-        return TrainField.wholeNumberOrDigits(value instanceof Number || value instanceof String ? value
-                : typed(exchange, header, value, String.class), header, min, max);
+        return TrainField.wholeNumberOrDigits(
+                value instanceof Number || value instanceof String
+                        ? value
+                        : typed(exchange, header, value, String.class),
+                header,
+                min,
+                max);
     }
 
     private static String scalar(String header, Object value) {
-        if (value instanceof Map || value instanceof java.util.Collection || value.getClass().isArray()) {
-            throw new InvalidOptionException(header, "a " + value.getClass().getSimpleName() + " was given where text"
-                    + " is wanted; set the header to a String");
+        if (value instanceof Map
+                || value instanceof Collection
+                || value.getClass().isArray()) {
+            throw new InvalidOptionException(
+                    header,
+                    "a " + value.getClass().getSimpleName() + " was given where text"
+                            + " is wanted; set the header to a String");
         }
         return value.toString();
     }
@@ -198,13 +212,15 @@ final class ExchangeTrainRequests {
      */
     static String idempotencyKey(Exchange exchange, Expression configured) {
         Message in = exchange.getMessage();
-        String key = TrainJobHeaders.callersHeader(in, IDEMPOTENCY_KEY) ? in.getHeader(IDEMPOTENCY_KEY, String.class)
-                : null;
+        String key =
+                TrainJobHeaders.callersHeader(in, IDEMPOTENCY_KEY) ? in.getHeader(IDEMPOTENCY_KEY, String.class) : null;
         if (key == null && configured != null) {
             key = configured.evaluate(exchange, String.class);
             if (key == null || key.isBlank()) {
-                throw new InvalidOptionException("idempotencyKey", "the expression gave no value for this"
-                        + " message; make it always yield a key, or set the " + IDEMPOTENCY_KEY + " header");
+                throw new InvalidOptionException(
+                        "idempotencyKey",
+                        "the expression gave no value for this" + " message; make it always yield a key, or set the "
+                                + IDEMPOTENCY_KEY + " header");
             }
         }
         if (key != null) {
@@ -217,7 +233,7 @@ final class ExchangeTrainRequests {
         Message in = exchange.getMessage();
         if (in.getHeader(KAFKA_TOPIC) != null && in.getHeader(KAFKA_OFFSET) != null) {
             return "kafka:" + in.getHeader(KAFKA_TOPIC) + "/" + in.getHeader(KAFKA_PARTITION) + "/"
-                   + in.getHeader(KAFKA_OFFSET);
+                    + in.getHeader(KAFKA_OFFSET);
         }
         if (in.getHeader(S3_BUCKET) != null && in.getHeader(S3_KEY) != null) {
             return "s3:" + in.getHeader(S3_BUCKET) + "/" + in.getHeader(S3_KEY) + "@" + in.getHeader(S3_ETAG);
@@ -246,8 +262,11 @@ final class ExchangeTrainRequests {
         try {
             return exchange.getContext().getTypeConverter().mandatoryConvertTo(type, exchange, value);
         } catch (NoTypeConversionAvailableException | RuntimeException e) {
-            throw new InvalidOptionException(header, "'" + value + "' (" + value.getClass().getSimpleName()
-                    + ") is not a " + type.getSimpleName() + "; set the header to a " + type.getSimpleName(), e);
+            throw new InvalidOptionException(
+                    header,
+                    "'" + value + "' (" + value.getClass().getSimpleName() + ") is not a " + type.getSimpleName()
+                            + "; set the header to a " + type.getSimpleName(),
+                    e);
         }
     }
 
@@ -264,14 +283,18 @@ final class ExchangeTrainRequests {
 
     private static List<String> commaList(String text) {
         List<String> items = new ArrayList<>();
-        Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty()).forEach(items::add);
+        Arrays.stream(text.split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .forEach(items::add);
         return items;
     }
 
     private static Map<?, ?> map(String header, Object value) {
         if (!(value instanceof Map<?, ?> map)) {
-            throw new InvalidOptionException(header, "a " + value.getClass().getSimpleName() + " was given;"
-                    + " set the header to a java.util.Map");
+            throw new InvalidOptionException(
+                    header,
+                    "a " + value.getClass().getSimpleName() + " was given;" + " set the header to a java.util.Map");
         }
         return map;
     }

@@ -1,10 +1,5 @@
 package io.camelkubeflow.trainer;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.function.Function;
-
 import io.camelkubeflow.trainer.access.AccessDecisions;
 import io.camelkubeflow.trainer.access.AccessReviewer;
 import io.camelkubeflow.trainer.job.LabelSelectors;
@@ -20,6 +15,17 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Tags;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.apache.camel.Endpoint;
 import org.apache.camel.PropertyBindingException;
 import org.apache.camel.health.HealthCheckRegistry;
@@ -35,37 +41,49 @@ import org.apache.camel.util.URISupport;
 @Component("kubeflow-trainer")
 public class KubeflowTrainerComponent extends DefaultComponent {
 
-    @Metadata(description = "The options every endpoint starts from (namespace, runtime, connection, ...); an"
-                            + " endpoint's own options override them. Set each as"
-                            + " camel.component.kubeflow-trainer.<option>, e.g. ...namespace=ml.")
+    @Metadata(
+            description = "The options every endpoint starts from (namespace, runtime, connection, ...); an"
+                    + " endpoint's own options override them. Set each as"
+                    + " camel.component.kubeflow-trainer.<option>, e.g. ...namespace=ml.")
     private KubeflowTrainerConfiguration configuration = new KubeflowTrainerConfiguration();
 
-    @Metadata(autowired = true, label = "advanced",
-              description = "The Micrometer MeterRegistry the component's meters go to (kubeflow.trainer.*); by default"
-                            + " the one in the registry, else Micrometer's global registry.")
+    @Metadata(
+            autowired = true,
+            label = "advanced",
+            description = "The Micrometer MeterRegistry the component's meters go to (kubeflow.trainer.*); by default"
+                    + " the one in the registry, else Micrometer's global registry.")
     private MeterRegistry meterRegistry;
+
     private TrainerMetrics metrics;
 
-    @Metadata(label = "advanced", defaultValue = "60s", javaType = "java.time.Duration",
-              description = "How often finished TrainJobs with a ttlAfterFinished are checked and, once expired, deleted.")
+    @Metadata(
+            label = "advanced",
+            defaultValue = "60s",
+            javaType = "java.time.Duration",
+            description =
+                    "How often finished TrainJobs with a ttlAfterFinished are checked and, once expired, deleted.")
     private long ttlCheckInterval = 60_000L;
-    @Metadata(label = "security", defaultValue = "10s", javaType = "java.time.Duration",
-              description = "How long the API server's answer to an access review (authorizeCaller) is kept, by the"
-                            + " caller's user, groups and extra and the verb, resource, namespace and name it answered,"
-                            + " so a caller repeating a request costs one SubjectAccessReview per this time; a revoked"
-                            + " right holds at most this long. 0 asks every time.")
+
+    @Metadata(
+            label = "security",
+            defaultValue = "10s",
+            javaType = "java.time.Duration",
+            description = "How long the API server's answer to an access review (authorizeCaller) is kept, by the"
+                    + " caller's user, groups and extra and the verb, resource, namespace and name it answered,"
+                    + " so a caller repeating a request costs one SubjectAccessReview per this time; a revoked"
+                    + " right holds at most this long. 0 asks every time.")
     private long accessReviewCacheTtl = 10_000L;
     /** What is kept per client: one object each, closed as one when the client is released or the component stops. */
-    private final Map<KubernetesClient, ClientServices> clients = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<KubernetesClient, ClientServices> clients = new ConcurrentHashMap<>();
     /** Watches the watch connections of every waiter and events consumer, for the log and the reconnect meters. */
     private WatchConnectionMonitor watchConnections;
     /** The masterUrl that names the local sandbox instead of a cluster. */
     static final String SANDBOX = "sandbox";
+
     private static final Map<String, Class<?>> WHOLE_NUMBER_OPTIONS = wholeNumberOptions();
     private static final Map<String, Class<?>> TRAIN_ENUM_OPTIONS = trainEnumOptions();
     private Function<String, KubernetesClient> localSandbox;
-    private final Map<HealthCheckKey, KubeflowTrainerHealthCheck> healthChecks
-            = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<HealthCheckKey, KubeflowTrainerHealthCheck> healthChecks = new ConcurrentHashMap<>();
 
     @Override
     protected Endpoint createEndpoint(String uri, String remaining, Map<String, Object> parameters) throws Exception {
@@ -74,20 +92,23 @@ public class KubeflowTrainerComponent extends DefaultComponent {
             operation = KubeflowTrainerOperation.valueOf(remaining);
         } catch (IllegalArgumentException e) {
             // sanitized, and without the enum's own message: a URI missing its '?' holds its secrets in 'remaining'
-            throw new IllegalArgumentException("Unknown kubeflow-trainer operation '" + URISupport.sanitizeUri(remaining)
-                    + "' in " + URISupport.sanitizeUri(uri) + "; use one of " + java.util.Arrays.stream(
-                            KubeflowTrainerOperation.values()).map(o -> "kubeflow-trainer:" + o).toList());
+            throw new IllegalArgumentException(
+                    "Unknown kubeflow-trainer operation '" + URISupport.sanitizeUri(remaining)
+                            + "' in " + URISupport.sanitizeUri(uri) + "; use one of "
+                            + Arrays.stream(KubeflowTrainerOperation.values())
+                                    .map(o -> "kubeflow-trainer:" + o)
+                                    .toList());
         }
         KubeflowTrainerConfiguration configuration = this.configuration.copy();
         // multi-value options (env.X=, labels.X=, ...) are collected here, as Camel leaves prefixed keys to the
         // component; an endpoint's entries are merged over the component's, key by key
         configuration.setEnv(merged(configuration.getEnv(), PropertiesHelper.extractProperties(parameters, "env.")));
-        configuration.setLabels(merged(configuration.getLabels(),
-                PropertiesHelper.extractProperties(parameters, "labels.")));
-        configuration.setAnnotations(merged(configuration.getAnnotations(),
-                PropertiesHelper.extractProperties(parameters, "annotations.")));
-        configuration.setResources(merged(configuration.getResources(),
-                PropertiesHelper.extractProperties(parameters, "resources.")));
+        configuration.setLabels(
+                merged(configuration.getLabels(), PropertiesHelper.extractProperties(parameters, "labels.")));
+        configuration.setAnnotations(
+                merged(configuration.getAnnotations(), PropertiesHelper.extractProperties(parameters, "annotations.")));
+        configuration.setResources(
+                merged(configuration.getResources(), PropertiesHelper.extractProperties(parameters, "resources.")));
         KubeflowTrainerEndpoint endpoint = new KubeflowTrainerEndpoint(uri, this, operation, configuration);
         checkWholeNumbers(parameters);
         checkTrainEnumValues(parameters);
@@ -110,13 +131,13 @@ public class KubeflowTrainerComponent extends DefaultComponent {
      */
     private static void checkWholeNumbers(Map<String, Object> parameters) {
         for (Map.Entry<String, Object> parameter : parameters.entrySet()) {
-            Class<?> type = WHOLE_NUMBER_OPTIONS.get(parameter.getKey().toLowerCase(java.util.Locale.ROOT));
+            Class<?> type = WHOLE_NUMBER_OPTIONS.get(parameter.getKey().toLowerCase(Locale.ROOT));
             if (type == Integer.class) {
-                parameter.setValue((int) TrainField.wholeNumberOrDigits(parameter.getValue(), parameter.getKey(),
-                        Integer.MIN_VALUE, Integer.MAX_VALUE));
+                parameter.setValue((int) TrainField.wholeNumberOrDigits(
+                        parameter.getValue(), parameter.getKey(), Integer.MIN_VALUE, Integer.MAX_VALUE));
             } else if (type == Long.class) {
-                parameter.setValue(TrainField.wholeNumberOrDigits(parameter.getValue(), parameter.getKey(),
-                        Long.MIN_VALUE, Long.MAX_VALUE));
+                parameter.setValue(TrainField.wholeNumberOrDigits(
+                        parameter.getValue(), parameter.getKey(), Long.MIN_VALUE, Long.MAX_VALUE));
             }
         }
     }
@@ -128,25 +149,28 @@ public class KubeflowTrainerComponent extends DefaultComponent {
      */
     private static void checkTrainEnumValues(Map<String, Object> parameters) {
         for (Map.Entry<String, Object> parameter : parameters.entrySet()) {
-            Class<?> type = TRAIN_ENUM_OPTIONS.get(parameter.getKey().toLowerCase(java.util.Locale.ROOT));
+            Class<?> type = TRAIN_ENUM_OPTIONS.get(parameter.getKey().toLowerCase(Locale.ROOT));
             if (type == null || !(parameter.getValue() instanceof String value)) {
                 continue;
             }
-            List<String> names = java.util.Arrays.stream(type.getEnumConstants()).map(String::valueOf).toList();
+            List<String> names =
+                    Arrays.stream(type.getEnumConstants()).map(String::valueOf).toList();
             if (!names.contains(value)) {
-                throw new InvalidOptionException(parameter.getKey(), "'" + value + "' is not one of "
-                        + names + "; write one of them as it is written there");
+                throw new InvalidOptionException(
+                        parameter.getKey(),
+                        "'" + value + "' is not one of " + names + "; write one of them as it is written there");
             }
         }
     }
 
     /** The train options (those a message may set too) of an enum type, by lower-case name, to their type. */
     private static Map<String, Class<?>> trainEnumOptions() {
-        Map<String, Class<?>> options = new java.util.HashMap<>();
+        Map<String, Class<?>> options = new HashMap<>();
         for (java.lang.reflect.Field field : KubeflowTrainerConfiguration.class.getDeclaredFields()) {
-            if (field.getAnnotation(UriParam.class) != null && field.getType().isEnum()
+            if (field.getAnnotation(UriParam.class) != null
+                    && field.getType().isEnum()
                     && TrainField.named(field.getName()) != null) {
-                options.put(field.getName().toLowerCase(java.util.Locale.ROOT), field.getType());
+                options.put(field.getName().toLowerCase(Locale.ROOT), field.getType());
             }
         }
         return Map.copyOf(options);
@@ -157,7 +181,7 @@ public class KubeflowTrainerComponent extends DefaultComponent {
      * or Long: the int and long options of the configuration that are not declared durations.
      */
     private static Map<String, Class<?>> wholeNumberOptions() {
-        Map<String, Class<?>> options = new java.util.HashMap<>();
+        Map<String, Class<?>> options = new HashMap<>();
         for (java.lang.reflect.Field field : KubeflowTrainerConfiguration.class.getDeclaredFields()) {
             UriParam option = field.getAnnotation(UriParam.class);
             Class<?> type = field.getType();
@@ -165,9 +189,9 @@ public class KubeflowTrainerComponent extends DefaultComponent {
                 continue;
             }
             if (type == int.class || type == Integer.class) {
-                options.put(field.getName().toLowerCase(java.util.Locale.ROOT), Integer.class);
+                options.put(field.getName().toLowerCase(Locale.ROOT), Integer.class);
             } else if (type == long.class || type == Long.class) {
-                options.put(field.getName().toLowerCase(java.util.Locale.ROOT), Long.class);
+                options.put(field.getName().toLowerCase(Locale.ROOT), Long.class);
             }
         }
         return Map.copyOf(options);
@@ -175,18 +199,24 @@ public class KubeflowTrainerComponent extends DefaultComponent {
 
     /** A value that is none of an enum option's values is an invalid option, named, with the values it can take. */
     private RuntimeException unknownEnumValue(PropertyBindingException e) {
-        Class<?> type = e.getPropertyName() == null ? null : ((PropertyConfigurerGetter) getEndpointPropertyConfigurer())
-                .getOptionType(e.getPropertyName(), true);
+        Class<?> type = e.getPropertyName() == null
+                ? null
+                : ((PropertyConfigurerGetter) getEndpointPropertyConfigurer()).getOptionType(e.getPropertyName(), true);
         if (type == null || !type.isEnum()) {
             return e;
         }
-        return new InvalidOptionException(e.getPropertyName(), "'" + e.getValue() + "' is not one of "
-                + java.util.Arrays.stream(type.getEnumConstants()).map(String::valueOf).toList()
-                + "; use one of them", e);
+        return new InvalidOptionException(
+                e.getPropertyName(),
+                "'" + e.getValue() + "' is not one of "
+                        + Arrays.stream(type.getEnumConstants())
+                                .map(String::valueOf)
+                                .toList()
+                        + "; use one of them",
+                e);
     }
 
     private static Map<String, Object> merged(Map<String, Object> defaults, Map<String, Object> own) {
-        Map<String, Object> merged = new java.util.LinkedHashMap<>();
+        Map<String, Object> merged = new LinkedHashMap<>();
         if (defaults != null) {
             merged.putAll(defaults);
         }
@@ -224,8 +254,8 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         }
         HealthCheckKey key = new HealthCheckKey(client, namespace);
         if (!healthChecks.containsKey(key)) {
-            KubeflowTrainerHealthCheck check = new KubeflowTrainerHealthCheck(healthCheckId(namespace), client,
-                    namespace);
+            KubeflowTrainerHealthCheck check =
+                    new KubeflowTrainerHealthCheck(healthCheckId(namespace), client, namespace);
             registry.register(check);
             healthChecks.put(key, check);
         }
@@ -233,8 +263,9 @@ public class KubeflowTrainerComponent extends DefaultComponent {
 
     /** The first id of a namespace's checks that no registered check has. */
     private String healthCheckId(String namespace) {
-        java.util.Set<String> taken = healthChecks.values().stream().map(KubeflowTrainerHealthCheck::getId)
-                .collect(java.util.stream.Collectors.toSet());
+        Set<String> taken = healthChecks.values().stream()
+                .map(KubeflowTrainerHealthCheck::getId)
+                .collect(Collectors.toSet());
         String id = "kubeflow-trainer:" + namespace;
         for (int index = 2; taken.contains(id); index++) {
             id = "kubeflow-trainer:" + namespace + "#" + index;
@@ -273,8 +304,7 @@ public class KubeflowTrainerComponent extends DefaultComponent {
     }
 
     /** A client and the namespace its endpoints use. */
-    private record HealthCheckKey(KubernetesClient client, String namespace) {
-    }
+    private record HealthCheckKey(KubernetesClient client, String namespace) {}
 
     /**
      * The client of the local sandbox that {@code masterUrl=sandbox} names, once {@code namespace} exists in it: one
@@ -285,12 +315,15 @@ public class KubeflowTrainerComponent extends DefaultComponent {
     @SuppressWarnings("unchecked")
     synchronized KubernetesClient localSandbox(String namespace) {
         if (localSandbox == null) {
-            localSandbox = getCamelContext().getCamelContextExtension()
+            localSandbox = getCamelContext()
+                    .getCamelContextExtension()
                     .getBootstrapFactoryFinder("META-INF/services/io/camelkubeflow/trainer/")
                     .newInstance("local-sandbox", Function.class)
-                    .orElseThrow(() -> new InvalidOptionException("masterUrl", "'" + SANDBOX + "' needs the sandbox on"
-                            + " the classpath: add io.camelkubeflow:camel-kubeflow-trainer-sandbox (camel run"
-                            + " --dep=...), or give the URL of a cluster's API server"));
+                    .orElseThrow(() -> new InvalidOptionException(
+                            "masterUrl",
+                            "'" + SANDBOX + "' needs the sandbox on"
+                                    + " the classpath: add io.camelkubeflow:camel-kubeflow-trainer-sandbox (camel run"
+                                    + " --dep=...), or give the URL of a cluster's API server"));
         }
         return localSandbox.apply(namespace);
     }
@@ -300,14 +333,24 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         super.doStart();
         MeterRegistry registry = meterRegistry != null ? meterRegistry : Metrics.globalRegistry;
         metrics = new TrainerMetrics(registry);
-        metrics.bind(TrainerMetrics.PREFIX + "waits.inflight", Tags.empty(), () -> Gauge.builder(
-                TrainerMetrics.PREFIX + "waits.inflight", this, KubeflowTrainerComponent::pendingWaits)
-                .description("Waits pending now").register(registry));
+        metrics.bind(
+                TrainerMetrics.PREFIX + "waits.inflight",
+                Tags.empty(),
+                () -> Gauge.builder(
+                                TrainerMetrics.PREFIX + "waits.inflight", this, KubeflowTrainerComponent::pendingWaits)
+                        .description("Waits pending now")
+                        .register(registry));
         WatchConnectionMonitor connections = new WatchConnectionMonitor(metrics.watchConnectionListener());
         watchConnections = connections;
-        metrics.bind(TrainerMetrics.PREFIX + "watch.disconnected", Tags.empty(), () -> Gauge.builder(
-                TrainerMetrics.PREFIX + "watch.disconnected", connections, WatchConnectionMonitor::disconnected)
-                .description("Watch connections (waits, events consumers) lost and not back yet").register(registry));
+        metrics.bind(
+                TrainerMetrics.PREFIX + "watch.disconnected",
+                Tags.empty(),
+                () -> Gauge.builder(
+                                TrainerMetrics.PREFIX + "watch.disconnected",
+                                connections,
+                                WatchConnectionMonitor::disconnected)
+                        .description("Watch connections (waits, events consumers) lost and not back yet")
+                        .register(registry));
     }
 
     TrainerMetrics metrics() {
@@ -320,8 +363,8 @@ public class KubeflowTrainerComponent extends DefaultComponent {
     }
 
     /** The state of every watch of the component's informers; empty before the component starts. */
-    java.util.List<WatchConnectionMonitor.WatchState> watches() {
-        return watchConnections == null ? java.util.List.of() : watchConnections.watches();
+    List<WatchConnectionMonitor.WatchState> watches() {
+        return watchConnections == null ? List.of() : watchConnections.watches();
     }
 
     /**

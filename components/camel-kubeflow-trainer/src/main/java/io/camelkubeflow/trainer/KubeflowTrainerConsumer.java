@@ -1,10 +1,6 @@
 package io.camelkubeflow.trainer;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
@@ -16,14 +12,17 @@ import io.camelkubeflow.trainer.watch.TrainJobEventStream;
 import io.camelkubeflow.trainer.watch.TrainJobStep;
 import io.camelkubeflow.trainer.watch.TrainJobSteps;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.Processor;
 import org.apache.camel.support.DefaultConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
  * {@code from("kubeflow-trainer:events")}: one exchange each time a TrainJob changes status, never twice for the same
@@ -46,6 +45,7 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
     private String handledAnnotation;
     /** While the API server does not answer at start: tries the first list again, backing off up to a limit. */
     private ScheduledExecutorService retries;
+
     private volatile boolean stopping;
     private static final Duration START_RETRY_FIRST = Duration.ofSeconds(1);
     private static final Duration START_RETRY_MAX = Duration.ofSeconds(30);
@@ -66,13 +66,16 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
         KubeflowTrainerConfiguration configuration = getEndpoint().getConfiguration();
         jobs = new TrainJobManager(getEndpoint().getClient(), getEndpoint().apiRetry());
         steps = getEndpoint().trainJobSteps();
-        handledAnnotation = configuration.getHandledMark() == null ? null
+        handledAnnotation = configuration.getHandledMark() == null
+                ? null
                 : TrainJobMetadata.handledAnnotation(configuration.getHandledMark());
         try {
             startEvents();
         } catch (KubernetesClientException e) {
             // an outage is a state, not a crash: the route starts and its events follow once the API answers
-            retries = getEndpoint().getCamelContext().getExecutorServiceManager()
+            retries = getEndpoint()
+                    .getCamelContext()
+                    .getExecutorServiceManager()
                     .newSingleThreadScheduledExecutor(this, "KubeflowTrainerEventsStart");
             retryStart(e, START_RETRY_FIRST);
         }
@@ -84,11 +87,16 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
      */
     private void startEvents() {
         KubeflowTrainerConfiguration configuration = getEndpoint().getConfiguration();
-        String namespace = configuration.isAllNamespaces() ? null : getEndpoint().defaultNamespace();
-        TrainJobEventStream stream = new TrainJobEventStream(this::emit, getEndpoint().informers());
+        String namespace =
+                configuration.isAllNamespaces() ? null : getEndpoint().defaultNamespace();
+        TrainJobEventStream stream =
+                new TrainJobEventStream(this::emit, getEndpoint().informers());
         try {
-            stream.start(namespace, configuration.getLabelSelector(),
-                    configuration.isEmitExisting(), handledAnnotation == null ? null : this::unhandled);
+            stream.start(
+                    namespace,
+                    configuration.getLabelSelector(),
+                    configuration.isEmitExisting(),
+                    handledAnnotation == null ? null : this::unhandled);
             if (configuration.getProgressInterval() > 0) {
                 stream.emitProgressEvery(Duration.ofMillis(configuration.getProgressInterval()));
             }
@@ -104,21 +112,29 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
     }
 
     private void retryStart(KubernetesClientException failure, Duration delay) {
-        LOG.warn("Cannot list TrainJobs for {} yet ({}); trying again in {} s, events follow once the Kubernetes API"
-                + " answers", getEndpoint().getEndpointBaseUri(), failure.getMessage(), delay.toSeconds());
-        retries.schedule(() -> {
-            if (stopping) {
-                return;
-            }
-            try {
-                startEvents();
-                LOG.info("Listing TrainJobs for {} works again: its events follow from now on",
-                        getEndpoint().getEndpointBaseUri());
-            } catch (KubernetesClientException e) {
-                Duration next = delay.multipliedBy(2);
-                retryStart(e, next.compareTo(START_RETRY_MAX) > 0 ? START_RETRY_MAX : next);
-            }
-        }, delay.toMillis(), TimeUnit.MILLISECONDS);
+        LOG.warn(
+                "Cannot list TrainJobs for {} yet ({}); trying again in {} s, events follow once the Kubernetes API"
+                        + " answers",
+                getEndpoint().getEndpointBaseUri(),
+                failure.getMessage(),
+                delay.toSeconds());
+        retries.schedule(
+                () -> {
+                    if (stopping) {
+                        return;
+                    }
+                    try {
+                        startEvents();
+                        LOG.info(
+                                "Listing TrainJobs for {} works again: its events follow from now on",
+                                getEndpoint().getEndpointBaseUri());
+                    } catch (KubernetesClientException e) {
+                        Duration next = delay.multipliedBy(2);
+                        retryStart(e, next.compareTo(START_RETRY_MAX) > 0 ? START_RETRY_MAX : next);
+                    }
+                },
+                delay.toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -141,12 +157,16 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
         TrainJobHeaders.job(message, event.trainJob());
         message.setHeader(EVENT, event.type());
         // a Progress event is news about a running job
-        TrainJobHeaders.status(message, TrainJobEvent.PROGRESS.equals(event.type()) ? "Running" : event.type(),
-                event.reason(), event.message());
+        TrainJobHeaders.status(
+                message,
+                TrainJobEvent.PROGRESS.equals(event.type()) ? "Running" : event.type(),
+                event.reason(),
+                event.message());
         TrainJobHeaders.progress(message, event.progress());
         message.setHeader(STEPS, steps(event.trainJob()));
         Map<String, String> annotations = event.trainJob().getMetadata().getAnnotations();
-        String traceParent = annotations == null ? null
+        String traceParent = annotations == null
+                ? null
                 : TrainJobMetadata.traceParent(annotations.get(TrainJobMetadata.TRACE_PARENT_ANNOTATION));
         if (traceParent != null) {
             // the route's span (Camel's tracing extracts it) continues the trace of the request that made the job
@@ -158,10 +178,14 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
             exchange.setException(e);
         }
         if (exchange.getException() != null) {
-            getExceptionHandler().handleException("Error processing TrainJob event " + event.type() + " of "
-                                                  + event.trainJob().getMetadata().getName(), exchange,
-                    exchange.getException());
-        } else if (handledAnnotation != null && TrainJobPhase.of(event.trainJob()).isTerminal()) {
+            getExceptionHandler()
+                    .handleException(
+                            "Error processing TrainJob event " + event.type() + " of "
+                                    + event.trainJob().getMetadata().getName(),
+                            exchange,
+                            exchange.getException());
+        } else if (handledAnnotation != null
+                && TrainJobPhase.of(event.trainJob()).isTerminal()) {
             markHandled(event);
         }
         releaseExchange(exchange, false);
@@ -172,8 +196,11 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
         try {
             return steps.of(getEndpoint().watchedNamespace(job.getMetadata().getNamespace()), job);
         } catch (KubernetesClientException e) {
-            LOG.debug("Cannot read the pods of TrainJob {}/{}: {}", job.getMetadata().getNamespace(),
-                    job.getMetadata().getName(), e.getMessage());
+            LOG.debug(
+                    "Cannot read the pods of TrainJob {}/{}: {}",
+                    job.getMetadata().getNamespace(),
+                    job.getMetadata().getName(),
+                    e.getMessage());
             return List.of();
         }
     }
@@ -188,7 +215,8 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
             return false;
         }
         try {
-            TrainJob current = jobs.find(job.getMetadata().getNamespace(), job.getMetadata().getName());
+            TrainJob current = jobs.find(
+                    job.getMetadata().getNamespace(), job.getMetadata().getName());
             return current != null && !marked(current);
         } catch (KubernetesClientException e) {
             // unknown: emitted (at least once), as an end whose mark could not be written is
@@ -205,13 +233,18 @@ public class KubeflowTrainerConsumer extends DefaultConsumer {
     private void markHandled(TrainJobEvent event) {
         TrainJob job = event.trainJob();
         try {
-            jobs.annotate(job.getMetadata().getNamespace(), job.getMetadata().getName(), handledAnnotation,
-                    event.type());
+            jobs.annotate(
+                    job.getMetadata().getNamespace(), job.getMetadata().getName(), handledAnnotation, event.type());
         } catch (KubernetesClientException e) {
             // the end was handled; without the mark it is emitted once more after a restart (at least once)
-            try (var log = TrainJobMdc.of(job.getMetadata().getNamespace(), job.getMetadata().getName())) {
-                LOG.warn("Could not mark TrainJob {}/{} as handled ({}): {}", job.getMetadata().getNamespace(),
-                        job.getMetadata().getName(), handledAnnotation, e.getMessage());
+            try (var log = TrainJobMdc.of(
+                    job.getMetadata().getNamespace(), job.getMetadata().getName())) {
+                LOG.warn(
+                        "Could not mark TrainJob {}/{} as handled ({}): {}",
+                        job.getMetadata().getNamespace(),
+                        job.getMetadata().getName(),
+                        handledAnnotation,
+                        e.getMessage());
             }
         }
     }

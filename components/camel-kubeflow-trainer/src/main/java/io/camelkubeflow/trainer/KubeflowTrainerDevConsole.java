@@ -1,12 +1,12 @@
 package io.camelkubeflow.trainer;
 
+import io.camelkubeflow.trainer.support.Printable;
+import io.camelkubeflow.trainer.watch.WatchConnectionMonitor.WatchState;
 import java.net.URISyntaxException;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-
-import io.camelkubeflow.trainer.support.Printable;
-import io.camelkubeflow.trainer.watch.WatchConnectionMonitor.WatchState;
 import org.apache.camel.spi.annotations.DevConsole;
 import org.apache.camel.support.console.AbstractDevConsole;
 import org.apache.camel.util.URISupport;
@@ -21,13 +21,16 @@ import org.apache.camel.util.json.JsonObject;
  * shows its operation, namespace, runtime and the names of its options, never their values (a token or key may be
  * one), and failures only as their escaped messages.
  */
-@DevConsole(name = KubeflowTrainerDevConsole.ID, displayName = KubeflowTrainerDevConsole.TITLE,
-            description = KubeflowTrainerDevConsole.DESCRIPTION)
+@DevConsole(
+        name = KubeflowTrainerDevConsole.ID,
+        displayName = KubeflowTrainerDevConsole.TITLE,
+        description = KubeflowTrainerDevConsole.DESCRIPTION)
 public class KubeflowTrainerDevConsole extends AbstractDevConsole {
     static final String ID = "kubeflow-trainer";
     static final String TITLE = "Kubeflow Trainer";
-    static final String DESCRIPTION = "TrainJobs in flight per endpoint, waits pending, log follows open and watch state"
-                                      + " of the kubeflow-trainer component";
+    static final String DESCRIPTION =
+            "TrainJobs in flight per endpoint, waits pending, log follows open and watch state"
+                    + " of the kubeflow-trainer component";
 
     public KubeflowTrainerDevConsole() {
         super("camel", ID, TITLE, DESCRIPTION);
@@ -87,22 +90,27 @@ public class KubeflowTrainerDevConsole extends AbstractDevConsole {
         List<KubeflowTrainerEndpoint> endpoints = endpoints();
         KubeflowTrainerComponent component = component();
         StringBuilder text = new StringBuilder();
-        text.append(String.format("In flight: %d creates, %d waits, %d log follows; waits pending: %d%n",
+        text.append(String.format(
+                "In flight: %d creates, %d waits, %d log follows; waits pending: %d%n",
                 inFlight(endpoints, KubeflowTrainerOperation.train, false),
                 inFlight(endpoints, KubeflowTrainerOperation.wait, false),
                 inFlight(endpoints, KubeflowTrainerOperation.logs, true),
                 component == null ? 0 : component.pendingWaits()));
         for (KubeflowTrainerEndpoint endpoint : endpoints) {
             ExchangeActivity activity = endpoint.activity();
-            text.append(String.format("%n    kubeflow-trainer:%s (namespace: %s, runtime: %s, options: %s)%n",
-                    endpoint.getOperation(), namespace(endpoint), runtime(endpoint),
+            text.append(String.format(
+                    "%n    kubeflow-trainer:%s (namespace: %s, runtime: %s, options: %s)%n",
+                    endpoint.getOperation(),
+                    namespace(endpoint),
+                    runtime(endpoint),
                     String.join(", ", optionNames(endpoint))));
-            text.append(String.format("        in flight: %d, done: %d, failed: %d%n", activity.inFlight(),
-                    activity.done(), activity.failed()));
+            text.append(String.format(
+                    "        in flight: %d, done: %d, failed: %d%n",
+                    activity.inFlight(), activity.done(), activity.failed()));
             ExchangeActivity.Failure failure = activity.lastFailure();
             if (failure != null) {
-                text.append(String.format("        last failure at %s: %s: %s%n", failure.at(), failure.type(),
-                        failure.message()));
+                text.append(String.format(
+                        "        last failure at %s: %s: %s%n", failure.at(), failure.type(), failure.message()));
             }
         }
         List<WatchState> watches = watches(component);
@@ -110,26 +118,35 @@ public class KubeflowTrainerDevConsole extends AbstractDevConsole {
             text.append(String.format("%nWatches:%n"));
         }
         for (WatchState watch : watches) {
-            String state = !watch.running() ? "stopped"
-                    : watch.connected() ? "connected"
-                    : watch.down() != null ? "down for " + watch.down().toMillis() + " ms" : "connecting";
-            text.append(String.format("    %s: %s, %s, resource version %s, outages: %d%n",
-                    Printable.escape(watch.name()), state,
-                    watch.synced() ? "synced" : "not synced yet", watch.resourceVersion(), watch.outages()));
+            String state = !watch.running()
+                    ? "stopped"
+                    : watch.connected()
+                            ? "connected"
+                            : watch.down() != null ? "down for " + watch.down().toMillis() + " ms" : "connecting";
+            text.append(String.format(
+                    "    %s: %s, %s, resource version %s, outages: %d%n",
+                    Printable.escape(watch.name()),
+                    state,
+                    watch.synced() ? "synced" : "not synced yet",
+                    watch.resourceVersion(),
+                    watch.outages()));
         }
         return text.toString();
     }
 
     private List<KubeflowTrainerEndpoint> endpoints() {
-        return getCamelContext().getEndpoints().stream().filter(KubeflowTrainerEndpoint.class::isInstance)
+        return getCamelContext().getEndpoints().stream()
+                .filter(KubeflowTrainerEndpoint.class::isInstance)
                 .map(KubeflowTrainerEndpoint.class::cast)
-                .sorted(java.util.Comparator.comparing(KubeflowTrainerEndpoint::getEndpointUri)).toList();
+                .sorted(Comparator.comparing(KubeflowTrainerEndpoint::getEndpointUri))
+                .toList();
     }
 
     /** The component, when the context has created it (no kubeflow-trainer endpoint yet: none). */
     private KubeflowTrainerComponent component() {
         return getCamelContext().hasComponent("kubeflow-trainer") instanceof KubeflowTrainerComponent component
-                ? component : null;
+                ? component
+                : null;
     }
 
     private static List<WatchState> watches(KubeflowTrainerComponent component) {
@@ -137,11 +154,13 @@ public class KubeflowTrainerDevConsole extends AbstractDevConsole {
     }
 
     /** Exchanges in flight on the endpoints of an operation (of logs: only those that follow). */
-    private static int inFlight(List<KubeflowTrainerEndpoint> endpoints, KubeflowTrainerOperation operation,
-            boolean following) {
-        return endpoints.stream().filter(e -> e.getOperation() == operation)
+    private static int inFlight(
+            List<KubeflowTrainerEndpoint> endpoints, KubeflowTrainerOperation operation, boolean following) {
+        return endpoints.stream()
+                .filter(e -> e.getOperation() == operation)
                 .filter(e -> !following || e.getConfiguration().isFollow())
-                .mapToInt(e -> e.activity().inFlight()).sum();
+                .mapToInt(e -> e.activity().inFlight())
+                .sum();
     }
 
     /**
@@ -149,8 +168,10 @@ public class KubeflowTrainerDevConsole extends AbstractDevConsole {
      * is the URI's text (a toD's may come from a message), not yet checked as a name.
      */
     private static String namespace(KubeflowTrainerEndpoint endpoint) {
-        return Printable.escape(endpoint.getClient() != null ? endpoint.defaultNamespace()
-                : endpoint.getConfiguration().getNamespace());
+        return Printable.escape(
+                endpoint.getClient() != null
+                        ? endpoint.defaultNamespace()
+                        : endpoint.getConfiguration().getNamespace());
     }
 
     /** The endpoint's runtime option, escaped as its namespace is. */
@@ -161,8 +182,9 @@ public class KubeflowTrainerDevConsole extends AbstractDevConsole {
     /** The names of the options in the endpoint's URI, without their values. */
     private static List<String> optionNames(KubeflowTrainerEndpoint endpoint) {
         try {
-            return List.copyOf(new TreeSet<>(URISupport.parseQuery(URISupport.extractQuery(endpoint.getEndpointUri()),
-                    false, true).keySet()));
+            return List.copyOf(
+                    new TreeSet<>(URISupport.parseQuery(URISupport.extractQuery(endpoint.getEndpointUri()), false, true)
+                            .keySet()));
         } catch (URISyntaxException e) {
             return List.of();
         }

@@ -1,7 +1,5 @@
 package io.camelkubeflow.trainer;
 
-import java.time.Duration;
-
 import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.access.AccessReviewer;
@@ -16,6 +14,7 @@ import io.camelkubeflow.trainer.watch.WatchedRuntimes;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.time.Duration;
 import org.apache.camel.Category;
 import org.apache.camel.Consumer;
 import org.apache.camel.Exchange;
@@ -32,18 +31,22 @@ import org.apache.camel.util.ObjectHelper;
  * Drive Kubeflow Trainer v2 TrainJobs: create launcher-aware TrainJobs from any exchange, wait for them and follow
  * their logs.
  */
-@UriEndpoint(firstVersion = "0.1.0", scheme = "kubeflow-trainer", title = "Kubeflow Trainer",
-             syntax = "kubeflow-trainer:operation",
-             category = { Category.CLOUD, Category.CONTAINER, Category.AI },
-             headersClass = KubeflowTrainerConstants.class)
+@UriEndpoint(
+        firstVersion = "0.1.0",
+        scheme = "kubeflow-trainer",
+        title = "Kubeflow Trainer",
+        syntax = "kubeflow-trainer:operation",
+        category = {Category.CLOUD, Category.CONTAINER, Category.AI},
+        headersClass = KubeflowTrainerConstants.class)
 public class KubeflowTrainerEndpoint extends DefaultEndpoint {
 
-    @UriPath(description = "The operation: train creates (or adopts) a TrainJob; wait waits for one to reach a"
-                           + " status; logs reads or follows a step's logs; get, list, delete, suspend and resume"
-                           + " manage TrainJobs; runtimes lists the runtimes (or reads one) with their launchers;"
-                           + " runtimePackages lists the packages of a runtime's image;"
-                           + " events emits TrainJob status changes in from() and answers a TrainJob's Kubernetes"
-                           + " Events in to().")
+    @UriPath(
+            description = "The operation: train creates (or adopts) a TrainJob; wait waits for one to reach a"
+                    + " status; logs reads or follows a step's logs; get, list, delete, suspend and resume"
+                    + " manage TrainJobs; runtimes lists the runtimes (or reads one) with their launchers;"
+                    + " runtimePackages lists the packages of a runtime's image;"
+                    + " events emits TrainJob status changes in from() and answers a TrainJob's Kubernetes"
+                    + " Events in to().")
     @Metadata(required = true)
     private final KubeflowTrainerOperation operation;
 
@@ -54,8 +57,11 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
     private boolean ownsClient;
     private final ExchangeActivity activity = new ExchangeActivity();
 
-    public KubeflowTrainerEndpoint(String uri, KubeflowTrainerComponent component, KubeflowTrainerOperation operation,
-                                   KubeflowTrainerConfiguration configuration) {
+    public KubeflowTrainerEndpoint(
+            String uri,
+            KubeflowTrainerComponent component,
+            KubeflowTrainerOperation operation,
+            KubeflowTrainerConfiguration configuration) {
         super(uri, component);
         this.operation = operation;
         this.configuration = configuration;
@@ -70,7 +76,7 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
     public Consumer createConsumer(Processor processor) throws Exception {
         if (!operation.isConsumer()) {
             throw new IllegalArgumentException("kubeflow-trainer:" + operation + " cannot be used in from(); the"
-                                               + " consumer is kubeflow-trainer:events");
+                    + " consumer is kubeflow-trainer:events");
         }
         KubeflowTrainerConsumer consumer = new KubeflowTrainerConsumer(this, processor);
         configureConsumer(consumer);
@@ -83,8 +89,8 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
         if (configuration.getKubernetesClient() != null) {
             client = configuration.getKubernetesClient();
         } else if (KubeflowTrainerComponent.SANDBOX.equals(configuration.getMasterUrl())) {
-            client = getComponent().localSandbox(configuration.getNamespace() != null ? configuration.getNamespace()
-                    : "default");
+            client = getComponent()
+                    .localSandbox(configuration.getNamespace() != null ? configuration.getNamespace() : "default");
         } else {
             client = connect();
             // the component retries 429 and 5xx itself, with jitter (apiRetryAttempts); fabric8's own retries would
@@ -119,7 +125,8 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
             return new KubernetesClientBuilder().build();
         }
         ConfigBuilder settings = new ConfigBuilder().withMasterUrl(masterUrl);
-        if (ObjectHelper.isNotEmpty(configuration.getUsername()) && ObjectHelper.isNotEmpty(configuration.getPassword())
+        if (ObjectHelper.isNotEmpty(configuration.getUsername())
+                && ObjectHelper.isNotEmpty(configuration.getPassword())
                 && ObjectHelper.isEmpty(configuration.getOauthToken())) {
             settings.withUsername(configuration.getUsername()).withPassword(configuration.getPassword());
         }
@@ -148,7 +155,9 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
      * drop it for a client that retries by itself.
      */
     ApiRetry apiRetry() {
-        return new ApiRetry(configuration.getApiRetryAttempts(), Duration.ofMillis(configuration.getApiRetryBackoff()),
+        return new ApiRetry(
+                configuration.getApiRetryAttempts(),
+                Duration.ofMillis(configuration.getApiRetryBackoff()),
                 Duration.ofMillis(configuration.getApiRetryBackoff() * 25));
     }
 
@@ -180,9 +189,13 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
         if (exchange.getProperty(KubeflowTrainerConstants.CALLER_PROPERTY) instanceof Caller caller) {
             return caller;
         }
-        throw new AccessDeniedException(null, null, "this endpoint acts within its caller's rights"
-                + " (authorizeCaller); the route's authentication step must set the exchange property "
-                + KubeflowTrainerConstants.CALLER_PROPERTY + " to the authenticated io.camelkubeflow.trainer.access.Caller");
+        throw new AccessDeniedException(
+                null,
+                null,
+                "this endpoint acts within its caller's rights"
+                        + " (authorizeCaller); the route's authentication step must set the exchange property "
+                        + KubeflowTrainerConstants.CALLER_PROPERTY
+                        + " to the authenticated io.camelkubeflow.trainer.access.Caller");
     }
 
     /** The informers shared by every endpoint using this endpoint's client. */
@@ -195,7 +208,8 @@ public class KubeflowTrainerEndpoint extends DefaultEndpoint {
      * not hold).
      */
     TrainJobSteps trainJobSteps() {
-        return new TrainJobSteps(informers(), new WatchedRuntimes(informers(), RuntimeLookup.direct(client, apiRetry())));
+        return new TrainJobSteps(
+                informers(), new WatchedRuntimes(informers(), RuntimeLookup.direct(client, apiRetry())));
     }
 
     /**

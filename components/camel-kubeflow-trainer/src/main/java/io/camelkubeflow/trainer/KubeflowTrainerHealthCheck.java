@@ -1,16 +1,16 @@
 package io.camelkubeflow.trainer;
 
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.URLUtils;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.net.HttpURLConnection;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.utils.URLUtils;
 import org.apache.camel.health.HealthCheckResultBuilder;
 import org.apache.camel.impl.health.AbstractHealthCheck;
 import org.slf4j.Logger;
@@ -32,6 +32,7 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
      * HTTP client, in the version of the client or of Quarkus; null without Vert.x, where no call is on its loop.
      */
     private static final MethodHandle ON_EVENT_LOOP = eventLoopCheck();
+
     private final KubernetesClient client;
     private final String namespace;
     /** The last probe's answer; null before the first. */
@@ -73,7 +74,9 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
         } else {
             // the explanation as a detail too: health endpoints (MicroProfile Health) show details, not the message;
             // no stack trace, as health endpoints are open to probes
-            builder.message(answer.explanation()).detail("reason", answer.explanation()).down();
+            builder.message(answer.explanation())
+                    .detail("reason", answer.explanation())
+                    .down();
         }
     }
 
@@ -86,15 +89,28 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
             return inFlight;
         }
         CompletableFuture<Answer> request;
-        String url = URLUtils.join(client.getMasterUrl().toString(), "apis", TrainJob.GROUP, TrainJob.VERSION,
-                "namespaces", namespace, "trainjobs") + "?limit=1";
+        String url = URLUtils.join(
+                        client.getMasterUrl().toString(),
+                        "apis",
+                        TrainJob.GROUP,
+                        TrainJob.VERSION,
+                        "namespaces",
+                        namespace,
+                        "trainjobs")
+                + "?limit=1";
         var http = client.getHttpClient();
         try {
-            request = http.sendAsync(http.newHttpRequestBuilder().uri(url)
-                    .timeout(client.getConfiguration().getRequestTimeout(), TimeUnit.MILLISECONDS).build(), String.class)
-                    .handle((response, e) -> e != null ? notAnswering(cause(e))
-                            : response.isSuccessful() ? new Answer(true, null)
-                            : explain(response.code(), response.body()));
+            request = http.sendAsync(
+                            http.newHttpRequestBuilder()
+                                    .uri(url)
+                                    .timeout(client.getConfiguration().getRequestTimeout(), TimeUnit.MILLISECONDS)
+                                    .build(),
+                            String.class)
+                    .handle((response, e) -> e != null
+                            ? notAnswering(cause(e))
+                            : response.isSuccessful()
+                                    ? new Answer(true, null)
+                                    : explain(response.code(), response.body()));
         } catch (RuntimeException e) {
             request = CompletableFuture.completedFuture(notAnswering(cause(e)));
         }
@@ -107,8 +123,12 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
 
     private synchronized void answered(CompletableFuture<Answer> request, Answer answer) {
         if (!answer.up() && (last == null || !answer.explanation().equals(last.explanation()))) {
-            LOG.warn("Readiness of namespace {} at the API server {}: {}{}", namespace, client.getMasterUrl(),
-                    answer.explanation(), answer.detail() == null ? "" : " (" + answer.detail() + ")");
+            LOG.warn(
+                    "Readiness of namespace {} at the API server {}: {}{}",
+                    namespace,
+                    client.getMasterUrl(),
+                    answer.explanation(),
+                    answer.detail() == null ? "" : " (" + answer.detail() + ")");
         }
         last = answer;
         if (inFlight == request) {
@@ -118,16 +138,19 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
 
     /** What went wrong, with what caused it: a client's error often says only "failed" and its cause why. */
     private static String cause(Throwable e) {
-        Throwable failure = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-                ? e.getCause() : e;
-        return failure.getMessage() + (failure.getCause() == null ? "" : " (" + failure.getCause().getMessage() + ")");
+        Throwable failure = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        return failure.getMessage()
+                + (failure.getCause() == null ? "" : " (" + failure.getCause().getMessage() + ")");
     }
 
     private static MethodHandle eventLoopCheck() {
         try {
-            return MethodHandles.publicLookup().findStatic(Class.forName("io.vertx.core.Context", false,
-                    KubeflowTrainerHealthCheck.class.getClassLoader()), "isOnEventLoopThread",
-                    MethodType.methodType(boolean.class));
+            return MethodHandles.publicLookup()
+                    .findStatic(
+                            Class.forName(
+                                    "io.vertx.core.Context", false, KubeflowTrainerHealthCheck.class.getClassLoader()),
+                            "isOnEventLoopThread",
+                            MethodType.methodType(boolean.class));
         } catch (ReflectiveOperationException e) {
             return null;
         }
@@ -161,14 +184,20 @@ final class KubeflowTrainerHealthCheck extends AbstractHealthCheck {
 
     private Answer explain(int code, String message) {
         return switch (code) {
-            case HttpURLConnection.HTTP_NOT_FOUND -> new Answer(false, "Kubeflow Trainer is not installed: the"
-                    + " Kubernetes API server has no " + TrainJob.GROUP + "/" + TrainJob.VERSION + " trainjobs; install"
-                    + " Kubeflow Trainer v2 (its CRDs and controller) in this cluster");
-            case HttpURLConnection.HTTP_UNAUTHORIZED, HttpURLConnection.HTTP_FORBIDDEN -> new Answer(false,
-                    "not allowed to list TrainJobs in namespace " + namespace + " (" + code + "): bind the Role in"
-                            + " deploy/ to the app's service account");
-            default -> new Answer(false, "the Kubernetes API server answered " + code + " (the app's log says more)",
-                    message);
+            case HttpURLConnection.HTTP_NOT_FOUND ->
+                new Answer(
+                        false,
+                        "Kubeflow Trainer is not installed: the"
+                                + " Kubernetes API server has no " + TrainJob.GROUP + "/" + TrainJob.VERSION
+                                + " trainjobs; install"
+                                + " Kubeflow Trainer v2 (its CRDs and controller) in this cluster");
+            case HttpURLConnection.HTTP_UNAUTHORIZED, HttpURLConnection.HTTP_FORBIDDEN ->
+                new Answer(
+                        false,
+                        "not allowed to list TrainJobs in namespace " + namespace + " (" + code + "): bind the Role in"
+                                + " deploy/ to the app's service account");
+            default ->
+                new Answer(false, "the Kubernetes API server answered " + code + " (the app's log says more)", message);
         };
     }
 }

@@ -1,18 +1,17 @@
 package io.camelkubeflow.trainer;
 
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.List;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.logs.LineBatch;
 import io.camelkubeflow.trainer.logs.LogSink;
 import io.camelkubeflow.trainer.logs.LogStep;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.RuntimeCamelException;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
  * Gathers log lines for the message body, keeping at most {@code maxBytes} (the newest lines: the end of a log says
@@ -25,6 +24,7 @@ final class LogCollector implements LogSink {
     private final String destinationUri;
     /** The chunks sent to the destination; null without one. */
     private final LineBatch chunks;
+
     private final TrainJobRef job;
     /**
      * The newest lines, as long as their chars (with line ends) fit {@code maxBytes}: a line takes at least as many
@@ -33,14 +33,21 @@ final class LogCollector implements LogSink {
      * reader's time in the bench's log reads (JFR).
      */
     private final Deque<String> kept = new ArrayDeque<>();
+
     private long keptChars;
     /** Whether the kept lines fit {@code maxBytes} in UTF-8 as they are: body() and truncated() measure them once. */
     private boolean fitted;
+
     private long lines;
     private boolean truncated;
 
-    LogCollector(boolean prefixSteps, long maxBytes, ProducerTemplate destination, String destinationUri,
-            int chunkLines, TrainJobRef job) {
+    LogCollector(
+            boolean prefixSteps,
+            long maxBytes,
+            ProducerTemplate destination,
+            String destinationUri,
+            int chunkLines,
+            TrainJobRef job) {
         this.prefixSteps = prefixSteps;
         this.maxBytes = maxBytes;
         this.destination = destination;
@@ -81,8 +88,10 @@ final class LogCollector implements LogSink {
         });
         if (sent.getException() != null) {
             // a destination that refuses lines fails the read: going on would drop lines without a word
-            throw new RuntimeCamelException("logDestination " + destinationUri + " failed on a log chunk of "
-                    + job + ": " + sent.getException().getMessage(), sent.getException());
+            throw new RuntimeCamelException(
+                    "logDestination " + destinationUri + " failed on a log chunk of " + job + ": "
+                            + sent.getException().getMessage(),
+                    sent.getException());
         }
     }
 
@@ -98,7 +107,8 @@ final class LogCollector implements LogSink {
                 bytes++;
             } else if (c < 0x800) {
                 bytes += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
+            } else if (Character.isHighSurrogate(c)
+                    && i + 1 < text.length()
                     && Character.isLowSurrogate(text.charAt(i + 1))) {
                 bytes += 4;
                 i++;

@@ -1,11 +1,6 @@
 package io.camelkubeflow.trainer;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.api.TrainJobRef;
@@ -13,14 +8,18 @@ import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.logs.LogStep;
 import io.camelkubeflow.trainer.logs.TrainJobLogs;
 import io.camelkubeflow.trainer.support.TrainJobMdc;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.ProducerTemplate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
  * {@code logs}: reads (and follows) on the component's own pool of log threads, never Camel's, holding none while a
@@ -33,6 +32,7 @@ final class LogsHandler extends OperationHandler {
     private ExecutorService logThreads;
     /** Reads in flight: stopping the producer ends them, and their exchanges continue with the cancellation. */
     private final Set<CompletableFuture<List<String>>> reads = ConcurrentHashMap.newKeySet();
+
     private ProducerTemplate logDestination;
 
     LogsHandler(KubeflowTrainerEndpoint endpoint) {
@@ -44,9 +44,11 @@ final class LogsHandler extends OperationHandler {
         KubeflowTrainerConfiguration configuration = endpoint.getConfiguration();
         defaultStep = LogStep.parse("logStep", configuration.getLogStep());
         jobs = new TrainJobManager(endpoint.getClient(), endpoint.apiRetry());
-        logThreads = endpoint.getCamelContext().getExecutorServiceManager()
+        logThreads = endpoint.getCamelContext()
+                .getExecutorServiceManager()
                 .newDefaultThreadPool(this, "KubeflowTrainerLogs");
-        logDestination = configuration.getLogDestination() == null ? null
+        logDestination = configuration.getLogDestination() == null
+                ? null
                 : endpoint.getCamelContext().createProducerTemplate();
     }
 
@@ -81,35 +83,47 @@ final class LogsHandler extends OperationHandler {
             callback.done(true);
             return true;
         }
-        TrainJobLogs.Request request = new TrainJobLogs.Request(job.namespace(), job.name(), step,
-                configuration.isFollow(), configuration.getTailLines(), configuration.getSinceSeconds(),
+        TrainJobLogs.Request request = new TrainJobLogs.Request(
+                job.namespace(),
+                job.name(),
+                step,
+                configuration.isFollow(),
+                configuration.getTailLines(),
+                configuration.getSinceSeconds(),
                 Duration.ofMillis(configuration.getLogStartTimeout()));
-        LogCollector collector = new LogCollector(step.kind() == LogStep.Kind.ALL, configuration.getMaxLogBytes(),
-                logDestination, configuration.getLogDestination(), configuration.getLogChunkLines(), job);
-        CompletableFuture<List<String>> read = new TrainJobLogs(endpoint.getClient(), endpoint.informers(), logThreads)
-                .read(request, collector);
+        LogCollector collector = new LogCollector(
+                step.kind() == LogStep.Kind.ALL,
+                configuration.getMaxLogBytes(),
+                logDestination,
+                configuration.getLogDestination(),
+                configuration.getLogChunkLines(),
+                job);
+        CompletableFuture<List<String>> read =
+                new TrainJobLogs(endpoint.getClient(), endpoint.informers(), logThreads).read(request, collector);
         reads.add(read);
-        read.whenCompleteAsync((steps, failure) -> {
-            reads.remove(read);
-            try {
-                if (failure != null) {
-                    throw failure;
-                }
-                collector.flush();
-                if (endpoint.getComponent().existingReaper(endpoint.getClient()) != null) {
-                    markLogsCaptured(job);
-                }
-                Message out = exchange.getMessage();
-                out.setBody(collector.body());
-                TrainJobHeaders.identity(out, job);
-                out.setHeader(LOG_LINES, collector.lines());
-                out.setHeader(LOG_TRUNCATED, collector.truncated());
-            } catch (Throwable e) {
-                exchange.setException(e);
-            } finally {
-                callback.done(false);
-            }
-        }, this::onLogThread);
+        read.whenCompleteAsync(
+                (steps, failure) -> {
+                    reads.remove(read);
+                    try {
+                        if (failure != null) {
+                            throw failure;
+                        }
+                        collector.flush();
+                        if (endpoint.getComponent().existingReaper(endpoint.getClient()) != null) {
+                            markLogsCaptured(job);
+                        }
+                        Message out = exchange.getMessage();
+                        out.setBody(collector.body());
+                        TrainJobHeaders.identity(out, job);
+                        out.setHeader(LOG_LINES, collector.lines());
+                        out.setHeader(LOG_TRUNCATED, collector.truncated());
+                    } catch (Throwable e) {
+                        exchange.setException(e);
+                    } finally {
+                        callback.done(false);
+                    }
+                },
+                this::onLogThread);
         return false;
     }
 

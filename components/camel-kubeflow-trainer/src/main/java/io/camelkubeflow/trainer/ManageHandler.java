@@ -1,8 +1,6 @@
 package io.camelkubeflow.trainer;
 
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
@@ -18,10 +16,11 @@ import io.camelkubeflow.trainer.watch.TrainJobObjectEvents;
 import io.camelkubeflow.trainer.watch.TrainJobStep;
 import io.camelkubeflow.trainer.watch.TrainJobSteps;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
  * The operations that read or change TrainJobs by one call of the TrainJob API each (get, list, delete, suspend and
@@ -80,8 +79,9 @@ final class ManageHandler extends OperationHandler.Synchronous {
             endpoint.authorize(exchange, Access.events("list", job.namespace()));
             TrainJob found = h.jobs.get(job.namespace(), job.name());
             TrainJobHeaders.jobWithStatus(exchange.getMessage(), found, h.reported(exchange, found));
-            exchange.getMessage().setBody(new TrainJobObjectEvents(endpoint.getClient(), endpoint.apiRetry(), h.steps)
-                    .of(endpoint.watchedNamespace(job.namespace()), found));
+            exchange.getMessage()
+                    .setBody(new TrainJobObjectEvents(endpoint.getClient(), endpoint.apiRetry(), h.steps)
+                            .of(endpoint.watchedNamespace(job.namespace()), found));
         });
     }
 
@@ -98,16 +98,21 @@ final class ManageHandler extends OperationHandler.Synchronous {
                 KubernetesNames.objectName(RUNTIME, runtime);
             }
             endpoint.authorize(exchange, Access.trainJobs("list", namespace, null));
-            List<TrainJob> listed = h.jobs.list(namespace, selector != null ? selector
-                    : configuration.getLabelSelector());
+            List<TrainJob> listed =
+                    h.jobs.list(namespace, selector != null ? selector : configuration.getLabelSelector());
             if (runtime != null) {
                 // as the SDK filters: by the name the job's runtimeRef gives, whatever its kind
-                listed = listed.stream().filter(job -> job.getSpec() != null && job.getSpec().runtimeRef() != null
-                        && runtime.equals(job.getSpec().runtimeRef().name())).toList();
+                listed = listed.stream()
+                        .filter(job -> job.getSpec() != null
+                                && job.getSpec().runtimeRef() != null
+                                && runtime.equals(job.getSpec().runtimeRef().name()))
+                        .toList();
             }
             exchange.getMessage().setBody(listed);
             Map<String, List<TrainJobStep>> steps = new LinkedHashMap<>();
-            h.steps.of(endpoint.watchedNamespace(namespace), listed).forEach((job, of) -> steps.put(job.toString(), of));
+            h.steps
+                    .of(endpoint.watchedNamespace(namespace), listed)
+                    .forEach((job, of) -> steps.put(job.toString(), of));
             exchange.getMessage().setHeader(STEPS, steps);
             exchange.getMessage().setHeader(STATUSES, h.reported(exchange, namespace, listed));
         });
@@ -118,8 +123,14 @@ final class ManageHandler extends OperationHandler.Synchronous {
             TrainJobRef job = h.job(exchange, "delete");
             Message out = exchange.getMessage();
             String propagation = out.getHeader(DELETE_PROPAGATION, String.class);
-            out.setHeader(DELETED, h.jobs.delete(job.namespace(), job.name(), propagation == null
-                    ? endpoint.getConfiguration().getDeletePropagation() : propagation(propagation)));
+            out.setHeader(
+                    DELETED,
+                    h.jobs.delete(
+                            job.namespace(),
+                            job.name(),
+                            propagation == null
+                                    ? endpoint.getConfiguration().getDeletePropagation()
+                                    : propagation(propagation)));
             TrainJobHeaders.identity(out, job);
         });
     }
@@ -131,9 +142,11 @@ final class ManageHandler extends OperationHandler.Synchronous {
                 return propagation;
             }
         }
-        throw new InvalidOptionException(DELETE_PROPAGATION, "'" + value + "' is not a deletion propagation; use"
-                + " Background (the default: the JobSet and pods go after the TrainJob), Foreground (before it) or"
-                + " Orphan (they stay)");
+        throw new InvalidOptionException(
+                DELETE_PROPAGATION,
+                "'" + value + "' is not a deletion propagation; use"
+                        + " Background (the default: the JobSet and pods go after the TrainJob), Foreground (before it) or"
+                        + " Orphan (they stay)");
     }
 
     static ManageHandler suspend(KubeflowTrainerEndpoint endpoint) {
@@ -150,15 +163,20 @@ final class ManageHandler extends OperationHandler.Synchronous {
      */
     private void setSuspended(Exchange exchange, boolean suspended) {
         TrainJobRef ref = job(exchange, "patch");
-        withSteps(exchange, jobs.setSuspended(jobs.get(ref.namespace(), ref.name()), suspended,
-                () -> endpoint.authorize(exchange, Access.workloads("patch", ref.namespace()))));
+        withSteps(
+                exchange,
+                jobs.setSuspended(
+                        jobs.get(ref.namespace(), ref.name()),
+                        suspended,
+                        () -> endpoint.authorize(exchange, Access.workloads("patch", ref.namespace()))));
     }
 
     /** The job as the body, with its identity, status and steps. */
     private void withSteps(Exchange exchange, TrainJob job) {
         Message out = exchange.getMessage();
         TrainJobHeaders.jobWithStatus(out, job, reported(exchange, job));
-        out.setHeader(STEPS, steps.of(endpoint.watchedNamespace(job.getMetadata().getNamespace()), job));
+        out.setHeader(
+                STEPS, steps.of(endpoint.watchedNamespace(job.getMetadata().getNamespace()), job));
     }
 
     /**
@@ -177,7 +195,9 @@ final class ManageHandler extends OperationHandler.Synchronous {
         }
         Map<String, ReportedStatus> statuses = new LinkedHashMap<>();
         for (TrainJob job : listed) {
-            statuses.put(TrainJobRef.of(job).toString(), ReportedStatus.of(job, queues.get(job.getMetadata().getUid())));
+            statuses.put(
+                    TrainJobRef.of(job).toString(),
+                    ReportedStatus.of(job, queues.get(job.getMetadata().getUid())));
         }
         return statuses;
     }
@@ -185,7 +205,8 @@ final class ManageHandler extends OperationHandler.Synchronous {
     private ReportedStatus reported(Exchange exchange, TrainJob job) {
         if (QueueStatus.asksKueue(job)) {
             try {
-                endpoint.authorize(exchange, Access.workloads("list", job.getMetadata().getNamespace()));
+                endpoint.authorize(
+                        exchange, Access.workloads("list", job.getMetadata().getNamespace()));
             } catch (AccessDeniedException denied) {
                 return ReportedStatus.own(job);
             }

@@ -1,7 +1,6 @@
 package io.camelkubeflow.trainer;
 
-import java.util.List;
-import java.util.Map;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.api.KubernetesNames;
@@ -10,13 +9,13 @@ import io.camelkubeflow.trainer.runtime.RuntimeCatalog.RuntimeLauncher;
 import io.camelkubeflow.trainer.runtime.RuntimeKind;
 import io.camelkubeflow.trainer.runtime.RuntimePackages;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import java.util.List;
+import java.util.Map;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.support.DefaultExchange;
 import org.apache.camel.util.URISupport;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
  * {@code runtimePackages}: what a runtime's image holds, found as the Kubeflow SDK's get_runtime_packages finds it, by
@@ -40,8 +39,17 @@ final class RuntimePackagesHandler extends OperationHandler.Synchronous {
         // the endpoint's own options carry over to the train, wait, logs and delete it does (client, namespace,
         // authorizeCaller, policy, waitTimeout...); what each step needs is set below
         Map<String, Object> parameters = URISupport.parseQuery(URISupport.extractQuery(endpoint.getEndpointUri()));
-        for (String own : List.of("runtime", "runtimeKind", "numNodes", "script", "throwOnFailure", "follow", "logStep",
-                "tailLines", "sinceSeconds", "logDestination")) {
+        for (String own : List.of(
+                "runtime",
+                "runtimeKind",
+                "numNodes",
+                "script",
+                "throwOnFailure",
+                "follow",
+                "logStep",
+                "tailLines",
+                "sinceSeconds",
+                "logDestination")) {
             parameters.remove(own);
         }
         options = URISupport.createQueryString(parameters);
@@ -60,8 +68,9 @@ final class RuntimePackagesHandler extends OperationHandler.Synchronous {
         String namespace = TrainJobHeaders.namespace(in, endpoint.defaultNamespace());
         String name = in.getHeader(RUNTIME, endpoint.getConfiguration().getRuntime(), String.class);
         if (name == null) {
-            throw new InvalidOptionException(RUNTIME, "no runtime named; set the runtime option or header to the"
-                    + " runtime whose packages to list");
+            throw new InvalidOptionException(
+                    RUNTIME,
+                    "no runtime named; set the runtime option or header to the" + " runtime whose packages to list");
         }
         KubernetesNames.objectName(RUNTIME, name);
         // a create first, as train reviews it: a caller who may not learns nothing of the runtimes either
@@ -70,8 +79,10 @@ final class RuntimePackagesHandler extends OperationHandler.Synchronous {
         endpoint.authorize(exchange, Access.runtimes("get", RuntimeKind.ClusterTrainingRuntime.plural(), null, name));
         RuntimeLauncher runtime = catalog.runtime(RUNTIME, namespace, name, List.of());
         if ("builtin".equals(runtime.launcher())) {
-            throw new InvalidOptionException(RUNTIME, runtime.kind() + " '" + name + "' runs a builtin trainer, which"
-                    + " runs no code of a request; its packages cannot be listed this way");
+            throw new InvalidOptionException(
+                    RUNTIME,
+                    runtime.kind() + " '" + name + "' runs a builtin trainer, which"
+                            + " runs no code of a request; its packages cannot be listed this way");
         }
 
         Exchange train = new DefaultExchange(exchange.getContext());

@@ -1,16 +1,15 @@
 package io.camelkubeflow.trainer;
 
-import java.util.List;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.RUNTIME;
 
 import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.runtime.ImageRule;
 import io.camelkubeflow.trainer.runtime.RuntimeCatalog;
 import io.camelkubeflow.trainer.runtime.RuntimeKind;
+import java.util.List;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.RUNTIME;
 
 /**
  * {@code runtimes}: the runtimes, each with the launcher train would choose under the endpoint's image rules; with
@@ -27,7 +26,8 @@ final class RuntimesHandler extends OperationHandler.Synchronous {
     @Override
     protected void doStart() {
         catalog = new RuntimeCatalog(endpoint.getClient(), endpoint.apiRetry());
-        imageRules = ImageRule.parseList("imageRules", endpoint.getConfiguration().getImageRules());
+        imageRules =
+                ImageRule.parseList("imageRules", endpoint.getConfiguration().getImageRules());
     }
 
     @Override
@@ -36,14 +36,17 @@ final class RuntimesHandler extends OperationHandler.Synchronous {
         String namespace = TrainJobHeaders.namespace(message, endpoint.defaultNamespace());
         String runtime = message.getHeader(RUNTIME, endpoint.getConfiguration().getRuntime(), String.class);
         if (runtime == null) {
-            endpoint.authorize(exchange, Access.runtimes("list", RuntimeKind.TrainingRuntime.plural(), namespace, null));
-            endpoint.authorize(exchange, Access.runtimes("list", RuntimeKind.ClusterTrainingRuntime.plural(), null, null));
+            endpoint.authorize(
+                    exchange, Access.runtimes("list", RuntimeKind.TrainingRuntime.plural(), namespace, null));
+            endpoint.authorize(
+                    exchange, Access.runtimes("list", RuntimeKind.ClusterTrainingRuntime.plural(), null, null));
             message.setBody(catalog.runtimes(namespace, imageRules));
             return;
         }
         KubernetesNames.objectName(RUNTIME, runtime);
         endpoint.authorize(exchange, Access.runtimes("get", RuntimeKind.TrainingRuntime.plural(), namespace, runtime));
-        endpoint.authorize(exchange, Access.runtimes("get", RuntimeKind.ClusterTrainingRuntime.plural(), null, runtime));
+        endpoint.authorize(
+                exchange, Access.runtimes("get", RuntimeKind.ClusterTrainingRuntime.plural(), null, runtime));
         message.setBody(catalog.runtime(RUNTIME, namespace, runtime, imageRules));
     }
 }

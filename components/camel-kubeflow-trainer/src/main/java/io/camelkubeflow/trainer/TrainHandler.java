@@ -1,5 +1,7 @@
 package io.camelkubeflow.trainer;
 
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.RuntimeLookup;
 import io.camelkubeflow.trainer.job.SubmitResult;
@@ -10,8 +12,6 @@ import io.camelkubeflow.trainer.watch.WatchedRuntimes;
 import org.apache.camel.Exchange;
 import org.apache.camel.Expression;
 import org.apache.camel.Message;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
  * {@code train}: the endpoint's options, then the body, then the headers make the request; the submitter checks it,
@@ -33,10 +33,15 @@ final class TrainHandler extends OperationHandler.Synchronous {
         endpointDefaults = ExchangeTrainRequests.fromConfiguration(endpoint);
         idempotencyKey = simple(configuration.getIdempotencyKey());
         runKey = simple(configuration.getRunKey());
-        submitter = new TrainJobSubmitter(endpoint.getClient(), endpoint.apiRetry(), configuration.getPolicy(),
-                new WatchedRuntimes(endpoint.informers(), RuntimeLookup.direct(endpoint.getClient(),
-                        endpoint.apiRetry()))).workspaceStore(configuration.getWorkspaceStore())
-                .workspaceFetcher(configuration.getWorkspaceFetcher()).accessReviewer(endpoint.accessReviewer());
+        submitter = new TrainJobSubmitter(
+                        endpoint.getClient(),
+                        endpoint.apiRetry(),
+                        configuration.getPolicy(),
+                        new WatchedRuntimes(
+                                endpoint.informers(), RuntimeLookup.direct(endpoint.getClient(), endpoint.apiRetry())))
+                .workspaceStore(configuration.getWorkspaceStore())
+                .workspaceFetcher(configuration.getWorkspaceFetcher())
+                .accessReviewer(endpoint.accessReviewer());
         if (configuration.getTtlAfterFinished() > 0) {
             // after a restart too: the jobs of this namespace with a TTL are looked after again
             endpoint.ttlReaper().watchNamespace(endpoint.defaultNamespace());
@@ -44,18 +49,20 @@ final class TrainHandler extends OperationHandler.Synchronous {
     }
 
     private Expression simple(String expression) {
-        return expression == null ? null
+        return expression == null
+                ? null
                 : endpoint.getCamelContext().resolveLanguage("simple").createExpression(expression);
     }
 
     @Override
     void handle(Exchange exchange) {
         TrainRequest request = endpointDefaults
-                .overlay(ExchangeTrainRequests.fromBody(exchange, endpoint.getConfiguration().getBodyType()))
+                .overlay(ExchangeTrainRequests.fromBody(
+                        exchange, endpoint.getConfiguration().getBodyType()))
                 .overlay(ExchangeTrainRequests.fromHeaders(exchange))
                 .idempotencyKey(ExchangeTrainRequests.idempotencyKey(exchange, idempotencyKey))
-                .traceParent(TrainJobMetadata.traceParent(exchange.getMessage()
-                        .getHeader(TrainJobMetadata.TRACE_PARENT_HEADER)));
+                .traceParent(TrainJobMetadata.traceParent(
+                        exchange.getMessage().getHeader(TrainJobMetadata.TRACE_PARENT_HEADER)));
         if (request.runKey() == null && runKey != null) {
             request.runKey(runKey.evaluate(exchange, String.class));
         }

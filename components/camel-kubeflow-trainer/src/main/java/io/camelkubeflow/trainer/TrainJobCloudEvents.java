@@ -1,13 +1,12 @@
 package io.camelkubeflow.trainer;
 
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobPhase;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import org.apache.camel.Exchange;
 import org.apache.camel.InvalidPayloadRuntimeException;
 import org.apache.camel.Message;
@@ -28,17 +27,26 @@ import org.apache.camel.spi.Transformer;
  * twice has one id (receivers can drop repeats); {@code time} when the message was made; {@code datacontenttype}
  * application/json.
  */
-@DataTypeTransformer(name = TrainJobCloudEvents.DATA_TYPE,
-                     description = "A TrainJob message as a CloudEvent: the TrainJob as JSON, its event's type, source,"
-                                   + " subject and id in Camel's CloudEvent headers")
+@DataTypeTransformer(
+        name = TrainJobCloudEvents.DATA_TYPE,
+        description = "A TrainJob message as a CloudEvent: the TrainJob as JSON, its event's type, source,"
+                + " subject and id in Camel's CloudEvent headers")
 public class TrainJobCloudEvents extends Transformer {
     public static final String DATA_TYPE = "kubeflow-trainer:application-cloudevents";
     public static final String TYPE_PREFIX = "io.camelkubeflow.trainer.trainjob.";
     public static final String SPEC_VERSION = "1.0";
     /** Camel's header of each attribute {@link #attributes} gives. */
-    private static final Map<String, String> HEADERS = Map.of("type", CloudEvent.CAMEL_CLOUD_EVENT_TYPE,
-            "source", CloudEvent.CAMEL_CLOUD_EVENT_SOURCE, "subject", CloudEvent.CAMEL_CLOUD_EVENT_SUBJECT,
-            "id", CloudEvent.CAMEL_CLOUD_EVENT_ID, "time", CloudEvent.CAMEL_CLOUD_EVENT_TIME);
+    private static final Map<String, String> HEADERS = Map.of(
+            "type",
+            CloudEvent.CAMEL_CLOUD_EVENT_TYPE,
+            "source",
+            CloudEvent.CAMEL_CLOUD_EVENT_SOURCE,
+            "subject",
+            CloudEvent.CAMEL_CLOUD_EVENT_SUBJECT,
+            "id",
+            CloudEvent.CAMEL_CLOUD_EVENT_ID,
+            "time",
+            CloudEvent.CAMEL_CLOUD_EVENT_TIME);
     /** One mapper for every message: the TrainJob model's JSON as fabric8 writes it to the API server. */
     private static final KubernetesSerialization JSON = new KubernetesSerialization();
 
@@ -74,10 +82,13 @@ public class TrainJobCloudEvents extends Transformer {
         String what = (event != null ? event : TrainJobPhase.of(job).displayName()).toLowerCase(Locale.ROOT);
         Map<String, String> attributes = new LinkedHashMap<>();
         attributes.put("type", TYPE_PREFIX + what);
-        attributes.put("source", "/apis/trainer.kubeflow.org/v1alpha1/namespaces/" + job.getMetadata().getNamespace()
-                + "/trainjobs");
+        attributes.put(
+                "source",
+                "/apis/trainer.kubeflow.org/v1alpha1/namespaces/"
+                        + job.getMetadata().getNamespace() + "/trainjobs");
         attributes.put("subject", job.getMetadata().getName());
-        attributes.put("id", job.getMetadata().getUid() + "/" + job.getMetadata().getResourceVersion() + "/" + what);
+        attributes.put(
+                "id", job.getMetadata().getUid() + "/" + job.getMetadata().getResourceVersion() + "/" + what);
         attributes.put("time", Instant.now().toString());
         return attributes;
     }

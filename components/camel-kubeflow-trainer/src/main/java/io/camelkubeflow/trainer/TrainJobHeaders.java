@@ -1,8 +1,6 @@
 package io.camelkubeflow.trainer;
 
-import java.util.HashSet;
-import java.util.Map;
-import java.util.Set;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -11,10 +9,11 @@ import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.watch.ReportedStatus;
 import io.camelkubeflow.trainer.watch.TrainJobProgress;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
  * The one reader and writer of the headers that say which TrainJob a message is about, where it stands and how far it
@@ -26,8 +25,7 @@ final class TrainJobHeaders {
     /** Followed by a header's name: the value this component last answered with in that header. */
     private static final String ANSWERED_HEADER_PREFIX = "CamelKubeflowTrainerAnswered.";
 
-    private TrainJobHeaders() {
-    }
+    private TrainJobHeaders() {}
 
     /**
      * The job a message names: the headers train leaves, else a TrainJob body; its namespace falls back too. Both
@@ -40,21 +38,27 @@ final class TrainJobHeaders {
             name = bodyJob.getMetadata().getName();
         }
         if (name == null) {
-            throw new InvalidOptionException(JOB_NAME, "no TrainJob named; set the header (kubeflow-trainer:train"
-                    + " sets it) or send the TrainJob as the body");
+            throw new InvalidOptionException(
+                    JOB_NAME,
+                    "no TrainJob named; set the header (kubeflow-trainer:train"
+                            + " sets it) or send the TrainJob as the body");
         }
         String namespace = in.getHeader(NAMESPACE, String.class);
         if (namespace == null && bodyJob != null) {
             namespace = bodyJob.getMetadata().getNamespace();
         }
-        return new TrainJobRef(namespace != null ? KubernetesNames.namespace(NAMESPACE, namespace)
-                : KubernetesNames.namespace("namespace", defaultNamespace), KubernetesNames.trainJobName(JOB_NAME, name));
+        return new TrainJobRef(
+                namespace != null
+                        ? KubernetesNames.namespace(NAMESPACE, namespace)
+                        : KubernetesNames.namespace("namespace", defaultNamespace),
+                KubernetesNames.trainJobName(JOB_NAME, name));
     }
 
     /** The namespace a message names (header), else the endpoint's; checked as a namespace name. */
     static String namespace(Message in, String defaultNamespace) {
         String namespace = in.getHeader(NAMESPACE, String.class);
-        return namespace != null ? KubernetesNames.namespace(NAMESPACE, namespace)
+        return namespace != null
+                ? KubernetesNames.namespace(NAMESPACE, namespace)
                 : KubernetesNames.namespace("namespace", defaultNamespace);
     }
 
@@ -98,8 +102,10 @@ final class TrainJobHeaders {
         String uid = job.getMetadata().getUid();
         out.setHeader(JOB_UID, uid);
         Map<String, String> annotations = job.getMetadata().getAnnotations();
-        setOrRemove(out, CODE_DIGEST, annotations == null ? null
-                : annotations.get(TrainJobMetadata.CODE_DIGEST_ANNOTATION));
+        setOrRemove(
+                out,
+                CODE_DIGEST,
+                annotations == null ? null : annotations.get(TrainJobMetadata.CODE_DIGEST_ANNOTATION));
         answer(out, OUTPUT_URI, annotations == null ? null : annotations.get(TrainJobMetadata.OUTPUT_URI_ANNOTATION));
         if (uid != null) {
             @SuppressWarnings("unchecked")
@@ -115,7 +121,9 @@ final class TrainJobHeaders {
     /** Whether the job is one an earlier step of this exchange answered with (a train, wait, get or events step). */
     static boolean answeredEarlier(Exchange exchange, TrainJob job) {
         Set<?> answered = exchange.getProperty(ANSWERED_JOBS_PROPERTY, Set.class);
-        return answered != null && job.getMetadata() != null && answered.contains(job.getMetadata().getUid());
+        return answered != null
+                && job.getMetadata() != null
+                && answered.contains(job.getMetadata().getUid());
     }
 
     /** The job as the body, with its identity and the status it is in now. */
@@ -134,8 +142,10 @@ final class TrainJobHeaders {
     static void progress(Message message, TrainJobProgress progress) {
         setOrRemove(message, PROGRESS_SOURCE, progress == null ? null : progress.source());
         setOrRemove(message, PROGRESS_PERCENT, progress == null ? null : progress.percent());
-        setOrRemove(message, ESTIMATED_REMAINING_SECONDS, progress == null ? null : progress.estimatedRemainingSeconds());
-        setOrRemove(message, TRAINER_METRICS, progress == null || progress.metrics().isEmpty() ? null : progress.metrics());
+        setOrRemove(
+                message, ESTIMATED_REMAINING_SECONDS, progress == null ? null : progress.estimatedRemainingSeconds());
+        setOrRemove(
+                message, TRAINER_METRICS, progress == null || progress.metrics().isEmpty() ? null : progress.metrics());
         setOrRemove(message, PODS_READY, progress == null ? null : progress.podsReady());
         setOrRemove(message, PODS_TOTAL, progress == null ? null : progress.podsTotal());
     }

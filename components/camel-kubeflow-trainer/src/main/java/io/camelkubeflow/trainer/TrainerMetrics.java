@@ -1,17 +1,22 @@
 package io.camelkubeflow.trainer;
 
-import java.time.Duration;
-
 import io.camelkubeflow.trainer.access.AccessDecisions;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.SubmitResult;
-import io.camelkubeflow.trainer.watch.WatchConnectionMonitor;
 import io.camelkubeflow.trainer.watch.WaitResult;
+import io.camelkubeflow.trainer.watch.WatchConnectionMonitor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * The component's Micrometer meters, tagged with the runtime (and outcome or status):
@@ -36,7 +41,8 @@ final class TrainerMetrics {
     private final MeterRegistry registry;
     private final Counter waitTimeouts;
     /** The kept answers of every client's access reviewer, and the reviews of those released. */
-    private final java.util.Set<AccessDecisions> liveDecisions = new java.util.HashSet<>();
+    private final Set<AccessDecisions> liveDecisions = new HashSet<>();
+
     private long retiredHits;
     private long retiredMisses;
     /**
@@ -44,21 +50,30 @@ final class TrainerMetrics {
      * registration of a name and tags with the meter already there, so a component restarted on the same registry
      * would otherwise register meters that read the stopped one.
      */
-    private final java.util.List<io.micrometer.core.instrument.Meter> bound = new java.util.ArrayList<>();
+    private final List<Meter> bound = new ArrayList<>();
 
     /** The counters of rare events exist from the start at zero: Prometheus's rate() and increase() need a series. */
     TrainerMetrics(MeterRegistry registry) {
         this.registry = registry;
-        this.waitTimeouts = Counter.builder(PREFIX + "wait.timeouts").description("Waits that gave up at their timeout")
+        this.waitTimeouts = Counter.builder(PREFIX + "wait.timeouts")
+                .description("Waits that gave up at their timeout")
                 .register(registry);
         // over every client's reviewer: one registration per name and tags, so a meter per client would count the
         // first client only
-        bind(PREFIX + "access.reviews", Tags.of("result", "cached"), () -> FunctionCounter.builder(
-                PREFIX + "access.reviews", this, TrainerMetrics::accessReviewHits).tag("result", "cached")
-                .description("Access reviews answered from the kept answers").register(registry));
-        bind(PREFIX + "access.reviews", Tags.of("result", "reviewed"), () -> FunctionCounter.builder(
-                PREFIX + "access.reviews", this, TrainerMetrics::accessReviewMisses).tag("result", "reviewed")
-                .description("Access reviews asked of the API server").register(registry));
+        bind(
+                PREFIX + "access.reviews",
+                Tags.of("result", "cached"),
+                () -> FunctionCounter.builder(PREFIX + "access.reviews", this, TrainerMetrics::accessReviewHits)
+                        .tag("result", "cached")
+                        .description("Access reviews answered from the kept answers")
+                        .register(registry));
+        bind(
+                PREFIX + "access.reviews",
+                Tags.of("result", "reviewed"),
+                () -> FunctionCounter.builder(PREFIX + "access.reviews", this, TrainerMetrics::accessReviewMisses)
+                        .tag("result", "reviewed")
+                        .description("Access reviews asked of the API server")
+                        .register(registry));
     }
 
     /**
@@ -66,9 +81,9 @@ final class TrainerMetrics {
      * another live component on the same registry holds that name and tags already: the registration then answers its
      * meter, which is that component's to remove, not this one's.
      */
-    void bind(String name, Tags tags, java.util.function.Supplier<io.micrometer.core.instrument.Meter> register) {
+    void bind(String name, Tags tags, Supplier<Meter> register) {
         boolean held = registry.find(name).tags(tags).meter() != null;
-        io.micrometer.core.instrument.Meter meter = register.get();
+        Meter meter = register.get();
         if (!held) {
             bound.add(meter);
         }
@@ -82,23 +97,41 @@ final class TrainerMetrics {
 
     void trained(SubmitResult result) {
         String outcome = result.skipped() ? "skipped" : result.adopted() ? "adopted" : "created";
-        Counter.builder(PREFIX + "trainjobs").description("TrainJobs train created, adopted or skipped")
-                .tag("outcome", outcome).tag("runtime", runtime(result.trainJob())).register(registry).increment();
+        Counter.builder(PREFIX + "trainjobs")
+                .description("TrainJobs train created, adopted or skipped")
+                .tag("outcome", outcome)
+                .tag("runtime", runtime(result.trainJob()))
+                .register(registry)
+                .increment();
     }
 
     void waited(WaitResult result, Duration waited) {
         String status = result.phase().displayName();
         String runtime = runtime(result.trainJob());
         if (result.phase().isTerminal()) {
-            Counter.builder(PREFIX + "trainjobs.ended").description("TrainJob ends seen by wait")
-                    .tag("status", status).tag("runtime", runtime).register(registry).increment();
+            Counter.builder(PREFIX + "trainjobs.ended")
+                    .description("TrainJob ends seen by wait")
+                    .tag("status", status)
+                    .tag("runtime", runtime)
+                    .register(registry)
+                    .increment();
         }
-        Timer.builder(PREFIX + "wait").description("How long exchanges waited for a TrainJob")
-                .tag("status", status).tag("runtime", runtime).register(registry).record(waited);
+        Timer.builder(PREFIX + "wait")
+                .description("How long exchanges waited for a TrainJob")
+                .tag("status", status)
+                .tag("runtime", runtime)
+                .register(registry)
+                .record(waited);
         // a condition written by hand (or a skewed controller clock) can predate the job: no run time then
-        if (result.jobDuration() != null && !result.jobDuration().isNegative() && result.phase().isTerminal()) {
-            Timer.builder(PREFIX + "run").description("TrainJob run time, from creation to its end")
-                    .tag("status", status).tag("runtime", runtime).register(registry).record(result.jobDuration());
+        if (result.jobDuration() != null
+                && !result.jobDuration().isNegative()
+                && result.phase().isTerminal()) {
+            Timer.builder(PREFIX + "run")
+                    .description("TrainJob run time, from creation to its end")
+                    .tag("status", status)
+                    .tag("runtime", runtime)
+                    .register(registry)
+                    .record(result.jobDuration());
         }
     }
 
@@ -129,17 +162,21 @@ final class TrainerMetrics {
     private Counter watchStops(String watch) {
         return Counter.builder(PREFIX + "watch.stops")
                 .description("Informers fabric8 stopped for good on a watch error it does not retry (each replaced)")
-                .tag("watch", watch).register(registry);
+                .tag("watch", watch)
+                .register(registry);
     }
 
     private Counter watchReconnects(String watch) {
         return Counter.builder(PREFIX + "watch.reconnects")
                 .description("Watch connections lost and re-established (expired, dropped, API server restart)")
-                .tag("watch", watch).register(registry);
+                .tag("watch", watch)
+                .register(registry);
     }
 
     private static String runtime(TrainJob job) {
-        return job.getSpec() == null || job.getSpec().runtimeRef() == null ? "unknown" : job.getSpec().runtimeRef().name();
+        return job.getSpec() == null || job.getSpec().runtimeRef() == null
+                ? "unknown"
+                : job.getSpec().runtimeRef().name();
     }
 
     /** Counts the access reviews of a client's reviewer, with every other client's. */
@@ -156,10 +193,12 @@ final class TrainerMetrics {
     }
 
     private synchronized double accessReviewHits() {
-        return retiredHits + liveDecisions.stream().mapToLong(AccessDecisions::hits).sum();
+        return retiredHits
+                + liveDecisions.stream().mapToLong(AccessDecisions::hits).sum();
     }
 
     private synchronized double accessReviewMisses() {
-        return retiredMisses + liveDecisions.stream().mapToLong(AccessDecisions::misses).sum();
+        return retiredMisses
+                + liveDecisions.stream().mapToLong(AccessDecisions::misses).sum();
     }
 }

@@ -1,7 +1,6 @@
 package io.camelkubeflow.trainer;
 
-import java.time.Duration;
-import java.util.concurrent.CompletionException;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
@@ -14,11 +13,11 @@ import io.camelkubeflow.trainer.watch.TrainJobSteps;
 import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
 import io.camelkubeflow.trainer.watch.WaitResult;
 import io.camelkubeflow.trainer.watch.WaitTarget;
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
  * {@code wait}: asynchronous; no Camel thread is held while the job runs, the exchange continues from the watch event
@@ -62,13 +61,22 @@ final class WaitHandler extends OperationHandler {
         }
         TrainerMetrics metrics = endpoint.getComponent().metrics();
         long started = System.nanoTime();
-        endpoint.getWatcher().await(job.namespace(), job.name(), target.phase(), timeout, queueTimeout,
-                configuration.isThrowOnFailure(), endpoint.apiRetry(), tellKueue)
+        endpoint.getWatcher()
+                .await(
+                        job.namespace(),
+                        job.name(),
+                        target.phase(),
+                        timeout,
+                        queueTimeout,
+                        configuration.isThrowOnFailure(),
+                        endpoint.apiRetry(),
+                        tellKueue)
                 .whenComplete((result, error) -> {
                     Duration waited = Duration.ofNanos(System.nanoTime() - started);
                     if (error != null) {
                         Throwable cause = error instanceof CompletionException && error.getCause() != null
-                                ? error.getCause() : error;
+                                ? error.getCause()
+                                : error;
                         if (cause instanceof TrainJobFailedException failed) {
                             setOutcome(exchange, failed.getResult());
                             metrics.waited(failed.getResult(), waited);
@@ -77,7 +85,10 @@ final class WaitHandler extends OperationHandler {
                             ReportedStatus lastSeen = timedOut.getLastSeen();
                             if (lastSeen != null) {
                                 // what an error handler decides on: Queued (and Kueue's reason) is not stuck
-                                TrainJobHeaders.status(exchange.getMessage(), lastSeen.status(), lastSeen.reason(),
+                                TrainJobHeaders.status(
+                                        exchange.getMessage(),
+                                        lastSeen.status(),
+                                        lastSeen.reason(),
                                         lastSeen.message());
                             }
                             if (configuration.isDeleteOnTimeout()) {
@@ -115,8 +126,9 @@ final class WaitHandler extends OperationHandler {
         }
         Duration duration = exchange.getContext().getTypeConverter().tryConvertTo(Duration.class, exchange, value);
         if (duration == null) {
-            throw new InvalidOptionException(header, "'" + value + "' is not a duration; give milliseconds or"
-                    + " a java.time.Duration such as PT30M");
+            throw new InvalidOptionException(
+                    header,
+                    "'" + value + "' is not a duration; give milliseconds or" + " a java.time.Duration such as PT30M");
         }
         return duration;
     }
@@ -124,10 +136,10 @@ final class WaitHandler extends OperationHandler {
     /** deleteOnTimeout: the job of a wait given up on goes; the exception says whether it did. */
     private void deleteAbandoned(TrainJobRef job, TrainJobWaitTimeoutException timeout) {
         try {
-            boolean deleted = jobs.delete(job.namespace(), job.name(),
-                    endpoint.getConfiguration().getDeletePropagation());
-            timeout.addSuppressed(new IllegalStateException("deleteOnTimeout: TrainJob " + job
-                    + (deleted ? " was deleted" : " was already gone")));
+            boolean deleted = jobs.delete(
+                    job.namespace(), job.name(), endpoint.getConfiguration().getDeletePropagation());
+            timeout.addSuppressed(new IllegalStateException(
+                    "deleteOnTimeout: TrainJob " + job + (deleted ? " was deleted" : " was already gone")));
         } catch (RuntimeException e) {
             timeout.addSuppressed(e);
         }
@@ -136,11 +148,17 @@ final class WaitHandler extends OperationHandler {
     private void setOutcome(Exchange exchange, WaitResult result) {
         Message out = exchange.getMessage();
         TrainJobHeaders.job(out, result.trainJob());
-        out.setHeader(STEPS, steps.of(endpoint.watchedNamespace(result.trainJob().getMetadata().getNamespace()),
-                result.trainJob()));
+        out.setHeader(
+                STEPS,
+                steps.of(
+                        endpoint.watchedNamespace(
+                                result.trainJob().getMetadata().getNamespace()),
+                        result.trainJob()));
         TrainJobHeaders.status(out, result.phase().displayName(), result.reason(), result.message());
         out.setHeader(POD_FAILURE, result.podDetail());
-        out.setHeader(DURATION, result.jobDuration() == null ? null : result.jobDuration().toMillis());
+        out.setHeader(
+                DURATION,
+                result.jobDuration() == null ? null : result.jobDuration().toMillis());
         TrainJobHeaders.progress(out, result.progress());
     }
 }

@@ -1,5 +1,10 @@
 package io.camelkubeflow.trainer;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
@@ -11,7 +16,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
-
 import org.apache.camel.catalog.CamelCatalog;
 import org.apache.camel.catalog.DefaultCamelCatalog;
 import org.apache.camel.catalog.maven.DefaultMavenArtifactProvider;
@@ -21,11 +25,6 @@ import org.apache.camel.tooling.model.ComponentModel.EndpointOptionModel;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What Camel's catalog tooling reads from a third-party jar, read from the packaged jar alone (a class loader of that
@@ -54,7 +53,7 @@ class CamelToolingIT {
     @BeforeAll
     static void openTheJar() throws IOException {
         assertTrue(Files.isRegularFile(JAR), "no packaged jar at " + JAR);
-        jar = new URLClassLoader(new URL[] { JAR.toUri().toURL() }, null);
+        jar = new URLClassLoader(new URL[] {JAR.toUri().toURL()}, null);
     }
 
     @AfterAll
@@ -64,7 +63,9 @@ class CamelToolingIT {
 
     @Test
     void theTestSeesTheComponentOnlyThroughTheJar() {
-        assertThrows(ClassNotFoundException.class, () -> Class.forName(COMPONENT_CLASS),
+        assertThrows(
+                ClassNotFoundException.class,
+                () -> Class.forName(COMPONENT_CLASS),
                 "the component is on this test's class path: the catalog could read it from there, not the jar");
     }
 
@@ -94,35 +95,52 @@ class CamelToolingIT {
         assertTrue(model.getDescription().startsWith("Drive Kubeflow Trainer v2 TrainJobs"), model.getDescription());
         assertEquals(COMPONENT_CLASS, model.getJavaType());
         // what camel catalog --display-gav and camel doc print as the dependency
-        assertEquals("io.camelkubeflow:camel-kubeflow-trainer:" + System.getProperty("component.version"),
+        assertEquals(
+                "io.camelkubeflow:camel-kubeflow-trainer:" + System.getProperty("component.version"),
                 model.getGroupId() + ":" + model.getArtifactId() + ":" + model.getVersion());
         assertEquals("kubeflow-trainer:operation", model.getSyntax());
 
-        List<String> options = model.getEndpointOptions().stream().map(BaseOptionModel::getName).toList();
-        assertTrue(options.containsAll(List.of("operation", "runtime", "numNodes", "waitTimeout", "follow",
-                "oauthToken")), options.toString());
+        List<String> options = model.getEndpointOptions().stream()
+                .map(BaseOptionModel::getName)
+                .toList();
+        assertTrue(
+                options.containsAll(List.of("operation", "runtime", "numNodes", "waitTimeout", "follow", "oauthToken")),
+                options.toString());
         EndpointOptionModel operation = model.getEndpointOptions().stream()
-                .filter(o -> o.getName().equals("operation")).findFirst().orElseThrow();
-        assertTrue(operation.getEnums().containsAll(List.of("train", "wait", "logs", "events")), operation.getEnums()
-                .toString());
+                .filter(o -> o.getName().equals("operation"))
+                .findFirst()
+                .orElseThrow();
+        assertTrue(
+                operation.getEnums().containsAll(List.of("train", "wait", "logs", "events")),
+                operation.getEnums().toString());
         // Kaoto's generator builds a form field of each: a title, a description and a type
         List<String> undescribed = model.getEndpointOptions().stream()
                 .filter(o -> blank(o.getDisplayName()) || blank(o.getDescription()) || blank(o.getType()))
-                .map(BaseOptionModel::getName).toList();
+                .map(BaseOptionModel::getName)
+                .toList();
         assertEquals(List.of(), undescribed);
-        assertTrue(model.getEndpointOptions().stream().filter(o -> o.getName().equals("oauthToken"))
-                .allMatch(BaseOptionModel::isSecret), "tools mask a secret option only when the catalog says so");
+        assertTrue(
+                model.getEndpointOptions().stream()
+                        .filter(o -> o.getName().equals("oauthToken"))
+                        .allMatch(BaseOptionModel::isSecret),
+                "tools mask a secret option only when the catalog says so");
 
-        List<String> headers = model.getEndpointHeaders().stream().map(BaseOptionModel::getName).toList();
+        List<String> headers = model.getEndpointHeaders().stream()
+                .map(BaseOptionModel::getName)
+                .toList();
         // by name: the component's classes are not on this test's class path
-        assertTrue(headers.containsAll(List.of("CamelKubeflowTrainerJobName", "CamelKubeflowTrainerIdempotencyKey")),
+        assertTrue(
+                headers.containsAll(List.of("CamelKubeflowTrainerJobName", "CamelKubeflowTrainerIdempotencyKey")),
                 headers.toString());
-        assertTrue(model.getComponentOptions().stream().anyMatch(o -> o.getName().equals("namespace")));
+        assertTrue(
+                model.getComponentOptions().stream().anyMatch(o -> o.getName().equals("namespace")));
 
         // and what an IDE plugin does with it: validate a URI
         assertTrue(catalog.validateEndpointProperties("kubeflow-trainer:train?runtime=torch-distributed&numNodes=2")
                 .isSuccess());
-        assertTrue(catalog.validateEndpointProperties("kubeflow-trainer:train?runtme=x").getUnknown().contains("runtme"));
+        assertTrue(catalog.validateEndpointProperties("kubeflow-trainer:train?runtme=x")
+                .getUnknown()
+                .contains("runtme"));
     }
 
     @Test
@@ -130,8 +148,10 @@ class CamelToolingIT {
         DefaultCamelCatalog catalog = new DefaultCamelCatalog();
         catalog.addComponent(SCHEME, COMPONENT_CLASS);
         catalog.getJSonSchemaResolver().setClassLoader(jar);
-        assertEquals(resource("META-INF/io/camelkubeflow/trainer/kubeflow-trainer.json"),
-                catalog.componentJSonSchema(SCHEME), "the JSON beside the class is the component's one JSON");
+        assertEquals(
+                resource("META-INF/io/camelkubeflow/trainer/kubeflow-trainer.json"),
+                catalog.componentJSonSchema(SCHEME),
+                "the JSON beside the class is the component's one JSON");
         assertEquals(SCHEME, catalog.componentModel(SCHEME).getScheme());
     }
 

@@ -1,5 +1,16 @@
 package io.camelkubeflow.trainer;
 
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.JOB_NAME;
+import static io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation.JOBSET_NAME_LABEL;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.logs.LogSink;
+import io.camelkubeflow.trainer.logs.LogStep;
+import io.camelkubeflow.trainer.logs.TrainJobLogs;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,23 +20,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
-
-import io.camelkubeflow.trainer.logs.LogSink;
-import io.camelkubeflow.trainer.logs.LogStep;
-import io.camelkubeflow.trainer.logs.TrainJobLogs;
+import java.util.function.Supplier;
 import org.apache.camel.Exchange;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.JOB_NAME;
-import static io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation.JOBSET_NAME_LABEL;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Following logs holds no thread per follower: readers of running jobs share a pool of two threads, and each gets its
@@ -46,27 +48,34 @@ class ConcurrentLogFollowsTest extends TrainerRouteTestSupport {
         twoThreads = Executors.newFixedThreadPool(2);
         // a job that runs far longer than the test and logs only what the test appends
         Exchange trained = LogsOperationTest.train("torch-distributed", "&pythonFile=/a.py", 0, 3_600_000);
-        assertNull(template.send("kubeflow-trainer:wait?waitFor=Running", trained).getException());
+        assertNull(
+                template.send("kubeflow-trainer:wait?waitFor=Running", trained).getException());
         job = trained.getMessage().getHeader(JOB_NAME, String.class);
         pod = api.client().pods().inNamespace("logs").withLabel(JOBSET_NAME_LABEL, job).list().getItems().stream()
-                .filter(p -> p.getMetadata().getName().contains("-node-0-0-")).findFirst().orElseThrow()
-                .getMetadata().getName();
+                .filter(p -> p.getMetadata().getName().contains("-node-0-0-"))
+                .findFirst()
+                .orElseThrow()
+                .getMetadata()
+                .getName();
     }
 
     @AfterEach
     void stop() {
         twoThreads.shutdownNow();
-        api.client().resources(io.camelkubeflow.trainer.api.TrainJob.class).inNamespace("logs").withName(job).delete();
+        api.client().resources(TrainJob.class).inNamespace("logs").withName(job).delete();
     }
 
     private TrainJobLogs logs() {
-        return new TrainJobLogs(api.client(), camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
-                .informersFor(api.client()), twoThreads);
+        return new TrainJobLogs(
+                api.client(),
+                camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
+                        .informersFor(api.client()),
+                twoThreads);
     }
 
     private TrainJobLogs.Request follow() {
-        return new TrainJobLogs.Request("logs", job, LogStep.parse("step", "node-0"), true, null, null,
-                Duration.ofSeconds(60));
+        return new TrainJobLogs.Request(
+                "logs", job, LogStep.parse("step", "node-0"), true, null, null, Duration.ofSeconds(60));
     }
 
     @Test
@@ -85,25 +94,29 @@ class ConcurrentLogFollowsTest extends TrainerRouteTestSupport {
             String line = "round " + round;
             api.sandbox().podLogs().append("logs", pod, line);
             appended.add(line);
-            awaitTrue(() -> received.stream().allMatch(lines -> lines.contains(line)),
-                    () -> "followers without '" + line + "': " + received.stream().filter(l -> !l.contains(line))
-                            .count());
+            awaitTrue(
+                    () -> received.stream().allMatch(lines -> lines.contains(line)),
+                    () -> "followers without '" + line + "': "
+                            + received.stream().filter(l -> !l.contains(line)).count());
         }
         int threadsAdded = ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore;
         for (List<String> lines : received) {
-            assertEquals(appended, lines.stream().filter(l -> l.startsWith("round ")).toList(),
+            assertEquals(
+                    appended,
+                    lines.stream().filter(l -> l.startsWith("round ")).toList(),
                     "each follower gets each line once, in order");
         }
         assertTrue(threadsAdded < 20, FOLLOWERS + " follows added " + threadsAdded + " threads");
         reads.forEach(read -> read.cancel(false));
-        assertTrue(reads.stream().noneMatch(read -> read.isDone() && !read.isCancelled()),
+        assertTrue(
+                reads.stream().noneMatch(read -> read.isDone() && !read.isCancelled()),
                 "a follow of a running job ends only when cancelled");
     }
 
     @Test
     void aSinkThatIsNotReadyHoldsTheReaderBackUntilItResumesIt() {
         AtomicReference<Runnable> resume = new AtomicReference<>();
-        java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean held = new AtomicBoolean();
         List<String> lines = new CopyOnWriteArrayList<>();
         List<String> violations = new CopyOnWriteArrayList<>();
         LogSink slow = new LogSink() {
@@ -142,7 +155,7 @@ class ConcurrentLogFollowsTest extends TrainerRouteTestSupport {
         assertEquals(burst, lines.stream().filter(l -> l.startsWith("held ")).toList());
     }
 
-    private static void awaitTrue(BooleanSupplier condition, java.util.function.Supplier<String> failure) {
+    private static void awaitTrue(BooleanSupplier condition, Supplier<String> failure) {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

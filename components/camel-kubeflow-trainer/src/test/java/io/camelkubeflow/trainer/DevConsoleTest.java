@@ -1,10 +1,17 @@
 package io.camelkubeflow.trainer;
 
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.JOB_NAME;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-
-import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
@@ -14,14 +21,6 @@ import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.util.json.JsonArray;
 import org.apache.camel.util.json.JsonObject;
 import org.junit.jupiter.api.Test;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.JOB_NAME;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The component's dev console, as a context with dev consoles on finds it (its id, through
@@ -33,33 +32,39 @@ class DevConsoleTest {
     static final String NAMESPACE = "console";
     /** A token on the endpoint (the component's client is used): its value must never show. */
     static final String SECRET = "s3cr3t-console-token";
+
     static final String TRAIN = "kubeflow-trainer:train?runtime=torch-distributed&namespace=" + NAMESPACE
-                                + "&pythonFile=/app/t.py&suspend=true&oauthToken=" + SECRET;
+            + "&pythonFile=/app/t.py&suspend=true&oauthToken=" + SECRET;
 
     @Test
     void theConsoleShowsWhatIsInFlightAndWhatEnded() throws Exception {
-        try (TrainerApiServer api = TrainerApiServer.start(); CamelContext camel = new DefaultCamelContext()) {
+        try (TrainerApiServer api = TrainerApiServer.start();
+                CamelContext camel = new DefaultCamelContext()) {
             api.sandbox().createNamespace(NAMESPACE);
             camel.setDevConsole(true);
-            camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(api.client());
+            camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
+                    .setKubernetesClient(api.client());
             camel.start();
             DevConsole console = DevConsoleRegistry.get(camel).resolveById("kubeflow-trainer");
             assertInstanceOf(KubeflowTrainerDevConsole.class, console, "Camel resolves the console by its id");
             ProducerTemplate template = camel.createProducerTemplate();
 
-            Exchange trained = template.send(TRAIN, e -> { });
+            Exchange trained = template.send(TRAIN, e -> {});
             assertNull(trained.getException());
             String name = trained.getMessage().getHeader(JOB_NAME, String.class);
-            CompletableFuture<Exchange> waiting = template.asyncSend("kubeflow-trainer:wait?namespace=" + NAMESPACE,
+            CompletableFuture<Exchange> waiting = template.asyncSend(
+                    "kubeflow-trainer:wait?namespace=" + NAMESPACE,
                     e -> e.getMessage().setHeader(JOB_NAME, name));
-            CompletableFuture<Exchange> following = template.asyncSend("kubeflow-trainer:logs?follow=true&namespace="
-                                                                       + NAMESPACE,
+            CompletableFuture<Exchange> following = template.asyncSend(
+                    "kubeflow-trainer:logs?follow=true&namespace=" + NAMESPACE,
                     e -> e.getMessage().setHeader(JOB_NAME, name));
 
             // the wait's exchange is in flight a moment before its handler hands the wait to the watcher
-            JsonObject pending = awaitJson(console, json -> json.getInteger("waits") == 1
-                                                            && json.getInteger("logFollows") == 1
-                                                            && json.getInteger("waitsPending") == 1);
+            JsonObject pending = awaitJson(
+                    console,
+                    json -> json.getInteger("waits") == 1
+                            && json.getInteger("logFollows") == 1
+                            && json.getInteger("waitsPending") == 1);
             assertEquals(0, pending.getInteger("creates"));
             JsonObject jobs = watch(pending, "trainjobs/" + NAMESPACE);
             assertEquals(true, jobs.getBoolean("running"));
@@ -69,8 +74,10 @@ class DevConsoleTest {
             String text = (String) console.call(DevConsole.MediaType.TEXT);
             assertTrue(text.contains("In flight: 0 creates, 1 waits, 1 log follows; waits pending: 1"), text);
 
-            assertNull(template.send("kubeflow-trainer:resume?namespace=" + NAMESPACE,
-                    e -> e.getMessage().setHeader(JOB_NAME, name)).getException());
+            assertNull(template.send(
+                            "kubeflow-trainer:resume?namespace=" + NAMESPACE,
+                            e -> e.getMessage().setHeader(JOB_NAME, name))
+                    .getException());
             assertNull(waiting.get(60, TimeUnit.SECONDS).getException());
             assertNull(following.get(60, TimeUnit.SECONDS).getException());
             // a refused job name, quoted in the failure: escaped there, as everywhere
@@ -126,7 +133,8 @@ class DevConsoleTest {
     }
 
     /** The console's JSON once it shows what is expected (the exchanges sent asynchronously reach their endpoints). */
-    private static JsonObject awaitJson(DevConsole console, Predicate<JsonObject> expected) throws InterruptedException {
+    private static JsonObject awaitJson(DevConsole console, Predicate<JsonObject> expected)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         JsonObject json = json(console);
         while (!expected.test(json)) {
@@ -138,14 +146,20 @@ class DevConsoleTest {
     }
 
     private static JsonObject endpoint(JsonObject json, String operation) {
-        return ((JsonArray) json.get("endpoints")).stream().map(JsonObject.class::cast)
-                .filter(e -> operation.equals(e.getString("operation"))).findFirst()
-                .orElseThrow(() -> new AssertionError("no " + operation + " endpoint in " + json.toJson()));
+        return ((JsonArray) json.get("endpoints"))
+                .stream()
+                        .map(JsonObject.class::cast)
+                        .filter(e -> operation.equals(e.getString("operation")))
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError("no " + operation + " endpoint in " + json.toJson()));
     }
 
     private static JsonObject watch(JsonObject json, String name) {
-        return ((JsonArray) json.get("watches")).stream().map(JsonObject.class::cast)
-                .filter(w -> name.equals(w.getString("name"))).findFirst()
-                .orElseThrow(() -> new AssertionError("no watch " + name + " in " + json.toJson()));
+        return ((JsonArray) json.get("watches"))
+                .stream()
+                        .map(JsonObject.class::cast)
+                        .filter(w -> name.equals(w.getString("name")))
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError("no watch " + name + " in " + json.toJson()));
     }
 }

@@ -1,21 +1,21 @@
 package io.camelkubeflow.trainer;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
-import io.camelkubeflow.trainer.testing.Eventually;
-import org.apache.camel.Exchange;
-import org.apache.camel.builder.RouteBuilder;
-import org.junit.jupiter.api.Test;
-
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.testing.Eventually;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
+import org.junit.jupiter.api.Test;
 
 /** from("kubeflow-trainer:events"): each status change once, in order, whatever the watch goes through. */
 class EventsConsumerTest extends TrainerRouteTestSupport {
@@ -26,24 +26,32 @@ class EventsConsumerTest extends TrainerRouteTestSupport {
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
-                from(uri).routeId(routeId).process(e -> events.add(
-                        e.getMessage().getHeader(JOB_NAME) + ":" + e.getMessage().getHeader(EVENT)
-                                + (e.getMessage().getHeader(REASON) == null ? "" : ":" + e.getMessage().getHeader(REASON))));
+                from(uri)
+                        .routeId(routeId)
+                        .process(e -> events.add(e.getMessage().getHeader(JOB_NAME) + ":"
+                                + e.getMessage().getHeader(EVENT)
+                                + (e.getMessage().getHeader(REASON) == null
+                                        ? ""
+                                        : ":" + e.getMessage().getHeader(REASON))));
             }
         });
         return events;
     }
 
     static String train(String namespace, Map<String, String> annotations, String extra) {
-        Exchange trained = send("kubeflow-trainer:train?runtime=torch-distributed&namespace=" + namespace
-                + "&pythonFile=/a.py" + extra, null, Map.of(ANNOTATIONS, annotations));
+        Exchange trained = send(
+                "kubeflow-trainer:train?runtime=torch-distributed&namespace=" + namespace + "&pythonFile=/a.py" + extra,
+                null,
+                Map.of(ANNOTATIONS, annotations));
         assertNull(trained.getException());
         return trained.getMessage().getHeader(JOB_NAME, String.class);
     }
 
     /** Fails when fewer than {@code size} events came within 20 s, naming those that came. */
     static void await(List<String> events, int size) throws InterruptedException {
-        Eventually.await(Duration.ofSeconds(20), () -> events.size() >= size,
+        Eventually.await(
+                Duration.ofSeconds(20),
+                () -> events.size() >= size,
                 () -> "expected " + size + " events, got " + events);
     }
 
@@ -59,21 +67,35 @@ class EventsConsumerTest extends TrainerRouteTestSupport {
     static List<List<String>> untilMarker(String namespace, String extra, List<List<String>> streams)
             throws InterruptedException {
         String marker = train(namespace, Map.of(TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "60000"), extra);
-        Eventually.await(Duration.ofSeconds(20), () -> streams.stream().allMatch(events -> events.contains(marker
-                + ":Created")), () -> "the marker's Created never came: " + streams);
-        api.client().resources(TrainJob.class).inNamespace(namespace).withName(marker).delete();
+        Eventually.await(
+                Duration.ofSeconds(20),
+                () -> streams.stream().allMatch(events -> events.contains(marker + ":Created")),
+                () -> "the marker's Created never came: " + streams);
+        api.client()
+                .resources(TrainJob.class)
+                .inNamespace(namespace)
+                .withName(marker)
+                .delete();
         // a copy first: the events still come in, and a view of a list that changes under it fails
-        return streams.stream().map(List::copyOf).map(events -> events.subList(0, events.indexOf(marker
-                + ":Created"))).toList();
+        return streams.stream()
+                .map(List::copyOf)
+                .map(events -> events.subList(0, events.indexOf(marker + ":Created")))
+                .toList();
     }
 
     /** Waits for the end of {@code job} among the handled ends, and answers those before it. */
     static List<String> beforeEndOf(List<String> handled, String job) throws InterruptedException {
-        Eventually.await(Duration.ofSeconds(20), () -> handled.stream().anyMatch(e -> e.startsWith(job + ":")),
+        Eventually.await(
+                Duration.ofSeconds(20),
+                () -> handled.stream().anyMatch(e -> e.startsWith(job + ":")),
                 () -> "the end of " + job + " never came: " + handled);
         List<String> seen = List.copyOf(handled);
-        return seen.subList(0, seen.indexOf(seen.stream().filter(e -> e.startsWith(job + ":")).findFirst()
-                .orElseThrow()));
+        return seen.subList(
+                0,
+                seen.indexOf(seen.stream()
+                        .filter(e -> e.startsWith(job + ":"))
+                        .findFirst()
+                        .orElseThrow()));
     }
 
     /**
@@ -85,10 +107,13 @@ class EventsConsumerTest extends TrainerRouteTestSupport {
         KubeflowTrainerComponent component = camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class);
         long before = api.sandbox().requestCount();
         fault.run();
-        Eventually.await(Duration.ofSeconds(20), () -> api.sandbox().requestsSince(before).stream()
-                .map(r -> r.getPath()).anyMatch(p -> p.contains("/namespaces/" + namespace + "/trainjobs?")
-                        && p.contains("watch=true"))
-                && component.watches().stream().allMatch(w -> w.connected()),
+        Eventually.await(
+                Duration.ofSeconds(20),
+                () -> api.sandbox().requestsSince(before).stream()
+                                .map(r -> r.getPath())
+                                .anyMatch(p -> p.contains("/namespaces/" + namespace + "/trainjobs?")
+                                        && p.contains("watch=true"))
+                        && component.watches().stream().allMatch(w -> w.connected()),
                 () -> "the watches did not come back: " + component.watches());
     }
 
@@ -104,7 +129,8 @@ class EventsConsumerTest extends TrainerRouteTestSupport {
         await(events, 3);
         api.client().resources(TrainJob.class).inNamespace("ev1").withName(job).delete();
         await(events, 4);
-        assertEquals(List.of(job + ":Created", job + ":Running", job + ":Complete:AllJobsCompleted", job + ":Deleted"),
+        assertEquals(
+                List.of(job + ":Created", job + ":Running", job + ":Complete:AllJobsCompleted", job + ":Deleted"),
                 untilMarker(events, "ev1"));
         camel.getRouteController().stopRoute("events-lifecycle");
     }
@@ -124,15 +150,16 @@ class EventsConsumerTest extends TrainerRouteTestSupport {
         template.send("kubeflow-trainer:wait?namespace=ev3", e -> e.getMessage().setHeader(JOB_NAME, done));
 
         List<String> quiet = record("events-quiet", "kubeflow-trainer:events?namespace=ev3");
-        List<String> replay = record("events-replay", "kubeflow-trainer:events?namespace=ev3&emitExisting=true"
-                + "&labelSelector=team=a");
+        List<String> replay = record(
+                "events-replay", "kubeflow-trainer:events?namespace=ev3&emitExisting=true" + "&labelSelector=team=a");
         String other = train("ev3", Map.of(), "&labels.team=b");
         await(quiet, 3);
         await(replay, 1);
         // a job both streams see (team=a), after which nothing of the others comes
         List<List<String>> before = untilMarker("ev3", "&labels.team=a", List.of(quiet, replay));
         assertEquals(List.of(done + ":Complete:AllJobsCompleted"), before.get(1), "team=b is filtered out");
-        assertTrue(before.get(0).stream().allMatch(e -> e.startsWith(other + ":")),
+        assertTrue(
+                before.get(0).stream().allMatch(e -> e.startsWith(other + ":")),
                 "only changes after the start: " + before.get(0));
         camel.getRouteController().stopRoute("events-quiet");
         camel.getRouteController().stopRoute("events-replay");
@@ -147,7 +174,8 @@ class EventsConsumerTest extends TrainerRouteTestSupport {
             public void configure() {
                 // the failure is the test's own: the consumer's WARN says it, and no error handler of the route's
                 // dumps it again at ERROR
-                from("kubeflow-trainer:events?namespace=ev4&handledMark=results").routeId("events-handled")
+                from("kubeflow-trainer:events?namespace=ev4&handledMark=results")
+                        .routeId("events-handled")
                         .errorHandler(noErrorHandler())
                         .filter(header(EVENT).in("Complete", "Failed"))
                         .process(e -> {
@@ -169,7 +197,8 @@ class EventsConsumerTest extends TrainerRouteTestSupport {
         String failedWhileDown = train("ev4", Map.of(TrainJobControllerEmulation.OUTCOME_ANNOTATION, "Failed"), "");
         String stillRunning = train("ev4", Map.of(TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "2500"), "");
         for (String job : List.of(whileDown, failedWhileDown)) {
-            template.send("kubeflow-trainer:wait?namespace=ev4&throwOnFailure=false",
+            template.send(
+                    "kubeflow-trainer:wait?namespace=ev4&throwOnFailure=false",
                     e -> e.getMessage().setHeader(JOB_NAME, job));
         }
         // the route fails on one of the ends it catches up on: that one is not marked, so it comes again
@@ -178,10 +207,11 @@ class EventsConsumerTest extends TrainerRouteTestSupport {
         await(handled, 3);
         // a job made now ends after stillRunning (the same run time, started later): once its end is in, every end
         // caught up on or live before it is too
-        List<String> caughtUp = beforeEndOf(handled, train("ev4",
-                Map.of(TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "2500"), ""));
-        assertEquals(java.util.Set.of(failedWhileDown + ":Failed", stillRunning + ":Complete"),
-                java.util.Set.copyOf(caughtUp.subList(1, caughtUp.size())),
+        List<String> caughtUp = beforeEndOf(
+                handled, train("ev4", Map.of(TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "2500"), ""));
+        assertEquals(
+                Set.of(failedWhileDown + ":Failed", stillRunning + ":Complete"),
+                Set.copyOf(caughtUp.subList(1, caughtUp.size())),
                 "caught up on the unhandled end, then the live one: " + handled);
 
         camel.getRouteController().stopRoute("events-handled");
@@ -190,8 +220,16 @@ class EventsConsumerTest extends TrainerRouteTestSupport {
         List<String> again = beforeEndOf(handled, train("ev4", Map.of(), ""));
         assertEquals(whileDown + ":Complete", again.get(again.size() - 1), "the refused end comes again: " + handled);
         assertEquals(5, again.size(), "no handled end is emitted twice: " + handled);
-        assertEquals("Complete", api.client().resources(TrainJob.class).inNamespace("ev4").withName(first).get()
-                .getMetadata().getAnnotations().get("camelkubeflow.io/handled-results"));
+        assertEquals(
+                "Complete",
+                api.client()
+                        .resources(TrainJob.class)
+                        .inNamespace("ev4")
+                        .withName(first)
+                        .get()
+                        .getMetadata()
+                        .getAnnotations()
+                        .get("camelkubeflow.io/handled-results"));
         camel.getRouteController().stopRoute("events-handled");
     }
 }

@@ -1,19 +1,18 @@
 package io.camelkubeflow.trainer;
 
-import java.util.Map;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import org.apache.camel.Exchange;
-import org.junit.jupiter.api.Test;
-
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import io.camelkubeflow.trainer.api.TrainJob;
+import java.util.Map;
+import org.apache.camel.Exchange;
+import org.junit.jupiter.api.Test;
+
 /** One key in two scopes names two jobs: no scope's requests can adopt, or pre-empt, another scope's job. */
 class IdempotencyScopeTest extends TrainerRouteTestSupport {
-    private static final String TRAIN = "kubeflow-trainer:train?runtime=torch-distributed&namespace=scopes"
-            + "&pythonFile=/a.py";
+    private static final String TRAIN =
+            "kubeflow-trainer:train?runtime=torch-distributed&namespace=scopes" + "&pythonFile=/a.py";
 
     private static Exchange train(String scope) {
         return send(TRAIN, null, Map.of(IDEMPOTENCY_KEY, "kafka:requests/0/42", IDEMPOTENCY_SCOPE, scope));
@@ -31,10 +30,11 @@ class IdempotencyScopeTest extends TrainerRouteTestSupport {
 
         Exchange again = train("kafka");
         assertEquals(true, again.getMessage().getHeader(ADOPTED));
-        assertEquals(kafkaJob.getMetadata().getName(), trainJob(again).getMetadata().getName());
+        assertEquals(
+                kafkaJob.getMetadata().getName(), trainJob(again).getMetadata().getName());
         // the key is recorded as given, with its scope beside it
-        Map<String, String> annotations = stored("scopes", kafkaJob.getMetadata().getName()).getMetadata()
-                .getAnnotations();
+        Map<String, String> annotations =
+                stored("scopes", kafkaJob.getMetadata().getName()).getMetadata().getAnnotations();
         assertEquals("kafka:requests/0/42", annotations.get("camelkubeflow.io/idempotency-key"));
         assertEquals("kafka", annotations.get("camelkubeflow.io/idempotency-scope"));
         assertEquals("kafka:requests/0/42", again.getMessage().getHeader(IDEMPOTENCY_KEY));

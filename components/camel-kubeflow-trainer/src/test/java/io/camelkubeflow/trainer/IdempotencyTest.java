@@ -1,5 +1,13 @@
 package io.camelkubeflow.trainer;
 
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.TrainJobConflictException;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -8,19 +16,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.job.TrainJobConflictException;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Idempotency as the Idempotency-Key draft defines it: the same key and the same request adopt the job it made; the
@@ -28,8 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * concurrent retries of one key all end as created or adopted.
  */
 class IdempotencyTest extends TrainerRouteTestSupport {
-    private static final String TORCH_SCRIPT = "kubeflow-trainer:train?runtime=torch-distributed&namespace=idem"
-            + "&bodyType=ignore";
+    private static final String TORCH_SCRIPT =
+            "kubeflow-trainer:train?runtime=torch-distributed&namespace=idem" + "&bodyType=ignore";
     private static final String TORCH = TORCH_SCRIPT + "&pythonFile=/app/train.py";
 
     @BeforeAll
@@ -41,34 +40,36 @@ class IdempotencyTest extends TrainerRouteTestSupport {
                         .to(TORCH)
                         .setProperty("first", header(JOB_NAME))
                         .to("kubeflow-trainer:train?runtime=deepspeed-distributed&namespace=idem&bodyType=ignore"
-                            + "&pythonFile=/app/train.py");
-                // the chain docs/component.md describes, with the default bodyType: each step's output (the TrainJob it made or waited
+                                + "&pythonFile=/app/train.py");
+                // the chain docs/component.md describes, with the default bodyType: each step's output (the TrainJob it
+                // made or waited
                 // for) is in the body when the next train step reads it
                 from("direct:chain-train-train")
                         .to("kubeflow-trainer:train?runtime=torch-distributed&namespace=idem&pythonFile=/app/a.py")
                         .setProperty("first", header(JOB_NAME))
                         .to("kubeflow-trainer:train?runtime=deepspeed-distributed&namespace=idem"
-                            + "&pythonFile=/app/b.py");
+                                + "&pythonFile=/app/b.py");
                 from("direct:chain-train-wait-train")
                         .to("kubeflow-trainer:train?runtime=torch-distributed&namespace=idem&pythonFile=/app/a.py")
                         .setProperty("first", header(JOB_NAME))
                         .to("kubeflow-trainer:wait?waitFor=Running&waitTimeout=60s")
                         .to("kubeflow-trainer:train?runtime=deepspeed-distributed&namespace=idem"
-                            + "&pythonFile=/app/b.py");
+                                + "&pythonFile=/app/b.py");
                 from("direct:chain-train-as-json-train")
                         .to("kubeflow-trainer:train?runtime=torch-distributed&namespace=idem&pythonFile=/app/a.py")
                         .setProperty("first", header(JOB_NAME))
-                        .process(e -> e.getMessage().setBody(Serialization.asJson(e.getMessage().getBody())))
+                        .process(e -> e.getMessage()
+                                .setBody(Serialization.asJson(e.getMessage().getBody())))
                         .to("kubeflow-trainer:train?runtime=deepspeed-distributed&namespace=idem"
-                            + "&pythonFile=/app/b.py");
+                                + "&pythonFile=/app/b.py");
             }
         });
     }
 
     @Test
     void twoTrainStepsOfOneExchangeMakeTwoJobsEachWithItsOwnLauncher() {
-        for (Map<String, Object> event : List.<Map<String, Object>>of(Map.of(),
-                Map.of("kafka.TOPIC", "retrain", "kafka.PARTITION", 0, "kafka.OFFSET", 7L))) {
+        for (Map<String, Object> event : List.<Map<String, Object>>of(
+                Map.of(), Map.of("kafka.TOPIC", "retrain", "kafka.PARTITION", 0, "kafka.OFFSET", 7L))) {
             Exchange exchange = send("direct:two-trainings", null, event);
             assertEquals(null, exchange.getException());
             String first = exchange.getProperty("first", String.class);
@@ -76,21 +77,39 @@ class IdempotencyTest extends TrainerRouteTestSupport {
             assertNotEquals(first, second, "the second train step adopted the first one's job");
             assertEquals(false, exchange.getMessage().getHeader(ADOPTED));
             assertEquals("mpirun", exchange.getMessage().getHeader(LAUNCHER_CHOSEN));
-            assertEquals("deepspeed-distributed", stored("idem", second).getSpec().runtimeRef().name());
-            assertEquals("torch-distributed", stored("idem", first).getSpec().runtimeRef().name());
+            assertEquals(
+                    "deepspeed-distributed",
+                    stored("idem", second).getSpec().runtimeRef().name());
+            assertEquals(
+                    "torch-distributed",
+                    stored("idem", first).getSpec().runtimeRef().name());
         }
         // a redelivered Kafka record (a new exchange, same record) adopts both jobs again, step by step
-        int jobs = api.client().resources(TrainJob.class).inNamespace("idem").list().getItems().size();
-        Exchange again = send("direct:two-trainings", null,
+        int jobs = api.client()
+                .resources(TrainJob.class)
+                .inNamespace("idem")
+                .list()
+                .getItems()
+                .size();
+        Exchange again = send(
+                "direct:two-trainings",
+                null,
                 Map.of("kafka.TOPIC", "retrain", "kafka.PARTITION", 0, "kafka.OFFSET", 7L));
         assertEquals(true, again.getMessage().getHeader(ADOPTED));
-        assertEquals(jobs, api.client().resources(TrainJob.class).inNamespace("idem").list().getItems().size());
+        assertEquals(
+                jobs,
+                api.client()
+                        .resources(TrainJob.class)
+                        .inNamespace("idem")
+                        .list()
+                        .getItems()
+                        .size());
     }
 
     @Test
     void aTrainStepDoesNotReadTheJobAnEarlierStepOfTheExchangeAnsweredAsItsRequest() {
-        for (String route : List.of("direct:chain-train-train", "direct:chain-train-wait-train",
-                "direct:chain-train-as-json-train")) {
+        for (String route : List.of(
+                "direct:chain-train-train", "direct:chain-train-wait-train", "direct:chain-train-as-json-train")) {
             Exchange exchange = send(route, null, Map.of());
             assertEquals(null, exchange.getException(), route);
             String first = exchange.getProperty("first", String.class);
@@ -100,16 +119,29 @@ class IdempotencyTest extends TrainerRouteTestSupport {
             TrainJob made = stored("idem", second);
             assertEquals("deepspeed-distributed", made.getSpec().runtimeRef().name(), route);
             assertTrue(String.join(" ", made.getSpec().trainer().command()).contains("/app/b.py"), route);
-            assertEquals("torch-distributed", stored("idem", first).getSpec().runtimeRef().name(), route);
+            assertEquals(
+                    "torch-distributed",
+                    stored("idem", first).getSpec().runtimeRef().name(),
+                    route);
         }
     }
 
     @Test
     void aTrainJobTheCallerPutInTheBodyIsStillReadAsTheRequest() {
         // the rule is about this exchange's own outputs: a TrainJob the caller sends is a request, as documented
-        Exchange exchange = send("kubeflow-trainer:train?namespace=idem", Map.of("apiVersion",
-                "trainer.kubeflow.org/v1alpha1", "kind", "TrainJob", "spec", Map.of("runtimeRef",
-                Map.of("name", "torch-distributed"), "trainer", Map.of("command", List.of("python", "/app/c.py")))),
+        Exchange exchange = send(
+                "kubeflow-trainer:train?namespace=idem",
+                Map.of(
+                        "apiVersion",
+                        "trainer.kubeflow.org/v1alpha1",
+                        "kind",
+                        "TrainJob",
+                        "spec",
+                        Map.of(
+                                "runtimeRef",
+                                Map.of("name", "torch-distributed"),
+                                "trainer",
+                                Map.of("command", List.of("python", "/app/c.py")))),
                 Map.of());
         assertEquals(null, exchange.getException());
         TrainJob made = stored("idem", exchange.getMessage().getHeader(JOB_NAME, String.class));
@@ -128,12 +160,14 @@ class IdempotencyTest extends TrainerRouteTestSupport {
     @Test
     void theSameKeyWithADifferentRequestIsAConflictNamingTheKeyAndWhatDiffers() {
         trainJob(send(TORCH_SCRIPT + "&script=print(1)", null, Map.of(IDEMPOTENCY_KEY, "order-9", NUM_NODES, 1)));
-        Exchange other = send(TORCH_SCRIPT + "&script=print(2)", null,
-                Map.of(IDEMPOTENCY_KEY, "order-9", NUM_NODES, 2));
+        Exchange other =
+                send(TORCH_SCRIPT + "&script=print(2)", null, Map.of(IDEMPOTENCY_KEY, "order-9", NUM_NODES, 2));
         TrainJobConflictException conflict = assertInstanceOf(other.getException());
         assertEquals(List.of("script", "spec.trainer.numNodes"), conflict.getDiffering());
-        assertTrue(conflict.getMessage().contains("'order-9'") && conflict.getMessage().contains(
-                "differs in script, spec.trainer.numNodes"), conflict.getMessage());
+        assertTrue(
+                conflict.getMessage().contains("'order-9'")
+                        && conflict.getMessage().contains("differs in script, spec.trainer.numNodes"),
+                conflict.getMessage());
         assertEquals(Map.of("train.py", "print(1)"), stagedScript(stored("idem", conflict.getJobName())));
     }
 
@@ -151,7 +185,8 @@ class IdempotencyTest extends TrainerRouteTestSupport {
         for (int i = 0; i < threads; i++) {
             Callable<Exchange> attempt = () -> {
                 start.await();
-                return template.send(TORCH_SCRIPT + "&script=print('race')",
+                return template.send(
+                        TORCH_SCRIPT + "&script=print('race')",
                         e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "race-1"));
             };
             attempts.add(pool.submit(attempt));
@@ -167,7 +202,10 @@ class IdempotencyTest extends TrainerRouteTestSupport {
         assertEquals(1, created);
         String name = attempts.get(0).get().getMessage().getHeader(JOB_NAME, String.class);
         assertEquals(Map.of("train.py", "print('race')"), stagedScript(stored("idem", name)));
-        assertEquals(1, api.client().resources(TrainJob.class).inNamespace("idem").list().getItems().stream()
-                .filter(job -> job.getMetadata().getName().equals(name)).count());
+        assertEquals(
+                1,
+                api.client().resources(TrainJob.class).inNamespace("idem").list().getItems().stream()
+                        .filter(job -> job.getMetadata().getName().equals(name))
+                        .count());
     }
 }

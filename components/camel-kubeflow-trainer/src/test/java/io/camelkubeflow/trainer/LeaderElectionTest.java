@@ -1,24 +1,24 @@
 package io.camelkubeflow.trainer;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.camelkubeflow.trainer.testing.LeaseReplicas;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.kubernetes.cluster.KubernetesClusterService;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.Test;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Two replicas of an app run the events route under Camel's master component with camel-kubernetes' Lease-based
@@ -30,8 +30,8 @@ class LeaderElectionTest {
     static CamelContext replica(TrainerApiServer api, String pod, List<String> events) throws Exception {
         CamelContext camel = new DefaultCamelContext();
         // each replica has its own client, as in real life
-        KubernetesClusterService cluster = LeaseReplicas.clusterService(api, api.client(), "le", pod,
-                Map.of("app", "events-app"));
+        KubernetesClusterService cluster =
+                LeaseReplicas.clusterService(api, api.client(), "le", pod, Map.of("app", "events-app"));
         camel.addService(cluster);
         camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(api.client());
         camel.addRoutes(new RouteBuilder() {
@@ -39,7 +39,7 @@ class LeaderElectionTest {
             public void configure() {
                 from("master:trainjob-events:kubeflow-trainer:events?namespace=le")
                         .process(e -> events.add(pod + ":" + e.getMessage().getHeader(JOB_NAME) + ":"
-                                                 + e.getMessage().getHeader(EVENT)));
+                                + e.getMessage().getHeader(EVENT)));
             }
         });
         camel.start();
@@ -53,7 +53,8 @@ class LeaderElectionTest {
             CamelContext a = replica(api, "replica-a", events);
             CamelContext b = replica(api, "replica-b", events);
             try (CamelContext client = new DefaultCamelContext()) {
-                client.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class).setKubernetesClient(api.client());
+                client.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
+                        .setKubernetesClient(api.client());
                 client.start();
                 // a leader is elected within a few retry periods, and only then does its events consumer watch
                 CamelContext leading = awaitWatching(a, b);
@@ -61,12 +62,21 @@ class LeaderElectionTest {
                 awaitEvent(events, first + ":Complete");
                 // a job after it, through the same stream: once its end is in, nothing more of the first comes
                 awaitEvent(events, train(client) + ":Complete");
-                List<String> emitters = events.stream().map(e -> e.substring(0, e.indexOf(':'))).distinct().toList();
+                List<String> emitters = events.stream()
+                        .map(e -> e.substring(0, e.indexOf(':')))
+                        .distinct()
+                        .toList();
                 assertEquals(1, emitters.size(), "two replicas emitted: " + events);
                 assertTrue(!watching(leading == a ? b : a), "the follower watches, so it could emit");
-                assertEquals(List.of(emitters.get(0) + ":" + first + ":Created", emitters.get(0) + ":" + first + ":Running",
-                        emitters.get(0) + ":" + first + ":Complete"),
-                        events.stream().filter(e -> e.contains(":" + first + ":")).toList(), "each change once");
+                assertEquals(
+                        List.of(
+                                emitters.get(0) + ":" + first + ":Created",
+                                emitters.get(0) + ":" + first + ":Running",
+                                emitters.get(0) + ":" + first + ":Complete"),
+                        events.stream()
+                                .filter(e -> e.contains(":" + first + ":"))
+                                .toList(),
+                        "each change once");
 
                 String leader = emitters.get(0);
                 // the leader's replica goes away, pod and all
@@ -86,8 +96,8 @@ class LeaderElectionTest {
     }
 
     private static String train(CamelContext client) {
-        Exchange trained = client.createProducerTemplate().send("kubeflow-trainer:train?runtime=torch-distributed"
-                + "&namespace=le&pythonFile=/a.py", e -> { });
+        Exchange trained = client.createProducerTemplate()
+                .send("kubeflow-trainer:train?runtime=torch-distributed" + "&namespace=le&pythonFile=/a.py", e -> {});
         assertNull(trained.getException());
         return trained.getMessage().getHeader(JOB_NAME, String.class);
     }
@@ -102,9 +112,14 @@ class LeaderElectionTest {
 
     /** Waits until one of the replicas' events consumer watches the namespace's TrainJobs, and answers it. */
     private static CamelContext awaitWatching(CamelContext... replicas) throws InterruptedException {
-        Eventually.await(Duration.ofSeconds(30), () -> java.util.Arrays.stream(replicas)
-                .anyMatch(LeaderElectionTest::watching), () -> "no replica's events consumer watches");
-        return java.util.Arrays.stream(replicas).filter(LeaderElectionTest::watching).findFirst().orElseThrow();
+        Eventually.await(
+                Duration.ofSeconds(30),
+                () -> Arrays.stream(replicas).anyMatch(LeaderElectionTest::watching),
+                () -> "no replica's events consumer watches");
+        return Arrays.stream(replicas)
+                .filter(LeaderElectionTest::watching)
+                .findFirst()
+                .orElseThrow();
     }
 
     /** Whether the replica's events consumer watches: only the leader's starts, once it holds the Lease. */

@@ -1,18 +1,25 @@
 package io.camelkubeflow.trainer;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** The body's byte budget counts what the lines take in UTF-8. */
 class LogCollectorTest {
     @Test
     void aLineIsCountedInTheBytesUtf8EncodesItIn() {
-        for (String text : List.of("", "plain ascii", "caf\u00e9", "\u20ac 12", "emoji \uD83D\uDE80 done",
-                "lone \uD83D surrogate", "lone \uDE80 low", "\uD83D", "mixed \u00e9\u20ac\uD83D\uDE80x")) {
+        for (String text : List.of(
+                "",
+                "plain ascii",
+                "caf\u00e9",
+                "\u20ac 12",
+                "emoji \uD83D\uDE80 done",
+                "lone \uD83D surrogate",
+                "lone \uDE80 low",
+                "\uD83D",
+                "mixed \u00e9\u20ac\uD83D\uDE80x")) {
             assertEquals(text.getBytes(StandardCharsets.UTF_8).length, LogCollector.utf8Length(text), text);
         }
     }

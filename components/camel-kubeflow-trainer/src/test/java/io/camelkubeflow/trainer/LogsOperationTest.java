@@ -1,18 +1,5 @@
 package io.camelkubeflow.trainer;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-
-import io.camelkubeflow.trainer.logs.LogNotStartedException;
-import io.camelkubeflow.trainer.logs.LogStartTimeoutException;
-import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
-import org.apache.camel.Exchange;
-import org.apache.camel.builder.RouteBuilder;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 import static io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation.JOBSET_NAME_LABEL;
 import static io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation.LOG_LINES_ANNOTATION;
@@ -21,6 +8,27 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.logs.LogNotStartedException;
+import io.camelkubeflow.trainer.logs.LogStartTimeoutException;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.testing.Eventually;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * kubeflow-trainer:logs against the sandbox, whose pods log a start line, "step=i of n" lines and an exit line. The
@@ -47,9 +55,16 @@ class LogsOperationTest extends TrainerRouteTestSupport {
     }
 
     static Exchange train(String runtime, String extra, int logLines, long runMillis) {
-        Exchange trained = send("kubeflow-trainer:train?runtime=" + runtime + "&namespace=logs" + extra, null,
-                Map.of(ANNOTATIONS, Map.of(LOG_LINES_ANNOTATION, Integer.toString(logLines),
-                        RUN_MILLIS_ANNOTATION, Long.toString(runMillis))));
+        Exchange trained = send(
+                "kubeflow-trainer:train?runtime=" + runtime + "&namespace=logs" + extra,
+                null,
+                Map.of(
+                        ANNOTATIONS,
+                        Map.of(
+                                LOG_LINES_ANNOTATION,
+                                Integer.toString(logLines),
+                                RUN_MILLIS_ANNOTATION,
+                                Long.toString(runMillis))));
         assertNull(trained.getException());
         return trained;
     }
@@ -81,7 +96,8 @@ class LogsOperationTest extends TrainerRouteTestSupport {
 
     @Test
     void readsAFinishedStepsLog() {
-        Exchange exchange = template.send("kubeflow-trainer:logs",
+        Exchange exchange = template.send(
+                "kubeflow-trainer:logs",
                 template.send("kubeflow-trainer:wait", train("torch-distributed", "&pythonFile=/a.py", 5, 300)));
         List<String> lines = bodyLines(exchange);
         assertTrue(lines.get(0).startsWith("sandbox: ") && lines.get(0).contains("-node-0-0-"), lines.get(0));
@@ -97,14 +113,16 @@ class LogsOperationTest extends TrainerRouteTestSupport {
         api.mark();
         List<String> lines = bodyLines(followWithStreamsCutAfter(7, trained));
         assertEquals(expectedLines(25, 0), lines.subList(1, lines.size()));
-        long reads = api.requestsSinceMark().stream().filter(r -> r.getPath().contains("/log?")).count();
+        long reads = api.requestsSinceMark().stream()
+                .filter(r -> r.getPath().contains("/log?"))
+                .count();
         assertTrue(reads > 2, "the follow should have resumed several times, read " + reads + " times");
     }
 
     @Test
     void followingAFinishedJobReadsItsFinalLogWithoutTimestampsAndResumesABreakWithoutRepeatsOrGaps() {
-        Exchange finished = template.send("kubeflow-trainer:wait", train("torch-distributed", "&pythonFile=/a.py", 30,
-                300));
+        Exchange finished =
+                template.send("kubeflow-trainer:wait", train("torch-distributed", "&pythonFile=/a.py", 30, 300));
         api.mark();
         api.sandbox().podLogs().breakNextAnswerAfter(10);
         Exchange followed;
@@ -115,7 +133,9 @@ class LogsOperationTest extends TrainerRouteTestSupport {
         }
         List<String> lines = bodyLines(followed);
         assertEquals(expectedLines(30, 0), lines.subList(1, lines.size()));
-        List<String> reads = api.requestsSinceMark().stream().map(r -> r.getPath()).filter(p -> p.contains("/log?"))
+        List<String> reads = api.requestsSinceMark().stream()
+                .map(r -> r.getPath())
+                .filter(p -> p.contains("/log?"))
                 .toList();
         assertEquals(2, reads.size(), "one read broken after 10 lines, one read again: " + reads);
         assertTrue(reads.stream().noneMatch(p -> p.contains("timestamps=") || p.contains("follow=")), reads.toString());
@@ -126,10 +146,19 @@ class LogsOperationTest extends TrainerRouteTestSupport {
         Exchange trained = train("torch-distributed", "&pythonFile=/a.py", 2, 4000);
         Exchange running = template.send("kubeflow-trainer:wait?waitFor=Running", trained);
         assertNull(running.getException());
-        String pod = api.client().pods().inNamespace("logs").withLabel(JOBSET_NAME_LABEL,
-                trained.getMessage().getHeader(JOB_NAME, String.class)).list().getItems().stream()
-                .filter(p -> p.getMetadata().getName().contains("-node-0-0-")).findFirst().orElseThrow()
-                .getMetadata().getName();
+        String pod = api
+                .client()
+                .pods()
+                .inNamespace("logs")
+                .withLabel(JOBSET_NAME_LABEL, trained.getMessage().getHeader(JOB_NAME, String.class))
+                .list()
+                .getItems()
+                .stream()
+                .filter(p -> p.getMetadata().getName().contains("-node-0-0-"))
+                .findFirst()
+                .orElseThrow()
+                .getMetadata()
+                .getName();
         List<String> burst = new ArrayList<>();
         for (int i = 1; i <= 20; i++) {
             burst.add("burst line " + i);
@@ -137,27 +166,35 @@ class LogsOperationTest extends TrainerRouteTestSupport {
         // 20 lines of one timestamp; every stream breaks after 3 lines, so each resume starts inside the burst
         api.sandbox().podLogs().appendBurst("logs", pod, burst);
         List<String> lines = bodyLines(followWithStreamsCutAfter(3, trained));
-        assertEquals(burst, lines.stream().filter(l -> l.startsWith("burst line ")).toList());
-        assertEquals(expectedLines(2, 0), lines.stream().filter(l -> !l.startsWith("burst line ")).skip(1).toList());
+        assertEquals(
+                burst, lines.stream().filter(l -> l.startsWith("burst line ")).toList());
+        assertEquals(
+                expectedLines(2, 0),
+                lines.stream().filter(l -> !l.startsWith("burst line ")).skip(1).toList());
     }
 
     @Test
     void followingRidesOutAnApiServerOutageWithoutRepeatsOrGaps() throws Exception {
         Exchange trained = train("torch-distributed", "&pythonFile=/a.py", 30, 6000);
         // as the app's client: fabric8's own retries off, the component's bounded ones only
-        camel.getRegistry().bind("clientWithoutRetries", new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-                .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(api.client().getConfiguration())
-                        .withRequestRetryBackoffLimit(0).build()).build());
+        camel.getRegistry()
+                .bind(
+                        "clientWithoutRetries",
+                        new KubernetesClientBuilder()
+                                .withConfig(new ConfigBuilder(api.client().getConfiguration())
+                                        .withRequestRetryBackoffLimit(0)
+                                        .build())
+                                .build());
         api.mark();
-        java.util.concurrent.CompletableFuture<Exchange> follow = java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> template.send("kubeflow-trainer:logs?follow=true&kubernetesClient=#clientWithoutRetries",
-                        trained));
-        io.camelkubeflow.trainer.testing.Eventually.await(java.time.Duration.ofSeconds(30),
+        CompletableFuture<Exchange> follow = CompletableFuture.supplyAsync(() ->
+                template.send("kubeflow-trainer:logs?follow=true&kubernetesClient=#clientWithoutRetries", trained));
+        Eventually.await(
+                Duration.ofSeconds(30),
                 () -> api.requestsSinceMark().stream().anyMatch(r -> r.getPath().contains("/log?")),
                 () -> "the follow never read the log");
         // longer than the follow's old give-up point (5 broken streams 200 ms apart)
-        api.sandbox().restartApiServer(java.time.Duration.ofSeconds(3));
-        List<String> lines = bodyLines(follow.get(60, java.util.concurrent.TimeUnit.SECONDS));
+        api.sandbox().restartApiServer(Duration.ofSeconds(3));
+        List<String> lines = bodyLines(follow.get(60, TimeUnit.SECONDS));
         assertEquals(expectedLines(30, 0), lines.subList(1, lines.size()));
     }
 
@@ -167,7 +204,7 @@ class LogsOperationTest extends TrainerRouteTestSupport {
         template.send("kubeflow-trainer:wait", torchtune);
         for (String step : List.of("dataset-initializer", "model-initializer", "node-0")) {
             Exchange exchange = template.send("kubeflow-trainer:logs", e -> {
-                e.getMessage().setHeaders(new java.util.HashMap<>(torchtune.getMessage().getHeaders()));
+                e.getMessage().setHeaders(new HashMap<>(torchtune.getMessage().getHeaders()));
                 e.getMessage().setHeader(LOG_STEP, step);
             });
             List<String> lines = bodyLines(exchange);
@@ -179,17 +216,21 @@ class LogsOperationTest extends TrainerRouteTestSupport {
         Exchange trainer = template.send("kubeflow-trainer:logs", deepspeed);
         assertTrue(bodyLines(trainer).get(0).contains("-launcher-0-0-"), "MPI logs come from the launcher by default");
         Exchange node1 = template.send("kubeflow-trainer:logs?logStep=node-1", deepspeed);
-        assertTrue(bodyLines(node1).get(0).contains("-node-0-1-"), bodyLines(node1).get(0));
+        assertTrue(
+                bodyLines(node1).get(0).contains("-node-0-1-"), bodyLines(node1).get(0));
     }
 
     @Test
     void allRanksAreMergedWithTheirStepAsPrefix() {
-        Exchange exchange = template.send("kubeflow-trainer:logs?logStep=all&follow=true",
+        Exchange exchange = template.send(
+                "kubeflow-trainer:logs?logStep=all&follow=true",
                 train("deepspeed-distributed", "&pythonFile=/ds.py&numNodes=3", 4, 800));
         List<String> lines = bodyLines(exchange);
         for (String step : List.of("launcher", "node-0", "node-1")) {
-            List<String> ofStep = lines.stream().filter(l -> l.startsWith("[" + step + "] ")).map(l -> l.substring(
-                    step.length() + 3)).toList();
+            List<String> ofStep = lines.stream()
+                    .filter(l -> l.startsWith("[" + step + "] "))
+                    .map(l -> l.substring(step.length() + 3))
+                    .toList();
             assertEquals(expectedLines(4, 0), ofStep.subList(1, ofStep.size()), step + " in " + lines);
         }
         assertEquals(3 * 6, lines.size());
@@ -198,8 +239,9 @@ class LogsOperationTest extends TrainerRouteTestSupport {
     @Test
     void linesGoToADestinationAsTheyAreReadAndTheBodyKeepsTheTail() {
         LINES.clear();
-        Exchange exchange = template.send("kubeflow-trainer:logs?follow=true&logDestination=direct:lines"
-                + "&maxLogBytes=40", train("torch-distributed", "&pythonFile=/a.py", 8, 600));
+        Exchange exchange = template.send(
+                "kubeflow-trainer:logs?follow=true&logDestination=direct:lines" + "&maxLogBytes=40",
+                train("torch-distributed", "&pythonFile=/a.py", 8, 600));
         assertEquals(10, LINES.size());
         assertEquals("step=1 of 8", LINES.get(1).getMessage().getBody(String.class));
         assertEquals("node-0", LINES.get(1).getMessage().getHeader(LOG_STEP));
@@ -212,24 +254,30 @@ class LogsOperationTest extends TrainerRouteTestSupport {
     void aFailingDestinationFailsTheReadAtOnceInsteadOfResumingPastTheLine() {
         LINES.clear();
         Exchange trained = train("torch-distributed", "&pythonFile=/a.py", 8, 600);
-        Exchange exchange = template.send("kubeflow-trainer:logs?follow=true&logDestination=direct:refuseThirdLine",
-                trained);
-        assertTrue(exchange.getException().getMessage().contains("logDestination direct:refuseThirdLine failed")
-                && exchange.getException().getMessage().contains("disk full"), exchange.getException().getMessage());
+        Exchange exchange =
+                template.send("kubeflow-trainer:logs?follow=true&logDestination=direct:refuseThirdLine", trained);
+        assertTrue(
+                exchange.getException().getMessage().contains("logDestination direct:refuseThirdLine failed")
+                        && exchange.getException().getMessage().contains("disk full"),
+                exchange.getException().getMessage());
         assertEquals(3, LINES.size(), "no line after the refused one is sent");
     }
 
     @Test
     void tailLinesKeepsTheEnd() {
-        Exchange trained = template.send("kubeflow-trainer:wait", train("torch-distributed", "&pythonFile=/a.py", 6, 200));
-        assertEquals(List.of("step=6 of 6", "sandbox: exited with code 0"),
+        Exchange trained =
+                template.send("kubeflow-trainer:wait", train("torch-distributed", "&pythonFile=/a.py", 6, 200));
+        assertEquals(
+                List.of("step=6 of 6", "sandbox: exited with code 0"),
                 bodyLines(template.send("kubeflow-trainer:logs?tailLines=2", trained)));
     }
 
     @Test
     void aPodThatNeverStartsTimesOut() {
-        Exchange suspended = send("kubeflow-trainer:train?runtime=torch-distributed&namespace=logs&pythonFile=/a.py"
-                + "&suspend=true", null, Map.of());
+        Exchange suspended = send(
+                "kubeflow-trainer:train?runtime=torch-distributed&namespace=logs&pythonFile=/a.py" + "&suspend=true",
+                null,
+                Map.of());
         Exchange exchange = template.send("kubeflow-trainer:logs?logStartTimeout=300ms", suspended);
         assertInstanceOf(LogStartTimeoutException.class, exchange.getException());
     }
@@ -240,14 +288,20 @@ class LogsOperationTest extends TrainerRouteTestSupport {
      */
     @Test
     void withNoStartTimeoutAReadOfPodsNotStartedFailsAtOnceAndOfStartedOnesReadsTheirLog() {
-        Exchange suspended = send("kubeflow-trainer:train?runtime=torch-distributed&namespace=logs&pythonFile=/a.py"
-                + "&suspend=true", null, Map.of());
+        Exchange suspended = send(
+                "kubeflow-trainer:train?runtime=torch-distributed&namespace=logs&pythonFile=/a.py" + "&suspend=true",
+                null,
+                Map.of());
         Exchange refused = template.send("kubeflow-trainer:logs?logStartTimeout=0", suspended);
         assertInstanceOf(LogNotStartedException.class, refused.getException());
-        assertTrue(refused.getException().getMessage().contains("TrainJob logs/"
-                + suspended.getMessage().getHeader(JOB_NAME) + " matching"), refused.getException().getMessage());
+        assertTrue(
+                refused.getException()
+                        .getMessage()
+                        .contains("TrainJob logs/" + suspended.getMessage().getHeader(JOB_NAME) + " matching"),
+                refused.getException().getMessage());
 
-        Exchange ended = template.send("kubeflow-trainer:wait", train("torch-distributed", "&pythonFile=/a.py", 3, 200));
+        Exchange ended =
+                template.send("kubeflow-trainer:wait", train("torch-distributed", "&pythonFile=/a.py", 3, 200));
         List<String> lines = bodyLines(template.send("kubeflow-trainer:logs?logStartTimeout=0", ended));
         assertEquals(expectedLines(3, 0), lines.subList(1, lines.size()));
     }
@@ -259,31 +313,45 @@ class LogsOperationTest extends TrainerRouteTestSupport {
      */
     @Test
     void withNoStartTimeoutAllStepsOfAJobWhoseNodesHaveNotStartedFailAtOnceThoughItsInitializersRan() throws Exception {
-        Exchange trained = send("kubeflow-trainer:train?runtime=torchtune-llama3.2-1b&namespace=logs&args=epochs=1"
-                + "&volumes=configMap:never-made:/settings", null, Map.of());
+        Exchange trained = send(
+                "kubeflow-trainer:train?runtime=torchtune-llama3.2-1b&namespace=logs&args=epochs=1"
+                        + "&volumes=configMap:never-made:/settings",
+                null,
+                Map.of());
         assertNull(trained.getException());
         String name = trained.getMessage().getHeader(JOB_NAME, String.class);
         try {
-            io.camelkubeflow.trainer.testing.Eventually.await(java.time.Duration.ofMinutes(2),
-                    () -> initializersEndedAndNodesPending(name), () -> "the initializers never ended before the node");
+            Eventually.await(
+                    Duration.ofMinutes(2),
+                    () -> initializersEndedAndNodesPending(name),
+                    () -> "the initializers never ended before the node");
             Exchange read = template.send("kubeflow-trainer:logs?logStartTimeout=0&logStep=all", trained);
-            assertInstanceOf(LogNotStartedException.class, read.getException(), () -> "answered: "
-                    + read.getMessage().getBody(String.class));
+            assertInstanceOf(
+                    LogNotStartedException.class,
+                    read.getException(),
+                    () -> "answered: " + read.getMessage().getBody(String.class));
         } finally {
-            api.client().resources(io.camelkubeflow.trainer.api.TrainJob.class).inNamespace("logs").withName(name)
+            api.client()
+                    .resources(TrainJob.class)
+                    .inNamespace("logs")
+                    .withName(name)
                     .delete();
         }
     }
 
     private static boolean initializersEndedAndNodesPending(String name) {
-        Map<Boolean, List<String>> phases = api.client().pods().inNamespace("logs")
-                .withLabel(JOBSET_NAME_LABEL, name).list().getItems().stream()
-                .collect(java.util.stream.Collectors.partitioningBy(pod -> pod.getMetadata().getLabels()
-                                .get(TrainJobControllerEmulation.REPLICATED_JOB_LABEL).endsWith("-initializer"),
-                        java.util.stream.Collectors.mapping(pod -> pod.getStatus().getPhase(),
-                                java.util.stream.Collectors.toList())));
-        return !phases.get(true).isEmpty() && phases.get(true).stream().allMatch("Succeeded"::equals)
-                && !phases.get(false).isEmpty() && phases.get(false).stream().allMatch("Pending"::equals);
+        Map<Boolean, List<String>> phases =
+                api.client().pods().inNamespace("logs").withLabel(JOBSET_NAME_LABEL, name).list().getItems().stream()
+                        .collect(Collectors.partitioningBy(
+                                pod -> pod.getMetadata()
+                                        .getLabels()
+                                        .get(TrainJobControllerEmulation.REPLICATED_JOB_LABEL)
+                                        .endsWith("-initializer"),
+                                Collectors.mapping(pod -> pod.getStatus().getPhase(), Collectors.toList())));
+        return !phases.get(true).isEmpty()
+                && phases.get(true).stream().allMatch("Succeeded"::equals)
+                && !phases.get(false).isEmpty()
+                && phases.get(false).stream().allMatch("Pending"::equals);
     }
 
     @Test
@@ -298,10 +366,20 @@ class LogsOperationTest extends TrainerRouteTestSupport {
     }
 
     private static void followARestartedContainer(long statusDelayMillis) {
-        Exchange trained = send("kubeflow-trainer:train?runtime=torch-distributed&namespace=logs&pythonFile=/a.py",
-                null, Map.of(ANNOTATIONS, Map.of(LOG_LINES_ANNOTATION, "20", RUN_MILLIS_ANNOTATION, "3000",
-                        TrainJobControllerEmulation.RESTARTS_ANNOTATION, "1",
-                        TrainJobControllerEmulation.RESTART_STATUS_DELAY_ANNOTATION, Long.toString(statusDelayMillis))));
+        Exchange trained = send(
+                "kubeflow-trainer:train?runtime=torch-distributed&namespace=logs&pythonFile=/a.py",
+                null,
+                Map.of(
+                        ANNOTATIONS,
+                        Map.of(
+                                LOG_LINES_ANNOTATION,
+                                "20",
+                                RUN_MILLIS_ANNOTATION,
+                                "3000",
+                                TrainJobControllerEmulation.RESTARTS_ANNOTATION,
+                                "1",
+                                TrainJobControllerEmulation.RESTART_STATUS_DELAY_ANNOTATION,
+                                Long.toString(statusDelayMillis))));
         List<String> lines = bodyLines(template.send("kubeflow-trainer:logs?follow=true", trained));
         List<String> steps = lines.stream().filter(l -> l.startsWith("step=")).toList();
         assertEquals(expectedLines(20, 0).subList(0, 20), steps, "every step once, in order: " + lines);

@@ -1,7 +1,10 @@
 package io.camelkubeflow.trainer;
 
-import java.util.List;
-import java.util.Map;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
@@ -9,14 +12,13 @@ import io.camelkubeflow.trainer.runtime.RuntimeCatalog.RuntimeLauncher;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.testing.RuntimeYaml;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.apache.camel.Exchange;
+import org.apache.camel.ResolveEndpointFailedException;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** get, list, suspend, resume, delete and runtimes against the sandbox. */
 class OperationsTest extends TrainerRouteTestSupport {
@@ -33,12 +35,13 @@ class OperationsTest extends TrainerRouteTestSupport {
         Exchange trained = train("get-1", "a");
         Exchange read = template.send("kubeflow-trainer:get", trained);
         assertNull(read.getException());
-        assertEquals(trained.getMessage().getHeader(JOB_UID), read.getMessage().getBody(TrainJob.class).getMetadata()
-                .getUid());
+        assertEquals(
+                trained.getMessage().getHeader(JOB_UID),
+                read.getMessage().getBody(TrainJob.class).getMetadata().getUid());
         assertEquals("Created", read.getMessage().getHeader(STATUS));
 
-        Exchange missing = template.send("kubeflow-trainer:get?namespace=ops", e -> e.getMessage().setHeader(JOB_NAME,
-                "no-such-job"));
+        Exchange missing = template.send(
+                "kubeflow-trainer:get?namespace=ops", e -> e.getMessage().setHeader(JOB_NAME, "no-such-job"));
         assertInstanceOf(TrainJobNotFoundException.class, missing.getException());
     }
 
@@ -46,10 +49,12 @@ class OperationsTest extends TrainerRouteTestSupport {
     void listSelectsByLabel() {
         String a = train("list-1", "vision").getMessage().getHeader(JOB_NAME, String.class);
         train("list-2", "speech");
-        Exchange listed = template.send("kubeflow-trainer:list?namespace=ops&labelSelector=team=vision", e -> { });
+        Exchange listed = template.send("kubeflow-trainer:list?namespace=ops&labelSelector=team=vision", e -> {});
         assertNull(listed.getException());
         List<?> jobs = listed.getMessage().getBody(List.class);
-        assertEquals(List.of(a), jobs.stream().map(j -> ((TrainJob) j).getMetadata().getName()).toList());
+        assertEquals(
+                List.of(a),
+                jobs.stream().map(j -> ((TrainJob) j).getMetadata().getName()).toList());
     }
 
     @Test
@@ -57,11 +62,17 @@ class OperationsTest extends TrainerRouteTestSupport {
         Exchange trained = train("pause-1", "a");
         Exchange suspended = template.send("kubeflow-trainer:suspend", trained);
         assertNull(suspended.getException());
-        assertEquals(true, suspended.getMessage().getBody(TrainJob.class).getSpec().suspend());
+        assertEquals(
+                true, suspended.getMessage().getBody(TrainJob.class).getSpec().suspend());
         Exchange resumed = template.send("kubeflow-trainer:resume", trained);
-        assertEquals(false, resumed.getMessage().getBody(TrainJob.class).getSpec().suspend());
-        assertInstanceOf(TrainJobNotFoundException.class, template.send("kubeflow-trainer:suspend?namespace=ops",
-                e -> e.getMessage().setHeader(JOB_NAME, "no-such-job")).getException());
+        assertEquals(
+                false, resumed.getMessage().getBody(TrainJob.class).getSpec().suspend());
+        assertInstanceOf(
+                TrainJobNotFoundException.class,
+                template.send(
+                                "kubeflow-trainer:suspend?namespace=ops",
+                                e -> e.getMessage().setHeader(JOB_NAME, "no-such-job"))
+                        .getException());
     }
 
     @Test
@@ -72,30 +83,39 @@ class OperationsTest extends TrainerRouteTestSupport {
         Exchange deleted = template.send("kubeflow-trainer:delete?deletePropagation=Foreground", trained);
         assertNull(deleted.getException());
         assertEquals(true, deleted.getMessage().getHeader(DELETED));
-        assertNull(api.client().resources(TrainJob.class).inNamespace("ops").withName(name).get());
-        RecordedRequest delete = api.requestsSinceMark().stream().filter(r -> "DELETE".equals(r.getMethod()))
-                .findFirst().orElseThrow();
+        assertNull(api.client()
+                .resources(TrainJob.class)
+                .inNamespace("ops")
+                .withName(name)
+                .get());
+        RecordedRequest delete = api.requestsSinceMark().stream()
+                .filter(r -> "DELETE".equals(r.getMethod()))
+                .findFirst()
+                .orElseThrow();
         assertTrue(delete.getBody().readUtf8().contains("\"propagationPolicy\":\"Foreground\""));
 
-        Exchange again = template.send("kubeflow-trainer:delete?namespace=ops", e -> e.getMessage().setHeader(JOB_NAME,
-                name));
+        Exchange again = template.send(
+                "kubeflow-trainer:delete?namespace=ops", e -> e.getMessage().setHeader(JOB_NAME, name));
         assertNull(again.getException());
         assertEquals(false, again.getMessage().getHeader(DELETED));
 
-        Exception bad = assertInstanceOf(org.apache.camel.ResolveEndpointFailedException.class,
-                org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> template.sendBody(
-                        "kubeflow-trainer:delete?deletePropagation=Later", null)));
-        assertEquals("deletePropagation", assertInstanceOf(InvalidOptionException.class, bad.getCause())
-                .getField());
+        Exception bad = assertInstanceOf(
+                ResolveEndpointFailedException.class,
+                Assertions.assertThrows(
+                        Exception.class,
+                        () -> template.sendBody("kubeflow-trainer:delete?deletePropagation=Later", null)));
+        assertEquals(
+                "deletePropagation",
+                assertInstanceOf(InvalidOptionException.class, bad.getCause()).getField());
     }
 
     @Test
     void runtimesTellTheLauncherEachWouldGetAndWhy() {
         api.createRuntime(RuntimeYaml.of("team-mpi", "ops", "deepspeed", "{mpi: {}}", "registry.example.com/ds:1"));
-        Exchange listed = template.send("kubeflow-trainer:runtimes?namespace=ops&imageRules=registry.example.com/*="
-                + "mpirun", e -> { });
+        Exchange listed = template.send(
+                "kubeflow-trainer:runtimes?namespace=ops&imageRules=registry.example.com/*=" + "mpirun", e -> {});
         assertNull(listed.getException());
-        Map<String, RuntimeLauncher> byName = new java.util.HashMap<>();
+        Map<String, RuntimeLauncher> byName = new HashMap<>();
         for (Object runtime : listed.getMessage().getBody(List.class)) {
             RuntimeLauncher launcher = (RuntimeLauncher) runtime;
             byName.put(launcher.name(), launcher);
@@ -106,6 +126,8 @@ class OperationsTest extends TrainerRouteTestSupport {
         assertEquals("builtin", byName.get("torchtune-llama3.2-1b").launcher());
         assertEquals("TrainingRuntime", byName.get("team-mpi").kind());
         assertEquals("IMAGE_RULE", byName.get("team-mpi").rule());
-        assertTrue(byName.get("team-mpi").reason().contains("registry.example.com/*"), byName.get("team-mpi").reason());
+        assertTrue(
+                byName.get("team-mpi").reason().contains("registry.example.com/*"),
+                byName.get("team-mpi").reason());
     }
 }

@@ -1,8 +1,10 @@
 package io.camelkubeflow.trainer;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -14,17 +16,16 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import org.apache.camel.Exchange;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Pod options: typed settings of the pods, in the component's one runtime patch, in the replicated jobs the runtime's
@@ -42,13 +43,15 @@ class PodOptionsTest extends TrainerRouteTestSupport {
             + "&securityContext.runAsUser=1001&securityContext.allowPrivilegeEscalation=false"
             + "&securityContext.dropCapabilities=ALL";
     /** Keeps the emulated pods running while the test reads them. */
-    private static final Map<String, Object> RUNNING = Map.of(ANNOTATIONS,
-            Map.of(TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "60000"));
+    private static final Map<String, Object> RUNNING =
+            Map.of(ANNOTATIONS, Map.of(TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "60000"));
 
     @Test
     void aTorchJobsNodePodsCarryEveryPodOptionBesideTheScriptInOnePatch() {
-        Exchange trained = send("kubeflow-trainer:train?namespace=pods&runtime=torch-distributed&numNodes=2"
-                + EVERY_OPTION, null, Map.of(SCRIPT, "print('hi')", ANNOTATIONS, RUNNING.get(ANNOTATIONS)));
+        Exchange trained = send(
+                "kubeflow-trainer:train?namespace=pods&runtime=torch-distributed&numNodes=2" + EVERY_OPTION,
+                null,
+                Map.of(SCRIPT, "print('hi')", ANNOTATIONS, RUNNING.get(ANNOTATIONS)));
         TrainJob job = trainJob(trained);
         RuntimePatch patch = onlyPatch(job);
         assertEquals(List.of("node"), jobsPatched(patch), "torch runs the code in the node job only");
@@ -59,38 +62,65 @@ class PodOptionsTest extends TrainerRouteTestSupport {
         for (Pod pod : pods) {
             PodSpec spec = pod.getSpec();
             assertEquals("a100", spec.getNodeSelector().get("accelerator"));
-            assertEquals(List.of(new Toleration("NoSchedule", "nvidia.com/gpu", "Equal", null, "present"),
-                    new Toleration(null, "spot", "Exists", null, null)), spec.getTolerations());
-            var requirements = spec.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution()
-                    .getNodeSelectorTerms().get(0).getMatchExpressions();
-            assertEquals("topology.kubernetes.io/zone In [zone-a, zone-b]", requirements.get(0).getKey() + " "
-                    + requirements.get(0).getOperator() + " " + requirements.get(0).getValues());
-            assertEquals("maintenance DoesNotExist", requirements.get(1).getKey() + " "
-                    + requirements.get(1).getOperator());
+            assertEquals(
+                    List.of(
+                            new Toleration("NoSchedule", "nvidia.com/gpu", "Equal", null, "present"),
+                            new Toleration(null, "spot", "Exists", null, null)),
+                    spec.getTolerations());
+            var requirements = spec.getAffinity()
+                    .getNodeAffinity()
+                    .getRequiredDuringSchedulingIgnoredDuringExecution()
+                    .getNodeSelectorTerms()
+                    .get(0)
+                    .getMatchExpressions();
+            assertEquals(
+                    "topology.kubernetes.io/zone In [zone-a, zone-b]",
+                    requirements.get(0).getKey() + " " + requirements.get(0).getOperator() + " "
+                            + requirements.get(0).getValues());
+            assertEquals(
+                    "maintenance DoesNotExist",
+                    requirements.get(1).getKey() + " " + requirements.get(1).getOperator());
             assertEquals("trainer", spec.getServiceAccountName());
             assertEquals("registry-pull", spec.getImagePullSecrets().get(0).getName());
             assertEquals(2000L, spec.getSecurityContext().getRunAsGroup());
-            assertEquals("RuntimeDefault", spec.getSecurityContext().getSeccompProfile().getType());
-            assertEquals("datasets", volume(spec, "pvc-datasets").getPersistentVolumeClaim().getClaimName());
-            assertEquals("settings", volume(spec, "configmap-settings").getConfigMap().getName());
+            assertEquals(
+                    "RuntimeDefault",
+                    spec.getSecurityContext().getSeccompProfile().getType());
+            assertEquals(
+                    "datasets",
+                    volume(spec, "pvc-datasets").getPersistentVolumeClaim().getClaimName());
+            assertEquals(
+                    "settings",
+                    volume(spec, "configmap-settings").getConfigMap().getName());
             assertEquals("hf-token", volume(spec, "secret-hf-token").getSecret().getSecretName());
             assertTrue(volume(spec, "emptydir-scratch").getEmptyDir() != null);
-            Container node = spec.getContainers().stream().filter(c -> c.getName().equals("node")).findFirst()
+            Container node = spec.getContainers().stream()
+                    .filter(c -> c.getName().equals("node"))
+                    .findFirst()
                     .orElseThrow();
-            assertEquals(List.of("/opt/camel-kubeflow-trainer", "/data", "/etc/settings", "/var/hf", "/scratch"),
-                    node.getVolumeMounts().stream().map(VolumeMount::getMountPath).toList());
+            assertEquals(
+                    List.of("/opt/camel-kubeflow-trainer", "/data", "/etc/settings", "/var/hf", "/scratch"),
+                    node.getVolumeMounts().stream()
+                            .map(VolumeMount::getMountPath)
+                            .toList());
             assertEquals(Boolean.TRUE, node.getVolumeMounts().get(1).getReadOnly(), "pvc:datasets:/data:ro");
             assertEquals(1001L, node.getSecurityContext().getRunAsUser());
             assertEquals(Boolean.FALSE, node.getSecurityContext().getAllowPrivilegeEscalation());
-            assertEquals(List.of("ALL"), node.getSecurityContext().getCapabilities().getDrop());
+            assertEquals(
+                    List.of("ALL"), node.getSecurityContext().getCapabilities().getDrop());
         }
     }
 
     @Test
     void underMpiTheOptionsGoToTheLauncherAndTheNodesItsMpirunReaches() {
-        TrainJob job = trainJob(send(TRAIN + "&runtime=deepspeed-distributed&nodeSelector.accelerator=a100"
-                + "&podSecurityContext.runAsGroup=2000", null, RUNNING));
-        assertEquals(List.of("launcher", "node"), jobsPatched(onlyPatch(job)).stream().sorted().toList());
+        TrainJob job = trainJob(send(
+                TRAIN + "&runtime=deepspeed-distributed&nodeSelector.accelerator=a100"
+                        + "&podSecurityContext.runAsGroup=2000",
+                null,
+                RUNNING));
+        assertEquals(
+                List.of("launcher", "node"),
+                jobsPatched(onlyPatch(job)).stream().sorted().toList());
         for (String replicatedJob : List.of("launcher", "node")) {
             for (Pod pod : pods(job, replicatedJob)) {
                 assertEquals("a100", pod.getSpec().getNodeSelector().get("accelerator"), replicatedJob);
@@ -103,9 +133,12 @@ class PodOptionsTest extends TrainerRouteTestSupport {
 
     @Test
     void podJobsSendsTheOptionsToAnInitializerAndItsOwnContainer() {
-        TrainJob job = trainJob(send("kubeflow-trainer:train?namespace=pods&runtime=torchtune-llama3.2-1b"
-                + "&args=epochs=1&podJobs=dataset-initializer"
-                + "&volumes=pvc:hf-cache:/cache&tolerations=spot", null, Map.of()));
+        TrainJob job = trainJob(send(
+                "kubeflow-trainer:train?namespace=pods&runtime=torchtune-llama3.2-1b"
+                        + "&args=epochs=1&podJobs=dataset-initializer"
+                        + "&volumes=pvc:hf-cache:/cache&tolerations=spot",
+                null,
+                Map.of()));
         RuntimePatch patch = onlyPatch(job);
         assertEquals(List.of("dataset-initializer"), jobsPatched(patch));
         RuntimePatch.PodSpecPatch pod = patch.podSpecs().get(0);
@@ -116,29 +149,36 @@ class PodOptionsTest extends TrainerRouteTestSupport {
 
     @Test
     void aJobTheRuntimeLacksIsRefusedNamingItAndTheJobsItHasBeforeAnyWrite() {
-        Exchange refused = send(TRAIN + "&runtime=torch-distributed&podJobs=launcher&nodeSelector.accelerator=a100",
-                null, Map.of());
+        Exchange refused = send(
+                TRAIN + "&runtime=torch-distributed&podJobs=launcher&nodeSelector.accelerator=a100", null, Map.of());
         InvalidOptionException invalid = assertInstanceOf(InvalidOptionException.class, refused.getException());
         assertEquals("podJobs", invalid.getField());
-        assertTrue(invalid.getMessage().contains("'launcher' is not a replicated job of ClusterTrainingRuntime"
-                + " 'torch-distributed'") && invalid.getMessage().contains("[node]"), invalid.getMessage());
+        assertTrue(
+                invalid.getMessage()
+                                .contains("'launcher' is not a replicated job of ClusterTrainingRuntime"
+                                        + " 'torch-distributed'")
+                        && invalid.getMessage().contains("[node]"),
+                invalid.getMessage());
         assertEquals(List.of(), api.writesSinceMark());
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = ';', value = {
-        "CamelKubeflowTrainerVolumes; hostPath:root:/host; hostPath volumes are never mounted",
-        "CamelKubeflowTrainerVolumes; pvc:data:relative; give an absolute path",
-        "CamelKubeflowTrainerVolumes; pvc:data:/opt/camel-kubeflow-trainer/x; where the component mounts",
-        "CamelKubeflowTrainerVolumes; emptyDir:x:/mnt/camel-kubeflow-trainer/output; where the component mounts",
-        "CamelKubeflowTrainerVolumes; emptyDir:x:/mnt; where the component mounts",
-        "CamelKubeflowTrainerVolumes; emptyDir:a:/d,configMap:cfg:/d/; another volume of the request mounts at",
-        "CamelKubeflowTrainerVolumes; pvc:datasets:/d,pvc:datasets:/e; another volume of the request names",
-        "CamelKubeflowTrainerVolumes; pvc:Bad_Name:/data; is not a Kubernetes object name",
-        "CamelKubeflowTrainerTolerations; gpu:Sometimes; has the effect 'Sometimes'",
-        "CamelKubeflowTrainerNodeAffinity; zone=; is not a node requirement",
-        "CamelKubeflowTrainerServiceAccountName; Admin; is not a Kubernetes object name",
-        "CamelKubeflowTrainerPodJobs; Node; is not a replicated job's name"})
+    @CsvSource(
+            delimiter = ';',
+            value = {
+                "CamelKubeflowTrainerVolumes; hostPath:root:/host; hostPath volumes are never mounted",
+                "CamelKubeflowTrainerVolumes; pvc:data:relative; give an absolute path",
+                "CamelKubeflowTrainerVolumes; pvc:data:/opt/camel-kubeflow-trainer/x; where the component mounts",
+                "CamelKubeflowTrainerVolumes; emptyDir:x:/mnt/camel-kubeflow-trainer/output; where the component mounts",
+                "CamelKubeflowTrainerVolumes; emptyDir:x:/mnt; where the component mounts",
+                "CamelKubeflowTrainerVolumes; emptyDir:a:/d,configMap:cfg:/d/; another volume of the request mounts at",
+                "CamelKubeflowTrainerVolumes; pvc:datasets:/d,pvc:datasets:/e; another volume of the request names",
+                "CamelKubeflowTrainerVolumes; pvc:Bad_Name:/data; is not a Kubernetes object name",
+                "CamelKubeflowTrainerTolerations; gpu:Sometimes; has the effect 'Sometimes'",
+                "CamelKubeflowTrainerNodeAffinity; zone=; is not a node requirement",
+                "CamelKubeflowTrainerServiceAccountName; Admin; is not a Kubernetes object name",
+                "CamelKubeflowTrainerPodJobs; Node; is not a replicated job's name"
+            })
     void aSettingOutsideItsFormIsRefusedNamingTheHeaderBeforeAnyWrite(String header, String value, String reason) {
         Exchange refused = send(TRAIN + "&runtime=torch-distributed", null, Map.of(header, value));
         InvalidOptionException invalid = assertInstanceOf(InvalidOptionException.class, refused.getException());
@@ -148,13 +188,16 @@ class PodOptionsTest extends TrainerRouteTestSupport {
 
     @Test
     void securitySettingsWithoutAFormAreRefusedByName() {
-        Exchange privileged = send(TRAIN + "&runtime=torch-distributed", null,
-                Map.of(SECURITY_CONTEXT, Map.of("privileged", "true")));
+        Exchange privileged = send(
+                TRAIN + "&runtime=torch-distributed", null, Map.of(SECURITY_CONTEXT, Map.of("privileged", "true")));
         InvalidOptionException invalid = assertInstanceOf(InvalidOptionException.class, privileged.getException());
         assertEquals(SECURITY_CONTEXT + ".privileged", invalid.getField());
-        Exchange unconfined = send(TRAIN + "&runtime=torch-distributed", null,
+        Exchange unconfined = send(
+                TRAIN + "&runtime=torch-distributed",
+                null,
                 Map.of(POD_SECURITY_CONTEXT, Map.of("seccompProfile", "Unconfined")));
-        assertTrue(assertInstanceOf(InvalidOptionException.class, unconfined.getException()).getMessage()
+        assertTrue(assertInstanceOf(InvalidOptionException.class, unconfined.getException())
+                .getMessage()
                 .contains("give RuntimeDefault"));
         assertEquals(List.of(), api.writesSinceMark());
     }
@@ -166,7 +209,10 @@ class PodOptionsTest extends TrainerRouteTestSupport {
     }
 
     private static RuntimePatch onlyPatch(TrainJob job) {
-        assertEquals(1, job.getSpec().runtimePatches().size(), () -> String.valueOf(job.getSpec().runtimePatches()));
+        assertEquals(
+                1,
+                job.getSpec().runtimePatches().size(),
+                () -> String.valueOf(job.getSpec().runtimePatches()));
         RuntimePatch patch = job.getSpec().runtimePatches().get(0);
         assertEquals(TrainJobMetadata.PATCH_MANAGER, patch.manager());
         return patch;
@@ -174,11 +220,14 @@ class PodOptionsTest extends TrainerRouteTestSupport {
 
     private static List<String> jobsPatched(RuntimePatch patch) {
         return patch.trainingRuntimeSpec().template().spec().replicatedJobs().stream()
-                .map(RuntimePatch.ReplicatedJobPatch::name).toList();
+                .map(RuntimePatch.ReplicatedJobPatch::name)
+                .toList();
     }
 
-    private static io.fabric8.kubernetes.api.model.Volume volume(PodSpec spec, String name) {
-        return spec.getVolumes().stream().filter(v -> v.getName().equals(name)).findFirst()
+    private static Volume volume(PodSpec spec, String name) {
+        return spec.getVolumes().stream()
+                .filter(v -> v.getName().equals(name))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no volume " + name + " in " + spec.getVolumes()));
     }
 
@@ -193,17 +242,32 @@ class PodOptionsTest extends TrainerRouteTestSupport {
     }
 
     private static List<Pod> awaitPods(TrainJob job, String replicatedJob) throws InterruptedException {
-        List<List<Pod>> found = new java.util.ArrayList<>(List.of(List.of()));
-        Eventually.await(Duration.ofSeconds(20), () -> !(found.set(0, api.client().pods().inNamespace("pods")
-                .withLabel("jobset.sigs.k8s.io/jobset-name", job.getMetadata().getName())
-                .withLabel("jobset.sigs.k8s.io/replicatedjob-name", replicatedJob).list().getItems())).isEmpty()
-                && found.get(0).size() >= expectedPods(job, replicatedJob),
-                () -> "no pods of " + replicatedJob + " for " + job.getMetadata().getName());
+        List<List<Pod>> found = new ArrayList<>(List.of(List.of()));
+        Eventually.await(
+                Duration.ofSeconds(20),
+                () -> !(found.set(
+                                        0,
+                                        api.client()
+                                                .pods()
+                                                .inNamespace("pods")
+                                                .withLabel(
+                                                        "jobset.sigs.k8s.io/jobset-name",
+                                                        job.getMetadata().getName())
+                                                .withLabel("jobset.sigs.k8s.io/replicatedjob-name", replicatedJob)
+                                                .list()
+                                                .getItems()))
+                                .isEmpty()
+                        && found.get(0).size() >= expectedPods(job, replicatedJob),
+                () -> "no pods of " + replicatedJob + " for "
+                        + job.getMetadata().getName());
         return found.get(0);
     }
 
     private static int expectedPods(TrainJob job, String replicatedJob) {
-        return "node".equals(replicatedJob) && job.getSpec().trainer() != null
-                && job.getSpec().trainer().numNodes() != null ? job.getSpec().trainer().numNodes() : 1;
+        return "node".equals(replicatedJob)
+                        && job.getSpec().trainer() != null
+                        && job.getSpec().trainer().numNodes() != null
+                ? job.getSpec().trainer().numNodes()
+                : 1;
     }
 }

@@ -1,5 +1,16 @@
 package io.camelkubeflow.trainer;
 
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+import static io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.camelkubeflow.trainer.testing.ReliabilityFigures;
+import io.camelkubeflow.trainer.testing.TrainerApiServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -7,21 +18,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobPhase;
-import io.camelkubeflow.trainer.testing.ReliabilityFigures;
-import io.camelkubeflow.trainer.testing.TrainerApiServer;
+import java.util.function.Supplier;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
-import static io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * An app stopped while it waits for a TrainJob (a file route: file -> train -> wait), then started again as a new
@@ -41,7 +43,8 @@ class RestartMidWaitTest {
             CamelContext first = app(api, outcomes);
             first.getShutdownStrategy().setTimeout(1);
             first.start();
-            await(() -> jobs(api).stream().anyMatch(j -> TrainJobPhase.of(j) == TrainJobPhase.RUNNING),
+            await(
+                    () -> jobs(api).stream().anyMatch(j -> TrainJobPhase.of(j) == TrainJobPhase.RUNNING),
                     () -> "no running job");
             first.stop();
             String name = jobs(api).get(0).getMetadata().getName();
@@ -50,13 +53,17 @@ class RestartMidWaitTest {
 
             CamelContext second = app(api, outcomes);
             second.start();
-            await(() -> !outcomes.isEmpty() && Files.exists(inbox.resolve(".done/train.py")),
+            await(
+                    () -> !outcomes.isEmpty() && Files.exists(inbox.resolve(".done/train.py")),
                     () -> "outcomes " + outcomes + ", files " + files() + ", file kept at stop: " + fileKept);
             second.stop();
 
-            ReliabilityFigures.record("shutdown and restart (wait)", "an app stopped mid-wait (1 s shutdown timeout)"
-                    + " and started again: file kept " + fileKept + ", " + jobs(api).size() + " TrainJob(s), outcome"
-                    + " handled " + outcomes.size() + " time(s) after the restart: " + outcomes,
+            ReliabilityFigures.record(
+                    "shutdown and restart (wait)",
+                    "an app stopped mid-wait (1 s shutdown timeout)"
+                            + " and started again: file kept " + fileKept + ", "
+                            + jobs(api).size() + " TrainJob(s), outcome"
+                            + " handled " + outcomes.size() + " time(s) after the restart: " + outcomes,
                     fileKept && jobs(api).size() == 1 && outcomes.equals(List.of(name + ":Complete:adopted")));
             assertTrue(fileKept, "the file of the cut wait must stay in the inbox to be read again");
             assertTrue(stillRunning, "the job should still have been running at the stop");
@@ -87,19 +94,22 @@ class RestartMidWaitTest {
     }
 
     private static List<TrainJob> jobs(TrainerApiServer api) {
-        return api.client().resources(TrainJob.class).inNamespace("restart").list().getItems();
+        return api.client()
+                .resources(TrainJob.class)
+                .inNamespace("restart")
+                .list()
+                .getItems();
     }
 
     private List<String> files() {
         try (var walk = Files.walk(inbox)) {
             return walk.map(p -> inbox.relativize(p).toString()).toList();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
-    private static void await(BooleanSupplier condition, java.util.function.Supplier<String> state)
-            throws InterruptedException {
+    private static void await(BooleanSupplier condition, Supplier<String> state) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
             Thread.sleep(50);

@@ -1,15 +1,10 @@
 package io.camelkubeflow.trainer;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Base64;
-import java.util.List;
-import java.util.Map;
-import java.util.UUID;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
@@ -18,17 +13,20 @@ import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.UUID;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.Test;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The API token of the component's client and the value of a secret env var never show up where they could leak:
@@ -53,24 +51,36 @@ class SecretsTest {
             // captured, not echoed: the exchanges made to fail log ERROR lines, which are scanned, not build output
             System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
             System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            api.client().secrets().inNamespace("secrets").resource(new SecretBuilder().withNewMetadata().withName("hf")
-                    .endMetadata().addToData("token", Base64.getEncoder().encodeToString(
-                            SECRET_VALUE.getBytes(StandardCharsets.UTF_8))).build()).create();
+            api.client()
+                    .secrets()
+                    .inNamespace("secrets")
+                    .resource(new SecretBuilder()
+                            .withNewMetadata()
+                            .withName("hf")
+                            .endMetadata()
+                            .addToData(
+                                    "token",
+                                    Base64.getEncoder().encodeToString(SECRET_VALUE.getBytes(StandardCharsets.UTF_8)))
+                            .build())
+                    .create();
             String connection = "&masterUrl=" + api.client().getMasterUrl() + "&oauthToken=RAW(" + token
                     + ")&trustCerts=true&namespace=secrets";
             try (CamelContext camel = new DefaultCamelContext()) {
                 camel.addRoutes(new RouteBuilder() {
                     @Override
                     public void configure() {
-                        from("direct:train").routeId("secret-train")
+                        from("direct:train")
+                                .routeId("secret-train")
                                 .to("kubeflow-trainer:train?runtime=torch-distributed&script=print('training')"
-                                    + "&env.HF_TOKEN=secretKeyRef:hf/token" + connection)
+                                        + "&env.HF_TOKEN=secretKeyRef:hf/token" + connection)
                                 .to("kubeflow-trainer:wait?waitTimeout=60s" + connection)
                                 .to("kubeflow-trainer:logs?logStartTimeout=30s" + connection);
-                        from("direct:bad").routeId("secret-bad")
+                        from("direct:bad")
+                                .routeId("secret-bad")
                                 .to("kubeflow-trainer:train?runtime=torch-distributed&pythonFile=/a.py&cpu=2 cores"
-                                    + connection);
-                        from("direct:unknown").routeId("secret-unknown")
+                                        + connection);
+                        from("direct:unknown")
+                                .routeId("secret-unknown")
                                 .to("kubeflow-trainer:train?runtime=no-such-runtime&pythonFile=/a.py" + connection);
                     }
                 });
@@ -87,12 +97,14 @@ class SecretsTest {
                 var template = camel.createProducerTemplate();
                 List<Exchange> sent = new ArrayList<>();
                 sent.add(template.send("direct:train", e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "ok")));
-                sent.add(template.send("direct:bad", e -> { }));
-                sent.add(template.send("direct:unknown", e -> { }));
+                sent.add(template.send("direct:bad", e -> {}));
+                sent.add(template.send("direct:unknown", e -> {}));
                 api.sandbox().refuseNextTrainJobCreates(1, 403);
                 sent.add(template.send("direct:train", e -> e.getMessage().setHeader(IDEMPOTENCY_KEY, "refused")));
                 assertNull(sent.get(0).getException(), "the first request trains");
-                assertTrue(sent.get(0).getMessage().getBody(String.class).contains("exited with code 0"), "its log was read");
+                assertTrue(
+                        sent.get(0).getMessage().getBody(String.class).contains("exited with code 0"),
+                        "its log was read");
                 assertNotNull(sent.get(3).getException(), "the refused create fails");
                 for (Exchange exchange : sent) {
                     exchanges++;
@@ -105,10 +117,15 @@ class SecretsTest {
                     }
                 }
             }
-            for (TrainJob job : api.client().resources(TrainJob.class).inNamespace("secrets").list().getItems()) {
+            for (TrainJob job : api.client()
+                    .resources(TrainJob.class)
+                    .inNamespace("secrets")
+                    .list()
+                    .getItems()) {
                 scanned.add(Serialization.asYaml(job));
             }
-            scanned.add(Serialization.asYaml(api.client().configMaps().inNamespace("secrets").list()));
+            scanned.add(Serialization.asYaml(
+                    api.client().configMaps().inNamespace("secrets").list()));
             for (RecordedRequest request : api.sandbox().requestsSince(0)) {
                 // the component's requests (they carry its token, in the one header meant for it); the test's own
                 // Secret create is the one request that may hold the value
@@ -124,12 +141,21 @@ class SecretsTest {
         scanned.add(logs);
         String all = String.join("\n", scanned);
         int tokenHits = SecretScan.occurrences(all, token);
-        int secretHits = SecretScan.occurrences(all, SECRET_VALUE, Base64.getEncoder().encodeToString(
-                SECRET_VALUE.getBytes(StandardCharsets.UTF_8)).replace("=", ""));
-        ReliabilityFigures.record("secrets (component)", "API token and secret env value scanned for in "
-                + logs.length() + " chars of log output and " + exchanges + " exchanges' headers, bodies and exceptions,"
-                + " plus every TrainJob, ConfigMap and request body written: " + tokenHits + " token and " + secretHits
-                + " secret value occurrences", tokenHits == 0 && secretHits == 0);
+        int secretHits = SecretScan.occurrences(
+                all,
+                SECRET_VALUE,
+                Base64.getEncoder()
+                        .encodeToString(SECRET_VALUE.getBytes(StandardCharsets.UTF_8))
+                        .replace("=", ""));
+        ReliabilityFigures.record(
+                "secrets (component)",
+                "API token and secret env value scanned for in "
+                        + logs.length() + " chars of log output and " + exchanges
+                        + " exchanges' headers, bodies and exceptions,"
+                        + " plus every TrainJob, ConfigMap and request body written: " + tokenHits + " token and "
+                        + secretHits
+                        + " secret value occurrences",
+                tokenHits == 0 && secretHits == 0);
         assertTrue(logs.contains("Created TrainJob secrets/"), "the log capture works");
         assertEquals(0, tokenHits, "the API token leaked");
         assertEquals(0, secretHits, "the secret env value leaked");

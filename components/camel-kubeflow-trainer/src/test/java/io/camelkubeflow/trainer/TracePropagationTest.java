@@ -1,21 +1,20 @@
 package io.camelkubeflow.trainer;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * The W3C trace context of the exchange that creates a TrainJob (the traceparent header Camel's tracing injects
@@ -29,7 +28,7 @@ class TracePropagationTest {
     @Timeout(60)
     void theEndOfAJobCarriesTheTraceContextOfTheRequestThatCreatedIt() throws Exception {
         try (TrainerSandbox sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
-                .withController(Duration.ofMillis(50), Duration.ofMillis(200)));
+                        .withController(Duration.ofMillis(50), Duration.ofMillis(200)));
                 CamelContext camel = new DefaultCamelContext()) {
             sandbox.createNamespace("trace");
             camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
@@ -51,19 +50,34 @@ class TracePropagationTest {
             });
             // a retry comes in another trace: the same request all the same
             Exchange retried = camel.createProducerTemplate().request(train + "&jobName=traced", e -> {
-                e.getMessage().setHeader(TrainJobMetadata.TRACE_PARENT_HEADER,
-                        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+                e.getMessage()
+                        .setHeader(
+                                TrainJobMetadata.TRACE_PARENT_HEADER,
+                                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
                 e.getMessage().setHeader(KubeflowTrainerConstants.IDEMPOTENCY_KEY, "traced-key");
             });
-            assertEquals(true, retried.getMessage().getHeader(KubeflowTrainerConstants.ADOPTED),
+            assertEquals(
+                    true,
+                    retried.getMessage().getHeader(KubeflowTrainerConstants.ADOPTED),
                     String.valueOf(retried.getException()));
-            Exchange malformed = camel.createProducerTemplate().request(train + "&jobName=malformed",
-                    e -> e.getMessage().setHeader(TrainJobMetadata.TRACE_PARENT_HEADER, "00-xyz-01"));
+            Exchange malformed = camel.createProducerTemplate()
+                    .request(
+                            train + "&jobName=malformed",
+                            e -> e.getMessage().setHeader(TrainJobMetadata.TRACE_PARENT_HEADER, "00-xyz-01"));
             assertNull(traced.getException());
             assertNull(malformed.getException());
-            assertEquals(TRACE_PARENT, traced.getMessage().getBody(TrainJob.class).getMetadata().getAnnotations()
-                    .get(TrainJobMetadata.TRACE_PARENT_ANNOTATION));
-            assertNull(malformed.getMessage().getBody(TrainJob.class).getMetadata().getAnnotations()
+            assertEquals(
+                    TRACE_PARENT,
+                    traced.getMessage()
+                            .getBody(TrainJob.class)
+                            .getMetadata()
+                            .getAnnotations()
+                            .get(TrainJobMetadata.TRACE_PARENT_ANNOTATION));
+            assertNull(malformed
+                    .getMessage()
+                    .getBody(TrainJob.class)
+                    .getMetadata()
+                    .getAnnotations()
                     .get(TrainJobMetadata.TRACE_PARENT_ANNOTATION));
 
             while (ends.size() < 2) {
@@ -71,8 +85,10 @@ class TracePropagationTest {
             }
             for (Exchange end : ends) {
                 String job = end.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class);
-                assertEquals("traced".equals(job) ? TRACE_PARENT : null,
-                        end.getMessage().getHeader(TrainJobMetadata.TRACE_PARENT_HEADER), job);
+                assertEquals(
+                        "traced".equals(job) ? TRACE_PARENT : null,
+                        end.getMessage().getHeader(TrainJobMetadata.TRACE_PARENT_HEADER),
+                        job);
             }
         }
     }

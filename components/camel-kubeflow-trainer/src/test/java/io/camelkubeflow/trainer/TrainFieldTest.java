@@ -1,5 +1,11 @@
 package io.camelkubeflow.trainer;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.camelkubeflow.trainer.job.TrainField;
+import io.camelkubeflow.trainer.support.TrainJobMdc;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.file.Files;
@@ -8,15 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.camelkubeflow.trainer.job.TrainField;
-import io.camelkubeflow.trainer.support.TrainJobMdc;
 import org.apache.camel.spi.Metadata;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * The train-field table is the one declaration of a train option: each field must have its endpoint option and its
@@ -27,7 +26,8 @@ class TrainFieldTest {
     /** Train options that are not request fields: how the body is read. */
     private static final Set<String> NOT_FIELDS = Set.of("bodyType");
 
-    private final Map<?, ?> catalog = read("src/generated/resources/META-INF/io/camelkubeflow/trainer/kubeflow-trainer.json");
+    private final Map<?, ?> catalog =
+            read("src/generated/resources/META-INF/io/camelkubeflow/trainer/kubeflow-trainer.json");
     private final String adoc = text("src/main/docs/kubeflow-trainer-component.adoc");
 
     @Test
@@ -52,8 +52,11 @@ class TrainFieldTest {
                 }
             }
         }
-        assertEquals(List.of(), missing, "after adding an option or header, rebuild and run"
-                + " python3 components/camel-kubeflow-trainer/update-doc-tables.py");
+        assertEquals(
+                List.of(),
+                missing,
+                "after adding an option or header, rebuild and run"
+                        + " python3 components/camel-kubeflow-trainer/update-doc-tables.py");
     }
 
     @Test
@@ -61,7 +64,8 @@ class TrainFieldTest {
         List<String> strays = new ArrayList<>();
         ((Map<?, ?>) catalog.get("properties")).forEach((name, option) -> {
             String label = String.valueOf(((Map<?, ?>) option).get("label"));
-            if (List.of(label.split(",")).contains("train") && TrainField.named((String) name) == null
+            if (List.of(label.split(",")).contains("train")
+                    && TrainField.named((String) name) == null
                     && !NOT_FIELDS.contains(name)) {
                 strays.add((String) name);
             }
@@ -96,7 +100,8 @@ class TrainFieldTest {
 
     private static boolean documentedConstant(String value) throws IllegalAccessException {
         for (Field constant : KubeflowTrainerConstants.class.getFields()) {
-            if (Modifier.isStatic(constant.getModifiers()) && value.equals(constant.get(null))
+            if (Modifier.isStatic(constant.getModifiers())
+                    && value.equals(constant.get(null))
                     && constant.isAnnotationPresent(Metadata.class)) {
                 return true;
             }

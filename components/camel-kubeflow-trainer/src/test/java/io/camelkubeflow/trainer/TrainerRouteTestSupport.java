@@ -1,7 +1,7 @@
 package io.camelkubeflow.trainer;
 
-import java.util.List;
-import java.util.Map;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -10,6 +10,10 @@ import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import io.fabric8.kubernetes.api.model.DownwardAPIVolumeFile;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
@@ -17,9 +21,6 @@ import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * One mock Trainer API server and one CamelContext per test class. After every test, each TrainJob the component
@@ -51,14 +52,14 @@ abstract class TrainerRouteTestSupport {
 
     @AfterEach
     void everyTrainJobWrittenMatchesTheCrd() {
-        assertEquals(java.util.List.of(), api.trainJobWriteViolations(), "TrainJobs sent that the CRD would refuse");
+        assertEquals(List.of(), api.trainJobWriteViolations(), "TrainJobs sent that the CRD would refuse");
     }
 
     static Exchange send(String uri, Object body, Map<String, Object> headers) {
         api.mark();
         return template.send(uri, exchange -> {
             exchange.getMessage().setBody(body);
-            exchange.getMessage().setHeaders(new java.util.HashMap<>(headers));
+            exchange.getMessage().setHeaders(new HashMap<>(headers));
         });
     }
 
@@ -70,7 +71,11 @@ abstract class TrainerRouteTestSupport {
     }
 
     static TrainJob stored(String namespace, String name) {
-        return api.client().resources(TrainJob.class).inNamespace(namespace).withName(name).get();
+        return api.client()
+                .resources(TrainJob.class)
+                .inNamespace(namespace)
+                .withName(name)
+                .get();
     }
 
     /**
@@ -79,15 +84,17 @@ abstract class TrainerRouteTestSupport {
      */
     static Map<String, String> stagedScript(TrainJob job) {
         Map<String, String> files = null;
-        for (RuntimePatch patch : job.getSpec().runtimePatches() == null ? List.<RuntimePatch>of()
+        for (RuntimePatch patch : job.getSpec().runtimePatches() == null
+                ? List.<RuntimePatch>of()
                 : job.getSpec().runtimePatches()) {
             if (!TrainJobMetadata.PATCH_MANAGER.equals(patch.manager())) {
                 continue;
             }
-            for (RuntimePatch.ReplicatedJobPatch replicatedJob : patch.trainingRuntimeSpec().template().spec()
-                    .replicatedJobs()) {
-                RuntimePatch.PodTemplatePatch pod = replicatedJob.template().spec().template();
-                Map<String, String> podFiles = new java.util.TreeMap<>();
+            for (RuntimePatch.ReplicatedJobPatch replicatedJob :
+                    patch.trainingRuntimeSpec().template().spec().replicatedJobs()) {
+                RuntimePatch.PodTemplatePatch pod =
+                        replicatedJob.template().spec().template();
+                Map<String, String> podFiles = new TreeMap<>();
                 for (Volume volume : pod.spec().volumes()) {
                     if (volume.getDownwardAPI() == null) {
                         continue; // a pod option's volume, in the same patch
@@ -95,7 +102,8 @@ abstract class TrainerRouteTestSupport {
                     for (DownwardAPIVolumeFile item : volume.getDownwardAPI().getItems()) {
                         String field = item.getFieldRef().getFieldPath();
                         String annotation = field.substring("metadata.annotations['".length(), field.length() - 2);
-                        podFiles.put(item.getPath(), pod.metadata().annotations().get(annotation));
+                        podFiles.put(
+                                item.getPath(), pod.metadata().annotations().get(annotation));
                     }
                 }
                 assertTrue(files == null || files.equals(podFiles), "replicated jobs get different scripts");

@@ -1,25 +1,25 @@
 package io.camelkubeflow.trainer;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
-import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
-import io.camelkubeflow.trainer.watch.TrainJobFailedException;
-import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
-import org.apache.camel.Exchange;
-import org.junit.jupiter.api.Test;
-
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
+import io.camelkubeflow.trainer.watch.TrainJobFailedException;
+import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.camel.Exchange;
+import org.junit.jupiter.api.Test;
 
 /** kubeflow-trainer:wait against the sandbox, whose emulated controller runs TrainJobs in about 250 ms. */
 class WaitOperationTest extends TrainerRouteTestSupport {
@@ -34,8 +34,13 @@ class WaitOperationTest extends TrainerRouteTestSupport {
     }
 
     static Map<String, Object> outcome(String outcome, long runMillis) {
-        return Map.of(ANNOTATIONS, Map.of(TrainJobControllerEmulation.OUTCOME_ANNOTATION, outcome,
-                TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, Long.toString(runMillis)));
+        return Map.of(
+                ANNOTATIONS,
+                Map.of(
+                        TrainJobControllerEmulation.OUTCOME_ANNOTATION,
+                        outcome,
+                        TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION,
+                        Long.toString(runMillis)));
     }
 
     @Test
@@ -51,14 +56,21 @@ class WaitOperationTest extends TrainerRouteTestSupport {
 
     @Test
     void aFailureCarriesTheReasonAndThePodsExitCode() {
-        Exchange exchange = trainThenWait(WAIT, Map.of(ANNOTATIONS, Map.of(
-                TrainJobControllerEmulation.OUTCOME_ANNOTATION, "Failed",
-                TrainJobControllerEmulation.EXIT_CODE_ANNOTATION, "137")));
+        Exchange exchange = trainThenWait(
+                WAIT,
+                Map.of(
+                        ANNOTATIONS,
+                        Map.of(
+                                TrainJobControllerEmulation.OUTCOME_ANNOTATION, "Failed",
+                                TrainJobControllerEmulation.EXIT_CODE_ANNOTATION, "137")));
         TrainJobFailedException failure = assertInstanceOf(TrainJobFailedException.class, exchange.getException());
         String name = exchange.getMessage().getHeader(JOB_NAME, String.class);
-        assertTrue(failure.getMessage().contains("is Failed, not Complete: FailedJobs: jobset failed due to one or more job"
-                + " failures (first failed job: "
-                + name + "-node-0)"), failure.getMessage());
+        assertTrue(
+                failure.getMessage()
+                        .contains("is Failed, not Complete: FailedJobs: jobset failed due to one or more job"
+                                + " failures (first failed job: "
+                                + name + "-node-0)"),
+                failure.getMessage());
         assertTrue(failure.getMessage().contains("container node exited with code 137 (Error)"), failure.getMessage());
         assertEquals("Failed", exchange.getMessage().getHeader(STATUS));
         assertEquals("FailedJobs", exchange.getMessage().getHeader(REASON));
@@ -99,19 +111,22 @@ class WaitOperationTest extends TrainerRouteTestSupport {
     @Test
     void aTimeoutIsItsOwnExceptionAndLeavesTheJobAlone() {
         Exchange exchange = trainThenWait(WAIT + "?waitTimeout=300ms", outcome("Complete", 60_000));
-        TrainJobWaitTimeoutException timeout = assertInstanceOf(TrainJobWaitTimeoutException.class,
-                exchange.getException());
+        TrainJobWaitTimeoutException timeout =
+                assertInstanceOf(TrainJobWaitTimeoutException.class, exchange.getException());
         assertTrue(timeout.getMessage().contains("did not become Complete within PT0.3S"), timeout.getMessage());
         assertNotNull(stored("waits", exchange.getMessage().getHeader(JOB_NAME, String.class)));
     }
 
     @Test
     void deleteOnTimeoutRemovesTheJobOfAnAbandonedWait() {
-        Exchange exchange = trainThenWait(WAIT + "?waitTimeout=300ms&deleteOnTimeout=true", outcome("Complete", 60_000));
-        TrainJobWaitTimeoutException timeout = assertInstanceOf(TrainJobWaitTimeoutException.class,
-                exchange.getException());
-        assertTrue(timeout.getSuppressed().length == 1 && timeout.getSuppressed()[0].getMessage().endsWith("was deleted"),
-                java.util.Arrays.toString(timeout.getSuppressed()));
+        Exchange exchange =
+                trainThenWait(WAIT + "?waitTimeout=300ms&deleteOnTimeout=true", outcome("Complete", 60_000));
+        TrainJobWaitTimeoutException timeout =
+                assertInstanceOf(TrainJobWaitTimeoutException.class, exchange.getException());
+        assertTrue(
+                timeout.getSuppressed().length == 1
+                        && timeout.getSuppressed()[0].getMessage().endsWith("was deleted"),
+                Arrays.toString(timeout.getSuppressed()));
         assertNull(stored("waits", exchange.getMessage().getHeader(JOB_NAME, String.class)));
     }
 
@@ -120,20 +135,22 @@ class WaitOperationTest extends TrainerRouteTestSupport {
         Exchange trained = send(TRAIN, null, Map.of());
         String name = trained.getMessage().getHeader(JOB_NAME, String.class);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (stored("waits", name).getStatus() == null || stored("waits", name).getStatus().conditions() == null) {
+        while (stored("waits", name).getStatus() == null
+                || stored("waits", name).getStatus().conditions() == null) {
             assertTrue(System.nanoTime() < deadline, "the sandbox never finished the job");
             Thread.sleep(20);
         }
         // no event of the job comes any more: a wait that did not look at where it stands now would time out
-        Exchange exchange = template.send(WAIT + "?namespace=waits&waitTimeout=5s",
-                e -> e.getMessage().setHeader(JOB_NAME, name));
+        Exchange exchange = template.send(
+                WAIT + "?namespace=waits&waitTimeout=5s", e -> e.getMessage().setHeader(JOB_NAME, name));
         assertNull(exchange.getException());
         assertEquals("Complete", exchange.getMessage().getHeader(STATUS));
     }
 
     @Test
     void aMissingJobFailsClearly() {
-        Exchange exchange = template.send(WAIT + "?namespace=waits", e -> e.getMessage().setHeader(JOB_NAME, "nope"));
+        Exchange exchange =
+                template.send(WAIT + "?namespace=waits", e -> e.getMessage().setHeader(JOB_NAME, "nope"));
         assertInstanceOf(TrainJobNotFoundException.class, exchange.getException());
         assertTrue(exchange.getException().getMessage().contains("waits/nope does not exist"));
     }
@@ -143,7 +160,9 @@ class WaitOperationTest extends TrainerRouteTestSupport {
         int waits = 200;
         List<String> names = new ArrayList<>();
         for (int i = 0; i < waits; i++) {
-            Exchange trained = send(TRAIN.replace("namespace=waits", "namespace=crowd"), null,
+            Exchange trained = send(
+                    TRAIN.replace("namespace=waits", "namespace=crowd"),
+                    null,
                     Map.of(ANNOTATIONS, Map.of(TrainJobControllerEmulation.RUN_MILLIS_ANNOTATION, "1500")));
             assertNull(trained.getException());
             names.add(trained.getMessage().getHeader(JOB_NAME, String.class));
@@ -151,7 +170,8 @@ class WaitOperationTest extends TrainerRouteTestSupport {
         api.mark();
         List<CompletableFuture<Exchange>> pending = new ArrayList<>();
         for (String name : names) {
-            pending.add(template.asyncSend(WAIT + "?namespace=crowd", e -> e.getMessage().setHeader(JOB_NAME, name)));
+            pending.add(template.asyncSend(
+                    WAIT + "?namespace=crowd", e -> e.getMessage().setHeader(JOB_NAME, name)));
         }
         for (CompletableFuture<Exchange> future : pending) {
             Exchange exchange = future.get(60, TimeUnit.SECONDS);
@@ -159,7 +179,8 @@ class WaitOperationTest extends TrainerRouteTestSupport {
             assertEquals("Complete", exchange.getMessage().getHeader(STATUS));
         }
         long watchConnections = api.requestsSinceMark().stream()
-                .filter(r -> r.getPath().contains("/namespaces/crowd/trainjobs") && r.getPath().contains("watch=true"))
+                .filter(r -> r.getPath().contains("/namespaces/crowd/trainjobs")
+                        && r.getPath().contains("watch=true"))
                 .count();
         assertEquals(1, watchConnections, "every wait in a namespace must share one watch");
     }

@@ -1,8 +1,7 @@
 package io.camelkubeflow.trainer.e2e;
 
-import java.util.function.UnaryOperator;
-
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.function.UnaryOperator;
 
 /**
  * Where the sandbox still answers otherwise than the real control plane, and DifferentialIT allows it: each one by the
@@ -31,8 +30,7 @@ enum Departure {
     GO_TYPED_YAML;
 
     /** The departure allowed in one comparison: what it takes out of the real side's or the sandbox's answer. */
-    record Allowance(Departure departure, boolean onReal, UnaryOperator<JsonNode> without) {
-    }
+    record Allowance(Departure departure, boolean onReal, UnaryOperator<JsonNode> without) {}
 
     /** Allows this departure by taking {@code without} out of the real side's answer. */
     Allowance onReal(UnaryOperator<JsonNode> without) {

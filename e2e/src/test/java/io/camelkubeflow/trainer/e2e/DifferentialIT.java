@@ -1,25 +1,13 @@
 package io.camelkubeflow.trainer.e2e;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.camelkubeflow.trainer.testing.Eventually;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -33,13 +21,30 @@ import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * The sandbox against the real control plane: the same requests to both — kubectl as a process, raw HTTP, fabric8
@@ -51,6 +56,7 @@ class DifferentialIT {
     private static final String TRAINJOBS = "/apis/trainer.kubeflow.org/v1alpha1/namespaces/%s/trainjobs";
     /** A label, added by a merge patch: it names no resourceVersion, so no controller's status write races it. */
     private static final String LABELLED = "{\"metadata\": {\"labels\": {\"stage\": \"labelled\"}}}";
+
     private static final PatchContext MERGE_PATCH = PatchContext.of(PatchType.JSON_MERGE);
     /** Suspended: neither controller starts pods, so what comes back depends on the API server alone. */
     private static final String SUSPENDED_JOB = """
@@ -62,28 +68,43 @@ class DifferentialIT {
 
     @TempDir
     static Path work;
+
     private static TrainerSandbox sandbox;
     private static Side real;
     private static Side emulated;
     /** The same name on both sides, so that answers naming it compare equal. */
-    private static final String NAMESPACE = "differential-" + UUID.randomUUID().toString().substring(0, 6);
+    private static final String NAMESPACE =
+            "differential-" + UUID.randomUUID().toString().substring(0, 6);
 
     @BeforeAll
     static void start() throws InterruptedException {
         Path realKubeconfig = RealCluster.adminKubeconfig();
         real = new Side("real", realKubeconfig, RealCluster.client(realKubeconfig));
-        sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
-                .withController(Duration.ofMillis(200), Duration.ofSeconds(60)));
+        sandbox = TrainerSandbox.start(
+                TrainerSandbox.Options.defaults().withController(Duration.ofMillis(200), Duration.ofSeconds(60)));
         Path sandboxKubeconfig = sandbox.writeKubeconfig(work.resolve("sandbox.kubeconfig"));
         emulated = new Side("sandbox", sandboxKubeconfig, RealCluster.client(sandboxKubeconfig));
         for (Side side : sides()) {
-            side.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE)
-                    .endMetadata().build()).create();
+            side.client()
+                    .namespaces()
+                    .resource(new NamespaceBuilder()
+                            .withNewMetadata()
+                            .withName(NAMESPACE)
+                            .endMetadata()
+                            .build())
+                    .create();
         }
         // the ServiceAccount admission refuses pods until the controller manager made the default account; the
         // sandbox admits pods without one (Departure NO_SERVICE_ACCOUNT_CONTROLLER)
-        Eventually.await(Duration.ofSeconds(30), () -> real.client().serviceAccounts().inNamespace(NAMESPACE)
-                .withName("default").get() != null, () -> "real: no default service account");
+        Eventually.await(
+                Duration.ofSeconds(30),
+                () -> real.client()
+                                .serviceAccounts()
+                                .inNamespace(NAMESPACE)
+                                .withName("default")
+                                .get()
+                        != null,
+                () -> "real: no default service account");
     }
 
     @AfterAll
@@ -115,7 +136,8 @@ class DifferentialIT {
     @Test
     @Timeout(120)
     void kubectlCreateApplyGetDelete() throws InterruptedException {
-        String namespace = "differential-kubectl-" + UUID.randomUUID().toString().substring(0, 6);
+        String namespace =
+                "differential-kubectl-" + UUID.randomUUID().toString().substring(0, 6);
         String applied = namespace + "-applied";
         sameKubectl(null, "create", "namespace", namespace);
         sameKubectl(null, "create", "configmap", "settings", "-n", namespace, "--from-literal=lr=0.5");
@@ -146,16 +168,27 @@ class DifferentialIT {
      * counted as suspended (the Trainer reports what JobSet reports, which may first count none).
      */
     private static void awaitSuspended(Side side, String namespace, String name) throws InterruptedException {
-        Eventually.await(Duration.ofSeconds(30), () -> {
-            GenericKubernetesResource job = trainJobs(side).inNamespace(namespace).withName(name).get();
-            JsonNode status = job == null ? null : tree(job).path("status");
-            return status != null && status.path("conditions").findValuesAsText("type").contains("Suspended")
-                    && status.path("jobsStatus").findValues("suspended").stream().anyMatch(n -> n.asInt() > 0);
-        }, () -> side.name() + ": " + name + " never suspended");
+        Eventually.await(
+                Duration.ofSeconds(30),
+                () -> {
+                    GenericKubernetesResource job = trainJobs(side)
+                            .inNamespace(namespace)
+                            .withName(name)
+                            .get();
+                    JsonNode status = job == null ? null : tree(job).path("status");
+                    return status != null
+                            && status.path("conditions")
+                                    .findValuesAsText("type")
+                                    .contains("Suspended")
+                            && status.path("jobsStatus").findValues("suspended").stream()
+                                    .anyMatch(n -> n.asInt() > 0);
+                },
+                () -> side.name() + ": " + name + " never suspended");
     }
 
-    private static MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList,
-            Resource<GenericKubernetesResource>> trainJobs(Side side) {
+    private static MixedOperation<
+                    GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>>
+            trainJobs(Side side) {
         return side.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob");
     }
 
@@ -166,10 +199,12 @@ class DifferentialIT {
         assertSameAnswer(method + " " + path, onReal, onSandbox, allowed);
     }
 
-    private static void assertSameAnswer(String what, Side.Answer onReal, Side.Answer onSandbox,
-            Departure.Allowance... allowed) {
-        assertEquals(onReal.code(), onSandbox.code(), what + ": status code; real " + onReal.body() + "\nsandbox "
-                + onSandbox.body());
+    private static void assertSameAnswer(
+            String what, Side.Answer onReal, Side.Answer onSandbox, Departure.Allowance... allowed) {
+        assertEquals(
+                onReal.code(),
+                onSandbox.code(),
+                what + ": status code; real " + onReal.body() + "\nsandbox " + onSandbox.body());
         assertSameJson(what + ": body", onReal.body(), onSandbox.body(), allowed);
     }
 
@@ -184,17 +219,19 @@ class DifferentialIT {
         sameHttp("GET", configMaps + "/raw", null);
         sameHttp("GET", configMaps + "/missing", null);
         sameHttp("POST", configMaps, """
-                {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "raw-"}, "data": {}}""",
-                Departure.EMPTY_FIELDS_KEPT.onSandbox(answer -> {
-                    if (answer.path("data").isEmpty()) {
-                        ((ObjectNode) answer).remove("data");
-                    }
-                    return answer;
-                }));
+                {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "raw-"}, "data": {}}""", Departure.EMPTY_FIELDS_KEPT.onSandbox(answer -> {
+            if (answer.path("data").isEmpty()) {
+                ((ObjectNode) answer).remove("data");
+            }
+            return answer;
+        }));
         sameHttp("PUT", configMaps + "/raw", """
                 {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "raw", "resourceVersion": "1"},
                  "data": {"a": "2"}}""");
-        sameHttp("POST", configMaps, "{not json",
+        sameHttp(
+                "POST",
+                configMaps,
+                "{not json",
                 Departure.JSON_PARSER_WORDS.onReal(DifferentialIT::withoutParseError),
                 Departure.JSON_PARSER_WORDS.onSandbox(DifferentialIT::withoutParseError));
         String namespace = NAMESPACE + "-raw";
@@ -207,7 +244,10 @@ class DifferentialIT {
         String trainJobs = TRAINJOBS.formatted(NAMESPACE);
         sameHttp("POST", trainJobs, SUSPENDED_JOB.formatted("raw", NAMESPACE));
         sameHttp("GET", trainJobs + "/missing", null);
-        sameHttp("POST", trainJobs, """
+        sameHttp(
+                "POST",
+                trainJobs,
+                """
                 {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "noruntime"},
                  "spec": {"trainer": {"numNodes": 1}}}""",
                 Departure.SCHEMA_VIOLATION_WORDS.onReal(DifferentialIT::withoutViolationWords),
@@ -224,21 +264,30 @@ class DifferentialIT {
      * jobsStatus) and the two read the same: each controller writes it in its own time and steps.
      */
     private static void awaitSettled(String job) throws InterruptedException {
-        Eventually.await(Duration.ofSeconds(30), () -> {
-            String onReal = real.json("GET", job, null).body();
-            String onSandbox = emulated.json("GET", job, null).body();
-            return onReal.contains("\"Suspended\"") && onSandbox.contains("\"Suspended\"")
-                    && onReal.contains("jobsStatus") && onSandbox.contains("jobsStatus") && Normalized.text(
-                    Normalized.tree(onReal)).equals(Normalized.text(Normalized.tree(onSandbox)));
-        },
-                () -> "the two TrainJobs did not settle alike: real " + real.json("GET", job, null).body()
-                        + "\nsandbox " + emulated.json("GET", job, null).body());
+        Eventually.await(
+                Duration.ofSeconds(30),
+                () -> {
+                    String onReal = real.json("GET", job, null).body();
+                    String onSandbox = emulated.json("GET", job, null).body();
+                    return onReal.contains("\"Suspended\"")
+                            && onSandbox.contains("\"Suspended\"")
+                            && onReal.contains("jobsStatus")
+                            && onSandbox.contains("jobsStatus")
+                            && Normalized.text(Normalized.tree(onReal))
+                                    .equals(Normalized.text(Normalized.tree(onSandbox)));
+                },
+                () -> "the two TrainJobs did not settle alike: real "
+                        + real.json("GET", job, null).body() + "\nsandbox "
+                        + emulated.json("GET", job, null).body());
     }
 
     private static void samePatch(String path, String type, String patch, Departure.Allowance... allowed) {
-        byte[] body = patch.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        assertSameAnswer("PATCH (" + type + ") " + path + " " + patch, real.http("PATCH", path, type, body),
-                emulated.http("PATCH", path, type, body), allowed);
+        byte[] body = patch.getBytes(StandardCharsets.UTF_8);
+        assertSameAnswer(
+                "PATCH (" + type + ") " + path + " " + patch,
+                real.http("PATCH", path, type, body),
+                emulated.http("PATCH", path, type, body),
+                allowed);
     }
 
     /** RFC 7386 on a built-in kind: a list in a merge patch replaces the stored list, a null removes its key. */
@@ -249,7 +298,9 @@ class DifferentialIT {
         sameHttp("POST", configMaps, """
                 {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "merged",
                  "finalizers": ["example.com/first"], "labels": {"a": "1", "b": "2"}}}""");
-        samePatch(configMaps + "/merged", "application/merge-patch+json",
+        samePatch(
+                configMaps + "/merged",
+                "application/merge-patch+json",
                 "{\"metadata\": {\"finalizers\": [\"example.com/second\"], \"labels\": {\"a\": null}}}");
         samePatch(configMaps + "/merged", "application/merge-patch+json", "{\"metadata\": {\"finalizers\": null}}");
         sameHttp("DELETE", configMaps + "/merged", null);
@@ -266,9 +317,13 @@ class DifferentialIT {
         // both could read alike with no status yet, and the sandbox's write land between the check and a patch
         awaitSettled(job);
         samePatch(job, "application/merge-patch+json", "{\"metadata\": {\"labels\": {\"team\": \"vision\"}}}");
-        samePatch(job, "application/json-patch+json",
+        samePatch(
+                job,
+                "application/json-patch+json",
                 "[{\"op\": \"add\", \"path\": \"/metadata/annotations\", \"value\": {\"note\": \"x\"}}]");
-        samePatch(job, "application/merge-patch+json",
+        samePatch(
+                job,
+                "application/merge-patch+json",
                 "{\"spec\": {\"runtimeRef\": {\"name\": \"deepspeed-distributed\"}}}",
                 Departure.SCHEMA_VIOLATION_WORDS.onReal(DifferentialIT::withoutViolationWords),
                 Departure.SCHEMA_VIOLATION_WORDS.onSandbox(DifferentialIT::withoutViolationWords));
@@ -291,18 +346,29 @@ class DifferentialIT {
     @Test
     @Timeout(120)
     void fabric8CreateDuplicateMissingAndConflict() throws InterruptedException {
-        Function<Side, Object> create = side -> trainJobs(side).inNamespace(NAMESPACE).resource(
-                Serialization.unmarshal(SUSPENDED_JOB.formatted("fabric8", NAMESPACE),
-                        GenericKubernetesResource.class)).create();
+        Function<Side, Object> create = side -> trainJobs(side)
+                .inNamespace(NAMESPACE)
+                .resource(Serialization.unmarshal(
+                        SUSPENDED_JOB.formatted("fabric8", NAMESPACE), GenericKubernetesResource.class))
+                .create();
         assertEquals(normalized(create.apply(real)), normalized(create.apply(emulated)), "create");
         assertEquals(refusal(real, create), refusal(emulated, create), "duplicate create");
-        assertEquals(String.valueOf(trainJobs(real).inNamespace(NAMESPACE).withName("missing").get()),
-                String.valueOf(trainJobs(emulated).inNamespace(NAMESPACE).withName("missing").get()), "get missing");
+        assertEquals(
+                String.valueOf(trainJobs(real)
+                        .inNamespace(NAMESPACE)
+                        .withName("missing")
+                        .get()),
+                String.valueOf(trainJobs(emulated)
+                        .inNamespace(NAMESPACE)
+                        .withName("missing")
+                        .get()),
+                "get missing");
         for (Side side : sides()) {
             awaitSuspended(side, NAMESPACE, "fabric8");
         }
         Function<Side, Object> staleUpdate = side -> {
-            GenericKubernetesResource stale = trainJobs(side).inNamespace(NAMESPACE).withName("fabric8").get();
+            GenericKubernetesResource stale =
+                    trainJobs(side).inNamespace(NAMESPACE).withName("fabric8").get();
             trainJobs(side).inNamespace(NAMESPACE).withName("fabric8").patch(MERGE_PATCH, LABELLED);
             stale.getMetadata().getLabels().put("stage", "stale");
             return trainJobs(side).inNamespace(NAMESPACE).resource(stale).update();
@@ -342,7 +408,8 @@ class DifferentialIT {
         ArrayNode kept = Serialization.jsonMapper().createArrayNode();
         JsonNode previous = null;
         for (JsonNode event : Normalized.tree(events)) {
-            if (previous != null && "MODIFIED".equals(event.path("type").asText())
+            if (previous != null
+                    && "MODIFIED".equals(event.path("type").asText())
                     && "MODIFIED".equals(previous.path("type").asText())
                     && withoutStatus(event).equals(withoutStatus(previous))) {
                 kept.remove(kept.size() - 1);
@@ -365,8 +432,14 @@ class DifferentialIT {
      */
     private static String watchedSequence(Side side) throws Exception {
         String namespace = NAMESPACE + "-watch";
-        side.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace)
-                .endMetadata().build()).create();
+        side.client()
+                .namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(namespace)
+                        .endMetadata()
+                        .build())
+                .create();
         List<Map<String, Object>> events = new CopyOnWriteArrayList<>();
         NonNamespaceOperation<GenericKubernetesResource, ?, Resource<GenericKubernetesResource>> jobs =
                 trainJobs(side).inNamespace(namespace);
@@ -381,13 +454,15 @@ class DifferentialIT {
                 // the test closes the watch once it saw the delete
             }
         })) {
-            jobs.resource(Serialization.unmarshal(SUSPENDED_JOB.formatted("watched", namespace),
-                    GenericKubernetesResource.class)).create();
+            jobs.resource(Serialization.unmarshal(
+                            SUSPENDED_JOB.formatted("watched", namespace), GenericKubernetesResource.class))
+                    .create();
             awaitSuspended(side, namespace, "watched");
             jobs.withName("watched").patch(MERGE_PATCH, LABELLED);
             jobs.withName("watched").delete();
-            Eventually.await(Duration.ofSeconds(30), () -> events.stream()
-                    .anyMatch(event -> "DELETED".equals(event.get("type"))),
+            Eventually.await(
+                    Duration.ofSeconds(30),
+                    () -> events.stream().anyMatch(event -> "DELETED".equals(event.get("type"))),
                     () -> side.name() + ": no DELETED event in " + events);
         } finally {
             side.client().namespaces().withName(namespace).delete();
@@ -406,7 +481,10 @@ class DifferentialIT {
                                       "env": [{"name": "LR", "value": "0.5"}]}}}""".formatted(NAMESPACE);
         createOnBothSides(job);
         assertEquals(renderedPodTemplates(real), renderedPodTemplates(emulated), "the JobSet's pod templates");
-        assertSameJson("the pods", renderedPods(real), renderedPods(emulated),
+        assertSameJson(
+                "the pods",
+                renderedPods(real),
+                renderedPods(emulated),
                 Departure.SERVICE_ACCOUNT_TOKEN_VOLUME.onReal(DifferentialIT::withoutServiceAccountToken));
         for (Side side : sides()) {
             trainJobs(side).inNamespace(NAMESPACE).withName("rendered").delete();
@@ -421,20 +499,28 @@ class DifferentialIT {
     }
 
     private static void create(Side side, String json) {
-        trainJobs(side).inNamespace(NAMESPACE).resource(Serialization.unmarshal(json, GenericKubernetesResource.class))
+        trainJobs(side)
+                .inNamespace(NAMESPACE)
+                .resource(Serialization.unmarshal(json, GenericKubernetesResource.class))
                 .create();
     }
 
     /** The pod specs of the JobSet the controller made for "rendered", by replicated job. */
     private static String renderedPodTemplates(Side side) throws InterruptedException {
-        var jobSets = side.client().genericKubernetesResources("jobset.x-k8s.io/v1alpha2", "JobSet")
-                .inNamespace(NAMESPACE).withName("rendered");
+        var jobSets = side.client()
+                .genericKubernetesResources("jobset.x-k8s.io/v1alpha2", "JobSet")
+                .inNamespace(NAMESPACE)
+                .withName("rendered");
         Eventually.await(Duration.ofSeconds(60), () -> jobSets.get() != null, () -> side.name() + ": no JobSet");
         JsonNode jobSet = tree(jobSets.get());
         List<String> templates = new ArrayList<>();
         for (JsonNode replicatedJob : jobSet.path("spec").path("replicatedJobs")) {
-            templates.add(replicatedJob.path("name").asText() + " " + Normalized.text(podSpecEssentials(
-                    replicatedJob.path("template").path("spec").path("template").path("spec"))));
+            templates.add(replicatedJob.path("name").asText() + " "
+                    + Normalized.text(podSpecEssentials(replicatedJob
+                            .path("template")
+                            .path("spec")
+                            .path("template")
+                            .path("spec"))));
         }
         return String.join("\n", templates);
     }
@@ -445,8 +531,8 @@ class DifferentialIT {
      */
     private static String renderedPods(Side side) throws InterruptedException {
         var pods = side.client().pods().inNamespace(NAMESPACE).withLabel("jobset.sigs.k8s.io/jobset-name", "rendered");
-        Eventually.await(Duration.ofSeconds(60), () -> pods.list().getItems().size() == 2,
-                () -> side.name() + ": not 2 pods");
+        Eventually.await(
+                Duration.ofSeconds(60), () -> pods.list().getItems().size() == 2, () -> side.name() + ": not 2 pods");
         ObjectNode byIndex = Serialization.jsonMapper().createObjectNode();
         for (var pod : pods.list().getItems()) {
             ObjectNode kept = Serialization.jsonMapper().createObjectNode();
@@ -535,7 +621,7 @@ class DifferentialIT {
                 fieldAndReason.set("reason", cause.path("reason"));
                 kept.add(fieldAndReason);
             }
-            kept.sort(java.util.Comparator.comparing(JsonNode::toString));
+            kept.sort(Comparator.comparing(JsonNode::toString));
             causes.removeAll();
             causes.addAll(kept);
         }
@@ -544,8 +630,12 @@ class DifferentialIT {
 
     /** A refusal of a body that is not JSON, without the parser's description of what is wrong with it. */
     private static JsonNode withoutParseError(JsonNode answer) {
-        return ((ObjectNode) answer).put("message", answer.path("message").asText()
-                .replaceAll("json parse error: .* \\(", "json parse error: <the parser's words> ("));
+        return ((ObjectNode) answer)
+                .put(
+                        "message",
+                        answer.path("message")
+                                .asText()
+                                .replaceAll("json parse error: .* \\(", "json parse error: <the parser's words> ("));
     }
 
     @Test
@@ -567,17 +657,26 @@ class DifferentialIT {
         List<Side.Answer> answers = new ArrayList<>();
         for (Side side : sides()) {
             create(side, job);
-            var pods = side.client().pods().inNamespace(NAMESPACE).withLabel("jobset.sigs.k8s.io/jobset-name",
-                    "waiting");
-            Eventually.await(Duration.ofSeconds(60), () -> pods.list().getItems().stream()
-                    .anyMatch(pod -> pod.getSpec().getNodeName() != null), () -> side.name() + ": no scheduled pod");
+            var pods =
+                    side.client().pods().inNamespace(NAMESPACE).withLabel("jobset.sigs.k8s.io/jobset-name", "waiting");
+            Eventually.await(
+                    Duration.ofSeconds(60),
+                    () -> pods.list().getItems().stream()
+                            .anyMatch(pod -> pod.getSpec().getNodeName() != null),
+                    () -> side.name() + ": no scheduled pod");
             var pod = pods.list().getItems().get(0);
             assertEquals("Pending", pod.getStatus().getPhase(), side.name());
-            Side.Answer log = side.json("GET", "/api/v1/namespaces/" + NAMESPACE + "/pods/"
-                    + pod.getMetadata().getName() + "/log?container=node", null);
+            Side.Answer log = side.json(
+                    "GET",
+                    "/api/v1/namespaces/" + NAMESPACE + "/pods/"
+                            + pod.getMetadata().getName() + "/log?container=node",
+                    null);
             // the pod's name ends in a suffix of its own on each side
-            answers.add(new Side.Answer(log.code(), log.contentType(),
-                    log.body().replace(pod.getMetadata().getName(), "<pod>"), log.warning()));
+            answers.add(new Side.Answer(
+                    log.code(),
+                    log.contentType(),
+                    log.body().replace(pod.getMetadata().getName(), "<pod>"),
+                    log.warning()));
             trainJobs(side).inNamespace(NAMESPACE).withName("waiting").delete();
         }
         // as a kubelet refuses it (validateContainerLogStatus), the node agent and the sandbox alike
@@ -613,21 +712,32 @@ class DifferentialIT {
         List<Side.Answer> created = new ArrayList<>();
         List<Side.Answer> patched = new ArrayList<>();
         for (Side side : sides()) {
-            String uid = side.client().configMaps().inNamespace(NAMESPACE).resource(
-                    new io.fabric8.kubernetes.api.model.ConfigMapBuilder().withNewMetadata().withName("owner")
-                            .endMetadata().build()).create().getMetadata().getUid();
+            String uid = side.client()
+                    .configMaps()
+                    .inNamespace(NAMESPACE)
+                    .resource(new ConfigMapBuilder()
+                            .withNewMetadata()
+                            .withName("owner")
+                            .endMetadata()
+                            .build())
+                    .create()
+                    .getMetadata()
+                    .getUid();
             String owner = """
                     {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "%s"}""".formatted(uid);
-            created.add(withUidsHidden(side.json("POST", configMaps, """
+            created.add(withUidsHidden(side.json(
+                    "POST", configMaps, """
                     {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owned",
-                     "ownerReferences": [%s, %s, %s]}}""".formatted(owner, owner, owner.replace("\"owner\"",
-                    "\"renamed\"")))));
+                     "ownerReferences": [%s, %s, %s]}}""".formatted(owner, owner, owner.replace("\"owner\"", "\"renamed\"")))));
             side.json("POST", configMaps, """
                     {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owned-once",
                      "ownerReferences": [%s]}}""".formatted(owner));
-            patched.add(withUidsHidden(side.http("PATCH", configMaps + "/owned-once", "application/json-patch+json",
+            patched.add(withUidsHidden(side.http(
+                    "PATCH",
+                    configMaps + "/owned-once",
+                    "application/json-patch+json",
                     ("[{\"op\": \"add\", \"path\": \"/metadata/ownerReferences/-\", \"value\": " + owner + "}]")
-                            .getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+                            .getBytes(StandardCharsets.UTF_8))));
         }
         assertSameAnswer("a create listing an owner twice", created.get(0), created.get(1));
         assertEquals(created.get(0).warning(), created.get(1).warning(), "the create's warning");
@@ -637,8 +747,14 @@ class DifferentialIT {
 
     /** The answer with every uid (each side makes its own) in its warning shown as {@code <uid>}. */
     private static Side.Answer withUidsHidden(Side.Answer answer) {
-        return new Side.Answer(answer.code(), answer.contentType(), answer.body(), answer.warning() == null ? null
-                : answer.warning().replaceAll("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uid>"));
+        return new Side.Answer(
+                answer.code(),
+                answer.contentType(),
+                answer.body(),
+                answer.warning() == null
+                        ? null
+                        : answer.warning()
+                                .replaceAll("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uid>"));
     }
 
     /**
@@ -652,13 +768,18 @@ class DifferentialIT {
         for (String accept : List.of("application/json", "*/*", "application/yaml")) {
             Side.Answer onReal = real.http("GET", "/openapi/v2", accept, null, null);
             Side.Answer onSandbox = emulated.http("GET", "/openapi/v2", accept, null, null);
-            assertEquals(List.of(onReal.code(), String.valueOf(onReal.contentType())),
-                    List.of(onSandbox.code(), String.valueOf(onSandbox.contentType())), "Accept: " + accept);
+            assertEquals(
+                    List.of(onReal.code(), String.valueOf(onReal.contentType())),
+                    List.of(onSandbox.code(), String.valueOf(onSandbox.contentType())),
+                    "Accept: " + accept);
             if (onReal.code() != 200) {
                 assertEquals(onReal.body(), onSandbox.body(), "Accept: " + accept);
                 continue;
             }
-            assertSameJson("Accept: " + accept, onReal.body(), onSandbox.body(),
+            assertSameJson(
+                    "Accept: " + accept,
+                    onReal.body(),
+                    onSandbox.body(),
                     Departure.OPENAPI_V2_OUTLINE.onReal(DifferentialIT::trainJobOutline),
                     Departure.OPENAPI_V2_OUTLINE.onSandbox(DifferentialIT::trainJobOutline));
         }
@@ -671,12 +792,15 @@ class DifferentialIT {
         JsonNode trainJob = document.path("definitions").path("org.kubeflow.trainer.v1alpha1.TrainJob");
         outline.set("gvk", trainJob.path("x-kubernetes-group-version-kind"));
         ArrayNode fields = outline.putArray("specFields");
-        new TreeSet<>(toList(trainJob.path("properties").path("spec").path("properties").fieldNames()))
+        new TreeSet<>(toList(trainJob.path("properties")
+                        .path("spec")
+                        .path("properties")
+                        .fieldNames()))
                 .forEach(fields::add);
         return outline;
     }
 
-    private static List<String> toList(java.util.Iterator<String> names) {
+    private static List<String> toList(Iterator<String> names) {
         List<String> list = new ArrayList<>();
         names.forEachRemaining(list::add);
         return list;
@@ -699,19 +823,31 @@ class DifferentialIT {
         String secrets = "/api/v1/namespaces/" + NAMESPACE + "/secrets/";
         for (Side side : sides()) {
             create(side, job);
-            for (String path : List.of(configMaps + "mpi-objects-mpi-hostfile", secrets + "mpi-objects-mpi-ssh-auth",
+            for (String path : List.of(
+                    configMaps + "mpi-objects-mpi-hostfile",
+                    secrets + "mpi-objects-mpi-ssh-auth",
                     configMaps + "mpi-objects-runtime-snapshot")) {
-                Eventually.await(Duration.ofSeconds(60), () -> side.json("GET", path, null).code() == 200,
+                Eventually.await(
+                        Duration.ofSeconds(60),
+                        () -> side.json("GET", path, null).code() == 200,
                         () -> side.name() + ": no " + path);
             }
         }
         sameHttp("GET", configMaps + "mpi-objects-mpi-hostfile", null);
-        assertSameJson("the SSH key Secret", real.json("GET", secrets + "mpi-objects-mpi-ssh-auth", null).body(),
+        assertSameJson(
+                "the SSH key Secret",
+                real.json("GET", secrets + "mpi-objects-mpi-ssh-auth", null).body(),
                 emulated.json("GET", secrets + "mpi-objects-mpi-ssh-auth", null).body(),
-                keysByTheirForm(true), keysByTheirForm(false));
-        assertSameJson("the runtime snapshot", real.json("GET", configMaps + "mpi-objects-runtime-snapshot", null)
-                .body(), emulated.json("GET", configMaps + "mpi-objects-runtime-snapshot", null).body(),
-                snapshotAsItsRuntime(true), snapshotAsItsRuntime(false));
+                keysByTheirForm(true),
+                keysByTheirForm(false));
+        assertSameJson(
+                "the runtime snapshot",
+                real.json("GET", configMaps + "mpi-objects-runtime-snapshot", null)
+                        .body(),
+                emulated.json("GET", configMaps + "mpi-objects-runtime-snapshot", null)
+                        .body(),
+                snapshotAsItsRuntime(true),
+                snapshotAsItsRuntime(false));
         for (Side side : sides()) {
             trainJobs(side).inNamespace(NAMESPACE).withName("mpi-objects").delete();
         }
@@ -719,13 +855,16 @@ class DifferentialIT {
 
     /** Not a departure: each side's own key pair, compared by what each key is (its PEM type, its SSH key type). */
     private static Departure.Allowance keysByTheirForm(boolean onReal) {
-        java.util.function.UnaryOperator<JsonNode> form = secret -> {
+        UnaryOperator<JsonNode> form = secret -> {
             ObjectNode data = (ObjectNode) secret.path("data");
             data.fieldNames().forEachRemaining(key -> {
-                String value = new String(java.util.Base64.getDecoder().decode(data.path(key).asText()),
-                        java.nio.charset.StandardCharsets.US_ASCII);
-                data.put(key, value.startsWith("-----BEGIN ") ? value.substring(0, value.indexOf('\n'))
-                        : value.split(" ")[0]);
+                String value =
+                        new String(Base64.getDecoder().decode(data.path(key).asText()), StandardCharsets.US_ASCII);
+                data.put(
+                        key,
+                        value.startsWith("-----BEGIN ")
+                                ? value.substring(0, value.indexOf('\n'))
+                                : value.split(" ")[0]);
             });
             return secret;
         };
@@ -734,8 +873,9 @@ class DifferentialIT {
 
     /** The snapshot with its YAML read as the runtime it holds: its kind, name, labels and spec. */
     private static Departure.Allowance snapshotAsItsRuntime(boolean onReal) {
-        java.util.function.UnaryOperator<JsonNode> runtime = snapshot -> {
-            JsonNode held = Serialization.unmarshal(snapshot.path("data").path("runtime").asText(), JsonNode.class);
+        UnaryOperator<JsonNode> runtime = snapshot -> {
+            JsonNode held = Serialization.unmarshal(
+                    snapshot.path("data").path("runtime").asText(), JsonNode.class);
             ObjectNode kept = Serialization.jsonMapper().createObjectNode();
             kept.set("apiVersion", held.path("apiVersion"));
             kept.set("kind", held.path("kind"));
@@ -775,20 +915,26 @@ class DifferentialIT {
     void aFailedTrainJobEndsAlikeWithNoPodLeft() throws InterruptedException {
         // the torch runtime with the Jobs' backoffLimit at 1, on both sides: the container fails, the kubelet
         // restarts it once at once, and the Job controller gives up (the default 6 takes minutes of back-off)
-        GenericKubernetesResource released = real.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1",
-                "ClusterTrainingRuntime").withName("torch-distributed").get();
+        GenericKubernetesResource released = real.client()
+                .genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime")
+                .withName("torch-distributed")
+                .get();
         @SuppressWarnings("unchecked")
-        Map<String, Object> spec = (Map<String, Object>) released.getAdditionalProperties().get("spec");
+        Map<String, Object> spec =
+                (Map<String, Object>) released.getAdditionalProperties().get("spec");
         RealCluster.backoffLimit(1).accept(spec);
-        GenericKubernetesResource runtime = Serialization.unmarshal("""
+        GenericKubernetesResource runtime =
+                Serialization.unmarshal("""
                 {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainingRuntime",
                  "metadata": {"name": "torch-one-restart", "namespace": "%s",
-                              "labels": {"trainer.kubeflow.org/framework": "torch"}}}""".formatted(NAMESPACE),
-                GenericKubernetesResource.class);
+                              "labels": {"trainer.kubeflow.org/framework": "torch"}}}""".formatted(NAMESPACE), GenericKubernetesResource.class);
         runtime.setAdditionalProperty("spec", spec);
         for (Side side : sides()) {
-            side.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainingRuntime")
-                    .inNamespace(NAMESPACE).resource(runtime).create();
+            side.client()
+                    .genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainingRuntime")
+                    .inNamespace(NAMESPACE)
+                    .resource(runtime)
+                    .create();
         }
         String job = """
                 {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
@@ -797,18 +943,26 @@ class DifferentialIT {
                                               "sandbox.camelkubeflow.io/exit-code": "3",
                                               "sandbox.camelkubeflow.io/run-millis": "1000"}},
                  "spec": {"runtimeRef": {"name": "torch-one-restart", "kind": "TrainingRuntime"},
-                          "trainer": {"numNodes": 1, "command": ["python3", "-c", "import sys; sys.exit(3)"]}}}"""
-                .formatted(NAMESPACE);
+                          "trainer": {"numNodes": 1, "command": ["python3", "-c", "import sys; sys.exit(3)"]}}}""".formatted(NAMESPACE);
         String path = TRAINJOBS.formatted(NAMESPACE) + "/fails";
         createOnBothSides(job);
         for (Side side : sides()) {
-            Eventually.await(Duration.ofSeconds(180), () -> side.json("GET", path, null).body()
-                    .contains("\"FailedJobs\""), () -> side.name() + ": not Failed " + side.json("GET", path, null));
+            Eventually.await(
+                    Duration.ofSeconds(180),
+                    () -> side.json("GET", path, null).body().contains("\"FailedJobs\""),
+                    () -> side.name() + ": not Failed " + side.json("GET", path, null));
         }
         sameHttp("GET", path, null);
         for (Side side : sides()) {
-            assertEquals(List.of(), side.client().pods().inNamespace(NAMESPACE)
-                    .withLabel("jobset.sigs.k8s.io/jobset-name", "fails").list().getItems(), side.name() + ": pods");
+            assertEquals(
+                    List.of(),
+                    side.client()
+                            .pods()
+                            .inNamespace(NAMESPACE)
+                            .withLabel("jobset.sigs.k8s.io/jobset-name", "fails")
+                            .list()
+                            .getItems(),
+                    side.name() + ": pods");
         }
         assertEquals(jobEvents(real, "fails"), jobEvents(emulated, "fails"), "the Job's and the JobSet's Events");
         for (Side side : sides()) {
@@ -819,7 +973,8 @@ class DifferentialIT {
     /** The reasons of the Events on the job's Jobs and JobSet, each once, by kind. */
     private static Set<String> jobEvents(Side side, String job) {
         Set<String> reasons = new TreeSet<>();
-        for (var event : side.client().v1().events().inNamespace(NAMESPACE).list().getItems()) {
+        for (var event :
+                side.client().v1().events().inNamespace(NAMESPACE).list().getItems()) {
             String kind = event.getInvolvedObject().getKind();
             String name = event.getInvolvedObject().getName();
             if (("Job".equals(kind) || "JobSet".equals(kind)) && name.startsWith(job)) {
@@ -828,5 +983,4 @@ class DifferentialIT {
         }
         return reasons;
     }
-
 }

@@ -1,22 +1,27 @@
 package io.camelkubeflow.trainer.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import org.apache.camel.Exchange;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,10 +29,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Training that really crosses nodes on the real control plane: every pod in a network namespace of its own on the
@@ -39,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DistributedTrainingIT {
     /** The seed's image: a team's own DeepSpeed build in its own registry, a name no rule of anyone's knows. */
     static final String CUSTOM_IMAGE = "registry.example.com/team/custom-deepspeed:1.0";
+
     private static RealCluster cluster;
     /** Stands for the images' files: the node agent runs every container on this machine, as any user. */
     private static Path image;
@@ -47,8 +49,8 @@ class DistributedTrainingIT {
     static void start() throws Exception {
         cluster = RealCluster.start(DistributedTrainingIT.class);
         // the MPI images run as mpiuser (uid 1000): the code must be readable by it, as in an image
-        image = Files.createTempDirectory("distributed-it", PosixFilePermissions.asFileAttribute(
-                PosixFilePermissions.fromString("rwxr-xr-x")));
+        image = Files.createTempDirectory(
+                "distributed-it", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         write("ddp.py", """
                 import socket, torch, torch.distributed as dist
                 dist.init_process_group("gloo")
@@ -141,28 +143,30 @@ class DistributedTrainingIT {
 
     @SuppressWarnings("unchecked")
     private static void replaceImage(Map<String, Object> spec) {
-        Map<String, Object> replaced = Serialization.unmarshal(Serialization.asJson(spec)
-                .replace("ghcr.io/kubeflow/trainer/deepspeed-runtime", CUSTOM_IMAGE), Map.class);
+        Map<String, Object> replaced = Serialization.unmarshal(
+                Serialization.asJson(spec).replace("ghcr.io/kubeflow/trainer/deepspeed-runtime", CUSTOM_IMAGE),
+                Map.class);
         spec.clear();
         spec.putAll(replaced);
     }
 
     /** Trains, follows every rank's log to its end, and waits for the end: the job's last exchange and its log. */
-    private record Run(Exchange trained, Exchange done, String log) {
-    }
+    private record Run(Exchange trained, Exchange done, String log) {}
 
     private static Run run(String options, boolean mustComplete) throws Exception {
         Exchange trained = cluster.request("kubeflow-trainer:train?" + options, null);
         // the wait runs beside the follow, as a route does: it sees the pods before the Job controller deletes them
-        Future<Exchange> following = cluster.template.asyncSend("kubeflow-trainer:logs?follow=true&logStep=all",
-                trained.copy());
-        Exchange done = cluster.template.send("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=240s"
-                + "&throwOnFailure=false", trained.copy());
+        Future<Exchange> following =
+                cluster.template.asyncSend("kubeflow-trainer:logs?follow=true&logStep=all", trained.copy());
+        Exchange done = cluster.template.send(
+                "kubeflow-trainer:wait?waitFor=Complete&waitTimeout=240s" + "&throwOnFailure=false", trained.copy());
         Exchange logs = following.get(60, TimeUnit.SECONDS);
         assertNull(logs.getException(), () -> String.valueOf(logs.getException()));
         String log = logs.getMessage().getBody(String.class);
         if (mustComplete) {
-            assertEquals("Complete", done.getMessage().getHeader("CamelKubeflowTrainerStatus"),
+            assertEquals(
+                    "Complete",
+                    done.getMessage().getHeader("CamelKubeflowTrainerStatus"),
                     () -> done.getMessage().getHeaders() + "\n" + log);
         }
         return new Run(trained, done, log);
@@ -170,7 +174,7 @@ class DistributedTrainingIT {
 
     /** The host of each rank that printed "PREFIX rank R of W on HOST: all-reduced V", by rank. */
     private static Map<Integer, String> ranks(String log, String prefix, int world, String reduced) {
-        Map<Integer, String> hosts = new java.util.TreeMap<>();
+        Map<Integer, String> hosts = new TreeMap<>();
         Matcher m = Pattern.compile(prefix + " rank (\\d+) of (\\d+) on ([a-z0-9.-]+): all-reduced ([0-9.]+)")
                 .matcher(log);
         while (m.find()) {
@@ -184,8 +188,8 @@ class DistributedTrainingIT {
     @Test
     @Timeout(300)
     void torchDdpAllReducesAcrossTwoNodesOfTwoProcessesThroughTheRendezvousTorchrunMakes() throws Exception {
-        Run run = run("runtime=torch-distributed&numNodes=2&numProcPerNode=2&pythonFile=" + image.resolve("ddp.py"),
-                true);
+        Run run = run(
+                "runtime=torch-distributed&numNodes=2&numProcPerNode=2&pythonFile=" + image.resolve("ddp.py"), true);
         Map<Integer, String> hosts = ranks(run.log(), "ddp", 4, "10.0");
         assertEquals(List.of(0, 1, 2, 3), List.copyOf(hosts.keySet()), run.log());
         String job = run.trained().getMessage().getHeader("CamelKubeflowTrainerJobName", String.class);
@@ -207,8 +211,7 @@ class DistributedTrainingIT {
             throws Exception {
         Run run = run("runtime=" + runtime + "&numNodes=2&pythonFile=" + image.resolve(file), true);
         String job = run.trained().getMessage().getHeader("CamelKubeflowTrainerJobName", String.class);
-        assertEquals(Map.of(0, job + "-node-0-0", 1, job + "-node-0-1"), ranks(run.log(), prefix, 2, "3.0"),
-                run.log());
+        assertEquals(Map.of(0, job + "-node-0-0", 1, job + "-node-0-1"), ranks(run.log(), prefix, 2, "3.0"), run.log());
     }
 
     @Test
@@ -216,47 +219,74 @@ class DistributedTrainingIT {
     void eachPodHasItsAddressAndNameFindsItsPeersByTheHeadlessServiceAndReachesNothingElse() throws Exception {
         Run run = run("runtime=torch-distributed&numNodes=2&command=python3 " + image.resolve("network.py"), true);
         String job = run.trained().getMessage().getHeader("CamelKubeflowTrainerJobName", String.class);
-        Map<String, String> podIps = new java.util.TreeMap<>();
-        cluster.admin.pods().inNamespace(cluster.namespace).withLabel("jobset.sigs.k8s.io/jobset-name", job).list()
-                .getItems().forEach(pod -> podIps.put(pod.getSpec().getHostname(), pod.getStatus().getPodIP()));
+        Map<String, String> podIps = new TreeMap<>();
+        cluster.admin
+                .pods()
+                .inNamespace(cluster.namespace)
+                .withLabel("jobset.sigs.k8s.io/jobset-name", job)
+                .list()
+                .getItems()
+                .forEach(pod ->
+                        podIps.put(pod.getSpec().getHostname(), pod.getStatus().getPodIP()));
         String first = podIps.get(job + "-node-0-0");
         String second = podIps.get(job + "-node-0-1");
-        assertTrue(first != null && second != null && !first.equals(second) && !first.startsWith("127."),
+        assertTrue(
+                first != null && second != null && !first.equals(second) && !first.startsWith("127."),
                 podIps::toString);
         // each pod's own name gives its own address (the kubelet's /etc/hosts); the peer's comes from CoreDNS
         String master = job + "-node-0-0." + job;
-        assertTrue(run.log().contains("rank 0 is " + job + "-node-0-0 at " + first + " and finds " + master + " at "
-                + first), run.log());
-        assertTrue(run.log().contains("rank 1 is " + job + "-node-0-1 at " + second + " and finds " + master + " at "
-                + first), run.log());
-        // no route out and no name from outside the cluster, on either node
-        assertEquals(2, run.log().lines().filter(line -> line.endsWith("pypi.org does not resolve")).count(),
+        assertTrue(
+                run.log()
+                        .contains(
+                                "rank 0 is " + job + "-node-0-0 at " + first + " and finds " + master + " at " + first),
                 run.log());
-        assertEquals(2, run.log().lines().filter(line -> line.endsWith("the outside is ENETUNREACH")).count(),
+        assertTrue(
+                run.log()
+                        .contains("rank 1 is " + job + "-node-0-1 at " + second + " and finds " + master + " at "
+                                + first),
+                run.log());
+        // no route out and no name from outside the cluster, on either node
+        assertEquals(
+                2,
+                run.log()
+                        .lines()
+                        .filter(line -> line.endsWith("pypi.org does not resolve"))
+                        .count(),
+                run.log());
+        assertEquals(
+                2,
+                run.log()
+                        .lines()
+                        .filter(line -> line.endsWith("the outside is ENETUNREACH"))
+                        .count(),
                 run.log());
     }
 
     @Test
     @Timeout(300)
     void theFirstSeedACustomImageMpiRuntimeRunsItsRanksOnBothNodePodsOverSsh() throws Exception {
-        Run run = run("runtime=custom-deepspeed&runtimeKind=TrainingRuntime&numNodes=2&pythonFile="
-                + image.resolve("mpi_rank.py"), true);
+        Run run = run(
+                "runtime=custom-deepspeed&runtimeKind=TrainingRuntime&numNodes=2&pythonFile="
+                        + image.resolve("mpi_rank.py"),
+                true);
         assertEquals("mpirun", run.trained().getMessage().getHeader("CamelKubeflowTrainerLauncherChosen"));
         assertEquals("ML_POLICY", run.trained().getMessage().getHeader("CamelKubeflowTrainerLauncherRule"));
         String reason = run.trained().getMessage().getHeader("CamelKubeflowTrainerLauncherReason", String.class);
         assertTrue(reason.contains("mlPolicy.mpi"), reason);
         String job = run.trained().getMessage().getHeader("CamelKubeflowTrainerJobName", String.class);
         // runLauncherAsNode: the launcher is one node, the node pod the other; mpirun reached it over ssh
-        assertEquals(Map.of(0, job + "-launcher-0-0", 1, job + "-node-0-0"), ranks(run.log(), "mpi", 2, "3"),
-                run.log());
+        assertEquals(
+                Map.of(0, job + "-launcher-0-0", 1, job + "-node-0-0"), ranks(run.log(), "mpi", 2, "3"), run.log());
     }
 
     @Test
     @Timeout(300)
     void onTheSameRuntimeTheTorchrunJobThePreFixSdkWroteRunsWithoutItsRanksOnTheOtherNode() throws Exception {
         // what the SDK wrote before the fix: the custom image's name matched no rule, so torchrun
-        Run run = run("runtime=custom-deepspeed&runtimeKind=TrainingRuntime&numNodes=2&launcher=torchrun"
-                + "&pythonFile=" + image.resolve("mpi_rank.py"), false);
+        Run run = run(
+                "runtime=custom-deepspeed&runtimeKind=TrainingRuntime&numNodes=2&launcher=torchrun" + "&pythonFile="
+                        + image.resolve("mpi_rank.py"),
+                false);
         String job = run.trained().getMessage().getHeader("CamelKubeflowTrainerJobName", String.class);
         Map<Integer, String> hosts = ranks(run.log(), "mpi", 1, "1");
         // one process in the launcher, alone in its world: nothing ran on the node pod
@@ -269,16 +299,16 @@ class DistributedTrainingIT {
     void theSecondSeedAnMpiCommandWithPackagesInstallsThemForTheUserOnEveryNodeFromAWheelOffline() throws Exception {
         Path wheels = Files.createDirectory(image.resolve("wheels"));
         wheel(wheels.resolve("seedpkg-1.0-py3-none-any.whl"));
-        Run run = run("runtime=custom-deepspeed&runtimeKind=TrainingRuntime&numNodes=2&packages=seedpkg"
-                + "&env.PIP_NO_INDEX=1&env.PIP_FIND_LINKS=" + wheels
-                + "&command=python -c \"import seedpkg, site, socket; print('imported', seedpkg.NAME, 'from the user"
-                + " site', seedpkg.__file__.startswith(site.getusersitepackages()), 'on', socket.gethostname())\"",
+        Run run = run(
+                "runtime=custom-deepspeed&runtimeKind=TrainingRuntime&numNodes=2&packages=seedpkg"
+                        + "&env.PIP_NO_INDEX=1&env.PIP_FIND_LINKS=" + wheels
+                        + "&command=python -c \"import seedpkg, site, socket; print('imported', seedpkg.NAME, 'from the user"
+                        + " site', seedpkg.__file__.startswith(site.getusersitepackages()), 'on', socket.gethostname())\"",
                 true);
         String job = run.trained().getMessage().getHeader("CamelKubeflowTrainerJobName", String.class);
-        assertTrue(run.log().contains("imported seedpkg from the user site True on " + job + "-launcher-0-0"),
-                run.log());
-        assertTrue(run.log().contains("imported seedpkg from the user site True on " + job + "-node-0-0"),
-                run.log());
+        assertTrue(
+                run.log().contains("imported seedpkg from the user site True on " + job + "-launcher-0-0"), run.log());
+        assertTrue(run.log().contains("imported seedpkg from the user site True on " + job + "-node-0-0"), run.log());
     }
 
     @Test
@@ -291,8 +321,10 @@ class DistributedTrainingIT {
                 print(greeting(), "rank", os.environ["OMPI_COMM_WORLD_RANK"], "on", socket.gethostname(), flush=True)
                 """);
         Files.writeString(project.resolve("helper.py"), "def greeting():\n    return 'workspace'\n");
-        Run run = run("runtime=custom-deepspeed&runtimeKind=TrainingRuntime&numNodes=2&workspace=" + project
-                + "&pythonFile=train.py", true);
+        Run run = run(
+                "runtime=custom-deepspeed&runtimeKind=TrainingRuntime&numNodes=2&workspace=" + project
+                        + "&pythonFile=train.py",
+                true);
         String job = run.trained().getMessage().getHeader("CamelKubeflowTrainerJobName", String.class);
         assertTrue(run.log().contains("workspace rank 0 on " + job + "-launcher-0-0"), run.log());
         assertTrue(run.log().contains("workspace rank 1 on " + job + "-node-0-0"), run.log());
@@ -301,37 +333,50 @@ class DistributedTrainingIT {
     @Test
     @Timeout(300)
     void anMpiCommandWithoutPackagesRunsUnwrappedOnEveryRank() throws Exception {
-        Run run = run("runtime=custom-deepspeed&runtimeKind=TrainingRuntime&numNodes=2&command=python "
-                + image.resolve("mpi_rank.py"), true);
+        Run run = run(
+                "runtime=custom-deepspeed&runtimeKind=TrainingRuntime&numNodes=2&command=python "
+                        + image.resolve("mpi_rank.py"),
+                true);
         TrainJob job = run.done().getMessage().getBody(TrainJob.class);
-        assertEquals(List.of("mpirun", "--hostfile", "/etc/mpi/hostfile", "python", image.resolve("mpi_rank.py")
-                .toString()), job.getSpec().trainer().command());
+        assertEquals(
+                List.of(
+                        "mpirun",
+                        "--hostfile",
+                        "/etc/mpi/hostfile",
+                        "python",
+                        image.resolve("mpi_rank.py").toString()),
+                job.getSpec().trainer().command());
         assertEquals(2, ranks(run.log(), "mpi", 2, "3").size(), run.log());
     }
 
     @Test
     @Timeout(300)
     void aRankThatFailsFailsTheTrainJobAndWaitNamesThePodAndItsExitCode() throws Exception {
-        Run run = run("runtime=torch-no-retries&runtimeKind=TrainingRuntime&numNodes=2&numProcPerNode=1"
-                + "&pythonFile=" + image.resolve("fail_rank.py"), false);
+        Run run = run(
+                "runtime=torch-no-retries&runtimeKind=TrainingRuntime&numNodes=2&numProcPerNode=1" + "&pythonFile="
+                        + image.resolve("fail_rank.py"),
+                false);
         assertEquals("Failed", run.done().getMessage().getHeader("CamelKubeflowTrainerStatus"));
         String failure = run.done().getMessage().getHeader("CamelKubeflowTrainerPodFailure", String.class);
         String job = run.trained().getMessage().getHeader("CamelKubeflowTrainerJobName", String.class);
         // torchrun ends with 1 when a worker fails, on the node that ran rank 1 (one process a node: node 1)
-        assertTrue(failure != null && failure.contains(job + "-node-0-1") && failure.contains("exited with code 1"),
+        assertTrue(
+                failure != null && failure.contains(job + "-node-0-1") && failure.contains("exited with code 1"),
                 failure + "\n" + run.log());
         assertTrue(run.log().contains("rank 1 fails"), run.log());
     }
 
     /** A wheel of one module, as pip wheel would make it, built here: no index is reached. */
     private static void wheel(Path file) throws IOException {
-        Map<String, String> entries = new java.util.LinkedHashMap<>();
+        Map<String, String> entries = new LinkedHashMap<>();
         entries.put("seedpkg/__init__.py", "NAME = 'seedpkg'\n");
         entries.put("seedpkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: seedpkg\nVersion: 1.0\n");
-        entries.put("seedpkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: e2e\nRoot-Is-Purelib: true\n"
-                + "Tag: py3-none-any\n");
+        entries.put(
+                "seedpkg-1.0.dist-info/WHEEL",
+                "Wheel-Version: 1.0\nGenerator: e2e\nRoot-Is-Purelib: true\n" + "Tag: py3-none-any\n");
         entries.put("seedpkg-1.0.dist-info/RECORD", "");
-        try (OutputStream out = Files.newOutputStream(file); ZipOutputStream zip = new ZipOutputStream(out)) {
+        try (OutputStream out = Files.newOutputStream(file);
+                ZipOutputStream zip = new ZipOutputStream(out)) {
             for (Map.Entry<String, String> entry : entries.entrySet()) {
                 zip.putNextEntry(new ZipEntry(entry.getKey()));
                 zip.write(entry.getValue().getBytes(StandardCharsets.UTF_8));

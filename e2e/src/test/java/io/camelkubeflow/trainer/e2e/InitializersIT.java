@@ -1,11 +1,10 @@
 package io.camelkubeflow.trainer.e2e;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.time.Duration;
-import java.util.HexFormat;
-import java.util.List;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -23,6 +22,12 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
@@ -31,12 +36,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Typed initializers on the real control plane: the Trainer's webhook admits the TrainJob, its controller and JobSet
@@ -68,6 +67,7 @@ class InitializersIT {
                   "spec": {"template": {"spec": {"containers": [{"name": "node", "image": "python:3.12",
                     "command": ["python3", "-c", "print('trained')"]}]}}}}}]}}}}
             """.formatted(step("dataset-initializer"), step("model-initializer"));
+
     private static final String OPTIONS = "runtime=initializer-echo&runtimeKind=TrainingRuntime"
             + "&command=python3 -c \"print('trained')\""
             + "&datasetUri=hf://tatsu-lab/alpaca&datasetIgnorePatterns=*.md,*.png"
@@ -79,6 +79,7 @@ class InitializersIT {
     private static TrainerSandbox sandbox;
     private static KubernetesClient sandboxClient;
     private static CamelContext sandboxCamel;
+
     @TempDir
     static Path work;
 
@@ -97,27 +98,49 @@ class InitializersIT {
     static void start() throws Exception {
         cluster = RealCluster.start(InitializersIT.class);
         install(cluster.admin, cluster.namespace);
-        sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
-                .withController(Duration.ofMillis(50), Duration.ofSeconds(30)));
+        sandbox = TrainerSandbox.start(
+                TrainerSandbox.Options.defaults().withController(Duration.ofMillis(50), Duration.ofSeconds(30)));
         sandboxClient = RealCluster.client(sandbox.writeKubeconfig(work.resolve("sandbox.kubeconfig")));
-        sandboxClient.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(cluster.namespace)
-                .endMetadata().build()).create();
+        sandboxClient
+                .namespaces()
+                .resource(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(cluster.namespace)
+                        .endMetadata()
+                        .build())
+                .create();
         install(sandboxClient, cluster.namespace);
         sandboxCamel = new DefaultCamelContext();
-        sandboxCamel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
+        sandboxCamel
+                .getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
                 .setKubernetesClient(sandboxClient);
         sandboxCamel.start();
     }
 
     /** The echo runtime and the Secrets the request names. */
     private static void install(KubernetesClient client, String namespace) {
-        client.resource(Serialization.unmarshal(RUNTIME, GenericKubernetesResource.class)).inNamespace(namespace)
+        client.resource(Serialization.unmarshal(RUNTIME, GenericKubernetesResource.class))
+                .inNamespace(namespace)
                 .create();
-        client.secrets().inNamespace(namespace).resource(new SecretBuilder().withNewMetadata().withName("hf-key")
-                .endMetadata().addToStringData("token", TOKEN).build()).create();
-        client.secrets().inNamespace(namespace).resource(new SecretBuilder().withNewMetadata().withName("s3-creds")
-                .endMetadata().addToStringData("ACCESS_KEY_ID", "AKIAE2E").addToStringData("SECRET_ACCESS_KEY",
-                        SECRET_KEY).build()).create();
+        client.secrets()
+                .inNamespace(namespace)
+                .resource(new SecretBuilder()
+                        .withNewMetadata()
+                        .withName("hf-key")
+                        .endMetadata()
+                        .addToStringData("token", TOKEN)
+                        .build())
+                .create();
+        client.secrets()
+                .inNamespace(namespace)
+                .resource(new SecretBuilder()
+                        .withNewMetadata()
+                        .withName("s3-creds")
+                        .endMetadata()
+                        .addToStringData("ACCESS_KEY_ID", "AKIAE2E")
+                        .addToStringData("SECRET_ACCESS_KEY", SECRET_KEY)
+                        .build())
+                .create();
     }
 
     @AfterAll
@@ -140,34 +163,58 @@ class InitializersIT {
     @Timeout(240)
     void theWebhookAdmitsItAndTheInitializerProcessesSeeTheSettingsAndSecrets() throws Exception {
         Exchange trained = cluster.request("kubeflow-trainer:train?jobName=typed-init&" + OPTIONS, null);
-        TrainJob job = cluster.admin.resources(TrainJob.class).inNamespace(cluster.namespace).withName("typed-init")
+        TrainJob job = cluster.admin
+                .resources(TrainJob.class)
+                .inNamespace(cluster.namespace)
+                .withName("typed-init")
                 .get();
         assertNotNull(job, "the webhook admitted the TrainJob");
 
         // as the Trainer's JobSet builder renders them: the storage URI, the settings, the Secret key, the Secret
-        EnvVar tokenRef = new EnvVarBuilder().withName("ACCESS_TOKEN").withNewValueFrom().withNewSecretKeyRef()
-                .withName("hf-key").withKey("token").endSecretKeyRef().endValueFrom().build();
+        EnvVar tokenRef = new EnvVarBuilder()
+                .withName("ACCESS_TOKEN")
+                .withNewValueFrom()
+                .withNewSecretKeyRef()
+                .withName("hf-key")
+                .withKey("token")
+                .endSecretKeyRef()
+                .endValueFrom()
+                .build();
         Container dataset = container(cluster.admin, "typed-init", "dataset-initializer");
-        assertEquals(List.of(new EnvVar("STORAGE_URI", "hf://tatsu-lab/alpaca", null),
-                new EnvVar("IGNORE_PATTERNS", "*.md,*.png", null), tokenRef), ownEnv(dataset));
+        assertEquals(
+                List.of(
+                        new EnvVar("STORAGE_URI", "hf://tatsu-lab/alpaca", null),
+                        new EnvVar("IGNORE_PATTERNS", "*.md,*.png", null),
+                        tokenRef),
+                ownEnv(dataset));
         assertEquals(List.of(), dataset.getEnvFrom());
         Container model = container(cluster.admin, "typed-init", "model-initializer");
-        assertEquals(List.of(new EnvVar("STORAGE_URI", "s3://models/llama", null),
-                new EnvVar("IGNORE_PATTERNS", "*.msgpack,*.h5,*.bin,*.pt,*.pth", null),
-                new EnvVar("ENDPOINT", "http://minio.storage:9000", null), new EnvVar("REGION", "eu-central-1", null)),
+        assertEquals(
+                List.of(
+                        new EnvVar("STORAGE_URI", "s3://models/llama", null),
+                        new EnvVar("IGNORE_PATTERNS", "*.msgpack,*.h5,*.bin,*.pt,*.pth", null),
+                        new EnvVar("ENDPOINT", "http://minio.storage:9000", null),
+                        new EnvVar("REGION", "eu-central-1", null)),
                 ownEnv(model));
-        assertEquals(List.of(new EnvFromSourceBuilder().withNewSecretRef().withName("s3-creds").endSecretRef()
-                .build()), model.getEnvFrom());
+        assertEquals(
+                List.of(new EnvFromSourceBuilder()
+                        .withNewSecretRef()
+                        .withName("s3-creds")
+                        .endSecretRef()
+                        .build()),
+                model.getEnvFrom());
 
         // the processes the node agent ran: the values as the kubelet resolved them
         Exchange done = cluster.then("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=150s", trained);
         assertEquals("Complete", done.getMessage().getHeader("CamelKubeflowTrainerStatus"));
-        String datasetLog = cluster.then("kubeflow-trainer:logs?logStep=dataset-initializer", trained).getMessage()
+        String datasetLog = cluster.then("kubeflow-trainer:logs?logStep=dataset-initializer", trained)
+                .getMessage()
                 .getBody(String.class);
         assertTrue(datasetLog.contains("ENV STORAGE_URI hf://tatsu-lab/alpaca"), datasetLog);
         assertTrue(datasetLog.contains("ENV IGNORE_PATTERNS *.md,*.png"), datasetLog);
         assertTrue(datasetLog.contains("DIGEST ACCESS_TOKEN " + digest(TOKEN)), datasetLog);
-        String modelLog = cluster.then("kubeflow-trainer:logs?logStep=model-initializer", trained).getMessage()
+        String modelLog = cluster.then("kubeflow-trainer:logs?logStep=model-initializer", trained)
+                .getMessage()
                 .getBody(String.class);
         assertTrue(modelLog.contains("ENV STORAGE_URI s3://models/llama"), modelLog);
         assertTrue(modelLog.contains("ENV ENDPOINT http://minio.storage:9000"), modelLog);
@@ -175,8 +222,11 @@ class InitializersIT {
         assertTrue(modelLog.contains("DIGEST SECRET_ACCESS_KEY " + digest(SECRET_KEY)), modelLog);
 
         // the sandbox renders the same initializer containers for the same request
-        Exchange emulated = sandboxCamel.createProducerTemplate().request("kubeflow-trainer:train?jobName=typed-init&"
-                + OPTIONS + "&namespace=" + cluster.namespace, e -> e.getMessage().setBody(null));
+        Exchange emulated = sandboxCamel
+                .createProducerTemplate()
+                .request(
+                        "kubeflow-trainer:train?jobName=typed-init&" + OPTIONS + "&namespace=" + cluster.namespace,
+                        e -> e.getMessage().setBody(null));
         assertEquals(null, emulated.getException());
         for (String step : List.of("dataset-initializer", "model-initializer")) {
             Container real = container(cluster.admin, "typed-init", step);
@@ -190,8 +240,10 @@ class InitializersIT {
     @Timeout(60)
     void aDatasetOnARuntimeWithoutTheStepIsRefusedAndNothingIsWritten() throws Exception {
         long mark = cluster.auditMark();
-        Exchange refused = cluster.template.request("kubeflow-trainer:train?runtime=torch-distributed&command=true"
-                + "&datasetUri=s3://data/set&namespace=" + cluster.namespace, e -> e.getMessage().setBody(null));
+        Exchange refused = cluster.template.request(
+                "kubeflow-trainer:train?runtime=torch-distributed&command=true" + "&datasetUri=s3://data/set&namespace="
+                        + cluster.namespace,
+                e -> e.getMessage().setBody(null));
         InvalidOptionException error = assertInstanceOf(InvalidOptionException.class, refused.getException());
         assertEquals("datasetUri", error.getField());
         assertTrue(error.getMessage().contains("torchtune-llama3.2-1b"), error.getMessage());
@@ -217,16 +269,19 @@ class InitializersIT {
                 {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
                  "metadata": {"name": "raw-cache", "namespace": "%s"},
                  "spec": {"runtimeRef": {"name": "with-cache", "kind": "TrainingRuntime"},
-                          "initializer": {"dataset": {"storageUri": "cache://db/table"}}}}""".formatted(
-                cluster.namespace);
-        KubernetesClientException denied = assertThrows(KubernetesClientException.class, () -> cluster.admin
-                .resource(Serialization.unmarshal(job, GenericKubernetesResource.class)).create());
+                          "initializer": {"dataset": {"storageUri": "cache://db/table"}}}}""".formatted(cluster.namespace);
+        KubernetesClientException denied = assertThrows(
+                KubernetesClientException.class,
+                () -> cluster.admin
+                        .resource(Serialization.unmarshal(job, GenericKubernetesResource.class))
+                        .create());
         assertTrue(denied.getMessage().contains("must have volumeMount with name - initializer"), denied.getMessage());
 
         long mark = cluster.auditMark();
-        Exchange refused = cluster.template.request("kubeflow-trainer:train?runtime=with-cache"
-                + "&runtimeKind=TrainingRuntime&command=true&datasetUri=cache://db/table&datasetCacheDataNodes=2"
-                + "&datasetCacheMetadataLoc=s3://b/t/metadata.json&namespace=" + cluster.namespace,
+        Exchange refused = cluster.template.request(
+                "kubeflow-trainer:train?runtime=with-cache"
+                        + "&runtimeKind=TrainingRuntime&command=true&datasetUri=cache://db/table&datasetCacheDataNodes=2"
+                        + "&datasetCacheMetadataLoc=s3://b/t/metadata.json&namespace=" + cluster.namespace,
                 e -> e.getMessage().setBody(null));
         InvalidOptionException error = assertInstanceOf(InvalidOptionException.class, refused.getException());
         assertTrue(error.getMessage().contains("does not mount the 'initializer' volume"), error.getMessage());
@@ -235,21 +290,28 @@ class InitializersIT {
 
     /** The step's container of the job's pod of that replicated job, once JobSet has made it. */
     private static Container container(KubernetesClient client, String job, String step) throws Exception {
-        var pods = client.pods().inNamespace(cluster.namespace).withLabel("jobset.sigs.k8s.io/jobset-name", job)
+        var pods = client.pods()
+                .inNamespace(cluster.namespace)
+                .withLabel("jobset.sigs.k8s.io/jobset-name", job)
                 .withLabel("jobset.sigs.k8s.io/replicatedjob-name", step);
         Eventually.await(Duration.ofSeconds(60), () -> !pods.list().getItems().isEmpty(), () -> "no " + step + " pod");
         Pod pod = pods.list().getItems().get(0);
-        return pod.getSpec().getContainers().stream().filter(c -> step.equals(c.getName())).findFirst()
+        return pod.getSpec().getContainers().stream()
+                .filter(c -> step.equals(c.getName()))
+                .findFirst()
                 .orElseThrow();
     }
 
     /** A container's variables less the one the Job controller adds to every indexed Job's pods. */
     private static List<EnvVar> ownEnv(Container container) {
-        return container.getEnv().stream().filter(e -> !"JOB_COMPLETION_INDEX".equals(e.getName())).toList();
+        return container.getEnv().stream()
+                .filter(e -> !"JOB_COMPLETION_INDEX".equals(e.getName()))
+                .toList();
     }
 
     private static String digest(String value) throws Exception {
-        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                .digest(value.getBytes(StandardCharsets.UTF_8))).substring(0, 16);
+        return HexFormat.of()
+                .formatHex(MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8)))
+                .substring(0, 16);
     }
 }

@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * A ConfigMap in the protobuf encoding kubectl writes built-in objects in
@@ -13,16 +14,16 @@ import java.util.TreeMap;
 final class KubernetesProtobuf {
     private static final byte[] MAGIC = {'k', '8', 's', 0};
 
-    private KubernetesProtobuf() {
-    }
+    private KubernetesProtobuf() {}
 
     static byte[] configMap(String name, Map<String, String> data) {
         ByteArrayOutputStream configMap = new ByteArrayOutputStream();
         field(configMap, 1, message(out -> field(out, 1, name.getBytes(StandardCharsets.UTF_8))));
-        new TreeMap<>(data).forEach((key, value) -> field(configMap, 2, message(out -> {
-            field(out, 1, key.getBytes(StandardCharsets.UTF_8));
-            field(out, 2, value.getBytes(StandardCharsets.UTF_8));
-        })));
+        new TreeMap<>(data)
+                .forEach((key, value) -> field(configMap, 2, message(out -> {
+                    field(out, 1, key.getBytes(StandardCharsets.UTF_8));
+                    field(out, 2, value.getBytes(StandardCharsets.UTF_8));
+                })));
         ByteArrayOutputStream unknown = new ByteArrayOutputStream();
         unknown.writeBytes(MAGIC);
         field(unknown, 1, message(out -> {
@@ -33,7 +34,7 @@ final class KubernetesProtobuf {
         return unknown.toByteArray();
     }
 
-    private static byte[] message(java.util.function.Consumer<ByteArrayOutputStream> fields) {
+    private static byte[] message(Consumer<ByteArrayOutputStream> fields) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         fields.accept(out);
         return out.toByteArray();

@@ -1,5 +1,22 @@
 package io.camelkubeflow.trainer.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.KubeflowTrainerConstants;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.KueueWorkloads;
+import io.camelkubeflow.trainer.job.RequestPolicy;
+import io.camelkubeflow.trainer.job.TrainJobHeldByKueueException;
+import io.camelkubeflow.trainer.testing.Eventually;
+import io.camelkubeflow.trainer.watch.ReportedStatus;
+import io.camelkubeflow.trainer.watch.TrainJobQueueTimeoutException;
+import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -7,30 +24,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-
-import io.camelkubeflow.trainer.KubeflowTrainerConstants;
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.job.KueueWorkloads;
-import io.camelkubeflow.trainer.job.RequestPolicy;
-import io.camelkubeflow.trainer.job.TrainJobHeldByKueueException;
-import io.camelkubeflow.trainer.watch.ReportedStatus;
-import io.camelkubeflow.trainer.watch.TrainJobQueueTimeoutException;
-import io.camelkubeflow.trainer.watch.TrainJobWaitTimeoutException;
-import io.camelkubeflow.trainer.testing.Eventually;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The component's jobs under the real Kueue, on a control plane of their own (up.sh's TESTCLUSTER_KUEUE: its release
@@ -41,10 +40,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class KueueIT {
     private static final String GROUP = "kueue.x-k8s.io";
     private static final ResourceDefinitionContext WORKLOADS = new ResourceDefinitionContext.Builder()
-            .withGroup(GROUP).withVersion("v1beta2").withPlural("workloads").withNamespaced(true).build();
+            .withGroup(GROUP)
+            .withVersion("v1beta2")
+            .withPlural("workloads")
+            .withNamespaced(true)
+            .build();
     /** One CPU for the queue, one CPU per job: a second job waits for the first. */
     private static final String ONE_CPU_JOB = "kubeflow-trainer:train?runtime=torch-distributed&cpu=1&queue=team"
             + "&command=python3 -c \"import time; time.sleep(8)\"";
+
     private static RealCluster cluster;
     private static final Map<String, List<String>> EVENTS = new ConcurrentHashMap<>();
     private static String clusterQueue;
@@ -57,11 +61,13 @@ class KueueIT {
         cluster.camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
-                from("kubeflow-trainer:events?namespace=" + cluster.namespace).process(e -> EVENTS.computeIfAbsent(
-                        e.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class),
-                        name -> new CopyOnWriteArrayList<>()).add(e.getMessage().getHeader(
-                                KubeflowTrainerConstants.EVENT, String.class) + " (" + e.getMessage().getHeader(
-                                        KubeflowTrainerConstants.REASON, String.class) + ")"));
+                from("kubeflow-trainer:events?namespace=" + cluster.namespace)
+                        .process(e -> EVENTS.computeIfAbsent(
+                                        e.getMessage().getHeader(KubeflowTrainerConstants.JOB_NAME, String.class),
+                                        name -> new CopyOnWriteArrayList<>())
+                                .add(e.getMessage().getHeader(KubeflowTrainerConstants.EVENT, String.class) + " ("
+                                        + e.getMessage().getHeader(KubeflowTrainerConstants.REASON, String.class)
+                                        + ")"));
             }
         });
         // what a platform team sets up once: a flavor, a ClusterQueue with its quota, a LocalQueue per namespace
@@ -106,20 +112,31 @@ class KueueIT {
     @AfterAll
     static void stop() {
         if (cluster != null) {
-            cluster.admin.genericKubernetesResources("kueue.x-k8s.io/v1beta2", "ClusterQueue").withName(clusterQueue)
+            cluster.admin
+                    .genericKubernetesResources("kueue.x-k8s.io/v1beta2", "ClusterQueue")
+                    .withName(clusterQueue)
                     .delete();
             cluster.close();
         }
     }
 
     private static void apply(String yaml) {
-        cluster.admin.resource(Serialization.unmarshal(yaml, GenericKubernetesResource.class)).serverSideApply();
+        cluster.admin
+                .resource(Serialization.unmarshal(yaml, GenericKubernetesResource.class))
+                .serverSideApply();
     }
 
     /** The Workload Kueue made for a job (labelled with the job's uid), or null before it exists. */
     private static GenericKubernetesResource workloadOf(TrainJob job) {
-        return cluster.admin.genericKubernetesResources(WORKLOADS).inNamespace(cluster.namespace)
-                .withLabel(GROUP + "/job-uid", job.getMetadata().getUid()).list().getItems().stream().findFirst()
+        return cluster
+                .admin
+                .genericKubernetesResources(WORKLOADS)
+                .inNamespace(cluster.namespace)
+                .withLabel(GROUP + "/job-uid", job.getMetadata().getUid())
+                .list()
+                .getItems()
+                .stream()
+                .findFirst()
                 .orElse(null);
     }
 
@@ -141,53 +158,70 @@ class KueueIT {
         assertEquals("team", queued.getMetadata().getLabels().get(GROUP + "/queue-name"));
 
         // the first holds the queue's one CPU for ten minutes: Kueue keeps the second suspended and says why
-        Eventually.await(Duration.ofSeconds(60), () -> condition(workloadOf(queued), "QuotaReserved") != null,
+        Eventually.await(
+                Duration.ofSeconds(60),
+                () -> condition(workloadOf(queued), "QuotaReserved") != null,
                 () -> "no Workload for " + queued.getMetadata().getName() + ": " + workloadOf(queued));
         Map<String, Object> reserved = condition(workloadOf(queued), "QuotaReserved");
         assertEquals("False", reserved.get("status"), String.valueOf(reserved));
         assertEquals("Pending", reserved.get("reason"));
-        assertEquals(true, cluster.admin.resources(TrainJob.class).inNamespace(cluster.namespace)
-                .withName(queued.getMetadata().getName()).get().getSpec().suspend());
+        assertEquals(
+                true,
+                cluster.admin
+                        .resources(TrainJob.class)
+                        .inNamespace(cluster.namespace)
+                        .withName(queued.getMetadata().getName())
+                        .get()
+                        .getSpec()
+                        .suspend());
         // get says so, with Kueue's words: not Suspended, Queued for want of quota
         Exchange got = cluster.then("kubeflow-trainer:get", second);
         assertEquals("Queued", got.getMessage().getHeader(KubeflowTrainerConstants.STATUS));
         assertEquals("Pending", got.getMessage().getHeader(KubeflowTrainerConstants.REASON));
-        assertTrue(got.getMessage().getHeader(KubeflowTrainerConstants.MESSAGE, String.class)
-                .contains("insufficient unused quota for cpu"), got.getMessage().getHeaders().toString());
+        assertTrue(
+                got.getMessage()
+                        .getHeader(KubeflowTrainerConstants.MESSAGE, String.class)
+                        .contains("insufficient unused quota for cpu"),
+                got.getMessage().getHeaders().toString());
         // a wait that bounds the time in the queue ends at that bound, saying what Kueue says
-        Exchange impatient = cluster.template.send("kubeflow-trainer:wait?waitFor=Complete&queueTimeout=3s",
-                second.copy());
-        TrainJobQueueTimeoutException queuedTooLong = assertInstanceOf(TrainJobQueueTimeoutException.class,
-                impatient.getException());
-        assertTrue(queuedTooLong.getMessage().contains("(Queued in LocalQueue team: Pending: couldn't assign flavors"),
+        Exchange impatient =
+                cluster.template.send("kubeflow-trainer:wait?waitFor=Complete&queueTimeout=3s", second.copy());
+        TrainJobQueueTimeoutException queuedTooLong =
+                assertInstanceOf(TrainJobQueueTimeoutException.class, impatient.getException());
+        assertTrue(
+                queuedTooLong.getMessage().contains("(Queued in LocalQueue team: Pending: couldn't assign flavors"),
                 queuedTooLong.getMessage());
 
         // so does a wait that ends at its waitTimeout, in its message and in the headers its error handler reads
-        Exchange brief = cluster.template.send("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=2s",
-                second.copy());
-        TrainJobWaitTimeoutException timedOut = assertInstanceOf(TrainJobWaitTimeoutException.class,
-                brief.getException());
-        assertTrue(timedOut.getMessage().contains("(last seen Queued: Pending: couldn't assign flavors"),
+        Exchange brief = cluster.template.send("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=2s", second.copy());
+        TrainJobWaitTimeoutException timedOut =
+                assertInstanceOf(TrainJobWaitTimeoutException.class, brief.getException());
+        assertTrue(
+                timedOut.getMessage().contains("(last seen Queued: Pending: couldn't assign flavors"),
                 timedOut.getMessage());
         assertEquals("Queued", brief.getMessage().getHeader(KubeflowTrainerConstants.STATUS));
         assertEquals("Pending", brief.getMessage().getHeader(KubeflowTrainerConstants.REASON));
         // and list, for each job, with one read of the namespace's Workloads
-        Exchange listed = cluster.template.send("kubeflow-trainer:list?namespace=" + cluster.namespace,
-                e -> { });
+        Exchange listed = cluster.template.send("kubeflow-trainer:list?namespace=" + cluster.namespace, e -> {});
         @SuppressWarnings("unchecked")
-        Map<String, ReportedStatus> statuses = listed.getMessage().getHeader(KubeflowTrainerConstants.STATUSES,
-                Map.class);
-        assertEquals("Queued", statuses.get(cluster.namespace + "/" + queued.getMetadata().getName()).status(),
+        Map<String, ReportedStatus> statuses =
+                listed.getMessage().getHeader(KubeflowTrainerConstants.STATUSES, Map.class);
+        assertEquals(
+                "Queued",
+                statuses.get(cluster.namespace + "/" + queued.getMetadata().getName())
+                        .status(),
                 String.valueOf(statuses));
-        assertEquals("Running", statuses.get(cluster.namespace + "/" + body(first).getMetadata().getName()).status());
+        assertEquals(
+                "Running",
+                statuses.get(cluster.namespace + "/" + body(first).getMetadata().getName())
+                        .status());
 
         cluster.then("kubeflow-trainer:delete", first);
         Exchange done = cluster.then("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=120s", second);
         assertEquals("Complete", done.getMessage().getHeader(KubeflowTrainerConstants.STATUS));
         assertEquals("True", condition(workloadOf(queued), "Admitted").get("status"));
         // the events consumer watches the Workloads: Kueue's reason is heard when Kueue writes it
-        assertInOrder(queued.getMetadata().getName(), "Queued (Pending)", "Admitted (Admitted)", "Running",
-                "Complete");
+        assertInOrder(queued.getMetadata().getName(), "Queued (Pending)", "Admitted (Admitted)", "Running", "Complete");
     }
 
     /**
@@ -211,37 +245,62 @@ class KueueIT {
     private static void suspendAndResume(Exchange running) throws Exception {
         cluster.then("kubeflow-trainer:wait?waitFor=Running&waitTimeout=120s", running);
         Exchange queued = cluster.request(ONE_CPU_JOB, null);
-        Eventually.await(Duration.ofSeconds(60), () -> condition(workloadOf(body(queued)), "QuotaReserved") != null,
+        Eventually.await(
+                Duration.ofSeconds(60),
+                () -> condition(workloadOf(body(queued)), "QuotaReserved") != null,
                 () -> "Kueue has not looked at " + body(queued).getMetadata().getName());
 
         long mark = cluster.auditMark();
         Exchange resumed = cluster.template.send("kubeflow-trainer:resume", queued.copy());
-        TrainJobHeldByKueueException held = assertInstanceOf(TrainJobHeldByKueueException.class,
-                resumed.getException());
-        assertTrue(held.getMessage().contains("is in LocalQueue team, and Kueue resumes it when it admits it"),
+        TrainJobHeldByKueueException held =
+                assertInstanceOf(TrainJobHeldByKueueException.class, resumed.getException());
+        assertTrue(
+                held.getMessage().contains("is in LocalQueue team, and Kueue resumes it when it admits it"),
                 held.getMessage());
         assertEquals(List.of(), cluster.writesSince(mark, RealCluster.ADMIN_USER), "resume refused before any write");
 
         Exchange suspended = cluster.then("kubeflow-trainer:suspend", running);
         assertEquals(false, spec(workloadOf(body(running))).get("active"));
-        Eventually.await(Duration.ofSeconds(60), () -> "Suspended".equals(cluster.then("kubeflow-trainer:get",
-                suspended).getMessage().getHeader(KubeflowTrainerConstants.STATUS)), () -> "not Suspended");
+        Eventually.await(
+                Duration.ofSeconds(60),
+                () -> "Suspended"
+                        .equals(cluster.then("kubeflow-trainer:get", suspended)
+                                .getMessage()
+                                .getHeader(KubeflowTrainerConstants.STATUS)),
+                () -> "not Suspended");
         // its quota is free: the job queued behind it is admitted and completes
-        assertEquals("Complete", cluster.then("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=120s", queued)
-                .getMessage().getHeader(KubeflowTrainerConstants.STATUS));
+        assertEquals(
+                "Complete",
+                cluster.then("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=120s", queued)
+                        .getMessage()
+                        .getHeader(KubeflowTrainerConstants.STATUS));
 
         cluster.then("kubeflow-trainer:resume", running);
         assertEquals(true, spec(workloadOf(body(running))).get("active"));
         cluster.then("kubeflow-trainer:wait?waitFor=Running&waitTimeout=120s", running);
-        assertInOrder(body(running).getMetadata().getName(), "Running", "Suspended", "Queued", "Admitted (Admitted)",
+        assertInOrder(
+                body(running).getMetadata().getName(),
+                "Running",
+                "Suspended",
+                "Queued",
+                "Admitted (Admitted)",
                 "Running");
     }
 
     /** No job of another test left to take the quota or preempt: a deleted job's Workload goes a moment after it. */
     private static void awaitNoJobHoldingTheQuota() throws InterruptedException {
-        Eventually.await(Duration.ofSeconds(60), () -> cluster.admin.genericKubernetesResources(WORKLOADS)
-                .inNamespace(cluster.namespace).list().getItems().stream()
-                .allMatch(workload -> condition(workload, "Finished") != null), () -> "Workloads still pending");
+        Eventually.await(
+                Duration.ofSeconds(60),
+                () ->
+                        cluster
+                                .admin
+                                .genericKubernetesResources(WORKLOADS)
+                                .inNamespace(cluster.namespace)
+                                .list()
+                                .getItems()
+                                .stream()
+                                .allMatch(workload -> condition(workload, "Finished") != null),
+                () -> "Workloads still pending");
     }
 
     @SuppressWarnings("unchecked")
@@ -257,17 +316,28 @@ class KueueIT {
     @Timeout(300)
     void aPreemptedJobIsReportedPreemptedThenAdmittedAgainAndCompletes() throws Exception {
         awaitNoJobHoldingTheQuota();
-        Exchange low = cluster.request(ONE_CPU_JOB.replace("time.sleep(8)", "time.sleep(20)")
-                + "&priorityClass=kueueit-low", null);
+        Exchange low = cluster.request(
+                ONE_CPU_JOB.replace("time.sleep(8)", "time.sleep(20)") + "&priorityClass=kueueit-low", null);
         cluster.then("kubeflow-trainer:wait?waitFor=Running&waitTimeout=120s", low);
-        Exchange high = cluster.request(ONE_CPU_JOB.replace("time.sleep(8)", "time.sleep(2)")
-                + "&priorityClass=kueueit-high", null);
-        assertEquals("Complete", cluster.then("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=180s", high)
-                .getMessage().getHeader(KubeflowTrainerConstants.STATUS));
-        assertEquals("Complete", cluster.then("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=180s", low)
-                .getMessage().getHeader(KubeflowTrainerConstants.STATUS));
-        assertInOrder(body(low).getMetadata().getName(), "Running", "Preempted (Preempted)",
-                "Admitted (Admitted)", "Running", "Complete");
+        Exchange high = cluster.request(
+                ONE_CPU_JOB.replace("time.sleep(8)", "time.sleep(2)") + "&priorityClass=kueueit-high", null);
+        assertEquals(
+                "Complete",
+                cluster.then("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=180s", high)
+                        .getMessage()
+                        .getHeader(KubeflowTrainerConstants.STATUS));
+        assertEquals(
+                "Complete",
+                cluster.then("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=180s", low)
+                        .getMessage()
+                        .getHeader(KubeflowTrainerConstants.STATUS));
+        assertInOrder(
+                body(low).getMetadata().getName(),
+                "Running",
+                "Preempted (Preempted)",
+                "Admitted (Admitted)",
+                "Running",
+                "Complete");
     }
 
     /**
@@ -276,15 +346,19 @@ class KueueIT {
      */
     private static void assertInOrder(String job, String... expected) throws InterruptedException {
         try {
-            Eventually.await(Duration.ofSeconds(30), () -> matchedInOrder(EVENTS.getOrDefault(job, List.of()),
-                    expected) == expected.length, () -> "");
+            Eventually.await(
+                    Duration.ofSeconds(30),
+                    () -> matchedInOrder(EVENTS.getOrDefault(job, List.of()), expected) == expected.length,
+                    () -> "");
         } catch (AssertionError notYet) {
             // said below, with what was heard
         }
         List<String> events = EVENTS.getOrDefault(job, List.of());
         System.out.println("events of " + job + ": " + events);
-        assertEquals(expected.length, matchedInOrder(events, expected), "events of " + job + ": " + events
-                + ", expected in order " + List.of(expected));
+        assertEquals(
+                expected.length,
+                matchedInOrder(events, expected),
+                "events of " + job + ": " + events + ", expected in order " + List.of(expected));
     }
 
     /** How many of {@code expected}, in order, the events hold in that order. */
@@ -301,13 +375,14 @@ class KueueIT {
     @Test
     @Timeout(120)
     void thePriorityClassReachesTheWorkload() throws Exception {
-        Exchange trained = cluster.request(ONE_CPU_JOB.replace("time.sleep(8)", "print(1)")
-                + "&priorityClass=kueueit-high", null);
+        Exchange trained =
+                cluster.request(ONE_CPU_JOB.replace("time.sleep(8)", "print(1)") + "&priorityClass=kueueit-high", null);
         TrainJob job = body(trained);
         assertEquals("kueueit-high", job.getMetadata().getLabels().get(GROUP + "/priority-class"));
         Eventually.await(Duration.ofSeconds(60), () -> workloadOf(job) != null, () -> "no Workload");
         @SuppressWarnings("unchecked")
-        Map<String, Object> spec = (Map<String, Object>) workloadOf(job).getAdditionalProperties().get("spec");
+        Map<String, Object> spec =
+                (Map<String, Object>) workloadOf(job).getAdditionalProperties().get("spec");
         assertEquals(1000, ((Number) spec.get("priority")).intValue(), String.valueOf(spec));
         // a job of high priority left queued would preempt the next test's
         cluster.then("kubeflow-trainer:delete", trained);
@@ -325,7 +400,8 @@ class KueueIT {
         Exchange again = cluster.template.request(uri, e -> e.getMessage().setHeaders(new HashMap<>(key)));
         assertNull(again.getException());
         assertEquals(true, again.getMessage().getHeader(KubeflowTrainerConstants.ADOPTED));
-        assertEquals(body(first).getMetadata().getUid(), body(again).getMetadata().getUid());
+        assertEquals(
+                body(first).getMetadata().getUid(), body(again).getMetadata().getUid());
         cluster.then("kubeflow-trainer:delete", again);
     }
 
@@ -333,15 +409,22 @@ class KueueIT {
     @Test
     @Timeout(120)
     void aPolicysDefaultQueuePutsAJobThatNamesNoneUnderKueue() throws Exception {
-        cluster.camel.getRegistry().bind("teamQueue", RequestPolicy.safeDefaults().withCommandOverride(true)
-                .withQueues(Set.of("team"), "team", true));
-        Exchange trained = cluster.request(ONE_CPU_JOB.replace("&queue=team", "").replace("time.sleep(8)",
-                "print(1)") + "&policy=#teamQueue", null);
+        cluster.camel
+                .getRegistry()
+                .bind(
+                        "teamQueue",
+                        RequestPolicy.safeDefaults()
+                                .withCommandOverride(true)
+                                .withQueues(Set.of("team"), "team", true));
+        Exchange trained = cluster.request(
+                ONE_CPU_JOB.replace("&queue=team", "").replace("time.sleep(8)", "print(1)") + "&policy=#teamQueue",
+                null);
         TrainJob job = body(trained);
         assertEquals("team", job.getMetadata().getLabels().get(GROUP + "/queue-name"));
         Eventually.await(Duration.ofSeconds(60), () -> workloadOf(job) != null, () -> "no Workload");
         @SuppressWarnings("unchecked")
-        Map<String, Object> spec = (Map<String, Object>) workloadOf(job).getAdditionalProperties().get("spec");
+        Map<String, Object> spec =
+                (Map<String, Object>) workloadOf(job).getAdditionalProperties().get("spec");
         assertEquals("team", spec.get("queueName"), String.valueOf(spec));
         cluster.then("kubeflow-trainer:delete", trained);
     }

@@ -1,25 +1,25 @@
 package io.camelkubeflow.trainer.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.KubeflowTrainerConstants;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.TrainJobConflictException;
+import io.camelkubeflow.trainer.testing.Eventually;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-
-import io.camelkubeflow.trainer.KubeflowTrainerConstants;
-import io.camelkubeflow.trainer.job.TrainJobConflictException;
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.testing.Eventually;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Managing TrainJobs where the real controllers act on what the component writes: suspend makes the Trainer suspend
@@ -29,7 +29,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class OperationsIT {
     private static final ResourceDefinitionContext JOBSETS = new ResourceDefinitionContext.Builder()
-            .withGroup("jobset.x-k8s.io").withVersion("v1alpha2").withPlural("jobsets").withNamespaced(true).build();
+            .withGroup("jobset.x-k8s.io")
+            .withVersion("v1alpha2")
+            .withPlural("jobsets")
+            .withNamespaced(true)
+            .build();
     private static final String SLEEPER = "runtime=torch-distributed&numNodes=2&command=python3 -c \"import time;"
             + " print('started', flush=True); time.sleep(600)\"";
     private static RealCluster cluster;
@@ -45,8 +49,13 @@ class OperationsIT {
     }
 
     private static int pods(String job) {
-        return cluster.admin.pods().inNamespace(cluster.namespace).withLabel("jobset.sigs.k8s.io/jobset-name", job)
-                .list().getItems().size();
+        return cluster.admin
+                .pods()
+                .inNamespace(cluster.namespace)
+                .withLabel("jobset.sigs.k8s.io/jobset-name", job)
+                .list()
+                .getItems()
+                .size();
     }
 
     private static String jobName(Exchange exchange) {
@@ -71,12 +80,23 @@ class OperationsIT {
         Eventually.await(Duration.ofSeconds(90), () -> pods(job) == 2, () -> pods(job) + " pods after resume");
 
         cluster.then("kubeflow-trainer:delete", trained);
-        Eventually.await(Duration.ofSeconds(120), () -> pods(job) == 0 && cluster.admin.genericKubernetesResources(
-                JOBSETS).inNamespace(cluster.namespace).withName(job).get() == null
-                && cluster.admin.batch().v1().jobs().inNamespace(cluster.namespace).list().getItems().stream()
-                        .noneMatch(j -> j.getMetadata().getName().startsWith(job + "-")),
-                () -> "left after delete: " + pods(job) + " pods, jobset " + cluster.admin.genericKubernetesResources(
-                        JOBSETS).inNamespace(cluster.namespace).withName(job).get());
+        Eventually.await(
+                Duration.ofSeconds(120),
+                () -> pods(job) == 0
+                        && cluster.admin
+                                        .genericKubernetesResources(JOBSETS)
+                                        .inNamespace(cluster.namespace)
+                                        .withName(job)
+                                        .get()
+                                == null
+                        && cluster.admin.batch().v1().jobs().inNamespace(cluster.namespace).list().getItems().stream()
+                                .noneMatch(j -> j.getMetadata().getName().startsWith(job + "-")),
+                () -> "left after delete: " + pods(job) + " pods, jobset "
+                        + cluster.admin
+                                .genericKubernetesResources(JOBSETS)
+                                .inNamespace(cluster.namespace)
+                                .withName(job)
+                                .get());
     }
 
     @Test
@@ -85,19 +105,23 @@ class OperationsIT {
         Map<String, Object> request = Map.of(KubeflowTrainerConstants.IDEMPOTENCY_KEY, "order-42");
         String uri = "kubeflow-trainer:train?runtime=torch-distributed&command=python3 -c \"print(42)\"&namespace="
                 + cluster.namespace;
-        Exchange first = cluster.template.request(uri, e -> e.getMessage().setHeaders(new java.util.HashMap<>(request)));
-        Exchange again = cluster.template.request(uri, e -> e.getMessage().setHeaders(new java.util.HashMap<>(request)));
+        Exchange first = cluster.template.request(uri, e -> e.getMessage().setHeaders(new HashMap<>(request)));
+        Exchange again = cluster.template.request(uri, e -> e.getMessage().setHeaders(new HashMap<>(request)));
         assertEquals(null, again.getException());
         assertEquals(false, first.getMessage().getHeader(KubeflowTrainerConstants.ADOPTED));
         assertEquals(true, again.getMessage().getHeader(KubeflowTrainerConstants.ADOPTED));
-        assertEquals(first.getMessage().getBody(TrainJob.class).getMetadata().getUid(),
+        assertEquals(
+                first.getMessage().getBody(TrainJob.class).getMetadata().getUid(),
                 again.getMessage().getBody(TrainJob.class).getMetadata().getUid());
-        Exchange other = cluster.template.request(uri.replace("print(42)", "print(43)"),
-                e -> e.getMessage().setHeaders(new java.util.HashMap<>(request)));
+        Exchange other = cluster.template.request(
+                uri.replace("print(42)", "print(43)"), e -> e.getMessage().setHeaders(new HashMap<>(request)));
         TrainJobConflictException conflict = assertInstanceOf(TrainJobConflictException.class, other.getException());
         assertEquals(List.of("spec.trainer.command"), conflict.getDiffering());
-        assertEquals(1, cluster.admin.resources(TrainJob.class).inNamespace(cluster.namespace).list().getItems()
-                .stream().filter(j -> j.getMetadata().getName().equals(jobName(first))).count());
+        assertEquals(
+                1,
+                cluster.admin.resources(TrainJob.class).inNamespace(cluster.namespace).list().getItems().stream()
+                        .filter(j -> j.getMetadata().getName().equals(jobName(first)))
+                        .count());
     }
 
     @Test
@@ -107,15 +131,20 @@ class OperationsIT {
         cluster.camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
-                from("kubeflow-trainer:events?namespace=" + cluster.namespace).routeId("events")
-                        .process(e -> events.add(new java.util.HashMap<>(e.getMessage().getHeaders())));
+                from("kubeflow-trainer:events?namespace=" + cluster.namespace)
+                        .routeId("events")
+                        .process(e -> events.add(new HashMap<>(e.getMessage().getHeaders())));
             }
         });
-        Exchange trained = cluster.request("kubeflow-trainer:train?runtime=torch-distributed&command=python3 -c"
-                + " \"import time; time.sleep(3); print('done')\"", null);
+        Exchange trained = cluster.request(
+                "kubeflow-trainer:train?runtime=torch-distributed&command=python3 -c"
+                        + " \"import time; time.sleep(3); print('done')\"",
+                null);
         String job = jobName(trained);
         cluster.then("kubeflow-trainer:wait?waitFor=Complete&waitTimeout=120s", trained);
-        Eventually.await(Duration.ofSeconds(30), () -> statuses(events, job).contains("Complete"),
+        Eventually.await(
+                Duration.ofSeconds(30),
+                () -> statuses(events, job).contains("Complete"),
                 () -> "events seen: " + events);
         List<String> statuses = statuses(events, job);
         assertEquals("Complete", statuses.get(statuses.size() - 1), statuses.toString());
@@ -124,16 +153,22 @@ class OperationsIT {
     }
 
     private static List<String> statuses(List<Map<String, Object>> events, String job) {
-        return events.stream().filter(e -> job.equals(e.get(KubeflowTrainerConstants.JOB_NAME)))
-                .map(e -> String.valueOf(e.get(KubeflowTrainerConstants.STATUS))).distinct().toList();
+        return events.stream()
+                .filter(e -> job.equals(e.get(KubeflowTrainerConstants.JOB_NAME)))
+                .map(e -> String.valueOf(e.get(KubeflowTrainerConstants.STATUS)))
+                .distinct()
+                .toList();
     }
 
     /** Trains with these options, expecting a refusal that names {@code named}, and no write at the API server. */
     private static void refusedWithNothingWritten(String options, String named) throws Exception {
         long mark = cluster.auditMark();
-        Exchange refused = cluster.template.request("kubeflow-trainer:train?" + options + "&namespace="
-                + cluster.namespace, e -> e.getMessage().setBody(null));
-        assertTrue(refused.getException() != null && refused.getException().getMessage().contains(named),
+        Exchange refused = cluster.template.request(
+                "kubeflow-trainer:train?" + options + "&namespace=" + cluster.namespace,
+                e -> e.getMessage().setBody(null));
+        assertTrue(
+                refused.getException() != null
+                        && refused.getException().getMessage().contains(named),
                 String.valueOf(refused.getException()));
         assertEquals(List.of(), cluster.writesSince(mark, RealCluster.ADMIN_USER), "writes the API server saw");
     }
@@ -158,17 +193,23 @@ class OperationsIT {
             @Override
             public void configure() {
                 from("kubeflow-trainer:events?progressInterval=200ms&namespace=" + cluster.namespace)
-                        .routeId("progress").filter(header(KubeflowTrainerConstants.EVENT).isEqualTo("Progress"))
-                        .process(e -> events.add(new java.util.HashMap<>(e.getMessage().getHeaders())));
+                        .routeId("progress")
+                        .filter(header(KubeflowTrainerConstants.EVENT).isEqualTo("Progress"))
+                        .process(e -> events.add(new HashMap<>(e.getMessage().getHeaders())));
             }
         });
         Exchange trained = cluster.request("kubeflow-trainer:train?" + SLEEPER, null);
         String job = jobName(trained);
-        Eventually.await(Duration.ofSeconds(90), () -> events.stream().anyMatch(e -> job.equals(
-                e.get(KubeflowTrainerConstants.JOB_NAME)) && Integer.valueOf(2).equals(e.get(
-                KubeflowTrainerConstants.PODS_READY))), () -> "progress events: " + events);
-        Map<String, Object> ready = events.stream().filter(e -> Integer.valueOf(2).equals(
-                e.get(KubeflowTrainerConstants.PODS_READY))).findFirst().orElseThrow();
+        Eventually.await(
+                Duration.ofSeconds(90),
+                () -> events.stream()
+                        .anyMatch(e -> job.equals(e.get(KubeflowTrainerConstants.JOB_NAME))
+                                && Integer.valueOf(2).equals(e.get(KubeflowTrainerConstants.PODS_READY))),
+                () -> "progress events: " + events);
+        Map<String, Object> ready = events.stream()
+                .filter(e -> Integer.valueOf(2).equals(e.get(KubeflowTrainerConstants.PODS_READY)))
+                .findFirst()
+                .orElseThrow();
         assertEquals("pods", ready.get(KubeflowTrainerConstants.PROGRESS_SOURCE));
         assertEquals(2, ready.get(KubeflowTrainerConstants.PODS_TOTAL));
         cluster.camel.getRouteController().stopRoute("progress");

@@ -1,10 +1,8 @@
 package io.camelkubeflow.trainer.e2e;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -22,15 +20,16 @@ import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.apache.camel.Exchange;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Pod options on the real control plane: the Trainer's webhook admits the component's one runtime patch (an inline
@@ -46,16 +45,31 @@ class PodOptionsIT {
             + "&volumes=configMap:settings:/etc/settings:ro,emptyDir:scratch:/scratch"
             + "&podSecurityContext.runAsGroup=1000&securityContext.runAsUser=1000"
             + "&securityContext.allowPrivilegeEscalation=false&securityContext.dropCapabilities=ALL";
+
     private static RealCluster cluster;
 
     @BeforeAll
     static void start() throws Exception {
         cluster = RealCluster.start(PodOptionsIT.class);
-        cluster.admin.configMaps().inNamespace(cluster.namespace).resource(new ConfigMapBuilder().withNewMetadata()
-                .withName("settings").endMetadata().addToData("greeting.txt", "hello from a configmap\n").build())
+        cluster.admin
+                .configMaps()
+                .inNamespace(cluster.namespace)
+                .resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName("settings")
+                        .endMetadata()
+                        .addToData("greeting.txt", "hello from a configmap\n")
+                        .build())
                 .create();
-        cluster.admin.serviceAccounts().inNamespace(cluster.namespace).resource(new ServiceAccountBuilder()
-                .withNewMetadata().withName("trainer").endMetadata().build()).create();
+        cluster.admin
+                .serviceAccounts()
+                .inNamespace(cluster.namespace)
+                .resource(new ServiceAccountBuilder()
+                        .withNewMetadata()
+                        .withName("trainer")
+                        .endMetadata()
+                        .build())
+                .create();
     }
 
     @AfterAll
@@ -66,13 +80,16 @@ class PodOptionsIT {
     @Test
     @Timeout(180)
     void theRealWebhookAdmitsThemThePodsCarryThemAndTheCodeSeesTheVolumeTheAccountAndTheUser() throws Exception {
-        String script = String.join("\n",
+        String script = String.join(
+                "\n",
                 "import base64, json, os",
                 "token = open('/var/run/secrets/kubernetes.io/serviceaccount/token').read().split('.')[1]",
                 "claims = json.loads(base64.urlsafe_b64decode(token + '=' * (-len(token) % 4)))",
                 "print('greeting', open('/etc/settings/greeting.txt').read().strip(), 'as', claims['sub'],",
-                "      'uid', os.getuid(), 'gid', os.getgid(), 'scratch', os.path.isdir('/scratch'))", "");
-        Exchange trained = send("kubeflow-trainer:train?runtime=torch-distributed&numNodes=2" + OPTIONS,
+                "      'uid', os.getuid(), 'gid', os.getgid(), 'scratch', os.path.isdir('/scratch'))",
+                "");
+        Exchange trained = send(
+                "kubeflow-trainer:train?runtime=torch-distributed&numNodes=2" + OPTIONS,
                 Map.of("CamelKubeflowTrainerScript", script));
         String job = trained.getMessage().getHeader("CamelKubeflowTrainerJobName", String.class);
         Exchange logs = cluster.then("kubeflow-trainer:logs?follow=true&logStep=all", trained);
@@ -83,11 +100,19 @@ class PodOptionsIT {
                 + ":trainer uid 1000 gid 1000 scratch True";
         assertEquals(2, output.lines().filter(line -> line.contains(seen)).count(), output);
 
-        TrainJob stored = cluster.admin.resources(TrainJob.class).inNamespace(cluster.namespace).withName(job).get();
+        TrainJob stored = cluster.admin
+                .resources(TrainJob.class)
+                .inNamespace(cluster.namespace)
+                .withName(job)
+                .get();
         assertEquals(1, stored.getSpec().runtimePatches().size(), "the script and the pod options: one patch");
         assertEveryOption(jobSetPodSpec(cluster.admin, cluster.namespace, job, "node"));
-        List<Pod> pods = cluster.admin.pods().inNamespace(cluster.namespace)
-                .withLabel("jobset.sigs.k8s.io/jobset-name", job).list().getItems();
+        List<Pod> pods = cluster.admin
+                .pods()
+                .inNamespace(cluster.namespace)
+                .withLabel("jobset.sigs.k8s.io/jobset-name", job)
+                .list()
+                .getItems();
         assertEquals(2, pods.size());
         pods.forEach(pod -> assertEveryOption(pod.getSpec()));
     }
@@ -95,8 +120,9 @@ class PodOptionsIT {
     @Test
     @Timeout(120)
     void underMpiTheRealWebhookAdmitsThemInTheLauncherAndTheNodesAndTheSandboxRendersTheSame() throws Exception {
-        Exchange trained = send("kubeflow-trainer:train?runtime=deepspeed-distributed&suspend=true&pythonFile=/t.py"
-                + OPTIONS, Map.of());
+        Exchange trained = send(
+                "kubeflow-trainer:train?runtime=deepspeed-distributed&suspend=true&pythonFile=/t.py" + OPTIONS,
+                Map.of());
         String job = trained.getMessage().getHeader("CamelKubeflowTrainerJobName", String.class);
         for (String replicatedJob : List.of("launcher", "node")) {
             PodSpec spec = jobSetPodSpec(cluster.admin, cluster.namespace, job, replicatedJob);
@@ -106,23 +132,35 @@ class PodOptionsIT {
         }
 
         // the TrainJob as stored, written unchanged into an in-process sandbox: the same pod options rendered
-        TrainJob stored = cluster.admin.resources(TrainJob.class).inNamespace(cluster.namespace).withName(job).get();
-        GenericKubernetesResource copy = Serialization.unmarshal(Serialization.asJson(stored),
-                GenericKubernetesResource.class);
+        TrainJob stored = cluster.admin
+                .resources(TrainJob.class)
+                .inNamespace(cluster.namespace)
+                .withName(job)
+                .get();
+        GenericKubernetesResource copy =
+                Serialization.unmarshal(Serialization.asJson(stored), GenericKubernetesResource.class);
         copy.getMetadata().setResourceVersion(null);
         copy.getMetadata().setUid(null);
         copy.getMetadata().setManagedFields(null);
         copy.getMetadata().setCreationTimestamp(null);
         copy.getAdditionalProperties().remove("status");
-        try (TrainerSandbox sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
-                .withController(Duration.ofMillis(200), Duration.ofSeconds(60)))) {
+        try (TrainerSandbox sandbox = TrainerSandbox.start(
+                TrainerSandbox.Options.defaults().withController(Duration.ofMillis(200), Duration.ofSeconds(60)))) {
             KubernetesClient emulated = sandbox.client();
-            emulated.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(cluster.namespace)
-                    .endMetadata().build()).create();
+            emulated.namespaces()
+                    .resource(new NamespaceBuilder()
+                            .withNewMetadata()
+                            .withName(cluster.namespace)
+                            .endMetadata()
+                            .build())
+                    .create();
             emulated.genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob")
-                    .inNamespace(cluster.namespace).resource(copy).create();
+                    .inNamespace(cluster.namespace)
+                    .resource(copy)
+                    .create();
             for (String replicatedJob : List.of("launcher", "node")) {
-                assertEquals(podOptions(jobSetPodSpec(cluster.admin, cluster.namespace, job, replicatedJob)),
+                assertEquals(
+                        podOptions(jobSetPodSpec(cluster.admin, cluster.namespace, job, replicatedJob)),
                         podOptions(jobSetPodSpec(emulated, cluster.namespace, job, replicatedJob)),
                         "the pod options the real control plane and the sandbox render into " + replicatedJob);
             }
@@ -133,8 +171,10 @@ class PodOptionsIT {
     @Timeout(60)
     void aJobTheRuntimeLacksIsRefusedNamingItWithNothingWritten() throws Exception {
         long mark = cluster.auditMark();
-        Exchange refused = cluster.template.request("kubeflow-trainer:train?runtime=torch-distributed&pythonFile=/t.py"
-                + "&podJobs=launcher&nodeSelector.kubernetes.io/os=linux&namespace=" + cluster.namespace, e -> { });
+        Exchange refused = cluster.template.request(
+                "kubeflow-trainer:train?runtime=torch-distributed&pythonFile=/t.py"
+                        + "&podJobs=launcher&nodeSelector.kubernetes.io/os=linux&namespace=" + cluster.namespace,
+                e -> {});
         InvalidOptionException invalid = assertInstanceOf(InvalidOptionException.class, refused.getException());
         assertEquals("podJobs", invalid.getField());
         assertTrue(invalid.getMessage().contains("'launcher' is not a replicated job"), invalid.getMessage());
@@ -143,8 +183,8 @@ class PodOptionsIT {
 
     /** Sends to the train URI with these headers in the test's namespace, and fails on an exception. */
     private static Exchange send(String uri, Map<String, Object> headers) {
-        Exchange exchange = cluster.template.request(uri + "&namespace=" + cluster.namespace,
-                e -> e.getMessage().setHeaders(new HashMap<>(headers)));
+        Exchange exchange = cluster.template.request(
+                uri + "&namespace=" + cluster.namespace, e -> e.getMessage().setHeaders(new HashMap<>(headers)));
         if (exchange.getException() != null) {
             throw new AssertionError(uri + " failed", exchange.getException());
         }
@@ -153,21 +193,36 @@ class PodOptionsIT {
 
     private static void assertEveryOption(PodSpec spec) {
         assertEquals("linux", spec.getNodeSelector().get("kubernetes.io/os"));
-        var requirement = spec.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution()
-                .getNodeSelectorTerms().get(0).getMatchExpressions().get(0);
-        assertEquals("kubernetes.io/arch In [amd64]", requirement.getKey() + " " + requirement.getOperator() + " "
-                + requirement.getValues());
-        assertTrue(spec.getTolerations().stream().anyMatch(t -> "nvidia.com/gpu".equals(t.getKey())
-                && "present".equals(t.getValue()) && "NoSchedule".equals(t.getEffect())), spec.getTolerations()
-                        .toString());
+        var requirement = spec.getAffinity()
+                .getNodeAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution()
+                .getNodeSelectorTerms()
+                .get(0)
+                .getMatchExpressions()
+                .get(0);
+        assertEquals(
+                "kubernetes.io/arch In [amd64]",
+                requirement.getKey() + " " + requirement.getOperator() + " " + requirement.getValues());
+        assertTrue(
+                spec.getTolerations().stream()
+                        .anyMatch(t -> "nvidia.com/gpu".equals(t.getKey())
+                                && "present".equals(t.getValue())
+                                && "NoSchedule".equals(t.getEffect())),
+                spec.getTolerations().toString());
         assertEquals("trainer", spec.getServiceAccountName());
         assertEquals("registry-pull", spec.getImagePullSecrets().get(0).getName());
         assertEquals(1000L, spec.getSecurityContext().getRunAsGroup());
-        assertTrue(spec.getVolumes().stream().anyMatch(v -> v.getConfigMap() != null
-                && "settings".equals(v.getConfigMap().getName())), spec.getVolumes().toString());
-        Container node = spec.getContainers().stream().filter(c -> c.getName().equals("node")).findFirst()
+        assertTrue(
+                spec.getVolumes().stream()
+                        .anyMatch(v -> v.getConfigMap() != null
+                                && "settings".equals(v.getConfigMap().getName())),
+                spec.getVolumes().toString());
+        Container node = spec.getContainers().stream()
+                .filter(c -> c.getName().equals("node"))
+                .findFirst()
                 .orElseThrow();
-        List<String> mounts = node.getVolumeMounts().stream().map(VolumeMount::getMountPath).toList();
+        List<String> mounts =
+                node.getVolumeMounts().stream().map(VolumeMount::getMountPath).toList();
         assertTrue(mounts.containsAll(List.of("/etc/settings", "/scratch")), mounts.toString());
         assertEquals(1000L, node.getSecurityContext().getRunAsUser());
         assertEquals(Boolean.FALSE, node.getSecurityContext().getAllowPrivilegeEscalation());
@@ -177,11 +232,12 @@ class PodOptionsIT {
     /** The pod spec of one replicated job of the JobSet made for a TrainJob, once it exists. */
     private static PodSpec jobSetPodSpec(KubernetesClient client, String namespace, String job, String replicatedJob)
             throws InterruptedException {
-        var jobSets = client.genericKubernetesResources("jobset.x-k8s.io/v1alpha2", "JobSet").inNamespace(namespace)
+        var jobSets = client.genericKubernetesResources("jobset.x-k8s.io/v1alpha2", "JobSet")
+                .inNamespace(namespace)
                 .withName(job);
         Eventually.await(Duration.ofSeconds(60), () -> jobSets.get() != null, () -> "no JobSet " + job);
-        LaunchersIT.JobSet jobSet = Serialization.unmarshal(Serialization.asJson(jobSets.get()),
-                LaunchersIT.JobSet.class);
+        LaunchersIT.JobSet jobSet =
+                Serialization.unmarshal(Serialization.asJson(jobSets.get()), LaunchersIT.JobSet.class);
         return jobSet.podSpec(replicatedJob);
     }
 
@@ -189,8 +245,14 @@ class PodOptionsIT {
     private static String podOptions(PodSpec spec) {
         JsonNode tree = Normalized.tree(Serialization.asJson(spec));
         ObjectNode kept = Serialization.jsonMapper().createObjectNode();
-        for (String field : List.of("nodeSelector", "affinity", "tolerations", "serviceAccountName",
-                "imagePullSecrets", "securityContext", "volumes")) {
+        for (String field : List.of(
+                "nodeSelector",
+                "affinity",
+                "tolerations",
+                "serviceAccountName",
+                "imagePullSecrets",
+                "securityContext",
+                "volumes")) {
             if (tree.has(field)) {
                 kept.set(field, tree.get(field));
             }

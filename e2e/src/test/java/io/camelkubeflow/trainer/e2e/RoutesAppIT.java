@@ -1,6 +1,19 @@
 package io.camelkubeflow.trainer.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.testing.DeployedAccount;
+import io.camelkubeflow.trainer.testing.Eventually;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,23 +29,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import io.camelkubeflow.trainer.testing.DeployedAccount;
-import io.camelkubeflow.trainer.testing.Eventually;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
-import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
-import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
-import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The packaged routes app as deploy/ runs it, on the real control plane: it acts as its ServiceAccount (deploy/'s
@@ -45,6 +46,7 @@ class RoutesAppIT {
     private static final List<String> output = new CopyOnWriteArrayList<>();
     private static URI base;
     private static final HttpClient http = HttpClient.newHttpClient();
+
     @TempDir
     static Path work;
 
@@ -52,16 +54,20 @@ class RoutesAppIT {
     static void start() throws Exception {
         cluster = RealCluster.start(RoutesAppIT.class);
         Path kubeconfig = work.resolve("app.kubeconfig");
-        Files.writeString(kubeconfig, DeployedAccount.kubeconfig(cluster.admin.getConfiguration(),
-                cluster.installDeployedAccount(), cluster.namespace));
-        Path jar = Path.of(System.getProperty("user.dir")).resolve("../routes/target/quarkus-app/quarkus-run.jar")
+        Files.writeString(
+                kubeconfig,
+                DeployedAccount.kubeconfig(
+                        cluster.admin.getConfiguration(), cluster.installDeployedAccount(), cluster.namespace));
+        Path jar = Path.of(System.getProperty("user.dir"))
+                .resolve("../routes/target/quarkus-app/quarkus-run.jar")
                 .normalize();
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: package the routes app first (the reactor's order"
                     + " does; alone: mvn -B -ntp package -DskipTests -pl routes -am)");
         }
         ProcessBuilder builder = new ProcessBuilder("java", "-Duser.home=" + work, "-jar", jar.toString())
-                .directory(work.toFile()).redirectErrorStream(true);
+                .directory(work.toFile())
+                .redirectErrorStream(true);
         builder.environment().remove("KUBERNETES_SERVICE_HOST");
         builder.environment().put("KUBECONFIG", kubeconfig.toString());
         builder.environment().put("TRAINER_CLUSTER", "cluster");
@@ -69,19 +75,25 @@ class RoutesAppIT {
         builder.environment().put("QUARKUS_HTTP_PORT", "0");
         app = builder.start();
         Thread reader = new Thread(() -> {
-            try (BufferedReader lines = new BufferedReader(new InputStreamReader(app.getInputStream(),
-                    StandardCharsets.UTF_8))) {
+            try (BufferedReader lines =
+                    new BufferedReader(new InputStreamReader(app.getInputStream(), StandardCharsets.UTF_8))) {
                 lines.lines().forEach(output::add);
-            } catch (java.io.IOException ended) {
+            } catch (IOException ended) {
                 // the app stopped
             }
         });
         reader.setDaemon(true);
         reader.start();
         Pattern listening = Pattern.compile("Listening on: (http://127\\.0\\.0\\.1:\\d+)");
-        Eventually.await(Duration.ofSeconds(60), () -> output.stream().anyMatch(l -> listening.matcher(l).find()),
+        Eventually.await(
+                Duration.ofSeconds(60),
+                () -> output.stream().anyMatch(l -> listening.matcher(l).find()),
                 () -> "the app did not start:\n" + String.join("\n", output));
-        Matcher matcher = output.stream().map(listening::matcher).filter(Matcher::find).findFirst().orElseThrow();
+        Matcher matcher = output.stream()
+                .map(listening::matcher)
+                .filter(Matcher::find)
+                .findFirst()
+                .orElseThrow();
         base = URI.create(matcher.group(1) + "/");
     }
 
@@ -95,9 +107,11 @@ class RoutesAppIT {
     }
 
     private static HttpResponse<String> call(String method, String path, String token, String body) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(60))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body))
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path))
+                .timeout(Duration.ofSeconds(60))
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
                 .header("Content-Type", "application/json");
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
@@ -108,8 +122,15 @@ class RoutesAppIT {
     @Test
     @Timeout(240)
     void aPipelineAccountTrainsWithinItsOwnRightsAndReadsTheResult() throws Exception {
-        cluster.admin.serviceAccounts().inNamespace(cluster.namespace).resource(new ServiceAccountBuilder()
-                .withNewMetadata().withName("pipeline").endMetadata().build()).create();
+        cluster.admin
+                .serviceAccounts()
+                .inNamespace(cluster.namespace)
+                .resource(new ServiceAccountBuilder()
+                        .withNewMetadata()
+                        .withName("pipeline")
+                        .endMetadata()
+                        .build())
+                .create();
         String pipeline = cluster.token("pipeline");
         String request = "{\"script\": \"print('trained over http')\", \"numNodes\": 2}";
 
@@ -118,31 +139,65 @@ class RoutesAppIT {
         assertTrue(denied.body().contains("system:serviceaccount:" + cluster.namespace + ":pipeline"), denied.body());
 
         // docs/security.md's Role for a pipeline: create and read TrainJobs, read their logs
-        cluster.admin.rbac().roles().inNamespace(cluster.namespace).resource(new RoleBuilder().withNewMetadata()
-                .withName("pipeline").endMetadata()
-                .addToRules(new PolicyRuleBuilder().withApiGroups("trainer.kubeflow.org").withResources("trainjobs")
-                        .withVerbs("create", "get").build())
-                .addToRules(new PolicyRuleBuilder().withApiGroups("").withResources("pods/log").withVerbs("get")
-                        .build()).build()).create();
-        cluster.admin.rbac().roleBindings().inNamespace(cluster.namespace).resource(new RoleBindingBuilder()
-                .withNewMetadata().withName("pipeline").endMetadata()
-                .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName("pipeline")
-                .endRoleRef().addNewSubject().withKind("ServiceAccount").withName("pipeline")
-                .withNamespace(cluster.namespace).endSubject().build()).create();
+        cluster.admin
+                .rbac()
+                .roles()
+                .inNamespace(cluster.namespace)
+                .resource(new RoleBuilder()
+                        .withNewMetadata()
+                        .withName("pipeline")
+                        .endMetadata()
+                        .addToRules(new PolicyRuleBuilder()
+                                .withApiGroups("trainer.kubeflow.org")
+                                .withResources("trainjobs")
+                                .withVerbs("create", "get")
+                                .build())
+                        .addToRules(new PolicyRuleBuilder()
+                                .withApiGroups("")
+                                .withResources("pods/log")
+                                .withVerbs("get")
+                                .build())
+                        .build())
+                .create();
+        cluster.admin
+                .rbac()
+                .roleBindings()
+                .inNamespace(cluster.namespace)
+                .resource(new RoleBindingBuilder()
+                        .withNewMetadata()
+                        .withName("pipeline")
+                        .endMetadata()
+                        .withNewRoleRef()
+                        .withApiGroup("rbac.authorization.k8s.io")
+                        .withKind("Role")
+                        .withName("pipeline")
+                        .endRoleRef()
+                        .addNewSubject()
+                        .withKind("ServiceAccount")
+                        .withName("pipeline")
+                        .withNamespace(cluster.namespace)
+                        .endSubject()
+                        .build())
+                .create();
         // the app keeps an access review's answer 10 s; the API server's authorizer sees the binding a moment later
         AtomicReference<HttpResponse<String>> created = new AtomicReference<>();
-        Eventually.await(Duration.ofSeconds(30),
+        Eventually.await(
+                Duration.ofSeconds(30),
                 () -> until(created, () -> call("POST", "trainjobs", pipeline, request), 201, null),
                 () -> created.get().statusCode() + " " + created.get().body());
         String name = created.get().body().replaceAll("(?s).*\"name\"\\s*:\\s*\"([^\"]+)\".*", "$1");
 
         AtomicReference<HttpResponse<String>> status = new AtomicReference<>();
-        Eventually.await(Duration.ofSeconds(120),
+        Eventually.await(
+                Duration.ofSeconds(120),
                 () -> until(status, () -> call("GET", "trainjobs/" + name, pipeline, null), 200, "\"Complete\""),
                 () -> status.get().statusCode() + " " + status.get().body());
         HttpResponse<String> logs = call("GET", "trainjobs/" + name + "/logs?step=all", pipeline, null);
         assertEquals(200, logs.statusCode(), logs.body());
-        assertEquals(2, logs.body().lines().filter(l -> l.contains("trained over http")).count(), logs.body());
+        assertEquals(
+                2,
+                logs.body().lines().filter(l -> l.contains("trained over http")).count(),
+                logs.body());
 
         // a right the pipeline was not given: deleting
         HttpResponse<String> delete = call("DELETE", "trainjobs/" + name, pipeline, null);
@@ -153,11 +208,12 @@ class RoutesAppIT {
      * Sends, keeps the response in {@code last}, and says whether it has the status and holds {@code text}; a miss
      * pauses 200 ms first, so that the polling stays well inside the app's rate limit for one caller (20 a second).
      */
-    private static boolean until(AtomicReference<HttpResponse<String>> last, Callable<HttpResponse<String>> send,
-            int status, String text) {
+    private static boolean until(
+            AtomicReference<HttpResponse<String>> last, Callable<HttpResponse<String>> send, int status, String text) {
         try {
             last.set(send.call());
-            boolean met = last.get().statusCode() == status && (text == null || last.get().body().contains(text));
+            boolean met = last.get().statusCode() == status
+                    && (text == null || last.get().body().contains(text));
             if (!met) {
                 Thread.sleep(200);
             }
@@ -179,12 +235,20 @@ class RoutesAppIT {
     @Timeout(120)
     void anAccountBoundToTheMetricsReaderReadsTheMetricsAndOthersAreRefused() throws Exception {
         for (String account : List.of("prometheus", "onlooker")) {
-            cluster.admin.serviceAccounts().inNamespace(cluster.namespace).resource(new ServiceAccountBuilder()
-                    .withNewMetadata().withName(account).endMetadata().build()).create();
+            cluster.admin
+                    .serviceAccounts()
+                    .inNamespace(cluster.namespace)
+                    .resource(new ServiceAccountBuilder()
+                            .withNewMetadata()
+                            .withName(account)
+                            .endMetadata()
+                            .build())
+                    .create();
         }
-        Path manifests = Path.of(System.getProperty("user.dir")).resolve("../deploy/monitoring/metrics-reader.yaml")
+        Path manifests = Path.of(System.getProperty("user.dir"))
+                .resolve("../deploy/monitoring/metrics-reader.yaml")
                 .normalize();
-        try (java.io.InputStream in = Files.newInputStream(manifests)) {
+        try (InputStream in = Files.newInputStream(manifests)) {
             for (HasMetadata item : cluster.admin.load(in).items()) {
                 if (item instanceof ClusterRoleBinding binding) {
                     // bound to this namespace's stand-in for Prometheus's account, under a name of this namespace
@@ -205,7 +269,8 @@ class RoutesAppIT {
         assertTrue(onlooker.body().contains("may not get /metrics"), onlooker.body());
         String prometheus = cluster.token("prometheus");
         AtomicReference<HttpResponse<String>> scraped = new AtomicReference<>();
-        Eventually.await(Duration.ofSeconds(30),
+        Eventually.await(
+                Duration.ofSeconds(30),
                 () -> until(scraped, () -> call("GET", "q/metrics", prometheus, null), 200, "kubeflow_trainer_"),
                 () -> scraped.get().statusCode() + " " + scraped.get().body());
     }

@@ -1,5 +1,11 @@
 package io.camelkubeflow.trainer.release;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,19 +28,11 @@ import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import java.util.zip.ZipInputStream;
-
 import javax.xml.parsers.DocumentBuilderFactory;
-
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The bundle the release profile makes for Maven Central's Publisher Portal, made as docs/releasing.md makes it: a copy
@@ -88,10 +86,24 @@ class ReleaseBundleTest {
         String old = System.getProperty("project.version");
         maven(env, "versions:set", "-DnewVersion=" + RELEASE, "-DgenerateBackupPoms=false");
         // docs/releasing.md, 'Bump the version': the same command
-        run(env, List.of("bash", "-c", "grep -rlF \"$OLD\" components/camel-kubeflow-trainer-kamelets/src/main/resources"
-                + " examples deploy | xargs sed -i \"s/$OLD/$NEW/g\""), Map.of("OLD", old, "NEW", RELEASE));
-        maven(env, "-Prelease", "deploy", "-DskipUpload=true", "-Dmaven.test.skip=true", "-DskipFuzz=true",
-                "-Dmaven.install.skip=true", "-pl", MODULES);
+        run(
+                env,
+                List.of(
+                        "bash",
+                        "-c",
+                        "grep -rlF \"$OLD\" components/camel-kubeflow-trainer-kamelets/src/main/resources"
+                                + " examples deploy | xargs sed -i \"s/$OLD/$NEW/g\""),
+                Map.of("OLD", old, "NEW", RELEASE));
+        maven(
+                env,
+                "-Prelease",
+                "deploy",
+                "-DskipUpload=true",
+                "-Dmaven.test.skip=true",
+                "-DskipFuzz=true",
+                "-Dmaven.install.skip=true",
+                "-pl",
+                MODULES);
 
         Path zip = copy.resolve("target/central-publishing/central-bundle.zip");
         assertTrue(Files.isRegularFile(zip), "no bundle; the build's log: " + log);
@@ -108,8 +120,8 @@ class ReleaseBundleTest {
     void everyPublishedArtifactIsThereWithItsPomJarSourcesAndJavadocAndNothingElse() {
         Set<String> expected = new TreeSet<>();
         PUBLISHED.forEach((artifact, packaging) -> {
-            List<String> kinds = packaging.equals("pom") ? List.of(".pom")
-                    : List.of(".pom", ".jar", "-sources.jar", "-javadoc.jar");
+            List<String> kinds =
+                    packaging.equals("pom") ? List.of(".pom") : List.of(".pom", ".jar", "-sources.jar", "-javadoc.jar");
             for (String kind : kinds) {
                 String file = GROUP + artifact + "/" + RELEASE + "/" + artifact + "-" + RELEASE + kind;
                 expected.add(file);
@@ -150,20 +162,26 @@ class ReleaseBundleTest {
                 if (name.endsWith(suffix)) {
                     byte[] file = bundle.get(name.substring(0, name.length() - suffix.length()));
                     assertNotNull(file, name + " has no file beside it");
-                    assertEquals(HexFormat.of().formatHex(digest(algorithm, file)),
-                            new String(bundle.get(name), StandardCharsets.US_ASCII).trim(), name);
+                    assertEquals(
+                            HexFormat.of().formatHex(digest(algorithm, file)),
+                            new String(bundle.get(name), StandardCharsets.US_ASCII).trim(),
+                            name);
                 }
             }
         }
         if (signed) {
             Path dir = Files.createTempDirectory(copy.getParent(), "verify");
-            for (String name : bundle.keySet().stream().filter(n -> n.endsWith(".asc")).toList()) {
+            for (String name :
+                    bundle.keySet().stream().filter(n -> n.endsWith(".asc")).toList()) {
                 Path signature = dir.resolve(Path.of(name).getFileName());
-                Path file = dir.resolve(Path.of(name.substring(0, name.length() - 4)).getFileName());
+                Path file = dir.resolve(
+                        Path.of(name.substring(0, name.length() - 4)).getFileName());
                 Files.write(signature, bundle.get(name));
                 Files.write(file, bundle.get(name.substring(0, name.length() - 4)));
-                run(Map.of("GNUPGHOME", copy.getParent().resolve("gnupg").toString()),
-                        List.of("gpg", "--batch", "--verify", signature.toString(), file.toString()), Map.of());
+                run(
+                        Map.of("GNUPGHOME", copy.getParent().resolve("gnupg").toString()),
+                        List.of("gpg", "--batch", "--verify", signature.toString(), file.toString()),
+                        Map.of());
             }
         } else {
             assertTrue(readLog().contains("Not signed: no GPG key given"), "the unsigned build says so");
@@ -192,8 +210,14 @@ class ReleaseBundleTest {
                     missing.add(artifact + ": " + own);
                 }
             }
-            for (String inherited : List.of("url", "licenses/license/name", "licenses/license/url",
-                    "developers/developer/name", "scm/url", "scm/connection", "scm/developerConnection")) {
+            for (String inherited : List.of(
+                    "url",
+                    "licenses/license/name",
+                    "licenses/license/url",
+                    "developers/developer/name",
+                    "scm/url",
+                    "scm/connection",
+                    "scm/developerConnection")) {
                 if (blank(inheritedText(pom, inherited, poms))) {
                     missing.add(artifact + ": " + inherited);
                 }
@@ -210,25 +234,34 @@ class ReleaseBundleTest {
     void everyJarCarriesTheLicenceAndNoticeAndTheKameletsNameTheReleasedComponent() throws IOException {
         byte[] licence = Files.readAllBytes(ROOT.resolve("LICENSE"));
         byte[] notice = Files.readAllBytes(ROOT.resolve("NOTICE"));
-        for (String artifact : PUBLISHED.keySet().stream().filter(a -> PUBLISHED.get(a).equals("jar")).toList()) {
-            Map<String, byte[]> jar = entries(bundle.get(GROUP + artifact + "/" + RELEASE + "/" + artifact + "-"
-                    + RELEASE + ".jar"));
+        for (String artifact : PUBLISHED.keySet().stream()
+                .filter(a -> PUBLISHED.get(a).equals("jar"))
+                .toList()) {
+            Map<String, byte[]> jar =
+                    entries(bundle.get(GROUP + artifact + "/" + RELEASE + "/" + artifact + "-" + RELEASE + ".jar"));
             assertArrayEquals(licence, jar.get("META-INF/LICENSE"), artifact + ": META-INF/LICENSE");
             assertArrayEquals(notice, jar.get("META-INF/NOTICE"), artifact + ": META-INF/NOTICE");
-            Map<String, byte[]> sources = entries(bundle.get(GROUP + artifact + "/" + RELEASE + "/" + artifact + "-"
-                    + RELEASE + "-sources.jar"));
+            Map<String, byte[]> sources = entries(
+                    bundle.get(GROUP + artifact + "/" + RELEASE + "/" + artifact + "-" + RELEASE + "-sources.jar"));
             // the module's sources: its Java, or for a module without Java (the Kamelets, the extension's runtime) its
             // resources; not only what every jar holds
-            assertTrue(sources.keySet().stream().anyMatch(n -> !n.endsWith("/") && !n.startsWith("META-INF/maven/")
-                            && !List.of("META-INF/MANIFEST.MF", "META-INF/LICENSE", "META-INF/NOTICE").contains(n)),
+            assertTrue(
+                    sources.keySet().stream()
+                            .anyMatch(n -> !n.endsWith("/")
+                                    && !n.startsWith("META-INF/maven/")
+                                    && !List.of("META-INF/MANIFEST.MF", "META-INF/LICENSE", "META-INF/NOTICE")
+                                            .contains(n)),
                     artifact + ": its sources jar holds no source");
             if (artifact.endsWith("-kamelets")) {
-                List<String> kamelets = jar.keySet().stream().filter(n -> n.endsWith(".kamelet.yaml")).toList();
+                List<String> kamelets = jar.keySet().stream()
+                        .filter(n -> n.endsWith(".kamelet.yaml"))
+                        .toList();
                 assertEquals(2, kamelets.size(), kamelets.toString());
                 for (String kamelet : kamelets) {
                     String yaml = new String(jar.get(kamelet), StandardCharsets.UTF_8);
-                    assertTrue(yaml.contains("camel.apache.org/catalog.version: \"" + RELEASE + "\"")
-                            && yaml.contains("mvn:io.camelkubeflow:camel-kubeflow-trainer:" + RELEASE + "\""),
+                    assertTrue(
+                            yaml.contains("camel.apache.org/catalog.version: \"" + RELEASE + "\"")
+                                    && yaml.contains("mvn:io.camelkubeflow:camel-kubeflow-trainer:" + RELEASE + "\""),
                             kamelet + " does not name the release " + RELEASE);
                 }
             }
@@ -271,7 +304,8 @@ class ReleaseBundleTest {
         Element list = child(pom, "modules");
         for (Node node = list == null ? null : list.getFirstChild(); node != null; node = node.getNextSibling()) {
             if (node instanceof Element module) {
-                String path = dir.isEmpty() ? module.getTextContent().trim()
+                String path = dir.isEmpty()
+                        ? module.getTextContent().trim()
                         : dir + "/" + module.getTextContent().trim();
                 modules.addAll(modules(root, Path.of(path).normalize().toString()));
             }
@@ -281,7 +315,9 @@ class ReleaseBundleTest {
 
     private static Element pom(byte[] xml) {
         try {
-            return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(new ByteArrayInputStream(xml))
+            return DocumentBuilderFactory.newInstance()
+                    .newDocumentBuilder()
+                    .parse(new ByteArrayInputStream(xml))
                     .getDocumentElement();
         } catch (Exception e) {
             throw new IllegalStateException(e);
@@ -291,18 +327,46 @@ class ReleaseBundleTest {
     /** A key made for this run only, in its own GnuPG home, handed to the build as MAVEN_GPG_KEY; false without gpg. */
     private static boolean throwawayKey(Path gnupg, Map<String, String> env) throws Exception {
         try {
-            new ProcessBuilder("gpg", "--version").redirectErrorStream(true).start().waitFor();
+            new ProcessBuilder("gpg", "--version")
+                    .redirectErrorStream(true)
+                    .start()
+                    .waitFor();
         } catch (IOException noGpg) {
             return false;
         }
-        Files.createDirectories(gnupg, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Files.createDirectories(
+                gnupg, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Map<String, String> home = Map.of("GNUPGHOME", gnupg.toString());
-        run(home, List.of("gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "release-check",
-                "--quick-gen-key", "Release check <release-check@camelkubeflow.invalid>", "rsa2048", "sign", "1d"),
+        run(
+                home,
+                List.of(
+                        "gpg",
+                        "--batch",
+                        "--pinentry-mode",
+                        "loopback",
+                        "--passphrase",
+                        "release-check",
+                        "--quick-gen-key",
+                        "Release check <release-check@camelkubeflow.invalid>",
+                        "rsa2048",
+                        "sign",
+                        "1d"),
                 Map.of());
         Path key = gnupg.resolve("secret.asc");
-        run(home, List.of("gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "release-check", "--armor",
-                "--output", key.toString(), "--export-secret-keys"), Map.of());
+        run(
+                home,
+                List.of(
+                        "gpg",
+                        "--batch",
+                        "--pinentry-mode",
+                        "loopback",
+                        "--passphrase",
+                        "release-check",
+                        "--armor",
+                        "--output",
+                        key.toString(),
+                        "--export-secret-keys"),
+                Map.of());
         // the agent gpg started for the key is not needed any more (the build signs with BouncyCastle)
         run(home, List.of("gpgconf", "--kill", "gpg-agent"), Map.of());
         env.put("MAVEN_GPG_KEY", Files.readString(key));
@@ -312,19 +376,25 @@ class ReleaseBundleTest {
 
     private static void maven(Map<String, String> env, String... args) throws Exception {
         // unpacked by the dependency plugin, the script may have lost its execute bit: run by sh
-        List<String> command = new ArrayList<>(List.of("sh",
-                Path.of(System.getProperty("release.maven.home"), "bin", "mvn").toString(), "-B", "-ntp",
+        List<String> command = new ArrayList<>(List.of(
+                "sh",
+                Path.of(System.getProperty("release.maven.home"), "bin", "mvn").toString(),
+                "-B",
+                "-ntp",
                 "-Dmaven.repo.local=" + System.getProperty("maven.repo.local")));
         command.addAll(List.of(args));
         run(env, command, Map.of());
     }
 
     private static void run(Map<String, String> env, List<String> command, Map<String, String> more) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(command).directory(copy.toFile()).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .directory(copy.toFile())
+                .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         // the outer Maven's own settings are not the copy's
-        builder.environment().keySet().removeAll(Set.of("MAVEN_ARGS", "MAVEN_BASEDIR", "MAVEN_PROJECTBASEDIR",
-                "MAVEN_CMD_LINE_ARGS"));
+        builder.environment()
+                .keySet()
+                .removeAll(Set.of("MAVEN_ARGS", "MAVEN_BASEDIR", "MAVEN_PROJECTBASEDIR", "MAVEN_CMD_LINE_ARGS"));
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         builder.environment().putAll(env);
         builder.environment().putAll(more);
@@ -402,7 +472,8 @@ class ReleaseBundleTest {
     private static void deleteTree(Path dir) throws IOException {
         if (Files.exists(dir)) {
             try (Stream<Path> walk = Files.walk(dir)) {
-                for (Path path : walk.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
+                for (Path path : walk.sorted((a, b) -> b.getNameCount() - a.getNameCount())
+                        .toList()) {
                     Files.delete(path);
                 }
             }

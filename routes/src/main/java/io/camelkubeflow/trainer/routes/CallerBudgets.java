@@ -1,9 +1,8 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.time.Duration;
-
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import java.time.Duration;
 
 /**
  * How many requests each caller may send: a token bucket per authenticated user, refilled at {@code perSecond} up to
@@ -22,7 +21,9 @@ final class CallerBudgets {
     CallerBudgets(double perSecond, int burst) {
         this.perSecond = perSecond;
         this.burst = Math.max(1, burst);
-        this.buckets = Caffeine.newBuilder().expireAfterAccess(Duration.ofMinutes(1)).maximumSize(MAX_CALLERS)
+        this.buckets = Caffeine.newBuilder()
+                .expireAfterAccess(Duration.ofMinutes(1))
+                .maximumSize(MAX_CALLERS)
                 .build();
     }
 

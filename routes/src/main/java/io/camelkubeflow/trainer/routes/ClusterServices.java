@@ -1,9 +1,5 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.nio.file.Path;
-import java.util.Map;
-import java.util.Optional;
-
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -11,6 +7,11 @@ import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
 import jakarta.inject.Singleton;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.apache.camel.CamelContext;
 import org.apache.camel.cluster.CamelClusterService;
 import org.apache.camel.component.file.cluster.FileLockClusterService;
@@ -68,8 +69,9 @@ public class ClusterServices {
         CamelClusterService service = switch (kind.trim()) {
             case "kubernetes" -> kubernetes();
             case "file" -> file();
-            default -> throw new IllegalArgumentException("trainer.ha.cluster-service='" + kind + "' is not a choice;"
-                    + " use kubernetes (a Lease, among pods) or file (a lock file, among local instances)");
+            default ->
+                throw new IllegalArgumentException("trainer.ha.cluster-service='" + kind + "' is not a choice;"
+                        + " use kubernetes (a Lease, among pods) or file (a lock file, among local instances)");
         };
         camel.addService(service, true, true);
         MasterComponent master = new MasterComponent();
@@ -80,24 +82,30 @@ public class ClusterServices {
     private CamelClusterService kubernetes() {
         KubernetesConfiguration connection = new KubernetesConfiguration();
         // its own client: the cluster service closes it when it stops
-        connection.setKubernetesClient(new KubernetesClientBuilder().withConfig(client.getConfiguration()).build());
+        connection.setKubernetesClient(new KubernetesClientBuilder()
+                .withConfig(client.getConfiguration())
+                .build());
         KubernetesClusterService service = new KubernetesClusterService(connection);
         service.setKubernetesNamespace(namespace);
         service.setKubernetesResourcesNamespace(namespace);
-        service.setPodName(podName.orElseThrow(() -> new IllegalStateException("trainer.ha.cluster-service=kubernetes"
-                + " needs the pod's name: set POD_NAME (deploy/ sets it from the downward API) or trainer.ha.pod-name")));
+        service.setPodName(
+                podName.orElseThrow(
+                        () -> new IllegalStateException(
+                                "trainer.ha.cluster-service=kubernetes"
+                                        + " needs the pod's name: set POD_NAME (deploy/ sets it from the downward API) or trainer.ha.pod-name")));
         service.setClusterLabels(labels(clusterLabels));
         service.setLeaseResourceType(LeaseResourceType.Lease);
         service.setLeaseDurationMillis(leaseDurationMillis);
         service.setRenewDeadlineMillis(renewDeadlineMillis);
         service.setRetryPeriodMillis(retryPeriodMillis);
-        LOG.infof("Event routes are led by one replica: a Lease in namespace %s among pods labelled %s", namespace,
-                clusterLabels);
+        LOG.infof(
+                "Event routes are led by one replica: a Lease in namespace %s among pods labelled %s",
+                namespace, clusterLabels);
         return service;
     }
 
     private static Map<String, String> labels(String text) {
-        Map<String, String> labels = new java.util.LinkedHashMap<>();
+        Map<String, String> labels = new LinkedHashMap<>();
         for (String pair : text.split(",")) {
             String[] keyValue = pair.trim().split("=", 2);
             if (keyValue.length != 2 || keyValue[0].isBlank()) {
@@ -113,8 +121,8 @@ public class ClusterServices {
         FileLockClusterService service = new FileLockClusterService();
         service.setRoot(fileRoot.toAbsolutePath().toString());
         // the first try soon, then every second: a local instance leads as soon as it has started
-        service.setAcquireLockDelay(100, java.util.concurrent.TimeUnit.MILLISECONDS);
-        service.setAcquireLockInterval(1, java.util.concurrent.TimeUnit.SECONDS);
+        service.setAcquireLockDelay(100, TimeUnit.MILLISECONDS);
+        service.setAcquireLockInterval(1, TimeUnit.SECONDS);
         return service;
     }
 }

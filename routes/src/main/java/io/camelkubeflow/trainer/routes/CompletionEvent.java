@@ -1,20 +1,19 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.EVENT;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.JOB_NAME;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.NAMESPACE;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.REASON;
 
 import io.camelkubeflow.trainer.TrainJobCloudEvents;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.watch.TrainJobProgress;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Named;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.EVENT;
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.JOB_NAME;
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.NAMESPACE;
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.REASON;
 
 /**
  * The message the completion route chains onward (contracts/completion.schema.json): model-ready for a Complete job,
@@ -53,5 +52,4 @@ public class CompletionEvent {
         }
         in.setBody(message);
     }
-
 }

@@ -1,14 +1,13 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.util.List;
-import java.util.Optional;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.CALLER_PROPERTY;
 
 import io.camelkubeflow.trainer.access.Caller;
+import java.util.List;
+import java.util.Optional;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.eclipse.microprofile.config.Config;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.CALLER_PROPERTY;
 
 /**
  * The identity an entry point without callers of its own (a Kafka topic, an S3 prefix) acts as: with
@@ -26,8 +25,10 @@ final class EntryPointCaller implements Processor {
 
     static EntryPointCaller of(Config config, String entryPoint) {
         return new EntryPointCaller(config.getOptionalValue("trainer." + entryPoint + ".caller-user", String.class)
-                .map(user -> new Caller(user, config.getOptionalValues("trainer." + entryPoint + ".caller-groups",
-                        String.class).orElse(List.of()))));
+                .map(user -> new Caller(
+                        user,
+                        config.getOptionalValues("trainer." + entryPoint + ".caller-groups", String.class)
+                                .orElse(List.of()))));
     }
 
     /** The train endpoint's option for this entry point: authorize as its caller when one is configured. */

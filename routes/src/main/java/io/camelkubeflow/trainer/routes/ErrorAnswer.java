@@ -1,8 +1,5 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
@@ -19,6 +16,8 @@ import io.camelkubeflow.trainer.support.Printable;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * An error answer of the HTTP API, as RFC 9457 problem details ({@value #MEDIA_TYPE}): {@code type} (a URI per kind of
@@ -32,6 +31,7 @@ record ErrorAnswer(Problem problem, int status, String detail, String field, Str
     static final String TYPES = "https://camelkubeflow.io/problems/";
     /** What an answer says when the Kubernetes API did not answer at all. */
     static final String API_UNREACHABLE = "Kubernetes API unreachable";
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The kinds of problem the API answers with, each a stable type URI (docs/http-api.md describes them). */
@@ -91,18 +91,31 @@ record ErrorAnswer(Problem problem, int status, String detail, String field, Str
     static ErrorAnswer of(Throwable cause, String field) {
         Problem problem = cause instanceof InvalidOptionException && !(cause instanceof RuntimeNotFoundException)
                 ? Problem.INVALID_FIELD
-                : cause instanceof HttpAuthentication.UnauthenticatedException ? Problem.UNAUTHENTICATED
-                : cause instanceof AccessDeniedException ? Problem.ACCESS_DENIED
-                : cause instanceof PolicyViolationException ? Problem.POLICY_VIOLATION
-                : cause instanceof TrainJobNotFoundException || cause instanceof RuntimeNotFoundException
-                        ? Problem.NOT_FOUND
-                : cause instanceof TrainJobConflictException conflict
-                        ? conflict.getDiffering().isEmpty() ? Problem.NAME_TAKEN : Problem.KEY_REUSED
-                : cause instanceof TrainJobHeldByKueueException ? Problem.HELD_BY_KUEUE
-                : cause instanceof LogNotStartedException ? Problem.NOT_STARTED
-                : cause instanceof LogGoneException ? Problem.LOG_GONE
-                : cause instanceof LogStartTimeoutException ? Problem.LOG_NOT_STARTED
-                : Problem.INTERNAL_ERROR;
+                : cause instanceof HttpAuthentication.UnauthenticatedException
+                        ? Problem.UNAUTHENTICATED
+                        : cause instanceof AccessDeniedException
+                                ? Problem.ACCESS_DENIED
+                                : cause instanceof PolicyViolationException
+                                        ? Problem.POLICY_VIOLATION
+                                        : cause instanceof TrainJobNotFoundException
+                                                        || cause instanceof RuntimeNotFoundException
+                                                ? Problem.NOT_FOUND
+                                                : cause instanceof TrainJobConflictException conflict
+                                                        ? conflict.getDiffering()
+                                                                        .isEmpty()
+                                                                ? Problem.NAME_TAKEN
+                                                                : Problem.KEY_REUSED
+                                                        : cause instanceof TrainJobHeldByKueueException
+                                                                ? Problem.HELD_BY_KUEUE
+                                                                : cause instanceof LogNotStartedException
+                                                                        ? Problem.NOT_STARTED
+                                                                        : cause instanceof LogGoneException
+                                                                                ? Problem.LOG_GONE
+                                                                                : cause
+                                                                                                instanceof
+                                                                                                LogStartTimeoutException
+                                                                                        ? Problem.LOG_NOT_STARTED
+                                                                                        : Problem.INTERNAL_ERROR;
         return problem.answer(cause.getMessage(), field, fixFor(cause));
     }
 
@@ -174,6 +187,9 @@ record ErrorAnswer(Problem problem, int status, String detail, String field, Str
 
     /** Ends the response to a request of the path {@code instance} with this answer. */
     void send(HttpServerResponse response, String instance) {
-        response.setChunked(false).setStatusCode(status).putHeader("Content-Type", MEDIA_TYPE).end(json(instance));
+        response.setChunked(false)
+                .setStatusCode(status)
+                .putHeader("Content-Type", MEDIA_TYPE)
+                .end(json(instance));
     }
 }

@@ -1,13 +1,5 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.regex.Pattern;
-
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
@@ -16,6 +8,7 @@ import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder;
@@ -33,6 +26,12 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.ObservesAsync;
 import jakarta.inject.Inject;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpConstants;
@@ -64,11 +63,13 @@ import org.jboss.logging.Logger;
 public class HttpAuthentication {
     /** The caller in the routing context (for the Vert.x routes) and in its Vert.x user's attributes (for Camel's). */
     static final String CALLER = "kubeflow-trainer-caller";
+
     private static final Logger LOG = Logger.getLogger(HttpAuthentication.class);
     /** What reading the metrics needs, as Kubernetes components ask it of their scrapers. */
     static final Access READ_METRICS = Access.nonResourceUrl("get", "/metrics");
     /** At most this many tokens' answers are kept; the least used go first. */
     private static final long MAX_REVIEWED_TOKENS = 10_000;
+
     private static final String HOW = "send 'Authorization: Bearer <token>' with a Kubernetes token: a service"
             + " account's (kubectl create token <serviceaccount> -n <namespace>) or your own; on the local sandbox, the"
             + " token in the file the app named at start";
@@ -130,6 +131,7 @@ public class HttpAuthentication {
     private Optional<OidcVerifier> oidc = Optional.empty();
     /** What the API server said of a token (the caller, or empty: not accepted), by the token's SHA-256. */
     private Cache<String, Optional<Caller>> reviewedTokens;
+
     private CallerBudgets budgets;
 
     void register(@Observes Router router) {
@@ -139,20 +141,26 @@ public class HttpAuthentication {
         }
         // ahead of Quarkus's Prometheus routes, which serve the path and every path under it: matched, as theirs, on
         // the normalized path (no dot segments), whatever the method
-        router.routeWithRegex(Pattern.quote(metricsPath) + "(/.*)?").order(-10)
+        router.routeWithRegex(Pattern.quote(metricsPath) + "(/.*)?")
+                .order(-10)
                 .blockingHandler(this::authorizeMetricsReader, false);
     }
 
     /** On the sandbox: a token for the local developer, in a file only its owner can read. */
     void onStart(@Observes StartupEvent start) {
         // evictions on the calling thread: a token's answer past its TTL is never served while a pool catches up
-        reviewedTokens = Caffeine.newBuilder().expireAfterWrite(tokenCacheTtl).maximumSize(MAX_REVIEWED_TOKENS)
-                .executor(Runnable::run).build();
+        reviewedTokens = Caffeine.newBuilder()
+                .expireAfterWrite(tokenCacheTtl)
+                .maximumSize(MAX_REVIEWED_TOKENS)
+                .executor(Runnable::run)
+                .build();
         budgets = new CallerBudgets(ratePerSecond, rateBurst);
-        oidc = oidcIssuer.map(issuer -> new OidcVerifier(new OidcVerifier.Settings(issuer, oidcAudience,
-                oidcUsernameClaim, oidcUsernamePrefix, oidcGroupsClaim, oidcGroupsPrefix)));
-        oidcIssuer.ifPresent(issuer -> LOG.infof("The HTTP API accepts ID tokens of the OIDC provider %s for audience"
-                + " %s, besides Kubernetes tokens", issuer, oidcAudience));
+        oidc = oidcIssuer.map(issuer -> new OidcVerifier(new OidcVerifier.Settings(
+                issuer, oidcAudience, oidcUsernameClaim, oidcUsernamePrefix, oidcGroupsClaim, oidcGroupsPrefix)));
+        oidcIssuer.ifPresent(issuer -> LOG.infof(
+                "The HTTP API accepts ID tokens of the OIDC provider %s for audience"
+                        + " %s, besides Kubernetes tokens",
+                issuer, oidcAudience));
         if (localSandbox.sandbox() == null) {
             return;
         }
@@ -170,9 +178,11 @@ public class HttpAuthentication {
         Path file = Path.of(tokenFile).toAbsolutePath();
         // an IPv6 address is bracketed in a URL
         String host = httpHost.contains(":") ? "[" + httpHost + "]" : httpHost;
-        LOG.infof("The HTTP API listens on %s and needs 'Authorization: Bearer <token>': the token for the local"
-                + " sandbox is in %s (readable by you only), e.g. curl -H \"Authorization: Bearer $(cat %s)\""
-                + " http://%s:%d/trainjobs", httpHost, file, file, host, httpServer.getPort());
+        LOG.infof(
+                "The HTTP API listens on %s and needs 'Authorization: Bearer <token>': the token for the local"
+                        + " sandbox is in %s (readable by you only), e.g. curl -H \"Authorization: Bearer $(cat %s)\""
+                        + " http://%s:%d/trainjobs",
+                httpHost, file, file, host, httpServer.getPort());
     }
 
     private void authenticate(RoutingContext context) {
@@ -200,12 +210,19 @@ public class HttpAuthentication {
         }
         try {
             camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
-                    .accessReviewerFor(client, ApiRetry.DEFAULT).check(caller, READ_METRICS);
+                    .accessReviewerFor(client, ApiRetry.DEFAULT)
+                    .check(caller, READ_METRICS);
         } catch (AccessDeniedException e) {
             refusals(403).increment();
-            ErrorAnswer.Problem.ACCESS_DENIED.answer(e.getMessage(), null, "scrape with a token of an account"
-                    + " bound to a ClusterRole allowing get on the non-resource URL " + READ_METRICS.path()
-                    + " (deploy/monitoring's camel-kubeflow-trainer-metrics-reader)").send(context);
+            ErrorAnswer.Problem.ACCESS_DENIED
+                    .answer(
+                            e.getMessage(),
+                            null,
+                            "scrape with a token of an account"
+                                    + " bound to a ClusterRole allowing get on the non-resource URL "
+                                    + READ_METRICS.path()
+                                    + " (deploy/monitoring's camel-kubeflow-trainer-metrics-reader)")
+                    .send(context);
             return;
         } catch (KubernetesClientException e) {
             unavailable(context, e, "the caller's access to the metrics");
@@ -220,7 +237,8 @@ public class HttpAuthentication {
      */
     private Caller authenticated(RoutingContext context) {
         String authorization = context.request().getHeader("Authorization");
-        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)
+        if (authorization == null
+                || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)
                 || authorization.substring(7).isBlank()) {
             refuse(context, 401, "no bearer token");
             return null;
@@ -236,8 +254,12 @@ public class HttpAuthentication {
             return null;
         } catch (OidcVerifier.ProviderUnavailableException e) {
             LOG.warnf("Could not check a bearer token: %s", e.getMessage());
-            ErrorAnswer.Problem.UNAVAILABLE.answer("OIDC provider unreachable: the token could not be checked now",
-                    "Authorization", "try again shortly; nothing was changed").send(context);
+            ErrorAnswer.Problem.UNAVAILABLE
+                    .answer(
+                            "OIDC provider unreachable: the token could not be checked now",
+                            "Authorization",
+                            "try again shortly; nothing was changed")
+                    .send(context);
             return null;
         } catch (KubernetesClientException e) {
             unavailable(context, e, "the token");
@@ -258,10 +280,15 @@ public class HttpAuthentication {
     /** 503: the Kubernetes API did not answer the review of {@code what} the request needs. */
     private static void unavailable(RoutingContext context, KubernetesClientException e, String what) {
         LOG.warnf("Could not check %s: %s", what, e.getMessage());
-        String who = ErrorAnswer.apiUnreachable(e) ? ErrorAnswer.API_UNREACHABLE
+        String who = ErrorAnswer.apiUnreachable(e)
+                ? ErrorAnswer.API_UNREACHABLE
                 : "the Kubernetes API did not review " + what + " (" + e.getCode() + ")";
-        ErrorAnswer.Problem.UNAVAILABLE.answer(who + ": " + what + " could not be checked now", "Authorization",
-                "try again shortly; nothing was changed").send(context);
+        ErrorAnswer.Problem.UNAVAILABLE
+                .answer(
+                        who + ": " + what + " could not be checked now",
+                        "Authorization",
+                        "try again shortly; nothing was changed")
+                .send(context);
     }
 
     /** The caller an OIDC token of the configured issuer names, else the one the Kubernetes API vouches for; null when neither. */
@@ -275,7 +302,8 @@ public class HttpAuthentication {
         if (kept == null) {
             // a token not seen lately costs the API server a review: before anyone is known, the budget is the
             // client address's, so a stream of made-up tokens cannot turn into a stream of TokenReviews
-            String address = context.request().remoteAddress() == null ? "unknown"
+            String address = context.request().remoteAddress() == null
+                    ? "unknown"
                     : context.request().remoteAddress().hostAddress();
             long waitSeconds = budgets.take("address " + address, System.nanoTime());
             if (waitSeconds > 0) {
@@ -293,25 +321,37 @@ public class HttpAuthentication {
 
     /** The caller the API server's TokenReview names, with its groups and extra as it gave them; empty if none. */
     private Optional<Caller> review(String token) {
-        TokenReview review = client.authentication().v1().tokenReviews().create(new TokenReviewBuilder().withNewSpec()
-                .withToken(token).endSpec().build());
-        if (review.getStatus() == null || !Boolean.TRUE.equals(review.getStatus().getAuthenticated())) {
+        TokenReview review = client.authentication()
+                .v1()
+                .tokenReviews()
+                .create(new TokenReviewBuilder()
+                        .withNewSpec()
+                        .withToken(token)
+                        .endSpec()
+                        .build());
+        if (review.getStatus() == null
+                || !Boolean.TRUE.equals(review.getStatus().getAuthenticated())) {
             return Optional.empty();
         }
         var user = review.getStatus().getUser();
         if (user == null || user.getUsername() == null || user.getUsername().isBlank()) {
             return Optional.empty();
         }
-        return Optional.of(new Caller(user.getUsername(), user.getGroups() == null ? List.of() : user.getGroups(),
+        return Optional.of(new Caller(
+                user.getUsername(),
+                user.getGroups() == null ? List.of() : user.getGroups(),
                 user.getExtra() == null ? Map.of() : user.getExtra()));
     }
 
     private void tooMany(RoutingContext context, String who, long waitSeconds) {
         refusals(429).increment();
         context.response().putHeader("Retry-After", Long.toString(waitSeconds));
-        ErrorAnswer.Problem.RATE_LIMITED.answer(who + ": at most " + ratePerSecond + " a second over time, "
-                + rateBurst + " at once", null, "try again after " + waitSeconds + " s (Retry-After); nothing was"
-                        + " changed").send(context);
+        ErrorAnswer.Problem.RATE_LIMITED
+                .answer(
+                        who + ": at most " + ratePerSecond + " a second over time, " + rateBurst + " at once",
+                        null,
+                        "try again after " + waitSeconds + " s (Retry-After); nothing was" + " changed")
+                .send(context);
     }
 
     /** Tokens the API server would have to review, from an address past its budget. */
@@ -325,15 +365,18 @@ public class HttpAuthentication {
     }
 
     private Counter tokenReviews(String result) {
-        return Counter.builder("kubeflow.trainer.http.token.reviews").tag("result", result)
+        return Counter.builder("kubeflow.trainer.http.token.reviews")
+                .tag("result", result)
                 .description("Bearer tokens checked by a TokenReview (reviewed) or from the kept answers (cached)")
                 .register(meters);
     }
 
     private Counter refusals(int status) {
-        return Counter.builder("kubeflow.trainer.http.refusals").tag("status", Integer.toString(status))
+        return Counter.builder("kubeflow.trainer.http.refusals")
+                .tag("status", Integer.toString(status))
                 .description("HTTP requests refused before they reached a route: 401 unauthenticated, 403 metrics"
-                        + " without the right to read them, 429 over the caller's rate").register(meters);
+                        + " without the right to read them, 429 over the caller's rate")
+                .register(meters);
     }
 
     /**
@@ -344,7 +387,8 @@ public class HttpAuthentication {
      */
     static Caller actAsCaller(Exchange exchange) {
         Object user = exchange.getMessage().removeHeader(VertxPlatformHttpConstants.AUTHENTICATED_USER);
-        if (!(user instanceof User vertxUser) || !(vertxUser.attributes().getMap().get(CALLER) instanceof Caller caller)) {
+        if (!(user instanceof User vertxUser)
+                || !(vertxUser.attributes().getMap().get(CALLER) instanceof Caller caller)) {
             throw new UnauthenticatedException("the request reached the API without an authenticated caller");
         }
         exchange.setProperty(KubeflowTrainerConstants.CALLER_PROPERTY, caller);
@@ -360,9 +404,13 @@ public class HttpAuthentication {
 
     private void refuse(RoutingContext context, int status, String why) {
         refusals(status).increment();
-        String how = oidcIssuer.map(issuer -> HOW + ", or an ID token of " + issuer + " for audience " + oidcAudience)
+        String how = oidcIssuer
+                .map(issuer -> HOW + ", or an ID token of " + issuer + " for audience " + oidcAudience)
                 .orElse(HOW);
         context.response().putHeader("WWW-Authenticate", "Bearer");
-        ErrorAnswer.Problem.UNAUTHENTICATED.answer(why, "Authorization", how).at(status).send(context);
+        ErrorAnswer.Problem.UNAUTHENTICATED
+                .answer(why, "Authorization", how)
+                .at(status)
+                .send(context);
     }
 }

@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
 @ApplicationScoped
 public class HttpBodyLimit {
     private static final Logger LOG = LoggerFactory.getLogger(HttpBodyLimit.class);
+
     @ConfigProperty(name = "trainer.http.max-body-bytes", defaultValue = "10485760")
     long maxBodyBytes;
 
@@ -71,7 +72,12 @@ public class HttpBodyLimit {
 
     private void refuse(RoutingContext context, String error) {
         context.response().putHeader("Connection", "close");
-        ErrorAnswer.Problem.BODY_TOO_LARGE.answer(error, "body", "send a smaller request: an inline script may be at"
-                + " most 200 KiB; bake larger code into the image and name it with pythonFile").send(context);
+        ErrorAnswer.Problem.BODY_TOO_LARGE
+                .answer(
+                        error,
+                        "body",
+                        "send a smaller request: an inline script may be at"
+                                + " most 200 KiB; bake larger code into the image and name it with pythonFile")
+                .send(context);
     }
 }

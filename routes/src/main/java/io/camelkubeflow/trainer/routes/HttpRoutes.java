@@ -1,8 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.UUID;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -16,6 +14,11 @@ import io.camelkubeflow.trainer.watch.ReportedStatus;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.builder.RouteBuilder;
@@ -24,8 +27,6 @@ import org.apache.camel.model.rest.RestBindingMode;
 import org.apache.camel.model.rest.RestParamType;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
  * The HTTP API: {@code POST /trainjobs} starts a TrainJob from a JSON train request, {@code GET /trainjobs/{name}}
@@ -39,10 +40,19 @@ import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 public class HttpRoutes extends RouteBuilder {
     private static final Logger LOG = Logger.getLogger(HttpRoutes.class);
     /** The paths of the API, as Vert.x routes match them: each needs authentication and has a body limit. */
-    static final java.util.List<String> PATHS = java.util.List.of("/trainjobs*", "/runtimes*");
+    static final List<String> PATHS = List.of("/trainjobs*", "/runtimes*");
     /** Component header -> the query parameter or path segment of the HTTP API that sets it. */
-    private static final Map<String, String> CALLER_FIELDS = Map.of(LABEL_SELECTOR, "labelSelector",
-            DELETE_PROPAGATION, "propagation", NAMESPACE, "namespace", JOB_NAME, "name", RUNTIME, "runtime");
+    private static final Map<String, String> CALLER_FIELDS = Map.of(
+            LABEL_SELECTOR,
+            "labelSelector",
+            DELETE_PROPAGATION,
+            "propagation",
+            NAMESPACE,
+            "namespace",
+            JOB_NAME,
+            "name",
+            RUNTIME,
+            "runtime");
 
     @Inject
     TrainJobStatusView statusView;
@@ -60,77 +70,183 @@ public class HttpRoutes extends RouteBuilder {
 
         // each refusal as its kind of problem (ErrorAnswer.of): a missing runtime 404, a bad field 400; the same key
         // with a different request cannot be processed as sent (422), a name taken by another key is 409
-        onException(HttpAuthentication.UnauthenticatedException.class).handled(true)
+        onException(HttpAuthentication.UnauthenticatedException.class)
+                .handled(true)
                 .process(e -> error(e, "Authorization"));
         onException(InvalidOptionException.class).handled(true).process(HttpRoutes::invalid);
-        onException(TrainJobConflictException.class, TrainJobNotFoundException.class, AccessDeniedException.class,
-                PolicyViolationException.class, TrainJobHeldByKueueException.class).handled(true)
+        onException(
+                        TrainJobConflictException.class,
+                        TrainJobNotFoundException.class,
+                        AccessDeniedException.class,
+                        PolicyViolationException.class,
+                        TrainJobHeldByKueueException.class)
+                .handled(true)
                 .process(e -> error(e, null));
         onException(KubernetesClientException.class).handled(true).process(HttpRoutes::apiError);
         onException(Exception.class).handled(true).process(HttpRoutes::internalError);
 
         // each operation's id is its operationId in /q/openapi (docs/http-api.md lists them)
-        rest("/trainjobs").description("TrainJobs: start, read, list, suspend, resume and delete them")
-                .post().description("Start a TrainJob from a train request (JSON); an Idempotency-Key header makes"
-                        + " retries adopt the job the first attempt made").consumes("application/json")
-                        .produces("application/json")
-                    .param().name("Idempotency-Key").type(RestParamType.header).required(false)
-                        .description("The request's key: the same key and request adopt, the same key and another"
-                                + " request is 422").endParam()
-                    .responseMessage().code(201).message("Created: the TrainJob's summary").endResponseMessage()
-                    .responseMessage().code(200).message("Adopted: the job an earlier attempt with this key made")
-                        .endResponseMessage()
-                    .responseMessage().code(400).message("Invalid request: problem details naming the field and the fix").endResponseMessage()
-                    .responseMessage().code(422).message("The key was used for another request").endResponseMessage()
-                    .id("createTrainJob").to("direct:http-train")
-                .get().description("List TrainJobs of a namespace").produces("application/json")
-                    .param().name("namespace").type(RestParamType.query).required(false)
-                        .description("The namespace (default: the app's)").endParam()
-                    .param().name("labelSelector").type(RestParamType.query).required(false)
-                        .description("Only jobs matching it, e.g. team=vision,!gpu").endParam()
-                    .param().name("runtime").type(RestParamType.query).required(false)
-                        .description("Only jobs on the runtime of this name (spec.runtimeRef.name)").endParam()
-                    // an operation with no response message gets an empty 'default' response from Camel, which
-                    // OpenAPI refuses (a response needs its description)
-                    .responseMessage().code(400).message("Invalid namespace, labelSelector or runtime: problem details"
-                            + " naming the field and the fix").endResponseMessage()
-                    .id("listTrainJobs").to("direct:http-list")
-                .get("/{name}").description("A TrainJob's status and steps").produces("application/json")
-                    .param().name("namespace").type(RestParamType.query).required(false).endParam()
-                    .responseMessage().code(404).message("No such TrainJob").endResponseMessage()
-                    .id("getTrainJob").to("direct:http-status")
-                .get("/{name}/events").description("The Kubernetes Events of a TrainJob, its JobSet, Jobs and pods,"
-                        + " oldest first, each with its step").produces("application/json")
-                    .param().name("namespace").type(RestParamType.query).required(false).endParam()
-                    .responseMessage().code(404).message("No such TrainJob").endResponseMessage()
-                    .id("getTrainJobEvents").to("direct:http-events")
-                .delete("/{name}").description("Delete a TrainJob; its JobSet and pods go as propagation says")
-                        .produces("application/json")
-                    .param().name("namespace").type(RestParamType.query).required(false).endParam()
-                    .param().name("propagation").type(RestParamType.query).required(false)
-                        .allowableValues("Background", "Foreground", "Orphan")
-                        .description("Background (default), Foreground or Orphan").endParam()
-                    .responseMessage().code(404).message("No such TrainJob").endResponseMessage()
-                    .id("deleteTrainJob").to("direct:http-delete")
-                .post("/{name}/suspend").description("Suspend a TrainJob: the Trainer stops its pods")
-                        .produces("application/json")
-                    .param().name("namespace").type(RestParamType.query).required(false).endParam()
-                    .responseMessage().code(404).message("No such TrainJob").endResponseMessage()
-                    .id("suspendTrainJob").to("direct:http-suspend")
-                .post("/{name}/resume").description("Resume a suspended TrainJob").produces("application/json")
-                    .param().name("namespace").type(RestParamType.query).required(false).endParam()
-                    .responseMessage().code(404).message("No such TrainJob").endResponseMessage()
-                    .id("resumeTrainJob").to("direct:http-resume");
+        rest("/trainjobs")
+                .description("TrainJobs: start, read, list, suspend, resume and delete them")
+                .post()
+                .description("Start a TrainJob from a train request (JSON); an Idempotency-Key header makes"
+                        + " retries adopt the job the first attempt made")
+                .consumes("application/json")
+                .produces("application/json")
+                .param()
+                .name("Idempotency-Key")
+                .type(RestParamType.header)
+                .required(false)
+                .description("The request's key: the same key and request adopt, the same key and another"
+                        + " request is 422")
+                .endParam()
+                .responseMessage()
+                .code(201)
+                .message("Created: the TrainJob's summary")
+                .endResponseMessage()
+                .responseMessage()
+                .code(200)
+                .message("Adopted: the job an earlier attempt with this key made")
+                .endResponseMessage()
+                .responseMessage()
+                .code(400)
+                .message("Invalid request: problem details naming the field and the fix")
+                .endResponseMessage()
+                .responseMessage()
+                .code(422)
+                .message("The key was used for another request")
+                .endResponseMessage()
+                .id("createTrainJob")
+                .to("direct:http-train")
+                .get()
+                .description("List TrainJobs of a namespace")
+                .produces("application/json")
+                .param()
+                .name("namespace")
+                .type(RestParamType.query)
+                .required(false)
+                .description("The namespace (default: the app's)")
+                .endParam()
+                .param()
+                .name("labelSelector")
+                .type(RestParamType.query)
+                .required(false)
+                .description("Only jobs matching it, e.g. team=vision,!gpu")
+                .endParam()
+                .param()
+                .name("runtime")
+                .type(RestParamType.query)
+                .required(false)
+                .description("Only jobs on the runtime of this name (spec.runtimeRef.name)")
+                .endParam()
+                // an operation with no response message gets an empty 'default' response from Camel, which
+                // OpenAPI refuses (a response needs its description)
+                .responseMessage()
+                .code(400)
+                .message("Invalid namespace, labelSelector or runtime: problem details"
+                        + " naming the field and the fix")
+                .endResponseMessage()
+                .id("listTrainJobs")
+                .to("direct:http-list")
+                .get("/{name}")
+                .description("A TrainJob's status and steps")
+                .produces("application/json")
+                .param()
+                .name("namespace")
+                .type(RestParamType.query)
+                .required(false)
+                .endParam()
+                .responseMessage()
+                .code(404)
+                .message("No such TrainJob")
+                .endResponseMessage()
+                .id("getTrainJob")
+                .to("direct:http-status")
+                .get("/{name}/events")
+                .description("The Kubernetes Events of a TrainJob, its JobSet, Jobs and pods,"
+                        + " oldest first, each with its step")
+                .produces("application/json")
+                .param()
+                .name("namespace")
+                .type(RestParamType.query)
+                .required(false)
+                .endParam()
+                .responseMessage()
+                .code(404)
+                .message("No such TrainJob")
+                .endResponseMessage()
+                .id("getTrainJobEvents")
+                .to("direct:http-events")
+                .delete("/{name}")
+                .description("Delete a TrainJob; its JobSet and pods go as propagation says")
+                .produces("application/json")
+                .param()
+                .name("namespace")
+                .type(RestParamType.query)
+                .required(false)
+                .endParam()
+                .param()
+                .name("propagation")
+                .type(RestParamType.query)
+                .required(false)
+                .allowableValues("Background", "Foreground", "Orphan")
+                .description("Background (default), Foreground or Orphan")
+                .endParam()
+                .responseMessage()
+                .code(404)
+                .message("No such TrainJob")
+                .endResponseMessage()
+                .id("deleteTrainJob")
+                .to("direct:http-delete")
+                .post("/{name}/suspend")
+                .description("Suspend a TrainJob: the Trainer stops its pods")
+                .produces("application/json")
+                .param()
+                .name("namespace")
+                .type(RestParamType.query)
+                .required(false)
+                .endParam()
+                .responseMessage()
+                .code(404)
+                .message("No such TrainJob")
+                .endResponseMessage()
+                .id("suspendTrainJob")
+                .to("direct:http-suspend")
+                .post("/{name}/resume")
+                .description("Resume a suspended TrainJob")
+                .produces("application/json")
+                .param()
+                .name("namespace")
+                .type(RestParamType.query)
+                .required(false)
+                .endParam()
+                .responseMessage()
+                .code(404)
+                .message("No such TrainJob")
+                .endResponseMessage()
+                .id("resumeTrainJob")
+                .to("direct:http-resume");
 
-        rest("/runtimes").description("Runtimes: what a TrainJob can run on")
-                .get("/{runtime}").description("One runtime by name (the namespace's TrainingRuntime before the"
+        rest("/runtimes")
+                .description("Runtimes: what a TrainJob can run on")
+                .get("/{runtime}")
+                .description("One runtime by name (the namespace's TrainingRuntime before the"
                         + " ClusterTrainingRuntime of that name), with the launcher a train request would get and why")
-                        .produces("application/json")
-                    .param().name("namespace").type(RestParamType.query).required(false).endParam()
-                    .responseMessage().code(404).message("No such runtime").endResponseMessage()
-                    .id("getRuntime").to("direct:http-runtime");
+                .produces("application/json")
+                .param()
+                .name("namespace")
+                .type(RestParamType.query)
+                .required(false)
+                .endParam()
+                .responseMessage()
+                .code(404)
+                .message("No such runtime")
+                .endResponseMessage()
+                .id("getRuntime")
+                .to("direct:http-runtime");
 
-        from("direct:http-train").routeId("http-train")
+        from("direct:http-train")
+                .routeId("http-train")
                 // only the JSON body speaks for the caller: no HTTP header may set a component option
                 .removeHeaders("CamelKubeflowTrainer*")
                 .process(HttpRoutes::callerFromAuthentication)
@@ -141,7 +257,8 @@ public class HttpRoutes extends RouteBuilder {
                 .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=ignore"
                         + "&authorizeCaller=true&policy=#trainRequestPolicy")
                 .process(this::trainAnswer)
-                .marshal().json()
+                .marshal()
+                .json()
                 .process(HttpRoutes::onlyTheAnswersHeaders);
 
         asCaller("list")
@@ -154,13 +271,20 @@ public class HttpRoutes extends RouteBuilder {
                     answer.put("namespace", e.getMessage().getHeader(NAMESPACE));
                     Map<?, ?> steps = e.getMessage().getHeader(STEPS, Map.class);
                     Map<?, ?> statuses = e.getMessage().getHeader(STATUSES, Map.class);
-                    answer.put("items", e.getMessage().getBody(java.util.List.class).stream().map(job -> {
-                        String key = TrainJobRef.of((TrainJob) job).toString();
-                        return statusView.summary((TrainJob) job, steps.get(key), (ReportedStatus) statuses.get(key));
-                    }).toList());
+                    answer.put(
+                            "items",
+                            e.getMessage().getBody(List.class).stream()
+                                    .map(job -> {
+                                        String key =
+                                                TrainJobRef.of((TrainJob) job).toString();
+                                        return statusView.summary(
+                                                (TrainJob) job, steps.get(key), (ReportedStatus) statuses.get(key));
+                                    })
+                                    .toList());
                     e.getMessage().setBody(answer);
                 })
-                .marshal().json()
+                .marshal()
+                .json()
                 .process(HttpRoutes::onlyTheAnswersHeaders);
 
         asCaller("delete")
@@ -172,13 +296,14 @@ public class HttpRoutes extends RouteBuilder {
                     answer.put("name", e.getMessage().getHeader(JOB_NAME));
                     answer.put("namespace", e.getMessage().getHeader(NAMESPACE));
                     if (!e.getMessage().getHeader(DELETED, Boolean.class)) {
-                        throw new TrainJobNotFoundException("TrainJob " + answer.get("namespace") + "/"
-                                + answer.get("name") + " does not exist");
+                        throw new TrainJobNotFoundException(
+                                "TrainJob " + answer.get("namespace") + "/" + answer.get("name") + " does not exist");
                     }
                     answer.put("deleted", true);
                     e.getMessage().setBody(answer);
                 })
-                .marshal().json()
+                .marshal()
+                .json()
                 .process(HttpRoutes::onlyTheAnswersHeaders);
 
         for (String operation : new String[] {"suspend", "resume"}) {
@@ -186,7 +311,8 @@ public class HttpRoutes extends RouteBuilder {
                     .process(this::jobHeaders)
                     .to("kubeflow-trainer:" + operation + "?namespace={{trainer.namespace}}&authorizeCaller=true")
                     .process(this::jobWithSteps)
-                    .marshal().json()
+                    .marshal()
+                    .json()
                     .process(HttpRoutes::onlyTheAnswersHeaders);
         }
 
@@ -194,7 +320,8 @@ public class HttpRoutes extends RouteBuilder {
                 .process(this::jobHeaders)
                 .to("kubeflow-trainer:get?namespace={{trainer.namespace}}&authorizeCaller=true")
                 .process(this::jobWithSteps)
-                .marshal().json()
+                .marshal()
+                .json()
                 .process(HttpRoutes::onlyTheAnswersHeaders);
 
         asCaller("events")
@@ -207,27 +334,34 @@ public class HttpRoutes extends RouteBuilder {
                     answer.put("items", e.getMessage().getBody());
                     e.getMessage().setBody(answer);
                 })
-                .marshal().json()
+                .marshal()
+                .json()
                 .process(HttpRoutes::onlyTheAnswersHeaders);
 
         asCaller("runtime")
                 .process(this::namespaceHeader)
                 .setHeader(RUNTIME, header("runtime"))
                 .to("kubeflow-trainer:runtimes?namespace={{trainer.namespace}}&authorizeCaller=true")
-                .marshal().json()
+                .marshal()
+                .json()
                 .process(HttpRoutes::onlyTheAnswersHeaders);
     }
 
     /** The job's summary with its steps and the status the operation reported, as get, suspend and resume answer it. */
     private void jobWithSteps(Exchange exchange) {
         Message in = exchange.getMessage();
-        in.setBody(statusView.summary(in.getBody(TrainJob.class), in.getHeader(STEPS), new ReportedStatus(
-                in.getHeader(STATUS, String.class), in.getHeader(REASON, String.class),
-                in.getHeader(MESSAGE, String.class))));
+        in.setBody(statusView.summary(
+                in.getBody(TrainJob.class),
+                in.getHeader(STEPS),
+                new ReportedStatus(
+                        in.getHeader(STATUS, String.class),
+                        in.getHeader(REASON, String.class),
+                        in.getHeader(MESSAGE, String.class))));
     }
 
     private void trainAnswer(Exchange exchange) {
-        Map<String, Object> answer = new LinkedHashMap<>(statusView.summary(exchange.getMessage().getBody(TrainJob.class)));
+        Map<String, Object> answer =
+                new LinkedHashMap<>(statusView.summary(exchange.getMessage().getBody(TrainJob.class)));
         answer.put("launcher", exchange.getMessage().getHeader(LAUNCHER_CHOSEN));
         answer.put("launcherRule", exchange.getMessage().getHeader(LAUNCHER_RULE));
         answer.put("launcherReason", exchange.getMessage().getHeader(LAUNCHER_REASON));
@@ -242,7 +376,10 @@ public class HttpRoutes extends RouteBuilder {
      * Idempotency-Key can adopt or pre-empt another caller's job, or a job of the Kafka or S3 routes.
      */
     private static void callerFromAuthentication(Exchange exchange) {
-        exchange.getMessage().setHeader(IDEMPOTENCY_SCOPE, "http:" + HttpAuthentication.actAsCaller(exchange).user());
+        exchange.getMessage()
+                .setHeader(
+                        IDEMPOTENCY_SCOPE,
+                        "http:" + HttpAuthentication.actAsCaller(exchange).user());
     }
 
     /**
@@ -250,7 +387,8 @@ public class HttpRoutes extends RouteBuilder {
      * component header (of any case), and the caller HttpAuthentication vouched for becomes the component's caller.
      */
     private RouteDefinition asCaller(String operation) {
-        return from("direct:http-" + operation).routeId("http-" + operation)
+        return from("direct:http-" + operation)
+                .routeId("http-" + operation)
                 .removeHeaders("CamelKubeflowTrainer*")
                 .process(HttpAuthentication::actAsCaller);
     }
@@ -276,21 +414,24 @@ public class HttpRoutes extends RouteBuilder {
      */
     private static void invalid(Exchange exchange) {
         InvalidOptionException invalid = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, InvalidOptionException.class);
-        String callerField = CALLER_FIELDS.getOrDefault(invalid.getField(),
-                TrainRequestMessage.fieldOf(invalid.getField()));
+        String callerField =
+                CALLER_FIELDS.getOrDefault(invalid.getField(), TrainRequestMessage.fieldOf(invalid.getField()));
         InvalidOptionException named = callerField == null ? invalid : invalid.as(callerField);
         // the kind (a missing runtime is not found) is the refusal's own; the words name the field as written
         ErrorAnswer kind = ErrorAnswer.of(invalid, null);
-        answer(exchange, new ErrorAnswer(kind.problem(), kind.status(), named.getMessage(), named.getField(),
-                kind.fix()));
+        answer(
+                exchange,
+                new ErrorAnswer(kind.problem(), kind.status(), named.getMessage(), named.getField(), kind.fix()));
     }
 
     /** A body of bytes, left as they came for TrainRequestMessage to read as UTF-8. */
     private static void requireBody(Exchange exchange) {
         byte[] body = exchange.getMessage().getBody(byte[].class);
-        if (body == null || new String(body, java.nio.charset.StandardCharsets.ISO_8859_1).isBlank()) {
-            throw new InvalidOptionException("body", "the request has no body; send a JSON object such as"
-                    + " {\"script\": \"print(1)\"} with Content-Type: application/json");
+        if (body == null || new String(body, StandardCharsets.ISO_8859_1).isBlank()) {
+            throw new InvalidOptionException(
+                    "body",
+                    "the request has no body; send a JSON object such as"
+                            + " {\"script\": \"print(1)\"} with Content-Type: application/json");
         }
         exchange.getMessage().setBody(body);
     }
@@ -300,22 +441,34 @@ public class HttpRoutes extends RouteBuilder {
      * and message; an API server that does not answer, or answers 429 or 5xx, is 503 (try again), never a 500.
      */
     private static void apiError(Exchange exchange) {
-        KubernetesClientException refused = exchange.getProperty(Exchange.EXCEPTION_CAUGHT,
-                KubernetesClientException.class);
+        KubernetesClientException refused =
+                exchange.getProperty(Exchange.EXCEPTION_CAUGHT, KubernetesClientException.class);
         int code = refused.getCode();
         String message = refused.getStatus() != null && refused.getStatus().getMessage() != null
-                ? refused.getStatus().getMessage() : refused.getMessage();
+                ? refused.getStatus().getMessage()
+                : refused.getMessage();
         boolean unreachable = ErrorAnswer.apiUnreachable(refused);
         if (unreachable || code == 429 || code >= 500) {
-            answer(exchange, ErrorAnswer.Problem.UNAVAILABLE.answer(unreachable ? ErrorAnswer.API_UNREACHABLE
-                    : "the Kubernetes API is unavailable (" + code + ")", null, "try again shortly; nothing was"
-                            + " changed unless a later retry with the same Idempotency-Key adopts it"));
+            answer(
+                    exchange,
+                    ErrorAnswer.Problem.UNAVAILABLE.answer(
+                            unreachable
+                                    ? ErrorAnswer.API_UNREACHABLE
+                                    : "the Kubernetes API is unavailable (" + code + ")",
+                            null,
+                            "try again shortly; nothing was"
+                                    + " changed unless a later retry with the same Idempotency-Key adopts it"));
         } else if (code == 403 || code == 404 || code == 409 || code == 422 || code == 400) {
-            answer(exchange, ErrorAnswer.Problem.KUBERNETES_REFUSED.answer("the Kubernetes API refused the request ("
-                    + code + "): " + message, null, null).at(code));
+            answer(
+                    exchange,
+                    ErrorAnswer.Problem.KUBERNETES_REFUSED
+                            .answer("the Kubernetes API refused the request (" + code + "): " + message, null, null)
+                            .at(code));
         } else {
-            answer(exchange, ErrorAnswer.Problem.KUBERNETES_ERROR.answer("the Kubernetes API answered " + code + ": "
-                    + message, null, null));
+            answer(
+                    exchange,
+                    ErrorAnswer.Problem.KUBERNETES_ERROR.answer(
+                            "the Kubernetes API answered " + code + ": " + message, null, null));
         }
     }
 
@@ -324,8 +477,10 @@ public class HttpRoutes extends RouteBuilder {
         Exception fault = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
         String id = UUID.randomUUID().toString().substring(0, 8);
         LOG.errorf(fault, "HTTP request failed (error %s)", id);
-        answer(exchange, ErrorAnswer.Problem.INTERNAL_ERROR.answer("internal error " + id + ": the app's log has the"
-                + " details", null, null));
+        answer(
+                exchange,
+                ErrorAnswer.Problem.INTERNAL_ERROR.answer(
+                        "internal error " + id + ": the app's log has the" + " details", null, null));
     }
 
     /**

@@ -19,20 +19,32 @@ public class HttpUnmatchedRequests {
     }
 
     private void noSuchPath(RoutingContext context) {
-        ErrorAnswer.Problem.NO_SUCH_OPERATION.answer("no operation has the path " + context.request().path(), "path",
-                "see /q/openapi for the operations and their paths").send(context);
+        ErrorAnswer.Problem.NO_SUCH_OPERATION
+                .answer(
+                        "no operation has the path " + context.request().path(),
+                        "path",
+                        "see /q/openapi for the operations and their paths")
+                .send(context);
     }
 
     private void methodNotAllowed(RoutingContext context) {
-        ErrorAnswer.Problem.METHOD_NOT_ALLOWED.answer("no operation of " + context.request().path() + " takes "
-                + context.request().method(), "method", "see /q/openapi for the operations and their methods")
+        ErrorAnswer.Problem.METHOD_NOT_ALLOWED
+                .answer(
+                        "no operation of " + context.request().path() + " takes "
+                                + context.request().method(),
+                        "method",
+                        "see /q/openapi for the operations and their methods")
                 .send(context);
     }
 
     private void unsupportedMediaType(RoutingContext context) {
         String type = context.request().getHeader("Content-Type");
-        ErrorAnswer.Problem.UNSUPPORTED_MEDIA_TYPE.answer("the request body is " + (type == null
-                ? "of no declared media type" : type) + ", which this operation does not take", "Content-Type",
-                "send the request as JSON, with Content-Type: application/json").send(context);
+        ErrorAnswer.Problem.UNSUPPORTED_MEDIA_TYPE
+                .answer(
+                        "the request body is " + (type == null ? "of no declared media type" : type)
+                                + ", which this operation does not take",
+                        "Content-Type",
+                        "send the request as JSON, with Content-Type: application/json")
+                .send(context);
     }
 }

@@ -1,5 +1,7 @@
 package io.camelkubeflow.trainer.routes;
 
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Named;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,9 +9,6 @@ import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
-
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Named;
 import org.apache.camel.Exchange;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -31,8 +30,10 @@ public class InboxFolders {
             return List.of();
         }
         try (Stream<Path> entries = Files.list(inbox)) {
-            return entries.filter(Files::isDirectory).filter(dir -> !dir.getFileName().toString().startsWith("."))
-                    .sorted(Comparator.comparing(InboxFolders::modified)).toList();
+            return entries.filter(Files::isDirectory)
+                    .filter(dir -> !dir.getFileName().toString().startsWith("."))
+                    .sorted(Comparator.comparing(InboxFolders::modified))
+                    .toList();
         }
     }
 

@@ -1,11 +1,6 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 import io.camelkubeflow.trainer.TrainJobCloudEvents;
 import io.camelkubeflow.trainer.access.AccessDeniedException;
@@ -18,6 +13,12 @@ import io.camelkubeflow.trainer.logs.LogGoneException;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.camel.Exchange;
 import org.apache.camel.LoggingLevel;
 import org.apache.camel.Message;
@@ -28,8 +29,6 @@ import org.apache.camel.component.kafka.serde.ToStringKafkaHeaderDeserializer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
-
-import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 /**
  * Kafka in, Kafka out. {@code kafka-train} turns each JSON train request on the request topic into a TrainJob and
@@ -53,6 +52,7 @@ public class KafkaRoutes extends RouteBuilder {
      * domain, as camelkubeflow.io/* is the component's.
      */
     static final String SOURCE_LABEL = "routes." + TrainJobMetadata.DOMAIN + "/source";
+
     private static final Pattern METRIC = Pattern.compile("(?:^|\\s)([A-Za-z_][\\w.\\-/]*)=(\\S+)");
 
     @Inject
@@ -72,24 +72,29 @@ public class KafkaRoutes extends RouteBuilder {
         // the value as bytes, for TrainRequestMessage to read as strict UTF-8 (a String deserializer would have turned
         // bytes that are not UTF-8 into replacement characters before any check)
         from("kafka:{{trainer.kafka.request-topic}}?groupId={{trainer.kafka.group-id}}&autoOffsetReset=earliest"
-                + "&autoCommitEnable=false&allowManualCommit=true&breakOnFirstError=true"
-                + "&headerDeserializer=#class:" + ToStringKafkaHeaderDeserializer.class.getName()
-                + "&valueDeserializer=" + ByteArrayDeserializer.class.getName())
+                        + "&autoCommitEnable=false&allowManualCommit=true&breakOnFirstError=true"
+                        + "&headerDeserializer=#class:" + ToStringKafkaHeaderDeserializer.class.getName()
+                        + "&valueDeserializer=" + ByteArrayDeserializer.class.getName())
                 .routeId("kafka-train")
                 // a request that can never succeed is parked with its reason, and its offset committed
-                .onException(InvalidOptionException.class, TrainJobConflictException.class,
-                        PolicyViolationException.class, AccessDeniedException.class)
-                    .handled(true)
-                    .bean("refusalDetails", "nameAsWritten")
-                    .process(this::deadLetterForRequest)
-                    .marshal().json()
-                    .to("kafka:{{trainer.kafka.dead-letter-topic}}")
-                    .process(KafkaRoutes::commit)
+                .onException(
+                        InvalidOptionException.class,
+                        TrainJobConflictException.class,
+                        PolicyViolationException.class,
+                        AccessDeniedException.class)
+                .handled(true)
+                .bean("refusalDetails", "nameAsWritten")
+                .process(this::deadLetterForRequest)
+                .marshal()
+                .json()
+                .to("kafka:{{trainer.kafka.dead-letter-topic}}")
+                .process(KafkaRoutes::commit)
                 .end()
                 // at the in-flight cap the record waits (its offset uncommitted) until a job of the group ends
                 .onException(TrainJobCapacityException.class)
-                    .maximumRedeliveries(-1).redeliveryDelay("{{trainer.kafka.capacity-retry-millis}}")
-                    .retryAttemptedLogLevel(LoggingLevel.INFO)
+                .maximumRedeliveries(-1)
+                .redeliveryDelay("{{trainer.kafka.capacity-retry-millis}}")
+                .retryAttemptedLogLevel(LoggingLevel.INFO)
                 .end()
                 .setProperty("request", body())
                 .removeHeaders("CamelKubeflowTrainer*")
@@ -97,35 +102,41 @@ public class KafkaRoutes extends RouteBuilder {
                 .bean("trainRequestMessage", "read")
                 .process(caller)
                 .to("kubeflow-trainer:train?runtime={{trainer.runtime}}&namespace={{trainer.namespace}}&bodyType=ignore"
-                    + "&labels." + SOURCE_LABEL + "=kafka&inFlightGroup=kafka&maxInFlight={{?trainer.kafka.max-in-flight}}"
-                    + "&skipIfRunning={{trainer.kafka.skip-if-running}}&idempotencyScope=kafka&policy=#trainRequestPolicy"
-                    + caller.authorizeOption())
-                .log("TrainJob ${header.CamelKubeflowTrainerNamespace}/${header.CamelKubeflowTrainerJobName} for"
-                     + " ${header.CamelKubeflowTrainerIdempotencyKey} (adopted=${header.CamelKubeflowTrainerAdopted})")
+                        + "&labels." + SOURCE_LABEL
+                        + "=kafka&inFlightGroup=kafka&maxInFlight={{?trainer.kafka.max-in-flight}}"
+                        + "&skipIfRunning={{trainer.kafka.skip-if-running}}&idempotencyScope=kafka&policy=#trainRequestPolicy"
+                        + caller.authorizeOption())
+                .log(
+                        "TrainJob ${header.CamelKubeflowTrainerNamespace}/${header.CamelKubeflowTrainerJobName} for"
+                                + " ${header.CamelKubeflowTrainerIdempotencyKey} (adopted=${header.CamelKubeflowTrainerAdopted})")
                 .process(KafkaRoutes::commit);
 
         // jobs started from S3 uploads are reported on Kafka too, when Kafka is on
         // handledMark: a job that ends while the app is down is reported when it starts again, and only once
         // on one replica at a time (ClusterServices), so each result is published once
-        from("master:kafka-results:kubeflow-trainer:events?namespace={{trainer.namespace}}&labelSelector=" + SOURCE_LABEL
-                + " in (kafka,s3)"
-                + "&handledMark=kafka-results")
+        from("master:kafka-results:kubeflow-trainer:events?namespace={{trainer.namespace}}&labelSelector="
+                        + SOURCE_LABEL
+                        + " in (kafka,s3)"
+                        + "&handledMark=kafka-results")
                 .routeId("kafka-results")
                 .filter(header(EVENT).in("Complete", "Failed"))
                 .setProperty("trainJob", body())
                 .doTry()
-                    .to("kubeflow-trainer:logs?namespace={{trainer.namespace}}"
+                .to("kubeflow-trainer:logs?namespace={{trainer.namespace}}"
                         + "&tailLines={{trainer.kafka.log-tail-lines}}")
                 // a failed job's pods are deleted by the Job controller, their logs with them, before it says Failed:
                 // its result goes out without a log tail
                 .doCatch(LogGoneException.class)
-                    .log(LoggingLevel.INFO, "No log tail for TrainJob ${header.CamelKubeflowTrainerJobName}:"
-                         + " ${exception.message}")
-                    .setBody(constant(null))
+                .log(
+                        LoggingLevel.INFO,
+                        "No log tail for TrainJob ${header.CamelKubeflowTrainerJobName}:" + " ${exception.message}")
+                .setBody(constant(null))
                 .end()
                 .process(this::result)
                 .setHeader(KafkaConstants.KEY, header(JOB_NAME))
-                .marshal().json().to("kafka:{{trainer.kafka.result-topic}}");
+                .marshal()
+                .json()
+                .to("kafka:{{trainer.kafka.result-topic}}");
     }
 
     private void deadLetterForRequest(Exchange exchange) {
@@ -139,8 +150,9 @@ public class KafkaRoutes extends RouteBuilder {
         // as it came, but text: a byte that is not UTF-8 is shown as U+FFFD (the error says where it was)
         byte[] request = exchange.getProperty("request", byte[].class);
         letter.put("request", request == null ? null : new String(request, StandardCharsets.UTF_8));
-        exchange.getMessage().setHeader(KafkaConstants.KEY, String.valueOf(exchange.getMessage().getHeader(
-                KafkaConstants.OFFSET)));
+        exchange.getMessage()
+                .setHeader(
+                        KafkaConstants.KEY, String.valueOf(exchange.getMessage().getHeader(KafkaConstants.OFFSET)));
         exchange.getMessage().setBody(letter);
     }
 
@@ -154,7 +166,8 @@ public class KafkaRoutes extends RouteBuilder {
         String log = exchange.getMessage().getBody(String.class);
         Map<String, Object> result = new LinkedHashMap<>(statusView.summary(job));
         Map<String, String> annotations = job.getMetadata().getAnnotations();
-        result.put("request", annotations == null ? null : annotations.get(TrainJobMetadata.IDEMPOTENCY_KEY_ANNOTATION));
+        result.put(
+                "request", annotations == null ? null : annotations.get(TrainJobMetadata.IDEMPOTENCY_KEY_ANNOTATION));
         result.put("metrics", metrics(log));
         result.put("logTail", log);
         Message message = exchange.getMessage();
@@ -180,7 +193,8 @@ public class KafkaRoutes extends RouteBuilder {
     }
 
     private static void commit(Exchange exchange) {
-        KafkaManualCommit manual = exchange.getMessage().getHeader(KafkaConstants.MANUAL_COMMIT, KafkaManualCommit.class);
+        KafkaManualCommit manual =
+                exchange.getMessage().getHeader(KafkaConstants.MANUAL_COMMIT, KafkaManualCommit.class);
         if (manual != null) {
             manual.commit();
         }

@@ -37,7 +37,8 @@ public class KubernetesConnectionCheck implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
-        return HealthCheckResponse.named("kubernetes-connection").up()
+        return HealthCheckResponse.named("kubernetes-connection")
+                .up()
                 .withData("connection", localSandbox.sandbox() != null ? "sandbox" : "cluster")
                 .build();
     }

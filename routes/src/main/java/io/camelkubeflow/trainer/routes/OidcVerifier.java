@@ -1,5 +1,8 @@
 package io.camelkubeflow.trainer.routes;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.camelkubeflow.trainer.access.Caller;
+import io.camelkubeflow.trainer.support.Printable;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -10,10 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.camelkubeflow.trainer.access.Caller;
-import io.camelkubeflow.trainer.support.Printable;
 import org.jose4j.jwa.AlgorithmConstraints;
 import org.jose4j.jwk.HttpsJwks;
 import org.jose4j.jws.AlgorithmIdentifiers;
@@ -62,16 +61,24 @@ final class OidcVerifier {
         }
     }
 
-    record Settings(String issuer, String audience, String usernameClaim, String usernamePrefix, String groupsClaim,
-            String groupsPrefix) {
-    }
+    record Settings(
+            String issuer,
+            String audience,
+            String usernameClaim,
+            String usernamePrefix,
+            String groupsClaim,
+            String groupsPrefix) {}
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final JwtConsumer UNVERIFIED = new JwtConsumerBuilder().setSkipAllValidators()
-            .setDisableRequireSignature().setSkipSignatureVerification().build();
+    private static final JwtConsumer UNVERIFIED = new JwtConsumerBuilder()
+            .setSkipAllValidators()
+            .setDisableRequireSignature()
+            .setSkipSignatureVerification()
+            .build();
 
     private final Settings settings;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private volatile JwtConsumer verifying;
 
     OidcVerifier(Settings settings) {
@@ -108,8 +115,9 @@ final class OidcVerifier {
         List<String> groups = new ArrayList<>();
         Object groupsClaim = claims.getClaimValue(settings.groupsClaim());
         // each group is one element, whatever it holds (a comma too), as the API server's authenticator takes it
-        for (Object group : groupsClaim instanceof List<?> values ? values : groupsClaim == null ? List.of()
-                : List.of(groupsClaim)) {
+        for (Object group : groupsClaim instanceof List<?> values
+                ? values
+                : groupsClaim == null ? List.of() : List.of(groupsClaim)) {
             if (!(group instanceof String text)) {
                 throw new RejectedTokenException("the OIDC token's '" + settings.groupsClaim() + "' claim holds a"
                         + " value that is not a string");
@@ -153,15 +161,20 @@ final class OidcVerifier {
         if (consumer == null) {
             synchronized (this) {
                 if (verifying == null) {
-                    verifying = new JwtConsumerBuilder().setRequireExpirationTime().setAllowedClockSkewInSeconds(30)
-                            .setRequireSubject().setExpectedIssuer(settings.issuer())
+                    verifying = new JwtConsumerBuilder()
+                            .setRequireExpirationTime()
+                            .setAllowedClockSkewInSeconds(30)
+                            .setRequireSubject()
+                            .setExpectedIssuer(settings.issuer())
                             .setExpectedAudience(settings.audience())
-                            .setJwsAlgorithmConstraints(AlgorithmConstraints.ConstraintType.PERMIT,
-                                    AlgorithmIdentifiers.RSA_USING_SHA256, AlgorithmIdentifiers.RSA_USING_SHA384,
-                                    AlgorithmIdentifiers.RSA_USING_SHA512, AlgorithmIdentifiers.ECDSA_USING_P256_CURVE_AND_SHA256,
+                            .setJwsAlgorithmConstraints(
+                                    AlgorithmConstraints.ConstraintType.PERMIT,
+                                    AlgorithmIdentifiers.RSA_USING_SHA256,
+                                    AlgorithmIdentifiers.RSA_USING_SHA384,
+                                    AlgorithmIdentifiers.RSA_USING_SHA512,
+                                    AlgorithmIdentifiers.ECDSA_USING_P256_CURVE_AND_SHA256,
                                     AlgorithmIdentifiers.ECDSA_USING_P384_CURVE_AND_SHA384)
-                            .setVerificationKeyResolver(new HttpsJwksVerificationKeyResolver(
-                                    new HttpsJwks(jwksUri())))
+                            .setVerificationKeyResolver(new HttpsJwksVerificationKeyResolver(new HttpsJwks(jwksUri())))
                             .build();
                 }
                 consumer = verifying;
@@ -174,12 +187,17 @@ final class OidcVerifier {
     private String jwksUri() {
         String discovery = settings.issuer().replaceAll("/+$", "") + "/.well-known/openid-configuration";
         try {
-            HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(discovery))
-                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
-            Object jwksUri = answer.statusCode() == 200 ? JSON.readValue(answer.body(), Map.class).get("jwks_uri") : null;
+            HttpResponse<String> answer = http.send(
+                    HttpRequest.newBuilder(URI.create(discovery))
+                            .timeout(Duration.ofSeconds(5))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            Object jwksUri = answer.statusCode() == 200
+                    ? JSON.readValue(answer.body(), Map.class).get("jwks_uri")
+                    : null;
             if (!(jwksUri instanceof String uri)) {
-                throw new ProviderUnavailableException(discovery + " answered " + answer.statusCode()
-                        + " without a jwks_uri", null);
+                throw new ProviderUnavailableException(
+                        discovery + " answered " + answer.statusCode() + " without a jwks_uri", null);
             }
             return uri;
         } catch (IOException e) {

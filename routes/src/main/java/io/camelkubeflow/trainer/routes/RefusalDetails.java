@@ -1,12 +1,11 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.util.Map;
-
 import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.job.PolicyViolationException;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import jakarta.inject.Named;
 import jakarta.inject.Singleton;
+import java.util.Map;
 import org.apache.camel.Exchange;
 
 /**
@@ -24,7 +23,8 @@ public class RefusalDetails {
     public void nameAsWritten(Exchange exchange) {
         Exception refusal = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
         // only a plain InvalidOptionException: a subclass (a policy's rule, a missing runtime) keeps what it says
-        if (refusal != null && refusal.getClass() == InvalidOptionException.class
+        if (refusal != null
+                && refusal.getClass() == InvalidOptionException.class
                 && ((InvalidOptionException) refusal).getField() != null) {
             InvalidOptionException invalid = (InvalidOptionException) refusal;
             String field = TrainRequestMessage.fieldOf(invalid.getField());

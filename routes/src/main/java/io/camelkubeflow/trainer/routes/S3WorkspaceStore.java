@@ -1,9 +1,5 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.time.Duration;
-
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.workspace.Workspace;
 import io.camelkubeflow.trainer.workspace.WorkspaceFetcher;
@@ -12,6 +8,9 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.aws2.s3.AWS2S3Component;
 import org.apache.camel.component.aws2.s3.AWS2S3Configuration;
@@ -57,12 +56,15 @@ public class S3WorkspaceStore implements WorkspaceStore, WorkspaceFetcher {
         if (s3 != null) {
             return;
         }
-        AWS2S3Configuration settings = camel.getComponent("aws2-s3", AWS2S3Component.class).getConfiguration();
+        AWS2S3Configuration settings =
+                camel.getComponent("aws2-s3", AWS2S3Component.class).getConfiguration();
         s3 = AWS2S3ClientFactory.getS3Client(settings);
         S3ServiceClientConfiguration client = s3.serviceClientConfiguration();
-        S3Presigner.Builder signer = S3Presigner.builder().credentialsProvider(client.credentialsProvider())
+        S3Presigner.Builder signer = S3Presigner.builder()
+                .credentialsProvider(client.credentialsProvider())
                 .region(client.region())
-                .serviceConfiguration(S3Configuration.builder().pathStyleAccessEnabled(settings.isForcePathStyle())
+                .serviceConfiguration(S3Configuration.builder()
+                        .pathStyleAccessEnabled(settings.isForcePathStyle())
                         .build());
         client.endpointOverride().ifPresent(signer::endpointOverride);
         presigner = signer.build();
@@ -79,7 +81,8 @@ public class S3WorkspaceStore implements WorkspaceStore, WorkspaceFetcher {
             s3.headObject(head -> head.bucket(bucket).key(key(workspace)));
             return false;
         } catch (NoSuchKeyException e) {
-            s3.putObject(put -> put.bucket(bucket).key(key(workspace)).contentType("application/gzip"),
+            s3.putObject(
+                    put -> put.bucket(bucket).key(key(workspace)).contentType("application/gzip"),
                     RequestBody.fromBytes(workspace.archive()));
             return true;
         }
@@ -89,8 +92,11 @@ public class S3WorkspaceStore implements WorkspaceStore, WorkspaceFetcher {
     public URI readUrl(Workspace workspace, Duration validity) {
         connect();
         try {
-            return presigner.presignGetObject(get -> get.signatureDuration(validity)
-                    .getObjectRequest(object -> object.bucket(bucket).key(key(workspace)))).url().toURI();
+            return presigner
+                    .presignGetObject(get -> get.signatureDuration(validity)
+                            .getObjectRequest(object -> object.bucket(bucket).key(key(workspace))))
+                    .url()
+                    .toURI();
         } catch (URISyntaxException e) {
             throw new IllegalStateException("S3 signed a URL that is no URI", e);
         }
@@ -118,8 +124,8 @@ public class S3WorkspaceStore implements WorkspaceStore, WorkspaceFetcher {
             throw new InvalidOptionException(field, "'" + location + "' does not exist");
         }
         if (size > maxBytes) {
-            throw new InvalidOptionException(field, "'" + location + "' is " + size + " bytes, over the " + maxBytes
-                    + " a workspace may have");
+            throw new InvalidOptionException(
+                    field, "'" + location + "' is " + size + " bytes, over the " + maxBytes + " a workspace may have");
         }
         return s3.getObjectAsBytes(get -> get.bucket(objectBucket).key(key)).asByteArray();
     }

@@ -1,14 +1,5 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
-
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.access.Caller;
@@ -28,6 +19,15 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.camel.CamelContext;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.slf4j.Logger;
@@ -74,8 +74,8 @@ public class TrainJobLogStream {
      * Checks a request (access and job lookups block) and reads its log, off the event loop. A reader holds none of
      * these threads while it waits for lines, so a few serve any number of followers.
      */
-    private final ExecutorService readers = Executors.newFixedThreadPool(
-            Math.max(2, Runtime.getRuntime().availableProcessors()), new ReaderThreads());
+    private final ExecutorService readers =
+            Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()), new ReaderThreads());
 
     void register(@Observes Router router) {
         // ahead of the REST DSL's routes, which Camel adds to the same router later
@@ -96,12 +96,26 @@ public class TrainJobLogStream {
         HttpServerResponse response = context.response();
         Caller caller = context.get(HttpAuthentication.CALLER);
         String path = context.request().path();
-        readers.execute(() -> stream(caller, namespace == null ? defaultNamespace : namespace, name, stepText,
-                followText, offsetText, response, path));
+        readers.execute(() -> stream(
+                caller,
+                namespace == null ? defaultNamespace : namespace,
+                name,
+                stepText,
+                followText,
+                offsetText,
+                response,
+                path));
     }
 
-    private void stream(Caller caller, String namespace, String name, String stepText, String followText,
-            String offsetText, HttpServerResponse response, String path) {
+    private void stream(
+            Caller caller,
+            String namespace,
+            String name,
+            String stepText,
+            String followText,
+            String offsetText,
+            HttpServerResponse response,
+            String path) {
         try {
             KubernetesNames.namespace("namespace", namespace);
             KubernetesNames.trainJobName("name", name);
@@ -111,13 +125,17 @@ public class TrainJobLogStream {
             KubeflowTrainerComponent component = camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class);
             // both before the job is looked up: a caller who may read pod logs but not get the job learns nothing of
             // it (whether it exists, is suspended or has started), the same 403 for any name
-            component.accessReviewerFor(client, ApiRetry.DEFAULT).check(caller, List.of(
-                    Access.trainJobs("get", namespace, name), Access.readPodLogs(namespace)));
+            component
+                    .accessReviewerFor(client, ApiRetry.DEFAULT)
+                    .check(caller, List.of(Access.trainJobs("get", namespace, name), Access.readPodLogs(namespace)));
             TrainJobPhase phase = statusView.phaseForLogs(namespace, name);
             if (phase == TrainJobPhase.SUSPENDED) {
                 // no pod runs, nor will until it is resumed: say so now instead of waiting for a pod to start
-                ErrorAnswer.Problem.SUSPENDED.answer("TrainJob " + namespace + "/" + name + " is suspended: none of"
-                        + " its pods runs", null, "resume it (POST /trainjobs/" + name + "/resume), then read its log")
+                ErrorAnswer.Problem.SUSPENDED
+                        .answer(
+                                "TrainJob " + namespace + "/" + name + " is suspended: none of" + " its pods runs",
+                                null,
+                                "resume it (POST /trainjobs/" + name + "/resume), then read its log")
                         .send(response, path);
                 return;
             }
@@ -125,10 +143,11 @@ public class TrainJobLogStream {
             ClusterInformers informers = component.informersFor(client);
             // an ended job starts no pod any more: even a follow reads what there is, at once
             boolean waits = follow && !phase.isTerminal();
-            CompletableFuture<List<String>> reading = new TrainJobLogs(client, informers, readers).read(
-                    new TrainJobLogs.Request(namespace, name, step, follow, null, null,
-                            waits ? followStartTimeout : NO_WAIT),
-                    new ResponseSink(response, step.kind() == LogStep.Kind.ALL, offset));
+            CompletableFuture<List<String>> reading = new TrainJobLogs(client, informers, readers)
+                    .read(
+                            new TrainJobLogs.Request(
+                                    namespace, name, step, follow, null, null, waits ? followStartTimeout : NO_WAIT),
+                            new ResponseSink(response, step.kind() == LogStep.Kind.ALL, offset));
             // a client that leaves while no line comes ends the read at once, not at the job's next line
             response.closeHandler(closed -> reading.cancel(false));
             reading.whenComplete((steps, failure) -> {
@@ -137,8 +156,12 @@ public class TrainJobLogStream {
                 } else if (failure instanceof ClientGoneException || failure instanceof CancellationException) {
                     LOG.debug("Client of the log of {}/{} went away", namespace, name);
                 } else {
-                    fail(response, path, failure instanceof RuntimeException e ? e
-                            : new IllegalStateException(failure), namespace, name);
+                    fail(
+                            response,
+                            path,
+                            failure instanceof RuntimeException e ? e : new IllegalStateException(failure),
+                            namespace,
+                            name);
                 }
             });
         } catch (RuntimeException e) {
@@ -158,8 +181,10 @@ public class TrainJobLogStream {
         if ("true".equals(text)) {
             return true;
         }
-        throw new InvalidOptionException("follow", "'" + text + "' is not true or false; give follow=true to wait for"
-                + " the job's pods and follow their log, or leave it out for the log there is now");
+        throw new InvalidOptionException(
+                "follow",
+                "'" + text + "' is not true or false; give follow=true to wait for"
+                        + " the job's pods and follow their log, or leave it out for the log there is now");
     }
 
     /**
@@ -177,25 +202,29 @@ public class TrainJobLogStream {
             offset = -1;
         }
         if (offset < 0) {
-            throw new InvalidOptionException("offset", "'" + text + "' is not a line count; give the number of lines"
-                    + " already received (0 or more)");
+            throw new InvalidOptionException(
+                    "offset",
+                    "'" + text + "' is not a line count; give the number of lines" + " already received (0 or more)");
         }
         if (offset > 0 && step.kind() == LogStep.Kind.ALL) {
-            throw new InvalidOptionException("offset", "the lines of step=all interleave several pods, so a count"
-                    + " does not say where to resume; follow one step (trainer, node-N, launcher) to resume by offset");
+            throw new InvalidOptionException(
+                    "offset",
+                    "the lines of step=all interleave several pods, so a count"
+                            + " does not say where to resume; follow one step (trainer, node-N, launcher) to resume by offset");
         }
         return offset;
     }
 
-    private static void fail(HttpServerResponse response, String path, RuntimeException e, String namespace,
-            String name) {
+    private static void fail(
+            HttpServerResponse response, String path, RuntimeException e, String namespace, String name) {
         if (response.headWritten()) {
             // lines were sent already: the status cannot change, so the stream is cut rather than ended cleanly
             LOG.warn("Log stream of {}/{} failed: {}", namespace, name, e.getMessage());
             response.reset();
             return;
         }
-        ErrorAnswer.of(e, e instanceof InvalidOptionException invalid ? invalid.getField() : null).send(response, path);
+        ErrorAnswer.of(e, e instanceof InvalidOptionException invalid ? invalid.getField() : null)
+                .send(response, path);
     }
 
     /**
@@ -259,7 +288,7 @@ public class TrainJobLogStream {
         }
     }
 
-    private static final class ReaderThreads implements java.util.concurrent.ThreadFactory {
+    private static final class ReaderThreads implements ThreadFactory {
         private final AtomicInteger count = new AtomicInteger();
 
         @Override

@@ -1,10 +1,5 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.time.Duration;
-import java.time.OffsetDateTime;
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
@@ -18,6 +13,11 @@ import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The summary of a TrainJob that the HTTP API answers with (and the Kafka results carry), and where one stands for a
@@ -55,7 +55,7 @@ public class TrainJobStatusView {
      */
     public Map<String, Object> summary(TrainJob job, Object steps, ReportedStatus status) {
         Map<String, Object> view = summary(job, status);
-        view.put("steps", steps == null ? java.util.List.of() : steps);
+        view.put("steps", steps == null ? List.of() : steps);
         return view;
     }
 
@@ -80,10 +80,15 @@ public class TrainJobStatusView {
         }
         Condition condition = TrainJobPhase.decidingCondition(job);
         if (condition != null) {
-            if (TrainJobPhase.of(job).isTerminal() && job.getMetadata().getCreationTimestamp() != null
+            if (TrainJobPhase.of(job).isTerminal()
+                    && job.getMetadata().getCreationTimestamp() != null
                     && condition.getLastTransitionTime() != null) {
-                view.put("durationMillis", Duration.between(OffsetDateTime.parse(job.getMetadata().getCreationTimestamp()),
-                        OffsetDateTime.parse(condition.getLastTransitionTime())).toMillis());
+                view.put(
+                        "durationMillis",
+                        Duration.between(
+                                        OffsetDateTime.parse(job.getMetadata().getCreationTimestamp()),
+                                        OffsetDateTime.parse(condition.getLastTransitionTime()))
+                                .toMillis());
             }
         }
         putOutput(view, job);
@@ -95,12 +100,17 @@ public class TrainJobStatusView {
      * it: what the route that carries a result onward needs (job answers, Kafka results, model-ready events).
      */
     static void putOutput(Map<String, Object> message, TrainJob job) {
-        Map<String, String> annotations = job.getMetadata() == null ? null : job.getMetadata().getAnnotations();
+        Map<String, String> annotations =
+                job.getMetadata() == null ? null : job.getMetadata().getAnnotations();
         if (annotations == null) {
             return;
         }
-        for (Map.Entry<String, String> field : Map.of("outputUri", TrainJobMetadata.OUTPUT_URI_ANNOTATION,
-                "codeDigest", TrainJobMetadata.CODE_DIGEST_ANNOTATION).entrySet()) {
+        for (Map.Entry<String, String> field : Map.of(
+                        "outputUri",
+                        TrainJobMetadata.OUTPUT_URI_ANNOTATION,
+                        "codeDigest",
+                        TrainJobMetadata.CODE_DIGEST_ANNOTATION)
+                .entrySet()) {
             String value = annotations.get(field.getValue());
             if (value != null) {
                 message.put(field.getKey(), value);

@@ -1,5 +1,15 @@
 package io.camelkubeflow.trainer.routes;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import io.camelkubeflow.trainer.KubeflowTrainerConstants;
+import io.camelkubeflow.trainer.job.TrainField;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Named;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -13,17 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
-import io.camelkubeflow.trainer.KubeflowTrainerConstants;
-import io.camelkubeflow.trainer.job.TrainField;
-import io.camelkubeflow.trainer.support.InvalidOptionException;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Named;
 import org.apache.camel.Exchange;
 
 /**
@@ -37,11 +36,12 @@ import org.apache.camel.Exchange;
 @Named("trainRequestMessage")
 public class TrainRequestMessage {
     /** Message field -> component header: the train fields a request message may set. */
-    static final Map<String, String> FIELDS = Arrays.stream(TrainField.values()).filter(TrainField::inMessages)
+    static final Map<String, String> FIELDS = Arrays.stream(TrainField.values())
+            .filter(TrainField::inMessages)
             .collect(Collectors.toUnmodifiableMap(TrainField::fieldName, KubeflowTrainerConstants::header));
     /** Component header -> the message field that sets it, to name a refusal as the caller wrote it. */
-    static final Map<String, String> FIELD_OF_HEADER = FIELDS.entrySet().stream()
-            .collect(Collectors.toUnmodifiableMap(Map.Entry::getValue, Map.Entry::getKey));
+    static final Map<String, String> FIELD_OF_HEADER =
+            FIELDS.entrySet().stream().collect(Collectors.toUnmodifiableMap(Map.Entry::getValue, Map.Entry::getKey));
     /**
      * The message field a refusal names as the caller wrote it: the field of a component header, or of a header's entry
      * ({@code CamelKubeflowTrainerSecurityContext.runAsUser} is {@code securityContext.runAsUser}); null for a name
@@ -58,6 +58,7 @@ public class TrainRequestMessage {
 
     /** The tokens of JSON text; what they may make (one value, no name twice) {@link #json} says. */
     private static final JsonFactory JSON = JsonFactory.builder().build();
+
     private static final String EXAMPLE = "{\"runtime\": \"torch-distributed\", \"script\": \"print(1)\"}";
 
     /**
@@ -86,7 +87,9 @@ public class TrainRequestMessage {
      * decoded into a replacement character.
      */
     static String utf8(byte[] body, String field) {
-        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+        CharsetDecoder decoder = StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
         ByteBuffer in = ByteBuffer.wrap(body);
         CharBuffer out = CharBuffer.allocate(body.length);
@@ -97,9 +100,12 @@ public class TrainRequestMessage {
         if (result.isError()) {
             int offset = in.position();
             String before = out.flip().toString();
-            throw new InvalidOptionException(field, String.format("is not UTF-8: the byte 0x%02x at offset %d"
-                    + " (after '%s') is not valid there; write it as UTF-8", body[offset] & 0xff, offset,
-                    before.substring(Math.max(0, before.length() - 40))));
+            throw new InvalidOptionException(
+                    field,
+                    String.format(
+                            "is not UTF-8: the byte 0x%02x at offset %d"
+                                    + " (after '%s') is not valid there; write it as UTF-8",
+                            body[offset] & 0xff, offset, before.substring(Math.max(0, before.length() - 40))));
         }
         return out.flip().toString();
     }
@@ -112,13 +118,17 @@ public class TrainRequestMessage {
      */
     private static Object json(byte[] body) {
         if (body.length >= 3 && (body[0] & 0xff) == 0xef && (body[1] & 0xff) == 0xbb && (body[2] & 0xff) == 0xbf) {
-            throw new InvalidOptionException("body", "begins with a byte order mark (EF BB BF), which JSON text does"
-                    + " not have; send the JSON object alone");
+            throw new InvalidOptionException(
+                    "body",
+                    "begins with a byte order mark (EF BB BF), which JSON text does"
+                            + " not have; send the JSON object alone");
         }
         for (int offset = 0; offset < body.length; offset++) {
             if (body[offset] == 0) {
-                throw new InvalidOptionException("body", "holds a NUL byte at offset " + offset + ", which JSON text"
-                        + " never has (in a string it is written \\u0000); send the JSON object as UTF-8");
+                throw new InvalidOptionException(
+                        "body",
+                        "holds a NUL byte at offset " + offset + ", which JSON text"
+                                + " never has (in a string it is written \\u0000); send the JSON object as UTF-8");
             }
         }
         try (JsonParser parser = JSON.createParser(body)) {
@@ -127,13 +137,18 @@ public class TrainRequestMessage {
             }
             Object value = value(parser, null);
             if (parser.nextToken() != null) {
-                throw new InvalidOptionException("body", "holds more than one JSON value: another begins at "
-                        + where(parser.currentTokenLocation()) + "; send one object");
+                throw new InvalidOptionException(
+                        "body",
+                        "holds more than one JSON value: another begins at " + where(parser.currentTokenLocation())
+                                + "; send one object");
             }
             return value;
         } catch (JsonProcessingException notJson) {
-            throw new InvalidOptionException("body", "is not JSON: " + notJson.getOriginalMessage() + " at "
-                    + where(notJson.getLocation()) + "; send a JSON object such as " + EXAMPLE, notJson);
+            throw new InvalidOptionException(
+                    "body",
+                    "is not JSON: " + notJson.getOriginalMessage() + " at " + where(notJson.getLocation())
+                            + "; send a JSON object such as " + EXAMPLE,
+                    notJson);
         } catch (IOException unreadable) {
             // text in memory: the parser reads nothing else
             throw new IllegalStateException(unreadable);
@@ -169,8 +184,8 @@ public class TrainRequestMessage {
             String name = field == null ? messageField(parser.currentName()) : parser.currentName();
             String named = field == null ? name : field + "." + name;
             if (object.containsKey(name)) {
-                throw new InvalidOptionException(named, "is given twice; give each field once (JSON readers"
-                        + " differ on which one counts)");
+                throw new InvalidOptionException(
+                        named, "is given twice; give each field once (JSON readers" + " differ on which one counts)");
             }
             parser.nextToken();
             object.put(name, value(parser, named));
@@ -194,11 +209,18 @@ public class TrainRequestMessage {
      */
     private static Object wholeCharacters(String field, Object value) {
         if (value instanceof String text) {
-            text.codePoints().filter(c -> Character.getType(c) == Character.SURROGATE).findFirst().ifPresent(half -> {
-                throw new InvalidOptionException(field, String.format("holds \\u%04x, half of a surrogate pair,"
-                        + " which is no character (UTF-8 cannot carry it); write the whole character, or both halves"
-                        + " of its \\u escape pair", half));
-            });
+            text.codePoints()
+                    .filter(c -> Character.getType(c) == Character.SURROGATE)
+                    .findFirst()
+                    .ifPresent(half -> {
+                        throw new InvalidOptionException(
+                                field,
+                                String.format(
+                                        "holds \\u%04x, half of a surrogate pair,"
+                                                + " which is no character (UTF-8 cannot carry it); write the whole character, or both halves"
+                                                + " of its \\u escape pair",
+                                        half));
+                    });
         } else if (value instanceof List<?> items) {
             items.forEach(item -> wholeCharacters(field, item));
         } else if (value instanceof Map<?, ?> entries) {
@@ -229,7 +251,9 @@ public class TrainRequestMessage {
             Object value = entry.getValue();
             if (value != null) {
                 // the JSON type the field takes, never converted: 42 is not a script, 1.5 not a number of nodes
-                headers.put(FIELDS.get(field), wholeCharacters(field, TrainField.named(field).fromJson(value, field)));
+                headers.put(
+                        FIELDS.get(field),
+                        wholeCharacters(field, TrainField.named(field).fromJson(value, field)));
             }
         }
         return headers;

@@ -1,5 +1,9 @@
 package io.camelkubeflow.trainer.routes;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.camelkubeflow.trainer.job.TrainRequest;
+import io.quarkus.smallrye.openapi.OpenApiFilter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -7,11 +11,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.camelkubeflow.trainer.job.TrainRequest;
-import io.quarkus.smallrye.openapi.OpenApiFilter;
 import org.eclipse.microprofile.openapi.OASFactory;
 import org.eclipse.microprofile.openapi.OASFilter;
 import org.eclipse.microprofile.openapi.models.Components;
@@ -33,6 +32,7 @@ public class TrainRequestOpenApiSchema implements OASFilter {
     static final String RESOURCE = "train-request.schema.json";
     /** The name of the request's schema among the document's component schemas; its definitions' names start so. */
     static final String NAME = "TrainRequest";
+
     private static final String DEFINITIONS = "#/$defs/";
 
     @Override
@@ -42,8 +42,8 @@ public class TrainRequestOpenApiSchema implements OASFilter {
         // the document's own: the dialect is OpenAPI 3.1's, a JSON Schema 2020-12 one; the identity a URL no one serves
         schema.remove("$schema");
         schema.remove("$id");
-        Components components = openAPI.getComponents() == null ? OASFactory.createComponents()
-                : openAPI.getComponents();
+        Components components =
+                openAPI.getComponents() == null ? OASFactory.createComponents() : openAPI.getComponents();
         openAPI.setComponents(components);
         components.addSchema(NAME, schemaOf(relocated(schema)));
         List<String> referred = new ArrayList<>();
@@ -51,7 +51,8 @@ public class TrainRequestOpenApiSchema implements OASFilter {
         for (int i = 0; i < referred.size(); i++) {
             Object definition = definitions.get(referred.get(i));
             if (definition == null) {
-                throw new IllegalStateException(RESOURCE + " refers to #/$defs/" + referred.get(i) + ", which it lacks");
+                throw new IllegalStateException(
+                        RESOURCE + " refers to #/$defs/" + referred.get(i) + ", which it lacks");
             }
             collectReferences(definition, referred);
             components.addSchema(NAME + "." + referred.get(i), schemaOf(relocated(cast(definition))));
@@ -63,8 +64,7 @@ public class TrainRequestOpenApiSchema implements OASFilter {
             if (in == null) {
                 throw new IllegalStateException(RESOURCE + " is not beside " + TrainRequest.class.getName());
             }
-            return new ObjectMapper().readValue(in, new TypeReference<LinkedHashMap<String, Object>>() {
-            });
+            return new ObjectMapper().readValue(in, new TypeReference<LinkedHashMap<String, Object>>() {});
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -73,7 +73,8 @@ public class TrainRequestOpenApiSchema implements OASFilter {
     /** The names of the definitions a schema refers to, each once, in the order met. */
     private static void collectReferences(Object node, List<String> names) {
         if (node instanceof Map<?, ?> map) {
-            if (map.get("$ref") instanceof String ref && ref.startsWith(DEFINITIONS)
+            if (map.get("$ref") instanceof String ref
+                    && ref.startsWith(DEFINITIONS)
                     && !names.contains(ref.substring(DEFINITIONS.length()))) {
                 names.add(ref.substring(DEFINITIONS.length()));
             }
@@ -87,9 +88,11 @@ public class TrainRequestOpenApiSchema implements OASFilter {
     private static Object relocated(Object node) {
         if (node instanceof Map<?, ?> map) {
             Map<String, Object> copy = new LinkedHashMap<>();
-            map.forEach((key, value) -> copy.put((String) key, "$ref".equals(key) && value instanceof String ref
-                    && ref.startsWith(DEFINITIONS) ? "#/components/schemas/" + NAME + "."
-                            + ref.substring(DEFINITIONS.length()) : relocated(value)));
+            map.forEach((key, value) -> copy.put(
+                    (String) key,
+                    "$ref".equals(key) && value instanceof String ref && ref.startsWith(DEFINITIONS)
+                            ? "#/components/schemas/" + NAME + "." + ref.substring(DEFINITIONS.length())
+                            : relocated(value)));
             return copy;
         }
         if (node instanceof List<?> list) {

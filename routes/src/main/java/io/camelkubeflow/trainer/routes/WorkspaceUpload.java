@@ -1,9 +1,5 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Map;
-
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.workspace.Workspace;
 import io.camelkubeflow.trainer.workspace.WorkspaceArchives;
@@ -12,6 +8,9 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
 import org.apache.camel.Exchange;
 
 /**
@@ -54,16 +53,19 @@ public class WorkspaceUpload {
                 throw new InvalidOptionException(MANIFEST, "is not YAML: " + e.getMessage());
             }
             if (!(parsed instanceof Map<?, ?> map)) {
-                throw new InvalidOptionException(MANIFEST, "must be a mapping of train request fields, such as"
-                        + " 'pythonFile: train.py'");
+                throw new InvalidOptionException(
+                        MANIFEST, "must be a mapping of train request fields, such as" + " 'pythonFile: train.py'");
             }
             fields = map;
         } else if (workspace.contains(DEFAULT_ENTRY_POINT)) {
             fields = Map.of("pythonFile", DEFAULT_ENTRY_POINT);
         } else {
-            throw new InvalidOptionException("workspace", "the archive has neither " + MANIFEST + " nor "
-                    + DEFAULT_ENTRY_POINT + " at its root, so nothing says what to run; add a " + MANIFEST + " with"
-                    + " pythonFile (or command) and the settings of the run");
+            throw new InvalidOptionException(
+                    "workspace",
+                    "the archive has neither " + MANIFEST + " nor "
+                            + DEFAULT_ENTRY_POINT + " at its root, so nothing says what to run; add a " + MANIFEST
+                            + " with"
+                            + " pythonFile (or command) and the settings of the run");
         }
         exchange.getMessage().setBody(fields);
         requestMessage.apply(exchange);

@@ -1,5 +1,7 @@
 package io.camelkubeflow.trainer.routes;
 
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -13,9 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-
 /**
  * One replica of the packaged app (target/quarkus-app) as deploy/ runs it: a JVM of its own with the heap deploy/'s
  * container gives it, in a home folder of its own, configured by its environment alone; its output collected line by
@@ -25,13 +24,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 public final class AppReplica {
     /** Every line the replica printed so far. */
     public final List<String> output = new CopyOnWriteArrayList<>();
+
     private final Process process;
 
     private AppReplica(Process process) {
         this.process = process;
         CompletableFuture.runAsync(() -> {
-            try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
+            try (BufferedReader lines =
+                    new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 lines.lines().forEach(output::add);
             } catch (IOException ignored) {
                 // stopped
@@ -44,8 +44,14 @@ public final class AppReplica {
         Files.createDirectories(home);
         // the heap the JVM gives itself in deploy/'s container (25 % of its 768Mi limit): outside a container it would
         // take a quarter of this machine's memory and grow lazily, and its peak would say nothing of the pod
-        ProcessBuilder builder = new ProcessBuilder("java", "-Xmx192m", "-Duser.home=" + home, "-jar",
-                jar.toAbsolutePath().toString()).directory(home.toFile()).redirectErrorStream(true);
+        ProcessBuilder builder = new ProcessBuilder(
+                        "java",
+                        "-Xmx192m",
+                        "-Duser.home=" + home,
+                        "-jar",
+                        jar.toAbsolutePath().toString())
+                .directory(home.toFile())
+                .redirectErrorStream(true);
         builder.environment().remove("KUBERNETES_SERVICE_HOST");
         builder.environment().putAll(environment);
         return new AppReplica(builder.start());
@@ -57,28 +63,69 @@ public final class AppReplica {
      * process of this machine.
      */
     public static void registerPod(KubernetesClient client, String namespace, String pod) {
-        client.pods().inNamespace(namespace).resource(new PodBuilder().withNewMetadata().withName(pod)
-                .addToLabels("app.kubernetes.io/name", "camel-kubeflow-trainer").endMetadata().withNewSpec()
-                .withSchedulerName("none").addNewContainer().withName("routes").withImage("app").endContainer()
-                .endSpec().build()).create();
+        client.pods()
+                .inNamespace(namespace)
+                .resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName(pod)
+                        .addToLabels("app.kubernetes.io/name", "camel-kubeflow-trainer")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withSchedulerName("none")
+                        .addNewContainer()
+                        .withName("routes")
+                        .withImage("app")
+                        .endContainer()
+                        .endSpec()
+                        .build())
+                .create();
         // status is a subresource: set apart from the create, as the kubelet would
-        client.pods().inNamespace(namespace).withName(pod).editStatus(p -> new PodBuilder(p).withNewStatus()
-                .withPhase("Running").addNewCondition().withType("Ready").withStatus("True").endCondition()
-                .endStatus().build());
+        client.pods()
+                .inNamespace(namespace)
+                .withName(pod)
+                .editStatus(p -> new PodBuilder(p)
+                        .withNewStatus()
+                        .withPhase("Running")
+                        .addNewCondition()
+                        .withType("Ready")
+                        .withStatus("True")
+                        .endCondition()
+                        .endStatus()
+                        .build());
     }
 
     /**
      * The environment of a replica in {@code namespace} as deploy/ sets it with Kafka on: the Kafka routes, the
      * Lease election among the pods (short times, so a follower takes over within seconds), completion events off.
      */
-    public static Map<String, String> kafkaReplicaEnvironment(Path kubeconfig, String namespace, String pod,
-            String brokers) {
-        Map<String, String> env = new HashMap<>(Map.of("KUBECONFIG", kubeconfig.toString(), "TRAINER_CLUSTER",
-                "cluster", "TRAINER_NAMESPACE", namespace, "QUARKUS_HTTP_PORT", "0", "TRAINER_KAFKA_ENABLED", "true",
-                "CAMEL_COMPONENT_KAFKA_BROKERS", brokers, "TRAINER_HA_CLUSTER_SERVICE", "kubernetes", "POD_NAME", pod,
-                "TRAINER_COMPLETION_ENABLED", "false"));
-        env.putAll(Map.of("TRAINER_HA_LEASE_DURATION_MILLIS", "2000", "TRAINER_HA_RENEW_DEADLINE_MILLIS", "1500",
-                "TRAINER_HA_RETRY_PERIOD_MILLIS", "200"));
+    public static Map<String, String> kafkaReplicaEnvironment(
+            Path kubeconfig, String namespace, String pod, String brokers) {
+        Map<String, String> env = new HashMap<>(Map.of(
+                "KUBECONFIG",
+                kubeconfig.toString(),
+                "TRAINER_CLUSTER",
+                "cluster",
+                "TRAINER_NAMESPACE",
+                namespace,
+                "QUARKUS_HTTP_PORT",
+                "0",
+                "TRAINER_KAFKA_ENABLED",
+                "true",
+                "CAMEL_COMPONENT_KAFKA_BROKERS",
+                brokers,
+                "TRAINER_HA_CLUSTER_SERVICE",
+                "kubernetes",
+                "POD_NAME",
+                pod,
+                "TRAINER_COMPLETION_ENABLED",
+                "false"));
+        env.putAll(Map.of(
+                "TRAINER_HA_LEASE_DURATION_MILLIS",
+                "2000",
+                "TRAINER_HA_RENEW_DEADLINE_MILLIS",
+                "1500",
+                "TRAINER_HA_RETRY_PERIOD_MILLIS",
+                "200"));
         return env;
     }
 

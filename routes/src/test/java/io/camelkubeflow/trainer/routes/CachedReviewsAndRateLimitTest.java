@@ -1,14 +1,11 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
-import java.net.URI;
-import java.net.URL;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
@@ -18,15 +15,17 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * With the app's caches and rate limit on (the other tests turn them off): a caller repeating a request costs the API
@@ -42,9 +41,15 @@ class CachedReviewsAndRateLimitTest {
         @Override
         public Map<String, String> getConfigOverrides() {
             // a TTL no test run outlasts, and a rate no test run refills
-            return Map.of("trainer.http.token-cache-ttl", "1h",
-                    "camel.component.kubeflow-trainer.access-review-cache-ttl", "1h",
-                    "trainer.http.rate-limit.per-second", "0.001", "trainer.http.rate-limit.burst", "5");
+            return Map.of(
+                    "trainer.http.token-cache-ttl",
+                    "1h",
+                    "camel.component.kubeflow-trainer.access-review-cache-ttl",
+                    "1h",
+                    "trainer.http.rate-limit.per-second",
+                    "0.001",
+                    "trainer.http.rate-limit.burst",
+                    "5");
         }
 
         @Override
@@ -71,27 +76,60 @@ class CachedReviewsAndRateLimitTest {
     LocalTrainerSandbox localSandbox;
 
     private HttpResponse<String> get(String path, String token) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs + path)).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer " + token).GET().build(), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create(trainjobs + path))
+                        .timeout(Duration.ofSeconds(30))
+                        .header("Authorization", "Bearer " + token)
+                        .GET()
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     /** /q/metrics as the token's caller. */
     private HttpResponse<String> scrape(String token) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(metrics.toURI()).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer " + token).GET().build(), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(
+                HttpRequest.newBuilder(metrics.toURI())
+                        .timeout(Duration.ofSeconds(30))
+                        .header("Authorization", "Bearer " + token)
+                        .GET()
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private long reviewsSince(long since, String kind) {
-        return localSandbox.sandbox().requestsSince(since).stream().filter(r -> r.getPath().contains("/" + kind)).count();
+        return localSandbox.sandbox().requestsSince(since).stream()
+                .filter(r -> r.getPath().contains("/" + kind))
+                .count();
     }
 
     private void mayGet(String user) {
-        client.resource(new RoleBuilder().withNewMetadata().withName("gets").withNamespace("default").endMetadata()
-                .withRules(new PolicyRuleBuilder().withApiGroups("trainer.kubeflow.org").withResources("trainjobs")
-                        .withVerbs("get", "list").build()).build()).createOr(r -> r.update());
-        client.resource(new RoleBindingBuilder().withNewMetadata().withName(user + "-gets").withNamespace("default")
-                .endMetadata().addNewSubject().withKind("User").withName(user).endSubject().withNewRoleRef()
-                .withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName("gets").endRoleRef().build())
+        client.resource(new RoleBuilder()
+                        .withNewMetadata()
+                        .withName("gets")
+                        .withNamespace("default")
+                        .endMetadata()
+                        .withRules(new PolicyRuleBuilder()
+                                .withApiGroups("trainer.kubeflow.org")
+                                .withResources("trainjobs")
+                                .withVerbs("get", "list")
+                                .build())
+                        .build())
+                .createOr(r -> r.update());
+        client.resource(new RoleBindingBuilder()
+                        .withNewMetadata()
+                        .withName(user + "-gets")
+                        .withNamespace("default")
+                        .endMetadata()
+                        .addNewSubject()
+                        .withKind("User")
+                        .withName(user)
+                        .endSubject()
+                        .withNewRoleRef()
+                        .withApiGroup("rbac.authorization.k8s.io")
+                        .withKind("Role")
+                        .withName("gets")
+                        .endRoleRef()
+                        .build())
                 .createOr(r -> r.update());
     }
 
@@ -122,10 +160,13 @@ class CachedReviewsAndRateLimitTest {
         assertEquals(404, get("/no-such-job", token).statusCode());
         assertEquals(403, scrape(token).statusCode(), "a right to TrainJobs is none to the metrics");
         assertEquals(403, scrape(token).statusCode(), "a kept denial is still a denial");
-        assertEquals(404, get("/no-such-job", token).statusCode(), "the metrics' denial took nothing of the API's right");
+        assertEquals(
+                404, get("/no-such-job", token).statusCode(), "the metrics' denial took nothing of the API's right");
         assertEquals(1, reviewsSince(since, "tokenreviews"), "the metrics reviewed a token the API had reviewed");
-        assertEquals(2, reviewsSince(since, "subjectaccessreviews"), "one review for the TrainJob, one for the"
-                + " metrics, each kept");
+        assertEquals(
+                2,
+                reviewsSince(since, "subjectaccessreviews"),
+                "one review for the TrainJob, one for the" + " metrics, each kept");
     }
 
     /**
@@ -157,7 +198,8 @@ class CachedReviewsAndRateLimitTest {
         HttpResponse<String> limited = get("", token);
         assertEquals(429, limited.statusCode(), limited.body());
         assertTrue(Long.parseLong(limited.headers().firstValue("Retry-After").orElseThrow()) >= 1);
-        assertTrue(String.valueOf(json(limited).get("detail")).startsWith("too many requests from caller 'hurried'"),
+        assertTrue(
+                String.valueOf(json(limited).get("detail")).startsWith("too many requests from caller 'hurried'"),
                 limited.body());
         assertEquals(0, reviewsSince(since, "subjectaccessreviews"), "a limited request is not reviewed");
         // another caller has a budget of its own

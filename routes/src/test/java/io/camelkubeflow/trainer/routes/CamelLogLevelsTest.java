@@ -1,17 +1,16 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.util.List;
-import java.util.Map;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What application.properties does to Camel's log categories beyond the line it lowers: an operator who raises a Camel
@@ -43,9 +42,11 @@ class CamelLogLevelsTest {
 
     @Test
     void aCamelCategoryRaisedToDebugShowsBackgroundTasksDebugLines() {
-        assertTrue(Logger.getLogger(BACKGROUND_TASK).isLoggable(Level.FINE),
+        assertTrue(
+                Logger.getLogger(BACKGROUND_TASK).isLoggable(Level.FINE),
                 "BackgroundTask's category does not inherit DEBUG from org.apache.camel.support.task");
-        assertFalse(Logger.getLogger("org.apache.camel.support").isLoggable(Level.FINE),
+        assertFalse(
+                Logger.getLogger("org.apache.camel.support").isLoggable(Level.FINE),
                 "the profile raised only the task category");
     }
 }

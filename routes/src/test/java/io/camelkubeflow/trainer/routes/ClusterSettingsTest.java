@@ -1,18 +1,17 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.quarkus.KubeflowTrainerConfig;
 import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The app's trainer.cluster and trainer.sandbox.* settings are what the extension reads (quarkus.kubeflow-trainer.*),
@@ -42,13 +41,15 @@ class ClusterSettingsTest {
     @Test
     void theAppActsOnQuarkusClientPointedAtTheSandbox() {
         assertEquals(localSandbox.sandbox().masterUrl(), client.getMasterUrl().toString());
-        assertEquals(localSandbox.sandbox().client().getConfiguration().getOauthToken(),
+        assertEquals(
+                localSandbox.sandbox().client().getConfiguration().getOauthToken(),
                 client.getConfiguration().getOauthToken());
     }
 
     @Test
     void theAppsImagePinsTheClusterSoAContainerNeverRunsTheSandbox() throws Exception {
-        assertTrue(Files.readAllLines(Path.of("src/main/docker/Dockerfile.jvm")).contains("ENV TRAINER_CLUSTER=cluster"));
+        assertTrue(
+                Files.readAllLines(Path.of("src/main/docker/Dockerfile.jvm")).contains("ENV TRAINER_CLUSTER=cluster"));
         assertTrue(Files.readString(Path.of("../deploy/configmap.yaml")).contains("trainer.cluster=cluster"));
     }
 }

@@ -1,21 +1,24 @@
 package io.camelkubeflow.trainer.routes;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import io.camelkubeflow.trainer.job.TrainField;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.camelkubeflow.trainer.job.TrainField;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /**
  * The contracts in contracts/ against what the app accepts and sends: the train request schema (the component's, copied
@@ -26,8 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 class ContractsTest {
     /** The train request docs/routes-app.md prints under its Kafka heading, as printed: the first json block there. */
     static String readmeKafkaRequest() throws IOException {
-        String readme = java.nio.file.Files.readString(java.nio.file.Path.of(System.getProperty("user.dir"))
-                .resolve("../docs/routes-app.md").normalize());
+        String readme = Files.readString(Path.of(System.getProperty("user.dir"))
+                .resolve("../docs/routes-app.md")
+                .normalize());
         int section = readme.indexOf("## Kafka: requests in, results out");
         int start = readme.indexOf("```json\n", section) + "```json\n".length();
         return readme.substring(start, readme.indexOf("```", start)).trim();
@@ -65,7 +69,7 @@ class ContractsTest {
     /** The JSON types a property takes: its own type, or its oneOf's. */
     private static Set<String> jsonTypes(JsonNode property) {
         Set<String> types = new TreeSet<>();
-        List<JsonNode> schemas = new java.util.ArrayList<>(List.of(property));
+        List<JsonNode> schemas = new ArrayList<>(List.of(property));
         property.path("oneOf").forEach(schemas::add);
         for (JsonNode schema : schemas) {
             JsonNode type = schema.path("type");
@@ -87,17 +91,25 @@ class ContractsTest {
                 return schema.get("items");
             }
         }
-        return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+        return MissingNode.getInstance();
     }
 
     @Test
     void theTrainRequestSchemaRefusesWhatTheAppRefusesAndHoldsTheReadmesRequest() throws IOException {
         Contracts.assertHolds(Contracts.TRAIN_REQUEST, readmeKafkaRequest());
-        for (String refused : List.of("{\"scirpt\": \"print(1)\"}", "{\"numNodes\": 1.5}", "{\"numNodes\": \"2\"}",
-                "{\"script\": 42}", "{\"env\": {\"EPOCHS\": 3}}", "{\"args\": [\"--lr\", 0.1]}", "[]",
+        for (String refused : List.of(
+                "{\"scirpt\": \"print(1)\"}",
+                "{\"numNodes\": 1.5}",
+                "{\"numNodes\": \"2\"}",
+                "{\"script\": 42}",
+                "{\"env\": {\"EPOCHS\": 3}}",
+                "{\"args\": [\"--lr\", 0.1]}",
+                "[]",
                 // what the schema once let through and the app refused
-                "{\"command\": \"python -u train.py\", \"script\": \"print(1)\"}", "{\"script\": \"print(1)\", \"numNodes\": 0}",
-                "{\"script\": \"print(1)\", \"cpu\": \"lots\"}", "{\"script\": \"print(1)\\u0000\"}",
+                "{\"command\": \"python -u train.py\", \"script\": \"print(1)\"}",
+                "{\"script\": \"print(1)\", \"numNodes\": 0}",
+                "{\"script\": \"print(1)\", \"cpu\": \"lots\"}",
+                "{\"script\": \"print(1)\\u0000\"}",
                 "{\"script\": \"print(1)\", \"scriptFileName\": \"..\"}")) {
             assertFalse(Contracts.violations(Contracts.TRAIN_REQUEST, refused).isEmpty(), refused);
         }

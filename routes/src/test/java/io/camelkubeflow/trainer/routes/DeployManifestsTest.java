@@ -1,22 +1,14 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.time.Duration;
-import io.camelkubeflow.trainer.testing.BoundedProcess;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.JSON;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.introspect.Annotated;
 import com.fasterxml.jackson.databind.introspect.JacksonAnnotationIntrospector;
+import io.camelkubeflow.trainer.testing.BoundedProcess;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HTTPGetAction;
@@ -34,12 +26,18 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.JSON;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * deploy/ as kubectl renders it ({@code kubectl kustomize}, the same as {@code kubectl apply -k} sends): every object
@@ -50,10 +48,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DeployManifestsTest {
     private static final Map<String, Class<? extends HasMetadata>> KINDS = Map.of(
-            "ServiceAccount", ServiceAccount.class, "Role", Role.class, "ClusterRole", ClusterRole.class,
-            "RoleBinding", RoleBinding.class, "ClusterRoleBinding", ClusterRoleBinding.class,
-            "ConfigMap", ConfigMap.class, "Service", Service.class, "Deployment", Deployment.class,
-            "NetworkPolicy", NetworkPolicy.class, "PodDisruptionBudget", PodDisruptionBudget.class);
+            "ServiceAccount",
+            ServiceAccount.class,
+            "Role",
+            Role.class,
+            "ClusterRole",
+            ClusterRole.class,
+            "RoleBinding",
+            RoleBinding.class,
+            "ClusterRoleBinding",
+            ClusterRoleBinding.class,
+            "ConfigMap",
+            ConfigMap.class,
+            "Service",
+            Service.class,
+            "Deployment",
+            Deployment.class,
+            "NetworkPolicy",
+            NetworkPolicy.class,
+            "PodDisruptionBudget",
+            PodDisruptionBudget.class);
     /** Fails on any field the Kubernetes type does not have, instead of keeping it aside as the models do. */
     private static final ObjectMapper STRICT = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -63,6 +77,7 @@ class DeployManifestsTest {
                     return Boolean.FALSE;
                 }
             });
+
     private static final Map<String, HasMetadata> OBJECTS = new LinkedHashMap<>();
 
     /**
@@ -75,14 +90,11 @@ class DeployManifestsTest {
      * The fields of monitoring.coreos.com/v1 ServiceMonitor that deploy/monitoring sets, read strictly (fabric8 has no
      * model of it without the OpenShift client): a misspelt or misplaced one fails.
      */
-    record ServiceMonitor(String apiVersion, String kind, ObjectMeta metadata, ServiceMonitorSpec spec) {
-    }
+    record ServiceMonitor(String apiVersion, String kind, ObjectMeta metadata, ServiceMonitorSpec spec) {}
 
-    record ServiceMonitorSpec(LabelSelector selector, List<ServiceMonitorEndpoint> endpoints) {
-    }
+    record ServiceMonitorSpec(LabelSelector selector, List<ServiceMonitorEndpoint> endpoints) {}
 
-    record ServiceMonitorEndpoint(String port, String path, String interval, String bearerTokenFile) {
-    }
+    record ServiceMonitorEndpoint(String port, String path, String interval, String bearerTokenFile) {}
 
     /** Where a pod's own ServiceAccount token is mounted (the kubelet's projected volume). */
     private static final String SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
@@ -129,10 +141,13 @@ class DeployManifestsTest {
 
     /** The documents kubectl renders of a kustomization, as {@code kubectl apply -k} sends them. */
     private static List<String> kustomize(String dir) throws Exception {
-        BoundedProcess.Result kubectl = BoundedProcess.run(Duration.ofSeconds(60), List.of("kubectl", "kustomize", dir));
+        BoundedProcess.Result kubectl =
+                BoundedProcess.run(Duration.ofSeconds(60), List.of("kubectl", "kustomize", dir));
         assertEquals(0, kubectl.exitCode(), "kubectl kustomize " + dir + " failed:\n" + kubectl.printed());
         String rendered = kubectl.output();
-        return List.of(rendered.split("(?m)^---$")).stream().filter(document -> !document.isBlank()).toList();
+        return List.of(rendered.split("(?m)^---$")).stream()
+                .filter(document -> !document.isBlank())
+                .toList();
     }
 
     /**
@@ -142,34 +157,51 @@ class DeployManifestsTest {
      */
     @Test
     void prometheusScrapesTheAppsMetricsWithItsOwnTokenAllowedToReadThem() throws IOException {
-        Container app = deployment().getSpec().getTemplate().getSpec().getContainers().get(0);
-        Map<String, String> annotations = deployment().getSpec().getTemplate().getMetadata().getAnnotations();
-        assertTrue(annotations == null || annotations.keySet().stream().noneMatch(k -> k.startsWith("prometheus.io/")),
+        Container app =
+                deployment().getSpec().getTemplate().getSpec().getContainers().get(0);
+        Map<String, String> annotations =
+                deployment().getSpec().getTemplate().getMetadata().getAnnotations();
+        assertTrue(
+                annotations == null || annotations.keySet().stream().noneMatch(k -> k.startsWith("prometheus.io/")),
                 "scrape annotations: " + annotations);
 
         ServiceMonitor monitor = (ServiceMonitor) MONITORING.get("ServiceMonitor/camel-kubeflow-trainer");
         assertEquals("monitoring.coreos.com/v1", monitor.apiVersion());
         assertEquals("kubeflow-jobs", monitor.metadata().getNamespace(), "beside the Service it selects");
         Service service = (Service) OBJECTS.get("Service/camel-kubeflow-trainer");
-        assertTrue(service.getMetadata().getLabels().entrySet()
-                .containsAll(monitor.spec().selector().getMatchLabels().entrySet()), "it selects no Service of the app");
+        assertTrue(
+                service.getMetadata()
+                        .getLabels()
+                        .entrySet()
+                        .containsAll(monitor.spec().selector().getMatchLabels().entrySet()),
+                "it selects no Service of the app");
         ServiceMonitorEndpoint endpoint = monitor.spec().endpoints().get(0);
         assertEquals(1, monitor.spec().endpoints().size());
-        assertTrue(service.getSpec().getPorts().stream().anyMatch(port -> port.getName().equals(endpoint.port())
-                && port.getTargetPort().getStrVal().equals(app.getPorts().get(0).getName())),
+        assertTrue(
+                service.getSpec().getPorts().stream()
+                        .anyMatch(port -> port.getName().equals(endpoint.port())
+                                && port.getTargetPort()
+                                        .getStrVal()
+                                        .equals(app.getPorts().get(0).getName())),
                 "the Service has no port " + endpoint.port() + " to the app's http port");
         assertEquals("/q/metrics", endpoint.path());
         assertEquals(SERVICE_ACCOUNT_TOKEN, endpoint.bearerTokenFile(), "the scrape carries no token");
 
         ClusterRole reader = (ClusterRole) MONITORING.get("ClusterRole/camel-kubeflow-trainer-metrics-reader");
         assertEquals(1, reader.getRules().size());
-        assertEquals(List.of(HttpAuthentication.READ_METRICS.path()), reader.getRules().get(0).getNonResourceURLs());
-        assertEquals(List.of(HttpAuthentication.READ_METRICS.verb()), reader.getRules().get(0).getVerbs());
-        ClusterRoleBinding binding = (ClusterRoleBinding) MONITORING.get(
-                "ClusterRoleBinding/camel-kubeflow-trainer-metrics-reader");
+        assertEquals(
+                List.of(HttpAuthentication.READ_METRICS.path()),
+                reader.getRules().get(0).getNonResourceURLs());
+        assertEquals(
+                List.of(HttpAuthentication.READ_METRICS.verb()),
+                reader.getRules().get(0).getVerbs());
+        ClusterRoleBinding binding =
+                (ClusterRoleBinding) MONITORING.get("ClusterRoleBinding/camel-kubeflow-trainer-metrics-reader");
         assertEquals("ClusterRole", binding.getRoleRef().getKind());
         assertEquals(reader.getMetadata().getName(), binding.getRoleRef().getName());
-        assertEquals(List.of("ServiceAccount"), binding.getSubjects().stream().map(s -> s.getKind()).toList());
+        assertEquals(
+                List.of("ServiceAccount"),
+                binding.getSubjects().stream().map(s -> s.getKind()).toList());
         assertEquals("monitoring", binding.getSubjects().get(0).getNamespace(), "kustomize moved Prometheus's account");
 
         ConfigMap dashboard = (ConfigMap) MONITORING.get("ConfigMap/camel-kubeflow-trainer-dashboard");
@@ -186,35 +218,54 @@ class DeployManifestsTest {
     @Test
     void everyObjectIsInTheNamespaceKustomizeSetsOrClusterWide() {
         Set<String> clusterWide = Set.of("ClusterRole", "ClusterRoleBinding");
-        OBJECTS.forEach((name, object) -> assertEquals(clusterWide.contains(object.getKind()) ? null : "kubeflow-jobs",
-                object.getMetadata().getNamespace(), name));
-        assertTrue(OBJECTS.keySet().containsAll(List.of("Deployment/camel-kubeflow-trainer",
-                "NetworkPolicy/camel-kubeflow-trainer", "Service/camel-kubeflow-trainer")), OBJECTS.keySet().toString());
+        OBJECTS.forEach((name, object) -> assertEquals(
+                clusterWide.contains(object.getKind()) ? null : "kubeflow-jobs",
+                object.getMetadata().getNamespace(),
+                name));
+        assertTrue(
+                OBJECTS.keySet()
+                        .containsAll(List.of(
+                                "Deployment/camel-kubeflow-trainer",
+                                "NetworkPolicy/camel-kubeflow-trainer",
+                                "Service/camel-kubeflow-trainer")),
+                OBJECTS.keySet().toString());
     }
 
     @Test
     void thePodMeetsTheRestrictedPodSecurityStandard() {
         PodSpec pod = deployment().getSpec().getTemplate().getSpec();
         assertEquals(true, pod.getSecurityContext().getRunAsNonRoot());
-        assertEquals("RuntimeDefault", pod.getSecurityContext().getSeccompProfile().getType());
+        assertEquals(
+                "RuntimeDefault", pod.getSecurityContext().getSeccompProfile().getType());
         for (Container container : pod.getContainers()) {
             var security = container.getSecurityContext();
             assertEquals(false, security.getAllowPrivilegeEscalation(), container.getName());
             assertEquals(List.of("ALL"), security.getCapabilities().getDrop(), container.getName());
             assertEquals(true, security.getReadOnlyRootFilesystem(), container.getName());
-            assertTrue(security.getSeccompProfile() == null
-                    || "RuntimeDefault".equals(security.getSeccompProfile().getType()), container.getName());
+            assertTrue(
+                    security.getSeccompProfile() == null
+                            || "RuntimeDefault"
+                                    .equals(security.getSeccompProfile().getType()),
+                    container.getName());
             assertEquals("IfNotPresent", container.getImagePullPolicy(), container.getName());
-            assertTrue(container.getResources().getRequests().containsKey("memory")
-                    && container.getResources().getLimits().containsKey("memory"), container.getName());
+            assertTrue(
+                    container.getResources().getRequests().containsKey("memory")
+                            && container.getResources().getLimits().containsKey("memory"),
+                    container.getName());
         }
     }
 
     @Test
     void theProbesAskTheAppsHealthEndpointsOnItsHttpPort() {
-        Container app = deployment().getSpec().getTemplate().getSpec().getContainers().get(0);
-        Map<String, HTTPGetAction> probes = Map.of("startup", app.getStartupProbe().getHttpGet(),
-                "liveness", app.getLivenessProbe().getHttpGet(), "readiness", app.getReadinessProbe().getHttpGet());
+        Container app =
+                deployment().getSpec().getTemplate().getSpec().getContainers().get(0);
+        Map<String, HTTPGetAction> probes = Map.of(
+                "startup",
+                app.getStartupProbe().getHttpGet(),
+                "liveness",
+                app.getLivenessProbe().getHttpGet(),
+                "readiness",
+                app.getReadinessProbe().getHttpGet());
         assertEquals("/q/health/started", probes.get("startup").getPath());
         assertEquals("/q/health/live", probes.get("liveness").getPath());
         assertEquals("/q/health/ready", probes.get("readiness").getPath());
@@ -227,55 +278,94 @@ class DeployManifestsTest {
     @Test
     void theAppsAccountMayReviewTokensAndAccess() {
         ClusterRole role = (ClusterRole) OBJECTS.get("ClusterRole/camel-kubeflow-trainer");
-        for (String[] review : List.of(new String[] {"authentication.k8s.io", "tokenreviews"},
+        for (String[] review : List.of(
+                new String[] {"authentication.k8s.io", "tokenreviews"},
                 new String[] {"authorization.k8s.io", "subjectaccessreviews"})) {
-            assertTrue(role.getRules().stream().anyMatch(rule -> rule.getApiGroups().contains(review[0])
-                    && rule.getResources().contains(review[1]) && rule.getVerbs().contains("create")),
+            assertTrue(
+                    role.getRules().stream()
+                            .anyMatch(rule -> rule.getApiGroups().contains(review[0])
+                                    && rule.getResources().contains(review[1])
+                                    && rule.getVerbs().contains("create")),
                     "the app may not create " + review[1]);
         }
         ClusterRoleBinding binding = (ClusterRoleBinding) OBJECTS.get("ClusterRoleBinding/camel-kubeflow-trainer");
         assertEquals(role.getMetadata().getName(), binding.getRoleRef().getName());
-        assertEquals(deployment().getSpec().getTemplate().getSpec().getServiceAccountName(),
+        assertEquals(
+                deployment().getSpec().getTemplate().getSpec().getServiceAccountName(),
                 binding.getSubjects().get(0).getName());
     }
 
     @Test
     void theNetworkPolicySelectsTheAppsPodsAndLetsOnlyItsHttpPortIn() {
         NetworkPolicy policy = (NetworkPolicy) OBJECTS.get("NetworkPolicy/camel-kubeflow-trainer");
-        Map<String, String> podLabels = deployment().getSpec().getTemplate().getMetadata().getLabels();
-        assertTrue(podLabels.entrySet().containsAll(policy.getSpec().getPodSelector().getMatchLabels().entrySet()),
+        Map<String, String> podLabels =
+                deployment().getSpec().getTemplate().getMetadata().getLabels();
+        assertTrue(
+                podLabels
+                        .entrySet()
+                        .containsAll(policy.getSpec()
+                                .getPodSelector()
+                                .getMatchLabels()
+                                .entrySet()),
                 "the policy selects no pod of the app");
         assertEquals(List.of("Ingress", "Egress"), policy.getSpec().getPolicyTypes());
         assertEquals(1, policy.getSpec().getIngress().size());
-        assertEquals(List.of(8080), policy.getSpec().getIngress().get(0).getPorts().stream()
-                .map(port -> port.getPort().getIntVal()).toList());
-        assertTrue(policy.getSpec().getIngress().get(0).getFrom().stream()
-                .allMatch(peer -> peer.getNamespaceSelector() != null), "ingress from anything but labelled namespaces");
+        assertEquals(
+                List.of(8080),
+                policy.getSpec().getIngress().get(0).getPorts().stream()
+                        .map(port -> port.getPort().getIntVal())
+                        .toList());
+        assertTrue(
+                policy.getSpec().getIngress().get(0).getFrom().stream()
+                        .allMatch(peer -> peer.getNamespaceSelector() != null),
+                "ingress from anything but labelled namespaces");
     }
 
     @Test
     void twoReplicasElectTheEventRoutesLeaderWithALeaseAndADrainLeavesOne() {
         Deployment deployment = deployment();
         assertTrue(deployment.getSpec().getReplicas() >= 2, "one replica is no high availability");
-        Container app = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
-        assertEquals("metadata.name", app.getEnv().stream().filter(e -> e.getName().equals("POD_NAME")).findFirst()
-                .orElseThrow().getValueFrom().getFieldRef().getFieldPath(), "the pod's name for the election");
-        String properties = ((ConfigMap) OBJECTS.get("ConfigMap/camel-kubeflow-trainer")).getData()
+        Container app =
+                deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertEquals(
+                "metadata.name",
+                app.getEnv().stream()
+                        .filter(e -> e.getName().equals("POD_NAME"))
+                        .findFirst()
+                        .orElseThrow()
+                        .getValueFrom()
+                        .getFieldRef()
+                        .getFieldPath(),
+                "the pod's name for the election");
+        String properties = ((ConfigMap) OBJECTS.get("ConfigMap/camel-kubeflow-trainer"))
+                .getData()
                 .get("application.properties");
         assertTrue(properties.contains("trainer.ha.cluster-service=kubernetes"), properties);
         Role role = (Role) OBJECTS.get("Role/camel-kubeflow-trainer");
-        assertTrue(role.getRules().stream().anyMatch(rule -> rule.getApiGroups().contains("coordination.k8s.io")
-                && rule.getResources().contains("leases")), "no Lease rule in the Role");
+        assertTrue(
+                role.getRules().stream()
+                        .anyMatch(rule -> rule.getApiGroups().contains("coordination.k8s.io")
+                                && rule.getResources().contains("leases")),
+                "no Lease rule in the Role");
         PodDisruptionBudget budget = (PodDisruptionBudget) OBJECTS.get("PodDisruptionBudget/camel-kubeflow-trainer");
         assertEquals(1, budget.getSpec().getMinAvailable().getIntVal());
-        assertTrue(deployment.getSpec().getTemplate().getMetadata().getLabels().entrySet()
-                .containsAll(budget.getSpec().getSelector().getMatchLabels().entrySet()), "the budget selects no pod");
+        assertTrue(
+                deployment
+                        .getSpec()
+                        .getTemplate()
+                        .getMetadata()
+                        .getLabels()
+                        .entrySet()
+                        .containsAll(
+                                budget.getSpec().getSelector().getMatchLabels().entrySet()),
+                "the budget selects no pod");
     }
 
     @Test
     void aMisspeltFieldIsCaught() throws IOException {
-        IllegalArgumentException misspelt = org.junit.jupiter.api.Assertions.assertThrows(
-                IllegalArgumentException.class, () -> STRICT.convertValue(Serialization.unmarshal("""
+        IllegalArgumentException misspelt = Assertions.assertThrows(
+                IllegalArgumentException.class,
+                () -> STRICT.convertValue(Serialization.unmarshal("""
                         apiVersion: apps/v1
                         kind: Deployment
                         metadata: {name: x}

@@ -1,5 +1,13 @@
 package io.camelkubeflow.trainer.routes;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.testing.DocCommandBlocks;
+import io.camelkubeflow.trainer.testing.DocCommandBlocks.Block;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,18 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
-import io.camelkubeflow.trainer.testing.DocCommandBlocks;
-import io.camelkubeflow.trainer.testing.DocCommandBlocks.Block;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Every command block of the docs (README.md and docs/*.md: fenced {@code bash}, {@code sh} or {@code shell}) still
@@ -39,7 +38,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Each block runs with {@code set -euo pipefail}: a command that fails, fails the block.
  */
 class DocsCommandBlocksIT {
-    static final Path PROJECT = Path.of(System.getProperty("user.dir")).resolve("..").normalize();
+    static final Path PROJECT =
+            Path.of(System.getProperty("user.dir")).resolve("..").normalize();
+
     @TempDir
     Path work;
 
@@ -51,9 +52,15 @@ class DocsCommandBlocksIT {
     void everyCommandBlockIsRunCheckedOrSaysWhyNot() throws IOException {
         List<Block> blocks = blocks();
         assertTrue(blocks.size() >= 10, "blocks found: " + blocks.size());
-        List<String> unmarked = blocks.stream().filter(block -> block.marker() == null).map(Block::where).toList();
-        assertEquals(List.of(), unmarked, "blocks with no '<!-- run: app -->', '<!-- run: sandbox -->', '<!-- run:"
-                + " kueue -->' or '<!-- not run: why -->' right above them");
+        List<String> unmarked = blocks.stream()
+                .filter(block -> block.marker() == null)
+                .map(Block::where)
+                .toList();
+        assertEquals(
+                List.of(),
+                unmarked,
+                "blocks with no '<!-- run: app -->', '<!-- run: sandbox -->', '<!-- run:"
+                        + " kueue -->' or '<!-- not run: why -->' right above them");
         assertTrue(blocks.stream().anyMatch(block -> "run: app".equals(block.marker()))
                 && blocks.stream().anyMatch(block -> "run: sandbox".equals(block.marker())));
     }
@@ -70,11 +77,13 @@ class DocsCommandBlocksIT {
         assertTrue(first.marker() != null && first.marker().startsWith("checked: the two commands"), first.where());
         List<String> commands = first.text().lines().toList();
         assertEquals(2, commands.size(), first.text());
-        assertTrue(commands.get(0).startsWith("./mvnw ") && commands.get(0).endsWith(
-                "&& java -jar routes/target/quarkus-app/quarkus-run.jar"), commands.get(0));
+        assertTrue(
+                commands.get(0).startsWith("./mvnw ")
+                        && commands.get(0).endsWith("&& java -jar routes/target/quarkus-app/quarkus-run.jar"),
+                commands.get(0));
         List<String> ci = Files.readAllLines(PROJECT.resolve(".ci/run")).stream()
-                .filter(line -> !line.isBlank() && !line.startsWith("#") && !line.startsWith("set ")
-                        && !line.startsWith("cd "))
+                .filter(line ->
+                        !line.isBlank() && !line.startsWith("#") && !line.startsWith("set ") && !line.startsWith("cd "))
                 .toList();
         assertEquals(List.of(commands.get(1)), ci, ".ci/run runs exactly the README's test command");
         for (Block block : blocks) {
@@ -94,8 +103,8 @@ class DocsCommandBlocksIT {
             int port = app.httpPort();
             for (Block block : blocks()) {
                 if ("run: app".equals(block.marker())) {
-                    String failure = run(block, block.text().replaceAll("(localhost|127\\.0\\.0\\.1):8080",
-                            "$1:" + port));
+                    String failure =
+                            run(block, block.text().replaceAll("(localhost|127\\.0\\.0\\.1):8080", "$1:" + port));
                     if (failure != null) {
                         failures.add(failure);
                     }
@@ -129,11 +138,13 @@ class DocsCommandBlocksIT {
 
     @Test
     void aBlockLeavesNoProcessBehind() throws Exception {
-        Block background = new Block(PROJECT, PROJECT.resolve("docs/x.md"), 3, "run: app", "sleep 600 &\necho $! > pid\n");
+        Block background =
+                new Block(PROJECT, PROJECT.resolve("docs/x.md"), 3, "run: app", "sleep 600 &\necho $! > pid\n");
         assertNull(run(background, background.text()));
         long pid = Long.parseLong(Files.readString(work.resolve("pid")).trim());
         ProcessHandle.of(pid).ifPresent(left -> {
-            boolean ended = left.onExit().completeOnTimeout(null, 10, TimeUnit.SECONDS).join() != null;
+            boolean ended =
+                    left.onExit().completeOnTimeout(null, 10, TimeUnit.SECONDS).join() != null;
             left.destroyForcibly();
             assertTrue(ended, "the block's background process " + pid + " still runs");
         });
@@ -143,8 +154,12 @@ class DocsCommandBlocksIT {
     void aBlockThatFailsIsReportedWithWhereItIsAndWhatItSaid() throws Exception {
         Block broken = new Block(PROJECT, PROJECT.resolve("docs/x.md"), 7, "run: app", "echo one\nfalse\necho never\n");
         String failure = run(broken, broken.text());
-        assertTrue(failure != null && failure.startsWith("docs/x.md:7 exited with 1") && failure.contains("one")
-                && !failure.contains("--- it said:\none\nnever"), String.valueOf(failure));
+        assertTrue(
+                failure != null
+                        && failure.startsWith("docs/x.md:7 exited with 1")
+                        && failure.contains("one")
+                        && !failure.contains("--- it said:\none\nnever"),
+                String.valueOf(failure));
         assertFalse(run(broken, "echo fine\n") != null);
     }
 }

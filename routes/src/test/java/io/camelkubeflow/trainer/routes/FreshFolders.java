@@ -1,11 +1,10 @@
 package io.camelkubeflow.trainer.routes;
 
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.util.Map;
-
-import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
 /**
  * Gives each test run of the app an empty inbox and outbox, so nothing from an earlier run is picked up, sends
@@ -15,10 +14,15 @@ public class FreshFolders implements QuarkusTestResourceLifecycleManager {
     @Override
     public Map<String, String> start() {
         try {
-            return Map.of("trainer.http.token-file", Files.createTempDirectory("http").resolve("token").toString(),
-                    "trainer.inbox", Files.createTempDirectory("inbox").toString(),
-                    "trainer.outbox", Files.createTempDirectory("outbox").toString(),
-                    "trainer.completion.uri", "file:" + Files.createTempDirectory("completions")
+            return Map.of(
+                    "trainer.http.token-file",
+                    Files.createTempDirectory("http").resolve("token").toString(),
+                    "trainer.inbox",
+                    Files.createTempDirectory("inbox").toString(),
+                    "trainer.outbox",
+                    Files.createTempDirectory("outbox").toString(),
+                    "trainer.completion.uri",
+                    "file:" + Files.createTempDirectory("completions")
                             + "?fileName=$simple{header.CamelKubeflowTrainerJobName}.json");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -26,6 +30,5 @@ public class FreshFolders implements QuarkusTestResourceLifecycleManager {
     }
 
     @Override
-    public void stop() {
-    }
+    public void stop() {}
 }

@@ -1,12 +1,10 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.net.URI;
-import java.net.URL;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
@@ -21,14 +19,17 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The HTTP API against callers who try what a hostile tester tried, each refusal checked by the writes the API server
@@ -65,12 +66,27 @@ class HostileCallersTest {
         role("reads", "get");
         bind("alice", "operates");
         bind("carol", "reads");
-        client.resource(new RoleBuilder().withNewMetadata().withName("logs").withNamespace("default").endMetadata()
-                .withRules(new PolicyRuleBuilder().withApiGroups("").withResources("pods/log").withVerbs("get")
-                        .build()).build()).createOr(r -> r.update());
+        client.resource(new RoleBuilder()
+                        .withNewMetadata()
+                        .withName("logs")
+                        .withNamespace("default")
+                        .endMetadata()
+                        .withRules(new PolicyRuleBuilder()
+                                .withApiGroups("")
+                                .withResources("pods/log")
+                                .withVerbs("get")
+                                .build())
+                        .build())
+                .createOr(r -> r.update());
         bind("alice", "logs");
-        client.resource(new SecretBuilder().withNewMetadata().withName("db-credentials").withNamespace("default")
-                .endMetadata().addToStringData("password", "s3cret").build()).createOr(r -> r.update());
+        client.resource(new SecretBuilder()
+                        .withNewMetadata()
+                        .withName("db-credentials")
+                        .withNamespace("default")
+                        .endMetadata()
+                        .addToStringData("password", "s3cret")
+                        .build())
+                .createOr(r -> r.update());
         alice = localSandbox.sandbox().issueToken("alice");
         carol = localSandbox.sandbox().issueToken("carol");
         mallory = localSandbox.sandbox().issueToken("mallory");
@@ -78,24 +94,48 @@ class HostileCallersTest {
     }
 
     private void role(String name, String... verbs) {
-        client.resource(new RoleBuilder().withNewMetadata().withName(name).withNamespace("default").endMetadata()
-                .withRules(new PolicyRuleBuilder().withApiGroups("trainer.kubeflow.org").withResources("trainjobs")
-                        .withVerbs(verbs).build()).build()).createOr(r -> r.update());
-    }
-
-    private void bind(String user, String role) {
-        client.resource(new RoleBindingBuilder().withNewMetadata().withName(user + "-" + role).withNamespace("default")
-                .endMetadata().addNewSubject().withKind("User").withName(user).endSubject().withNewRoleRef()
-                .withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName(role).endRoleRef().build())
+        client.resource(new RoleBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace("default")
+                        .endMetadata()
+                        .withRules(new PolicyRuleBuilder()
+                                .withApiGroups("trainer.kubeflow.org")
+                                .withResources("trainjobs")
+                                .withVerbs(verbs)
+                                .build())
+                        .build())
                 .createOr(r -> r.update());
     }
 
-    private HttpResponse<String> send(String method, String pathAndQuery, String body, String token,
-            Map<String, String> headers) throws Exception {
+    private void bind(String user, String role) {
+        client.resource(new RoleBindingBuilder()
+                        .withNewMetadata()
+                        .withName(user + "-" + role)
+                        .withNamespace("default")
+                        .endMetadata()
+                        .addNewSubject()
+                        .withKind("User")
+                        .withName(user)
+                        .endSubject()
+                        .withNewRoleRef()
+                        .withApiGroup("rbac.authorization.k8s.io")
+                        .withKind("Role")
+                        .withName(role)
+                        .endRoleRef()
+                        .build())
+                .createOr(r -> r.update());
+    }
+
+    private HttpResponse<String> send(
+            String method, String pathAndQuery, String body, String token, Map<String, String> headers)
+            throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(trainjobs + pathAndQuery))
-                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body))
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
                 .header("Authorization", "Bearer " + token);
         headers.forEach(request::header);
         return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
@@ -115,7 +155,8 @@ class HostileCallersTest {
                 // the emulated Trainer's own writes (a job's runtime snapshot) left out
                 .filter(r -> !TrainJobControllerEmulation.USER_AGENT.equals(r.getHeader("User-Agent")))
                 .filter(r -> (r.getPath().contains("/trainjobs") && !r.getPath().contains("/status"))
-                        || r.getPath().contains("/configmaps") || r.getPath().contains("/secrets"))
+                        || r.getPath().contains("/configmaps")
+                        || r.getPath().contains("/secrets"))
                 .map(r -> r.getMethod() + " " + r.getPath() + " " + r.getUtf8Body())
                 .toList();
     }
@@ -133,10 +174,14 @@ class HostileCallersTest {
     private void awaitHandledEnd(String job) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {
-            Map<String, String> annotations = client.resources(TrainJob.class).inNamespace("default").withName(job)
-                    .get().getMetadata().getAnnotations();
-            if (annotations != null && annotations.keySet().stream().anyMatch(k -> k.startsWith(
-                    "camelkubeflow.io/handled-"))) {
+            Map<String, String> annotations = client.resources(TrainJob.class)
+                    .inNamespace("default")
+                    .withName(job)
+                    .get()
+                    .getMetadata()
+                    .getAnnotations();
+            if (annotations != null
+                    && annotations.keySet().stream().anyMatch(k -> k.startsWith("camelkubeflow.io/handled-"))) {
                 return;
             }
             Thread.sleep(100);
@@ -149,26 +194,46 @@ class HostileCallersTest {
         String job = createdByAlice("hostile-groups");
         awaitHandledEnd(job);
         long since = localSandbox.sandbox().requestCount();
-        Map<String, String> forgedHeaders = Map.of("X-Kubeflow-Trainer-Caller-Groups", "system:masters",
-                "X-Kubeflow-Trainer-Caller-User", "developer", "camelkubeflowtrainercalleruser", "developer",
-                "CamelVertxPlatformHttpAuthenticatedUser", "developer");
-        for (String[] attempt : List.of(new String[] {"GET", ""}, new String[] {"POST", ""},
-                new String[] {"GET", "/" + job}, new String[] {"DELETE", "/" + job},
-                new String[] {"POST", "/" + job + "/suspend"}, new String[] {"POST", "/" + job + "/resume"},
+        Map<String, String> forgedHeaders = Map.of(
+                "X-Kubeflow-Trainer-Caller-Groups",
+                "system:masters",
+                "X-Kubeflow-Trainer-Caller-User",
+                "developer",
+                "camelkubeflowtrainercalleruser",
+                "developer",
+                "CamelVertxPlatformHttpAuthenticatedUser",
+                "developer");
+        for (String[] attempt : List.of(
+                new String[] {"GET", ""},
+                new String[] {"POST", ""},
+                new String[] {"GET", "/" + job},
+                new String[] {"DELETE", "/" + job},
+                new String[] {"POST", "/" + job + "/suspend"},
+                new String[] {"POST", "/" + job + "/resume"},
                 new String[] {"GET", "/" + job + "/logs"})) {
-            for (String query : List.of(GROUPS_QUERY, GROUPS_QUERY.toLowerCase(),
+            for (String query : List.of(
+                    GROUPS_QUERY,
+                    GROUPS_QUERY.toLowerCase(),
                     "CamelKubeflowTrainerCallerGroups=system:masters&CamelKubeflowTrainerCallerUser=developer",
                     "CamelVertxPlatformHttpAuthenticatedUser=developer")) {
-                HttpResponse<String> refused = send(attempt[0], attempt[1] + "?" + query,
-                        "POST".equals(attempt[0]) && attempt[1].isEmpty() ? SCRIPT : null, mallory, forgedHeaders);
-                assertTrue(refused.statusCode() == 403 || refused.statusCode() == 401,
+                HttpResponse<String> refused = send(
+                        attempt[0],
+                        attempt[1] + "?" + query,
+                        "POST".equals(attempt[0]) && attempt[1].isEmpty() ? SCRIPT : null,
+                        mallory,
+                        forgedHeaders);
+                assertTrue(
+                        refused.statusCode() == 403 || refused.statusCode() == 401,
                         attempt[0] + " " + attempt[1] + "?" + query + " by mallory: " + refused.statusCode() + " "
                                 + refused.body());
                 assertNotNull(json(refused).get("detail"), refused.body());
             }
         }
         assertEquals(List.of(), writesSince(since));
-        assertNotNull(client.resources(TrainJob.class).inNamespace("default").withName(job).get());
+        assertNotNull(client.resources(TrainJob.class)
+                .inNamespace("default")
+                .withName(job)
+                .get());
     }
 
     @Test
@@ -189,16 +254,22 @@ class HostileCallersTest {
     void aNameFromThePathThatIsNoTrainJobNameIs400BeforeAnyReviewOrRequest() throws Exception {
         String traversal = "..%2F..%2F..%2F..%2Fapi%2Fv1%2Fnamespaces%2Fdefault%2Fsecrets%2Fdb-credentials";
         long since = localSandbox.sandbox().requestCount();
-        for (String[] attempt : List.of(new String[] {"DELETE", "/" + traversal},
-                new String[] {"GET", "/" + traversal}, new String[] {"POST", "/" + traversal + "/suspend"},
-                new String[] {"POST", "/" + traversal + "/resume"}, new String[] {"GET", "/" + traversal + "/logs"},
-                new String[] {"GET", "/UPPER"}, new String[] {"GET", "/" + "a".repeat(64)})) {
+        for (String[] attempt : List.of(
+                new String[] {"DELETE", "/" + traversal},
+                new String[] {"GET", "/" + traversal},
+                new String[] {"POST", "/" + traversal + "/suspend"},
+                new String[] {"POST", "/" + traversal + "/resume"},
+                new String[] {"GET", "/" + traversal + "/logs"},
+                new String[] {"GET", "/UPPER"},
+                new String[] {"GET", "/" + "a".repeat(64)})) {
             HttpResponse<String> refused = send(attempt[0], attempt[1], null, alice);
             assertEquals(400, refused.statusCode(), attempt[0] + " " + attempt[1] + ": " + refused.body());
             assertEquals("name", json(refused).get("field"), refused.body());
         }
-        for (String[] attempt : List.of(new String[] {"GET", "?namespace=..%2Fkube-system"},
-                new String[] {"GET", "/some-job?namespace=a%2Fb"}, new String[] {"DELETE", "/some-job?namespace=A"},
+        for (String[] attempt : List.of(
+                new String[] {"GET", "?namespace=..%2Fkube-system"},
+                new String[] {"GET", "/some-job?namespace=a%2Fb"},
+                new String[] {"DELETE", "/some-job?namespace=A"},
                 new String[] {"GET", "/some-job/logs?namespace=..%2F.."})) {
             HttpResponse<String> refused = send(attempt[0], attempt[1], null, alice);
             assertEquals(400, refused.statusCode(), attempt[0] + " " + attempt[1] + ": " + refused.body());
@@ -206,20 +277,28 @@ class HostileCallersTest {
         }
         // the emulated controller goes on writing the jobs of other tests: only reviews and requests naming what was
         // refused count
-        List<String> reviewsOrRequests = localSandbox.sandbox().requestsSince(since).stream().map(RecordedRequest::getPath)
-                .filter(path -> path.contains("/subjectaccessreviews") || path.contains("secrets")
-                        || path.contains("some-job") || path.contains("UPPER") || path.contains("aaaaaaaa")
-                        || path.contains("kube-system") || path.contains(".."))
+        List<String> reviewsOrRequests = localSandbox.sandbox().requestsSince(since).stream()
+                .map(RecordedRequest::getPath)
+                .filter(path -> path.contains("/subjectaccessreviews")
+                        || path.contains("secrets")
+                        || path.contains("some-job")
+                        || path.contains("UPPER")
+                        || path.contains("aaaaaaaa")
+                        || path.contains("kube-system")
+                        || path.contains(".."))
                 .toList();
         assertEquals(List.of(), reviewsOrRequests, "a refused name reached the API server");
-        assertNotNull(client.secrets().inNamespace("default").withName("db-credentials").get());
+        assertNotNull(client.secrets()
+                .inNamespace("default")
+                .withName("db-credentials")
+                .get());
     }
 
     @Test
     void aCallerCannotTakeTheNameAnotherCallersKeyWillMake() throws Exception {
         long since = localSandbox.sandbox().requestCount();
-        HttpResponse<String> refused = send("POST", "", "{\"script\": \"print(1)\", \"jobName\":"
-                + " \"trainjob-0123456789ab\"}", alice);
+        HttpResponse<String> refused =
+                send("POST", "", "{\"script\": \"print(1)\", \"jobName\":" + " \"trainjob-0123456789ab\"}", alice);
         assertEquals(400, refused.statusCode(), refused.body());
         assertEquals("jobName", json(refused).get("field"), refused.body());
         assertEquals(List.of(), writesSince(since));
@@ -227,10 +306,10 @@ class HostileCallersTest {
 
     @Test
     void aCallerWithNoRightsLearnsNothingOfTheRuntimes() throws Exception {
-        HttpResponse<String> missing = send("POST", "", "{\"script\": \"print(1)\", \"runtime\": \"no-such-runtime\"}",
-                mallory);
-        HttpResponse<String> existing = send("POST", "", "{\"script\": \"print(1)\", \"runtime\":"
-                + " \"torch-distributed\"}", mallory);
+        HttpResponse<String> missing =
+                send("POST", "", "{\"script\": \"print(1)\", \"runtime\": \"no-such-runtime\"}", mallory);
+        HttpResponse<String> existing =
+                send("POST", "", "{\"script\": \"print(1)\", \"runtime\":" + " \"torch-distributed\"}", mallory);
         assertEquals(403, missing.statusCode(), missing.body());
         assertEquals(existing.statusCode(), missing.statusCode());
         assertEquals(json(existing), json(missing));
@@ -239,7 +318,8 @@ class HostileCallersTest {
     @Test
     void anOidcNameWithControlCharactersIs401() throws Exception {
         long since = localSandbox.sandbox().requestCount();
-        for (String token : List.of(OidcProviderResource.provider.token("alice\r\nX-Forged: 1", List.of()),
+        for (String token : List.of(
+                OidcProviderResource.provider.token("alice\r\nX-Forged: 1", List.of()),
                 OidcProviderResource.provider.token("alice", List.of("ml\r\nteam")))) {
             HttpResponse<String> refused = send("GET", "", null, token);
             assertEquals(401, refused.statusCode(), refused.body());
@@ -250,27 +330,38 @@ class HostileCallersTest {
 
     @Test
     void noRequestHeaderOrQueryParameterComesBackAsAResponseHeader() throws Exception {
-        HttpResponse<String> listed = send("GET", "?Set-Cookie=session%3Devil&Access-Control-Allow-Origin=https%3A%2F"
-                + "%2Fevil.example&Location=https%3A%2F%2Fevil.example", null, alice, Map.of("X-Api-Key", "k",
-                        "Content-Type", "text/html"));
+        HttpResponse<String> listed = send(
+                "GET",
+                "?Set-Cookie=session%3Devil&Access-Control-Allow-Origin=https%3A%2F"
+                        + "%2Fevil.example&Location=https%3A%2F%2Fevil.example",
+                null,
+                alice,
+                Map.of("X-Api-Key", "k", "Content-Type", "text/html"));
         assertEquals(200, listed.statusCode(), listed.body());
-        for (String header : List.of("Set-Cookie", "Access-Control-Allow-Origin", "Location", "X-Api-Key",
-                "Authorization")) {
+        for (String header :
+                List.of("Set-Cookie", "Access-Control-Allow-Origin", "Location", "X-Api-Key", "Authorization")) {
             assertTrue(listed.headers().firstValue(header).isEmpty(), header + " came back: " + listed.headers());
         }
-        assertEquals("application/json", listed.headers().firstValue("Content-Type").orElseThrow());
+        assertEquals(
+                "application/json", listed.headers().firstValue("Content-Type").orElseThrow());
         // a control character in a parameter once failed the answer after the job was made: now it is just ignored
         long since = localSandbox.sandbox().requestCount();
-        HttpResponse<String> created = send("POST", "?junk=a%0Ab%0D%1B", "{\"script\": \"print(1)\"}", alice,
+        HttpResponse<String> created = send(
+                "POST",
+                "?junk=a%0Ab%0D%1B",
+                "{\"script\": \"print(1)\"}",
+                alice,
                 Map.of("Idempotency-Key", "control-in-query"));
         assertEquals(201, created.statusCode(), created.body());
-        assertEquals(1, writesSince(since).stream().filter(w -> w.startsWith("POST")).count());
+        assertEquals(
+                1, writesSince(since).stream().filter(w -> w.startsWith("POST")).count());
     }
 
     @Test
     void anOptionShapedPythonFileIsRefusedAsNoFile() throws Exception {
         long since = localSandbox.sandbox().requestCount();
-        for (String body : List.of("{\"pythonFile\": \"--no-python\", \"args\": [\"bash\", \"-c\", \"id\"]}",
+        for (String body : List.of(
+                "{\"pythonFile\": \"--no-python\", \"args\": [\"bash\", \"-c\", \"id\"]}",
                 "{\"launcher\": \"python\", \"pythonFile\": \"-c\", \"args\": [\"print(1)\"]}")) {
             HttpResponse<String> refused = send("POST", "", body, alice);
             assertEquals(400, refused.statusCode(), refused.body());
@@ -282,7 +373,8 @@ class HostileCallersTest {
     @Test
     void aBodyIsOneJsonObjectOfWholeCharacters() throws Exception {
         long since = localSandbox.sandbox().requestCount();
-        for (String body : List.of("{\"script\": \"print(1)\"} {\"x\": 1}", "{\"script\": \"print(\\\"\\ud800\\\")\"}")) {
+        for (String body :
+                List.of("{\"script\": \"print(1)\"} {\"x\": 1}", "{\"script\": \"print(\\\"\\ud800\\\")\"}")) {
             HttpResponse<String> refused = send("POST", "", body, alice);
             assertEquals(400, refused.statusCode(), body + ": " + refused.body());
         }
@@ -291,11 +383,19 @@ class HostileCallersTest {
 
     @Test
     void aConflictDoesNotTellAnotherCallersKey() throws Exception {
-        HttpResponse<String> first = send("POST", "", "{\"script\": \"print(1)\", \"jobName\": \"alices-named\"}",
-                alice, Map.of("Idempotency-Key", "alices-secret-key"));
+        HttpResponse<String> first = send(
+                "POST",
+                "",
+                "{\"script\": \"print(1)\", \"jobName\": \"alices-named\"}",
+                alice,
+                Map.of("Idempotency-Key", "alices-secret-key"));
         assertTrue(first.statusCode() == 201 || first.statusCode() == 200, first.body());
-        HttpResponse<String> conflict = send("POST", "", "{\"script\": \"print(1)\", \"jobName\":"
-                + " \"alices-named\"}", HttpRoutesTest.localToken(), Map.of("Idempotency-Key", "developers-key"));
+        HttpResponse<String> conflict = send(
+                "POST",
+                "",
+                "{\"script\": \"print(1)\", \"jobName\":" + " \"alices-named\"}",
+                HttpRoutesTest.localToken(),
+                Map.of("Idempotency-Key", "developers-key"));
         assertEquals(409, conflict.statusCode(), conflict.body());
         assertTrue(!conflict.body().contains("alices-secret-key"), conflict.body());
     }
@@ -303,11 +403,18 @@ class HostileCallersTest {
     @Test
     void theMetricsTellNoJobNameOfARefusedRequest() throws Exception {
         HttpRequest unauthenticated = HttpRequest.newBuilder(URI.create(trainjobs + "/name-only-mallory-knows"))
-                .GET().build();
-        assertEquals(401, HTTP.send(unauthenticated, HttpResponse.BodyHandlers.ofString()).statusCode());
-        String scraped = HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs.toString().replace("/trainjobs",
-                "/q/metrics"))).header("Authorization", "Bearer " + HttpRoutesTest.localToken()).GET().build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+                .GET()
+                .build();
+        assertEquals(
+                401,
+                HTTP.send(unauthenticated, HttpResponse.BodyHandlers.ofString()).statusCode());
+        String scraped = HTTP.send(
+                        HttpRequest.newBuilder(URI.create(trainjobs.toString().replace("/trainjobs", "/q/metrics")))
+                                .header("Authorization", "Bearer " + HttpRoutesTest.localToken())
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
         assertTrue(scraped.contains("uri=\"/trainjobs/{name}\""), "no templated path in the metrics");
         assertTrue(!scraped.contains("name-only-mallory-knows"), "the metrics name a refused request's job");
     }
@@ -324,24 +431,30 @@ class HostileCallersTest {
         assertEquals(200, send("POST", "/" + job + "/suspend", null, alice).statusCode());
         String missing = "oracle-missing-" + job.substring(job.length() - 6);
         long since = localSandbox.sandbox().requestCount();
-        Map<String, String> bodies = new java.util.LinkedHashMap<>();
+        Map<String, String> bodies = new LinkedHashMap<>();
         for (String name : List.of(job, missing)) {
             for (String query : List.of("", "?follow=true", "?step=all")) {
                 HttpResponse<String> refused = send("GET", "/" + name + "/logs" + query, null, lena);
                 assertEquals(403, refused.statusCode(), name + query + ": " + refused.body());
-                assertEquals("https://camelkubeflow.io/problems/access-denied", json(refused).get("type"),
+                assertEquals(
+                        "https://camelkubeflow.io/problems/access-denied",
+                        json(refused).get("type"),
                         refused.body());
                 bodies.put(name + query, refused.body().replace(name, "<name>"));
             }
         }
-        assertEquals(1, new java.util.HashSet<>(bodies.values()).size(), "answers differ: " + bodies);
-        assertTrue(bodies.values().iterator().next().contains("may not get trainjobs.trainer.kubeflow.org '<name>'"),
+        assertEquals(1, new HashSet<>(bodies.values()).size(), "answers differ: " + bodies);
+        assertTrue(
+                bodies.values().iterator().next().contains("may not get trainjobs.trainer.kubeflow.org '<name>'"),
                 bodies.toString());
         // nothing was looked up for her: no read of either job by the app (the emulated controller's own left out)
-        assertEquals(List.of(), localSandbox.sandbox().requestsSince(since).stream()
-                .filter(r -> !TrainJobControllerEmulation.USER_AGENT.equals(r.getHeader("User-Agent")))
-                .map(r -> r.getMethod() + " " + r.getPath())
-                .filter(call -> call.contains("/trainjobs/" + job) || call.contains(missing)).toList());
+        assertEquals(
+                List.of(),
+                localSandbox.sandbox().requestsSince(since).stream()
+                        .filter(r -> !TrainJobControllerEmulation.USER_AGENT.equals(r.getHeader("User-Agent")))
+                        .map(r -> r.getMethod() + " " + r.getPath())
+                        .filter(call -> call.contains("/trainjobs/" + job) || call.contains(missing))
+                        .toList());
         // positive control: alice, who may get the job, is told it is suspended
         HttpResponse<String> told = send("GET", "/" + job + "/logs", null, alice);
         assertEquals(409, told.statusCode(), told.body());

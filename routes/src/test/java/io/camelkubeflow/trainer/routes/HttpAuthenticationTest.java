@@ -1,14 +1,12 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
-import java.net.URI;
-import java.net.URL;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.Map;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
@@ -17,12 +15,14 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
-
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Every HTTP request is authenticated (a Kubernetes bearer token, reviewed by the API server) and acts within its
@@ -47,9 +47,11 @@ class HttpAuthenticationTest {
     private HttpResponse<String> send(String method, String path, String body, String token, Map<String, String> extra)
             throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(trainjobs + path))
-                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body));
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
@@ -58,17 +60,24 @@ class HttpAuthenticationTest {
     }
 
     private int trainJobs() {
-        return client.resources(TrainJob.class).inNamespace("default").list().getItems().size();
+        return client.resources(TrainJob.class)
+                .inNamespace("default")
+                .list()
+                .getItems()
+                .size();
     }
 
     @Test
     void withoutATokenTheAnswerIs401SayingHowToAuthenticateAndNothingIsWritten() throws Exception {
         int before = trainJobs();
-        for (HttpResponse<String> refused : java.util.List.of(send("POST", "", SCRIPT, null, Map.of()),
-                send("POST", "", SCRIPT, "forged-token", Map.of()), send("GET", "/some-job", null, null, Map.of()),
+        for (HttpResponse<String> refused : List.of(
+                send("POST", "", SCRIPT, null, Map.of()),
+                send("POST", "", SCRIPT, "forged-token", Map.of()),
+                send("GET", "/some-job", null, null, Map.of()),
                 send("GET", "/some-job/logs", null, null, Map.of()))) {
             assertEquals(401, refused.statusCode(), refused.body());
-            assertEquals("Bearer", refused.headers().firstValue("WWW-Authenticate").orElseThrow());
+            assertEquals(
+                    "Bearer", refused.headers().firstValue("WWW-Authenticate").orElseThrow());
             Map<?, ?> answer = json(refused);
             assertEquals("Authorization", answer.get("field"));
             assertTrue(String.valueOf(answer.get("fix")).contains("Authorization: Bearer <token>"), refused.body());
@@ -81,11 +90,19 @@ class HttpAuthenticationTest {
         String mallory = localSandbox.sandbox().issueToken("mallory");
         int before = trainJobs();
         // a client cannot name another caller: the headers HttpAuthentication sets are replaced
-        HttpResponse<String> refused = send("POST", "", SCRIPT, mallory,
-                Map.of("X-Kubeflow-Trainer-Caller-User", "developer", "X-Kubeflow-Trainer-Caller-Groups",
+        HttpResponse<String> refused = send(
+                "POST",
+                "",
+                SCRIPT,
+                mallory,
+                Map.of(
+                        "X-Kubeflow-Trainer-Caller-User",
+                        "developer",
+                        "X-Kubeflow-Trainer-Caller-Groups",
                         "system:masters"));
         assertEquals(403, refused.statusCode(), refused.body());
-        assertEquals("caller 'mallory' may not create trainjobs.trainer.kubeflow.org in namespace default",
+        assertEquals(
+                "caller 'mallory' may not create trainjobs.trainer.kubeflow.org in namespace default",
                 json(refused).get("detail"));
         assertEquals(before, trainJobs());
         assertEquals(403, send("GET", "/some-job", null, mallory, Map.of()).statusCode());
@@ -100,35 +117,63 @@ class HttpAuthenticationTest {
 
     /** The user may create and get TrainJobs in default, and read no Secret. */
     private void allowToTrain(String user) {
-        client.resource(new RoleBuilder().withNewMetadata().withName("trains").withNamespace("default")
-                .endMetadata().withRules(new PolicyRuleBuilder().withApiGroups("trainer.kubeflow.org")
-                        .withResources("trainjobs").withVerbs("create", "get").build()).build()).createOr(r -> r.update());
-        client.resource(new RoleBindingBuilder().withNewMetadata().withName(user.replace(':', '-'))
-                .withNamespace("default").endMetadata().addNewSubject().withKind("User").withName(user).endSubject()
-                .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName("trains")
-                .endRoleRef().build()).createOr(r -> r.update());
+        client.resource(new RoleBuilder()
+                        .withNewMetadata()
+                        .withName("trains")
+                        .withNamespace("default")
+                        .endMetadata()
+                        .withRules(new PolicyRuleBuilder()
+                                .withApiGroups("trainer.kubeflow.org")
+                                .withResources("trainjobs")
+                                .withVerbs("create", "get")
+                                .build())
+                        .build())
+                .createOr(r -> r.update());
+        client.resource(new RoleBindingBuilder()
+                        .withNewMetadata()
+                        .withName(user.replace(':', '-'))
+                        .withNamespace("default")
+                        .endMetadata()
+                        .addNewSubject()
+                        .withKind("User")
+                        .withName(user)
+                        .endSubject()
+                        .withNewRoleRef()
+                        .withApiGroup("rbac.authorization.k8s.io")
+                        .withKind("Role")
+                        .withName("trains")
+                        .endRoleRef()
+                        .build())
+                .createOr(r -> r.update());
     }
 
     @Test
     void aHumanWithAnOidcIdTokenActsWithinTheRightsRbacGivesTheirOidcName() throws Exception {
-        String alice = OidcProviderResource.provider.token("alice", java.util.List.of("ml-team"));
+        String alice = OidcProviderResource.provider.token("alice", List.of("ml-team"));
         int before = trainJobs();
         HttpResponse<String> refused = send("POST", "", SCRIPT, alice, Map.of());
         assertEquals(403, refused.statusCode(), refused.body());
-        assertTrue(String.valueOf(json(refused).get("detail")).startsWith("caller 'oidc:alice' (groups [oidc:ml-team])"
-                + " may not create trainjobs"), refused.body());
+        assertTrue(
+                String.valueOf(json(refused).get("detail"))
+                        .startsWith("caller 'oidc:alice' (groups [oidc:ml-team])" + " may not create trainjobs"),
+                refused.body());
         assertEquals(before, trainJobs());
 
         allowToTrain("oidc:alice");
         HttpResponse<String> created = send("POST", "", SCRIPT, alice, Map.of("Idempotency-Key", "alice-1"));
         assertEquals(201, created.statusCode(), created.body());
-        assertEquals(200, send("GET", "/" + json(created).get("name"), null, alice, Map.of()).statusCode());
+        assertEquals(
+                200,
+                send("GET", "/" + json(created).get("name"), null, alice, Map.of())
+                        .statusCode());
 
-        HttpResponse<String> forged = send("POST", "", SCRIPT, OidcProviderResource.provider.forgedToken("alice"),
-                Map.of());
+        HttpResponse<String> forged =
+                send("POST", "", SCRIPT, OidcProviderResource.provider.forgedToken("alice"), Map.of());
         assertEquals(401, forged.statusCode(), forged.body());
-        assertTrue(String.valueOf(json(forged).get("fix")).contains("an ID token of "
-                + OidcProviderResource.provider.issuer()), forged.body());
+        assertTrue(
+                String.valueOf(json(forged).get("fix"))
+                        .contains("an ID token of " + OidcProviderResource.provider.issuer()),
+                forged.body());
         assertEquals(before + 1, trainJobs());
     }
 
@@ -136,11 +181,17 @@ class HttpAuthenticationTest {
     void aSecretTheCallerMayNotReadIs403() throws Exception {
         String carol = carolsToken();
         int before = trainJobs();
-        HttpResponse<String> refused = send("POST", "", "{\"script\": \"print(1)\", \"env\": {\"DB\":"
-                + " \"secretKeyRef:db-credentials/password\"}}", carol, Map.of());
+        HttpResponse<String> refused = send(
+                "POST",
+                "",
+                "{\"script\": \"print(1)\", \"env\": {\"DB\":" + " \"secretKeyRef:db-credentials/password\"}}",
+                carol,
+                Map.of());
         assertEquals(403, refused.statusCode(), refused.body());
-        assertTrue(String.valueOf(json(refused).get("detail"))
-                .contains("may not get secrets 'db-credentials' in namespace default"), refused.body());
+        assertTrue(
+                String.valueOf(json(refused).get("detail"))
+                        .contains("may not get secrets 'db-credentials' in namespace default"),
+                refused.body());
         assertEquals(before, trainJobs());
         HttpResponse<String> allowed = send("POST", "", SCRIPT, carol, Map.of("Idempotency-Key", "carol-1"));
         assertEquals(201, allowed.statusCode(), allowed.body());
@@ -166,25 +217,34 @@ class HttpAuthenticationTest {
         String developer = HttpRoutesTest.localToken();
         int before = trainJobs();
         for (Map.Entry<String, String> attempt : Map.of(
-                "imageOverride", "{\"pythonFile\": \"/a.py\", \"image\": \"attacker.example.com/miner:latest\"}",
-                "namespaces", "{\"pythonFile\": \"/a.py\", \"namespace\": \"kube-system\"}",
-                "maxNumNodes", "{\"pythonFile\": \"/a.py\", \"numNodes\": 100000}",
-                "maxGpu", "{\"pythonFile\": \"/a.py\", \"gpu\": \"1000\"}",
-                "secrets", "{\"pythonFile\": \"/a.py\", \"env\": {\"X\": \"secretKeyRef:db-credentials/password\"}}",
-                "resources", "{\"pythonFile\": \"/a.py\", \"resources\": {\"amd.com/gpu\": \"1000\"}}",
-                "commandOverride", "{\"command\": [\"python\", \"-c\", \"print(1)\"]}")
+                        "imageOverride",
+                                "{\"pythonFile\": \"/a.py\", \"image\": \"attacker.example.com/miner:latest\"}",
+                        "namespaces", "{\"pythonFile\": \"/a.py\", \"namespace\": \"kube-system\"}",
+                        "maxNumNodes", "{\"pythonFile\": \"/a.py\", \"numNodes\": 100000}",
+                        "maxGpu", "{\"pythonFile\": \"/a.py\", \"gpu\": \"1000\"}",
+                        "secrets",
+                                "{\"pythonFile\": \"/a.py\", \"env\": {\"X\": \"secretKeyRef:db-credentials/password\"}}",
+                        "resources", "{\"pythonFile\": \"/a.py\", \"resources\": {\"amd.com/gpu\": \"1000\"}}",
+                        "commandOverride", "{\"command\": [\"python\", \"-c\", \"print(1)\"]}")
                 .entrySet()) {
             HttpResponse<String> refused = send("POST", "", attempt.getValue(), developer, Map.of());
             assertEquals(403, refused.statusCode(), refused.body());
-            assertTrue(String.valueOf(json(refused).get("detail")).contains("policy rule '" + attempt.getKey() + "'"),
+            assertTrue(
+                    String.valueOf(json(refused).get("detail")).contains("policy rule '" + attempt.getKey() + "'"),
                     refused.body());
         }
         assertEquals(before, trainJobs());
-        HttpResponse<String> unbounded = send("POST", "", "{\"pythonFile\": \"/a.py\"}", developer,
-                Map.of("Idempotency-Key", "no-deadline-given"));
+        HttpResponse<String> unbounded = send(
+                "POST", "", "{\"pythonFile\": \"/a.py\"}", developer, Map.of("Idempotency-Key", "no-deadline-given"));
         assertEquals(201, unbounded.statusCode(), unbounded.body());
-        assertEquals(86400L, client.resources(TrainJob.class).inNamespace("default")
-                .withName((String) json(unbounded).get("name")).get().getSpec().activeDeadlineSeconds(),
+        assertEquals(
+                86400L,
+                client.resources(TrainJob.class)
+                        .inNamespace("default")
+                        .withName((String) json(unbounded).get("name"))
+                        .get()
+                        .getSpec()
+                        .activeDeadlineSeconds(),
                 "a request that gives no run time gets the policy's default");
     }
 }

@@ -1,28 +1,43 @@
 package io.camelkubeflow.trainer.routes;
 
-import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
-import java.net.URI;
-import java.net.URL;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.TrainField;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The HTTP API's error contract: every refusal is a 4xx with RFC 9457 problem details (application/problem+json: type,
@@ -47,7 +62,8 @@ class HttpErrorContractTest {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(trainjobs + path))
                 .timeout(Duration.ofSeconds(30))
                 .header("Authorization", "Bearer " + HttpRoutesTest.localToken())
-                .header("Content-Type", "application/json").method(method, body);
+                .header("Content-Type", "application/json")
+                .method(method, body);
         if (idempotencyKey != null) {
             request.header("Idempotency-Key", idempotencyKey);
         }
@@ -77,8 +93,8 @@ class HttpErrorContractTest {
         wantedField.put("{\"pythonFile\": \"/a.py\", \"env\": {\"LR\": {\"v\": 1}}}", "env.LR");
         wantedField.put("{\"pythonFile\": \"/a.py\", \"resources\": {\"cpu\": 4}}", "resources.cpu");
         // one quantity given twice with two values: refused, neither dropped (cpu wins over resources.cpu no more)
-        wantedField.put("{\"pythonFile\": \"/app/t.py\", \"gpu\": \"8\", \"resources\": {\"nvidia.com/gpu\": \"9\"}}",
-                "gpu");
+        wantedField.put(
+                "{\"pythonFile\": \"/app/t.py\", \"gpu\": \"8\", \"resources\": {\"nvidia.com/gpu\": \"9\"}}", "gpu");
         wantedField.put("{\"pythonFile\": \"/a.py\", \"resources\": {\"cpu\": \"2\"}, \"cpu\": \"4\"}", "cpu");
         wantedField.put("{\"command\": \"python 'x.py\"}", "command");
         wantedField.put("{\"pythonFile\": \"/a.py\", \"launcher\": \"deepspeed\"}", "launcher");
@@ -107,17 +123,19 @@ class HttpErrorContractTest {
     static Map<String, String> badInitializerRequests() {
         String tune = "{\"runtime\": \"torchtune-llama3.2-1b\", \"args\": [\"epochs=1\"], ";
         Map<String, String> wantedField = new LinkedHashMap<>();
-        wantedField.put(tune + "\"datasetUri\": \"hf://d/x\", \"datasetAccessToken\": \"hf_HttpPlainToken\"}",
+        wantedField.put(
+                tune + "\"datasetUri\": \"hf://d/x\", \"datasetAccessToken\": \"hf_HttpPlainToken\"}",
                 "datasetAccessToken");
-        wantedField.put(tune + "\"modelUri\": \"s3://m/x\", \"modelSecretAccessKey\": \"wJalrHttpKey\"}",
+        wantedField.put(
+                tune + "\"modelUri\": \"s3://m/x\", \"modelSecretAccessKey\": \"wJalrHttpKey\"}",
                 "modelSecretAccessKey");
         wantedField.put(tune + "\"datasetUri\": \"s3://AKIA:wJalrInUri@bucket/d\"}", "datasetUri");
-        wantedField.put(tune + "\"datasetUri\": \"cache://db/t\", \"datasetCacheDataNodes\": \"3\"}",
-                "datasetCacheDataNodes");
-        wantedField.put(tune + "\"modelUri\": \"hf://m/x\", \"modelIgnorePatterns\": [\"*.bin\", 2]}",
-                "modelIgnorePatterns");
-        wantedField.put(tune + "\"datasetUri\": \"hf://d/x\", \"datasetEndpoint\": \"http://minio:9000\"}",
-                "datasetEndpoint");
+        wantedField.put(
+                tune + "\"datasetUri\": \"cache://db/t\", \"datasetCacheDataNodes\": \"3\"}", "datasetCacheDataNodes");
+        wantedField.put(
+                tune + "\"modelUri\": \"hf://m/x\", \"modelIgnorePatterns\": [\"*.bin\", 2]}", "modelIgnorePatterns");
+        wantedField.put(
+                tune + "\"datasetUri\": \"hf://d/x\", \"datasetEndpoint\": \"http://minio:9000\"}", "datasetEndpoint");
         wantedField.put(tune + "\"datasetKind\": \"gcs\", \"datasetUri\": \"bucket/d\"}", "datasetKind");
         // the app's default runtime, torch-distributed, has no dataset-initializer step
         wantedField.put("{\"pythonFile\": \"/a.py\", \"datasetUri\": \"s3://data/set\"}", "datasetUri");
@@ -126,17 +144,30 @@ class HttpErrorContractTest {
 
     @Test
     void everyBadRequestIsA4xxWithAJsonBodyNamingTheFieldAndNothingIsWritten() throws Exception {
-        int before = client.resources(TrainJob.class).inAnyNamespace().list().getItems().size();
+        int before = client.resources(TrainJob.class)
+                .inAnyNamespace()
+                .list()
+                .getItems()
+                .size();
         List<String> faults = new ArrayList<>();
         for (Map.Entry<String, String> attempt : badRequests().entrySet()) {
             HttpResponse<String> answer = post(attempt.getKey());
-            if (answer.statusCode() < 400 || answer.statusCode() >= 500 || answer.body().isBlank()
-                    || !attempt.getValue().equals(json(answer).get("field")) || namesAnInternalHeader(answer)) {
+            if (answer.statusCode() < 400
+                    || answer.statusCode() >= 500
+                    || answer.body().isBlank()
+                    || !attempt.getValue().equals(json(answer).get("field"))
+                    || namesAnInternalHeader(answer)) {
                 faults.add(attempt.getKey() + " -> " + answer.statusCode() + " " + answer.body());
             }
         }
         assertEquals(List.of(), faults);
-        assertEquals(before, client.resources(TrainJob.class).inAnyNamespace().list().getItems().size());
+        assertEquals(
+                before,
+                client.resources(TrainJob.class)
+                        .inAnyNamespace()
+                        .list()
+                        .getItems()
+                        .size());
     }
 
     /**
@@ -145,18 +176,30 @@ class HttpErrorContractTest {
      */
     @Test
     void initializerFieldsAreRefusedNamingTheFieldNeverRepeatingACredential() throws Exception {
-        int before = client.resources(TrainJob.class).inAnyNamespace().list().getItems().size();
+        int before = client.resources(TrainJob.class)
+                .inAnyNamespace()
+                .list()
+                .getItems()
+                .size();
         List<String> faults = new ArrayList<>();
         for (Map.Entry<String, String> attempt : badInitializerRequests().entrySet()) {
             HttpResponse<String> answer = post(attempt.getKey());
-            if (answer.statusCode() != 400 || !attempt.getValue().equals(json(answer).get("field"))
-                    || namesAnInternalHeader(answer) || answer.body().contains("hf_HttpPlainToken")
+            if (answer.statusCode() != 400
+                    || !attempt.getValue().equals(json(answer).get("field"))
+                    || namesAnInternalHeader(answer)
+                    || answer.body().contains("hf_HttpPlainToken")
                     || answer.body().contains("wJalr")) {
                 faults.add(attempt.getKey() + " -> " + answer.statusCode() + " " + answer.body());
             }
         }
         assertEquals(List.of(), faults);
-        assertEquals(before, client.resources(TrainJob.class).inAnyNamespace().list().getItems().size());
+        assertEquals(
+                before,
+                client.resources(TrainJob.class)
+                        .inAnyNamespace()
+                        .list()
+                        .getItems()
+                        .size());
     }
 
     /** No answer may name a component header: the caller wrote message fields, and the headers are the app's own. */
@@ -165,9 +208,13 @@ class HttpErrorContractTest {
     }
 
     private HttpResponse<String> postBytes(byte[] body, String contentType) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(trainjobs.toURI()).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer " + HttpRoutesTest.localToken())
-                .header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+        return HTTP.send(
+                HttpRequest.newBuilder(trainjobs.toURI())
+                        .timeout(Duration.ofSeconds(30))
+                        .header("Authorization", "Bearer " + HttpRoutesTest.localToken())
+                        .header("Content-Type", contentType)
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -176,7 +223,7 @@ class HttpErrorContractTest {
     void aNullInsideEveryListOrMapFieldIs400NamingItsPlace() throws Exception {
         List<String> faults = new ArrayList<>();
         int fields = 0;
-        for (io.camelkubeflow.trainer.job.TrainField field : io.camelkubeflow.trainer.job.TrainField.values()) {
+        for (TrainField field : TrainField.values()) {
             if (!field.inMessages()) {
                 continue;
             }
@@ -197,26 +244,35 @@ class HttpErrorContractTest {
             }
             fields++;
             HttpResponse<String> answer = post(request);
-            if (answer.statusCode() != 400 || !named.equals(json(answer).get("field")) || namesAnInternalHeader(answer)) {
+            if (answer.statusCode() != 400
+                    || !named.equals(json(answer).get("field"))
+                    || namesAnInternalHeader(answer)) {
                 faults.add(request + " -> " + answer.statusCode() + " " + answer.body());
             }
         }
         assertEquals(List.of(), faults);
-        assertEquals(20, fields, "env, labels, annotations, resources, command, args, packages, pipIndexUrls,"
-                + " datasetIgnorePatterns, modelIgnorePatterns, torchtuneLoraAttnModules, torchtuneColumnMap,"
-                + " nodeSelector, tolerations, nodeAffinity, volumes, imagePullSecrets, podSecurityContext,"
-                + " securityContext, podJobs");
+        assertEquals(
+                20,
+                fields,
+                "env, labels, annotations, resources, command, args, packages, pipIndexUrls,"
+                        + " datasetIgnorePatterns, modelIgnorePatterns, torchtuneLoraAttnModules, torchtuneColumnMap,"
+                        + " nodeSelector, tolerations, nodeAffinity, volumes, imagePullSecrets, podSecurityContext,"
+                        + " securityContext, podJobs");
     }
 
     /** Bytes that are not UTF-8 are refused where they are, never stored as replacement characters. */
     @Test
     void invalidUtf8IsA400NamingItsPlaceNeverStoredMangled() throws Exception {
-        int before = client.resources(TrainJob.class).inAnyNamespace().list().getItems().size();
-        java.io.ByteArrayOutputStream value = new java.io.ByteArrayOutputStream();
+        int before = client.resources(TrainJob.class)
+                .inAnyNamespace()
+                .list()
+                .getItems()
+                .size();
+        ByteArrayOutputStream value = new ByteArrayOutputStream();
         value.writeBytes("{\"pythonFile\": \"/a.py\", \"labels\": {\"team\": \"vi".getBytes());
         value.write(0xff);
         value.writeBytes("sion\"}}".getBytes());
-        java.io.ByteArrayOutputStream key = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream key = new ByteArrayOutputStream();
         key.writeBytes("{\"pythonFile\": \"/a.py\", \"lab".getBytes());
         key.write(0xc3);
         key.writeBytes("els\": {}}".getBytes());
@@ -228,7 +284,13 @@ class HttpErrorContractTest {
             assertTrue(error.contains("not UTF-8") && error.contains("offset"), answer.body());
             assertTrue(answer.body().indexOf('\uFFFD') < 0, answer.body());
         }
-        assertEquals(before, client.resources(TrainJob.class).inAnyNamespace().list().getItems().size());
+        assertEquals(
+                before,
+                client.resources(TrainJob.class)
+                        .inAnyNamespace()
+                        .list()
+                        .getItems()
+                        .size());
     }
 
     /**
@@ -239,7 +301,9 @@ class HttpErrorContractTest {
     void aRefusalIsProblemDetailsOfItsTypeAndPath() throws Exception {
         HttpResponse<String> invalid = post("{\"script\": \"print(1)\", \"numNodes\": 0}");
         assertEquals(400, invalid.statusCode(), invalid.body());
-        assertEquals("application/problem+json", invalid.headers().firstValue("Content-Type").orElseThrow());
+        assertEquals(
+                "application/problem+json",
+                invalid.headers().firstValue("Content-Type").orElseThrow());
         Map<?, ?> problem = json(invalid);
         assertEquals("https://camelkubeflow.io/problems/invalid-field", problem.get("type"), invalid.body());
         assertEquals("A field of the request is invalid", problem.get("title"), invalid.body());
@@ -248,17 +312,30 @@ class HttpErrorContractTest {
         assertEquals("numNodes", problem.get("field"), invalid.body());
         assertEquals("Invalid 'numNodes': 0 is not allowed; give a whole number of at least 1", problem.get("detail"));
         assertEquals(null, problem.get("error"), "no member of the old {error, field, fix} form");
-        HttpResponse<String> missing = HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs + "/no-such-job?namespace"
-                + "=default")).timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer "
-                + HttpRoutesTest.localToken()).GET().build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> missing = HTTP.send(
+                HttpRequest.newBuilder(URI.create(trainjobs + "/no-such-job?namespace" + "=default"))
+                        .timeout(Duration.ofSeconds(30))
+                        .header("Authorization", "Bearer " + HttpRoutesTest.localToken())
+                        .GET()
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertEquals(404, missing.statusCode(), missing.body());
-        assertEquals("application/problem+json", missing.headers().firstValue("Content-Type").orElseThrow());
-        assertEquals("https://camelkubeflow.io/problems/not-found", json(missing).get("type"), missing.body());
+        assertEquals(
+                "application/problem+json",
+                missing.headers().firstValue("Content-Type").orElseThrow());
+        assertEquals(
+                "https://camelkubeflow.io/problems/not-found", json(missing).get("type"), missing.body());
         assertEquals("/trainjobs/no-such-job", json(missing).get("instance"), missing.body());
-        HttpResponse<String> unauthenticated = HTTP.send(HttpRequest.newBuilder(trainjobs.toURI()).timeout(
-                Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> unauthenticated = HTTP.send(
+                HttpRequest.newBuilder(trainjobs.toURI())
+                        .timeout(Duration.ofSeconds(30))
+                        .GET()
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertEquals(401, unauthenticated.statusCode(), unauthenticated.body());
-        assertEquals("https://camelkubeflow.io/problems/unauthenticated", json(unauthenticated).get("type"));
+        assertEquals(
+                "https://camelkubeflow.io/problems/unauthenticated",
+                json(unauthenticated).get("type"));
         assertEquals(401, json(unauthenticated).get("status"), unauthenticated.body());
     }
 
@@ -267,7 +344,9 @@ class HttpErrorContractTest {
     void aBodyThatIsNotJsonIs415WithAJsonBody() throws Exception {
         HttpResponse<String> answer = postBytes("print(1)".getBytes(), "text/plain");
         assertEquals(415, answer.statusCode(), answer.body());
-        assertEquals("https://camelkubeflow.io/problems/unsupported-media-type", json(answer).get("type"));
+        assertEquals(
+                "https://camelkubeflow.io/problems/unsupported-media-type",
+                json(answer).get("type"));
         Map<?, ?> error = json(answer);
         assertEquals("Content-Type", error.get("field"), answer.body());
         assertTrue(String.valueOf(error.get("detail")).contains("text/plain"), answer.body());
@@ -278,9 +357,13 @@ class HttpErrorContractTest {
     @Test
     void aPathNoOperationHasIs404WithAJsonBody() throws Exception {
         for (String path : List.of("/runtimes", "/runtimes/torch-distributed/packages", "/trainjobs/x/y/z")) {
-            HttpResponse<String> answer = HTTP.send(HttpRequest.newBuilder(trainjobs.toURI().resolve(path))
-                    .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + HttpRoutesTest.localToken())
-                    .GET().build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> answer = HTTP.send(
+                    HttpRequest.newBuilder(trainjobs.toURI().resolve(path))
+                            .timeout(Duration.ofSeconds(30))
+                            .header("Authorization", "Bearer " + HttpRoutesTest.localToken())
+                            .GET()
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertEquals(404, answer.statusCode(), path + " " + answer.body());
             Map<?, ?> error = json(answer);
             assertEquals("path", error.get("field"), answer.body());
@@ -298,8 +381,8 @@ class HttpErrorContractTest {
         String field = String.valueOf(json(answer).get("field"));
         String error = String.valueOf(json(answer).get("detail"));
         assertEquals("x\\u001b[2K\\r\\nINFO forged", field, answer.body());
-        assertTrue((field + error).codePoints().noneMatch(c -> Character.isISOControl(c) || c == 0x2028),
-                answer.body());
+        assertTrue(
+                (field + error).codePoints().noneMatch(c -> Character.isISOControl(c) || c == 0x2028), answer.body());
     }
 
     @Test
@@ -307,10 +390,12 @@ class HttpErrorContractTest {
         // over HTTP/1.1 as curl sends it (an HTTP/2 upgrade carrying 11 MB is refused before any answer)
         HttpRequest tooLarge = HttpRequest.newBuilder(trainjobs.toURI())
                 .header("Authorization", "Bearer " + HttpRoutesTest.localToken())
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
-                        "{\"script\": \"" + "#".repeat(11 * 1024 * 1024) + "\"}")).build();
-        HttpResponse<String> answer = java.net.http.HttpClient.newBuilder()
-                .version(java.net.http.HttpClient.Version.HTTP_1_1).build()
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"script\": \"" + "#".repeat(11 * 1024 * 1024) + "\"}"))
+                .build();
+        HttpResponse<String> answer = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .build()
                 .send(tooLarge, HttpResponse.BodyHandlers.ofString());
         assertEquals(413, answer.statusCode(), answer.body());
         assertEquals("body", json(answer).get("field"), answer.body());
@@ -325,14 +410,14 @@ class HttpErrorContractTest {
      * the server closes the connection on a client still sending.
      */
     private ChunkedPost postChunked(String authorization, long total) throws Exception {
-        try (java.net.Socket socket = new java.net.Socket(trainjobs.getHost(), trainjobs.getPort())) {
+        try (Socket socket = new Socket(trainjobs.getHost(), trainjobs.getPort())) {
             socket.setSoTimeout(30_000);
-            java.util.concurrent.CompletableFuture<String> answer = java.util.concurrent.CompletableFuture.supplyAsync(
-                    () -> readAnswerThenClose(socket));
-            java.io.OutputStream out = socket.getOutputStream();
+            CompletableFuture<String> answer = CompletableFuture.supplyAsync(() -> readAnswerThenClose(socket));
+            OutputStream out = socket.getOutputStream();
             out.write(("POST " + trainjobs.getPath() + " HTTP/1.1\r\nHost: " + trainjobs.getHost() + "\r\n"
-                    + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
-                    + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n").getBytes());
+                            + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
+                            + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+                    .getBytes());
             byte[] opening = "{\"script\": \"".getBytes();
             byte[] chunk = "#".repeat(64 * 1024).getBytes();
             long sent = 0;
@@ -352,10 +437,10 @@ class HttpErrorContractTest {
                     out.write("3\r\n\"}\n\r\n0\r\n\r\n".getBytes());
                     sent += 3;
                 }
-            } catch (java.io.IOException closedByTheServer) {
+            } catch (IOException closedByTheServer) {
                 // the server answered and closed the connection while the client was still sending
             }
-            return new ChunkedPost(sent, answer.get(60, java.util.concurrent.TimeUnit.SECONDS));
+            return new ChunkedPost(sent, answer.get(60, TimeUnit.SECONDS));
         }
     }
 
@@ -363,16 +448,15 @@ class HttpErrorContractTest {
      * One HTTP/1.1 answer: its head, then the Content-Length bytes of its body; then the socket is closed, so a client
      * blocked sending to a server that no longer reads stops.
      */
-    private static String readAnswerThenClose(java.net.Socket socket) {
+    private static String readAnswerThenClose(Socket socket) {
         try (socket) {
-            java.io.DataInputStream in = new java.io.DataInputStream(socket.getInputStream());
+            DataInputStream in = new DataInputStream(socket.getInputStream());
             StringBuilder head = new StringBuilder();
             while (!head.toString().endsWith("\r\n\r\n")) {
                 head.append((char) in.readUnsignedByte());
             }
-            java.util.regex.Matcher length = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)")
-                    .matcher(head);
-            java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+            Matcher length = Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
             if (length.find()) {
                 body.writeBytes(in.readNBytes(Integer.parseInt(length.group(1))));
             } else {
@@ -382,13 +466,13 @@ class HttpErrorContractTest {
                     in.readNBytes(2);
                 }
             }
-            return head + body.toString(java.nio.charset.StandardCharsets.UTF_8);
-        } catch (java.io.IOException e) {
+            return head + body.toString(StandardCharsets.UTF_8);
+        } catch (IOException e) {
             return "read failed: " + e;
         }
     }
 
-    private static int chunkSize(java.io.DataInputStream in) throws java.io.IOException {
+    private static int chunkSize(DataInputStream in) throws IOException {
         StringBuilder line = new StringBuilder();
         while (!line.toString().endsWith("\r\n")) {
             line.append((char) in.readUnsignedByte());
@@ -438,15 +522,25 @@ class HttpErrorContractTest {
 
     @Test
     void theSameKeyWithADifferentRequestIs422NamingWhatDiffers() throws Exception {
-        HttpResponse<String> first = send("POST", "", HttpRequest.BodyPublishers.ofString(
-                "{\"pythonFile\": \"/a.py\", \"numNodes\": 1}"), "contract-1");
+        HttpResponse<String> first = send(
+                "POST",
+                "",
+                HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/a.py\", \"numNodes\": 1}"),
+                "contract-1");
         assertEquals(201, first.statusCode(), first.body());
-        HttpResponse<String> other = send("POST", "", HttpRequest.BodyPublishers.ofString(
-                "{\"pythonFile\": \"/a.py\", \"numNodes\": 2}"), "contract-1");
+        HttpResponse<String> other = send(
+                "POST",
+                "",
+                HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/a.py\", \"numNodes\": 2}"),
+                "contract-1");
         assertEquals(422, other.statusCode(), other.body());
-        assertTrue(String.valueOf(json(other).get("detail")).contains("differs in spec.trainer.numNodes"), other.body());
-        HttpResponse<String> same = send("POST", "", HttpRequest.BodyPublishers.ofString(
-                "{\"pythonFile\": \"/a.py\", \"numNodes\": 1}"), "contract-1");
+        assertTrue(
+                String.valueOf(json(other).get("detail")).contains("differs in spec.trainer.numNodes"), other.body());
+        HttpResponse<String> same = send(
+                "POST",
+                "",
+                HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/a.py\", \"numNodes\": 1}"),
+                "contract-1");
         assertEquals(200, same.statusCode(), same.body());
     }
 
@@ -456,7 +550,8 @@ class HttpErrorContractTest {
         localSandbox.sandbox().refuseNextTrainJobCreates(1, 403);
         HttpResponse<String> denied = post(request);
         assertEquals(403, denied.statusCode(), denied.body());
-        assertTrue(String.valueOf(json(denied).get("detail")).startsWith("the Kubernetes API refused the request (403)"),
+        assertTrue(
+                String.valueOf(json(denied).get("detail")).startsWith("the Kubernetes API refused the request (403)"),
                 denied.body());
 
         localSandbox.sandbox().refuseNextTrainJobCreates(1, 422);
@@ -484,22 +579,29 @@ class HttpErrorContractTest {
         try {
             tokenReview = post(request);
             long started = System.nanoTime();
-            accessReview = HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs.toString()))
-                    .timeout(Duration.ofSeconds(30)).header("Authorization", oidc)
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(request))
-                    .build(), HttpResponse.BodyHandlers.ofString());
+            accessReview = HTTP.send(
+                    HttpRequest.newBuilder(URI.create(trainjobs.toString()))
+                            .timeout(Duration.ofSeconds(30))
+                            .header("Authorization", oidc)
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(request))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             took = (System.nanoTime() - started) / 1_000_000;
             // the metrics' access review too
-            metricsReview = HTTP.send(HttpRequest.newBuilder(URI.create(trainjobs.toString().replace("/trainjobs",
-                    "/q/metrics"))).timeout(Duration.ofSeconds(30)).header("Authorization", oidc).build(),
+            metricsReview = HTTP.send(
+                    HttpRequest.newBuilder(URI.create(trainjobs.toString().replace("/trainjobs", "/q/metrics")))
+                            .timeout(Duration.ofSeconds(30))
+                            .header("Authorization", oidc)
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
         } finally {
             localSandbox.sandbox().startApiServer();
         }
         for (HttpResponse<String> during : List.of(tokenReview, accessReview, metricsReview)) {
             assertEquals(503, during.statusCode(), during.body());
-            assertTrue(String.valueOf(json(during).get("detail")).startsWith("Kubernetes API unreachable"),
-                    during.body());
+            assertTrue(
+                    String.valueOf(json(during).get("detail")).startsWith("Kubernetes API unreachable"), during.body());
         }
         // the component's bounded retries (about 3 s), not fabric8's on top of them (19.5 s before)
         assertTrue(took < 10_000, "answered after " + took + " ms");
@@ -516,14 +618,17 @@ class HttpErrorContractTest {
     @Test
     void concurrentRetriesOfOneKeyWithAScriptAllAnswerCreatedOrAdopted() throws Exception {
         int attempts = 50;
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(16);
-        List<java.util.concurrent.Future<HttpResponse<String>>> answers = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        List<Future<HttpResponse<String>>> answers = new ArrayList<>();
         for (int i = 0; i < attempts; i++) {
-            answers.add(pool.submit(() -> send("POST", "", HttpRequest.BodyPublishers.ofString(
-                    "{\"script\": \"print('once')\"}"), "concurrent-1")));
+            answers.add(pool.submit(() -> send(
+                    "POST",
+                    "",
+                    HttpRequest.BodyPublishers.ofString("{\"script\": \"print('once')\"}"),
+                    "concurrent-1")));
         }
-        Map<Integer, Integer> statuses = new java.util.TreeMap<>();
-        for (java.util.concurrent.Future<HttpResponse<String>> answer : answers) {
+        Map<Integer, Integer> statuses = new TreeMap<>();
+        for (Future<HttpResponse<String>> answer : answers) {
             statuses.merge(answer.get().statusCode(), 1, Integer::sum);
         }
         pool.shutdown();

@@ -1,15 +1,12 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.net.URI;
-import java.net.URL;
-import java.net.URLEncoder;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.localToken;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -24,16 +21,19 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
 import org.apache.camel.CamelContext;
 import org.junit.jupiter.api.Test;
-
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.localToken;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The component's operations over HTTP: list, suspend, resume, delete, reading a log of pods that have not started and
@@ -56,9 +56,11 @@ class HttpOperationsTest {
 
     private HttpResponse<String> send(String method, String path, String body, String token) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(trainjobs + path))
-                .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + token)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body));
+                .timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + token)
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) {
             request.header("Content-Type", "application/json");
         }
@@ -66,14 +68,21 @@ class HttpOperationsTest {
     }
 
     private String train(String team) throws Exception {
-        HttpResponse<String> created = send("POST", "", "{\"pythonFile\": \"/app/train.py\", \"labels\": {\"team\": \""
-                + team + "\"}, \"annotations\": {\"sandbox.camelkubeflow.io/run-millis\": \"60000\"}}", localToken());
+        HttpResponse<String> created = send(
+                "POST",
+                "",
+                "{\"pythonFile\": \"/app/train.py\", \"labels\": {\"team\": \"" + team
+                        + "\"}, \"annotations\": {\"sandbox.camelkubeflow.io/run-millis\": \"60000\"}}",
+                localToken());
         assertEquals(201, created.statusCode(), created.body());
         return (String) json(created).get("name");
     }
 
     private TrainJob stored(String name) {
-        return client.resources(TrainJob.class).inNamespace("default").withName(name).get();
+        return client.resources(TrainJob.class)
+                .inNamespace("default")
+                .withName(name)
+                .get();
     }
 
     private static String query(String value) {
@@ -88,10 +97,16 @@ class HttpOperationsTest {
         assertEquals(200, listed.statusCode(), listed.body());
         assertEquals("default", json(listed).get("namespace"));
         List<?> items = (List<?>) json(listed).get("items");
-        assertEquals(List.of(vision), items.stream().map(item -> ((Map<?, ?>) item).get("name")).toList());
+        assertEquals(
+                List.of(vision),
+                items.stream().map(item -> ((Map<?, ?>) item).get("name")).toList());
         assertEquals("torch-distributed", ((Map<?, ?>) items.get(0)).get("runtime"));
         List<?> all = (List<?>) json(send("GET", "", null, localToken())).get("items");
-        assertTrue(all.stream().map(item -> ((Map<?, ?>) item).get("name")).toList().containsAll(List.of(vision, nlp)),
+        assertTrue(
+                all.stream()
+                        .map(item -> ((Map<?, ?>) item).get("name"))
+                        .toList()
+                        .containsAll(List.of(vision, nlp)),
                 all.toString());
     }
 
@@ -105,7 +120,8 @@ class HttpOperationsTest {
         HttpResponse<String> resumed = send("POST", "/" + name + "/resume", null, localToken());
         assertEquals(200, resumed.statusCode(), resumed.body());
         assertEquals(false, stored(name).getSpec().suspend());
-        assertEquals(404, send("POST", "/no-such-job/suspend", null, localToken()).statusCode());
+        assertEquals(
+                404, send("POST", "/no-such-job/suspend", null, localToken()).statusCode());
     }
 
     @Test
@@ -126,7 +142,8 @@ class HttpOperationsTest {
         HttpResponse<String> selector = send("GET", "?labelSelector=" + query("team>1"), null, localToken());
         assertEquals(400, selector.statusCode(), selector.body());
         assertEquals("labelSelector", json(selector).get("field"));
-        assertTrue(((String) json(selector).get("detail")).startsWith("Invalid 'labelSelector': 'team>1'"),
+        assertTrue(
+                ((String) json(selector).get("detail")).startsWith("Invalid 'labelSelector': 'team>1'"),
                 selector.body());
         HttpResponse<String> propagation = send("DELETE", "/" + name + "?propagation=Sideways", null, localToken());
         assertEquals(400, propagation.statusCode(), propagation.body());
@@ -137,18 +154,28 @@ class HttpOperationsTest {
 
     @Test
     void aFollowerResumesFromTheLinesItHasWithOffset() throws Exception {
-        HttpResponse<String> created = send("POST", "", "{\"pythonFile\": \"/app/train.py\", \"annotations\": {"
-                + "\"sandbox.camelkubeflow.io/log-lines\": \"8\", \"sandbox.camelkubeflow.io/run-millis\": \"800\"}}",
+        HttpResponse<String> created = send(
+                "POST",
+                "",
+                "{\"pythonFile\": \"/app/train.py\", \"annotations\": {"
+                        + "\"sandbox.camelkubeflow.io/log-lines\": \"8\", \"sandbox.camelkubeflow.io/run-millis\": \"800\"}}",
                 localToken());
         assertEquals(201, created.statusCode(), created.body());
         String name = (String) json(created).get("name");
-        List<String> all = send("GET", "/" + name + "/logs?follow=true", null, localToken()).body().lines().toList();
+        List<String> all = send("GET", "/" + name + "/logs?follow=true", null, localToken())
+                .body()
+                .lines()
+                .toList();
         assertTrue(all.size() >= 9, all.toString());
         HttpResponse<String> rest = send("GET", "/" + name + "/logs?follow=true&offset=3", null, localToken());
         assertEquals(200, rest.statusCode(), rest.body());
         assertEquals(all.subList(3, all.size()), rest.body().lines().toList());
-        assertEquals(List.of(), send("GET", "/" + name + "/logs?offset=" + all.size(), null, localToken()).body()
-                .lines().toList());
+        assertEquals(
+                List.of(),
+                send("GET", "/" + name + "/logs?offset=" + all.size(), null, localToken())
+                        .body()
+                        .lines()
+                        .toList());
 
         for (String bad : List.of("offset=-1", "offset=three", "offset=2&step=all")) {
             HttpResponse<String> refused = send("GET", "/" + name + "/logs?" + bad, null, localToken());
@@ -166,14 +193,19 @@ class HttpOperationsTest {
         String name = trainMounting("never-made");
         try {
             for (String bad : List.of("follow=TRUE", "follow=1", "follow=", "follow=yes")) {
-                HttpResponse<String> refused = HTTP.send(logRead(name, "?" + bad), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> refused =
+                        HTTP.send(logRead(name, "?" + bad), HttpResponse.BodyHandlers.ofString());
                 assertEquals(400, refused.statusCode(), bad + ": " + refused.body());
                 assertEquals("follow", json(refused).get("field"), refused.body());
             }
-            HttpResponse<String> plain = HTTP.send(logRead(name, "?follow=false"), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> plain =
+                    HTTP.send(logRead(name, "?follow=false"), HttpResponse.BodyHandlers.ofString());
             assertEquals(409, plain.statusCode(), "follow=false reads what there is: " + plain.body());
         } finally {
-            client.resources(TrainJob.class).inNamespace("default").withName(name).delete();
+            client.resources(TrainJob.class)
+                    .inNamespace("default")
+                    .withName(name)
+                    .delete();
         }
     }
 
@@ -182,8 +214,11 @@ class HttpOperationsTest {
      * pod whose volume it cannot mount.
      */
     private String trainMounting(String configMap) throws Exception {
-        HttpResponse<String> created = send("POST", "", "{\"pythonFile\": \"/app/train.py\", \"volumes\": [\"configMap:"
-                + configMap + ":/settings\"]}", localToken());
+        HttpResponse<String> created = send(
+                "POST",
+                "",
+                "{\"pythonFile\": \"/app/train.py\", \"volumes\": [\"configMap:" + configMap + ":/settings\"]}",
+                localToken());
         assertEquals(201, created.statusCode(), created.body());
         return (String) json(created).get("name");
     }
@@ -194,7 +229,10 @@ class HttpOperationsTest {
      */
     private HttpRequest logRead(String name, String query) throws Exception {
         return HttpRequest.newBuilder(URI.create(trainjobs + "/" + name + "/logs" + query))
-                .timeout(Duration.ofMinutes(5)).header("Authorization", "Bearer " + localToken()).GET().build();
+                .timeout(Duration.ofMinutes(5))
+                .header("Authorization", "Bearer " + localToken())
+                .GET()
+                .build();
     }
 
     @Test
@@ -204,27 +242,35 @@ class HttpOperationsTest {
             for (String query : List.of("", "?step=all", "?step=node-0")) {
                 HttpResponse<String> read = HTTP.send(logRead(name, query), HttpResponse.BodyHandlers.ofString());
                 assertEquals(409, read.statusCode(), query + ": " + read.body());
-                assertEquals("application/problem+json", read.headers().firstValue("Content-Type").orElse(null));
+                assertEquals(
+                        "application/problem+json",
+                        read.headers().firstValue("Content-Type").orElse(null));
                 Map<?, ?> problem = json(read);
                 assertEquals("https://camelkubeflow.io/problems/not-started", problem.get("type"), read.body());
-                assertTrue(String.valueOf(problem.get("detail")).startsWith("no pod of TrainJob default/" + name
-                        + " matching"), read.body());
+                assertTrue(
+                        String.valueOf(problem.get("detail"))
+                                .startsWith("no pod of TrainJob default/" + name + " matching"),
+                        read.body());
                 assertTrue(String.valueOf(problem.get("detail")).endsWith("has started yet"), read.body());
                 assertTrue(String.valueOf(problem.get("fix")).contains("add follow=true to wait"), read.body());
             }
         } finally {
             // the sandbox stops looking for the ConfigMap once the job is gone
-            client.resources(TrainJob.class).inNamespace("default").withName(name).delete();
+            client.resources(TrainJob.class)
+                    .inNamespace("default")
+                    .withName(name)
+                    .delete();
         }
 
-        HttpResponse<String> created = send("POST", "", "{\"pythonFile\": \"/app/train.py\", \"suspend\": true}",
-                localToken());
+        HttpResponse<String> created =
+                send("POST", "", "{\"pythonFile\": \"/app/train.py\", \"suspend\": true}", localToken());
         assertEquals(201, created.statusCode(), created.body());
         // suspended by its spec, whether or not the controller has written its Suspended condition yet
-        HttpResponse<String> suspended = HTTP.send(logRead((String) json(created).get("name"), "?follow=true"),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> suspended = HTTP.send(
+                logRead((String) json(created).get("name"), "?follow=true"), HttpResponse.BodyHandlers.ofString());
         assertEquals(409, suspended.statusCode(), suspended.body());
-        assertEquals("https://camelkubeflow.io/problems/suspended", json(suspended).get("type"), suspended.body());
+        assertEquals(
+                "https://camelkubeflow.io/problems/suspended", json(suspended).get("type"), suspended.body());
     }
 
     /**
@@ -234,8 +280,12 @@ class HttpOperationsTest {
      */
     @Test
     void aPlainReadOfAllStepsIs409WhenOnlyTheInitializersHaveRun() throws Exception {
-        HttpResponse<String> created = send("POST", "", "{\"runtime\": \"torchtune-llama3.2-1b\", \"args\":"
-                + " [\"epochs=1\"], \"volumes\": [\"configMap:never-made:/settings\"]}", localToken());
+        HttpResponse<String> created = send(
+                "POST",
+                "",
+                "{\"runtime\": \"torchtune-llama3.2-1b\", \"args\":"
+                        + " [\"epochs=1\"], \"volumes\": [\"configMap:never-made:/settings\"]}",
+                localToken());
         assertEquals(201, created.statusCode(), created.body());
         String name = (String) json(created).get("name");
         try {
@@ -247,22 +297,34 @@ class HttpOperationsTest {
             }
             HttpResponse<String> read = HTTP.send(logRead(name, "?step=all"), HttpResponse.BodyHandlers.ofString());
             assertEquals(409, read.statusCode(), read.body());
-            assertEquals("https://camelkubeflow.io/problems/not-started", json(read).get("type"), read.body());
+            assertEquals(
+                    "https://camelkubeflow.io/problems/not-started", json(read).get("type"), read.body());
         } finally {
-            client.resources(TrainJob.class).inNamespace("default").withName(name).delete();
+            client.resources(TrainJob.class)
+                    .inNamespace("default")
+                    .withName(name)
+                    .delete();
         }
     }
 
     private boolean initializersEndedAndNodesPending(String name) {
-        Map<Boolean, List<String>> phases = client.pods().inNamespace("default")
-                .withLabel("jobset.sigs.k8s.io/jobset-name", name).list().getItems().stream()
-                .collect(java.util.stream.Collectors.partitioningBy(
-                        pod -> pod.getMetadata().getLabels().get("jobset.sigs.k8s.io/replicatedjob-name")
+        Map<Boolean, List<String>> phases = client
+                .pods()
+                .inNamespace("default")
+                .withLabel("jobset.sigs.k8s.io/jobset-name", name)
+                .list()
+                .getItems()
+                .stream()
+                .collect(Collectors.partitioningBy(
+                        pod -> pod.getMetadata()
+                                .getLabels()
+                                .get("jobset.sigs.k8s.io/replicatedjob-name")
                                 .endsWith("-initializer"),
-                        java.util.stream.Collectors.mapping(pod -> pod.getStatus().getPhase(),
-                                java.util.stream.Collectors.toList())));
-        return !phases.get(true).isEmpty() && phases.get(true).stream().allMatch("Succeeded"::equals)
-                && !phases.get(false).isEmpty() && phases.get(false).stream().allMatch("Pending"::equals);
+                        Collectors.mapping(pod -> pod.getStatus().getPhase(), Collectors.toList())));
+        return !phases.get(true).isEmpty()
+                && phases.get(true).stream().allMatch("Succeeded"::equals)
+                && !phases.get(false).isEmpty()
+                && phases.get(false).stream().allMatch("Pending"::equals);
     }
 
     /**
@@ -272,8 +334,12 @@ class HttpOperationsTest {
      */
     @Test
     void aReadOfACompletedJobWhosePodsAreGoneIs410LogGoneAtOnceFollowOrNot() throws Exception {
-        HttpResponse<String> created = send("POST", "", "{\"pythonFile\": \"/app/train.py\", \"annotations\": {"
-                + "\"sandbox.camelkubeflow.io/run-millis\": \"100\"}}", localToken());
+        HttpResponse<String> created = send(
+                "POST",
+                "",
+                "{\"pythonFile\": \"/app/train.py\", \"annotations\": {"
+                        + "\"sandbox.camelkubeflow.io/run-millis\": \"100\"}}",
+                localToken());
         assertEquals(201, created.statusCode(), created.body());
         String name = (String) json(created).get("name");
         try {
@@ -288,11 +354,16 @@ class HttpOperationsTest {
             assertEquals(200, read.statusCode(), read.body());
             assertTrue(read.body().contains("sandbox: exited with code 0"), read.body());
 
-            client.pods().inNamespace("default").withLabel("jobset.sigs.k8s.io/jobset-name", name).delete();
+            client.pods()
+                    .inNamespace("default")
+                    .withLabel("jobset.sigs.k8s.io/jobset-name", name)
+                    .delete();
             // gone as the app's pod informer, which log reads look at, has it
             ClusterInformers informers = camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
                     .informersFor(client);
-            while (!informers.podsOf("default", new TrainJobRef("default", name)).isEmpty()) {
+            while (!informers
+                    .podsOf("default", new TrainJobRef("default", name))
+                    .isEmpty()) {
                 assertTrue(System.nanoTime() < giveUp, "the pods were never deleted");
                 Thread.sleep(20);
             }
@@ -303,13 +374,18 @@ class HttpOperationsTest {
                 Map<?, ?> problem = json(gone);
                 assertEquals("https://camelkubeflow.io/problems/log-gone", problem.get("type"), gone.body());
                 String step = query.contains("node-0") ? "node-0" : query.contains("all") ? "all" : "trainer";
-                assertEquals("TrainJob default/" + name + " has ended (Complete) and no pod of step " + step
-                        + " is left with a log: it went with its pod, or no pod of it ever started", problem.get("detail"),
+                assertEquals(
+                        "TrainJob default/" + name + " has ended (Complete) and no pod of step " + step
+                                + " is left with a log: it went with its pod, or no pod of it ever started",
+                        problem.get("detail"),
                         gone.body());
                 assertTrue(String.valueOf(problem.get("fix")).contains("follow=true"), gone.body());
             }
         } finally {
-            client.resources(TrainJob.class).inNamespace("default").withName(name).delete();
+            client.resources(TrainJob.class)
+                    .inNamespace("default")
+                    .withName(name)
+                    .delete();
         }
     }
 
@@ -317,23 +393,43 @@ class HttpOperationsTest {
     void aFollowWaitsForThePodsToStartAndDeliversTheirLog() throws Exception {
         String name = trainMounting("made-later");
         long since = localSandbox.sandbox().requestCount();
-        CompletableFuture<HttpResponse<String>> follow = HTTP.sendAsync(logRead(name, "?follow=true"),
-                HttpResponse.BodyHandlers.ofString());
+        CompletableFuture<HttpResponse<String>> follow =
+                HTTP.sendAsync(logRead(name, "?follow=true"), HttpResponse.BodyHandlers.ofString());
         // the app has looked the job up for the read (is it suspended?), so it reads while no pod can start (the
         // emulated controller's own GETs of it, looking for the ConfigMap, left out)
         String jobPath = "/namespaces/default/trainjobs/" + name;
         while (localSandbox.sandbox().requestsSince(since).stream()
                 .filter(r -> !TrainJobControllerEmulation.USER_AGENT.equals(r.getHeader("User-Agent")))
                 .noneMatch(r -> "GET".equals(r.getMethod()) && r.getPath().endsWith(jobPath))) {
-            assertFalse(follow.isDone(), () -> "answered before the job was looked up: " + follow.join().body());
+            assertFalse(
+                    follow.isDone(),
+                    () -> "answered before the job was looked up: "
+                            + follow.join().body());
             Thread.sleep(20);
         }
-        assertTrue(client.pods().inNamespace("default").withLabel("jobset.sigs.k8s.io/jobset-name", name).list()
-                .getItems().stream().allMatch(pod -> "Pending".equals(pod.getStatus().getPhase())),
+        assertTrue(
+                client
+                        .pods()
+                        .inNamespace("default")
+                        .withLabel("jobset.sigs.k8s.io/jobset-name", name)
+                        .list()
+                        .getItems()
+                        .stream()
+                        .allMatch(pod -> "Pending".equals(pod.getStatus().getPhase())),
                 "the pods wait for their ConfigMap");
-        assertFalse(follow.isDone(), () -> "a follow answered while the pods were pending: " + follow.join().body());
-        client.configMaps().inNamespace("default").resource(new ConfigMapBuilder().withNewMetadata()
-                .withName("made-later").endMetadata().addToData("lr", "0.1").build()).create();
+        assertFalse(
+                follow.isDone(),
+                () -> "a follow answered while the pods were pending: "
+                        + follow.join().body());
+        client.configMaps()
+                .inNamespace("default")
+                .resource(new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName("made-later")
+                        .endMetadata()
+                        .addToData("lr", "0.1")
+                        .build())
+                .create();
         HttpResponse<String> log = follow.get();
         assertEquals(200, log.statusCode(), log.body());
         List<String> lines = log.body().lines().toList();
@@ -346,8 +442,9 @@ class HttpOperationsTest {
         String name = train("ops-denied");
         String mallory = localSandbox.sandbox().issueToken("mallory");
         Boolean suspendedBefore = stored(name).getSpec().suspend();
-        for (String[] call : new String[][] {{"GET", ""}, {"DELETE", "/" + name}, {"POST", "/" + name + "/suspend"},
-                {"POST", "/" + name + "/resume"}}) {
+        for (String[] call : new String[][] {
+            {"GET", ""}, {"DELETE", "/" + name}, {"POST", "/" + name + "/suspend"}, {"POST", "/" + name + "/resume"}
+        }) {
             HttpResponse<String> refused = send(call[0], call[1], null, mallory);
             assertEquals(403, refused.statusCode(), call[0] + " " + call[1] + ": " + refused.body());
             assertTrue(((String) json(refused).get("detail")).startsWith("caller 'mallory' may not "), refused.body());

@@ -1,13 +1,10 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.net.URI;
-import java.net.URL;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
-import java.util.Map;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.localToken;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
@@ -18,13 +15,15 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
-
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.localToken;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What the Kubeflow SDK reads, over HTTP: a job's steps in its answers, its Kubernetes Events, one runtime by name and
@@ -44,17 +43,25 @@ class HttpReadsTest {
     KubernetesClient client;
 
     private HttpResponse<String> get(String path, String token) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(root + path.substring(1))).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer " + token).GET().build(), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create(root + path.substring(1)))
+                        .timeout(Duration.ofSeconds(30))
+                        .header("Authorization", "Bearer " + token)
+                        .GET()
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     /** A job of the app's default runtime that ran to its end. */
     private String finishedJob(String team) throws Exception {
-        HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(URI.create(root + "trainjobs"))
-                .header("Authorization", "Bearer " + localToken()).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/app/train.py\", \"numNodes\": 2,"
-                        + " \"labels\": {\"team\": \"" + team + "\"}, \"annotations\": {"
-                        + "\"sandbox.camelkubeflow.io/run-millis\": \"100\"}}")).build(),
+        HttpResponse<String> created = HTTP.send(
+                HttpRequest.newBuilder(URI.create(root + "trainjobs"))
+                        .header("Authorization", "Bearer " + localToken())
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/app/train.py\", \"numNodes\": 2,"
+                                + " \"labels\": {\"team\": \"" + team + "\"}, \"annotations\": {"
+                                + "\"sandbox.camelkubeflow.io/run-millis\": \"100\"}}"))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(201, created.statusCode(), created.body());
         String name = (String) json(created).get("name");
@@ -68,8 +75,12 @@ class HttpReadsTest {
     }
 
     private boolean handled(String name) {
-        Map<String, String> annotations = client.resources(TrainJob.class).inNamespace("default").withName(name).get()
-                .getMetadata().getAnnotations();
+        Map<String, String> annotations = client.resources(TrainJob.class)
+                .inNamespace("default")
+                .withName(name)
+                .get()
+                .getMetadata()
+                .getAnnotations();
         return annotations != null && annotations.containsKey(TrainJobMetadata.handledAnnotation("completion"));
     }
 
@@ -82,7 +93,8 @@ class HttpReadsTest {
                 .filter(r -> !TrainJobControllerEmulation.USER_AGENT.equals(r.getHeader("User-Agent")))
                 .filter(r -> !r.getPath().startsWith("/apis/authorization.k8s.io/")
                         && !r.getPath().startsWith("/apis/authentication.k8s.io/"))
-                .map(r -> r.getMethod() + " " + r.getPath()).toList();
+                .map(r -> r.getMethod() + " " + r.getPath())
+                .toList();
     }
 
     @Test
@@ -91,17 +103,23 @@ class HttpReadsTest {
         long since = localSandbox.sandbox().requestCount();
         Map<?, ?> status = json(get("/trainjobs/" + name, localToken()));
         List<?> steps = (List<?>) status.get("steps");
-        assertEquals(List.of("node-0", "node-1"), steps.stream().map(s -> ((Map<?, ?>) s).get("name")).toList());
+        assertEquals(
+                List.of("node-0", "node-1"),
+                steps.stream().map(s -> ((Map<?, ?>) s).get("name")).toList());
         assertEquals("Succeeded", ((Map<?, ?>) steps.get(0)).get("status"));
-        assertTrue(((String) ((Map<?, ?>) steps.get(1)).get("podName")).startsWith(name + "-node-0-1-"), steps.toString());
+        assertTrue(
+                ((String) ((Map<?, ?>) steps.get(1)).get("podName")).startsWith(name + "-node-0-1-"), steps.toString());
 
         HttpResponse<String> events = get("/trainjobs/" + name + "/events", localToken());
         assertEquals(200, events.statusCode(), events.body());
         List<?> items = (List<?>) json(events).get("items");
-        List<String> seen = items.stream().map(e -> ((Map<?, ?>) e).get("kind") + " " + ((Map<?, ?>) e).get("reason")
-                + " " + ((Map<?, ?>) e).get("step")).toList();
+        List<String> seen = items.stream()
+                .map(e -> ((Map<?, ?>) e).get("kind") + " " + ((Map<?, ?>) e).get("reason") + " "
+                        + ((Map<?, ?>) e).get("step"))
+                .toList();
         assertEquals("Job SuccessfulCreate null", seen.get(0), seen.toString());
-        assertTrue(seen.containsAll(List.of("Pod Started node-0", "Pod Started node-1", "JobSet AllJobsCompleted null")),
+        assertTrue(
+                seen.containsAll(List.of("Pod Started node-0", "Pod Started node-1", "JobSet AllJobsCompleted null")),
                 seen.toString());
         assertEquals("JobSet AllJobsCompleted null", seen.get(seen.size() - 1), seen.toString());
         assertEquals(List.of(), writesSince(since));
@@ -110,14 +128,18 @@ class HttpReadsTest {
     @Test
     void listByRuntimeAnswersItsJobsWithTheirSteps() throws Exception {
         String name = finishedJob("reads-list");
-        HttpResponse<String> listed = get("/trainjobs?labelSelector=team%3Dreads-list&runtime=torch-distributed",
-                localToken());
+        HttpResponse<String> listed =
+                get("/trainjobs?labelSelector=team%3Dreads-list&runtime=torch-distributed", localToken());
         assertEquals(200, listed.statusCode(), listed.body());
         List<?> items = (List<?>) json(listed).get("items");
-        assertEquals(List.of(name), items.stream().map(i -> ((Map<?, ?>) i).get("name")).toList());
+        assertEquals(
+                List.of(name),
+                items.stream().map(i -> ((Map<?, ?>) i).get("name")).toList());
         assertEquals(2, ((List<?>) ((Map<?, ?>) items.get(0)).get("steps")).size());
-        assertEquals(List.of(), json(get("/trainjobs?labelSelector=team%3Dreads-list&runtime=deepspeed-distributed",
-                localToken())).get("items"));
+        assertEquals(
+                List.of(),
+                json(get("/trainjobs?labelSelector=team%3Dreads-list&runtime=deepspeed-distributed", localToken()))
+                        .get("items"));
     }
 
     @Test
@@ -134,20 +156,31 @@ class HttpReadsTest {
     @Test
     void badNamesAre400NamingTheParameterBeforeAnyRequest() throws Exception {
         long since = localSandbox.sandbox().requestCount();
-        for (String[] call : new String[][] {{"/trainjobs/Not_A_Name/events", "name"},
-                {"/trainjobs/x/events?namespace=..", "namespace"}, {"/runtimes/Bad_Runtime", "runtime"},
-                {"/trainjobs?runtime=..%2Fsecrets", "runtime"}}) {
+        for (String[] call : new String[][] {
+            {"/trainjobs/Not_A_Name/events", "name"},
+            {"/trainjobs/x/events?namespace=..", "namespace"},
+            {"/runtimes/Bad_Runtime", "runtime"},
+            {"/trainjobs?runtime=..%2Fsecrets", "runtime"}
+        }) {
             HttpResponse<String> refused = get(call[0], localToken());
             assertEquals(400, refused.statusCode(), call[0] + ": " + refused.body());
             assertEquals(call[1], json(refused).get("field"), refused.body());
         }
         // the app goes on with other work meanwhile (its informers, other tests' reads still answering): what must
         // not happen is a request naming what a refused request named
-        assertEquals(List.of(), localSandbox.sandbox().requestsSince(since).stream().map(r -> r.getPath())
-                .filter(path -> path.contains("Not_A_Name") || path.contains("/trainjobs/x") || path.contains("..")
-                        || path.contains("%2E") || path.contains("%2e") || path.contains("Bad_Runtime")
-                        || path.contains("secrets"))
-                .toList(), "nothing is read with a bad name");
+        assertEquals(
+                List.of(),
+                localSandbox.sandbox().requestsSince(since).stream()
+                        .map(r -> r.getPath())
+                        .filter(path -> path.contains("Not_A_Name")
+                                || path.contains("/trainjobs/x")
+                                || path.contains("..")
+                                || path.contains("%2E")
+                                || path.contains("%2e")
+                                || path.contains("Bad_Runtime")
+                                || path.contains("secrets"))
+                        .toList(),
+                "nothing is read with a bad name");
         assertEquals(List.of(), writesSince(since));
     }
 
@@ -156,8 +189,11 @@ class HttpReadsTest {
         String name = finishedJob("reads-denied");
         String mallory = localSandbox.sandbox().issueToken("mallory");
         long since = localSandbox.sandbox().requestCount();
-        for (String path : List.of("/trainjobs/" + name, "/trainjobs/" + name + "/events",
-                "/trainjobs?runtime=torch-distributed", "/runtimes/torch-distributed")) {
+        for (String path : List.of(
+                "/trainjobs/" + name,
+                "/trainjobs/" + name + "/events",
+                "/trainjobs?runtime=torch-distributed",
+                "/runtimes/torch-distributed")) {
             HttpResponse<String> refused = get(path, mallory);
             assertEquals(403, refused.statusCode(), path + ": " + refused.body());
             assertTrue(((String) json(refused).get("detail")).startsWith("caller 'mallory' may not "), refused.body());

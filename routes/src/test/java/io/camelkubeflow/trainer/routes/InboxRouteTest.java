@@ -1,24 +1,34 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
-import java.util.Map;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The app as users run it, on the local sandbox: each script dropped in the inbox becomes a TrainJob, which the
@@ -26,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @QuarkusTestResource(FreshFolders.class)
-@org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class InboxRouteTest {
     @ConfigProperty(name = "trainer.inbox")
     Path inbox;
@@ -38,7 +48,7 @@ class InboxRouteTest {
     KubernetesClient client;
 
     @Test
-    @org.junit.jupiter.api.Order(1)
+    @Order(1)
     void droppedScriptsBecomeTrainJobsThatRunAndReportTheirOutcome() throws Exception {
         LogCapture.install();
         String good = "import os, sys\nprint('epoch 1 loss=0.5', sys.argv[1:], 'rank', os.environ['RANK'])\n";
@@ -60,27 +70,48 @@ class InboxRouteTest {
 
         // the component's line about the job names it in the MDC, for log pipelines to select by
         // (created, or adopted when the app already made it for an earlier test of the same app)
-        List<Map<String, String>> created = new java.util.ArrayList<>(
-                LogCapture.mdcOfLinesContaining("Created TrainJob default/" + goodJob + " "));
+        List<Map<String, String>> created =
+                new ArrayList<>(LogCapture.mdcOfLinesContaining("Created TrainJob default/" + goodJob + " "));
         created.addAll(LogCapture.mdcOfLinesContaining("Adopted existing TrainJob default/" + goodJob + " "));
         assertEquals(1, created.size(), "one line telling of the job's creation or adoption");
         assertEquals(goodJob, created.get(0).get("CamelKubeflowTrainerJobName"));
         assertEquals("default", created.get(0).get("CamelKubeflowTrainerNamespace"));
 
-        TrainJob job = client.resources(TrainJob.class).inNamespace("default").withName(goodJob).get();
+        TrainJob job = client.resources(TrainJob.class)
+                .inNamespace("default")
+                .withName(goodJob)
+                .get();
         assertEquals("torch-distributed", job.getSpec().runtimeRef().name());
-        assertEquals(List.of("torchrun", "/opt/camel-kubeflow-trainer/train.py"), job.getSpec().trainer().command());
+        assertEquals(
+                List.of("torchrun", "/opt/camel-kubeflow-trainer/train.py"),
+                job.getSpec().trainer().command());
         assertTrue(goodJob.startsWith("inbox-"), goodJob);
-        assertEquals(good, job.getSpec().runtimePatches().get(0).trainingRuntimeSpec().template().spec()
-                .replicatedJobs().get(0).template().spec().template().metadata().annotations()
-                .get("camelkubeflow.io/script"));
+        assertEquals(
+                good,
+                job.getSpec()
+                        .runtimePatches()
+                        .get(0)
+                        .trainingRuntimeSpec()
+                        .template()
+                        .spec()
+                        .replicatedJobs()
+                        .get(0)
+                        .template()
+                        .spec()
+                        .template()
+                        .metadata()
+                        .annotations()
+                        .get("camelkubeflow.io/script"));
 
         // a script that can never train is parked; the trained ones are done
         awaitFile(inbox.resolve(".failed/empty.py"));
         awaitFile(inbox.resolve(".failed/too-big.py"));
-        assertTrue(client.resources(TrainJob.class).inAnyNamespace().list().getItems().stream().noneMatch(j ->
-                String.valueOf(j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key"))
-                        .contains("too-big.py")), "a script the policy refuses made a TrainJob");
+        assertTrue(
+                client.resources(TrainJob.class).inAnyNamespace().list().getItems().stream()
+                        .noneMatch(j -> String.valueOf(
+                                        j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key"))
+                                .contains("too-big.py")),
+                "a script the policy refuses made a TrainJob");
         assertTrue(Files.exists(inbox.resolve(".done/mnist.py")) && Files.exists(inbox.resolve(".done/broken.py")));
 
         // the completion route chained an event for each ended job
@@ -94,36 +125,41 @@ class InboxRouteTest {
 
     @Test
     // after the scripts' test, which counts the outbox's files
-    @org.junit.jupiter.api.Order(2)
+    @Order(2)
     void aDroppedProjectArchiveOrFolderRunsAsAWorkspaceAndAHostileOneIsParked() throws Exception {
-        java.io.ByteArrayOutputStream project = new java.io.ByteArrayOutputStream();
-        try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(project)) {
+        ByteArrayOutputStream project = new ByteArrayOutputStream();
+        try (ZipOutputStream zip = new ZipOutputStream(project)) {
             for (String[] file : new String[][] {
-                    {"kubeflow-trainer.yaml", "pythonFile: src/main.py\nargs: [\"--from\", \"inbox\"]\n"},
-                    {"src/main.py", "import sys\nfrom helpers import greeting\nprint(greeting(), sys.argv[1:])\n"},
-                    {"src/helpers.py", "def greeting():\n    return 'inbox project'\n"}}) {
-                zip.putNextEntry(new java.util.zip.ZipEntry(file[0]));
-                zip.write(file[1].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                {"kubeflow-trainer.yaml", "pythonFile: src/main.py\nargs: [\"--from\", \"inbox\"]\n"},
+                {"src/main.py", "import sys\nfrom helpers import greeting\nprint(greeting(), sys.argv[1:])\n"},
+                {"src/helpers.py", "def greeting():\n    return 'inbox project'\n"}
+            }) {
+                zip.putNextEntry(new ZipEntry(file[0]));
+                zip.write(file[1].getBytes(StandardCharsets.UTF_8));
                 zip.closeEntry();
             }
         }
-        java.io.ByteArrayOutputStream hostile = new java.io.ByteArrayOutputStream();
-        try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(hostile)) {
-            zip.putNextEntry(new java.util.zip.ZipEntry("../outside.py"));
+        ByteArrayOutputStream hostile = new ByteArrayOutputStream();
+        try (ZipOutputStream zip = new ZipOutputStream(hostile)) {
+            zip.putNextEntry(new ZipEntry("../outside.py"));
             zip.closeEntry();
         }
         dropBytes("project.zip", project.toByteArray());
         dropBytes("hostile.zip", hostile.toByteArray());
         // a folder, made elsewhere and moved in whole
         Path folder = Files.createTempDirectory(inbox.getParent(), "made-elsewhere");
-        Files.writeString(folder.resolve("train.py"), "import os\nprint('folder project in', os.path.basename(os.getcwd())[:7])\n");
+        Files.writeString(
+                folder.resolve("train.py"),
+                "import os\nprint('folder project in', os.path.basename(os.getcwd())[:7])\n");
         Files.move(folder, inbox.resolve("my-project"));
 
         String log = awaitOutboxContaining("inbox project ['--from', 'inbox']");
         assertTrue(log.contains("workspace: sha256 "), log);
         String folderLog = awaitOutboxContaining("folder project in ");
         assertTrue(folderLog.contains("workspace: sha256 "), folderLog);
-        for (Path moved : List.of(inbox.resolve(".done/project.zip"), inbox.resolve(".failed/hostile.zip"),
+        for (Path moved : List.of(
+                inbox.resolve(".done/project.zip"),
+                inbox.resolve(".failed/hostile.zip"),
                 inbox.resolve(".done/my-project"))) {
             Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
             while (!Files.exists(moved) && Instant.now().isBefore(deadline)) {
@@ -131,9 +167,12 @@ class InboxRouteTest {
             }
             assertTrue(Files.exists(moved), moved + " is not there");
         }
-        assertTrue(client.resources(TrainJob.class).inAnyNamespace().list().getItems().stream().noneMatch(j ->
-                String.valueOf(j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key"))
-                        .contains("hostile.zip")), "a hostile archive made a TrainJob");
+        assertTrue(
+                client.resources(TrainJob.class).inAnyNamespace().list().getItems().stream()
+                        .noneMatch(j -> String.valueOf(
+                                        j.getMetadata().getAnnotations().get("camelkubeflow.io/idempotency-key"))
+                                .contains("hostile.zip")),
+                "a hostile archive made a TrainJob");
     }
 
     private void dropBytes(String name, byte[] content) throws Exception {
@@ -148,8 +187,10 @@ class InboxRouteTest {
         while (Instant.now().isBefore(deadline)) {
             if (Files.isDirectory(outbox)) {
                 try (Stream<Path> files = Files.list(outbox)) {
-                    java.util.Optional<String> found = files.filter(f -> f.toString().endsWith(".log"))
-                            .map(InboxRouteTest::read).filter(content -> content.contains(text)).findFirst();
+                    Optional<String> found = files.filter(f -> f.toString().endsWith(".log"))
+                            .map(InboxRouteTest::read)
+                            .filter(content -> content.contains(text))
+                            .findFirst();
                     if (found.isPresent()) {
                         return found.get();
                     }
@@ -183,7 +224,9 @@ class InboxRouteTest {
     }
 
     private static String jobWhoseLogContains(Map<String, String> logs, String text) {
-        List<String> jobs = logs.entrySet().stream().filter(e -> e.getValue().contains(text)).map(Map.Entry::getKey)
+        List<String> jobs = logs.entrySet().stream()
+                .filter(e -> e.getValue().contains(text))
+                .map(Map.Entry::getKey)
                 .toList();
         assertEquals(1, jobs.size(), "logs containing [" + text + "]: " + logs);
         return jobs.get(0);
@@ -195,10 +238,12 @@ class InboxRouteTest {
         while (Instant.now().isBefore(deadline)) {
             if (Files.isDirectory(outbox)) {
                 try (Stream<Path> files = Files.list(outbox)) {
-                    List<Path> found = files.filter(f -> f.toString().endsWith(suffix)).toList();
+                    List<Path> found =
+                            files.filter(f -> f.toString().endsWith(suffix)).toList();
                     if (found.size() >= count) {
-                        return found.stream().collect(Collectors.toMap(
-                                f -> f.getFileName().toString().replace(suffix, ""), InboxRouteTest::read));
+                        return found.stream()
+                                .collect(Collectors.toMap(
+                                        f -> f.getFileName().toString().replace(suffix, ""), InboxRouteTest::read));
                     }
                 }
             }
@@ -210,8 +255,8 @@ class InboxRouteTest {
     private static String read(Path file) {
         try {
             return Files.readString(file);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -55,10 +54,14 @@ public final class KafkaBroker implements AutoCloseable {
         config.put("num.partitions", "1");
         config.put("auto.create.topics.enable", "true");
         KafkaConfig kafkaConfig = new KafkaConfig(config);
-        new Formatter().setPrintStream(new PrintStream(PrintStream.nullOutputStream()))
-                .setClusterId(Uuid.randomUuid().toString()).setNodeId(1)
-                .setDirectories(List.of(logDir.toString())).setMetadataLogDirectory(logDir.toString())
-                .setControllerListenerName("CONTROLLER").setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
+        new Formatter()
+                .setPrintStream(new PrintStream(PrintStream.nullOutputStream()))
+                .setClusterId(Uuid.randomUuid().toString())
+                .setNodeId(1)
+                .setDirectories(List.of(logDir.toString()))
+                .setMetadataLogDirectory(logDir.toString())
+                .setControllerListenerName("CONTROLLER")
+                .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
                 .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
                 .run();
         server = new KafkaRaftServer(kafkaConfig, Time.SYSTEM);
@@ -75,10 +78,13 @@ public final class KafkaBroker implements AutoCloseable {
      */
     public boolean groupHasAssignedMembers(String group, int members) {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
-            var described = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
+            var described = admin.describeConsumerGroups(List.of(group))
+                    .describedGroups()
+                    .get(group)
                     .get(30, TimeUnit.SECONDS);
-            return described.members().size() == members && described.members().stream()
-                    .allMatch(m -> !m.assignment().topicPartitions().isEmpty());
+            return described.members().size() == members
+                    && described.members().stream()
+                            .allMatch(m -> !m.assignment().topicPartitions().isEmpty());
         } catch (ExecutionException | TimeoutException notYet) {
             // the group does not exist until a member's consumer joins it
             return false;

@@ -9,7 +9,6 @@ import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
-
 import org.jboss.logmanager.ExtLogRecord;
 
 /**
@@ -22,8 +21,7 @@ final class LogCapture extends Handler {
     private final List<Map.Entry<String, Map<String, String>>> mdcByMessage = new CopyOnWriteArrayList<>();
     private final SimpleFormatter formatter = new SimpleFormatter();
 
-    private LogCapture() {
-    }
+    private LogCapture() {}
 
     /** Starts capturing (once per JVM) from now on. */
     static synchronized void install() {
@@ -44,7 +42,9 @@ final class LogCapture extends Handler {
 
     /** The MDC of each captured line whose message contains the text, in order. */
     static List<Map<String, String>> mdcOfLinesContaining(String text) {
-        return INSTANCE.mdcByMessage.stream().filter(entry -> entry.getKey().contains(text)).map(Map.Entry::getValue)
+        return INSTANCE.mdcByMessage.stream()
+                .filter(entry -> entry.getKey().contains(text))
+                .map(Map.Entry::getValue)
                 .toList();
     }
 
@@ -52,7 +52,8 @@ final class LogCapture extends Handler {
     public void publish(LogRecord record) {
         String message = formatter.formatMessage(record);
         mdcByMessage.add(Map.entry(message, record instanceof ExtLogRecord ext ? ext.getMdcCopy() : Map.of()));
-        StringBuilder line = new StringBuilder(record.getLoggerName()).append(": ").append(message);
+        StringBuilder line =
+                new StringBuilder(record.getLoggerName()).append(": ").append(message);
         if (record.getThrown() != null) {
             StringWriter trace = new StringWriter();
             record.getThrown().printStackTrace(new PrintWriter(trace));
@@ -64,10 +65,8 @@ final class LogCapture extends Handler {
     }
 
     @Override
-    public void flush() {
-    }
+    public void flush() {}
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

@@ -1,5 +1,21 @@
 package io.camelkubeflow.trainer.routes;
 
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -15,24 +31,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
-import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
-import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
-import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
-import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.quarkus.test.common.QuarkusTestResource;
-import io.quarkus.test.common.http.TestHTTPResource;
-import io.quarkus.test.junit.QuarkusTest;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
-
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.json;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * /q/metrics answers only a caller authenticated as the API's callers are and allowed get on the non-resource URL
@@ -58,8 +57,8 @@ class MetricsAccessTest {
     LocalTrainerSandbox localSandbox;
 
     private HttpResponse<String> metrics(String token) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(root + "q/metrics"))
-                .timeout(Duration.ofSeconds(30));
+        HttpRequest.Builder request =
+                HttpRequest.newBuilder(URI.create(root + "q/metrics")).timeout(Duration.ofSeconds(30));
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
@@ -69,20 +68,42 @@ class MetricsAccessTest {
     /** deploy/monitoring's ClusterRole and binding, applied as kubectl apply -k would, on the app's sandbox. */
     private String prometheusToken() throws Exception {
         String manifests = Files.readString(Path.of("../deploy/monitoring/metrics-reader.yaml"));
-        client.load(new java.io.ByteArrayInputStream(manifests.getBytes(StandardCharsets.UTF_8))).items()
+        client.load(new ByteArrayInputStream(manifests.getBytes(StandardCharsets.UTF_8)))
+                .items()
                 .forEach(object -> client.resource(object).createOr(existing -> existing.update()));
         return localSandbox.sandbox().issueToken(PROMETHEUS);
     }
 
     /** The user may get TrainJobs in default, and nothing else. */
     private String tokenOfAnApiCaller(String user) {
-        client.resource(new RoleBuilder().withNewMetadata().withName("reads-trainjobs").withNamespace("default")
-                .endMetadata().withRules(new PolicyRuleBuilder().withApiGroups("trainer.kubeflow.org")
-                        .withResources("trainjobs").withVerbs("get").build()).build()).createOr(r -> r.update());
-        client.resource(new RoleBindingBuilder().withNewMetadata().withName(user + "-reads").withNamespace("default")
-                .endMetadata().addNewSubject().withKind("User").withName(user).endSubject().withNewRoleRef()
-                .withApiGroup("rbac.authorization.k8s.io").withKind("Role").withName("reads-trainjobs").endRoleRef()
-                .build()).createOr(r -> r.update());
+        client.resource(new RoleBuilder()
+                        .withNewMetadata()
+                        .withName("reads-trainjobs")
+                        .withNamespace("default")
+                        .endMetadata()
+                        .withRules(new PolicyRuleBuilder()
+                                .withApiGroups("trainer.kubeflow.org")
+                                .withResources("trainjobs")
+                                .withVerbs("get")
+                                .build())
+                        .build())
+                .createOr(r -> r.update());
+        client.resource(new RoleBindingBuilder()
+                        .withNewMetadata()
+                        .withName(user + "-reads")
+                        .withNamespace("default")
+                        .endMetadata()
+                        .addNewSubject()
+                        .withKind("User")
+                        .withName(user)
+                        .endSubject()
+                        .withNewRoleRef()
+                        .withApiGroup("rbac.authorization.k8s.io")
+                        .withKind("Role")
+                        .withName("reads-trainjobs")
+                        .endRoleRef()
+                        .build())
+                .createOr(r -> r.update());
         return localSandbox.sandbox().issueToken(user);
     }
 
@@ -95,8 +116,11 @@ class MetricsAccessTest {
         for (String token : new String[] {null, "made-up-token"}) {
             HttpResponse<String> refused = metrics(token);
             assertEquals(401, refused.statusCode(), refused.body());
-            assertEquals("Bearer", refused.headers().firstValue("WWW-Authenticate").orElseThrow());
-            assertEquals(ErrorAnswer.MEDIA_TYPE, refused.headers().firstValue("Content-Type").orElseThrow());
+            assertEquals(
+                    "Bearer", refused.headers().firstValue("WWW-Authenticate").orElseThrow());
+            assertEquals(
+                    ErrorAnswer.MEDIA_TYPE,
+                    refused.headers().firstValue("Content-Type").orElseThrow());
             Map<?, ?> problem = json(refused);
             assertEquals(ErrorAnswer.Problem.UNAUTHENTICATED.type(), problem.get("type"));
             assertEquals("Authorization", problem.get("field"));
@@ -110,16 +134,21 @@ class MetricsAccessTest {
         String token = tokenOfAnApiCaller("reader");
         HttpResponse<String> refused = metrics(token);
         assertEquals(403, refused.statusCode(), refused.body());
-        assertEquals(ErrorAnswer.MEDIA_TYPE, refused.headers().firstValue("Content-Type").orElseThrow());
+        assertEquals(
+                ErrorAnswer.MEDIA_TYPE,
+                refused.headers().firstValue("Content-Type").orElseThrow());
         Map<?, ?> problem = json(refused);
         assertEquals(ErrorAnswer.Problem.ACCESS_DENIED.type(), problem.get("type"));
         assertEquals("caller 'reader' may not get /metrics", problem.get("detail"));
-        assertTrue(String.valueOf(problem.get("fix")).contains("camel-kubeflow-trainer-metrics-reader"),
-                refused.body());
+        assertTrue(
+                String.valueOf(problem.get("fix")).contains("camel-kubeflow-trainer-metrics-reader"), refused.body());
         assertNoMeters(refused.body());
         // the same token still does what its rights allow on the API
-        HttpResponse<String> read = HTTP.send(HttpRequest.newBuilder(URI.create(root + "trainjobs/no-such-job"))
-                .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> read = HTTP.send(
+                HttpRequest.newBuilder(URI.create(root + "trainjobs/no-such-job"))
+                        .header("Authorization", "Bearer " + token)
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertEquals(404, read.statusCode(), read.body());
     }
 
@@ -128,12 +157,16 @@ class MetricsAccessTest {
         String token = prometheusToken();
         HttpResponse<String> scraped = metrics(token);
         assertEquals(200, scraped.statusCode(), scraped.body());
-        assertTrue(scraped.body().lines().anyMatch(line -> line.startsWith("kubeflow_trainer_waits_inflight")),
+        assertTrue(
+                scraped.body().lines().anyMatch(line -> line.startsWith("kubeflow_trainer_waits_inflight")),
                 scraped.body());
         assertTrue(scraped.body().contains("kubeflow_trainer_http_refusals_total"), "no refusals counted");
         // its right to the metrics is none to the TrainJobs
-        HttpResponse<String> refused = HTTP.send(HttpRequest.newBuilder(URI.create(root + "trainjobs"))
-                .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> refused = HTTP.send(
+                HttpRequest.newBuilder(URI.create(root + "trainjobs"))
+                        .header("Authorization", "Bearer " + token)
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertEquals(403, refused.statusCode(), refused.body());
     }
 
@@ -145,10 +178,27 @@ class MetricsAccessTest {
     @Test
     void noOtherSpellingOrMethodReachesTheMetricsWithoutTheRight() throws Exception {
         String reader = tokenOfAnApiCaller("spelling-reader");
-        List<String> targets = List.of("/q/metrics", "/q/metrics/", "/q/metrics?x", "/q/metrics/?name[]=jvm",
-                "/q/metrics/anything", "//q/metrics", "/q//metrics", "/q/../q/metrics", "/q/./metrics",
-                "/q/metrics/.", "/x/../q/metrics", "/q/metrics/../metrics", "/q/%6detrics", "/q%2Fmetrics",
-                "/%71/metrics", "/q/metrics;x", "/q/metrics%2F", "/Q/METRICS", "/metrics", "http://localhost/q/metrics");
+        List<String> targets = List.of(
+                "/q/metrics",
+                "/q/metrics/",
+                "/q/metrics?x",
+                "/q/metrics/?name[]=jvm",
+                "/q/metrics/anything",
+                "//q/metrics",
+                "/q//metrics",
+                "/q/../q/metrics",
+                "/q/./metrics",
+                "/q/metrics/.",
+                "/x/../q/metrics",
+                "/q/metrics/../metrics",
+                "/q/%6detrics",
+                "/q%2Fmetrics",
+                "/%71/metrics",
+                "/q/metrics;x",
+                "/q/metrics%2F",
+                "/Q/METRICS",
+                "/metrics",
+                "http://localhost/q/metrics");
         List<String> leaks = new ArrayList<>();
         for (String target : targets) {
             for (String method : List.of("GET", "HEAD", "POST", "OPTIONS")) {
@@ -167,8 +217,9 @@ class MetricsAccessTest {
         String prometheus = prometheusToken();
         for (String target : List.of("/q/metrics", "/q/metrics?x", "/q/./metrics", "/q/../q/metrics")) {
             String answer = raw("GET", target, prometheus);
-            assertTrue(answer.startsWith("HTTP/1.1 200") && answer.contains("kubeflow_trainer_"), target + ": "
-                    + answer.lines().findFirst().orElse(""));
+            assertTrue(
+                    answer.startsWith("HTTP/1.1 200") && answer.contains("kubeflow_trainer_"),
+                    target + ": " + answer.lines().findFirst().orElse(""));
         }
     }
 
@@ -178,8 +229,9 @@ class MetricsAccessTest {
             socket.setSoTimeout(30_000);
             OutputStream out = socket.getOutputStream();
             out.write((method + " " + target + " HTTP/1.1\r\nHost: " + root.getHost() + ":" + root.getPort()
-                    + "\r\n" + (token == null ? "" : "Authorization: Bearer " + token + "\r\n")
-                    + "Content-Length: 0\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                            + "\r\n" + (token == null ? "" : "Authorization: Bearer " + token + "\r\n")
+                            + "Content-Length: 0\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             InputStream in = socket.getInputStream();
             ByteArrayOutputStream answer = new ByteArrayOutputStream();

@@ -1,13 +1,12 @@
 package io.camelkubeflow.trainer.routes;
 
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-
-import com.sun.net.httpserver.HttpServer;
 import org.jose4j.jwk.JsonWebKeySet;
 import org.jose4j.jwk.RsaJsonWebKey;
 import org.jose4j.jwk.RsaJwkGenerator;
@@ -32,8 +31,9 @@ final class OidcProvider implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        serve("/.well-known/openid-configuration", "{\"issuer\":\"" + issuer() + "\",\"jwks_uri\":\"" + issuer()
-                + "/keys\"}");
+        serve(
+                "/.well-known/openid-configuration",
+                "{\"issuer\":\"" + issuer() + "\",\"jwks_uri\":\"" + issuer() + "/keys\"}");
         serve("/keys", new JsonWebKeySet(key).toJson());
         server.start();
     }

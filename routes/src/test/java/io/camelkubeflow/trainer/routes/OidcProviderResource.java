@@ -1,8 +1,7 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.util.Map;
-
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import java.util.Map;
 
 /** Starts an OIDC provider for the app under test and has the HTTP API accept its ID tokens. */
 public class OidcProviderResource implements QuarkusTestResourceLifecycleManager {
@@ -11,8 +10,8 @@ public class OidcProviderResource implements QuarkusTestResourceLifecycleManager
     @Override
     public Map<String, String> start() {
         provider = new OidcProvider();
-        return Map.of("trainer.http.oidc.issuer", provider.issuer(), "trainer.http.oidc.audience",
-                OidcProvider.AUDIENCE);
+        return Map.of(
+                "trainer.http.oidc.issuer", provider.issuer(), "trainer.http.oidc.audience", OidcProvider.AUDIENCE);
     }
 
     @Override

@@ -1,5 +1,26 @@
 package io.camelkubeflow.trainer.routes;
 
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
+import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
 import java.io.IOException;
 import java.net.URL;
 import java.net.http.HttpRequest;
@@ -19,34 +40,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
-import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.mockwebserver.http.RecordedRequest;
-import io.quarkus.test.common.QuarkusTestResource;
-import io.quarkus.test.common.http.TestHTTPResource;
-import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
-import io.quarkus.test.junit.TestProfile;
-import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
-
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
-import static org.junit.jupiter.api.Assertions.assertAll;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Schemathesis (pinned in {@code src/test/schemathesis/requirements.txt}, installed by the build into
@@ -65,10 +64,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestProfile(OpenApiFuzzTest.OwnApp.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OpenApiFuzzTest {
-    private static final Path SCHEMATHESIS = Path.of("target/schemathesis-venv/bin/schemathesis").toAbsolutePath();
+    private static final Path SCHEMATHESIS =
+            Path.of("target/schemathesis-venv/bin/schemathesis").toAbsolutePath();
     private static final Path CHECKS = Path.of("src/test/schemathesis").toAbsolutePath();
     /** Schemathesis' output and reports; also its working directory, where Hypothesis keeps its caches. */
     private static final Path REPORTS = Path.of("target/schemathesis").toAbsolutePath();
+
     private static final int EXAMPLES_PER_OPERATION = 20;
     private static final long SEED = 20261205;
     private static final Duration HUNG = Duration.ofMinutes(15);
@@ -78,8 +79,7 @@ class OpenApiFuzzTest {
      * An app and sandbox of its own: the jobs other test classes leave (running, suspended, ended) would change what
      * the fuzzer meets and how long it takes.
      */
-    public static class OwnApp implements QuarkusTestProfile {
-    }
+    public static class OwnApp implements QuarkusTestProfile {}
 
     @TestHTTPResource("/")
     URL root;
@@ -103,8 +103,9 @@ class OpenApiFuzzTest {
         Run run = schemathesis("no-rights", mallory);
         List<String> writes = writesSince(since);
         assertAll(
-                () -> assertTrue(run.answers("POST", 403) > 0, "mallory's creates reached the access review (403"
-                        + " expected): " + run.answers),
+                () -> assertTrue(
+                        run.answers("POST", 403) > 0,
+                        "mallory's creates reached the access review (403" + " expected): " + run.answers),
                 () -> assertEquals(List.of(), writes, "writes the sandbox saw during mallory's run"),
                 () -> assertEquals(0, run.exitCode, run.failures()));
     }
@@ -113,16 +114,20 @@ class OpenApiFuzzTest {
     @Test
     @Order(2)
     void developerGetsOnlyConformingAnswersAndEveryTrainJobCreatedIsA201() throws Exception {
-        String developer = Files.readString(Path.of(ConfigProvider.getConfig().getValue("trainer.http.token-file",
-                String.class))).strip();
+        String developer = Files.readString(
+                        Path.of(ConfigProvider.getConfig().getValue("trainer.http.token-file", String.class)))
+                .strip();
         try (CreatedTrainJobs created = new CreatedTrainJobs(client)) {
             Run run = schemathesis("developer", developer);
             Set<String> createdInRun = created.sinceStart();
             assertAll(
-                    () -> assertTrue(run.answers("POST", 201) > 0, "the run created no TrainJob: its train requests"
-                            + " never got through: " + run.answers),
-                    () -> assertTrue(createdInRun.size() <= run.answers("POST", 201), createdInRun.size()
-                            + " TrainJobs created for " + run.answers("POST", 201) + " answers 201: " + createdInRun),
+                    () -> assertTrue(
+                            run.answers("POST", 201) > 0,
+                            "the run created no TrainJob: its train requests" + " never got through: " + run.answers),
+                    () -> assertTrue(
+                            createdInRun.size() <= run.answers("POST", 201),
+                            createdInRun.size() + " TrainJobs created for " + run.answers("POST", 201)
+                                    + " answers 201: " + createdInRun),
                     () -> assertEquals(0, run.exitCode, run.failures()));
         }
     }
@@ -134,13 +139,16 @@ class OpenApiFuzzTest {
     @Test
     @Order(0)
     void openApiDocumentTakesTheTrainRequestOfTheContract() throws Exception {
-        JsonNode document = JSON.readTree(HTTP.send(HttpRequest.newBuilder(root.toURI().resolve("q/openapi?format=json"))
-                .build(), HttpResponse.BodyHandlers.ofString()).body());
+        JsonNode document = JSON.readTree(HTTP.send(
+                        HttpRequest.newBuilder(root.toURI().resolve("q/openapi?format=json"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body());
         assertEquals("3.1.0", document.path("openapi").asText(), "OpenAPI 3.1: schemas in JSON Schema 2020-12");
         JsonNode body = document.at("/paths/~1trainjobs/post/requestBody/content/application~1json/schema/$ref");
         assertEquals("#/components/schemas/TrainRequest", body.asText(), "POST /trainjobs's body schema");
-        ObjectNode contract = (ObjectNode) JSON.readTree(OpenApiFuzzTest.class.getResourceAsStream(
-                "/contracts/train-request.schema.json"));
+        ObjectNode contract = (ObjectNode)
+                JSON.readTree(OpenApiFuzzTest.class.getResourceAsStream("/contracts/train-request.schema.json"));
         JsonNode definitions = contract.remove("$defs");
         contract.remove(List.of("$schema", "$id"));
         JsonNode schemas = document.at("/components/schemas");
@@ -154,8 +162,8 @@ class OpenApiFuzzTest {
             }
         }
         Set<String> referred = new TreeSet<>();
-        Matcher references = Pattern.compile("\"#/\\$defs/([^\"]+)\"").matcher(contract.toString()
-                + definitions.toString());
+        Matcher references =
+                Pattern.compile("\"#/\\$defs/([^\"]+)\"").matcher(contract.toString() + definitions.toString());
         while (references.find()) {
             referred.add(references.group(1));
         }
@@ -186,34 +194,54 @@ class OpenApiFuzzTest {
     }
 
     private Run schemathesis(String name, String token) throws IOException, InterruptedException {
-        assertTrue(Files.isExecutable(SCHEMATHESIS), SCHEMATHESIS + " is missing: the build makes it"
-                + " (generate-test-resources, src/test/schemathesis/make_venv.py)");
+        assertTrue(
+                Files.isExecutable(SCHEMATHESIS),
+                SCHEMATHESIS + " is missing: the build makes it"
+                        + " (generate-test-resources, src/test/schemathesis/make_venv.py)");
         Files.createDirectories(REPORTS);
         Path output = REPORTS.resolve(name + ".txt");
         Path har = REPORTS.resolve(name + ".har");
         Files.deleteIfExists(har);
         String base = "http://" + root.getHost() + ":" + root.getPort();
-        List<String> command = new ArrayList<>(List.of(SCHEMATHESIS.toString(),
-                "--config-file", CHECKS.resolve("schemathesis.toml").toString(), "run", base + "/q/openapi?format=json",
-                "--url", base,
-                "--header", "Authorization: Bearer " + token,
-                "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,"
+        List<String> command = new ArrayList<>(List.of(
+                SCHEMATHESIS.toString(),
+                "--config-file",
+                CHECKS.resolve("schemathesis.toml").toString(),
+                "run",
+                base + "/q/openapi?format=json",
+                "--url",
+                base,
+                "--header",
+                "Authorization: Bearer " + token,
+                "--checks",
+                "not_a_server_error,status_code_conformance,content_type_conformance,"
                         + "response_schema_conformance,refusal_is_problem_details_with_field_or_fix",
-                "--max-examples", String.valueOf(EXAMPLES_PER_OPERATION),
-                "--seed", String.valueOf(SEED),
+                "--max-examples",
+                String.valueOf(EXAMPLES_PER_OPERATION),
+                "--seed",
+                String.valueOf(SEED),
                 // one worker: the requests come in the same order on every run
-                "--workers", "1",
+                "--workers",
+                "1",
                 // examples found by earlier runs would make this run differ from a fresh machine's
-                "--generation-database", "none",
+                "--generation-database",
+                "none",
                 // Hypothesis' health checks time the generation: the outcome would depend on the machine's speed
-                "--suppress-health-check", "all",
+                "--suppress-health-check",
+                "all",
                 // an answer held longer fails the run (as a timeout) instead of holding it up: no answer waits but a
                 // log follow's, for a pod to start and the job to end, and the jobs of the fuzzer's own run start
                 // within the sandbox's start delay and run its run time (a plain read answers at once)
-                "--request-timeout", "15",
-                "--report", "har", "--report-har-path", har.toString(),
+                "--request-timeout",
+                "15",
+                "--report",
+                "har",
+                "--report-har-path",
+                har.toString(),
                 "--no-color"));
-        ProcessBuilder builder = new ProcessBuilder(command).directory(REPORTS.toFile()).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .directory(REPORTS.toFile())
+                .redirectErrorStream(true)
                 .redirectOutput(output.toFile());
         builder.environment().put("SCHEMATHESIS_HOOKS", "checks");
         builder.environment().put("PYTHONPATH", CHECKS.toAbsolutePath().toString());
@@ -224,7 +252,10 @@ class OpenApiFuzzTest {
         }
         Map<String, Integer> answers = new TreeMap<>();
         for (JsonNode entry : JSON.readTree(har.toFile()).at("/log/entries")) {
-            answers.merge(entry.at("/request/method").asText() + " " + entry.at("/response/status").asInt(), 1,
+            answers.merge(
+                    entry.at("/request/method").asText() + " "
+                            + entry.at("/response/status").asInt(),
+                    1,
                     Integer::sum);
         }
         return new Run(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8), answers);
@@ -237,14 +268,17 @@ class OpenApiFuzzTest {
      */
     private List<String> writesSince(long since) {
         List<RecordedRequest> requests = localSandbox.sandbox().requestsSince(since);
-        assertEquals(localSandbox.sandbox().requestCount() - since, requests.size(),
+        assertEquals(
+                localSandbox.sandbox().requestCount() - since,
+                requests.size(),
                 "the sandbox keeps every request of the run");
         return requests.stream()
                 .filter(r -> !"GET".equals(r.getMethod()))
                 // the emulated Trainer's own writes (a job's runtime snapshot) left out
                 .filter(r -> !TrainJobControllerEmulation.USER_AGENT.equals(r.getHeader("User-Agent")))
                 .filter(r -> (r.getPath().contains("/trainjobs") && !r.getPath().contains("/status"))
-                        || r.getPath().contains("/configmaps") || r.getPath().contains("/secrets"))
+                        || r.getPath().contains("/configmaps")
+                        || r.getPath().contains("/secrets"))
                 .filter(r -> !("PATCH".equals(r.getMethod()) && r.getUtf8Body().contains("camelkubeflow.io/handled-")))
                 .map(r -> r.getMethod() + " " + r.getPath() + " " + r.getUtf8Body())
                 .toList();
@@ -269,21 +303,23 @@ class OpenApiFuzzTest {
                 }
 
                 @Override
-                public void onUpdate(TrainJob before, TrainJob after) {
-                }
+                public void onUpdate(TrainJob before, TrainJob after) {}
 
                 @Override
-                public void onDelete(TrainJob job, boolean finalStateUnknown) {
-                }
+                public void onDelete(TrainJob job, boolean finalStateUnknown) {}
             });
             // inform() returns once the first list is in the store: those are the jobs there before
-            atStart = informer.getStore().list().stream().map(job -> job.getMetadata().getUid())
+            atStart = informer.getStore().list().stream()
+                    .map(job -> job.getMetadata().getUid())
                     .collect(Collectors.toSet());
         }
 
         Set<String> sinceStart() {
             Set<String> created = new TreeSet<>(added);
-            client.resources(TrainJob.class).inAnyNamespace().list().getItems()
+            client.resources(TrainJob.class)
+                    .inAnyNamespace()
+                    .list()
+                    .getItems()
                     .forEach(job -> created.add(job.getMetadata().getUid()));
             created.removeAll(atStart);
             return created;

@@ -1,5 +1,17 @@
 package io.camelkubeflow.trainer.routes;
 
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.JSON;
+import static io.camelkubeflow.trainer.routes.HttpRoutesTest.localToken;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpRequest;
@@ -15,21 +27,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.quarkus.test.common.QuarkusTestResource;
-import io.quarkus.test.common.http.TestHTTPResource;
-import io.quarkus.test.junit.QuarkusTest;
-import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
-
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.HTTP;
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.JSON;
-import static io.camelkubeflow.trainer.routes.HttpRoutesTest.localToken;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What an operator reads: health and the API's description, open to probes (no token); the metrics, to a scraper
@@ -48,14 +47,21 @@ class OperateEndpointsTest {
     Path inbox;
 
     private HttpResponse<String> get(String path) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(root + path)).timeout(Duration.ofSeconds(30)).build(),
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create(root + path))
+                        .timeout(Duration.ofSeconds(30))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     /** /q/metrics as the local developer. */
     private HttpResponse<String> scrape() throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(root + "q/metrics")).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer " + localToken()).build(), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create(root + "q/metrics"))
+                        .timeout(Duration.ofSeconds(30))
+                        .header("Authorization", "Bearer " + localToken())
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     @Test
@@ -63,19 +69,22 @@ class OperateEndpointsTest {
         // a readiness call on the event loop answers with the component's last probe (none before the first call):
         // polled as a kubelet polls it
         HttpResponse<String> ready = get("q/health/ready");
-        for (long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
-                ready.statusCode() != 200 && System.nanoTime() < deadline; ready = get("q/health/ready")) {
+        for (long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                ready.statusCode() != 200 && System.nanoTime() < deadline;
+                ready = get("q/health/ready")) {
             Thread.sleep(100);
         }
         assertEquals(200, ready.statusCode(), ready.body());
-        assertTrue(ready.body().contains("\"kubeflow-trainer:default\""), "no check kubeflow-trainer:default in "
-                + ready.body());
+        assertTrue(
+                ready.body().contains("\"kubeflow-trainer:default\""),
+                "no check kubeflow-trainer:default in " + ready.body());
         assertEquals("UP", JSON.readTree(ready.body()).path("status").asText());
         assertEquals(200, get("q/health/started").statusCode(), "the startup probe's path");
         HttpResponse<String> live = get("q/health/live");
         assertEquals(200, live.statusCode(), live.body());
-        assertTrue(!live.body().contains("kubeflow-trainer:"), "an API server outage must not restart the app: "
-                + live.body());
+        assertTrue(
+                !live.body().contains("kubeflow-trainer:"),
+                "an API server outage must not restart the app: " + live.body());
     }
 
     /**
@@ -84,38 +93,61 @@ class OperateEndpointsTest {
      */
     @Test
     void noOpenAnswerNamesTheSandboxsAddress() throws Exception {
-        String address = client.getMasterUrl().getHost() + ":" + client.getMasterUrl().getPort();
-        for (String path : List.of("q/health", "q/health/ready", "q/health/live", "q/health/started", "q/openapi",
-                "q/openapi?format=json", "q/metrics", "trainjobs", "trainjobs/any/logs")) {
+        String address =
+                client.getMasterUrl().getHost() + ":" + client.getMasterUrl().getPort();
+        for (String path : List.of(
+                "q/health",
+                "q/health/ready",
+                "q/health/live",
+                "q/health/started",
+                "q/openapi",
+                "q/openapi?format=json",
+                "q/metrics",
+                "trainjobs",
+                "trainjobs/any/logs")) {
             HttpResponse<String> answer = get(path);
-            assertTrue(!answer.body().contains(address), path + " names the sandbox at " + address + ": "
-                    + answer.body());
+            assertTrue(
+                    !answer.body().contains(address), path + " names the sandbox at " + address + ": " + answer.body());
         }
         assertTrue(!scrape().body().contains(address), "the metrics name the sandbox at " + address);
-        HttpResponse<String> refused = HTTP.send(HttpRequest.newBuilder(URI.create(root + "trainjobs"))
-                .header("Authorization", "Bearer forged").build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> refused = HTTP.send(
+                HttpRequest.newBuilder(URI.create(root + "trainjobs"))
+                        .header("Authorization", "Bearer forged")
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertEquals(401, refused.statusCode(), refused.body());
         assertTrue(!refused.body().contains(address), refused.body());
     }
 
     @Test
     void metricsCarryTheComponentsMetersAndCamelsRouteMeters() throws Exception {
-        HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(URI.create(root + "trainjobs"))
-                .header("Authorization", "Bearer " + localToken()).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/app/train.py\"}")).build(),
+        HttpResponse<String> created = HTTP.send(
+                HttpRequest.newBuilder(URI.create(root + "trainjobs"))
+                        .header("Authorization", "Bearer " + localToken())
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/app/train.py\"}"))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(201, created.statusCode(), created.body());
         HttpResponse<String> metrics = scrape();
         assertEquals(200, metrics.statusCode());
-        assertTrue(metrics.headers().firstValue("Content-Type").orElse("").startsWith("text/plain")
-                || metrics.headers().firstValue("Content-Type").orElse("").startsWith("application/openmetrics"),
+        assertTrue(
+                metrics.headers().firstValue("Content-Type").orElse("").startsWith("text/plain")
+                        || metrics.headers()
+                                .firstValue("Content-Type")
+                                .orElse("")
+                                .startsWith("application/openmetrics"),
                 metrics.headers().toString());
         List<String> lines = metrics.body().lines().toList();
-        assertTrue(lines.stream().anyMatch(l -> l.startsWith("kubeflow_trainer_trainjobs_total{")
-                && l.contains("outcome=\"created\"") && l.contains("runtime=\"torch-distributed\"")),
+        assertTrue(
+                lines.stream()
+                        .anyMatch(l -> l.startsWith("kubeflow_trainer_trainjobs_total{")
+                                && l.contains("outcome=\"created\"")
+                                && l.contains("runtime=\"torch-distributed\"")),
                 "no kubeflow_trainer_trainjobs_total for the create in\n" + metrics.body());
         assertTrue(lines.stream().anyMatch(l -> l.startsWith("kubeflow_trainer_waits_inflight")), metrics.body());
-        assertTrue(lines.stream().anyMatch(l -> l.startsWith("camel_exchanges_total{") && l.contains("http-train")),
+        assertTrue(
+                lines.stream().anyMatch(l -> l.startsWith("camel_exchanges_total{") && l.contains("http-train")),
                 "no Camel route meter of http-train in\n" + metrics.body());
     }
 
@@ -130,13 +162,22 @@ class OperateEndpointsTest {
         Path part = inbox.resolve("dashboard.py.part");
         Files.writeString(part, "print('for the dashboard')\n");
         Files.move(part, inbox.resolve("dashboard.py"));
-        HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(URI.create(root + "trainjobs"))
-                .header("Authorization", "Bearer " + localToken()).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/app/train.py\"}")).build(),
+        HttpResponse<String> created = HTTP.send(
+                HttpRequest.newBuilder(URI.create(root + "trainjobs"))
+                        .header("Authorization", "Bearer " + localToken())
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/app/train.py\"}"))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(201, created.statusCode(), created.body());
-        assertEquals(401, HTTP.send(HttpRequest.newBuilder(URI.create(root + "trainjobs"))
-                .header("Authorization", "Bearer forged").build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+        assertEquals(
+                401,
+                HTTP.send(
+                                HttpRequest.newBuilder(URI.create(root + "trainjobs"))
+                                        .header("Authorization", "Bearer forged")
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString())
+                        .statusCode());
         Map<String, Set<String>> exposed = Map.of();
         for (long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos(); System.nanoTime() < deadline; ) {
             exposed = seriesLabels(scrape().body());
@@ -186,7 +227,10 @@ class OperateEndpointsTest {
     private static Map<String, Set<String>> seriesLabels(String exposition) {
         Map<String, Set<String>> series = new TreeMap<>();
         Pattern label = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"");
-        for (String line : exposition.lines().filter(l -> !l.startsWith("#") && !l.isBlank()).toList()) {
+        for (String line : exposition
+                .lines()
+                .filter(l -> !l.startsWith("#") && !l.isBlank())
+                .toList()) {
             int brace = line.indexOf('{');
             String name = brace < 0 ? line.substring(0, line.indexOf(' ')) : line.substring(0, brace);
             Set<String> names = series.computeIfAbsent(name, n -> new TreeSet<>());
@@ -211,9 +255,10 @@ class OperateEndpointsTest {
                 "/trainjobs/{name}/suspend", List.of("post"),
                 "/trainjobs/{name}/resume", List.of("post"),
                 "/trainjobs/{name}/logs", List.of("get"));
-        expected.forEach((path, methods) -> methods.forEach(method -> assertTrue(paths.path(path).has(method),
-                method + " " + path + " is not in " + paths)));
-        assertEquals("camel-kubeflow-trainer HTTP API", JSON.readTree(openapi.body()).path("info").path("title")
-                .asText());
+        expected.forEach((path, methods) -> methods.forEach(
+                method -> assertTrue(paths.path(path).has(method), method + " " + path + " is not in " + paths)));
+        assertEquals(
+                "camel-kubeflow-trainer HTTP API",
+                JSON.readTree(openapi.body()).path("info").path("title").asText());
     }
 }

@@ -1,6 +1,9 @@
 package io.camelkubeflow.trainer.routes;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -14,8 +17,6 @@ import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /**
  * The packaged app (target/quarkus-app) run as the README's first command runs it, in a folder of its own, with
  * nothing configured but the given environment: no kubeconfig (a home without ~/.kube), not in a cluster, the HTTP port
@@ -24,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class PackagedApp implements AutoCloseable {
     /** Every line the app printed so far. */
     final List<String> output = new CopyOnWriteArrayList<>();
+
     private final Process process;
 
     private PackagedApp(Process process) {
@@ -34,22 +36,24 @@ final class PackagedApp implements AutoCloseable {
     static PackagedApp start(Path work, Map<String, String> environment) throws Exception {
         Path jar = Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath();
         ProcessBuilder builder = new ProcessBuilder("java", "-Duser.home=" + work, "-jar", jar.toString())
-                .directory(work.toFile()).redirectErrorStream(true);
+                .directory(work.toFile())
+                .redirectErrorStream(true);
         builder.environment().remove("KUBECONFIG");
         builder.environment().remove("KUBERNETES_SERVICE_HOST");
         builder.environment().put("QUARKUS_HTTP_PORT", "0");
         builder.environment().putAll(environment);
         PackagedApp app = new PackagedApp(builder.start());
         CompletableFuture.runAsync(() -> {
-            try (BufferedReader lines = new BufferedReader(new InputStreamReader(app.process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
+            try (BufferedReader lines =
+                    new BufferedReader(new InputStreamReader(app.process.getInputStream(), StandardCharsets.UTF_8))) {
                 lines.lines().forEach(app.output::add);
-            } catch (java.io.IOException ignored) {
+            } catch (IOException ignored) {
                 // the app was stopped
             }
         });
         try {
-            await(() -> app.output.stream().anyMatch(l -> l.contains("started in")) || !app.process.isAlive(),
+            await(
+                    () -> app.output.stream().anyMatch(l -> l.contains("started in")) || !app.process.isAlive(),
                     app.output);
             assertTrue(app.process.isAlive(), "the app did not start:\n" + String.join("\n", app.output));
         } catch (Throwable e) {
@@ -66,8 +70,11 @@ final class PackagedApp implements AutoCloseable {
 
     static int httpPort(List<String> output) throws Exception {
         await(() -> output.stream().anyMatch(l -> l.contains("Listening on: http://")), output);
-        Matcher address = Pattern.compile("http://[^:/]+:(\\d+)").matcher(output.stream()
-                .filter(l -> l.contains("Listening on: http://")).findFirst().orElseThrow());
+        Matcher address = Pattern.compile("http://[^:/]+:(\\d+)")
+                .matcher(output.stream()
+                        .filter(l -> l.contains("Listening on: http://"))
+                        .findFirst()
+                        .orElseThrow());
         assertTrue(address.find());
         return Integer.parseInt(address.group(1));
     }

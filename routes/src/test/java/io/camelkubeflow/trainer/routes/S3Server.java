@@ -1,26 +1,36 @@
 package io.camelkubeflow.trainer.routes;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
-
+import java.util.UUID;
 import org.eclipse.jetty.util.component.AbstractLifeCycle;
 import org.gaul.s3proxy.AuthenticationType;
 import org.gaul.s3proxy.S3Proxy;
 import org.jclouds.ContextBuilder;
 import org.jclouds.blobstore.BlobStoreContext;
+import org.jclouds.blobstore.options.ListContainerOptions;
 
 /** A real S3 API (S3Proxy) on loopback, storing objects in memory, started in this JVM. */
 final class S3Server implements AutoCloseable {
-    static final String ACCESS_KEY = "AKIA" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 16).toUpperCase();
-    static final String SECRET_KEY = java.util.UUID.randomUUID() + "/" + java.util.UUID.randomUUID();
+    static final String ACCESS_KEY = "AKIA"
+            + UUID.randomUUID().toString().replace("-", "").substring(0, 16).toUpperCase();
+    static final String SECRET_KEY = UUID.randomUUID() + "/" + UUID.randomUUID();
     private final S3Proxy proxy;
     private final BlobStoreContext store;
 
     S3Server() throws Exception {
-        store = ContextBuilder.newBuilder("transient").credentials(ACCESS_KEY, SECRET_KEY)
-                .overrides(new Properties()).build(BlobStoreContext.class);
-        proxy = S3Proxy.builder().blobStore(store.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY).build();
+        store = ContextBuilder.newBuilder("transient")
+                .credentials(ACCESS_KEY, SECRET_KEY)
+                .overrides(new Properties())
+                .build(BlobStoreContext.class);
+        proxy = S3Proxy.builder()
+                .blobStore(store.getBlobStore())
+                .endpoint(URI.create("http://127.0.0.1:0"))
+                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
+                .build();
         proxy.start();
         while (!AbstractLifeCycle.STARTED.equals(proxy.getState())) {
             Thread.sleep(10);
@@ -36,18 +46,24 @@ final class S3Server implements AutoCloseable {
     }
 
     void put(String bucket, String key, String content) {
-        store.getBlobStore().putBlob(bucket, store.getBlobStore().blobBuilder(key).payload(content).build());
+        store.getBlobStore()
+                .putBlob(
+                        bucket,
+                        store.getBlobStore().blobBuilder(key).payload(content).build());
     }
 
     void put(String bucket, String key, byte[] content) {
-        store.getBlobStore().putBlob(bucket, store.getBlobStore().blobBuilder(key).payload(content).build());
+        store.getBlobStore()
+                .putBlob(
+                        bucket,
+                        store.getBlobStore().blobBuilder(key).payload(content).build());
     }
 
     /** The keys of a bucket under a prefix. */
-    java.util.List<String> keys(String bucket, String prefix) {
-        java.util.List<String> keys = new java.util.ArrayList<>();
-        for (var item : store.getBlobStore().list(bucket, org.jclouds.blobstore.options.ListContainerOptions.Builder
-                .prefix(prefix).recursive())) {
+    List<String> keys(String bucket, String prefix) {
+        List<String> keys = new ArrayList<>();
+        for (var item : store.getBlobStore()
+                .list(bucket, ListContainerOptions.Builder.prefix(prefix).recursive())) {
             keys.add(item.getName());
         }
         return keys;
@@ -59,7 +75,7 @@ final class S3Server implements AutoCloseable {
             return null;
         }
         try (var in = blob.getPayload().openStream()) {
-            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }
 

@@ -6,7 +6,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.errors.WakeupException;
@@ -24,9 +23,17 @@ public final class TopicReader implements AutoCloseable {
 
     public TopicReader(String bootstrapServers, String group, Collection<String> topics) {
         Properties properties = new Properties();
-        properties.putAll(Map.of("bootstrap.servers", bootstrapServers, "group.id", group,
-                "auto.offset.reset", "earliest", "key.deserializer", StringDeserializer.class.getName(),
-                "value.deserializer", StringDeserializer.class.getName()));
+        properties.putAll(Map.of(
+                "bootstrap.servers",
+                bootstrapServers,
+                "group.id",
+                group,
+                "auto.offset.reset",
+                "earliest",
+                "key.deserializer",
+                StringDeserializer.class.getName(),
+                "value.deserializer",
+                StringDeserializer.class.getName()));
         consumer = new KafkaConsumer<>(properties);
         consumer.subscribe(topics);
         thread = new Thread(this::read, "topic-reader-" + group);

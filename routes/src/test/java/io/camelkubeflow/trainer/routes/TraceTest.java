@@ -1,25 +1,26 @@
 package io.camelkubeflow.trainer.routes;
 
-import java.net.URL;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
-import java.util.stream.Collectors;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.job.TrainJobMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.net.URL;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * One trace per training, as an OpenTelemetry backend shows it: the caller's trace goes on through the app's HTTP
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class TraceTest {
     /** The caller's trace: its id and the span that sent the request. */
     static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+
     static final String CALLER_SPAN = "00f067aa0ba902b7";
 
     @TestHTTPResource("/trainjobs")
@@ -44,29 +46,37 @@ class TraceTest {
 
     @Test
     void theRequestTheCreateAndTheCompletionEventAreOneTrace() throws Exception {
-        HttpResponse<String> created = HttpRoutesTest.HTTP.send(HttpRequest.newBuilder(trainjobs.toURI())
-                .header("Content-Type", "application/json")
-                .header("Authorization", "Bearer " + HttpRoutesTest.localToken())
-                .header("traceparent", "00-" + TRACE_ID + "-" + CALLER_SPAN + "-01")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/app/train.py\"}")).build(),
+        HttpResponse<String> created = HttpRoutesTest.HTTP.send(
+                HttpRequest.newBuilder(trainjobs.toURI())
+                        .header("Content-Type", "application/json")
+                        .header("Authorization", "Bearer " + HttpRoutesTest.localToken())
+                        .header("traceparent", "00-" + TRACE_ID + "-" + CALLER_SPAN + "-01")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"pythonFile\": \"/app/train.py\"}"))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(201, created.statusCode(), created.body());
         String name = (String) HttpRoutesTest.json(created).get("name");
 
         // the completion route's delivery of the event (to trainer.completion.uri), in the caller's trace
         SpanData delivery = awaitSpan(span -> span.getTraceId().equals(TRACE_ID)
-                && "EVENT_SENT".equals(attribute(span, "op")) && parent(span).map(TraceTest::isCompletionRoute)
-                .orElse(false));
+                && "EVENT_SENT".equals(attribute(span, "op"))
+                && parent(span).map(TraceTest::isCompletionRoute).orElse(false));
         List<SpanData> trace = spans.getFinishedSpanItems().stream()
-                .filter(span -> span.getTraceId().equals(TRACE_ID)).toList();
+                .filter(span -> span.getTraceId().equals(TRACE_ID))
+                .toList();
         SpanData completion = parent(delivery).orElseThrow();
-        SpanData create = parent(completion).orElseThrow(() -> new AssertionError(
-                "the completion route's span has no parent in the trace: " + describe(trace)));
+        SpanData create = parent(completion)
+                .orElseThrow(() -> new AssertionError(
+                        "the completion route's span has no parent in the trace: " + describe(trace)));
         assertEquals("kubeflow-trainer", create.getName(), describe(trace));
         assertEquals("train", attribute(create, "url.path"));
 
-        TrainJob job = client.resources(TrainJob.class).inNamespace("default").withName(name).get();
-        assertEquals("00-" + TRACE_ID + "-" + create.getSpanId() + "-01",
+        TrainJob job = client.resources(TrainJob.class)
+                .inNamespace("default")
+                .withName(name)
+                .get();
+        assertEquals(
+                "00-" + TRACE_ID + "-" + create.getSpanId() + "-01",
                 job.getMetadata().getAnnotations().get(TrainJobMetadata.TRACE_PARENT_ANNOTATION),
                 "the job keeps the context of the span that created it");
         SpanData route = parent(create).orElseThrow(() -> new AssertionError(describe(trace)));
@@ -83,18 +93,20 @@ class TraceTest {
     private Optional<SpanData> parent(SpanData span) {
         return spans.getFinishedSpanItems().stream()
                 .filter(other -> other.getTraceId().equals(span.getTraceId())
-                        && other.getSpanId().equals(span.getParentSpanId())).findFirst();
+                        && other.getSpanId().equals(span.getParentSpanId()))
+                .findFirst();
     }
 
     private static String attribute(SpanData span, String key) {
-        String value = span.getAttributes().get(io.opentelemetry.api.common.AttributeKey.stringKey(key));
+        String value = span.getAttributes().get(AttributeKey.stringKey(key));
         return value == null ? "" : value;
     }
 
-    private SpanData awaitSpan(java.util.function.Predicate<SpanData> wanted) throws InterruptedException {
+    private SpanData awaitSpan(Predicate<SpanData> wanted) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (System.nanoTime() < deadline) {
-            Optional<SpanData> found = spans.getFinishedSpanItems().stream().filter(wanted).findFirst();
+            Optional<SpanData> found =
+                    spans.getFinishedSpanItems().stream().filter(wanted).findFirst();
             if (found.isPresent()) {
                 return found.get();
             }
@@ -104,7 +116,9 @@ class TraceTest {
     }
 
     private static String describe(List<SpanData> spans) {
-        return spans.stream().map(span -> span.getName() + " " + span.getTraceId() + "/" + span.getSpanId() + "<-"
-                + span.getParentSpanId() + " " + span.getAttributes().asMap()).collect(Collectors.joining("\n"));
+        return spans.stream()
+                .map(span -> span.getName() + " " + span.getTraceId() + "/" + span.getSpanId() + "<-"
+                        + span.getParentSpanId() + " " + span.getAttributes().asMap())
+                .collect(Collectors.joining("\n"));
     }
 }

@@ -1,5 +1,20 @@
 package io.camelkubeflow.trainer.routes;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.camelkubeflow.trainer.KubeflowTrainerConstants;
+import io.camelkubeflow.trainer.job.TrainField;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.support.Printable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -9,20 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import com.code_intelligence.jazzer.junit.FuzzTest;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.camelkubeflow.trainer.KubeflowTrainerConstants;
-import io.camelkubeflow.trainer.job.TrainField;
-import io.camelkubeflow.trainer.support.InvalidOptionException;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Any bytes as a request message (an HTTP body, a Kafka record's value) either become the headers of a train request
@@ -46,14 +47,16 @@ class TrainRequestMessageFuzzTest {
             return;
         }
         // a decoding that turns each byte that is not UTF-8 into U+FFFD does not give the bytes back
-        assertTrue(Arrays.equals(message, new String(message, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8)),
+        assertTrue(
+                Arrays.equals(message, new String(message, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8)),
                 "taken, yet not UTF-8");
         JsonNode request = oneObject(message);
         Map<String, Object> wanted = new LinkedHashMap<>();
         for (Map.Entry<String, JsonNode> field : request.properties()) {
             TrainField trainField = TrainField.named(field.getKey());
-            assertTrue(trainField != null && trainField.inMessages(), "taken, yet '" + field.getKey()
-                    + "' is no message field");
+            assertTrue(
+                    trainField != null && trainField.inMessages(),
+                    "taken, yet '" + field.getKey() + "' is no message field");
             if (!field.getValue().isNull()) {
                 String header = KubeflowTrainerConstants.header(trainField);
                 assertTrue(headers.containsKey(header), "'" + field.getKey() + "' was dropped: " + headers);
@@ -74,8 +77,11 @@ class TrainRequestMessageFuzzTest {
         assertTrue(refused.getMessage().startsWith("Invalid '" + field + "': "), refused.getMessage());
         String root = field.contains(".") ? field.substring(0, field.indexOf('.')) : field;
         boolean known = field.equals("body") || TrainRequestMessage.FIELDS.containsKey(root);
-        assertTrue(known || refused.getMessage().startsWith("Invalid '" + field + "': not a field of a train"
-                + " request;"), "'" + field + "' is not a field: " + refused.getMessage());
+        assertTrue(
+                known
+                        || refused.getMessage()
+                                .startsWith("Invalid '" + field + "': not a field of a train" + " request;"),
+                "'" + field + "' is not a field: " + refused.getMessage());
     }
 
     /**
@@ -85,7 +91,7 @@ class TrainRequestMessageFuzzTest {
     private static JsonNode oneObject(byte[] message) throws IOException {
         try {
             return scannedObject(message);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException notJson) {
+        } catch (JsonProcessingException notJson) {
             throw new AssertionError("taken, yet not JSON: " + notJson.getOriginalMessage(), notJson);
         }
     }
@@ -103,7 +109,8 @@ class TrainRequestMessageFuzzTest {
                     case END_OBJECT -> open.remove(open.size() - 1);
                     case FIELD_NAME -> {
                         assertWhole(scan.currentName());
-                        assertTrue(open.get(open.size() - 1).add(scan.currentName()),
+                        assertTrue(
+                                open.get(open.size() - 1).add(scan.currentName()),
                                 "taken, yet '" + scan.currentName() + "' is given twice");
                     }
                     case VALUE_STRING -> assertWhole(scan.getText());
@@ -118,8 +125,9 @@ class TrainRequestMessageFuzzTest {
     }
 
     private static void assertWhole(String text) {
-        assertTrue(text.codePoints().noneMatch(c -> Character.getType(c) == Character.SURROGATE),
-                "taken, yet half of a surrogate pair: " + io.camelkubeflow.trainer.support.Printable.escape(text));
+        assertTrue(
+                text.codePoints().noneMatch(c -> Character.getType(c) == Character.SURROGATE),
+                "taken, yet half of a surrogate pair: " + Printable.escape(text));
     }
 
     /** The header holds the field's JSON value as written, of the JSON type the field takes. */
@@ -131,13 +139,15 @@ class TrainRequestMessageFuzzTest {
                 assertEquals(written.textValue(), header, name);
             }
             case INTEGER -> {
-                assertTrue(written.isIntegralNumber() && written.canConvertToInt(), name + ": " + written
-                        + " taken as an int");
+                assertTrue(
+                        written.isIntegralNumber() && written.canConvertToInt(),
+                        name + ": " + written + " taken as an int");
                 assertEquals(written.intValue(), header, name);
             }
             case LONG -> {
-                assertTrue(written.isIntegralNumber() && written.canConvertToLong(), name + ": " + written
-                        + " taken as a long");
+                assertTrue(
+                        written.isIntegralNumber() && written.canConvertToLong(),
+                        name + ": " + written + " taken as a long");
                 assertEquals(written.longValue(), header, name);
             }
             case BOOLEAN -> {
@@ -146,27 +156,29 @@ class TrainRequestMessageFuzzTest {
             }
             case DECIMAL -> {
                 // a JSON number of any form, as the nearest double, and only a finite one
-                assertTrue(written.isNumber() && Double.isFinite(written.doubleValue()), name + ": " + written
-                        + " taken as a finite number");
+                assertTrue(
+                        written.isNumber() && Double.isFinite(written.doubleValue()),
+                        name + ": " + written + " taken as a finite number");
                 assertEquals(written.doubleValue(), header, name);
             }
             case WORDS -> {
                 if (written.isTextual()) {
                     // a command line, split into words as a shell would: words, each of them text
-                    assertTrue(header instanceof List<?> words && words.stream().allMatch(String.class::isInstance),
+                    assertTrue(
+                            header instanceof List<?> words && words.stream().allMatch(String.class::isInstance),
                             name + ": " + header);
                 } else {
                     assertEquals(strings(name, written), header, name);
                 }
             }
-            case LIST -> assertEquals(written.isTextual() ? written.textValue() : strings(name, written), header,
-                    name);
+            case LIST -> assertEquals(written.isTextual() ? written.textValue() : strings(name, written), header, name);
             case MAP -> {
                 assertTrue(written.isObject(), name + ": " + written + " taken as an object");
                 Map<String, String> entries = new LinkedHashMap<>();
                 written.properties().forEach(entry -> {
-                    assertTrue(entry.getValue().isTextual(), name + "." + entry.getKey() + ": " + entry.getValue()
-                            + " taken as text");
+                    assertTrue(
+                            entry.getValue().isTextual(),
+                            name + "." + entry.getKey() + ": " + entry.getValue() + " taken as text");
                     entries.put(entry.getKey(), entry.getValue().textValue());
                 });
                 assertEquals(entries, header, name);

@@ -1,22 +1,21 @@
 package io.camelkubeflow.trainer.routes;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.KubeflowTrainerConstants;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.workspace.Workspace;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
-
-import io.camelkubeflow.trainer.KubeflowTrainerConstants;
-import io.camelkubeflow.trainer.support.InvalidOptionException;
-import io.camelkubeflow.trainer.workspace.Workspace;
 import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A workspace's manifest is read as strictly as a request message: a byte that is not UTF-8, a key given twice or half
@@ -37,23 +36,24 @@ class WorkspaceUploadTest {
         manifest.writeBytes("pythonFile: train.py\nlabels:\n  team: vi".getBytes(StandardCharsets.UTF_8));
         manifest.write(0xff);
         manifest.writeBytes("sion\n".getBytes(StandardCharsets.UTF_8));
-        InvalidOptionException refused = assertThrows(InvalidOptionException.class,
-                () -> upload(archive(manifest.toByteArray())));
+        InvalidOptionException refused =
+                assertThrows(InvalidOptionException.class, () -> upload(archive(manifest.toByteArray())));
         assertEquals(WorkspaceUpload.MANIFEST, refused.getField());
         assertTrue(refused.getMessage().contains("is not UTF-8: the byte 0xff at offset 39"), refused.getMessage());
     }
 
     @Test
     void aManifestKeyGivenTwiceIsRefused() throws IOException {
-        InvalidOptionException refused = assertThrows(InvalidOptionException.class,
-                () -> upload(archive("pythonFile: train.py\npythonFile: other.py\n")));
+        InvalidOptionException refused = assertThrows(
+                InvalidOptionException.class, () -> upload(archive("pythonFile: train.py\npythonFile: other.py\n")));
         assertEquals(WorkspaceUpload.MANIFEST, refused.getField());
         assertTrue(refused.getMessage().contains("duplicate key pythonFile"), refused.getMessage());
     }
 
     @Test
     void halfOfASurrogatePairInAManifestIsRefusedNamingItsField() throws IOException {
-        InvalidOptionException refused = assertThrows(InvalidOptionException.class,
+        InvalidOptionException refused = assertThrows(
+                InvalidOptionException.class,
                 () -> upload(archive("pythonFile: train.py\nannotations:\n  note: \"\\ud800\"\n")));
         assertEquals("annotations.note", refused.getField(), refused.getMessage());
     }

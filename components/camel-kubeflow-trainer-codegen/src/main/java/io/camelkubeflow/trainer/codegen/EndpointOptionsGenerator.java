@@ -1,17 +1,5 @@
 package io.camelkubeflow.trainer.codegen;
 
-import java.io.IOException;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
-
-import javax.lang.model.element.Modifier;
-
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -25,6 +13,16 @@ import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.ParameterizedTypeName;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import javax.lang.model.element.Modifier;
 
 /**
  * Writes a component's endpoint options class and its header constants class from their declaration (a YAML file,
@@ -42,36 +40,55 @@ public final class EndpointOptionsGenerator {
     private static final ClassName RUNTIME_CAMEL_EXCEPTION = ClassName.get("org.apache.camel", "RuntimeCamelException");
     private static final TypeName MAP = ParameterizedTypeName.get(Map.class, String.class, Object.class);
     private static final Set<String> JAVA_LANG = Set.of("String", "Integer", "Long", "Double", "Boolean", "Object");
-    private static final Map<String, String> BOXED = Map.of("int", "Integer", "long", "Long", "double", "Double",
-            "boolean", "Boolean");
+    private static final Map<String, String> BOXED =
+            Map.of("int", "Integer", "long", "Long", "double", "Double", "boolean", "Boolean");
 
     /** The declaration file. */
-    record Declaration(@JsonProperty("class") String className, String javadoc, Map<String, String> types,
-            List<Option> options, Headers headers) {
-    }
+    record Declaration(
+            @JsonProperty("class") String className,
+            String javadoc,
+            Map<String, String> types,
+            List<Option> options,
+            Headers headers) {}
 
     /** One option; the fields are the keys of the declaration's header. */
-    record Option(String name, String type, String label, @JsonProperty("default") String defaultValue, String initial,
-            String javaType, String enums, String prefix, boolean secret, boolean autowired,
-            boolean supportFileReference, String description, Header header) {
-    }
+    record Option(
+            String name,
+            String type,
+            String label,
+            @JsonProperty("default") String defaultValue,
+            String initial,
+            String javaType,
+            String enums,
+            String prefix,
+            boolean secret,
+            boolean autowired,
+            boolean supportFileReference,
+            String description,
+            Header header) {}
 
     /** The header of an option (a train field's): its name and constant follow from the option's. */
-    record Header(String label, String javaType, String description) {
-    }
+    record Header(String label, String javaType, String description) {}
 
     /** The header constants class: its headers in order, and header(field) for the type whose fieldName() names one. */
-    record Headers(@JsonProperty("class") String className, String javadoc, String prefix, String field,
-            List<HeaderEntry> list) {
-    }
+    record Headers(
+            @JsonProperty("class") String className,
+            String javadoc,
+            String prefix,
+            String field,
+            List<HeaderEntry> list) {}
 
     /** Either an option's header in its place ({@code option}) or a header (or, with javadoc only, a name) of its own. */
-    record HeaderEntry(String option, String constant, String name, String label, String javaType, String description,
-            String javadoc) {
-    }
+    record HeaderEntry(
+            String option,
+            String constant,
+            String name,
+            String label,
+            String javaType,
+            String description,
+            String javadoc) {}
 
-    private EndpointOptionsGenerator() {
-    }
+    private EndpointOptionsGenerator() {}
 
     public static void main(String[] args) throws IOException {
         if (args.length != 3) {
@@ -84,8 +101,8 @@ public final class EndpointOptionsGenerator {
     }
 
     static Declaration read(Path file) throws IOException {
-        ObjectMapper yaml = new ObjectMapper(new YAMLFactory())
-                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        ObjectMapper yaml =
+                new ObjectMapper(new YAMLFactory()).enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
         return yaml.readValue(file.toFile(), Declaration.class);
     }
 
@@ -95,7 +112,8 @@ public final class EndpointOptionsGenerator {
                 .addModifiers(Modifier.PUBLIC)
                 .addSuperinterface(Cloneable.class)
                 .addAnnotation(URI_PARAMS)
-                .addJavadoc(declaration.javadoc().strip() + "\n<p>\nGenerated from $L; edit that file, not this one.\n",
+                .addJavadoc(
+                        declaration.javadoc().strip() + "\n<p>\nGenerated from $L; edit that file, not this one.\n",
                         source);
         List<MethodSpec> accessors = new ArrayList<>();
         CodeBlock.Builder mapCopies = CodeBlock.builder();
@@ -104,13 +122,17 @@ public final class EndpointOptionsGenerator {
             if (!names.add(option.name())) {
                 throw new IllegalArgumentException("option " + option.name() + " is declared twice");
             }
-            require(option, option.type() != null && option.label() != null && option.description() != null,
+            require(
+                    option,
+                    option.type() != null && option.label() != null && option.description() != null,
                     "needs type, label and description");
             TypeName javaType = typeOf(option, declaration.types());
-            require(option, option.prefix() == null || javaType.equals(MAP),
+            require(
+                    option,
+                    option.prefix() == null || javaType.equals(MAP),
                     "has a prefix: its type must be Map<String, Object>");
-            FieldSpec.Builder field = FieldSpec.builder(javaType, option.name(), Modifier.PRIVATE)
-                    .addAnnotation(uriParam(option));
+            FieldSpec.Builder field =
+                    FieldSpec.builder(javaType, option.name(), Modifier.PRIVATE).addAnnotation(uriParam(option));
             if (option.autowired() || option.supportFileReference()) {
                 AnnotationSpec.Builder metadata = AnnotationSpec.builder(METADATA);
                 if (option.autowired()) {
@@ -151,7 +173,10 @@ public final class EndpointOptionsGenerator {
                 .addParameter(MAP, "map")
                 .addStatement("return map == null ? null : new $T<>(map)", LinkedHashMap.class)
                 .build());
-        return JavaFile.builder(self.packageName(), type.build()).skipJavaLangImports(true).indent("    ").build();
+        return JavaFile.builder(self.packageName(), type.build())
+                .skipJavaLangImports(true)
+                .indent("    ")
+                .build();
     }
 
     static JavaFile generateHeaders(Declaration declaration, String source) {
@@ -160,8 +185,8 @@ public final class EndpointOptionsGenerator {
         ClassName field = ClassName.bestGuess(headers.field());
         TypeSpec.Builder type = TypeSpec.classBuilder(self)
                 .addModifiers(Modifier.PUBLIC, Modifier.FINAL)
-                .addJavadoc(headers.javadoc().strip() + "\n<p>\nGenerated from $L; edit that file, not this one.\n",
-                        source)
+                .addJavadoc(
+                        headers.javadoc().strip() + "\n<p>\nGenerated from $L; edit that file, not this one.\n", source)
                 .addField(FieldSpec.builder(String.class, "PREFIX", Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
                         .initializer("$S", headers.prefix())
                         .build());
@@ -172,8 +197,13 @@ public final class EndpointOptionsGenerator {
             FieldSpec constant;
             if (entry.option() != null) {
                 Option option = options.remove(entry.option());
-                if (option == null || entry.constant() != null || entry.name() != null || entry.description() != null
-                        || entry.javadoc() != null || entry.label() != null || entry.javaType() != null) {
+                if (option == null
+                        || entry.constant() != null
+                        || entry.name() != null
+                        || entry.description() != null
+                        || entry.javadoc() != null
+                        || entry.label() != null
+                        || entry.javaType() != null) {
                     throw new IllegalArgumentException("header entry option: " + entry.option() + " names no option"
                             + " with a header not yet placed, or says more than the option's name");
                 }
@@ -194,17 +224,22 @@ public final class EndpointOptionsGenerator {
             }
             type.addField(constant);
         }
-        type.addMethod(MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE).build());
+        type.addMethod(
+                MethodSpec.constructorBuilder().addModifiers(Modifier.PRIVATE).build());
         type.addMethod(MethodSpec.methodBuilder("header")
-                .addJavadoc("The header of a train field: {@code numNodes} is set per message by"
-                        + " {@code $L}.\n", headers.prefix() + "NumNodes")
+                .addJavadoc(
+                        "The header of a train field: {@code numNodes} is set per message by" + " {@code $L}.\n",
+                        headers.prefix() + "NumNodes")
                 .addModifiers(Modifier.PUBLIC, Modifier.STATIC)
                 .returns(String.class)
                 .addParameter(field, "field")
                 .addStatement("return PREFIX + Character.toUpperCase(field.fieldName().charAt(0))"
                         + " + field.fieldName().substring(1)")
                 .build());
-        return JavaFile.builder(self.packageName(), type.build()).skipJavaLangImports(true).indent("    ").build();
+        return JavaFile.builder(self.packageName(), type.build())
+                .skipJavaLangImports(true)
+                .indent("    ")
+                .build();
     }
 
     /** {@code numNodes}: CamelKubeflowTrainerNumNodes as NUM_NODES; label train and the option's type unless said. */
@@ -213,17 +248,23 @@ public final class EndpointOptionsGenerator {
         require(option, header.description() != null, "has a header without a description");
         String name = option.name();
         String label = header.label() != null ? header.label() : "train";
-        String javaType = header.javaType() != null ? header.javaType()
+        String javaType = header.javaType() != null
+                ? header.javaType()
                 : option.javaType() != null ? option.javaType() : BOXED.getOrDefault(option.type(), option.type());
-        require(option, JAVA_LANG.contains(javaType) || javaType.contains("."),
+        require(
+                option,
+                JAVA_LANG.contains(javaType) || javaType.contains("."),
                 "has a header whose javaType " + javaType + " is neither in java.lang nor qualified");
-        return headerConstant(name.replaceAll("([A-Z])", "_$1").toUpperCase(Locale.ROOT),
+        return headerConstant(
+                name.replaceAll("([A-Z])", "_$1").toUpperCase(Locale.ROOT),
                 prefix + Character.toUpperCase(name.charAt(0)) + name.substring(1),
                 metadata(label, javaType, header.description()));
     }
 
     private static FieldSpec ownHeader(HeaderEntry entry) {
-        if (entry.constant() == null || entry.name() == null || (entry.description() == null) == (entry.javadoc() == null)) {
+        if (entry.constant() == null
+                || entry.name() == null
+                || (entry.description() == null) == (entry.javadoc() == null)) {
             throw new IllegalArgumentException("header entry " + entry.constant() + " needs constant, name, and a"
                     + " description (a header) or a javadoc (a name that is no header)");
         }
@@ -233,8 +274,13 @@ public final class EndpointOptionsGenerator {
                     .initializer("$S", entry.name())
                     .build();
         }
-        return headerConstant(entry.constant(), entry.name(), metadata(entry.label() == null ? "" : entry.label(),
-                entry.javaType() == null ? "String" : entry.javaType(), entry.description()));
+        return headerConstant(
+                entry.constant(),
+                entry.name(),
+                metadata(
+                        entry.label() == null ? "" : entry.label(),
+                        entry.javaType() == null ? "String" : entry.javaType(),
+                        entry.description()));
     }
 
     private static AnnotationSpec metadata(String label, String javaType, String description) {
@@ -242,7 +288,8 @@ public final class EndpointOptionsGenerator {
         if (!label.isEmpty()) {
             metadata.addMember("label", "$S", label);
         }
-        return metadata.addMember("description", "$S", description.strip()).addMember("javaType", "$S", javaType)
+        return metadata.addMember("description", "$S", description.strip())
+                .addMember("javaType", "$S", javaType)
                 .build();
     }
 
@@ -270,7 +317,8 @@ public final class EndpointOptionsGenerator {
         if (option.secret()) {
             uriParam.addMember("secret", "true");
         }
-        return uriParam.addMember("description", "$S", option.description().strip()).build();
+        return uriParam.addMember("description", "$S", option.description().strip())
+                .build();
     }
 
     private static TypeName typeOf(Option option, Map<String, String> types) {

@@ -1,22 +1,21 @@
 package io.camelkubeflow.trainer.codegen;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
 /** What a declaration entry becomes; the component's build checks the whole class against Camel's tooling. */
 class EndpointOptionsGeneratorTest {
-    private static final String HEAD = "class: org.example.Options\njavadoc: Options.\ntypes:\n"
-            + "  Mode: org.example.Mode\noptions:\n";
+    private static final String HEAD =
+            "class: org.example.Options\njavadoc: Options.\ntypes:\n" + "  Mode: org.example.Mode\noptions:\n";
 
     @TempDir
     Path dir;
@@ -51,7 +50,8 @@ class EndpointOptionsGeneratorTest {
                     )
                     private Mode mode = Mode.FAST;
                 """), java);
-        assertTrue(java.contains("prefix = \"env.\",\n            multiValue = true,\n            secret = true,"), java);
+        assertTrue(
+                java.contains("prefix = \"env.\",\n            multiValue = true,\n            secret = true,"), java);
         assertTrue(java.contains("public boolean isFollow()"), java);
         assertTrue(java.contains("copy.env = copyOf(env);"), java);
         assertEquals(1, java.split("copyOf\\(", -1).length - 2, "only the map option is copied: " + java);
@@ -91,28 +91,35 @@ class EndpointOptionsGeneratorTest {
                 """);
         String done = "@Metadata(\n            label = \"wait\",\n            description = \"Done (out).\",\n"
                 + "            javaType = \"Boolean\"\n    )\n    public static final String DONE = \"CamelXDone\";";
-        String procs = "@Metadata(\n            label = \"train\",\n            description = \"Processes per node.\",\n"
-                + "            javaType = \"Integer\"\n    )\n"
-                + "    public static final String NUM_PROC_PER_NODE = \"CamelXNumProcPerNode\";";
+        String procs =
+                "@Metadata(\n            label = \"train\",\n            description = \"Processes per node.\",\n"
+                        + "            javaType = \"Integer\"\n    )\n"
+                        + "    public static final String NUM_PROC_PER_NODE = \"CamelXNumProcPerNode\";";
         String caller = "/**\n     * Not a header.\n     */\n    public static final String CALLER = \"CamelXCaller\";";
         String command = "javaType = \"java.util.List<String>\"\n    )\n"
                 + "    public static final String COMMAND = \"CamelXCommand\";";
         for (String constant : List.of(done, procs, caller, command)) {
             assertTrue(java.contains(constant), constant + " in " + java);
         }
-        assertTrue(java.indexOf(done) < java.indexOf(procs) && java.indexOf(procs) < java.indexOf(caller)
-                && java.indexOf(caller) < java.indexOf(command), java);
+        assertTrue(
+                java.indexOf(done) < java.indexOf(procs)
+                        && java.indexOf(procs) < java.indexOf(caller)
+                        && java.indexOf(caller) < java.indexOf(command),
+                java);
         assertTrue(java.contains("public static String header(Field field)"), java);
     }
 
     @Test
     void aMistypedKeyOrAPrefixOnAnythingButAMapIsRefused() {
-        assertThrows(UnrecognizedPropertyException.class,
+        assertThrows(
+                UnrecognizedPropertyException.class,
                 () -> generate("- name: a\n  type: String\n  label: train\n  descripton: A.\n"));
-        IllegalArgumentException prefix = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException prefix = assertThrows(
+                IllegalArgumentException.class,
                 () -> generate("- name: a\n  type: String\n  label: train\n  prefix: a.\n  description: A.\n"));
         assertEquals("option a has a prefix: its type must be Map<String, Object>", prefix.getMessage());
-        IllegalArgumentException type = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException type = assertThrows(
+                IllegalArgumentException.class,
                 () -> generate("- name: a\n  type: Other\n  label: train\n  description: A.\n"));
         assertEquals("option a has type Other, not in types", type.getMessage());
     }
@@ -120,12 +127,14 @@ class EndpointOptionsGeneratorTest {
     private String headers(String declaration) throws IOException {
         Path file = dir.resolve("options.yaml");
         Files.writeString(file, HEAD + declaration);
-        return EndpointOptionsGenerator.generateHeaders(EndpointOptionsGenerator.read(file), "options.yaml").toString();
+        return EndpointOptionsGenerator.generateHeaders(EndpointOptionsGenerator.read(file), "options.yaml")
+                .toString();
     }
 
     private String generate(String options) throws IOException {
         Path file = dir.resolve("options.yaml");
         Files.writeString(file, HEAD + options);
-        return EndpointOptionsGenerator.generate(EndpointOptionsGenerator.read(file), "options.yaml").toString();
+        return EndpointOptionsGenerator.generate(EndpointOptionsGenerator.read(file), "options.yaml")
+                .toString();
     }
 }

@@ -1,13 +1,12 @@
 package io.camelkubeflow.trainer.kamelets;
 
-import java.util.concurrent.TimeUnit;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.concurrent.TimeUnit;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.NotifyBuilder;
 import org.apache.camel.main.KameletMain;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The YAML example and the Pipe run as Camel JBang runs them ({@code camel run *} in their folders): with its runner,
@@ -22,10 +21,12 @@ class CamelJBangTest {
     void theYamlExampleAndThePipeRunAsCamelRunRunsThemOnTheSandbox() throws Exception {
         KameletMain main = new KameletMain("camel-jbang-test");
         main.setDownload(false);
-        main.setPropertyPlaceholderLocations(EXAMPLES + "yaml/application.properties," + EXAMPLES
-                + "kamelet/application.properties");
-        main.addInitialProperty("camel.main.routesIncludePattern", EXAMPLES + "yaml/train-wait-report.camel.yaml,"
-                + EXAMPLES + "kamelet/trainjob-events-pipe.yaml," + EXAMPLES + "kamelet/trigger.camel.yaml");
+        main.setPropertyPlaceholderLocations(
+                EXAMPLES + "yaml/application.properties," + EXAMPLES + "kamelet/application.properties");
+        main.addInitialProperty(
+                "camel.main.routesIncludePattern",
+                EXAMPLES + "yaml/train-wait-report.camel.yaml," + EXAMPLES + "kamelet/trainjob-events-pipe.yaml,"
+                        + EXAMPLES + "kamelet/trigger.camel.yaml");
         // the Kamelets from this project's jar (on the classpath, as camel.jbang.dependencies puts it), not a download
         // of Apache's Kamelet catalog
         main.addInitialProperty("camel.component.kamelet.location", "classpath:kamelets");
@@ -33,14 +34,19 @@ class CamelJBangTest {
         try {
             CamelContext camel = main.getCamelContext();
             // fired by the YAML example's own timer: the MPI job on the sandbox, waited for, reported
-            NotifyBuilder reported = new NotifyBuilder(camel).fromRoute("yaml-train-trigger")
+            NotifyBuilder reported = new NotifyBuilder(camel)
+                    .fromRoute("yaml-train-trigger")
                     .filter(camel.resolveLanguage("simple").createPredicate("${body} contains ': Complete ('"))
-                    .whenDone(1).create();
+                    .whenDone(1)
+                    .create();
             // fired by the trigger: the labelled job's Created, Running and Complete, through the Kamelet Pipe
-            NotifyBuilder printed = new NotifyBuilder(camel).fromRoute("trainjob-events-print")
-                    .filter(camel.resolveLanguage("simple").createPredicate(
-                            "${header.CamelCloudEventType} == 'io.camelkubeflow.trainer.trainjob.complete'"))
-                    .whenDone(1).create();
+            NotifyBuilder printed = new NotifyBuilder(camel)
+                    .fromRoute("trainjob-events-print")
+                    .filter(camel.resolveLanguage("simple")
+                            .createPredicate(
+                                    "${header.CamelCloudEventType} == 'io.camelkubeflow.trainer.trainjob.complete'"))
+                    .whenDone(1)
+                    .create();
             assertTrue(reported.matches(60, TimeUnit.SECONDS), "the YAML example did not report a Complete job");
             assertTrue(printed.matches(60, TimeUnit.SECONDS), "the Pipe did not pass on the job's completion");
         } finally {

@@ -1,7 +1,13 @@
 package io.camelkubeflow.trainer.kamelets;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,7 +18,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
 import org.apache.camel.catalog.CamelCatalog;
 import org.apache.camel.catalog.DefaultCamelCatalog;
 import org.apache.camel.catalog.EndpointValidationResult;
@@ -20,11 +25,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Camel's tooling (the catalog behind Camel's IDE plugins, Kaoto and camel-jbang) knows the component from the JSON in
@@ -38,8 +38,11 @@ class CatalogTest {
     @BeforeAll
     static void loadTheComponentIntoTheCatalog() throws IOException {
         catalog = new DefaultCamelCatalog();
-        try (InputStream json = CatalogTest.class.getResourceAsStream("/META-INF/io/camelkubeflow/trainer/kubeflow-trainer.json")) {
-            catalog.addComponent("kubeflow-trainer", "io.camelkubeflow.trainer.KubeflowTrainerComponent",
+        try (InputStream json =
+                CatalogTest.class.getResourceAsStream("/META-INF/io/camelkubeflow/trainer/kubeflow-trainer.json")) {
+            catalog.addComponent(
+                    "kubeflow-trainer",
+                    "io.camelkubeflow.trainer.KubeflowTrainerComponent",
                     new String(json.readAllBytes(), StandardCharsets.UTF_8));
         }
     }
@@ -47,11 +50,16 @@ class CatalogTest {
     @Test
     void everyShippedAndDocumentedUriIsValid() throws IOException {
         List<String> uris = new ArrayList<>();
-        try (Stream<Path> yaml = Stream.of("examples/yaml", "examples/kamelet", "routes/src/main/resources/routes",
-                "components/camel-kubeflow-trainer-kamelets/src/main/resources/kamelets").map(PROJECT::resolve)
+        try (Stream<Path> yaml = Stream.of(
+                        "examples/yaml",
+                        "examples/kamelet",
+                        "routes/src/main/resources/routes",
+                        "components/camel-kubeflow-trainer-kamelets/src/main/resources/kamelets")
+                .map(PROJECT::resolve)
                 .flatMap(CatalogTest::yamlFiles)) {
             for (Path file : yaml.toList()) {
-                for (Object document : new Load(LoadSettings.builder().build()).loadAllFromString(Files.readString(file))) {
+                for (Object document :
+                        new Load(LoadSettings.builder().build()).loadAllFromString(Files.readString(file))) {
                     collect(document, uris);
                 }
             }
@@ -62,7 +70,8 @@ class CatalogTest {
             pages.filter(page -> page.toString().endsWith(".md")).sorted().forEach(docs::add);
         }
         for (Path doc : docs) {
-            Matcher quoted = Pattern.compile("(?<!DataType\\()\"(kubeflow-trainer:[^\"\\s]+)\"").matcher(Files.readString(doc));
+            Matcher quoted = Pattern.compile("(?<!DataType\\()\"(kubeflow-trainer:[^\"\\s]+)\"")
+                    .matcher(Files.readString(doc));
             while (quoted.find()) {
                 uris.add(quoted.group(1));
             }
@@ -80,8 +89,8 @@ class CatalogTest {
 
     @Test
     void aMisspeltOptionOrAWrongTypeIsCaught() {
-        EndpointValidationResult misspelt = catalog.validateEndpointProperties(
-                "kubeflow-trainer:train?runtme=torch-distributed");
+        EndpointValidationResult misspelt =
+                catalog.validateEndpointProperties("kubeflow-trainer:train?runtme=torch-distributed");
         assertFalse(misspelt.isSuccess());
         assertTrue(misspelt.getUnknown().contains("runtme"), misspelt.summaryErrorMessage(false));
         EndpointValidationResult wrongType = catalog.validateEndpointProperties("kubeflow-trainer:train?numNodes=two");
@@ -97,15 +106,18 @@ class CatalogTest {
      */
     @Test
     void theComponentDoesNotBringCamelKubernetes() {
-        assertThrows(ClassNotFoundException.class,
+        assertThrows(
+                ClassNotFoundException.class,
                 () -> Class.forName("org.apache.camel.component.kubernetes.KubernetesConfiguration"));
     }
 
     private static Stream<Path> yamlFiles(Path folder) {
         try {
-            return Files.list(folder).filter(f -> f.toString().endsWith(".yaml")).sorted();
+            return Files.list(folder)
+                    .filter(f -> f.toString().endsWith(".yaml"))
+                    .sorted();
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -114,8 +126,14 @@ class CatalogTest {
         if (node instanceof Map<?, ?> map) {
             if (map.get("uri") instanceof String uri && uri.startsWith("kubeflow-trainer:")) {
                 Map<?, ?> parameters = map.get("parameters") instanceof Map<?, ?> p ? p : Map.of();
-                uris.add(parameters.isEmpty() ? uri : uri + (uri.contains("?") ? "&" : "?") + parameters.entrySet()
-                        .stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining("&")));
+                uris.add(
+                        parameters.isEmpty()
+                                ? uri
+                                : uri
+                                        + (uri.contains("?") ? "&" : "?")
+                                        + parameters.entrySet().stream()
+                                                .map(e -> e.getKey() + "=" + e.getValue())
+                                                .collect(Collectors.joining("&")));
             }
             map.values().forEach(value -> collect(value, uris));
         } else if (node instanceof List<?> list) {

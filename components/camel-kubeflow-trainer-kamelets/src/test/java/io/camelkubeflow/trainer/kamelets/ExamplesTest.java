@@ -1,5 +1,9 @@
 package io.camelkubeflow.trainer.kamelets;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.examples.RetrainRoute;
 import io.camelkubeflow.trainer.sandbox.TrainerSandboxExtension;
@@ -12,15 +16,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 /** The examples in examples/ (Java DSL, YAML DSL, a Pipe of a Kamelet), run as they are against the sandbox. */
 class ExamplesTest {
     @RegisterExtension
     static final TrainerSandboxExtension TRAINER = SandboxCamel.extension();
+
     static CamelContext camel;
 
     @BeforeAll
@@ -28,8 +28,10 @@ class ExamplesTest {
         camel = SandboxCamel.camel(TRAINER);
         camel.addRoutes(new RetrainRoute());
         var loader = PluginHelper.getRoutesLoader(camel);
-        loader.loadRoutes(ResourceHelper.resolveResource(camel, "file:../../examples/yaml/train-wait-report.camel.yaml"));
-        loader.loadRoutes(ResourceHelper.resolveResource(camel, "file:../../examples/kamelet/trainjob-events-pipe.yaml"));
+        loader.loadRoutes(
+                ResourceHelper.resolveResource(camel, "file:../../examples/yaml/train-wait-report.camel.yaml"));
+        loader.loadRoutes(
+                ResourceHelper.resolveResource(camel, "file:../../examples/kamelet/trainjob-events-pipe.yaml"));
         camel.start();
     }
 
@@ -40,8 +42,8 @@ class ExamplesTest {
 
     @Test
     void theJavaExampleTrainsAScriptWaitsAndReportsItsLog() {
-        Exchange done = camel.createProducerTemplate().send("direct:retrain",
-                e -> e.getMessage().setBody("print('retraining')\n"));
+        Exchange done = camel.createProducerTemplate()
+                .send("direct:retrain", e -> e.getMessage().setBody("print('retraining')\n"));
         assertNull(done.getException());
         assertEquals("torchrun", done.getMessage().getHeader("CamelKubeflowTrainerLauncherChosen"));
         String body = done.getMessage().getBody(String.class);
@@ -50,22 +52,26 @@ class ExamplesTest {
         // the Pipe example reports the job's status changes (the Java example's jobs are labelled team=vision)
         Exchange event = camel.createConsumerTemplate().receive("seda:trainjob-events", 10_000);
         assertNotNull(event, "the Pipe sent nothing");
-        assertEquals(done.getMessage().getHeader("CamelKubeflowTrainerJobName"),
+        assertEquals(
+                done.getMessage().getHeader("CamelKubeflowTrainerJobName"),
                 event.getMessage().getHeader("CamelKubeflowTrainerJobName"));
         // as a CloudEvent: what a broker sink gets is JSON, not the TrainJob object's toString()
-        assertTrue(event.getMessage().getHeader("CamelCloudEventType", String.class)
+        assertTrue(event.getMessage()
+                .getHeader("CamelCloudEventType", String.class)
                 .startsWith("io.camelkubeflow.trainer.trainjob."));
         assertEquals("application/json", event.getMessage().getHeader("Content-Type"));
-        assertTrue(event.getMessage().getBody(String.class).startsWith("{\"apiVersion\":\"trainer.kubeflow.org/"),
+        assertTrue(
+                event.getMessage().getBody(String.class).startsWith("{\"apiVersion\":\"trainer.kubeflow.org/"),
                 event.getMessage().getBody(String.class));
     }
 
     @Test
     void theYamlExampleRunsAnMpiJobOnTwoNodes() {
-        Exchange done = camel.createProducerTemplate().send("direct:yaml-train", e -> { });
+        Exchange done = camel.createProducerTemplate().send("direct:yaml-train", e -> {});
         assertNull(done.getException());
         assertEquals("mpirun", done.getMessage().getHeader("CamelKubeflowTrainerLauncherChosen"));
-        assertTrue(done.getMessage().getBody(String.class).contains(": Complete (AllJobsCompleted) after "),
+        assertTrue(
+                done.getMessage().getBody(String.class).contains(": Complete (AllJobsCompleted) after "),
                 done.getMessage().getBody(String.class));
     }
 }

@@ -1,5 +1,9 @@
 package io.camelkubeflow.trainer.kamelets;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URISyntaxException;
@@ -18,13 +22,8 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
-import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The rules the Apache Kamelet catalog's validator ({@code script/validator} in apache/camel-kamelets) holds every
@@ -38,10 +37,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class KameletCatalogRulesTest {
     /** The validator's way of finding a parameter in a template: {@code {{name}}}, {@code {{?name}}}, with a default. */
     private static final Pattern PARAMETER = Pattern.compile("\\{\\{[?]?([A-Za-z0-9-._]+)(?::[^}]*)?}}");
+
     private static final Set<String> TYPES = Set.of("source", "sink", "action");
     /** Words a property title need not capitalize (the English stopwords that occur in titles). */
-    private static final Set<String> STOPWORDS = Set.of("a", "an", "and", "as", "at", "by", "for", "from", "in", "of",
-            "on", "or", "per", "the", "to", "with");
+    private static final Set<String> STOPWORDS = Set.of(
+            "a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "per", "the", "to", "with");
+
     private static final String COMPONENT_DEPENDENCY = "mvn:io.camelkubeflow:camel-kubeflow-trainer:";
 
     static final Map<String, Map<String, Object>> KAMELETS = new LinkedHashMap<>();
@@ -50,18 +51,22 @@ class KameletCatalogRulesTest {
     @BeforeAll
     @SuppressWarnings("unchecked")
     static void loadTheShippedKamelets() throws IOException, URISyntaxException {
-        Path dir = Path.of(KameletCatalogRulesTest.class.getResource("/kamelets").toURI());
+        Path dir =
+                Path.of(KameletCatalogRulesTest.class.getResource("/kamelets").toURI());
         try (Stream<Path> files = Files.list(dir)) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".kamelet.yaml")).sorted().toList()) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".kamelet.yaml"))
+                    .sorted()
+                    .toList()) {
                 KAMELETS.put(file.getFileName().toString(), Serialization.unmarshal(Files.readString(file), Map.class));
             }
         }
         try (InputStream json = KameletCatalogRulesTest.class.getResourceAsStream(
                 "/META-INF/io/camelkubeflow/trainer/kubeflow-trainer.json")) {
-            componentCatalog = Serialization.unmarshal(new String(json.readAllBytes(), StandardCharsets.UTF_8),
-                    Map.class);
+            componentCatalog =
+                    Serialization.unmarshal(new String(json.readAllBytes(), StandardCharsets.UTF_8), Map.class);
         }
-        assertEquals(Set.of("kubeflow-trainer-action.kamelet.yaml", "kubeflow-trainjob-source.kamelet.yaml"),
+        assertEquals(
+                Set.of("kubeflow-trainer-action.kamelet.yaml", "kubeflow-trainjob-source.kamelet.yaml"),
                 KAMELETS.keySet());
     }
 
@@ -87,8 +92,8 @@ class KameletCatalogRulesTest {
             String title = (String) definition.get("title");
             if (blank(title)) {
                 errors.add(name + ": no title");
-            } else if (type != null && !title.endsWith(type.substring(0, 1).toUpperCase(Locale.ROOT)
-                    + type.substring(1))) {
+            } else if (type != null
+                    && !title.endsWith(type.substring(0, 1).toUpperCase(Locale.ROOT) + type.substring(1))) {
                 errors.add(name + ": title '" + title + "' does not end with its type");
             }
             if (blank(definition.get("description"))) {
@@ -105,7 +110,8 @@ class KameletCatalogRulesTest {
             if (new HashSet<>(required).size() != required.size()) {
                 errors.add(name + ": a required property is listed twice");
             }
-            required.stream().filter(p -> !properties.containsKey(p))
+            required.stream()
+                    .filter(p -> !properties.containsKey(p))
                     .forEach(p -> errors.add(name + ": required property " + p + " is not defined"));
             properties.forEach((property, value) -> propertyRules(name, property, map(value), errors));
             annotationRules(name, map(metadata.get("annotations")), errors);
@@ -118,7 +124,8 @@ class KameletCatalogRulesTest {
         assertEquals(List.of(), errors);
     }
 
-    private static void propertyRules(String kamelet, String property, Map<String, Object> schema, List<String> errors) {
+    private static void propertyRules(
+            String kamelet, String property, Map<String, Object> schema, List<String> errors) {
         String where = kamelet + ": property " + property;
         if (blank(schema.get("type"))) {
             errors.add(where + " has no type");
@@ -128,7 +135,8 @@ class KameletCatalogRulesTest {
             errors.add(where + " has no title");
         } else {
             for (String word : title.split(" ")) {
-                if (!STOPWORDS.contains(word.toLowerCase(Locale.ROOT)) && !word.isEmpty()
+                if (!STOPWORDS.contains(word.toLowerCase(Locale.ROOT))
+                        && !word.isEmpty()
                         && !Character.isUpperCase(word.charAt(0))) {
                     errors.add(where + " has a word in its title that is not capitalized: " + word);
                 }
@@ -151,9 +159,10 @@ class KameletCatalogRulesTest {
     private static void annotationRules(String kamelet, Map<String, Object> annotations, List<String> errors) {
         String icon = (String) annotations.get("camel.apache.org/kamelet.icon");
         String svgPrefix = "data:image/svg+xml;base64,";
-        if (blank(icon) || !icon.startsWith(svgPrefix)
+        if (blank(icon)
+                || !icon.startsWith(svgPrefix)
                 || !new String(Base64.getDecoder().decode(icon.substring(svgPrefix.length())), StandardCharsets.UTF_8)
-                .startsWith("<svg")) {
+                        .startsWith("<svg")) {
             errors.add(kamelet + ": camel.apache.org/kamelet.icon is not an SVG data URI");
         }
         if (blank(annotations.get("camel.apache.org/catalog.version"))) {
@@ -172,7 +181,9 @@ class KameletCatalogRulesTest {
             assertTrue(version.matches("\\d+\\.\\d+\\.\\d+(-SNAPSHOT)?"), file + ": catalog.version " + version);
             Map<String, Object> spec = map(kamelet.get("spec"));
             List<?> dependencies = (List<?>) spec.get("dependencies");
-            assertEquals(List.of("camel:kamelet", COMPONENT_DEPENDENCY + version), dependencies,
+            assertEquals(
+                    List.of("camel:kamelet", COMPONENT_DEPENDENCY + version),
+                    dependencies,
                     file + ": the component at the version the Kamelet ships in");
             Set<String> schemes = new TreeSet<>();
             schemes(spec.get("template"), schemes);
@@ -184,38 +195,50 @@ class KameletCatalogRulesTest {
     void enumsAndDefaultsAreTheComponentsOwn() {
         Map<String, Object> options = map(componentCatalog.get("properties"));
         KAMELETS.forEach((file, kamelet) -> {
-            Map<String, Object> properties = map(map(map(kamelet.get("spec")).get("definition")).get("properties"));
+            Map<String, Object> properties =
+                    map(map(map(kamelet.get("spec")).get("definition")).get("properties"));
             properties.forEach((property, value) -> {
                 Map<String, Object> schema = map(value);
                 Map<String, Object> option = options.containsKey(property) ? map(options.get(property)) : null;
                 if (option != null && option.get("enum") != null) {
-                    assertEquals(option.get("enum"), schema.get("enum"), file + ": " + property
-                            + " offers the component's values");
+                    assertEquals(
+                            option.get("enum"),
+                            schema.get("enum"),
+                            file + ": " + property + " offers the component's values");
                 }
                 if (schema.get("enum") != null && schema.get("default") != null) {
-                    assertTrue(((List<?>) schema.get("enum")).contains(schema.get("default")), file + ": " + property
-                            + "'s default is one of its values");
+                    assertTrue(
+                            ((List<?>) schema.get("enum")).contains(schema.get("default")),
+                            file + ": " + property + "'s default is one of its values");
                 }
             });
         });
-        Map<String, Object> action = map(map(map(KAMELETS.get("kubeflow-trainer-action.kamelet.yaml").get("spec"))
-                .get("definition")).get("properties"));
-        assertTrue(action.get("bodyType") instanceof Map<?, ?> body && body.get("enum") != null, "bodyType has an enum");
-        assertTrue(action.get("runtimeKind") instanceof Map<?, ?> kind && kind.get("enum") != null,
+        Map<String, Object> action =
+                map(map(map(KAMELETS.get("kubeflow-trainer-action.kamelet.yaml").get("spec"))
+                                .get("definition"))
+                        .get("properties"));
+        assertTrue(
+                action.get("bodyType") instanceof Map<?, ?> body && body.get("enum") != null, "bodyType has an enum");
+        assertTrue(
+                action.get("runtimeKind") instanceof Map<?, ?> kind && kind.get("enum") != null,
                 "runtimeKind has an enum");
     }
 
     @Test
     void eachKameletsOutputIsADataTypeTheComponentProvides() {
         KAMELETS.forEach((file, kamelet) -> {
-            Map<String, Object> out = map(map(map(kamelet.get("spec")).get("dataTypes")).get("out"));
+            Map<String, Object> out =
+                    map(map(map(kamelet.get("spec")).get("dataTypes")).get("out"));
             Map<String, Object> types = map(out.get("types"));
             assertTrue(types.containsKey(out.get("default")), file + ": its default output type is declared");
             types.values().forEach(value -> {
                 Map<String, Object> type = map(value);
                 String format = (String) type.get("format");
-                assertTrue(KameletCatalogRulesTest.class.getResource("/META-INF/services/org/apache/camel/transformer/"
-                        + format.replace(':', '-')) != null, file + ": " + format + " is a transformer on the classpath");
+                assertTrue(
+                        KameletCatalogRulesTest.class.getResource(
+                                        "/META-INF/services/org/apache/camel/transformer/" + format.replace(':', '-'))
+                                != null,
+                        file + ": " + format + " is a transformer on the classpath");
                 assertEquals("application/json", type.get("mediaType"), file);
             });
         });

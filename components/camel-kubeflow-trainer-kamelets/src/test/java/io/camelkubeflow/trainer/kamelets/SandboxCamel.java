@@ -1,16 +1,14 @@
 package io.camelkubeflow.trainer.kamelets;
 
-import java.time.Duration;
-
 import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.sandbox.TrainerSandboxExtension;
+import java.time.Duration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.impl.DefaultCamelContext;
 
 /** What these tests run on: the sandbox's JUnit 5 extension (jobs run in 250 ms, in the namespaces the tests and examples use) and a CamelContext that uses it. */
 final class SandboxCamel {
-    private SandboxCamel() {
-    }
+    private SandboxCamel() {}
 
     /** The extension a test class registers: a sandbox whose emulated controller runs jobs in 250 ms. */
     static TrainerSandboxExtension extension() {

@@ -1,5 +1,8 @@
 package io.camelkubeflow.trainer.kamelets;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,11 +11,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The files users take as they are (the Kamelets, which {@code camel run --local-kamelet-dir} reads from the source
@@ -36,7 +35,8 @@ class WrittenVersionsTest {
         for (Path file : files()) {
             Matcher versioned = VERSIONED.matcher(Files.readString(file));
             while (versioned.find()) {
-                String version = versioned.group(1) != null ? versioned.group(1)
+                String version = versioned.group(1) != null
+                        ? versioned.group(1)
                         : versioned.group(2) != null ? versioned.group(2) : versioned.group(3);
                 String where = ROOT.relativize(file) + ": " + versioned.group();
                 found.add(where);
@@ -45,8 +45,11 @@ class WrittenVersionsTest {
                 }
             }
         }
-        assertEquals(List.of(), wrong, "not the project's version " + PROJECT_VERSION
-                + " (docs/releasing.md, 'Bump the version', rewrites them)");
+        assertEquals(
+                List.of(),
+                wrong,
+                "not the project's version " + PROJECT_VERSION
+                        + " (docs/releasing.md, 'Bump the version', rewrites them)");
         // the two Kamelets (catalog version and dependency each), both examples' properties, the image: the pattern
         // still finds what it is for
         assertTrue(found.size() >= 8, "found only " + found);
@@ -54,12 +57,13 @@ class WrittenVersionsTest {
 
     private static List<Path> files() throws IOException {
         List<Path> files = new ArrayList<>();
-        for (String dir : List.of("components/camel-kubeflow-trainer-kamelets/src/main/resources/kamelets", "examples",
-                "deploy")) {
+        for (String dir : List.of(
+                "components/camel-kubeflow-trainer-kamelets/src/main/resources/kamelets", "examples", "deploy")) {
             try (Stream<Path> walk = Files.walk(ROOT.resolve(dir))) {
                 walk.filter(Files::isRegularFile)
                         .filter(f -> f.toString().matches(".*\\.(yaml|yml|properties|java)$"))
-                        .sorted().forEach(files::add);
+                        .sorted()
+                        .forEach(files::add);
             }
         }
         return files;

@@ -1,10 +1,9 @@
 package io.camelkubeflow.trainer.kaoto;
 
-import java.util.Map;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Map;
 
 /**
  * The form Kaoto shows for an endpoint of a component: the component's endpoint options (the {@code properties} of
@@ -15,8 +14,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 final class ComponentFormSchema {
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
-    private ComponentFormSchema() {
-    }
+    private ComponentFormSchema() {}
 
     /** The schema of the given endpoint options (a Camel catalog JSON's {@code properties}, in their order). */
     static ObjectNode of(ObjectNode endpointOptions) {

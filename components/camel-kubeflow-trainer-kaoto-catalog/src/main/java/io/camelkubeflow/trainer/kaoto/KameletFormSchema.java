@@ -1,10 +1,9 @@
 package io.camelkubeflow.trainer.kaoto;
 
-import java.util.Map;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Map;
 
 /**
  * The form Kaoto shows for a Kamelet: its {@code spec.definition} as the JSON Schema Kaoto keeps beside the Kamelet
@@ -14,8 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 final class KameletFormSchema {
     private static final String[] COPIED = {"title", "description", "enum", "default", "format"};
 
-    private KameletFormSchema() {
-    }
+    private KameletFormSchema() {}
 
     static ObjectNode of(JsonNode kamelet) {
         JsonNode definition = kamelet.path("spec").path("definition");

@@ -1,5 +1,9 @@
 package io.camelkubeflow.trainer.kaoto;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,11 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * A catalog library Kaoto loads as it loads its own: Kaoto's published catalog for the chosen definitions (runtime and
@@ -87,7 +86,8 @@ final class KaotoCatalog {
         }
         library.put("name", library.path("name").asText() + ", with " + COMPONENT + " " + version);
         library.set("definitions", definitions);
-        JSON.writerWithDefaultPrettyPrinter().writeValue(directory.resolve("index.json").toFile(), library);
+        JSON.writerWithDefaultPrettyPrinter()
+                .writeValue(directory.resolve("index.json").toFile(), library);
     }
 
     private ObjectNode readLibrary() throws IOException {
@@ -107,8 +107,8 @@ final class KaotoCatalog {
             }
             names.add(definition.path("name").asText());
         }
-        throw new IOException("Kaoto's catalog has no definition '" + name + "' (kaoto.catalog.definitions); it has "
-                + names);
+        throw new IOException(
+                "Kaoto's catalog has no definition '" + name + "' (kaoto.catalog.definitions); it has " + names);
     }
 
     private void addTo(ObjectNode definition, Path directory, String version) throws IOException {
@@ -145,12 +145,13 @@ final class KaotoCatalog {
     }
 
     /** Adds the entries to the catalog file the index entry names, none replacing one of Kaoto's. */
-    private static void add(Path directory, ObjectNode catalogEntry, Map<String, ObjectNode> entries) throws IOException {
+    private static void add(Path directory, ObjectNode catalogEntry, Map<String, ObjectNode> entries)
+            throws IOException {
         ObjectNode catalog = read(directory, catalogEntry);
         for (Map.Entry<String, ObjectNode> entry : entries.entrySet()) {
             if (catalog.has(entry.getKey())) {
-                throw new IOException("Kaoto's " + catalogEntry.path("name").asText() + " already have one named "
-                        + entry.getKey());
+                throw new IOException(
+                        "Kaoto's " + catalogEntry.path("name").asText() + " already have one named " + entry.getKey());
             }
             catalog.set(entry.getKey(), entry.getValue());
         }
@@ -166,7 +167,8 @@ final class KaotoCatalog {
     }
 
     private static ObjectNode read(Path directory, JsonNode catalogEntry) throws IOException {
-        return (ObjectNode) JSON.readTree(directory.resolve(catalogEntry.path("file").asText()).toFile());
+        return (ObjectNode) JSON.readTree(
+                directory.resolve(catalogEntry.path("file").asText()).toFile());
     }
 
     /** Writes the catalog under a name of its new content's digest, in place of the file the entry names. */

@@ -1,5 +1,9 @@
 package io.camelkubeflow.trainer.kaoto;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.IOException;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
@@ -9,11 +13,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * The build's step (exec-maven-plugin, process-classes): the Kaoto catalog from Kaoto's published one, the component's
@@ -25,8 +24,7 @@ public final class KaotoCatalogBuild {
     static final String COMPONENT_JSON = "META-INF/io/camelkubeflow/trainer/kubeflow-trainer.json";
     static final String KAMELETS = "kamelets";
 
-    private KaotoCatalogBuild() {
-    }
+    private KaotoCatalogBuild() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length != 7) {
@@ -34,7 +32,8 @@ public final class KaotoCatalogBuild {
                     + " kameletsJar outputDirectory; got " + Arrays.toString(args));
         }
         KaotoPackage base = KaotoPackage.fetch(args[0], args[1], Path.of(args[3]));
-        List<String> definitions = Arrays.stream(args[2].split(",")).map(String::trim).toList();
+        List<String> definitions =
+                Arrays.stream(args[2].split(",")).map(String::trim).toList();
         Path output = Path.of(args[6]);
         new KaotoCatalog(base, componentJson(Path.of(args[4])), kamelets(Path.of(args[5]))).write(definitions, output);
         System.out.println("Kaoto catalog: " + output.resolve("index.json").toUri());
@@ -50,8 +49,11 @@ public final class KaotoCatalogBuild {
     static List<JsonNode> kamelets(Path jar) throws IOException {
         List<JsonNode> kamelets = new ArrayList<>();
         YAMLMapper yaml = new YAMLMapper();
-        try (Root root = Root.of(jar); Stream<Path> files = Files.list(root.path.resolve(KAMELETS))) {
-            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".kamelet.yaml")).sorted().toList()) {
+        try (Root root = Root.of(jar);
+                Stream<Path> files = Files.list(root.path.resolve(KAMELETS))) {
+            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".kamelet.yaml"))
+                    .sorted()
+                    .toList()) {
                 kamelets.add(yaml.readTree(Files.readAllBytes(file)));
             }
         }

@@ -12,7 +12,6 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.List;
 import java.util.function.Predicate;
-
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.apache.commons.compress.compressors.gzip.GzipCompressorInputStream;
@@ -32,16 +31,26 @@ final class KaotoPackage {
     }
 
     /** The package at the given version in the given directory, fetched with npm when it is not there yet. */
-    static KaotoPackage fetch(String version, String integrity, Path directory) throws IOException, InterruptedException {
+    static KaotoPackage fetch(String version, String integrity, Path directory)
+            throws IOException, InterruptedException {
         Path tarball = directory.resolve("kaoto-camel-catalog-" + version + ".tgz");
         if (!Files.exists(tarball)) {
             Files.createDirectories(directory);
-            Process npm = new ProcessBuilder(List.of("npm", "pack", "@kaoto/camel-catalog@" + version,
-                    "--pack-destination", directory.toString(), "--prefer-offline", "--silent"))
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            Process npm = new ProcessBuilder(List.of(
+                            "npm",
+                            "pack",
+                            "@kaoto/camel-catalog@" + version,
+                            "--pack-destination",
+                            directory.toString(),
+                            "--prefer-offline",
+                            "--silent"))
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
             if (npm.waitFor() != 0 || !Files.exists(tarball)) {
-                throw new IOException("npm pack @kaoto/camel-catalog@" + version + " failed (exit " + npm.exitValue()
-                        + "): npm is needed the first time, with the npm registry reachable; later builds use npm's cache");
+                throw new IOException(
+                        "npm pack @kaoto/camel-catalog@" + version + " failed (exit " + npm.exitValue()
+                                + "): npm is needed the first time, with the npm registry reachable; later builds use npm's cache");
             }
         }
         String actual = integrity(tarball);
@@ -62,7 +71,10 @@ final class KaotoPackage {
     static String integrity(Path file) throws IOException {
         try (InputStream in = new DigestInputStream(Files.newInputStream(file), MessageDigest.getInstance("SHA-512"))) {
             in.transferTo(OutputStream.nullOutputStream());
-            return "sha512-" + Base64.getEncoder().encodeToString(((DigestInputStream) in).getMessageDigest().digest());
+            return "sha512-"
+                    + Base64.getEncoder()
+                            .encodeToString(
+                                    ((DigestInputStream) in).getMessageDigest().digest());
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
@@ -82,8 +94,8 @@ final class KaotoPackage {
 
     /** Hands each file of the catalog whose path the filter takes to the visitor, in the package's order. */
     void read(Predicate<String> filter, EntryVisitor visitor) throws IOException {
-        try (TarArchiveInputStream tar = new TarArchiveInputStream(
-                new GzipCompressorInputStream(Files.newInputStream(tarball)))) {
+        try (TarArchiveInputStream tar =
+                new TarArchiveInputStream(new GzipCompressorInputStream(Files.newInputStream(tarball)))) {
             TarArchiveEntry entry;
             while ((entry = tar.getNextEntry()) != null) {
                 if (!entry.isFile() || !entry.getName().startsWith(CATALOG_ROOT)) {
@@ -103,8 +115,7 @@ final class KaotoPackage {
                     public InputStream content() {
                         return new FilterInputStream(tar) {
                             @Override
-                            public void close() {
-                            }
+                            public void close() {}
                         };
                     }
                 });

@@ -1,5 +1,12 @@
 package io.camelkubeflow.trainer.kaoto;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -7,19 +14,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.apache.commons.compress.compressors.gzip.GzipCompressorOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What the build will not write: a definition Kaoto's catalog does not have, or an entry that would replace one of
@@ -35,19 +34,22 @@ class KaotoCatalogRefusalsTest {
     @Test
     void aDefinitionKaotosCatalogDoesNotHaveIsRefusedNamingThoseItHas() throws IOException {
         KaotoPackage base = pack(Map.of());
-        IOException refused = assertThrows(IOException.class,
-                () -> catalog(base).write(List.of("Camel Main 4.17.0"), work.resolve("out")));
-        assertTrue(refused.getMessage().contains("no definition 'Camel Main 4.17.0'")
-                && refused.getMessage().contains("[Camel Main 1.0.0]"), refused.getMessage());
+        IOException refused = assertThrows(
+                IOException.class, () -> catalog(base).write(List.of("Camel Main 4.17.0"), work.resolve("out")));
+        assertTrue(
+                refused.getMessage().contains("no definition 'Camel Main 4.17.0'")
+                        && refused.getMessage().contains("[Camel Main 1.0.0]"),
+                refused.getMessage());
         assertFalse(Files.exists(work.resolve("out")), "nothing written");
     }
 
     @Test
     void aComponentKaotosCatalogAlreadyHasIsNotReplaced() throws IOException {
         KaotoPackage base = pack(Map.of("kubeflow-trainer", Map.of("component", Map.of("title", "Kaoto's own"))));
-        IOException refused = assertThrows(IOException.class,
-                () -> catalog(base).write(List.of("Camel Main 1.0.0"), work.resolve("out")));
-        assertTrue(refused.getMessage().contains("components already have one named kubeflow-trainer"),
+        IOException refused = assertThrows(
+                IOException.class, () -> catalog(base).write(List.of("Camel Main 1.0.0"), work.resolve("out")));
+        assertTrue(
+                refused.getMessage().contains("components already have one named kubeflow-trainer"),
                 refused.getMessage());
     }
 
@@ -63,12 +65,30 @@ class KaotoCatalogRefusalsTest {
     private KaotoPackage pack(Map<String, Object> components) throws IOException {
         Path tarball = work.resolve("kaoto-camel-catalog-test.tgz");
         Map<String, Object> files = Map.of(
-                "index.json", Map.of("version", 3, "name", "test", "definitions", List.of(Map.of(
-                        "name", "Camel Main 1.0.0", "runtime", "Main", "version", "1.0.0",
-                        "fileName", "camel-main/1.0.0/index-1.json"))),
-                "camel-main/1.0.0/index-1.json", Map.of("name", "Camel Main 1.0.0", "catalogs", Map.of(
-                        "components", Map.of("name", "components", "file", "components-1.json"),
-                        "kamelets", Map.of("name", "kamelets", "file", "kamelets-1.json"))),
+                "index.json",
+                        Map.of(
+                                "version",
+                                3,
+                                "name",
+                                "test",
+                                "definitions",
+                                List.of(Map.of(
+                                        "name",
+                                        "Camel Main 1.0.0",
+                                        "runtime",
+                                        "Main",
+                                        "version",
+                                        "1.0.0",
+                                        "fileName",
+                                        "camel-main/1.0.0/index-1.json"))),
+                "camel-main/1.0.0/index-1.json",
+                        Map.of(
+                                "name",
+                                "Camel Main 1.0.0",
+                                "catalogs",
+                                Map.of(
+                                        "components", Map.of("name", "components", "file", "components-1.json"),
+                                        "kamelets", Map.of("name", "kamelets", "file", "kamelets-1.json"))),
                 "camel-main/1.0.0/components-1.json", components,
                 "camel-main/1.0.0/kamelets-1.json", Map.of());
         try (OutputStream file = Files.newOutputStream(tarball);

@@ -1,5 +1,15 @@
 package io.camelkubeflow.trainer.kaoto;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -8,19 +18,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The catalog the build writes to {@code target/kaoto-catalog/}, loaded as Kaoto loads a catalog URL
@@ -46,8 +45,10 @@ class KaotoCatalogTest {
         try (InputStream json = KaotoCatalogTest.class.getResourceAsStream("/" + KaotoCatalogBuild.COMPONENT_JSON)) {
             component = (ObjectNode) JSON.readTree(json);
         }
-        BASE.read(path -> path.equals("index.json") || (path.endsWith(".json")
-                && (path.startsWith("camel-main/4.18.4/") || path.startsWith("camel-quarkus/3.33.1/"))),
+        BASE.read(
+                path -> path.equals("index.json")
+                        || (path.endsWith(".json")
+                                && (path.startsWith("camel-main/4.18.4/") || path.startsWith("camel-quarkus/3.33.1/"))),
                 entry -> baseFiles.put(entry.path(), entry.content().readAllBytes()));
         for (String name : List.of("kubeflow-trainer-action", "kubeflow-trainjob-source")) {
             try (InputStream yaml = KaotoCatalogTest.class.getResourceAsStream("/kamelets/" + name + ".kamelet.yaml")) {
@@ -59,10 +60,15 @@ class KaotoCatalogTest {
     @Test
     void theLibraryNamesTheCamelMainAndQuarkusDefinitionsWithTheComponent() {
         String version = component.path("component").path("version").asText();
-        assertEquals(List.of("Camel Main 4.18.4 with kubeflow-trainer " + version,
-                "Camel Quarkus 3.33.1 with kubeflow-trainer " + version, "XSLT 3.0"), kaoto.definitionNames());
+        assertEquals(
+                List.of(
+                        "Camel Main 4.18.4 with kubeflow-trainer " + version,
+                        "Camel Quarkus 3.33.1 with kubeflow-trainer " + version,
+                        "XSLT 3.0"),
+                kaoto.definitionNames());
         // Kaoto opens the first definition when none is chosen
-        assertEquals("Main", kaoto.library.path("definitions").get(0).path("runtime").asText());
+        assertEquals(
+                "Main", kaoto.library.path("definitions").get(0).path("runtime").asText());
     }
 
     @Test
@@ -75,23 +81,49 @@ class KaotoCatalogTest {
             assertEquals("Kubeflow Trainer", described.path("title").asText(), name);
             assertEquals(component.path("component").path("description"), described.path("description"), name);
             assertEquals("kubeflow-trainer:operation", described.path("syntax").asText(), name);
-            assertEquals("Quarkus".equals(loaded.definition().path("runtime").asText())
-                    ? "camel-quarkus-kubeflow-trainer" : "camel-kubeflow-trainer", described.path("artifactId").asText(), name);
+            assertEquals(
+                    "Quarkus".equals(loaded.definition().path("runtime").asText())
+                            ? "camel-quarkus-kubeflow-trainer"
+                            : "camel-kubeflow-trainer",
+                    described.path("artifactId").asText(),
+                    name);
 
             // the form of an endpoint: every option, with its title, description and type; the operation required
             JsonNode form = offered.path("propertiesSchema");
-            List<String> options = new ArrayList<>(component.path("properties").propertyStream().map(Map.Entry::getKey).toList());
-            assertEquals(options, form.path("properties").propertyStream().map(Map.Entry::getKey).toList(), name);
-            for (Map.Entry<String, JsonNode> option : component.path("properties").properties()) {
+            List<String> options = new ArrayList<>(component
+                    .path("properties")
+                    .propertyStream()
+                    .map(Map.Entry::getKey)
+                    .toList());
+            assertEquals(
+                    options,
+                    form.path("properties")
+                            .propertyStream()
+                            .map(Map.Entry::getKey)
+                            .toList(),
+                    name);
+            for (Map.Entry<String, JsonNode> option :
+                    component.path("properties").properties()) {
                 JsonNode field = form.path("properties").path(option.getKey());
-                assertEquals(option.getValue().path("displayName").asText(), field.path("title").asText(), option.getKey());
-                assertEquals(option.getValue().path("description").asText(), field.path("description").asText(), option.getKey());
+                assertEquals(
+                        option.getValue().path("displayName").asText(),
+                        field.path("title").asText(),
+                        option.getKey());
+                assertEquals(
+                        option.getValue().path("description").asText(),
+                        field.path("description").asText(),
+                        option.getKey());
                 assertTrue(field.path("type").isTextual(), option.getKey());
             }
             assertEquals(List.of("operation"), JSON.convertValue(form.path("required"), List.class), name);
-            assertEquals(component.path("properties").path("operation").path("enum"),
-                    form.path("properties").path("operation").path("enum"), name);
-            assertEquals("password", form.path("properties").path("oauthToken").path("format").asText(), name);
+            assertEquals(
+                    component.path("properties").path("operation").path("enum"),
+                    form.path("properties").path("operation").path("enum"),
+                    name);
+            assertEquals(
+                    "password",
+                    form.path("properties").path("oauthToken").path("format").asText(),
+                    name);
 
             assertEquals(component.path("headers"), offered.path("headers"), name);
             assertTrue(offered.path("headers").has("CamelKubeflowTrainerJobName"), name);
@@ -110,9 +142,19 @@ class KaotoCatalogTest {
                 JsonNode form = entry.path("propertiesSchema");
                 assertEquals(definition.path("title"), form.path("title"), kameletName);
                 assertEquals(definition.path("required"), form.path("required"), kameletName);
-                assertEquals(definition.path("properties").propertyStream().map(Map.Entry::getKey).toList(),
-                        form.path("properties").propertyStream().map(Map.Entry::getKey).toList(), kameletName);
-                for (Map.Entry<String, JsonNode> property : definition.path("properties").properties()) {
+                assertEquals(
+                        definition
+                                .path("properties")
+                                .propertyStream()
+                                .map(Map.Entry::getKey)
+                                .toList(),
+                        form.path("properties")
+                                .propertyStream()
+                                .map(Map.Entry::getKey)
+                                .toList(),
+                        kameletName);
+                for (Map.Entry<String, JsonNode> property :
+                        definition.path("properties").properties()) {
                     JsonNode field = form.path("properties").path(property.getKey());
                     assertEquals(property.getValue().path("title"), field.path("title"), property.getKey());
                     assertEquals(property.getValue().path("type"), field.path("type"), property.getKey());
@@ -135,11 +177,13 @@ class KaotoCatalogTest {
                 if (catalog.equals("components")) {
                     ((ObjectNode) ours).remove("kubeflow-trainer");
                 } else if (catalog.equals("kamelets")) {
-                    kamelets.forEach(k -> ((ObjectNode) ours).remove(k.path("metadata").path("name").asText()));
+                    kamelets.forEach(k -> ((ObjectNode) ours)
+                            .remove(k.path("metadata").path("name").asText()));
                 }
                 assertEquals(baseCatalog(baseName, catalog), ours, baseName + " " + catalog);
             }
-            assertEquals(baseIndex(baseName).path("schemas").size(), loaded.schemas().size(), baseName);
+            assertEquals(
+                    baseIndex(baseName).path("schemas").size(), loaded.schemas().size(), baseName);
             loaded.schemas().forEach((schema, content) -> assertTrue(content.length > 0, schema));
         }
     }
@@ -150,12 +194,15 @@ class KaotoCatalogTest {
         List<String> differing = new ArrayList<>();
         for (Map.Entry<String, JsonNode> entry : components.properties()) {
             JsonNode kaotos = entry.getValue().path("propertiesSchema");
-            ObjectNode ours = ComponentFormSchema.of((ObjectNode) entry.getValue().path("properties"));
+            ObjectNode ours =
+                    ComponentFormSchema.of((ObjectNode) entry.getValue().path("properties"));
             // one departure: Kaoto's generator writes an integer default as a Java int, so grpc's Long.MAX_VALUE
             // becomes -1; ours keeps the value
             ours.path("properties").forEach(field -> {
-                if (field.path("default").canConvertToLong() && !field.path("default").canConvertToInt()) {
-                    ((ObjectNode) field).put("default", (int) field.path("default").longValue());
+                if (field.path("default").canConvertToLong()
+                        && !field.path("default").canConvertToInt()) {
+                    ((ObjectNode) field)
+                            .put("default", (int) field.path("default").longValue());
                 }
             });
             if (!kaotos.equals(ours)) {
@@ -186,14 +233,16 @@ class KaotoCatalogTest {
         Path copy = Files.createTempDirectory("kaoto-npm");
         Path tarball = copy.resolve("kaoto-camel-catalog-0.10.4.tgz");
         Files.writeString(tarball, "not the package");
-        IOException refused = assertThrows(IOException.class,
-                () -> KaotoPackage.fetch("0.10.4", KaotoPackage.integrity(BASE.tarball), copy));
+        IOException refused = assertThrows(
+                IOException.class, () -> KaotoPackage.fetch("0.10.4", KaotoPackage.integrity(BASE.tarball), copy));
         assertTrue(refused.getMessage().contains("not the pinned"), refused.getMessage());
         assertFalse(Files.exists(tarball), "the refused package is deleted");
     }
 
     private static List<String> camelDefinitions() {
-        List<String> names = kaoto.definitionNames().stream().filter(n -> n.startsWith("Camel ")).toList();
+        List<String> names = kaoto.definitionNames().stream()
+                .filter(n -> n.startsWith("Camel "))
+                .toList();
         assertEquals(2, names.size(), names.toString());
         return names;
     }
@@ -221,6 +270,10 @@ class KaotoCatalogTest {
     private static JsonNode baseCatalog(String definitionName, String catalog) throws IOException {
         String definitionFile = baseDefinitionFile(definitionName);
         return baseFile(definitionFile.substring(0, definitionFile.lastIndexOf('/') + 1)
-                + baseIndex(definitionName).path("catalogs").path(catalog).path("file").asText());
+                + baseIndex(definitionName)
+                        .path("catalogs")
+                        .path(catalog)
+                        .path("file")
+                        .asText());
     }
 }

@@ -1,5 +1,8 @@
 package io.camelkubeflow.trainer.kaoto;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -7,10 +10,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * Kaoto's way of loading a catalog library, step by step as its web app and VS Code extension do (kaoto/kaoto,
@@ -25,8 +24,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * way. URLs are joined as strings, as Kaoto joins them.
  */
 final class KaotoLoader {
-    static final List<String> CATALOGS = List.of("components", "models", "patterns", "entities", "languages",
-            "dataformats", "loadbalancers", "kamelets", "kameletBoundaries", "functions");
+    static final List<String> CATALOGS = List.of(
+            "components",
+            "models",
+            "patterns",
+            "entities",
+            "languages",
+            "dataformats",
+            "loadbalancers",
+            "kamelets",
+            "kameletBoundaries",
+            "functions");
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -42,7 +50,8 @@ final class KaotoLoader {
 
     List<String> definitionNames() {
         List<String> names = new ArrayList<>();
-        library.path("definitions").forEach(definition -> names.add(definition.path("name").asText()));
+        library.path("definitions")
+                .forEach(definition -> names.add(definition.path("name").asText()));
         return names;
     }
 
@@ -76,11 +85,17 @@ final class KaotoLoader {
         JsonNode index = fetch(indexFile);
         Map<String, JsonNode> catalogs = new LinkedHashMap<>();
         for (String catalog : CATALOGS) {
-            catalogs.put(catalog, fetch(relativeBasePath + "/" + index.path("catalogs").path(catalog).path("file").asText()));
+            catalogs.put(
+                    catalog,
+                    fetch(relativeBasePath + "/"
+                            + index.path("catalogs").path(catalog).path("file").asText()));
         }
         Map<String, byte[]> schemas = new LinkedHashMap<>();
         for (Map.Entry<String, JsonNode> schema : index.path("schemas").properties()) {
-            schemas.put(schema.getKey(), fetchBytes(relativeBasePath + "/" + schema.getValue().path("file").asText()));
+            schemas.put(
+                    schema.getKey(),
+                    fetchBytes(relativeBasePath + "/"
+                            + schema.getValue().path("file").asText()));
         }
         return new Loaded(definition, index, catalogs, schemas);
     }

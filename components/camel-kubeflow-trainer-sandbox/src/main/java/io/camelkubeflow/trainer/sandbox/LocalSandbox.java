@@ -1,8 +1,7 @@
 package io.camelkubeflow.trainer.sandbox;
 
-import java.util.function.Function;
-
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,8 +20,9 @@ public final class LocalSandbox implements Function<String, KubernetesClient>, A
     public synchronized KubernetesClient apply(String namespace) {
         if (sandbox == null) {
             sandbox = TrainerSandbox.start(TrainerSandbox.Options.standalone());
-            LOG.warn("Using the LOCAL TRAINER SANDBOX at {}, an emulation holding the Kubeflow Trainer CRDs and default"
-                    + " runtimes, whose emulated controller runs TrainJobs without running their code; not a cluster",
+            LOG.warn(
+                    "Using the LOCAL TRAINER SANDBOX at {}, an emulation holding the Kubeflow Trainer CRDs and default"
+                            + " runtimes, whose emulated controller runs TrainJobs without running their code; not a cluster",
                     sandbox.masterUrl());
         }
         sandbox.createNamespace(namespace);

@@ -1,15 +1,14 @@
 package io.camelkubeflow.trainer.sandbox;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.Map;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
 /**
  * How the Trainer's release installs its default runtimes: its {@code manifests/overlays/runtimes} kustomization, as
@@ -23,6 +22,7 @@ final class RuntimesOverlay {
 
     /** Image name (no tag) → the tag the overlay gives it. */
     private final Map<String, String> tags;
+
     private final Map<String, String> labels;
 
     private RuntimesOverlay(Map<String, String> tags, Map<String, String> labels) {
@@ -34,11 +34,17 @@ final class RuntimesOverlay {
         try (InputStream yaml = RuntimesOverlay.class.getResourceAsStream(RESOURCE)) {
             JsonNode kustomization = new ObjectMapper(new YAMLFactory()).readTree(yaml);
             Map<String, String> tags = new HashMap<>();
-            kustomization.path("images").forEach(image -> tags.put(image.path("name").asText(),
-                    image.path("newTag").asText()));
+            kustomization
+                    .path("images")
+                    .forEach(image -> tags.put(
+                            image.path("name").asText(), image.path("newTag").asText()));
             Map<String, String> labels = new HashMap<>();
-            kustomization.path("labels").forEach(entry -> entry.path("pairs").fields()
-                    .forEachRemaining(pair -> labels.put(pair.getKey(), pair.getValue().asText())));
+            kustomization
+                    .path("labels")
+                    .forEach(entry -> entry.path("pairs")
+                            .fields()
+                            .forEachRemaining(pair ->
+                                    labels.put(pair.getKey(), pair.getValue().asText())));
             return new RuntimesOverlay(tags, labels);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -50,8 +56,8 @@ final class RuntimesOverlay {
         try {
             ObjectNode runtime = (ObjectNode) JSON.readTree(runtimeJson);
             ObjectNode metadata = (ObjectNode) runtime.path("metadata");
-            ObjectNode metadataLabels = metadata.get("labels") instanceof ObjectNode present ? present
-                    : metadata.putObject("labels");
+            ObjectNode metadataLabels =
+                    metadata.get("labels") instanceof ObjectNode present ? present : metadata.putObject("labels");
             labels.forEach(metadataLabels::put);
             retag(runtime);
             return runtime.toString();

@@ -18,8 +18,7 @@ import java.util.concurrent.CountDownLatch;
  * the class runs on the module's Maven class path, as docs/sandbox.md shows).
  */
 public final class SandboxMain {
-    private SandboxMain() {
-    }
+    private SandboxMain() {}
 
     public static void main(String[] args) throws InterruptedException {
         int port = 0;
@@ -45,7 +44,8 @@ public final class SandboxMain {
                 System.exit(2);
             }
         }
-        TrainerSandbox.Options options = TrainerSandbox.Options.defaults().withPort(port)
+        TrainerSandbox.Options options = TrainerSandbox.Options.defaults()
+                .withPort(port)
                 .withController(Duration.ofMillis(startMillis), Duration.ofMillis(runMillis));
         TrainerSandbox sandbox = TrainerSandbox.start(runScripts ? options.withScriptsRun() : options);
         Path written = sandbox.writeKubeconfig(kubeconfig);

@@ -1,18 +1,5 @@
 package io.camelkubeflow.trainer.sandbox;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Deque;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
-
 import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.sandbox.http.ApiHttpServer;
 import io.camelkubeflow.trainer.sandbox.http.PodLogs;
@@ -28,6 +15,26 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Deque;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
+import javax.net.ssl.SSLContext;
 
 /**
  * A local emulation of a Kubernetes API server with Kubeflow Trainer v2.3.0's CRDs and default
@@ -47,11 +54,17 @@ public final class TrainerSandbox implements AutoCloseable {
      * ({@link #DATA_CACHE_RUNTIME}) is not among them; a test that needs it creates it, as a user would.
      */
     public static final List<String> DEFAULT_RUNTIMES = List.of(
-            "torch_distributed.yaml", "deepspeed_distributed.yaml", "mlx_distributed.yaml", "jax_distributed.yaml",
-            "xgboost_distributed.yaml", "torchtune/llama3_2/llama3_2_1B.yaml", "torchtune/llama3_2/llama3_2_3B.yaml",
+            "torch_distributed.yaml",
+            "deepspeed_distributed.yaml",
+            "mlx_distributed.yaml",
+            "jax_distributed.yaml",
+            "xgboost_distributed.yaml",
+            "torchtune/llama3_2/llama3_2_1B.yaml",
+            "torchtune/llama3_2/llama3_2_3B.yaml",
             "torchtune/qwen2_5/qwen2_5_1.5B.yaml");
     /** The data cache's runtime ({@code torch-distributed-with-cache}), as its release ships it, JSON. */
     public static final String DATA_CACHE_RUNTIME = RUNTIMES + "data-cache/torch_distributed_with_cache.json";
+
     static final int MAX_RECORDED = 100_000;
     /** The Trainer release whose CRDs and runtimes the sandbox holds. */
     public static final String TRAINER_VERSION = "v2.3.0";
@@ -67,9 +80,11 @@ public final class TrainerSandbox implements AutoCloseable {
     private final ServingCertificate certificate;
     /** The API server's port, kept across restarts so clients reconnect to it. */
     private final int port;
+
     private final KubernetesClient client;
     /** The latest requests; also the lock of {@link #recordedTotal}. */
     private final Deque<RecordedRequest> recorded = new ArrayDeque<>();
+
     private long recordedTotal;
 
     /**
@@ -86,10 +101,17 @@ public final class TrainerSandbox implements AutoCloseable {
      *                   be read or an object refused fails the start
      * @param namespaces namespaces made after the manifests' objects, when they do not exist yet
      */
-    public record Options(int port, boolean controller, Duration startDelay, Duration runTime, boolean runScripts,
-            List<Path> manifests, List<String> namespaces) {
+    public record Options(
+            int port,
+            boolean controller,
+            Duration startDelay,
+            Duration runTime,
+            boolean runScripts,
+            List<Path> manifests,
+            List<String> namespaces) {
         /** How long a job's pods take to start and to run when the sandbox runs on its own (SandboxMain, apps). */
         public static final Duration STANDALONE_START_DELAY = Duration.ofMillis(500);
+
         public static final Duration STANDALONE_RUN_TIME = Duration.ofSeconds(5);
 
         public Options {
@@ -122,17 +144,16 @@ public final class TrainerSandbox implements AutoCloseable {
 
         /** Also the objects of these YAML files, then these namespaces, before the first request is answered. */
         public Options withInstalled(List<Path> newManifests, String... newNamespaces) {
-            return new Options(port, controller, startDelay, runTime, runScripts, newManifests,
-                    List.of(newNamespaces));
+            return new Options(port, controller, startDelay, runTime, runScripts, newManifests, List.of(newNamespaces));
         }
     }
 
     /** The controller, once installed; guarded by this sandbox, which a close during the installation may take. */
     private TrainJobControllerEmulation controller;
+
     private boolean closed;
     private final PodLogs podLogs = new PodLogs();
-    private final ObservingCrudDispatcher dispatcher = new ObservingCrudDispatcher(podLogs::end,
-            this::client);
+    private final ObservingCrudDispatcher dispatcher = new ObservingCrudDispatcher(podLogs::end, this::client);
     private final TrainerInstallation installation = new TrainerInstallation(dispatcher);
     private final Discovery discovery = dispatcher.discovery();
     /** The Trainer installed: until then, requests wait. */
@@ -141,6 +162,7 @@ public final class TrainerSandbox implements AutoCloseable {
     private final CompletableFuture<Void> started = new CompletableFuture<>();
     /** The API server listens and the client is made: what the installation needs after the store's objects. */
     private final CompletableFuture<Void> listening = new CompletableFuture<>();
+
     private final AccessReviews accessReviews = dispatcher.accessReviews();
     /**
      * The token of the cluster's admin ({@code system:masters}), which the sandbox's own client and the kubeconfig it
@@ -158,13 +180,18 @@ public final class TrainerSandbox implements AutoCloseable {
         installer.start();
         try {
             certificate = ServingCertificate.create();
-            http = new ApiHttpServer(dispatcher, discovery, podLogs, this::record, accessReviews::isIssued,
-                    certificate, installed);
+            http = new ApiHttpServer(
+                    dispatcher, discovery, podLogs, this::record, accessReviews::isIssued, certificate, installed);
             this.port = http.listen(options.port());
-            client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(Config.empty())
-                    .withMasterUrl("https://" + ApiHttpServer.LOOPBACK_HOST + ":" + this.port + "/")
-                    .withCaCertData(certificateAuthorityData()).withOauthToken(adminToken).withNamespace("test")
-                    .withHttp2Disable(true).build()).build();
+            client = new KubernetesClientBuilder()
+                    .withConfig(new ConfigBuilder(Config.empty())
+                            .withMasterUrl("https://" + ApiHttpServer.LOOPBACK_HOST + ":" + this.port + "/")
+                            .withCaCertData(certificateAuthorityData())
+                            .withOauthToken(adminToken)
+                            .withNamespace("test")
+                            .withHttp2Disable(true)
+                            .build())
+                    .build();
             listening.complete(null);
         } catch (RuntimeException e) {
             listening.completeExceptionally(e);
@@ -202,7 +229,7 @@ public final class TrainerSandbox implements AutoCloseable {
     public void awaitStarted() {
         try {
             started.join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException failure ? failure : e;
         }
     }
@@ -223,8 +250,8 @@ public final class TrainerSandbox implements AutoCloseable {
             installed.complete(null);
             synchronized (this) {
                 if (options.controller() && !closed) {
-                    controller = new TrainJobControllerEmulation(client, podLogs, options.startDelay(),
-                            options.runTime(), options.runScripts());
+                    controller = new TrainJobControllerEmulation(
+                            client, podLogs, options.startDelay(), options.runTime(), options.runScripts());
                 }
             }
             started.complete(null);
@@ -247,8 +274,7 @@ public final class TrainerSandbox implements AutoCloseable {
      * The serving certificate as a kubeconfig's {@code certificate-authority-data} and fabric8's caCertData hold it.
      */
     private String certificateAuthorityData() {
-        return java.util.Base64.getEncoder().encodeToString(certificate.pem().getBytes(
-                java.nio.charset.StandardCharsets.US_ASCII));
+        return Base64.getEncoder().encodeToString(certificate.pem().getBytes(StandardCharsets.US_ASCII));
     }
 
     /**
@@ -256,7 +282,7 @@ public final class TrainerSandbox implements AutoCloseable {
      * at start), for an HTTP client made by hand; it then needs the admin's token too:
      * {@code client().getConfiguration().getOauthToken()}.
      */
-    public javax.net.ssl.SSLContext sslContext() {
+    public SSLContext sslContext() {
         return certificate.trustingContext();
     }
 
@@ -288,8 +314,12 @@ public final class TrainerSandbox implements AutoCloseable {
                 - name: %1$s
                   context: {cluster: %1$s, user: %1$s, namespace: %5$s}
                 current-context: %1$s
-                """.formatted(KUBECONFIG_CONTEXT, masterUrl().replaceAll("/$", ""), adminToken,
-                certificateAuthorityData(), namespace);
+                """.formatted(
+                        KUBECONFIG_CONTEXT,
+                        masterUrl().replaceAll("/$", ""),
+                        adminToken,
+                        certificateAuthorityData(),
+                        namespace);
         try {
             return writeOwnerOnly(path, yaml);
         } catch (IOException e) {
@@ -316,13 +346,15 @@ public final class TrainerSandbox implements AutoCloseable {
         Files.deleteIfExists(absolute);
         // made new and written through one handle: a file or link someone put there meanwhile fails the write
         // instead of receiving the credential
-        java.nio.file.attribute.FileAttribute<?>[] ownerOnly = absolute.getFileSystem()
-                .supportedFileAttributeViews().contains("posix") ? new java.nio.file.attribute.FileAttribute<?>[] {
-                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
-                : new java.nio.file.attribute.FileAttribute<?>[0];
-        try (var file = Files.newByteChannel(absolute, java.util.EnumSet.of(
-                java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE), ownerOnly)) {
-            file.write(java.nio.ByteBuffer.wrap(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        FileAttribute<?>[] ownerOnly =
+                absolute.getFileSystem().supportedFileAttributeViews().contains("posix")
+                        ? new FileAttribute<?>[] {
+                            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))
+                        }
+                        : new FileAttribute<?>[0];
+        try (var file = Files.newByteChannel(
+                absolute, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), ownerOnly)) {
+            file.write(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
         }
         return absolute;
     }
@@ -334,7 +366,9 @@ public final class TrainerSandbox implements AutoCloseable {
     public void createNamespace(String... names) {
         for (String name : names) {
             if (!dispatcher.namespaceExists(name)) {
-                client.namespaces().resource(TrainerInstallation.namespace(name)).create();
+                client.namespaces()
+                        .resource(TrainerInstallation.namespace(name))
+                        .create();
             }
         }
     }
@@ -342,13 +376,18 @@ public final class TrainerSandbox implements AutoCloseable {
     /** Creates a ClusterTrainingRuntime or (namespaced) TrainingRuntime. */
     public void createRuntime(GenericKubernetesResource runtime) {
         boolean namespaced = "TrainingRuntime".equals(runtime.getKind());
-        ResourceDefinitionContext context = new ResourceDefinitionContext.Builder().withGroup("trainer.kubeflow.org")
-                .withVersion("v1alpha1").withKind(runtime.getKind())
-                .withPlural(namespaced ? "trainingruntimes" : "clustertrainingruntimes").withNamespaced(namespaced)
+        ResourceDefinitionContext context = new ResourceDefinitionContext.Builder()
+                .withGroup("trainer.kubeflow.org")
+                .withVersion("v1alpha1")
+                .withKind(runtime.getKind())
+                .withPlural(namespaced ? "trainingruntimes" : "clustertrainingruntimes")
+                .withNamespaced(namespaced)
                 .build();
         if (namespaced) {
-            client.genericKubernetesResources(context).inNamespace(runtime.getMetadata().getNamespace())
-                    .resource(runtime).create();
+            client.genericKubernetesResources(context)
+                    .inNamespace(runtime.getMetadata().getNamespace())
+                    .resource(runtime)
+                    .create();
         } else {
             client.genericKubernetesResources(context).resource(runtime).create();
         }

@@ -1,8 +1,7 @@
 package io.camelkubeflow.trainer.sandbox;
 
-import java.time.Duration;
-
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;

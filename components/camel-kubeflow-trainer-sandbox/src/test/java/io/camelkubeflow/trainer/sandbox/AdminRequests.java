@@ -4,13 +4,11 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-
 import javax.net.ssl.HttpsURLConnection;
 
 /** Requests of the sandbox's admin made by hand, as kubectl sends them with the kubeconfig's token and authority. */
 public final class AdminRequests {
-    private AdminRequests() {
-    }
+    private AdminRequests() {}
 
     /** A request for a path of the sandbox's API ("api/v1/..."), with the admin's bearer token. */
     public static HttpRequest.Builder request(TrainerSandbox sandbox, String path) {
@@ -24,8 +22,8 @@ public final class AdminRequests {
 
     /** A connection to a path of the sandbox's API, with the admin's bearer token. */
     public static HttpsURLConnection connection(TrainerSandbox sandbox, String path) throws IOException {
-        HttpsURLConnection connection = (HttpsURLConnection) URI.create(sandbox.masterUrl() + path).toURL()
-                .openConnection();
+        HttpsURLConnection connection = (HttpsURLConnection)
+                URI.create(sandbox.masterUrl() + path).toURL().openConnection();
         connection.setSSLSocketFactory(sandbox.sslContext().getSocketFactory());
         connection.setRequestProperty("Authorization", bearer(sandbox));
         return connection;

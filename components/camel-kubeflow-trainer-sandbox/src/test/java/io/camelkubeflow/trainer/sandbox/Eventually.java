@@ -1,14 +1,13 @@
 package io.camelkubeflow.trainer.sandbox;
 
+import static org.junit.jupiter.api.Assertions.fail;
+
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 /** Polls a condition that the sandbox's controller makes true, failing after 30 s. */
 public final class Eventually {
-    private Eventually() {
-    }
+    private Eventually() {}
 
     public static void until(BooleanSupplier condition) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

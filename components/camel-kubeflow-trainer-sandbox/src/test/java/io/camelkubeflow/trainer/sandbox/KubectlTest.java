@@ -1,23 +1,24 @@
 package io.camelkubeflow.trainer.sandbox;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.camelkubeflow.trainer.sandbox.store.Discovery;
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import io.camelkubeflow.trainer.sandbox.store.Discovery;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The real kubectl binary against the sandbox, with the kubeconfig the sandbox writes: each command a user would try
@@ -26,10 +27,14 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class KubectlTest {
     /** -Dkubectl=PATH, else the first kubectl on the PATH. */
-    private static final Path KUBECTL = System.getProperty("kubectl") != null ? Path.of(System.getProperty("kubectl"))
-            : java.util.Arrays.stream(System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
-                    .map(dir -> Path.of(dir, "kubectl")).filter(Files::isExecutable).findFirst()
+    private static final Path KUBECTL = System.getProperty("kubectl") != null
+            ? Path.of(System.getProperty("kubectl"))
+            : Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+                    .map(dir -> Path.of(dir, "kubectl"))
+                    .filter(Files::isExecutable)
+                    .findFirst()
                     .orElse(Path.of("kubectl"));
+
     private static final String JOB = """
             apiVersion: trainer.kubeflow.org/v1alpha1
             kind: TrainJob
@@ -43,6 +48,7 @@ class KubectlTest {
 
     @TempDir
     static Path work;
+
     private static TrainerSandbox sandbox;
     private static Path kubeconfig;
 
@@ -52,8 +58,8 @@ class KubectlTest {
             fail("kubectl is required on the PATH (or -Dkubectl=PATH): these tests run the real binary against the"
                     + " sandbox; install it (https://kubernetes.io/docs/tasks/tools/) and run again");
         }
-        sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
-                .withController(Duration.ofMillis(100), Duration.ofMillis(1000)));
+        sandbox = TrainerSandbox.start(
+                TrainerSandbox.Options.defaults().withController(Duration.ofMillis(100), Duration.ofMillis(1000)));
         kubeconfig = sandbox.writeKubeconfig(work.resolve("kubeconfig"));
     }
 
@@ -78,26 +84,27 @@ class KubectlTest {
         assertTrue(ok("create", "namespace", "protobuf").contains("namespace/protobuf created"));
         assertTrue(ok("create", "configmap", "settings", "-n", "protobuf", "--from-literal=lr=0.5")
                 .contains("configmap/settings created"));
-        assertEquals("{\"lr\":\"0.5\"}", ok("get", "configmap", "settings", "-n", "protobuf", "-o",
-                "jsonpath={.data}"));
+        assertEquals(
+                "{\"lr\":\"0.5\"}", ok("get", "configmap", "settings", "-n", "protobuf", "-o", "jsonpath={.data}"));
         ok("create", "secret", "generic", "token", "-n", "protobuf", "--from-literal=key=s3cret");
         assertEquals("czNjcmV0", ok("get", "secret", "token", "-n", "protobuf", "-o", "jsonpath={.data.key}"));
         Result unread = run("create", "serviceaccount", "robot", "-n", "protobuf");
-        assertTrue(unread.output().contains("the body of the request was in an unknown format"),
-                "a kind the sandbox reads as JSON only is refused as a media type it cannot read: "
-                        + unread.output());
+        assertTrue(
+                unread.output().contains("the body of the request was in an unknown format"),
+                "a kind the sandbox reads as JSON only is refused as a media type it cannot read: " + unread.output());
     }
 
     @Test
     void applyOfABuiltInObjectIsValidatedOnTheServer() throws IOException {
-        Path namespace = Files.writeString(work.resolve("namespace.yaml"),
-                "apiVersion: v1\nkind: Namespace\nmetadata: {name: applied}\n");
+        Path namespace = Files.writeString(
+                work.resolve("namespace.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: {name: applied}\n");
         assertTrue(ok("apply", "-f", namespace.toString()).contains("namespace/applied created"));
         assertTrue(ok("apply", "-f", namespace.toString()).contains("namespace/applied unchanged"));
         // kubectl patches a built-in object with a strategic merge patch
         Files.writeString(namespace, "apiVersion: v1\nkind: Namespace\nmetadata: {name: applied, labels: {team: a}}\n");
         assertTrue(ok("apply", "-f", namespace.toString()).contains("namespace/applied configured"));
-        assertEquals("{\"kubernetes.io/metadata.name\":\"applied\",\"team\":\"a\"}",
+        assertEquals(
+                "{\"kubernetes.io/metadata.name\":\"applied\",\"team\":\"a\"}",
                 ok("get", "namespace", "applied", "-o", "jsonpath={.metadata.labels}"));
     }
 
@@ -106,16 +113,24 @@ class KubectlTest {
         apply(JOB.formatted("first", 1000));
         assertTrue(ok("get", "trainjobs").contains("first"));
         assertTrue(ok("get", "trainjob", "first", "-o", "yaml").contains("name: torch-distributed"));
-        assertTrue(ok("wait", "--for=condition=Complete", "trainjob/first", "--timeout=30s").contains("condition met"));
+        assertTrue(ok("wait", "--for=condition=Complete", "trainjob/first", "--timeout=30s")
+                .contains("condition met"));
         // the server's tables: the CRD's printer columns, a pod's READY and STATUS
-        assertTrue(ok("get", "trainjob", "first").lines().anyMatch(l -> l.matches("first\\s+Complete\\s+\\d+s")),
+        assertTrue(
+                ok("get", "trainjob", "first").lines().anyMatch(l -> l.matches("first\\s+Complete\\s+\\d+s")),
                 ok("get", "trainjob", "first"));
-        assertTrue(ok("get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=first").contains("0/1     Completed"),
+        assertTrue(
+                ok("get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=first").contains("0/1     Completed"),
                 ok("get", "pods"));
         assertTrue(ok("get", "events").contains("Container started"));
 
-        String pods = ok("get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=first,"
-                + "jobset.sigs.k8s.io/replicatedjob-name in (launcher, node)", "-o", "name");
+        String pods = ok(
+                "get",
+                "pods",
+                "-l",
+                "jobset.sigs.k8s.io/jobset-name=first," + "jobset.sigs.k8s.io/replicatedjob-name in (launcher, node)",
+                "-o",
+                "name");
         assertEquals(2, pods.lines().count(), pods);
         String pod = pods.lines().findFirst().orElseThrow();
         assertTrue(ok("logs", pod).contains("sandbox: exited with code 0"));
@@ -125,9 +140,11 @@ class KubectlTest {
         assertTrue(described.contains("Container started"), "events listed:\n" + described);
 
         assertTrue(ok("get", "jobsets").contains("first"), "the TrainJob's JobSet");
-        assertTrue(ok("get", "jobs", "-l", "jobset.sigs.k8s.io/jobset-name=first").contains("first-node-0"));
+        assertTrue(
+                ok("get", "jobs", "-l", "jobset.sigs.k8s.io/jobset-name=first").contains("first-node-0"));
         assertTrue(ok("delete", "trainjob", "first").contains("deleted"));
-        Eventually.until(() -> ok("get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=first", "-o", "name").isBlank());
+        Eventually.until(() -> ok("get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=first", "-o", "name")
+                .isBlank());
     }
 
     @Test
@@ -135,12 +152,15 @@ class KubectlTest {
         apply(JOB.formatted("followed", 3000));
         Eventually.until(() -> !ok("get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=followed", "-o", "name")
                 .isBlank());
-        String pod = ok("get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=followed", "-o", "name").lines()
-                .findFirst().orElseThrow();
+        String pod = ok("get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=followed", "-o", "name")
+                .lines()
+                .findFirst()
+                .orElseThrow();
         String followed = ok("logs", "-f", pod);
         List<String> lines = followed.lines().toList();
         assertTrue(lines.get(0).contains("started"), followed);
-        assertEquals("sandbox: exited with code 0", lines.get(lines.size() - 1), "followed until the end:\n" + followed);
+        assertEquals(
+                "sandbox: exited with code 0", lines.get(lines.size() - 1), "followed until the end:\n" + followed);
         assertEquals(7, lines.size(), followed);
     }
 
@@ -165,7 +185,9 @@ class KubectlTest {
 
     private static List<String> names(String selector) {
         return ok("get", "trainjobs", "-l", selector, "-o", "custom-columns=:metadata.name", "--sort-by=.metadata.name")
-                .lines().filter(l -> !l.isBlank()).toList();
+                .lines()
+                .filter(l -> !l.isBlank())
+                .toList();
     }
 
     private static void apply(String yaml) {
@@ -178,8 +200,7 @@ class KubectlTest {
         }
     }
 
-    record Result(int code, String output) {
-    }
+    record Result(int code, String output) {}
 
     private static String ok(String... args) {
         Result result = run(args);
@@ -188,17 +209,22 @@ class KubectlTest {
     }
 
     private static Result run(String... args) {
-        List<String> command = new ArrayList<>(List.of(KUBECTL.toString(), "--kubeconfig", kubeconfig.toString(), "--cache-dir",
+        List<String> command = new ArrayList<>(List.of(
+                KUBECTL.toString(),
+                "--kubeconfig",
+                kubeconfig.toString(),
+                "--cache-dir",
                 work.resolve("cache").toString()));
         command.addAll(List.of(args));
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            Process process =
+                    new ProcessBuilder(command).redirectErrorStream(true).start();
             if (!process.waitFor(60, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 fail("kubectl " + String.join(" ", args) + " did not end within 60 s");
             }
-            return new Result(process.exitValue(), new String(process.getInputStream().readAllBytes(),
-                    StandardCharsets.UTF_8));
+            return new Result(
+                    process.exitValue(), new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         } catch (InterruptedException e) {

@@ -1,48 +1,67 @@
 package io.camelkubeflow.trainer.sandbox;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The emulated controller gives a TrainJob the pods and the status the Trainer and JobSet would, read by any client. */
 class TrainJobControllerEmulationTest {
 
     @Test
     void aTrainJobGetsOnePodPerNodeAndCompletes() throws Exception {
-        try (TrainerSandbox sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
-                .withController(Duration.ofMillis(50), Duration.ofMillis(300)))) {
-            MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>>
-                    trainJobs = sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob");
+        try (TrainerSandbox sandbox = TrainerSandbox.start(
+                TrainerSandbox.Options.defaults().withController(Duration.ofMillis(50), Duration.ofMillis(300)))) {
+            MixedOperation<
+                            GenericKubernetesResource,
+                            GenericKubernetesResourceList,
+                            Resource<GenericKubernetesResource>>
+                    trainJobs =
+                            sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob");
             sandbox.createNamespace("ml");
-            trainJobs.inNamespace("ml").resource(Serialization.unmarshal("""
+            trainJobs
+                    .inNamespace("ml")
+                    .resource(Serialization.unmarshal("""
                     apiVersion: trainer.kubeflow.org/v1alpha1
                     kind: TrainJob
                     metadata: {name: two-nodes, namespace: ml}
                     spec:
                       runtimeRef: {name: torch-distributed}
                       trainer: {numNodes: 2, command: [python, train.py]}
-                    """, GenericKubernetesResource.class)).create();
+                    """, GenericKubernetesResource.class))
+                    .create();
 
-            GenericKubernetesResource done = trainJobs.inNamespace("ml").withName("two-nodes")
-                    .waitUntilCondition(job -> conditions(job).stream().anyMatch(c -> "Complete".equals(c.get("type"))
-                            && "True".equals(c.get("status"))), 30, TimeUnit.SECONDS);
-            assertTrue(conditions(done).stream().anyMatch(c -> "AllJobsCompleted".equals(c.get("reason"))),
+            GenericKubernetesResource done = trainJobs
+                    .inNamespace("ml")
+                    .withName("two-nodes")
+                    .waitUntilCondition(
+                            job -> conditions(job).stream()
+                                    .anyMatch(c -> "Complete".equals(c.get("type")) && "True".equals(c.get("status"))),
+                            30,
+                            TimeUnit.SECONDS);
+            assertTrue(
+                    conditions(done).stream().anyMatch(c -> "AllJobsCompleted".equals(c.get("reason"))),
                     String.valueOf(conditions(done)));
-            List<Pod> nodes = sandbox.client().pods().inNamespace("ml")
+            List<Pod> nodes = sandbox.client()
+                    .pods()
+                    .inNamespace("ml")
                     .withLabel("jobset.sigs.k8s.io/jobset-name", "two-nodes")
-                    .withLabel("jobset.sigs.k8s.io/replicatedjob-name", "node").list().getItems();
+                    .withLabel("jobset.sigs.k8s.io/replicatedjob-name", "node")
+                    .list()
+                    .getItems();
             assertEquals(2, nodes.size(), "one pod per node");
         }
     }
@@ -50,22 +69,44 @@ class TrainJobControllerEmulationTest {
     @Test
     void aStagedScriptRunsOnceOnEveryNodeWithThatPodsEnv() throws Exception {
         try (TrainerSandbox sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
-                .withController(Duration.ofMillis(50), Duration.ofMillis(300)).withScriptsRun())) {
-            MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>>
-                    trainJobs = sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob");
-            trainJobs.inNamespace("default").resource(Serialization.unmarshal(scriptJob("ranks", 2, "python", """
+                .withController(Duration.ofMillis(50), Duration.ofMillis(300))
+                .withScriptsRun())) {
+            MixedOperation<
+                            GenericKubernetesResource,
+                            GenericKubernetesResourceList,
+                            Resource<GenericKubernetesResource>>
+                    trainJobs =
+                            sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob");
+            trainJobs
+                    .inNamespace("default")
+                    .resource(Serialization.unmarshal(
+                            scriptJob("ranks", 2, "python", """
                     import os
                     print("rank", os.environ["RANK"], "of", os.environ["WORLD_SIZE"], "lr", os.environ["LR"])
-                    """), GenericKubernetesResource.class)).create();
-            trainJobs.inNamespace("default").withName("ranks").waitUntilCondition(job -> conditions(job).stream()
-                    .anyMatch(c -> "Complete".equals(c.get("type"))), 60, TimeUnit.SECONDS);
-            for (Pod pod : sandbox.client().pods().inNamespace("default")
-                    .withLabel("jobset.sigs.k8s.io/jobset-name", "ranks").list().getItems()) {
+                    """), GenericKubernetesResource.class))
+                    .create();
+            trainJobs
+                    .inNamespace("default")
+                    .withName("ranks")
+                    .waitUntilCondition(
+                            job -> conditions(job).stream().anyMatch(c -> "Complete".equals(c.get("type"))),
+                            60,
+                            TimeUnit.SECONDS);
+            for (Pod pod : sandbox.client()
+                    .pods()
+                    .inNamespace("default")
+                    .withLabel("jobset.sigs.k8s.io/jobset-name", "ranks")
+                    .list()
+                    .getItems()) {
                 String index = pod.getMetadata().getLabels().get("batch.kubernetes.io/job-completion-index");
-                String log = sandbox.client().pods().inNamespace("default").withName(pod.getMetadata().getName())
+                String log = sandbox.client()
+                        .pods()
+                        .inNamespace("default")
+                        .withName(pod.getMetadata().getName())
                         .getLog();
                 assertTrue(log.contains("rank " + index + " of 2 lr 0.5"), "node " + index + " logged:\n" + log);
-                assertTrue(pod.getMetadata().getAnnotations().containsKey("example.com/script"),
+                assertTrue(
+                        pod.getMetadata().getAnnotations().containsKey("example.com/script"),
                         "the runtime patch's pod annotation is on the pod");
             }
         }
@@ -79,27 +120,30 @@ class TrainJobControllerEmulationTest {
     @Test
     void aFailedWorkerUnderTorchrunEndsItsContainerWithOneAndPlainPythonWithItsOwnCode() throws Exception {
         try (TrainerSandbox sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
-                .withController(Duration.ofMillis(50), Duration.ofMillis(300)).withScriptsRun())) {
-            Map<String, Integer> exits = new java.util.concurrent.ConcurrentHashMap<>();
-            try (var watch = sandbox.client().pods().inNamespace("default").watch(
-                    new io.fabric8.kubernetes.client.Watcher<Pod>() {
-                        @Override
-                        public void eventReceived(Action action, Pod pod) {
-                            pod.getStatus().getContainerStatuses().stream()
-                                    .filter(c -> c.getState() != null && c.getState().getTerminated() != null)
-                                    .forEach(c -> exits.put(pod.getMetadata().getLabels()
-                                            .get("jobset.sigs.k8s.io/jobset-name"), c.getState().getTerminated()
-                                            .getExitCode()));
-                        }
+                .withController(Duration.ofMillis(50), Duration.ofMillis(300))
+                .withScriptsRun())) {
+            Map<String, Integer> exits = new ConcurrentHashMap<>();
+            try (var watch = sandbox.client().pods().inNamespace("default").watch(new Watcher<Pod>() {
+                @Override
+                public void eventReceived(Action action, Pod pod) {
+                    pod.getStatus().getContainerStatuses().stream()
+                            .filter(c -> c.getState() != null && c.getState().getTerminated() != null)
+                            .forEach(c -> exits.put(
+                                    pod.getMetadata().getLabels().get("jobset.sigs.k8s.io/jobset-name"),
+                                    c.getState().getTerminated().getExitCode()));
+                }
 
-                        @Override
-                        public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {
-                        }
-                    })) {
+                @Override
+                public void onClose(WatcherException cause) {}
+            })) {
                 for (String launcher : List.of("torchrun", "python")) {
-                    sandbox.client().genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob")
-                            .inNamespace("default").resource(Serialization.unmarshal(scriptJob("fails-" + launcher,
-                                    1, launcher, "raise SystemExit(3)\n"), GenericKubernetesResource.class)).create();
+                    sandbox.client()
+                            .genericKubernetesResources("trainer.kubeflow.org/v1alpha1", "TrainJob")
+                            .inNamespace("default")
+                            .resource(Serialization.unmarshal(
+                                    scriptJob("fails-" + launcher, 1, launcher, "raise SystemExit(3)\n"),
+                                    GenericKubernetesResource.class))
+                            .create();
                 }
                 Eventually.until(() -> exits.size() == 2);
             }

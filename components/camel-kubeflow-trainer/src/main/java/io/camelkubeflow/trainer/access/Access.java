@@ -11,8 +11,8 @@ package io.camelkubeflow.trainer.access;
  * @param name        one object, or null for any
  * @param path        the non-resource URL, or null for a resource
  */
-public record Access(String verb, String group, String resource, String subresource, String namespace, String name,
-        String path) {
+public record Access(
+        String verb, String group, String resource, String subresource, String namespace, String name, String path) {
     private static final String TRAINER = "trainer.kubeflow.org";
 
     private Access(String verb, String group, String resource, String subresource, String namespace, String name) {
@@ -84,8 +84,9 @@ public record Access(String verb, String group, String resource, String subresou
         if (isNonResourceUrl()) {
             return verb + " " + path;
         }
-        return verb + " " + resource + (subresource == null ? "" : "/" + subresource) + (group.isEmpty() ? "" : "." + group)
-                + (name == null ? "" : " '" + name + "'") + (namespace == null ? " in all namespaces"
-                : " in namespace " + namespace);
+        return verb + " " + resource + (subresource == null ? "" : "/" + subresource)
+                + (group.isEmpty() ? "" : "." + group)
+                + (name == null ? "" : " '" + name + "'")
+                + (namespace == null ? " in all namespaces" : " in namespace " + namespace);
     }
 }

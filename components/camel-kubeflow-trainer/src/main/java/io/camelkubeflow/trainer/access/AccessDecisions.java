@@ -1,10 +1,9 @@
 package io.camelkubeflow.trainer.access;
 
-import java.time.Duration;
-import java.util.concurrent.atomic.LongAdder;
-
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import java.time.Duration;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The API server's answers to access reviews, each kept for a short time by the full attribute set it answered (the
@@ -23,8 +22,13 @@ public final class AccessDecisions {
     /** @param ttl how long an answer is kept, allowed or denied; zero keeps none */
     public AccessDecisions(Duration ttl) {
         // evictions run on the calling thread: an answer past its TTL is never served while a pool catches up
-        answers = ttl.isZero() ? null : Caffeine.newBuilder().expireAfterWrite(ttl).maximumSize(MAX_ENTRIES)
-                .executor(Runnable::run).build();
+        answers = ttl.isZero()
+                ? null
+                : Caffeine.newBuilder()
+                        .expireAfterWrite(ttl)
+                        .maximumSize(MAX_ENTRIES)
+                        .executor(Runnable::run)
+                        .build();
     }
 
     /** The answer kept for this caller and access, or null (counted as a hit or a miss). */
@@ -51,9 +55,7 @@ public final class AccessDecisions {
     }
 
     /** What the API server said: allowed, or denied and why (null when it gave no reason). */
-    record Decision(boolean allowed, String reason) {
-    }
+    record Decision(boolean allowed, String reason) {}
 
-    private record Key(Caller caller, Access access) {
-    }
+    private record Key(Caller caller, Access access) {}
 }

@@ -11,8 +11,11 @@ public class AccessDeniedException extends RuntimeException {
     private final transient Access access;
 
     public AccessDeniedException(Caller caller, Access access, String why) {
-        super(Printable.escape(caller == null ? "no caller identity given: " + why
-                : "caller " + caller + " may not " + access.describe() + (why == null ? "" : " (" + why + ")")));
+        super(Printable.escape(
+                caller == null
+                        ? "no caller identity given: " + why
+                        : "caller " + caller + " may not " + access.describe()
+                                + (why == null ? "" : " (" + why + ")")));
         this.caller = caller;
         this.access = access;
     }

@@ -1,12 +1,12 @@
 package io.camelkubeflow.trainer.access;
 
-import java.util.Collection;
-
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewSpecBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.Collection;
 
 /**
  * Asks the API server, with a SubjectAccessReview, whether a caller may do something, so that a request acts within
@@ -22,7 +22,7 @@ public class AccessReviewer {
 
     /** Asks the API server every time. */
     public AccessReviewer(KubernetesClient client, ApiRetry retry) {
-        this(client, retry, new AccessDecisions(java.time.Duration.ZERO));
+        this(client, retry, new AccessDecisions(Duration.ZERO));
     }
 
     /** Asks the API server what {@code decisions} does not hold yet, and keeps its answers there. */
@@ -41,8 +41,8 @@ public class AccessReviewer {
 
     public void check(Caller caller, Access access) {
         if (caller == null) {
-            throw new AccessDeniedException(null, access, "acting within a caller's rights needs an authenticated"
-                    + " caller");
+            throw new AccessDeniedException(
+                    null, access, "acting within a caller's rights needs an authenticated" + " caller");
         }
         AccessDecisions.Decision decision = decisions.find(caller, access);
         if (decision == null) {
@@ -55,19 +55,35 @@ public class AccessReviewer {
     }
 
     private AccessDecisions.Decision ask(Caller caller, Access access) {
-        SubjectAccessReviewSpecBuilder spec = new SubjectAccessReviewSpecBuilder().withUser(caller.user())
-                .withGroups(caller.groups()).withExtra(caller.extra());
+        SubjectAccessReviewSpecBuilder spec = new SubjectAccessReviewSpecBuilder()
+                .withUser(caller.user())
+                .withGroups(caller.groups())
+                .withExtra(caller.extra());
         if (access.isNonResourceUrl()) {
-            spec.withNewNonResourceAttributes().withVerb(access.verb()).withPath(access.path())
+            spec.withNewNonResourceAttributes()
+                    .withVerb(access.verb())
+                    .withPath(access.path())
                     .endNonResourceAttributes();
         } else {
-            spec.withNewResourceAttributes().withVerb(access.verb()).withGroup(access.group())
-                    .withResource(access.resource()).withSubresource(access.subresource())
-                    .withNamespace(access.namespace()).withName(access.name()).endResourceAttributes();
+            spec.withNewResourceAttributes()
+                    .withVerb(access.verb())
+                    .withGroup(access.group())
+                    .withResource(access.resource())
+                    .withSubresource(access.subresource())
+                    .withNamespace(access.namespace())
+                    .withName(access.name())
+                    .endResourceAttributes();
         }
-        SubjectAccessReview review = retry.call("SubjectAccessReview for " + caller.user(), () -> client.authorization()
-                .v1().subjectAccessReview().create(new SubjectAccessReviewBuilder().withSpec(spec.build()).build()));
-        boolean allowed = review.getStatus() != null && Boolean.TRUE.equals(review.getStatus().getAllowed());
+        SubjectAccessReview review = retry.call(
+                "SubjectAccessReview for " + caller.user(),
+                () -> client.authorization()
+                        .v1()
+                        .subjectAccessReview()
+                        .create(new SubjectAccessReviewBuilder()
+                                .withSpec(spec.build())
+                                .build()));
+        boolean allowed = review.getStatus() != null
+                && Boolean.TRUE.equals(review.getStatus().getAllowed());
         String reason = review.getStatus() == null ? null : review.getStatus().getReason();
         return new AccessDecisions.Decision(allowed, reason == null || reason.isBlank() ? null : reason);
     }

@@ -4,5 +4,4 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 
 /** {@code spec.initializer}: where the dataset and model initializers fetch from. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record Initializer(StorageInitializer dataset, StorageInitializer model) {
-}
+public record Initializer(StorageInitializer dataset, StorageInitializer model) {}

@@ -15,6 +15,5 @@ public final class JobSetLabels {
     /** Every label above: the only ones a pod in the component's cache keeps. */
     public static final List<String> ALL = List.of(JOBSET_NAME, REPLICATED_JOB, COMPLETION_INDEX, JOB_NAME);
 
-    private JobSetLabels() {
-    }
+    private JobSetLabels() {}
 }

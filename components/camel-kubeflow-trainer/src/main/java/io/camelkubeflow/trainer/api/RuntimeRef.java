@@ -5,7 +5,12 @@ import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 
 /** {@code spec.runtimeRef}: the ClusterTrainingRuntime or TrainingRuntime a TrainJob runs on. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record RuntimeRef(@JsonDeserialize(using = SharedStrings.Deserializer.class) String name,
-        @JsonDeserialize(using = SharedStrings.Deserializer.class) String kind,
-        @JsonDeserialize(using = SharedStrings.Deserializer.class) String apiGroup) {
-}
+public record RuntimeRef(
+        @JsonDeserialize(using = SharedStrings.Deserializer.class)
+        String name,
+
+        @JsonDeserialize(using = SharedStrings.Deserializer.class)
+        String kind,
+
+        @JsonDeserialize(using = SharedStrings.Deserializer.class)
+        String apiGroup) {}

@@ -1,10 +1,9 @@
 package io.camelkubeflow.trainer.api;
 
-import java.io.IOException;
-
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.deser.std.StringDeserializer;
+import java.io.IOException;
 
 /**
  * The strings every TrainJob of a namespace and runtime repeats (its namespace, runtime reference, managedBy, the
@@ -13,8 +12,7 @@ import com.fasterxml.jackson.databind.deser.std.StringDeserializer;
  * interned ({@link String#intern()}), whose table keeps no string that nothing else holds.
  */
 public final class SharedStrings {
-    private SharedStrings() {
-    }
+    private SharedStrings() {}
 
     /** The shared instance of the value, or null. */
     public static String of(String value) {

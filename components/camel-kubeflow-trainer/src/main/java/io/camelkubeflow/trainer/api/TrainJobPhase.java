@@ -1,11 +1,8 @@
 package io.camelkubeflow.trainer.api;
 
+import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
 import java.util.Locale;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobStatus;
-import io.fabric8.kubernetes.api.model.Condition;
 
 /**
  * Where a TrainJob is, derived from its status as the Trainer v2.3 controller writes it: only Complete, Failed and
@@ -13,7 +10,11 @@ import io.fabric8.kubernetes.api.model.Condition;
  * already succeeded or failed while the job's own condition is not written yet).
  */
 public enum TrainJobPhase {
-    CREATED, RUNNING, SUSPENDED, COMPLETE, FAILED;
+    CREATED,
+    RUNNING,
+    SUSPENDED,
+    COMPLETE,
+    FAILED;
 
     public String displayName() {
         String lower = name().toLowerCase(Locale.ROOT);
@@ -39,9 +40,12 @@ public enum TrainJobPhase {
             return SUSPENDED;
         }
         List<TrainJobStatus.JobStatus> jobs = status.jobsStatus();
-        boolean running = jobs != null && jobs.stream()
-                .anyMatch(j -> positive(j.active()) || positive(j.ready()) || positive(j.succeeded())
-                        || positive(j.failed()));
+        boolean running = jobs != null
+                && jobs.stream()
+                        .anyMatch(j -> positive(j.active())
+                                || positive(j.ready())
+                                || positive(j.succeeded())
+                                || positive(j.failed()));
         return running ? RUNNING : CREATED;
     }
 
@@ -57,12 +61,15 @@ public enum TrainJobPhase {
         if (type == null || job.getStatus() == null || job.getStatus().conditions() == null) {
             return null;
         }
-        return job.getStatus().conditions().stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
+        return job.getStatus().conditions().stream()
+                .filter(c -> type.equals(c.getType()))
+                .findFirst()
+                .orElse(null);
     }
 
     private static boolean conditionTrue(TrainJobStatus status, String type) {
-        return status.conditions() != null && status.conditions().stream()
-                .anyMatch(c -> type.equals(c.getType()) && "True".equals(c.getStatus()));
+        return status.conditions() != null
+                && status.conditions().stream().anyMatch(c -> type.equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
     private static boolean positive(Integer count) {

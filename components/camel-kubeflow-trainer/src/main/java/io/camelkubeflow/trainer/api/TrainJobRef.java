@@ -4,7 +4,8 @@ package io.camelkubeflow.trainer.api;
 public record TrainJobRef(String namespace, String name) {
 
     public static TrainJobRef of(TrainJob job) {
-        return new TrainJobRef(job.getMetadata().getNamespace(), job.getMetadata().getName());
+        return new TrainJobRef(
+                job.getMetadata().getNamespace(), job.getMetadata().getName());
     }
 
     /** {@code namespace/name}, as logs and messages write it. */

@@ -1,9 +1,8 @@
 package io.camelkubeflow.trainer.api;
 
-import java.util.List;
-
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import java.util.List;
 
 /** {@code TrainJob.spec}. Unknown fields are refused when read, so a removed field (spec.labels) is caught. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -13,6 +12,8 @@ public record TrainJobSpec(
         Initializer initializer,
         List<RuntimePatch> runtimePatches,
         Boolean suspend,
-        @JsonDeserialize(using = SharedStrings.Deserializer.class) String managedBy,
-        Long activeDeadlineSeconds) {
-}
+
+        @JsonDeserialize(using = SharedStrings.Deserializer.class)
+        String managedBy,
+
+        Long activeDeadlineSeconds) {}

@@ -1,10 +1,9 @@
 package io.camelkubeflow.trainer.api;
 
-import java.util.List;
-
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.kubernetes.api.model.Condition;
+import java.util.List;
 
 /**
  * {@code TrainJob.status}. The controller writes only Complete, Failed and Suspended conditions; a running job has
@@ -18,19 +17,19 @@ public record TrainJobStatus(List<Condition> conditions, List<JobStatus> jobsSta
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record JobStatus(String name, Integer ready, Integer succeeded, Integer failed, Integer active,
-            Integer suspended) {
-    }
+    public record JobStatus(
+            String name, Integer ready, Integer succeeded, Integer failed, Integer active, Integer suspended) {}
 
     /** {@code status.trainerStatus}: what the training code last reported; lastUpdatedTime is RFC 3339. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record TrainerStatus(Integer progressPercentage, Integer estimatedRemainingSeconds, List<Metric> metrics,
-            String lastUpdatedTime) {
-    }
+    public record TrainerStatus(
+            Integer progressPercentage,
+            Integer estimatedRemainingSeconds,
+            List<Metric> metrics,
+            String lastUpdatedTime) {}
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Metric(String name, String value) {
-    }
+    public record Metric(String name, String value) {}
 }

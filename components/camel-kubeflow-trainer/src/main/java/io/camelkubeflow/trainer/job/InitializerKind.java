@@ -1,5 +1,7 @@
 package io.camelkubeflow.trainer.job;
 
+import java.util.Locale;
+
 /**
  * Which of the Trainer's initializers fetches a dataset or model: the storage URI's scheme decides it, as the
  * initializer images dispatch on it ({@code STORAGE_URI}), or a request names it explicitly ({@code datasetKind}).
@@ -14,7 +16,7 @@ public enum InitializerKind {
 
     /** The URI scheme and the option value: hf, s3 or cache. */
     public String scheme() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 
     /** The kind whose scheme or option value is {@code text}, or null. */

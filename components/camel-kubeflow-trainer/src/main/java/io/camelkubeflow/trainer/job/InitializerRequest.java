@@ -1,10 +1,9 @@
 package io.camelkubeflow.trainer.job;
 
+import io.fabric8.kubernetes.api.model.SecretKeySelector;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-
-import io.fabric8.kubernetes.api.model.SecretKeySelector;
 
 /**
  * What a request says about one initializer (the dataset's or the model's): the storage URI, the Secret handed whole
@@ -47,15 +46,36 @@ public final class InitializerRequest {
         return uri == null && secret == null && kind == null && settings.isEmpty();
     }
 
-    public InitializerRequest uri(String v) { uri = v; return this; }
-    public InitializerRequest secret(String v) { secret = v; return this; }
-    public InitializerRequest kind(String v) { kind = v; return this; }
+    public InitializerRequest uri(String v) {
+        uri = v;
+        return this;
+    }
 
-    public String uri() { return uri; }
-    public String secret() { return secret; }
-    public String kind() { return kind; }
+    public InitializerRequest secret(String v) {
+        secret = v;
+        return this;
+    }
+
+    public InitializerRequest kind(String v) {
+        kind = v;
+        return this;
+    }
+
+    public String uri() {
+        return uri;
+    }
+
+    public String secret() {
+        return secret;
+    }
+
+    public String kind() {
+        return kind;
+    }
     /** The settings given, in declaration order. */
-    public Map<InitializerSetting, Object> settings() { return settings; }
+    public Map<InitializerSetting, Object> settings() {
+        return settings;
+    }
 
     /** A Secret key reference a credential setting holds. */
     static SecretKeySelector secretKey(Object value) {

@@ -1,10 +1,11 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.Set;
-
 import static io.camelkubeflow.trainer.job.InitializerKind.CACHE;
 import static io.camelkubeflow.trainer.job.InitializerKind.HF;
 import static io.camelkubeflow.trainer.job.InitializerKind.S3;
+
+import java.util.Arrays;
+import java.util.Set;
 
 /**
  * A typed setting of an initializer, declared once: the field suffix callers write after {@code dataset} or
@@ -81,7 +82,11 @@ public enum InitializerSetting {
 
     /** The kinds that read it, for messages: {@code s3}. */
     String kindsText() {
-        return String.join(" or ", java.util.Arrays.stream(InitializerKind.values()).filter(kinds::contains)
-                .map(InitializerKind::scheme).toList());
+        return String.join(
+                " or ",
+                Arrays.stream(InitializerKind.values())
+                        .filter(kinds::contains)
+                        .map(InitializerKind::scheme)
+                        .toList());
     }
 }

@@ -1,12 +1,14 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.Set;
-
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
+import java.util.Arrays;
+import java.util.Set;
 
 /** The two initializers a TrainJob may have: the replicated job and container of each, and the kinds it takes. */
 public enum InitializerStep {
-    DATASET("dataset", TrainingRuntimeDescriptor.DATASET_INITIALIZER,
+    DATASET(
+            "dataset",
+            TrainingRuntimeDescriptor.DATASET_INITIALIZER,
             Set.of(InitializerKind.HF, InitializerKind.S3, InitializerKind.CACHE)),
     MODEL("model", TrainingRuntimeDescriptor.MODEL_INITIALIZER, Set.of(InitializerKind.HF, InitializerKind.S3));
 
@@ -36,7 +38,11 @@ public enum InitializerStep {
 
     /** The kinds' schemes in a fixed order, for messages: {@code hf, s3, cache}. */
     public String schemes() {
-        return String.join(", ", java.util.Arrays.stream(InitializerKind.values()).filter(kinds::contains)
-                .map(InitializerKind::scheme).toList());
+        return String.join(
+                ", ",
+                Arrays.stream(InitializerKind.values())
+                        .filter(kinds::contains)
+                        .map(InitializerKind::scheme)
+                        .toList());
     }
 }

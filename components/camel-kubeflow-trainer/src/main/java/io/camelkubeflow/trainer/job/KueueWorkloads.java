@@ -1,16 +1,15 @@
 package io.camelkubeflow.trainer.job;
 
-import java.net.HttpURLConnection;
-import java.util.Comparator;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.net.HttpURLConnection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * A TrainJob's Kueue Workload (kueue.x-k8s.io/v1beta2): the object in which Kueue keeps a job's place in its queue and
@@ -19,17 +18,23 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 public final class KueueWorkloads {
     /** Kueue's label naming the uid of the job a Workload was made for. */
     public static final String JOB_UID_LABEL = TrainJobMetadata.KUEUE_DOMAIN + "/job-uid";
-    public static final ResourceDefinitionContext WORKLOADS = new ResourceDefinitionContext.Builder()
-            .withGroup(TrainJobMetadata.KUEUE_DOMAIN).withVersion("v1beta2").withPlural("workloads")
-            .withKind("Workload").withNamespaced(true).build();
 
-    private KueueWorkloads() {
-    }
+    public static final ResourceDefinitionContext WORKLOADS = new ResourceDefinitionContext.Builder()
+            .withGroup(TrainJobMetadata.KUEUE_DOMAIN)
+            .withVersion("v1beta2")
+            .withPlural("workloads")
+            .withKind("Workload")
+            .withNamespaced(true)
+            .build();
+
+    private KueueWorkloads() {}
 
     /** Whether the job names a LocalQueue (Kueue's webhook then suspends it and Kueue makes it a Workload). */
     public static boolean inQueue(TrainJob job) {
         Map<String, String> labels = job.getMetadata().getLabels();
-        return labels != null && labels.containsKey(TrainJobMetadata.QUEUE_LABEL) && job.getMetadata().getUid() != null;
+        return labels != null
+                && labels.containsKey(TrainJobMetadata.QUEUE_LABEL)
+                && job.getMetadata().getUid() != null;
     }
 
     /**
@@ -38,8 +43,11 @@ public final class KueueWorkloads {
      * @throws KubernetesClientException as the API server answered: {@link #notServed} tells a 404 or 403
      */
     public static List<GenericKubernetesResource> labelledFor(KubernetesClient client, TrainJob job) {
-        return client.genericKubernetesResources(WORKLOADS).inNamespace(job.getMetadata().getNamespace())
-                .withLabel(JOB_UID_LABEL, job.getMetadata().getUid()).list().getItems();
+        return client.genericKubernetesResources(WORKLOADS)
+                .inNamespace(job.getMetadata().getNamespace())
+                .withLabel(JOB_UID_LABEL, job.getMetadata().getUid())
+                .list()
+                .getItems();
     }
 
     /**
@@ -54,9 +62,11 @@ public final class KueueWorkloads {
                 .filter(workload -> workload.getMetadata().getDeletionTimestamp() == null
                         && namespace.equals(workload.getMetadata().getNamespace())
                         && workload.getMetadata().getOwnerReferences().stream()
-                                .anyMatch(owner -> uid.equals(owner.getUid()) && "TrainJob".equals(owner.getKind())
+                                .anyMatch(owner -> uid.equals(owner.getUid())
+                                        && "TrainJob".equals(owner.getKind())
                                         && Boolean.TRUE.equals(owner.getController())))
-                .max(Comparator.comparing(workload -> workload.getMetadata().getCreationTimestamp(),
+                .max(Comparator.comparing(
+                        workload -> workload.getMetadata().getCreationTimestamp(),
                         Comparator.nullsFirst(Comparator.naturalOrder())));
     }
 
@@ -74,10 +84,13 @@ public final class KueueWorkloads {
      */
     @SuppressWarnings("unchecked")
     public static Optional<Map<String, Object>> condition(GenericKubernetesResource object, String type) {
-        if (object != null && object.getAdditionalProperties().get("status") instanceof Map<?, ?> status
+        if (object != null
+                && object.getAdditionalProperties().get("status") instanceof Map<?, ?> status
                 && status.get("conditions") instanceof List<?> conditions) {
-            return conditions.stream().filter(c -> c instanceof Map<?, ?> map && type.equals(map.get("type")))
-                    .map(c -> (Map<String, Object>) c).findFirst();
+            return conditions.stream()
+                    .filter(c -> c instanceof Map<?, ?> map && type.equals(map.get("type")))
+                    .map(c -> (Map<String, Object>) c)
+                    .findFirst();
         }
         return Optional.empty();
     }

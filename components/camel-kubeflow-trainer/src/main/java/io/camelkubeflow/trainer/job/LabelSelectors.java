@@ -1,11 +1,10 @@
 package io.camelkubeflow.trainer.job;
 
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import io.camelkubeflow.trainer.support.InvalidOptionException;
 
 /**
  * Checks a label selector as the API server parses one ({@code team=vision,!gpu,tier in (a,b)}), so that a caller's
@@ -17,17 +16,17 @@ public final class LabelSelectors {
      * character, a Unicode space) is part of a key or value there, which its rules then refuse.
      */
     private static final String SPACE = "[ \\t\\r\\n]";
-    private static final Pattern SET = Pattern.compile(
-            "(!?)([^ \\t\\r\\n]+)" + SPACE + "+(in|notin)" + SPACE + "*\\(([^()]*)\\)");
-    private static final Pattern EQUALITY = Pattern.compile(
-            "([^=! \\t\\r\\n]+)" + SPACE + "*(==|=|!=)" + SPACE + "*([^=! \\t\\r\\n]*)");
+
+    private static final Pattern SET =
+            Pattern.compile("(!?)([^ \\t\\r\\n]+)" + SPACE + "+(in|notin)" + SPACE + "*\\(([^()]*)\\)");
+    private static final Pattern EQUALITY =
+            Pattern.compile("([^=! \\t\\r\\n]+)" + SPACE + "*(==|=|!=)" + SPACE + "*([^=! \\t\\r\\n]*)");
     private static final Pattern EXISTS = Pattern.compile("!?([^=! \\t\\r\\n(),]+)");
     private static final Pattern AROUND = Pattern.compile("^" + SPACE + "+|" + SPACE + "+$");
     private static final String FORMS = "write requirements separated by commas: key=value, key!=value,"
             + " key in (a,b), key notin (a,b), key or !key (e.g. team=vision,!gpu)";
 
-    private LabelSelectors() {
-    }
+    private LabelSelectors() {}
 
     /** @throws InvalidOptionException naming {@code field} when {@code selector} is not one the API server accepts */
     public static void check(String field, String selector) {
@@ -41,8 +40,10 @@ public final class LabelSelectors {
             if (set.matches() && set.group(1).isEmpty()) {
                 key(field, set.group(2));
                 if (strip(set.group(4)).isEmpty()) {
-                    throw new InvalidOptionException(field, "'" + requirement + "' has no values; give at least"
-                            + " one, e.g. " + set.group(2) + " " + set.group(3) + " (a,b)");
+                    throw new InvalidOptionException(
+                            field,
+                            "'" + requirement + "' has no values; give at least" + " one, e.g. " + set.group(2) + " "
+                                    + set.group(3) + " (a,b)");
                 }
                 for (String value : set.group(4).split(",", -1)) {
                     value(field, strip(value));
@@ -53,8 +54,8 @@ public final class LabelSelectors {
             } else if (exists.matches()) {
                 key(field, exists.group(1));
             } else {
-                throw new InvalidOptionException(field, "'" + requirement + "' is not a label selector requirement; "
-                        + FORMS);
+                throw new InvalidOptionException(
+                        field, "'" + requirement + "' is not a label selector requirement; " + FORMS);
             }
         }
     }
@@ -89,16 +90,20 @@ public final class LabelSelectors {
 
     private static void key(String field, String key) {
         if (!TrainRequestValidator.isQualifiedName(key)) {
-            throw new InvalidOptionException(field, "'" + key + "' is not a label key: an optional DNS prefix and"
-                    + " '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or"
-                    + " digit");
+            throw new InvalidOptionException(
+                    field,
+                    "'" + key + "' is not a label key: an optional DNS prefix and"
+                            + " '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or"
+                            + " digit");
         }
     }
 
     private static void value(String field, String value) {
         if (!TrainRequestValidator.isLabelValue(value)) {
-            throw new InvalidOptionException(field, "'" + value + "' is not a label value: at most 63 letters,"
-                    + " digits, '-', '_' or '.', starting and ending with a letter or digit");
+            throw new InvalidOptionException(
+                    field,
+                    "'" + value + "' is not a label value: at most 63 letters,"
+                            + " digits, '-', '_' or '.', starting and ending with a letter or digit");
         }
     }
 }

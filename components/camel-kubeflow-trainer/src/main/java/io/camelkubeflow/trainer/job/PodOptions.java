@@ -1,15 +1,10 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
-
 import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.Capabilities;
 import io.fabric8.kubernetes.api.model.NodeAffinity;
+import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorTermBuilder;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
@@ -20,6 +15,12 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The pod and container settings a request gives as text (an endpoint option, a header, a message field), read into
@@ -30,7 +31,10 @@ import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 public final class PodOptions {
     /** The kinds of volume a request may mount; hostPath is none of them, nor any other that reaches the node. */
     public enum VolumeKind {
-        PVC("pvc"), CONFIG_MAP("configMap"), SECRET("secret"), EMPTY_DIR("emptyDir");
+        PVC("pvc"),
+        CONFIG_MAP("configMap"),
+        SECRET("secret"),
+        EMPTY_DIR("emptyDir");
 
         private final String word;
 
@@ -57,23 +61,35 @@ public final class PodOptions {
         /** The pod's name for it: the kind and the source, so two kinds of one name never clash, and never ours. */
         public String volumeName() {
             String name = kind.word.toLowerCase(Locale.ROOT) + "-" + source.replace('.', '-');
-            return name.length() <= 63 ? name : name.substring(0, 50) + "-" + TrainJobMetadata.sha256(name).substring(0, 12);
+            return name.length() <= 63
+                    ? name
+                    : name.substring(0, 50) + "-"
+                            + TrainJobMetadata.sha256(name).substring(0, 12);
         }
 
         public Volume volume() {
             VolumeBuilder volume = new VolumeBuilder().withName(volumeName());
             return switch (kind) {
-                case PVC -> volume.withNewPersistentVolumeClaim().withClaimName(source).withReadOnly(readOnly ? true
-                        : null).endPersistentVolumeClaim().build();
-                case CONFIG_MAP -> volume.withNewConfigMap().withName(source).endConfigMap().build();
-                case SECRET -> volume.withNewSecret().withSecretName(source).endSecret().build();
+                case PVC ->
+                    volume.withNewPersistentVolumeClaim()
+                            .withClaimName(source)
+                            .withReadOnly(readOnly ? true : null)
+                            .endPersistentVolumeClaim()
+                            .build();
+                case CONFIG_MAP ->
+                    volume.withNewConfigMap().withName(source).endConfigMap().build();
+                case SECRET ->
+                    volume.withNewSecret().withSecretName(source).endSecret().build();
                 case EMPTY_DIR -> volume.withNewEmptyDir().endEmptyDir().build();
             };
         }
 
         public VolumeMount mount() {
-            return new VolumeMountBuilder().withName(volumeName()).withMountPath(mountPath)
-                    .withReadOnly(readOnly ? true : null).build();
+            return new VolumeMountBuilder()
+                    .withName(volumeName())
+                    .withMountPath(mountPath)
+                    .withReadOnly(readOnly ? true : null)
+                    .build();
         }
     }
 
@@ -85,8 +101,7 @@ public final class PodOptions {
     private static final String VOLUME_FORMS = "write KIND:NAME:/mount/path, :ro at the end for read-only, with KIND"
             + " pvc, configMap, secret or emptyDir (e.g. pvc:datasets:/data:ro)";
 
-    private PodOptions() {
-    }
+    private PodOptions() {}
 
     /** Tolerations, each {@code KEY[=VALUE][:EFFECT]}: Equal with a value, Exists without. */
     public static List<Toleration> tolerations(String field, List<String> items) {
@@ -99,14 +114,15 @@ public final class PodOptions {
                 effect = rest.substring(colon + 1);
                 rest = rest.substring(0, colon);
                 if (!EFFECTS.contains(effect)) {
-                    throw new InvalidOptionException(field, "'" + item + "' has the effect '" + effect + "'; "
-                            + TOLERATION_FORMS);
+                    throw new InvalidOptionException(
+                            field, "'" + item + "' has the effect '" + effect + "'; " + TOLERATION_FORMS);
                 }
             }
             int equals = rest.indexOf('=');
             String key = equals < 0 ? rest : rest.substring(0, equals);
             String value = equals < 0 ? null : rest.substring(equals + 1);
-            if (!TrainRequestValidator.isQualifiedName(key) || value != null && !TrainRequestValidator.isLabelValue(value)) {
+            if (!TrainRequestValidator.isQualifiedName(key)
+                    || value != null && !TrainRequestValidator.isLabelValue(value)) {
                 throw new InvalidOptionException(field, "'" + item + "' is not a toleration; " + TOLERATION_FORMS);
             }
             tolerations.add(new Toleration(effect, key, value == null ? "Exists" : "Equal", null, value));
@@ -138,8 +154,9 @@ public final class PodOptions {
                 operator = "Exists";
                 key = item;
             }
-            if (!TrainRequestValidator.isQualifiedName(key) || values != null && values.stream()
-                    .anyMatch(v -> v.isEmpty() || !TrainRequestValidator.isLabelValue(v))) {
+            if (!TrainRequestValidator.isQualifiedName(key)
+                    || values != null
+                            && values.stream().anyMatch(v -> v.isEmpty() || !TrainRequestValidator.isLabelValue(v))) {
                 throw new InvalidOptionException(field, "'" + item + "' is not a node requirement; " + AFFINITY_FORMS);
             }
             requirements.add(new NodeSelectorRequirement(key, operator, values));
@@ -148,54 +165,69 @@ public final class PodOptions {
             return null;
         }
         NodeAffinity affinity = new NodeAffinity();
-        affinity.setRequiredDuringSchedulingIgnoredDuringExecution(new io.fabric8.kubernetes.api.model.NodeSelector(
-                List.of(new NodeSelectorTermBuilder().withMatchExpressions(requirements).build())));
+        affinity.setRequiredDuringSchedulingIgnoredDuringExecution(new NodeSelector(List.of(
+                new NodeSelectorTermBuilder().withMatchExpressions(requirements).build())));
         return affinity;
     }
 
     /** Volumes, each {@code KIND:NAME:/mount/path[:ro]}. */
     public static List<PodVolume> volumes(String field, List<String> items) {
         List<PodVolume> volumes = new ArrayList<>();
-        java.util.Set<String> paths = new java.util.HashSet<>();
-        java.util.Set<String> sources = new java.util.HashSet<>();
+        Set<String> paths = new HashSet<>();
+        Set<String> sources = new HashSet<>();
         for (String item : items) {
             String[] parts = item.split(":", -1);
             boolean readOnly = parts.length == 4 && "ro".equals(parts[3]);
             VolumeKind kind = parts.length < 3 ? null : VolumeKind.of(parts[0]);
             if (kind == null || parts.length > 4 || parts.length == 4 && !readOnly) {
                 String hint = parts.length >= 1 && "hostPath".equalsIgnoreCase(parts[0])
-                        ? "hostPath volumes are never mounted (they reach the node's disk); " : "";
+                        ? "hostPath volumes are never mounted (they reach the node's disk); "
+                        : "";
                 throw new InvalidOptionException(field, "'" + item + "' is not a volume; " + hint + VOLUME_FORMS);
             }
             String name = parts[1];
             if (kind == VolumeKind.EMPTY_DIR) {
-                if (name.length() > 50 || !KubernetesNames.RFC1123_LABEL.matcher(name).matches()) {
-                    throw new InvalidOptionException(field, "'" + item + "': an emptyDir's name is an RFC 1123"
-                            + " label of at most 50 characters (lowercase letters, digits, '-')");
+                if (name.length() > 50
+                        || !KubernetesNames.RFC1123_LABEL.matcher(name).matches()) {
+                    throw new InvalidOptionException(
+                            field,
+                            "'" + item + "': an emptyDir's name is an RFC 1123"
+                                    + " label of at most 50 characters (lowercase letters, digits, '-')");
                 }
             } else {
                 KubernetesNames.objectName(field, name);
             }
             String path = parts[2];
-            if (!path.startsWith("/") || path.contains("//") || path.matches(".*(^|/)\\.{1,2}(/|$).*")
-                    || path.length() > 1024 || path.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
-                throw new InvalidOptionException(field, "'" + item + "' mounts at '" + path + "'; give an absolute"
-                        + " path without '.' or '..' segments, e.g. /data");
+            if (!path.startsWith("/")
+                    || path.contains("//")
+                    || path.matches(".*(^|/)\\.{1,2}(/|$).*")
+                    || path.length() > 1024
+                    || path.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+                throw new InvalidOptionException(
+                        field,
+                        "'" + item + "' mounts at '" + path + "'; give an absolute"
+                                + " path without '.' or '..' segments, e.g. /data");
             }
             String componentMount = TrainJobFactory.componentMountAt(path);
             if (componentMount != null) {
-                throw new InvalidOptionException(field, "'" + item + "' would cover " + componentMount
-                        + ", where the component mounts scripts, workspaces and outputs; mount it elsewhere");
+                throw new InvalidOptionException(
+                        field,
+                        "'" + item + "' would cover " + componentMount
+                                + ", where the component mounts scripts, workspaces and outputs; mount it elsewhere");
             }
             PodVolume volume = new PodVolume(kind, name, path, readOnly);
             // the API server refuses a pod with two mounts at one path or two volumes of one name: its pods never start
             if (!paths.add(path.endsWith("/") ? path.substring(0, path.length() - 1) : path)) {
-                throw new InvalidOptionException(field, "'" + item + "' mounts at a path another volume of the"
-                        + " request mounts at; give each volume its own path");
+                throw new InvalidOptionException(
+                        field,
+                        "'" + item + "' mounts at a path another volume of the"
+                                + " request mounts at; give each volume its own path");
             }
             if (!sources.add(volume.volumeName())) {
-                throw new InvalidOptionException(field, "'" + item + "' names a " + parts[0] + " another volume of"
-                        + " the request names; mount it once");
+                throw new InvalidOptionException(
+                        field,
+                        "'" + item + "' names a " + parts[0] + " another volume of"
+                                + " the request names; mount it once");
             }
             volumes.add(volume);
         }
@@ -214,8 +246,11 @@ public final class PodOptions {
                 case "fsGroup" -> context.setFsGroup(id(name, text));
                 case "runAsNonRoot" -> context.setRunAsNonRoot(flag(name, text));
                 case "seccompProfile" -> context.setSeccompProfile(seccomp(name, text));
-                default -> throw new InvalidOptionException(name, "is not a pod security setting a request may"
-                        + " give; give runAsUser, runAsGroup, fsGroup, runAsNonRoot or seccompProfile");
+                default ->
+                    throw new InvalidOptionException(
+                            name,
+                            "is not a pod security setting a request may"
+                                    + " give; give runAsUser, runAsGroup, fsGroup, runAsNonRoot or seccompProfile");
             }
         });
         return context;
@@ -241,14 +276,19 @@ public final class PodOptions {
                 case "dropCapabilities" -> {
                     List<String> drop = List.of(text.split("\\|", -1));
                     if (drop.stream().anyMatch(c -> !c.matches("[A-Z][A-Z_]{0,63}"))) {
-                        throw new InvalidOptionException(name, "'" + text + "' is not a list of capabilities; write"
-                                + " them in capitals separated by '|', e.g. ALL or NET_RAW|CHOWN");
+                        throw new InvalidOptionException(
+                                name,
+                                "'" + text + "' is not a list of capabilities; write"
+                                        + " them in capitals separated by '|', e.g. ALL or NET_RAW|CHOWN");
                     }
                     context.setCapabilities(new Capabilities(null, drop));
                 }
-                default -> throw new InvalidOptionException(name, "is not a container security setting a request"
-                        + " may give; give runAsUser, runAsGroup, runAsNonRoot, readOnlyRootFilesystem,"
-                        + " allowPrivilegeEscalation, seccompProfile or dropCapabilities");
+                default ->
+                    throw new InvalidOptionException(
+                            name,
+                            "is not a container security setting a request"
+                                    + " may give; give runAsUser, runAsGroup, runAsNonRoot, readOnlyRootFilesystem,"
+                                    + " allowPrivilegeEscalation, seccompProfile or dropCapabilities");
             }
         });
         return context;
@@ -267,8 +307,10 @@ public final class PodOptions {
 
     private static SeccompProfile seccomp(String field, String text) {
         if (!text.equals("RuntimeDefault")) {
-            throw new InvalidOptionException(field, "'" + text + "' is not a profile a request may give; give"
-                    + " RuntimeDefault (Unconfined lifts the filter, Localhost names a file on the node)");
+            throw new InvalidOptionException(
+                    field,
+                    "'" + text + "' is not a profile a request may give; give"
+                            + " RuntimeDefault (Unconfined lifts the filter, Localhost names a file on the node)");
         }
         return new SeccompProfile(null, text);
     }

@@ -1,12 +1,5 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.TreeSet;
-
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -14,6 +7,12 @@ import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.camelkubeflow.trainer.api.TrainJob;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * What a request made, part by part, so that a later request with the same idempotency key can be told to be the same
@@ -29,11 +28,10 @@ final class RequestFingerprint {
     /** The spec fields whose own fields are compared one by one. */
     private static final List<String> SPLIT = List.of("trainer", "initializer");
     /** Writes a tree with each object's properties in name order: the canonical form that is hashed. */
-    private static final ObjectMapper CANONICAL = JsonMapper.builder()
-            .enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED).build();
+    private static final ObjectMapper CANONICAL =
+            JsonMapper.builder().enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED).build();
 
-    private RequestFingerprint() {
-    }
+    private RequestFingerprint() {}
 
     /** Each part of the TrainJob to its hash, in name order. */
     static Map<String, String> of(TrainJob wanted) {
@@ -44,8 +42,10 @@ final class RequestFingerprint {
             if (field.getKey().equals("runtimePatches")) {
                 putPatches(parts, field.getValue());
             } else if (SPLIT.contains(field.getKey()) && field.getValue().isObject()) {
-                field.getValue().fields().forEachRemaining(inner -> parts.put("spec." + field.getKey() + "."
-                        + inner.getKey(), hash(inner.getValue())));
+                field.getValue()
+                        .fields()
+                        .forEachRemaining(inner ->
+                                parts.put("spec." + field.getKey() + "." + inner.getKey(), hash(inner.getValue())));
             } else {
                 parts.put("spec." + field.getKey(), hash(field.getValue()));
             }
@@ -64,8 +64,11 @@ final class RequestFingerprint {
         for (JsonNode patch : patches) {
             if (TrainJobMetadata.PATCH_MANAGER.equals(patch.path("manager").asText())) {
                 // told apart by the volume they add, not by their text: a script may hold any words
-                parts.put(patch.findValuesAsText("name").contains(TrainJobFactory.WORKSPACE_VOLUME) ? "workspace"
-                        : "script", hash(patch));
+                parts.put(
+                        patch.findValuesAsText("name").contains(TrainJobFactory.WORKSPACE_VOLUME)
+                                ? "workspace"
+                                : "script",
+                        hash(patch));
             } else {
                 own.add(patch);
             }
@@ -77,7 +80,10 @@ final class RequestFingerprint {
 
     static String format(Map<String, String> parts) {
         StringBuilder text = new StringBuilder();
-        parts.forEach((part, hash) -> text.append(text.length() == 0 ? "" : ",").append(part).append('=').append(hash));
+        parts.forEach((part, hash) -> text.append(text.length() == 0 ? "" : ",")
+                .append(part)
+                .append('=')
+                .append(hash));
         return text.toString();
     }
 

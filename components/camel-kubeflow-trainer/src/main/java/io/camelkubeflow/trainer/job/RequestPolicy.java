@@ -1,13 +1,5 @@
 package io.camelkubeflow.trainer.job;
 
-import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.regex.Pattern;
-
 import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.ContainerPatch;
@@ -21,8 +13,18 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.SELinuxOptions;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Sysctl;
+import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.WindowsSecurityContextOptions;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * What a request may ask for, whoever sends it and whatever its entry point: the namespaces and runtimes it may name,
@@ -37,6 +39,7 @@ import io.fabric8.kubernetes.api.model.WindowsSecurityContextOptions;
 public final class RequestPolicy {
     /** In a set of names: any name. */
     public static final String ANY = "*";
+
     private static final String CPU = "cpu";
     private static final String MEMORY = "memory";
     private static final String GPU = "nvidia.com/gpu";
@@ -54,8 +57,9 @@ public final class RequestPolicy {
     private int maxNumNodes = 4;
     private int maxNumProcPerNode = 8;
     /** The resources a request may ask for per node, each with its maximum; any other resource is refused. */
-    private Map<String, Quantity> resourceMaxima = Map.of(CPU, new Quantity("32"), MEMORY, new Quantity("256Gi"),
-            GPU, new Quantity("8"));
+    private Map<String, Quantity> resourceMaxima =
+            Map.of(CPU, new Quantity("32"), MEMORY, new Quantity("256Gi"), GPU, new Quantity("8"));
+
     private long defaultActiveDeadlineSeconds = 24 * 3600L;
     private long maxActiveDeadlineSeconds = 7 * 24 * 3600L;
     private int maxScriptBytes = TrainRequestValidator.MAX_SCRIPT_BYTES;
@@ -63,6 +67,7 @@ public final class RequestPolicy {
     private List<String> outputLocations = List.of();
     /** Node labels pods may be placed by, each {@code key=value} or {@code key=*} for any value of the key. */
     private Set<String> nodeSelectors = Set.of();
+
     private Set<String> tolerations = Set.of();
     private Set<String> serviceAccounts = Set.of();
     private Set<String> persistentVolumeClaims = Set.of();
@@ -75,8 +80,7 @@ public final class RequestPolicy {
     /** The WorkloadPriorityClasses a request may name: a higher one lets Kueue preempt other teams' jobs. */
     private Set<String> priorityClasses = Set.of();
 
-    private RequestPolicy() {
-    }
+    private RequestPolicy() {}
 
     /**
      * Any namespace and runtime; no image or command override (a request runs a script, a Python file or a workspace
@@ -249,13 +253,17 @@ public final class RequestPolicy {
             return;
         }
         if (location.matches(".*(^|/)\\.{1,2}(/|@|$).*") || location.contains("%") || location.contains("\\")) {
-            throw new PolicyViolationException("workspaceSources", "workspace '" + location + "' has a '.' or '..'"
-                    + " segment, an escaped character or a backslash; name the repository or folder plainly");
+            throw new PolicyViolationException(
+                    "workspaceSources",
+                    "workspace '" + location + "' has a '.' or '..'"
+                            + " segment, an escaped character or a backslash; name the repository or folder plainly");
         }
         if (workspaceSources.stream().noneMatch(location::startsWith)) {
-            throw new PolicyViolationException("workspaceSources", "workspace '" + location + "' is not under an"
-                    + " allowed source" + (workspaceSources.isEmpty() ? " (none is)" : "; allowed: "
-                            + workspaceSources));
+            throw new PolicyViolationException(
+                    "workspaceSources",
+                    "workspace '" + location + "' is not under an"
+                            + " allowed source"
+                            + (workspaceSources.isEmpty() ? " (none is)" : "; allowed: " + workspaceSources));
         }
     }
 
@@ -276,8 +284,14 @@ public final class RequestPolicy {
         return policy;
     }
 
-    public RequestPolicy withMaxima(int numNodes, int numProcPerNode, String gpu, String cpu, String memory,
-            long activeDeadlineSeconds, int scriptBytes) {
+    public RequestPolicy withMaxima(
+            int numNodes,
+            int numProcPerNode,
+            String gpu,
+            String cpu,
+            String memory,
+            long activeDeadlineSeconds,
+            int scriptBytes) {
         RequestPolicy policy = copy();
         policy.maxNumNodes = numNodes;
         policy.maxNumProcPerNode = numProcPerNode;
@@ -332,25 +346,32 @@ public final class RequestPolicy {
         if (request.queue() != null) {
             allowed("queues", queues, request.queue(), "queue");
         } else if (queueRequired) {
-            throw new PolicyViolationException("queueRequired", "the request names no queue, and every job here is"
-                    + " admitted by Kueue: give queue (a LocalQueue of namespace " + namespace + ")");
+            throw new PolicyViolationException(
+                    "queueRequired",
+                    "the request names no queue, and every job here is"
+                            + " admitted by Kueue: give queue (a LocalQueue of namespace " + namespace + ")");
         }
         if (request.priorityClass() != null) {
             allowed("priorityClasses", priorityClasses, request.priorityClass(), "priorityClass");
         }
         if (request.image() != null) {
             if (!imageOverride) {
-                throw new PolicyViolationException("imageOverride", "the request replaces the runtime's image with '"
-                        + request.image() + "'; requests run the runtime's own image here");
+                throw new PolicyViolationException(
+                        "imageOverride",
+                        "the request replaces the runtime's image with '" + request.image()
+                                + "'; requests run the runtime's own image here");
             }
-            if (!images.isEmpty() && images.stream().map(ImageRule::globPattern).map(Pattern::asMatchPredicate)
-                    .noneMatch(matches -> matches.test(request.image()))) {
+            if (!images.isEmpty()
+                    && images.stream()
+                            .map(ImageRule::globPattern)
+                            .map(Pattern::asMatchPredicate)
+                            .noneMatch(matches -> matches.test(request.image()))) {
                 throw new PolicyViolationException("images", "image '" + request.image() + "' is none of " + images);
             }
         }
         if (request.command() != null && !commandOverride) {
-            throw new PolicyViolationException("commandOverride", "the request gives its own command; give a script or"
-                    + " a pythonFile instead");
+            throw new PolicyViolationException(
+                    "commandOverride", "the request gives its own command; give a script or" + " a pythonFile instead");
         }
         // the Secrets and ConfigMaps the pods would be given (a staged workspace's ConfigMap is the job's own)
         for (Access access : TrainJobAccess.required(prepared)) {
@@ -376,26 +397,36 @@ public final class RequestPolicy {
         request.resources().forEach((resource, quantity) -> {
             Quantity max = resourceMaxima.get(resource);
             if (max == null) {
-                throw new PolicyViolationException("resources", "resource '" + resource + "' is not one a request"
-                        + " may ask for here; allowed: " + resourceMaxima.keySet().stream().sorted().toList());
+                throw new PolicyViolationException(
+                        "resources",
+                        "resource '" + resource + "' is not one a request" + " may ask for here; allowed: "
+                                + resourceMaxima.keySet().stream().sorted().toList());
             }
-            atMost(MAXIMUM_RULES.getOrDefault(resource, "resourceMaxima"), GPU.equals(resource) ? "gpu" : resource,
-                    quantity, max);
+            atMost(
+                    MAXIMUM_RULES.getOrDefault(resource, "resourceMaxima"),
+                    GPU.equals(resource) ? "gpu" : resource,
+                    quantity,
+                    max);
         });
         if (request.activeDeadlineSeconds() != null && request.activeDeadlineSeconds() > maxActiveDeadlineSeconds) {
-            throw new PolicyViolationException("maxActiveDeadlineSeconds", "activeDeadlineSeconds "
-                    + request.activeDeadlineSeconds() + " is over " + maxActiveDeadlineSeconds);
+            throw new PolicyViolationException(
+                    "maxActiveDeadlineSeconds",
+                    "activeDeadlineSeconds " + request.activeDeadlineSeconds() + " is over "
+                            + maxActiveDeadlineSeconds);
         }
         if (request.outputUri() != null && outputLocations.stream().noneMatch(request.outputUri()::startsWith)) {
             // the validator has refused '.' and '..' segments already, so a prefix cannot be left by the path
-            throw new PolicyViolationException("outputLocations", "outputUri '" + request.outputUri() + "' is not"
-                    + " under an allowed output location" + (outputLocations.isEmpty() ? " (none is)"
-                            : "; allowed: " + outputLocations));
+            throw new PolicyViolationException(
+                    "outputLocations",
+                    "outputUri '" + request.outputUri() + "' is not"
+                            + " under an allowed output location"
+                            + (outputLocations.isEmpty() ? " (none is)" : "; allowed: " + outputLocations));
         }
-        if (request.script() != null
-                && request.script().getBytes(StandardCharsets.UTF_8).length > maxScriptBytes) {
-            throw new PolicyViolationException("maxScriptBytes", "the script is "
-                    + request.script().getBytes(StandardCharsets.UTF_8).length + " bytes, over " + maxScriptBytes);
+        if (request.script() != null && request.script().getBytes(StandardCharsets.UTF_8).length > maxScriptBytes) {
+            throw new PolicyViolationException(
+                    "maxScriptBytes",
+                    "the script is " + request.script().getBytes(StandardCharsets.UTF_8).length + " bytes, over "
+                            + maxScriptBytes);
         }
     }
 
@@ -411,13 +442,14 @@ public final class RequestPolicy {
         }
         if (pod.affinity() != null && pod.affinity().getNodeAffinity() != null) {
             NodeAffinity affinity = pod.affinity().getNodeAffinity();
-            List<NodeSelectorTerm> terms = new java.util.ArrayList<>();
+            List<NodeSelectorTerm> terms = new ArrayList<>();
             if (affinity.getRequiredDuringSchedulingIgnoredDuringExecution() != null) {
-                terms.addAll(affinity.getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms());
+                terms.addAll(affinity.getRequiredDuringSchedulingIgnoredDuringExecution()
+                        .getNodeSelectorTerms());
             }
             affinity.getPreferredDuringSchedulingIgnoredDuringExecution().forEach(p -> terms.add(p.getPreference()));
             for (NodeSelectorTerm term : terms) {
-                List<NodeSelectorRequirement> requirements = new java.util.ArrayList<>(term.getMatchExpressions());
+                List<NodeSelectorRequirement> requirements = new ArrayList<>(term.getMatchExpressions());
                 requirements.addAll(term.getMatchFields());
                 for (NodeSelectorRequirement requirement : requirements) {
                     if ("In".equals(requirement.getOperator())) {
@@ -429,12 +461,19 @@ public final class RequestPolicy {
             }
         }
         if (pod.tolerations() != null) {
-            for (io.fabric8.kubernetes.api.model.Toleration toleration : pod.tolerations()) {
+            for (Toleration toleration : pod.tolerations()) {
                 String key = toleration.getKey() == null ? "" : toleration.getKey();
                 if (!tolerations.contains(ANY) && !tolerations.contains(key)) {
-                    throw new PolicyViolationException("tolerations", (key.isEmpty() ? "a toleration of every taint"
-                            : "toleration of '" + key + "'") + " is not allowed" + (tolerations.isEmpty()
-                                    ? " (none is)" : "; allowed keys: " + tolerations.stream().sorted().toList()));
+                    throw new PolicyViolationException(
+                            "tolerations",
+                            (key.isEmpty() ? "a toleration of every taint" : "toleration of '" + key + "'")
+                                    + " is not allowed"
+                                    + (tolerations.isEmpty()
+                                            ? " (none is)"
+                                            : "; allowed keys: "
+                                                    + tolerations.stream()
+                                                            .sorted()
+                                                            .toList()));
                 }
             }
         }
@@ -443,28 +482,48 @@ public final class RequestPolicy {
         }
         for (Volume volume : pod.volumes() == null ? List.<Volume>of() : pod.volumes()) {
             if (volume.getHostPath() != null) {
-                throw new PolicyViolationException("hostPath", "volume '" + volume.getName() + "' mounts the node's"
-                        + " path " + volume.getHostPath().getPath() + "; no request may mount the node's disk");
+                throw new PolicyViolationException(
+                        "hostPath",
+                        "volume '" + volume.getName() + "' mounts the node's" + " path "
+                                + volume.getHostPath().getPath() + "; no request may mount the node's disk");
             }
-            if (volume.getEmptyDir() == null && volume.getConfigMap() == null && volume.getSecret() == null
-                    && volume.getPersistentVolumeClaim() == null && volume.getDownwardAPI() == null) {
-                throw new PolicyViolationException("volumeKinds", "volume '" + volume.getName() + "' is of a kind"
-                        + " no request may mount; use emptyDir, configMap, secret or a persistentVolumeClaim");
+            if (volume.getEmptyDir() == null
+                    && volume.getConfigMap() == null
+                    && volume.getSecret() == null
+                    && volume.getPersistentVolumeClaim() == null
+                    && volume.getDownwardAPI() == null) {
+                throw new PolicyViolationException(
+                        "volumeKinds",
+                        "volume '" + volume.getName() + "' is of a kind"
+                                + " no request may mount; use emptyDir, configMap, secret or a persistentVolumeClaim");
             }
         }
-        rootless("the pod", pod.securityContext() == null ? null : pod.securityContext().getRunAsUser(),
+        rootless(
+                "the pod",
+                pod.securityContext() == null ? null : pod.securityContext().getRunAsUser(),
                 pod.securityContext() == null ? null : pod.securityContext().getRunAsNonRoot());
         if (pod.securityContext() != null) {
             PodSecurityContext context = pod.securityContext();
             if (context.getSysctls() != null && !context.getSysctls().isEmpty()) {
-                throw new PolicyViolationException("sysctls", "the pod would set the kernel parameters "
-                        + context.getSysctls().stream().map(Sysctl::getName).toList() + "; no request may");
+                throw new PolicyViolationException(
+                        "sysctls",
+                        "the pod would set the kernel parameters "
+                                + context.getSysctls().stream()
+                                        .map(Sysctl::getName)
+                                        .toList() + "; no request may");
             }
-            confined("the pod", context.getSeLinuxOptions(), context.getWindowsOptions(),
-                    context.getSeccompProfile() == null ? null : context.getSeccompProfile().getType(),
-                    context.getAppArmorProfile() == null ? null : context.getAppArmorProfile().getType());
+            confined(
+                    "the pod",
+                    context.getSeLinuxOptions(),
+                    context.getWindowsOptions(),
+                    context.getSeccompProfile() == null
+                            ? null
+                            : context.getSeccompProfile().getType(),
+                    context.getAppArmorProfile() == null
+                            ? null
+                            : context.getAppArmorProfile().getType());
         }
-        for (List<ContainerPatch> containers : java.util.Arrays.asList(pod.containers(), pod.initContainers())) {
+        for (List<ContainerPatch> containers : Arrays.asList(pod.containers(), pod.initContainers())) {
             for (ContainerPatch container : containers == null ? List.<ContainerPatch>of() : containers) {
                 SecurityContext context = container.securityContext();
                 if (context == null) {
@@ -472,26 +531,39 @@ public final class RequestPolicy {
                 }
                 String where = "container '" + container.name() + "'";
                 if (Boolean.TRUE.equals(context.getPrivileged())) {
-                    throw new PolicyViolationException("privileged", where + " would be privileged; no request may"
-                            + " run a privileged container");
+                    throw new PolicyViolationException(
+                            "privileged",
+                            where + " would be privileged; no request may" + " run a privileged container");
                 }
                 if (Boolean.TRUE.equals(context.getAllowPrivilegeEscalation())) {
-                    throw new PolicyViolationException("allowPrivilegeEscalation", where + " would allow privilege"
-                            + " escalation; leave allowPrivilegeEscalation unset or false");
+                    throw new PolicyViolationException(
+                            "allowPrivilegeEscalation",
+                            where + " would allow privilege"
+                                    + " escalation; leave allowPrivilegeEscalation unset or false");
                 }
-                if (context.getCapabilities() != null && context.getCapabilities().getAdd() != null
+                if (context.getCapabilities() != null
+                        && context.getCapabilities().getAdd() != null
                         && !context.getCapabilities().getAdd().isEmpty()) {
-                    throw new PolicyViolationException("addedCapabilities", where + " would add the capabilities "
-                            + context.getCapabilities().getAdd() + "; a request may only drop capabilities");
+                    throw new PolicyViolationException(
+                            "addedCapabilities",
+                            where + " would add the capabilities "
+                                    + context.getCapabilities().getAdd() + "; a request may only drop capabilities");
                 }
                 rootless(where, context.getRunAsUser(), context.getRunAsNonRoot());
                 if (context.getProcMount() != null && !"Default".equals(context.getProcMount())) {
-                    throw new PolicyViolationException("procMount", where + " would see /proc unmasked; leave"
-                            + " procMount unset or Default");
+                    throw new PolicyViolationException(
+                            "procMount", where + " would see /proc unmasked; leave" + " procMount unset or Default");
                 }
-                confined(where, context.getSeLinuxOptions(), context.getWindowsOptions(),
-                        context.getSeccompProfile() == null ? null : context.getSeccompProfile().getType(),
-                        context.getAppArmorProfile() == null ? null : context.getAppArmorProfile().getType());
+                confined(
+                        where,
+                        context.getSeLinuxOptions(),
+                        context.getWindowsOptions(),
+                        context.getSeccompProfile() == null
+                                ? null
+                                : context.getSeccompProfile().getType(),
+                        context.getAppArmorProfile() == null
+                                ? null
+                                : context.getAppArmorProfile().getType());
             }
         }
     }
@@ -501,43 +573,60 @@ public final class RequestPolicy {
      * say: the node's SELinux labels, Windows host processes, and the seccomp and AppArmor filters are not for a
      * request to change.
      */
-    private static void confined(String where, SELinuxOptions seLinux, WindowsSecurityContextOptions windows,
-            String seccomp, String appArmor) {
+    private static void confined(
+            String where,
+            SELinuxOptions seLinux,
+            WindowsSecurityContextOptions windows,
+            String seccomp,
+            String appArmor) {
         if (seLinux != null) {
-            throw new PolicyViolationException("seLinuxOptions", where + " would set its own SELinux options; leave"
-                    + " seLinuxOptions unset");
+            throw new PolicyViolationException(
+                    "seLinuxOptions", where + " would set its own SELinux options; leave" + " seLinuxOptions unset");
         }
         if (windows != null && Boolean.TRUE.equals(windows.getHostProcess())) {
-            throw new PolicyViolationException("hostProcess", where + " would run as a Windows host process; no"
-                    + " request may");
+            throw new PolicyViolationException(
+                    "hostProcess", where + " would run as a Windows host process; no" + " request may");
         }
         if ("Unconfined".equals(seccomp) || "Unconfined".equals(appArmor)) {
-            throw new PolicyViolationException("unconfined", where + " would run without its "
-                    + ("Unconfined".equals(seccomp) ? "seccomp" : "AppArmor") + " profile; leave it unset or"
-                    + " RuntimeDefault");
+            throw new PolicyViolationException(
+                    "unconfined",
+                    where + " would run without its "
+                            + ("Unconfined".equals(seccomp) ? "seccomp" : "AppArmor") + " profile; leave it unset or"
+                            + " RuntimeDefault");
         }
     }
 
     private void nodeLabel(String key, String value, String what) {
-        if (!nodeSelectors.contains(ANY) && !nodeSelectors.contains(key + "=" + ANY)
+        if (!nodeSelectors.contains(ANY)
+                && !nodeSelectors.contains(key + "=" + ANY)
                 && !nodeSelectors.contains(key + "=" + value)) {
-            throw new PolicyViolationException("nodeSelectors", what + " '" + key + (ANY.equals(value) ? ""
-                    : "=" + value) + "' is not allowed" + (nodeSelectors.isEmpty() ? " (none is)"
-                            : "; allowed: " + nodeSelectors.stream().sorted().toList()));
+            throw new PolicyViolationException(
+                    "nodeSelectors",
+                    what + " '" + key + (ANY.equals(value) ? "" : "=" + value) + "' is not allowed"
+                            + (nodeSelectors.isEmpty()
+                                    ? " (none is)"
+                                    : "; allowed: "
+                                            + nodeSelectors.stream().sorted().toList()));
         }
     }
 
     private static void rootless(String where, Long runAsUser, Boolean runAsNonRoot) {
         if (Long.valueOf(0).equals(runAsUser) || Boolean.FALSE.equals(runAsNonRoot)) {
-            throw new PolicyViolationException("runAsRoot", where + " would run as root (runAsUser 0 or runAsNonRoot"
-                    + " false); give a non-zero runAsUser, or leave both unset");
+            throw new PolicyViolationException(
+                    "runAsRoot",
+                    where + " would run as root (runAsUser 0 or runAsNonRoot"
+                            + " false); give a non-zero runAsUser, or leave both unset");
         }
     }
 
     private static void allowed(String rule, Set<String> allowed, String value, String what) {
         if (!allowed.contains(ANY) && !allowed.contains(value)) {
-            throw new PolicyViolationException(rule, what + " '" + value + "' is not allowed"
-                    + (allowed.isEmpty() ? " (none is)" : "; allowed: " + allowed.stream().sorted().toList()));
+            throw new PolicyViolationException(
+                    rule,
+                    what + " '" + value + "' is not allowed"
+                            + (allowed.isEmpty()
+                                    ? " (none is)"
+                                    : "; allowed: " + allowed.stream().sorted().toList()));
         }
     }
 

@@ -17,8 +17,15 @@ public interface RuntimeLookup {
     /** A GET to the API server for every lookup. */
     static RuntimeLookup direct(KubernetesClient client, ApiRetry retry) {
         ApiRetry calls = retry.forClient(client);
-        return (kind, namespace, name) -> calls.call("GET " + kind + " " + name, () -> kind.namespaced()
-                ? client.genericKubernetesResources(kind.context()).inNamespace(namespace).withName(name).get()
-                : client.genericKubernetesResources(kind.context()).withName(name).get());
+        return (kind, namespace, name) -> calls.call(
+                "GET " + kind + " " + name,
+                () -> kind.namespaced()
+                        ? client.genericKubernetesResources(kind.context())
+                                .inNamespace(namespace)
+                                .withName(name)
+                                .get()
+                        : client.genericKubernetesResources(kind.context())
+                                .withName(name)
+                                .get());
     }
 }

@@ -1,18 +1,16 @@
 package io.camelkubeflow.trainer.job;
 
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-import io.camelkubeflow.trainer.support.InvalidOptionException;
-
 /** Quoting for bash scripts the component writes, and word splitting for commands given as one string. */
 public final class Shell {
     private static final Pattern SAFE_WORD = Pattern.compile("[A-Za-z0-9_./=:,+@%^-]+");
 
-    private Shell() {
-    }
+    private Shell() {}
 
     /**
      * Quotes one word so bash passes it on byte for byte: a word of plain characters stays bare, anything else goes
@@ -45,8 +43,10 @@ public final class Shell {
             if (c == '\'') {
                 int end = line.indexOf('\'', i + 1);
                 if (end < 0) {
-                    throw new InvalidOptionException(field, "unclosed single quote in [" + line
-                            + "]; close the quote, or give the words as a list (a JSON array, a List header)");
+                    throw new InvalidOptionException(
+                            field,
+                            "unclosed single quote in [" + line
+                                    + "]; close the quote, or give the words as a list (a JSON array, a List header)");
                 }
                 word.append(line, i + 1, end);
                 inWord = true;
@@ -55,15 +55,19 @@ public final class Shell {
                 i++;
                 while (i < line.length() && line.charAt(i) != '"') {
                     char d = line.charAt(i);
-                    if (d == '\\' && i + 1 < line.length() && (line.charAt(i + 1) == '"' || line.charAt(i + 1) == '\\')) {
+                    if (d == '\\'
+                            && i + 1 < line.length()
+                            && (line.charAt(i + 1) == '"' || line.charAt(i + 1) == '\\')) {
                         d = line.charAt(++i);
                     }
                     word.append(d);
                     i++;
                 }
                 if (i >= line.length()) {
-                    throw new InvalidOptionException(field, "unclosed double quote in [" + line
-                            + "]; close the quote, or give the words as a list (a JSON array, a List header)");
+                    throw new InvalidOptionException(
+                            field,
+                            "unclosed double quote in [" + line
+                                    + "]; close the quote, or give the words as a list (a JSON array, a List header)");
                 }
                 inWord = true;
                 i++;

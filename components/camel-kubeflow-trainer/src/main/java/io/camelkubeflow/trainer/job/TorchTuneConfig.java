@@ -1,13 +1,15 @@
 package io.camelkubeflow.trainer.job;
 
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-
-import io.camelkubeflow.trainer.support.InvalidOptionException;
+import java.util.TreeSet;
 
 /**
  * The typed settings of the torchtune builtin trainer (the Kubeflow SDK's {@code BuiltinTrainer(TorchTuneConfig(...))}),
@@ -21,6 +23,7 @@ import io.camelkubeflow.trainer.support.InvalidOptionException;
 public final class TorchTuneConfig {
     /** The program the Trainer's torch plugin completes with the recipe, config and runtime paths. */
     public static final List<String> ENTRYPOINT = List.of("tune", "run");
+
     static final Set<String> DTYPES = Set.of("bf16", "fp32");
     static final Set<String> LOSSES = Set.of("torchtune.modules.loss.CEWithChunkedOutputLoss");
     static final Set<String> DATASET_SOURCES = Set.of("json", "csv", "parquet", "arrow", "text", "xml");
@@ -28,15 +31,17 @@ public final class TorchTuneConfig {
     static final List<String> DEFAULT_LORA_ATTN_MODULES = List.of("q_proj", "v_proj", "output_proj");
     static final Set<String> COLUMN_MAP_KEYS = Set.of("input", "output");
     /** The configs the runtime sets and the Trainer's webhook keeps out of trainer.args. */
-    static final Set<String> RUNTIME_CONFIGS = Set.of("output_dir", "tokenizer.path", "checkpointer.checkpoint_dir",
-            "tokenizer.merges_file");
+    static final Set<String> RUNTIME_CONFIGS =
+            Set.of("output_dir", "tokenizer.path", "checkpointer.checkpoint_dir", "tokenizer.merges_file");
     /** The models the Trainer v2.3 torchtune trainer supports, as its webhook reads them from the runtime's name. */
     static final Set<String> MODELS = Set.of("llama3_2/1B", "llama3_2/3B", "llama3_3/70B", "qwen2_5/1.5B");
+
     static final String MULTI_NODE_MODEL = "llama3_3/70B";
     static final String QLORA_REFUSED_MODEL = "qwen2_5/1.5B";
     static final Set<String> SINGLE_DEVICE_QLORA_MODELS = Set.of("llama3_2/1B", "llama3_2/3B");
     /** Where the Trainer's dataset initializer puts the dataset, as the SDK names it in the args. */
     static final String DATASET_PATH = "/workspace/dataset";
+
     private static final String INSTRUCT_DATASET = "torchtune.datasets.instruct_dataset";
 
     private String dtype;
@@ -92,12 +97,21 @@ public final class TorchTuneConfig {
 
     /** Whether the config turns LoRA on: its args then name the attention modules, which the Trainer looks for. */
     boolean hasLora() {
-        return loraAttnModules != null || loraRank != null || loraAlpha != null || loraDropout != null
-                || loraApplyToMlp != null || loraApplyToOutput != null || quantizeBase != null || useDora != null;
+        return loraAttnModules != null
+                || loraRank != null
+                || loraAlpha != null
+                || loraDropout != null
+                || loraApplyToMlp != null
+                || loraApplyToOutput != null
+                || quantizeBase != null
+                || useDora != null;
     }
 
     private boolean hasDataset() {
-        return datasetSource != null || datasetSplit != null || trainOnInput != null || newSystemPrompt != null
+        return datasetSource != null
+                || datasetSplit != null
+                || trainOnInput != null
+                || newSystemPrompt != null
                 || columnMap != null;
     }
 
@@ -120,7 +134,8 @@ public final class TorchTuneConfig {
             {TrainField.TORCHTUNE_DATASET_SPLIT, datasetSplit},
             {TrainField.TORCHTUNE_TRAIN_ON_INPUT, trainOnInput},
             {TrainField.TORCHTUNE_NEW_SYSTEM_PROMPT, newSystemPrompt},
-            {TrainField.TORCHTUNE_COLUMN_MAP, columnMap}};
+            {TrainField.TORCHTUNE_COLUMN_MAP, columnMap}
+        };
         for (Object[] field : fields) {
             if (field[1] != null) {
                 return ((TrainField) field[0]).fieldName();
@@ -138,25 +153,30 @@ public final class TorchTuneConfig {
         if (loraAttnModules != null) {
             if (loraAttnModules.isEmpty()) {
                 // without them the Trainer picks a full-finetune recipe and the LoRA settings are lost
-                throw new InvalidOptionException("torchtuneLoraAttnModules", "no attention modules given; name at"
-                        + " least one of " + LORA_ATTN_MODULES + ", or leave it unset for q_proj,v_proj,output_proj");
+                throw new InvalidOptionException(
+                        "torchtuneLoraAttnModules",
+                        "no attention modules given; name at" + " least one of " + LORA_ATTN_MODULES
+                                + ", or leave it unset for q_proj,v_proj,output_proj");
             }
             for (String module : loraAttnModules) {
                 if (!LORA_ATTN_MODULES.contains(module)) {
-                    throw new InvalidOptionException("torchtuneLoraAttnModules", "'" + module + "' is not an"
-                            + " attention module LoRA applies to; use " + LORA_ATTN_MODULES);
+                    throw new InvalidOptionException(
+                            "torchtuneLoraAttnModules",
+                            "'" + module + "' is not an" + " attention module LoRA applies to; use "
+                                    + LORA_ATTN_MODULES);
                 }
             }
             if (Set.copyOf(loraAttnModules).size() != loraAttnModules.size()) {
-                throw new InvalidOptionException("torchtuneLoraAttnModules", loraAttnModules + " names a module"
-                        + " twice; name each once");
+                throw new InvalidOptionException(
+                        "torchtuneLoraAttnModules", loraAttnModules + " names a module" + " twice; name each once");
             }
         }
         positive("torchtuneLoraRank", loraRank);
         positive("torchtuneLoraAlpha", loraAlpha);
         if (loraDropout != null && !(loraDropout >= 0 && loraDropout <= 1)) {
-            throw new InvalidOptionException("torchtuneLoraDropout", loraDropout + " is not a probability; give a"
-                    + " number from 0 to 1, e.g. 0.05");
+            throw new InvalidOptionException(
+                    "torchtuneLoraDropout",
+                    loraDropout + " is not a probability; give a" + " number from 0 to 1, e.g. 0.05");
         }
         oneOf("torchtuneDatasetSource", datasetSource, DATASET_SOURCES);
         text("torchtuneDatasetSplit", datasetSplit);
@@ -164,15 +184,26 @@ public final class TorchTuneConfig {
         if (columnMap != null) {
             columnMap.forEach((key, column) -> {
                 if (!COLUMN_MAP_KEYS.contains(key)) {
-                    throw new InvalidOptionException("torchtuneColumnMap." + key, "'" + key + "' is not a column"
-                            + " torchtune's instruct dataset reads; map input and output, e.g. input=question");
+                    throw new InvalidOptionException(
+                            "torchtuneColumnMap." + key,
+                            "'" + key + "' is not a column"
+                                    + " torchtune's instruct dataset reads; map input and output, e.g. input=question");
                 }
                 // the map travels as a Python literal in one argument: quotes and backslashes would change its meaning
-                if (column == null || column.isEmpty() || column.chars().anyMatch(c -> c == '\'' || c == '"'
-                        || c == '\\' || c == '{' || c == '}' || Character.isISOControl(c))) {
-                    throw new InvalidOptionException("torchtuneColumnMap." + key, "'" + column + "' is not a column"
-                            + " name this can pass on; give a non-empty name without quotes, backslashes, braces or"
-                            + " control characters");
+                if (column == null
+                        || column.isEmpty()
+                        || column.chars()
+                                .anyMatch(c -> c == '\''
+                                        || c == '"'
+                                        || c == '\\'
+                                        || c == '{'
+                                        || c == '}'
+                                        || Character.isISOControl(c))) {
+                    throw new InvalidOptionException(
+                            "torchtuneColumnMap." + key,
+                            "'" + column + "' is not a column"
+                                    + " name this can pass on; give a non-empty name without quotes, backslashes, braces or"
+                                    + " control characters");
                 }
             });
         }
@@ -188,35 +219,44 @@ public final class TorchTuneConfig {
      */
     void checkRuntime(String runtime, Integer numNodes, Integer numProcPerNode, long gpusPerNode) {
         String[] parts = runtime.split("-", -1);
-        String model = parts.length == 3 ? parts[1].replace('.', '_') + "/" + parts[2].toUpperCase(java.util.Locale.ROOT)
-                : null;
+        String model = parts.length == 3 ? parts[1].replace('.', '_') + "/" + parts[2].toUpperCase(Locale.ROOT) : null;
         if (model == null || !MODELS.contains(model)) {
-            throw new InvalidOptionException("runtime", "'" + runtime + "' names no model the Trainer's torchtune"
-                    + " trainer supports (its webhook reads torchtune-<model>-<size>, one of " + MODELS + "); pick"
-                    + " one of its runtimes, e.g. torchtune-llama3.2-1b");
+            throw new InvalidOptionException(
+                    "runtime",
+                    "'" + runtime + "' names no model the Trainer's torchtune"
+                            + " trainer supports (its webhook reads torchtune-<model>-<size>, one of " + MODELS
+                            + "); pick"
+                            + " one of its runtimes, e.g. torchtune-llama3.2-1b");
         }
         int nodes = numNodes == null ? 1 : numNodes;
         if (nodes > 1 && !MULTI_NODE_MODEL.equals(model)) {
-            throw new InvalidOptionException("numNodes", nodes + " nodes for " + model + ": the Trainer's webhook"
-                    + " allows more than one only for " + MULTI_NODE_MODEL + "; set numNodes to 1");
+            throw new InvalidOptionException(
+                    "numNodes",
+                    nodes + " nodes for " + model + ": the Trainer's webhook" + " allows more than one only for "
+                            + MULTI_NODE_MODEL + "; set numNodes to 1");
         }
         if (Boolean.TRUE.equals(quantizeBase) && !Boolean.TRUE.equals(useDora)) {
             if (QLORA_REFUSED_MODEL.equals(model)) {
-                throw new InvalidOptionException("torchtuneQuantizeBase", "the Trainer's webhook refuses QLoRA for "
-                        + model + "; drop torchtuneQuantizeBase or pick another model's runtime");
+                throw new InvalidOptionException(
+                        "torchtuneQuantizeBase",
+                        "the Trainer's webhook refuses QLoRA for " + model
+                                + "; drop torchtuneQuantizeBase or pick another model's runtime");
             }
             boolean singleDevice = nodes == 1 && (Integer.valueOf(1).equals(numProcPerNode) || gpusPerNode == 1);
             if (SINGLE_DEVICE_QLORA_MODELS.contains(model) && !singleDevice) {
-                throw new InvalidOptionException("torchtuneQuantizeBase", "QLoRA for " + model + " runs on a single"
-                        + " device only (the Trainer's webhook refuses it on " + gpusPerNode + " GPUs per node); set"
-                        + " numProcPerNode=1 or gpu=1");
+                throw new InvalidOptionException(
+                        "torchtuneQuantizeBase",
+                        "QLoRA for " + model + " runs on a single"
+                                + " device only (the Trainer's webhook refuses it on " + gpusPerNode
+                                + " GPUs per node); set"
+                                + " numProcPerNode=1 or gpu=1");
             }
         }
     }
 
     private static void oneOf(String field, String value, Set<String> allowed) {
         if (value != null && !allowed.contains(value)) {
-            throw new InvalidOptionException(field, "'" + value + "' is not one of " + new java.util.TreeSet<>(allowed));
+            throw new InvalidOptionException(field, "'" + value + "' is not one of " + new TreeSet<>(allowed));
         }
     }
 
@@ -229,8 +269,8 @@ public final class TorchTuneConfig {
     /** One argument carries the text: no control characters (a new line would end the override), not empty. */
     private static void text(String field, String value) {
         if (value != null && (value.isEmpty() || value.chars().anyMatch(Character::isISOControl))) {
-            throw new InvalidOptionException(field, "'" + value + "' must be non-empty text on one line, without"
-                    + " control characters");
+            throw new InvalidOptionException(
+                    field, "'" + value + "' must be non-empty text on one line, without" + " control characters");
         }
     }
 
@@ -312,10 +352,10 @@ public final class TorchTuneConfig {
         String rest = uri.substring("hf://".length()).split("[?#]", 2)[0];
         String path = rest.contains("/") ? rest.substring(rest.indexOf('/')) : "";
         String[] parts = path.replaceAll("^/+|/+$", "").split("/");
-        String relative = parts.length > 1 ? String.join("/", java.util.Arrays.copyOfRange(parts, 1, parts.length))
-                : ".";
+        String relative = parts.length > 1 ? String.join("/", Arrays.copyOfRange(parts, 1, parts.length)) : ".";
         String location = DATASET_PATH + "/" + relative;
-        return !relative.equals(".") && relative.contains(".") ? "dataset.data_files=" + location
+        return !relative.equals(".") && relative.contains(".")
+                ? "dataset.data_files=" + location
                 : "dataset.data_dir=" + location;
     }
 
@@ -337,25 +377,93 @@ public final class TorchTuneConfig {
 
     // fluent setters and getters
 
-    public TorchTuneConfig dtype(String v) { dtype = v; return this; }
-    public TorchTuneConfig batchSize(Integer v) { batchSize = v; return this; }
-    public TorchTuneConfig epochs(Integer v) { epochs = v; return this; }
-    public TorchTuneConfig loss(String v) { loss = v; return this; }
-    public TorchTuneConfig loraAttnModules(List<String> v) { loraAttnModules = v; return this; }
-    public TorchTuneConfig loraRank(Integer v) { loraRank = v; return this; }
-    public TorchTuneConfig loraAlpha(Integer v) { loraAlpha = v; return this; }
-    public TorchTuneConfig loraDropout(Double v) { loraDropout = v; return this; }
-    public TorchTuneConfig loraApplyToMlp(Boolean v) { loraApplyToMlp = v; return this; }
-    public TorchTuneConfig loraApplyToOutput(Boolean v) { loraApplyToOutput = v; return this; }
-    public TorchTuneConfig quantizeBase(Boolean v) { quantizeBase = v; return this; }
-    public TorchTuneConfig useDora(Boolean v) { useDora = v; return this; }
-    public TorchTuneConfig datasetSource(String v) { datasetSource = v; return this; }
-    public TorchTuneConfig datasetSplit(String v) { datasetSplit = v; return this; }
-    public TorchTuneConfig trainOnInput(Boolean v) { trainOnInput = v; return this; }
-    public TorchTuneConfig newSystemPrompt(String v) { newSystemPrompt = v; return this; }
+    public TorchTuneConfig dtype(String v) {
+        dtype = v;
+        return this;
+    }
 
-    public String datasetSplit() { return datasetSplit; }
-    public String newSystemPrompt() { return newSystemPrompt; }
+    public TorchTuneConfig batchSize(Integer v) {
+        batchSize = v;
+        return this;
+    }
+
+    public TorchTuneConfig epochs(Integer v) {
+        epochs = v;
+        return this;
+    }
+
+    public TorchTuneConfig loss(String v) {
+        loss = v;
+        return this;
+    }
+
+    public TorchTuneConfig loraAttnModules(List<String> v) {
+        loraAttnModules = v;
+        return this;
+    }
+
+    public TorchTuneConfig loraRank(Integer v) {
+        loraRank = v;
+        return this;
+    }
+
+    public TorchTuneConfig loraAlpha(Integer v) {
+        loraAlpha = v;
+        return this;
+    }
+
+    public TorchTuneConfig loraDropout(Double v) {
+        loraDropout = v;
+        return this;
+    }
+
+    public TorchTuneConfig loraApplyToMlp(Boolean v) {
+        loraApplyToMlp = v;
+        return this;
+    }
+
+    public TorchTuneConfig loraApplyToOutput(Boolean v) {
+        loraApplyToOutput = v;
+        return this;
+    }
+
+    public TorchTuneConfig quantizeBase(Boolean v) {
+        quantizeBase = v;
+        return this;
+    }
+
+    public TorchTuneConfig useDora(Boolean v) {
+        useDora = v;
+        return this;
+    }
+
+    public TorchTuneConfig datasetSource(String v) {
+        datasetSource = v;
+        return this;
+    }
+
+    public TorchTuneConfig datasetSplit(String v) {
+        datasetSplit = v;
+        return this;
+    }
+
+    public TorchTuneConfig trainOnInput(Boolean v) {
+        trainOnInput = v;
+        return this;
+    }
+
+    public TorchTuneConfig newSystemPrompt(String v) {
+        newSystemPrompt = v;
+        return this;
+    }
+
+    public String datasetSplit() {
+        return datasetSplit;
+    }
+
+    public String newSystemPrompt() {
+        return newSystemPrompt;
+    }
 
     /** Adds one column to the map, keyed by what torchtune reads (input, output). */
     public TorchTuneConfig column(String key, String column) {

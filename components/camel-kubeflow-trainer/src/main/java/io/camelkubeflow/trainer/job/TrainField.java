@@ -1,12 +1,13 @@
 package io.camelkubeflow.trainer.job;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-
 import io.camelkubeflow.trainer.runtime.ImageRule;
 import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Every field of a {@link TrainRequest} a caller can set, declared once: the name callers write (the endpoint option,
@@ -29,8 +30,7 @@ public enum TrainField {
     RUNTIME_KIND("runtimeKind", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.runtimeKind((String) v)),
     IMAGE("image", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.image((String) v)),
     LAUNCHER("launcher", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.launcher(Launcher.parse(f, (String) v))),
-    IMAGE_RULES("imageRules", Kind.TEXT, Exposure.ROUTE,
-            (r, v, f) -> r.imageRules(ImageRule.parseList(f, (String) v))),
+    IMAGE_RULES("imageRules", Kind.TEXT, Exposure.ROUTE, (r, v, f) -> r.imageRules(ImageRule.parseList(f, (String) v))),
     COMMAND("command", Kind.WORDS, Exposure.MESSAGE, (r, v, f) -> r.command(strings(v))),
     ARGS("args", Kind.WORDS, Exposure.MESSAGE, (r, v, f) -> r.args(strings(v))),
     PYTHON_FILE("pythonFile", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.pythonFile((String) v)),
@@ -41,28 +41,46 @@ public enum TrainField {
     WORKSPACE("workspace", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.workspace((String) v)),
     PACKAGES("packages", Kind.LIST, Exposure.MESSAGE, (r, v, f) -> r.packages(strings(v))),
     PIP_INDEX_URLS("pipIndexUrls", Kind.LIST, Exposure.MESSAGE, (r, v, f) -> r.pipIndexUrls(strings(v))),
-    ENV("env", Kind.MAP, Exposure.MESSAGE,
+    ENV(
+            "env",
+            Kind.MAP,
+            Exposure.MESSAGE,
             (r, v, f) -> map(v).forEach((name, value) -> r.env(EnvValues.of(name, value)))),
     NUM_NODES("numNodes", Kind.INTEGER, Exposure.MESSAGE, (r, v, f) -> r.numNodes((Integer) v)),
     NUM_PROC_PER_NODE("numProcPerNode", Kind.INTEGER, Exposure.MESSAGE, (r, v, f) -> r.numProcPerNode((Integer) v)),
     // a quantity named twice in one layer (cpu and resources.cpu) is refused, neither dropped
-    RESOURCES("resources", Kind.MAP, Exposure.MESSAGE,
+    RESOURCES(
+            "resources",
+            Kind.MAP,
+            Exposure.MESSAGE,
             (r, v, f) -> map(v).forEach((name, value) -> resource(r, name, text(value), f + "." + name))),
     CPU("cpu", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> resource(r, "cpu", (String) v, f)),
     MEMORY("memory", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> resource(r, "memory", (String) v, f)),
     GPU("gpu", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> resource(r, "nvidia.com/gpu", (String) v, f)),
-    LABELS("labels", Kind.MAP, Exposure.MESSAGE,
+    LABELS(
+            "labels",
+            Kind.MAP,
+            Exposure.MESSAGE,
             (r, v, f) -> map(v).forEach((key, value) -> r.label(key, text(value)))),
-    ANNOTATIONS("annotations", Kind.MAP, Exposure.MESSAGE,
+    ANNOTATIONS(
+            "annotations",
+            Kind.MAP,
+            Exposure.MESSAGE,
             (r, v, f) -> map(v).forEach((key, value) -> r.annotation(key, text(value)))),
     // Kueue: the LocalQueue that admits the job and its WorkloadPriorityClass, each a label Kueue reads
     QUEUE("queue", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.queue((String) v)),
     PRIORITY_CLASS("priorityClass", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.priorityClass((String) v)),
     // the initializers: the storage URI, the Secret handed whole to the initializer, the kind when the URI's scheme
     // does not say it, then the typed settings (InitializerSetting), all checked by StorageInitializers
-    DATASET_URI("datasetUri", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.dataset().uri((String) v)),
-    DATASET_SECRET("datasetSecret", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.dataset().secret((String) v)),
-    DATASET_KIND("datasetKind", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.dataset().kind((String) v)),
+    DATASET_URI(
+            "datasetUri", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.dataset().uri((String) v)),
+    DATASET_SECRET(
+            "datasetSecret",
+            Kind.TEXT,
+            Exposure.MESSAGE,
+            (r, v, f) -> r.dataset().secret((String) v)),
+    DATASET_KIND(
+            "datasetKind", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.dataset().kind((String) v)),
     DATASET_IGNORE_PATTERNS(InitializerStep.DATASET, InitializerSetting.IGNORE_PATTERNS),
     DATASET_ACCESS_TOKEN(InitializerStep.DATASET, InitializerSetting.ACCESS_TOKEN),
     DATASET_ENDPOINT(InitializerStep.DATASET, InitializerSetting.ENDPOINT),
@@ -78,7 +96,8 @@ public enum TrainField {
     DATASET_CACHE_WORKER_MEMORY(InitializerStep.DATASET, InitializerSetting.CACHE_WORKER_MEMORY),
     DATASET_CACHE_IAM_ROLE(InitializerStep.DATASET, InitializerSetting.CACHE_IAM_ROLE),
     MODEL_URI("modelUri", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.model().uri((String) v)),
-    MODEL_SECRET("modelSecret", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.model().secret((String) v)),
+    MODEL_SECRET(
+            "modelSecret", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.model().secret((String) v)),
     MODEL_KIND("modelKind", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.model().kind((String) v)),
     MODEL_IGNORE_PATTERNS(InitializerStep.MODEL, InitializerSetting.IGNORE_PATTERNS),
     MODEL_ACCESS_TOKEN(InitializerStep.MODEL, InitializerSetting.ACCESS_TOKEN),
@@ -88,59 +107,130 @@ public enum TrainField {
     MODEL_ACCESS_KEY_ID(InitializerStep.MODEL, InitializerSetting.ACCESS_KEY_ID),
     MODEL_SECRET_ACCESS_KEY(InitializerStep.MODEL, InitializerSetting.SECRET_ACCESS_KEY),
     OUTPUT_URI("outputUri", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.outputUri((String) v)),
-    TORCHTUNE_DTYPE("torchtuneDtype", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.torchtune().dtype((String) v)),
-    TORCHTUNE_BATCH_SIZE("torchtuneBatchSize", Kind.INTEGER, Exposure.MESSAGE,
+    TORCHTUNE_DTYPE(
+            "torchtuneDtype",
+            Kind.TEXT,
+            Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().dtype((String) v)),
+    TORCHTUNE_BATCH_SIZE(
+            "torchtuneBatchSize",
+            Kind.INTEGER,
+            Exposure.MESSAGE,
             (r, v, f) -> r.torchtune().batchSize((Integer) v)),
-    TORCHTUNE_EPOCHS("torchtuneEpochs", Kind.INTEGER, Exposure.MESSAGE,
+    TORCHTUNE_EPOCHS(
+            "torchtuneEpochs",
+            Kind.INTEGER,
+            Exposure.MESSAGE,
             (r, v, f) -> r.torchtune().epochs((Integer) v)),
-    TORCHTUNE_LOSS("torchtuneLoss", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.torchtune().loss((String) v)),
-    TORCHTUNE_LORA_ATTN_MODULES("torchtuneLoraAttnModules", Kind.LIST, Exposure.MESSAGE,
+    TORCHTUNE_LOSS(
+            "torchtuneLoss",
+            Kind.TEXT,
+            Exposure.MESSAGE,
+            (r, v, f) -> r.torchtune().loss((String) v)),
+    TORCHTUNE_LORA_ATTN_MODULES(
+            "torchtuneLoraAttnModules",
+            Kind.LIST,
+            Exposure.MESSAGE,
             (r, v, f) -> r.torchtune().loraAttnModules(strings(v))),
-    TORCHTUNE_LORA_RANK("torchtuneLoraRank", Kind.INTEGER, Exposure.MESSAGE,
+    TORCHTUNE_LORA_RANK(
+            "torchtuneLoraRank",
+            Kind.INTEGER,
+            Exposure.MESSAGE,
             (r, v, f) -> r.torchtune().loraRank((Integer) v)),
-    TORCHTUNE_LORA_ALPHA("torchtuneLoraAlpha", Kind.INTEGER, Exposure.MESSAGE,
+    TORCHTUNE_LORA_ALPHA(
+            "torchtuneLoraAlpha",
+            Kind.INTEGER,
+            Exposure.MESSAGE,
             (r, v, f) -> r.torchtune().loraAlpha((Integer) v)),
-    TORCHTUNE_LORA_DROPOUT("torchtuneLoraDropout", Kind.DECIMAL, Exposure.MESSAGE,
+    TORCHTUNE_LORA_DROPOUT(
+            "torchtuneLoraDropout",
+            Kind.DECIMAL,
+            Exposure.MESSAGE,
             (r, v, f) -> r.torchtune().loraDropout((Double) v)),
-    TORCHTUNE_LORA_APPLY_TO_MLP("torchtuneLoraApplyToMlp", Kind.BOOLEAN, Exposure.MESSAGE,
+    TORCHTUNE_LORA_APPLY_TO_MLP(
+            "torchtuneLoraApplyToMlp",
+            Kind.BOOLEAN,
+            Exposure.MESSAGE,
             (r, v, f) -> r.torchtune().loraApplyToMlp((Boolean) v)),
-    TORCHTUNE_LORA_APPLY_TO_OUTPUT("torchtuneLoraApplyToOutput", Kind.BOOLEAN, Exposure.MESSAGE,
+    TORCHTUNE_LORA_APPLY_TO_OUTPUT(
+            "torchtuneLoraApplyToOutput",
+            Kind.BOOLEAN,
+            Exposure.MESSAGE,
             (r, v, f) -> r.torchtune().loraApplyToOutput((Boolean) v)),
-    TORCHTUNE_QUANTIZE_BASE("torchtuneQuantizeBase", Kind.BOOLEAN, Exposure.MESSAGE,
+    TORCHTUNE_QUANTIZE_BASE(
+            "torchtuneQuantizeBase",
+            Kind.BOOLEAN,
+            Exposure.MESSAGE,
             (r, v, f) -> r.torchtune().quantizeBase((Boolean) v)),
-    TORCHTUNE_USE_DORA("torchtuneUseDora", Kind.BOOLEAN, Exposure.MESSAGE,
+    TORCHTUNE_USE_DORA(
+            "torchtuneUseDora",
+            Kind.BOOLEAN,
+            Exposure.MESSAGE,
             (r, v, f) -> r.torchtune().useDora((Boolean) v)),
-    TORCHTUNE_DATASET_SOURCE("torchtuneDatasetSource", Kind.TEXT, Exposure.MESSAGE,
+    TORCHTUNE_DATASET_SOURCE(
+            "torchtuneDatasetSource",
+            Kind.TEXT,
+            Exposure.MESSAGE,
             (r, v, f) -> r.torchtune().datasetSource((String) v)),
-    TORCHTUNE_DATASET_SPLIT("torchtuneDatasetSplit", Kind.TEXT, Exposure.MESSAGE,
+    TORCHTUNE_DATASET_SPLIT(
+            "torchtuneDatasetSplit",
+            Kind.TEXT,
+            Exposure.MESSAGE,
             (r, v, f) -> r.torchtune().datasetSplit((String) v)),
-    TORCHTUNE_TRAIN_ON_INPUT("torchtuneTrainOnInput", Kind.BOOLEAN, Exposure.MESSAGE,
+    TORCHTUNE_TRAIN_ON_INPUT(
+            "torchtuneTrainOnInput",
+            Kind.BOOLEAN,
+            Exposure.MESSAGE,
             (r, v, f) -> r.torchtune().trainOnInput((Boolean) v)),
-    TORCHTUNE_NEW_SYSTEM_PROMPT("torchtuneNewSystemPrompt", Kind.TEXT, Exposure.MESSAGE,
+    TORCHTUNE_NEW_SYSTEM_PROMPT(
+            "torchtuneNewSystemPrompt",
+            Kind.TEXT,
+            Exposure.MESSAGE,
             (r, v, f) -> r.torchtune().newSystemPrompt((String) v)),
-    TORCHTUNE_COLUMN_MAP("torchtuneColumnMap", Kind.MAP, Exposure.MESSAGE,
+    TORCHTUNE_COLUMN_MAP(
+            "torchtuneColumnMap",
+            Kind.MAP,
+            Exposure.MESSAGE,
             (r, v, f) -> map(v).forEach((key, column) -> r.torchtune().column(key, text(column)))),
     // pod options: a runtime patch of the jobs podJobs names (by default those running the trainer's code)
-    NODE_SELECTOR("nodeSelector", Kind.MAP, Exposure.MESSAGE,
+    NODE_SELECTOR(
+            "nodeSelector",
+            Kind.MAP,
+            Exposure.MESSAGE,
             (r, v, f) -> map(v).forEach((key, value) -> r.nodeSelector(key, text(value)))),
-    TOLERATIONS("tolerations", Kind.LIST, Exposure.MESSAGE,
+    TOLERATIONS(
+            "tolerations",
+            Kind.LIST,
+            Exposure.MESSAGE,
             (r, v, f) -> r.tolerations(PodOptions.tolerations(f, strings(v)))),
-    NODE_AFFINITY("nodeAffinity", Kind.LIST, Exposure.MESSAGE,
+    NODE_AFFINITY(
+            "nodeAffinity",
+            Kind.LIST,
+            Exposure.MESSAGE,
             (r, v, f) -> r.nodeAffinity(PodOptions.nodeAffinity(f, strings(v)))),
     VOLUMES("volumes", Kind.LIST, Exposure.MESSAGE, (r, v, f) -> r.volumes(PodOptions.volumes(f, strings(v)))),
-    SERVICE_ACCOUNT_NAME("serviceAccountName", Kind.TEXT, Exposure.MESSAGE,
-            (r, v, f) -> r.serviceAccountName((String) v)),
+    SERVICE_ACCOUNT_NAME(
+            "serviceAccountName", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.serviceAccountName((String) v)),
     IMAGE_PULL_SECRETS("imagePullSecrets", Kind.LIST, Exposure.MESSAGE, (r, v, f) -> r.imagePullSecrets(strings(v))),
-    POD_SECURITY_CONTEXT("podSecurityContext", Kind.MAP, Exposure.MESSAGE,
+    POD_SECURITY_CONTEXT(
+            "podSecurityContext",
+            Kind.MAP,
+            Exposure.MESSAGE,
             (r, v, f) -> r.podSecurityContext(PodOptions.podSecurityContext(f, map(v)))),
-    SECURITY_CONTEXT("securityContext", Kind.MAP, Exposure.MESSAGE,
+    SECURITY_CONTEXT(
+            "securityContext",
+            Kind.MAP,
+            Exposure.MESSAGE,
             (r, v, f) -> r.securityContext(PodOptions.containerSecurityContext(f, map(v)))),
     POD_JOBS("podJobs", Kind.LIST, Exposure.MESSAGE, (r, v, f) -> r.podJobs(strings(v))),
-    ACTIVE_DEADLINE_SECONDS("activeDeadlineSeconds", Kind.LONG, Exposure.MESSAGE,
-            (r, v, f) -> r.activeDeadlineSeconds((Long) v)),
+    ACTIVE_DEADLINE_SECONDS(
+            "activeDeadlineSeconds", Kind.LONG, Exposure.MESSAGE, (r, v, f) -> r.activeDeadlineSeconds((Long) v)),
     SUSPEND("suspend", Kind.BOOLEAN, Exposure.MESSAGE, (r, v, f) -> r.suspend((Boolean) v)),
     MANAGED_BY("managedBy", Kind.TEXT, Exposure.ROUTE, (r, v, f) -> r.managedBy((String) v)),
-    TTL_AFTER_FINISHED("ttlAfterFinished", Kind.DURATION, Exposure.ROUTE,
+    TTL_AFTER_FINISHED(
+            "ttlAfterFinished",
+            Kind.DURATION,
+            Exposure.ROUTE,
             (r, v, f) -> r.ttlAfterFinishedSeconds(ttlSeconds((Duration) v)));
 
     /** The Java type a value must have when it reaches {@link #apply}. */
@@ -173,7 +263,8 @@ public enum TrainField {
 
     /** Who may set a field: any request message, or only the route (its options and headers). */
     public enum Exposure {
-        MESSAGE, ROUTE
+        MESSAGE,
+        ROUTE
     }
 
     @FunctionalInterface
@@ -182,11 +273,10 @@ public enum TrainField {
     }
 
     /** Text {@link #parseWholeNumber} takes: ASCII digits only (a regex's \\d would take any script's). */
-    private static final java.util.regex.Pattern WHOLE_NUMBER = java.util.regex.Pattern.compile("-?[0-9]+");
+    private static final Pattern WHOLE_NUMBER = Pattern.compile("-?[0-9]+");
 
     /** Text {@link #decimal} takes: ASCII digits, an optional fraction and exponent (no hex, no NaN, no suffix). */
-    private static final java.util.regex.Pattern DECIMAL_NUMBER = java.util.regex.Pattern.compile(
-            "-?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][-+]?[0-9]+)?");
+    private static final Pattern DECIMAL_NUMBER = Pattern.compile("-?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][-+]?[0-9]+)?");
 
     private final String fieldName;
     private final Kind kind;
@@ -202,11 +292,15 @@ public enum TrainField {
 
     /** A typed initializer setting: named, typed and applied as its {@link InitializerSetting} says. */
     TrainField(InitializerStep step, InitializerSetting setting) {
-        this(setting.field(step), switch (setting.form()) {
-            case PATTERNS -> Kind.LIST;
-            case NODES -> Kind.INTEGER;
-            default -> Kind.TEXT;
-        }, Exposure.MESSAGE, (r, v, f) -> r.initializer(step).set(setting, v, f));
+        this(
+                setting.field(step),
+                switch (setting.form()) {
+                    case PATTERNS -> Kind.LIST;
+                    case NODES -> Kind.INTEGER;
+                    default -> Kind.TEXT;
+                },
+                Exposure.MESSAGE,
+                (r, v, f) -> r.initializer(step).set(setting, v, f));
     }
 
     /** The name callers write: the endpoint option and the message field. */
@@ -267,7 +361,7 @@ public enum TrainField {
             }
             return number;
         }
-        if (value instanceof java.math.BigInteger big) {
+        if (value instanceof BigInteger big) {
             if (big.bitLength() >= 64 || big.longValue() < min || big.longValue() > max) {
                 throw new InvalidOptionException(field, value + " is out of range; give " + range);
             }
@@ -287,8 +381,8 @@ public enum TrainField {
         } else if (value instanceof String text && DECIMAL_NUMBER.matcher(text).matches()) {
             number = Double.parseDouble(text);
         } else {
-            throw new InvalidOptionException(field, describe(value) + " is not a number; write it as a decimal,"
-                    + " e.g. 0.05");
+            throw new InvalidOptionException(
+                    field, describe(value) + " is not a number; write it as a decimal," + " e.g. 0.05");
         }
         if (!Double.isFinite(number)) {
             throw new InvalidOptionException(field, value + " is not a finite number; give a decimal, e.g. 0.05");
@@ -298,7 +392,8 @@ public enum TrainField {
 
     /** A whole number in [min, max] given as a Java number ({@link #wholeNumber}) or as text ({@link #parseWholeNumber}). */
     public static long wholeNumberOrDigits(Object value, String field, long min, long max) {
-        return value instanceof String text ? parseWholeNumber(text, field, min, max)
+        return value instanceof String text
+                ? parseWholeNumber(text, field, min, max)
                 : wholeNumber(value, field, min, max);
     }
 
@@ -310,12 +405,13 @@ public enum TrainField {
     public static long parseWholeNumber(String text, String field, long min, long max) {
         String range = "a whole number from " + min + " to " + max;
         if (!WHOLE_NUMBER.matcher(text).matches()) {
-            throw new InvalidOptionException(field, "'" + text + "' is not " + range + "; write it in plain digits"
-                    + " (no unit, sign '+', space or fraction), e.g. 2");
+            throw new InvalidOptionException(
+                    field,
+                    "'" + text + "' is not " + range + "; write it in plain digits"
+                            + " (no unit, sign '+', space or fraction), e.g. 2");
         }
-        java.math.BigInteger number = new java.math.BigInteger(text);
-        if (number.compareTo(java.math.BigInteger.valueOf(min)) < 0
-                || number.compareTo(java.math.BigInteger.valueOf(max)) > 0) {
+        BigInteger number = new BigInteger(text);
+        if (number.compareTo(BigInteger.valueOf(min)) < 0 || number.compareTo(BigInteger.valueOf(max)) > 0) {
             throw new InvalidOptionException(field, "'" + text + "' is not " + range + "; give one within it");
         }
         return number.longValueExact();
@@ -323,8 +419,8 @@ public enum TrainField {
 
     private static Object jsonType(Object value, Class<?> type, String field, String wanted) {
         if (!type.isInstance(value)) {
-            throw new InvalidOptionException(field, describe(value) + " is not " + wanted + "; write it as "
-                    + wanted + " in the JSON");
+            throw new InvalidOptionException(
+                    field, describe(value) + " is not " + wanted + "; write it as " + wanted + " in the JSON");
         }
         return value;
     }
@@ -335,8 +431,10 @@ public enum TrainField {
         }
         for (int i = 0; i < list.size(); i++) {
             if (!(list.get(i) instanceof String)) {
-                throw new InvalidOptionException(field, "item " + i + " is " + describe(list.get(i))
-                        + ", not a string; write every item as a JSON string, e.g. [\"--lr\", \"0.1\"]");
+                throw new InvalidOptionException(
+                        field,
+                        "item " + i + " is " + describe(list.get(i))
+                                + ", not a string; write every item as a JSON string, e.g. [\"--lr\", \"0.1\"]");
             }
         }
         @SuppressWarnings("unchecked")
@@ -350,8 +448,10 @@ public enum TrainField {
         }
         map.forEach((key, item) -> {
             if (!(item instanceof String)) {
-                throw new InvalidOptionException(field + "." + key, describe(item) + " is not a string; write it as"
-                        + " a JSON string, e.g. \"" + key + "\": \"4\"");
+                throw new InvalidOptionException(
+                        field + "." + key,
+                        describe(item) + " is not a string; write it as" + " a JSON string, e.g. \"" + key
+                                + "\": \"4\"");
             }
         });
         return map;
@@ -374,7 +474,9 @@ public enum TrainField {
         if (value instanceof Boolean) {
             return "the boolean " + value;
         }
-        return value instanceof String ? "the string '" + value + "'" : "a " + value.getClass().getSimpleName();
+        return value instanceof String
+                ? "the string '" + value + "'"
+                : "a " + value.getClass().getSimpleName();
     }
 
     /** The field callers write under this name, or null. */
@@ -405,8 +507,10 @@ public enum TrainField {
                 case "nvidia.com/gpu" -> "gpu";
                 default -> name;
             };
-            throw new InvalidOptionException(field, name + " given twice (" + own + " and resources." + name + "): '"
-                    + quantity + "' and '" + given + "'; give it once: " + own + ", or " + name + " in resources");
+            throw new InvalidOptionException(
+                    field,
+                    name + " given twice (" + own + " and resources." + name + "): '" + quantity + "' and '" + given
+                            + "'; give it once: " + own + ", or " + name + " in resources");
         }
         request.resource(name, quantity);
     }

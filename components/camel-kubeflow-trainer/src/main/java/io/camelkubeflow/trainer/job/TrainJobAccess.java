@@ -1,10 +1,5 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Set;
-
 import io.camelkubeflow.trainer.access.Access;
 import io.camelkubeflow.trainer.api.Initializer;
 import io.camelkubeflow.trainer.api.RuntimePatch;
@@ -14,6 +9,11 @@ import io.camelkubeflow.trainer.api.StorageInitializer;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Volume;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * What a caller must be allowed to do for a TrainJob to be made on its behalf: create TrainJobs in the namespace,
@@ -22,8 +22,7 @@ import io.fabric8.kubernetes.api.model.Volume;
  * in a ConfigMap, which the caller must be allowed to create and patch.
  */
 public final class TrainJobAccess {
-    private TrainJobAccess() {
-    }
+    private TrainJobAccess() {}
 
     /** All of it: {@link #create} in the job's namespace, then {@link #referenced}. */
     public static List<Access> required(PreparedTrainJob prepared) {
@@ -61,7 +60,7 @@ public final class TrainJobAccess {
         }
         Initializer initializer = job.getSpec().initializer();
         if (initializer != null) {
-            for (StorageInitializer storage : new StorageInitializer[] { initializer.dataset(), initializer.model() }) {
+            for (StorageInitializer storage : new StorageInitializer[] {initializer.dataset(), initializer.model()}) {
                 if (storage != null && storage.secretRef() != null) {
                     needed.add(Access.readSecret(namespace, storage.secretRef().getName()));
                 }
@@ -81,10 +80,12 @@ public final class TrainJobAccess {
         }
         for (EnvVar var : env) {
             if (var.getValueFrom() != null && var.getValueFrom().getSecretKeyRef() != null) {
-                needed.add(Access.readSecret(namespace, var.getValueFrom().getSecretKeyRef().getName()));
+                needed.add(Access.readSecret(
+                        namespace, var.getValueFrom().getSecretKeyRef().getName()));
             }
             if (var.getValueFrom() != null && var.getValueFrom().getConfigMapKeyRef() != null) {
-                needed.add(Access.readConfigMap(namespace, var.getValueFrom().getConfigMapKeyRef().getName()));
+                needed.add(Access.readConfigMap(
+                        namespace, var.getValueFrom().getConfigMapKeyRef().getName()));
             }
         }
     }
@@ -100,14 +101,14 @@ public final class TrainJobAccess {
                 needed.add(Access.readConfigMap(namespace, volume.getConfigMap().getName()));
             }
             if (volume.getPersistentVolumeClaim() != null) {
-                needed.add(Access.readPersistentVolumeClaim(namespace,
-                        volume.getPersistentVolumeClaim().getClaimName()));
+                needed.add(Access.readPersistentVolumeClaim(
+                        namespace, volume.getPersistentVolumeClaim().getClaimName()));
             }
         }
         if (pod.imagePullSecrets() != null) {
             pod.imagePullSecrets().forEach(secret -> needed.add(Access.readSecret(namespace, secret.getName())));
         }
-        for (List<ContainerPatch> containers : java.util.Arrays.asList(pod.containers(), pod.initContainers())) {
+        for (List<ContainerPatch> containers : Arrays.asList(pod.containers(), pod.initContainers())) {
             for (ContainerPatch container : containers == null ? List.<ContainerPatch>of() : containers) {
                 envReferences(container.env(), namespace, needed);
             }

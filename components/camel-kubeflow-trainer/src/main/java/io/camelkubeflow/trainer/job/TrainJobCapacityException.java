@@ -9,7 +9,7 @@ import io.camelkubeflow.trainer.support.Printable;
  */
 public class TrainJobCapacityException extends IllegalStateException {
     public TrainJobCapacityException(String namespace, String group, int inFlight, int max) {
-        super(Printable.escape(inFlight + " TrainJobs of group '" + group + "' are in flight in namespace " + namespace + " (maxInFlight="
-              + max + "); nothing was created: retry when one has ended"));
+        super(Printable.escape(inFlight + " TrainJobs of group '" + group + "' are in flight in namespace " + namespace
+                + " (maxInFlight=" + max + "); nothing was created: retry when one has ended"));
     }
 }

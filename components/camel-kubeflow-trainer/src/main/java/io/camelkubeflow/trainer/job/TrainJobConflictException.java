@@ -1,8 +1,7 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.List;
-
 import io.camelkubeflow.trainer.support.Printable;
+import java.util.List;
 
 /**
  * A TrainJob of the wanted name exists and is not this request's: it was made for another idempotency key (or the

@@ -1,10 +1,5 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.stream.Collectors;
-
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
@@ -19,6 +14,11 @@ import io.camelkubeflow.trainer.api.Trainer;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Quantity;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * Reads a TrainJob given as a message body (typed, Map, JSON or YAML text) into a {@link TrainRequest} layer.
@@ -31,8 +31,7 @@ public final class TrainJobDocument {
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .findAndRegisterModules();
 
-    private TrainJobDocument() {
-    }
+    private TrainJobDocument() {}
 
     /** True for text or a map that declares itself a TrainJob (kind TrainJob, or apiVersion trainer.kubeflow.org/...). */
     public static boolean looksLikeTrainJob(Object body) {
@@ -40,8 +39,9 @@ public final class TrainJobDocument {
             return true;
         }
         Map<?, ?> map = body instanceof Map<?, ?> m ? m : body instanceof String text ? readMapOrNull(text) : null;
-        return map != null && ("TrainJob".equals(map.get("kind"))
-                || String.valueOf(map.get("apiVersion")).startsWith(TrainJob.GROUP + "/"));
+        return map != null
+                && ("TrainJob".equals(map.get("kind"))
+                        || String.valueOf(map.get("apiVersion")).startsWith(TrainJob.GROUP + "/"));
     }
 
     public static TrainJob read(Object body) {
@@ -49,7 +49,8 @@ public final class TrainJobDocument {
             return job;
         }
         try {
-            TrainJob job = body instanceof String text ? STRICT.readValue(text, TrainJob.class)
+            TrainJob job = body instanceof String text
+                    ? STRICT.readValue(text, TrainJob.class)
                     : STRICT.convertValue(body, TrainJob.class);
             if (job == null) {
                 throw new InvalidOptionException("body", "the body is empty; send a TrainJob as JSON or YAML");
@@ -60,14 +61,17 @@ public final class TrainJobDocument {
         } catch (Exception e) {
             Throwable cause = e instanceof IllegalArgumentException && e.getCause() != null ? e.getCause() : e;
             if (cause instanceof StreamReadException || cause.getCause() instanceof StreamReadException) {
-                StreamReadException syntax = cause instanceof StreamReadException direct ? direct
-                        : (StreamReadException) cause.getCause();
-                String where = syntax.getLocation() == null ? ""
-                        : " at line " + syntax.getLocation().getLineNr() + ", column " + syntax.getLocation().getColumnNr();
-                throw new InvalidOptionException("body", "not valid JSON or YAML" + where + ": "
-                        + firstLine(syntax.getOriginalMessage()), e);
+                StreamReadException syntax =
+                        cause instanceof StreamReadException direct ? direct : (StreamReadException) cause.getCause();
+                String where = syntax.getLocation() == null
+                        ? ""
+                        : " at line " + syntax.getLocation().getLineNr() + ", column "
+                                + syntax.getLocation().getColumnNr();
+                throw new InvalidOptionException(
+                        "body", "not valid JSON or YAML" + where + ": " + firstLine(syntax.getOriginalMessage()), e);
             }
-            if (cause instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()) {
+            if (cause instanceof JsonMappingException mapping
+                    && !mapping.getPath().isEmpty()) {
                 String path = mapping.getPath().stream()
                         .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
                         .collect(Collectors.joining("."));
@@ -77,8 +81,11 @@ public final class TrainJobDocument {
                         : "wrong type: " + firstLine(mapping.getOriginalMessage());
                 throw new InvalidOptionException("body." + path, problem, e);
             }
-            throw new InvalidOptionException("body", "not a TrainJob: " + firstLine(cause.getMessage())
-                    + "; send a trainer.kubeflow.org/v1alpha1 TrainJob as JSON or YAML", e);
+            throw new InvalidOptionException(
+                    "body",
+                    "not a TrainJob: " + firstLine(cause.getMessage())
+                            + "; send a trainer.kubeflow.org/v1alpha1 TrainJob as JSON or YAML",
+                    e);
         }
     }
 
@@ -86,11 +93,13 @@ public final class TrainJobDocument {
     public static TrainRequest toRequest(TrainJob job) {
         TrainRequest request = new TrainRequest();
         if (job.getMetadata() != null) {
-            request.jobName(job.getMetadata().getName()).namespace(job.getMetadata().getNamespace());
+            request.jobName(job.getMetadata().getName())
+                    .namespace(job.getMetadata().getNamespace());
             // what this component put on an earlier job (its idempotency key, group, run key, TTL, handled marks)
             // describes that submit, not this one: a body copied from a TrainJob does not carry it over
             if (job.getMetadata().getLabels() != null) {
-                Map<String, String> labels = new LinkedHashMap<>(job.getMetadata().getLabels());
+                Map<String, String> labels =
+                        new LinkedHashMap<>(job.getMetadata().getLabels());
                 // Kueue's two labels a request sets are its queue and priorityClass, held to the policy as such
                 request.queue(labels.remove(TrainJobMetadata.QUEUE_LABEL));
                 request.priorityClass(labels.remove(TrainJobMetadata.PRIORITY_CLASS_LABEL));
@@ -109,11 +118,14 @@ public final class TrainJobDocument {
             return request;
         }
         if (spec.runtimeRef() != null) {
-            request.runtime(spec.runtimeRef().name()).runtimeKind(spec.runtimeRef().kind());
+            request.runtime(spec.runtimeRef().name())
+                    .runtimeKind(spec.runtimeRef().kind());
         }
         Trainer trainer = spec.trainer();
         if (trainer != null) {
-            request.image(trainer.image()).numNodes(trainer.numNodes()).numProcPerNode(trainer.numProcPerNode())
+            request.image(trainer.image())
+                    .numNodes(trainer.numNodes())
+                    .numProcPerNode(trainer.numProcPerNode())
                     .args(trainer.args());
             if (trainer.command() != null) {
                 request.command(trainer.command()).verbatimCommand(true);
@@ -123,8 +135,9 @@ public final class TrainJobDocument {
             }
             if (trainer.resourcesPerNode() != null) {
                 Map<String, Quantity> quantities = trainer.resourcesPerNode().getLimits() != null
-                        && !trainer.resourcesPerNode().getLimits().isEmpty()
-                        ? trainer.resourcesPerNode().getLimits() : trainer.resourcesPerNode().getRequests();
+                                && !trainer.resourcesPerNode().getLimits().isEmpty()
+                        ? trainer.resourcesPerNode().getLimits()
+                        : trainer.resourcesPerNode().getRequests();
                 if (quantities != null) {
                     quantities.forEach((name, q) -> request.resource(name, q.toString()));
                 }
@@ -138,7 +151,8 @@ public final class TrainJobDocument {
         if (spec.runtimePatches() != null) {
             spec.runtimePatches().forEach(request::runtimePatch);
         }
-        return request.suspend(spec.suspend()).managedBy(spec.managedBy())
+        return request.suspend(spec.suspend())
+                .managedBy(spec.managedBy())
                 .activeDeadlineSeconds(spec.activeDeadlineSeconds());
     }
 
@@ -150,22 +164,30 @@ public final class TrainJobDocument {
         if (storage == null) {
             return;
         }
-        into.uri(storage.storageUri()).secret(storage.secretRef() == null ? null : storage.secretRef().getName());
+        into.uri(storage.storageUri())
+                .secret(storage.secretRef() == null ? null : storage.secretRef().getName());
         if (storage.env() == null) {
             return;
         }
         for (EnvVar var : storage.env()) {
             String field = path + ".env." + var.getName();
-            InitializerSetting setting = java.util.Arrays.stream(InitializerSetting.values())
-                    .filter(s -> s.env().equals(var.getName())).findFirst().orElseThrow(() ->
-                            new InvalidOptionException(field, "is no variable of an initializer setting; the settings"
-                                    + " are " + java.util.Arrays.stream(InitializerSetting.values())
-                                            .map(InitializerSetting::env).toList()
+            InitializerSetting setting = Arrays.stream(InitializerSetting.values())
+                    .filter(s -> s.env().equals(var.getName()))
+                    .findFirst()
+                    .orElseThrow(() -> new InvalidOptionException(
+                            field,
+                            "is no variable of an initializer setting; the settings"
+                                    + " are "
+                                    + Arrays.stream(InitializerSetting.values())
+                                            .map(InitializerSetting::env)
+                                            .toList()
                                     + " (credentials in a Secret: secretRef, or a secretKeyRef)"));
             if (setting.form() == InitializerSetting.Form.SECRET_KEY) {
                 if (var.getValueFrom() == null || var.getValueFrom().getSecretKeyRef() == null) {
-                    throw new InvalidOptionException(field, "a credential is taken only as a valueFrom.secretKeyRef"
-                            + " (the value given is not repeated here); store it in a Secret and reference its key");
+                    throw new InvalidOptionException(
+                            field,
+                            "a credential is taken only as a valueFrom.secretKeyRef"
+                                    + " (the value given is not repeated here); store it in a Secret and reference its key");
                 }
                 into.set(setting, var.getValueFrom().getSecretKeyRef(), field);
             } else if (var.getValue() == null) {
@@ -173,7 +195,9 @@ public final class TrainJobDocument {
             } else if (setting.form() == InitializerSetting.Form.PATTERNS) {
                 into.set(setting, List.of(var.getValue().split(",")), field);
             } else if (setting.form() == InitializerSetting.Form.NODES) {
-                into.set(setting, (int) TrainField.parseWholeNumber(var.getValue(), field, 3, Integer.MAX_VALUE) - 1,
+                into.set(
+                        setting,
+                        (int) TrainField.parseWholeNumber(var.getValue(), field, 3, Integer.MAX_VALUE) - 1,
                         field);
             } else {
                 into.set(setting, var.getValue(), field);

@@ -1,11 +1,7 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-
 import io.camelkubeflow.trainer.api.KubernetesNames;
+import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.ContainerPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.JobSetSpecPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.JobSetTemplatePatch;
@@ -16,35 +12,38 @@ import io.camelkubeflow.trainer.api.RuntimePatch.PodSpecPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.PodTemplatePatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.ReplicatedJobPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.TrainingRuntimeSpecPatch;
-import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.api.RuntimeRef;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobSpec;
 import io.camelkubeflow.trainer.api.Trainer;
-import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.runtime.LauncherDecision;
 import io.camelkubeflow.trainer.runtime.LauncherResolver;
-import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor.ReplicatedJob;
 import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
+import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor.ReplicatedJob;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.workspace.Workspace;
 import io.camelkubeflow.trainer.workspace.WorkspaceBootstrap;
 import io.camelkubeflow.trainer.workspace.WorkspaceStaging;
-import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
-import io.fabric8.kubernetes.api.model.PodSecurityContext;
-import io.fabric8.kubernetes.api.model.SecurityContext;
-import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
 
 /**
  * Turns a validated {@link TrainRequest} and the runtime it names into the TrainJob to write. Pure: no cluster
@@ -53,6 +52,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 public final class TrainJobFactory {
     /** Where an inline script is mounted in every container that may run user code. */
     public static final String SCRIPT_DIR = "/opt/camel-kubeflow-trainer";
+
     static final String SCRIPT_VOLUME = "camel-kubeflow-trainer-script";
     static final String WORKSPACE_ARCHIVE_VOLUME = "camel-kubeflow-trainer-archive";
     static final String WORKSPACE_VOLUME = "camel-kubeflow-trainer-workspace";
@@ -60,6 +60,7 @@ public final class TrainJobFactory {
     public static final String OUTPUT_URI_ENV = "OUTPUT_URI";
     /** With a pvc:// outputUri, the folder in the pod where the claim's path is mounted (OUTPUT_MOUNT). */
     public static final String OUTPUT_DIR_ENV = "OUTPUT_DIR";
+
     static final String OUTPUT_MOUNT = "/mnt/camel-kubeflow-trainer/output";
     static final String OUTPUT_VOLUME = "camel-kubeflow-trainer-output";
     /** The folders under which the component mounts scripts, workspaces and outputs: no other mount may cover them. */
@@ -67,20 +68,22 @@ public final class TrainJobFactory {
     /** The CRD's maxItems on spec.runtimePatches. */
     private static final int MAX_RUNTIME_PATCHES = 16;
 
-    private TrainJobFactory() {
-    }
+    private TrainJobFactory() {}
 
     /**
      * @param request         a request already checked by {@link TrainRequestValidator#validate}
      * @param jobName         the final name (explicit or derived from the idempotency key)
      * @param idempotencyKey  recorded on the TrainJob so a retry adopts it; may be null
      */
-    public static PreparedTrainJob build(TrainRequest request, TrainingRuntimeDescriptor runtime, String namespace,
-            String jobName, String idempotencyKey) {
+    public static PreparedTrainJob build(
+            TrainRequest request,
+            TrainingRuntimeDescriptor runtime,
+            String namespace,
+            String jobName,
+            String idempotencyKey) {
         KubernetesNames.trainJobName(request.jobName() != null ? "jobName" : "jobNamePrefix", jobName);
         String image = request.image() != null ? request.image() : runtime.trainerImage();
-        LauncherDecision decision = LauncherResolver.resolve(runtime, image, request.imageRules(),
-                request.launcher());
+        LauncherDecision decision = LauncherResolver.resolve(runtime, image, request.imageRules(), request.launcher());
         TrainRequestFit.check(request, runtime, decision);
 
         String scriptPath = null;
@@ -110,12 +113,16 @@ public final class TrainJobFactory {
             patches.add(own.build());
         }
         if (patches.size() > MAX_RUNTIME_PATCHES) {
-            throw new InvalidOptionException("runtimePatches", patches.size() + " runtime patches; the"
-                    + " TrainJob CRD allows at most " + MAX_RUNTIME_PATCHES + "; merge patches of one manager");
+            throw new InvalidOptionException(
+                    "runtimePatches",
+                    patches.size() + " runtime patches; the" + " TrainJob CRD allows at most " + MAX_RUNTIME_PATCHES
+                            + "; merge patches of one manager");
         }
         List<EnvVar> env = env(request);
-        TrainerCommand trainerCommand = TrainerCommand.build(decision.launcher(),
-                request, request.pythonFile() != null ? request.pythonFile() : scriptPath,
+        TrainerCommand trainerCommand = TrainerCommand.build(
+                decision.launcher(),
+                request,
+                request.pythonFile() != null ? request.pythonFile() : scriptPath,
                 env == null ? List.of() : env.stream().map(EnvVar::getName).toList());
 
         Trainer trainer = new Trainer(
@@ -145,20 +152,23 @@ public final class TrainJobFactory {
             labels.put(TrainJobMetadata.PRIORITY_CLASS_LABEL, request.priorityClass());
         }
         if (request.maxInFlight() != null || request.inFlightGroup() != null) {
-            labels.put(TrainJobMetadata.GROUP_LABEL, request.inFlightGroup() != null ? request.inFlightGroup()
-                    : TrainJobMetadata.DEFAULT_GROUP);
+            labels.put(
+                    TrainJobMetadata.GROUP_LABEL,
+                    request.inFlightGroup() != null ? request.inFlightGroup() : TrainJobMetadata.DEFAULT_GROUP);
         }
         Map<String, String> annotations = new LinkedHashMap<>(request.annotations());
-        annotations.put(TrainJobMetadata.LAUNCHER_ANNOTATION, decision.launcher().optionValue());
-        annotations.put(TrainJobMetadata.LAUNCHER_RULE_ANNOTATION, decision.rule().name());
+        annotations.put(
+                TrainJobMetadata.LAUNCHER_ANNOTATION, decision.launcher().optionValue());
+        annotations.put(
+                TrainJobMetadata.LAUNCHER_RULE_ANNOTATION, decision.rule().name());
         if (request.traceParent() != null) {
             annotations.put(TrainJobMetadata.TRACE_PARENT_ANNOTATION, request.traceParent());
         }
         if (request.outputUri() != null) {
             annotations.put(TrainJobMetadata.OUTPUT_URI_ANNOTATION, request.outputUri());
         }
-        annotations.put(TrainJobMetadata.CODE_DIGEST_ANNOTATION, codeDigest(image, trainer, request.script(),
-                workspace));
+        annotations.put(
+                TrainJobMetadata.CODE_DIGEST_ANNOTATION, codeDigest(image, trainer, request.script(), workspace));
         if (workspace != null) {
             labels.put(WorkspaceStaging.DIGEST_LABEL, workspace.shortDigest());
             annotations.put(WorkspaceStaging.DIGEST_ANNOTATION, workspace.digest());
@@ -174,8 +184,9 @@ public final class TrainJobFactory {
             }
         }
         if (idempotencyKey != null) {
-            annotations.put(TrainJobMetadata.IDEMPOTENCY_HASH_ANNOTATION, TrainJobMetadata.sha256(
-                    TrainJobMetadata.scopedKey(request.idempotencyScope(), idempotencyKey)));
+            annotations.put(
+                    TrainJobMetadata.IDEMPOTENCY_HASH_ANNOTATION,
+                    TrainJobMetadata.sha256(TrainJobMetadata.scopedKey(request.idempotencyScope(), idempotencyKey)));
             if (request.idempotencyScope() != null) {
                 annotations.put(TrainJobMetadata.IDEMPOTENCY_SCOPE_ANNOTATION, request.idempotencyScope());
             }
@@ -185,15 +196,24 @@ public final class TrainJobFactory {
         }
 
         TrainJob trainJob = new TrainJob();
-        trainJob.setMetadata(new ObjectMetaBuilder().withName(jobName).withNamespace(namespace)
-                .withLabels(labels).withAnnotations(annotations).build());
+        trainJob.setMetadata(new ObjectMetaBuilder()
+                .withName(jobName)
+                .withNamespace(namespace)
+                .withLabels(labels)
+                .withAnnotations(annotations)
+                .build());
         trainJob.setSpec(spec);
-        trainJob.getMetadata().getAnnotations().put(TrainJobMetadata.REQUEST_FINGERPRINT_ANNOTATION,
-                RequestFingerprint.format(RequestFingerprint.of(trainJob)));
+        trainJob.getMetadata()
+                .getAnnotations()
+                .put(
+                        TrainJobMetadata.REQUEST_FINGERPRINT_ANNOTATION,
+                        RequestFingerprint.format(RequestFingerprint.of(trainJob)));
         if (request.workspaceUrl() != null) {
             // after the fingerprint: the URL is signed anew at each create, the request it answers is the same
-            trainer.command().replaceAll(word -> word.equals(WorkspaceBootstrap.storedArchive(workspace))
-                    ? request.workspaceUrl().toString() : word);
+            trainer.command()
+                    .replaceAll(word -> word.equals(WorkspaceBootstrap.storedArchive(workspace))
+                            ? request.workspaceUrl().toString()
+                            : word);
         }
         return new PreparedTrainJob(trainJob, runtime, decision, workspace, request.workspaceUrl());
     }
@@ -217,7 +237,9 @@ public final class TrainJobFactory {
      */
     static String codeDigest(String image, Trainer trainer, String script, Workspace workspace) {
         StringBuilder canonical = new StringBuilder();
-        java.util.function.BiConsumer<String, Object> part = (name, value) -> canonical.append(name).append('=')
+        BiConsumer<String, Object> part = (name, value) -> canonical
+                .append(name)
+                .append('=')
                 .append(value == null ? "" : Serialization.asJson(value))
                 .append('\n');
         part.accept("image", image);
@@ -247,20 +269,34 @@ public final class TrainJobFactory {
      * command's bootstrap ({@link WorkspaceBootstrap}) does the rest. The ConfigMap is staged by the submitter once the
      * job exists ({@link WorkspaceStaging}).
      */
-    private static void addWorkspace(ComponentPatch own, TrainingRuntimeDescriptor runtime, Workspace workspace,
-            boolean inConfigMap) {
+    private static void addWorkspace(
+            ComponentPatch own, TrainingRuntimeDescriptor runtime, Workspace workspace, boolean inConfigMap) {
         for (ReplicatedJob job : jobsRunningCode(runtime, "workspace", "to unpack the workspace into")) {
             PodParts pod = own.job(job.name());
-            pod.volumes.add(new VolumeBuilder().withName(WORKSPACE_VOLUME).withNewEmptyDir().endEmptyDir().build());
-            pod.mounts(TrainingRuntimeDescriptor.TRAINER_CONTAINER).add(new VolumeMountBuilder()
-                    .withName(WORKSPACE_VOLUME).withMountPath(WorkspaceBootstrap.WORKSPACE_DIR).build());
+            pod.volumes.add(new VolumeBuilder()
+                    .withName(WORKSPACE_VOLUME)
+                    .withNewEmptyDir()
+                    .endEmptyDir()
+                    .build());
+            pod.mounts(TrainingRuntimeDescriptor.TRAINER_CONTAINER)
+                    .add(new VolumeMountBuilder()
+                            .withName(WORKSPACE_VOLUME)
+                            .withMountPath(WorkspaceBootstrap.WORKSPACE_DIR)
+                            .build());
             if (inConfigMap) {
-                pod.volumes.add(new VolumeBuilder().withName(WORKSPACE_ARCHIVE_VOLUME).withNewConfigMap()
-                        .withName(WorkspaceStaging.configMapName(workspace)).withDefaultMode(0444).endConfigMap()
+                pod.volumes.add(new VolumeBuilder()
+                        .withName(WORKSPACE_ARCHIVE_VOLUME)
+                        .withNewConfigMap()
+                        .withName(WorkspaceStaging.configMapName(workspace))
+                        .withDefaultMode(0444)
+                        .endConfigMap()
                         .build());
-                pod.mounts(TrainingRuntimeDescriptor.TRAINER_CONTAINER).add(new VolumeMountBuilder()
-                        .withName(WORKSPACE_ARCHIVE_VOLUME).withMountPath(WorkspaceBootstrap.ARCHIVE_DIR)
-                        .withReadOnly(true).build());
+                pod.mounts(TrainingRuntimeDescriptor.TRAINER_CONTAINER)
+                        .add(new VolumeMountBuilder()
+                                .withName(WORKSPACE_ARCHIVE_VOLUME)
+                                .withMountPath(WorkspaceBootstrap.ARCHIVE_DIR)
+                                .withReadOnly(true)
+                                .build());
             }
         }
     }
@@ -271,18 +307,32 @@ public final class TrainJobFactory {
      * one request creates everything, nothing outlives the job and no second object can race the first; the
      * annotation limit of 256 KiB bounds the script, see {@link TrainRequestValidator#MAX_SCRIPT_BYTES}).
      */
-    private static void addScript(ComponentPatch own, TrainingRuntimeDescriptor runtime, String fileName,
-            String script) {
-        for (ReplicatedJob job : jobsRunningCode(runtime, "script", "to stage the script into; use pythonFile or"
-                + " command with an image that holds the code")) {
+    private static void addScript(
+            ComponentPatch own, TrainingRuntimeDescriptor runtime, String fileName, String script) {
+        for (ReplicatedJob job : jobsRunningCode(
+                runtime,
+                "script",
+                "to stage the script into; use pythonFile or" + " command with an image that holds the code")) {
             PodParts pod = own.job(job.name());
             pod.annotations.put(TrainJobMetadata.SCRIPT_ANNOTATION, script);
-            pod.volumes.add(new VolumeBuilder().withName(SCRIPT_VOLUME).withNewDownwardAPI().withDefaultMode(0444)
-                    .addNewItem().withPath(fileName).withNewFieldRef()
+            pod.volumes.add(new VolumeBuilder()
+                    .withName(SCRIPT_VOLUME)
+                    .withNewDownwardAPI()
+                    .withDefaultMode(0444)
+                    .addNewItem()
+                    .withPath(fileName)
+                    .withNewFieldRef()
                     .withFieldPath("metadata.annotations['" + TrainJobMetadata.SCRIPT_ANNOTATION + "']")
-                    .endFieldRef().endItem().endDownwardAPI().build());
-            pod.mounts(TrainingRuntimeDescriptor.TRAINER_CONTAINER).add(new VolumeMountBuilder()
-                    .withName(SCRIPT_VOLUME).withMountPath(SCRIPT_DIR).withReadOnly(true).build());
+                    .endFieldRef()
+                    .endItem()
+                    .endDownwardAPI()
+                    .build());
+            pod.mounts(TrainingRuntimeDescriptor.TRAINER_CONTAINER)
+                    .add(new VolumeMountBuilder()
+                            .withName(SCRIPT_VOLUME)
+                            .withMountPath(SCRIPT_DIR)
+                            .withReadOnly(true)
+                            .build());
         }
     }
 
@@ -296,15 +346,18 @@ public final class TrainJobFactory {
     private static void addPodOptions(ComponentPatch own, TrainingRuntimeDescriptor runtime, TrainRequest request) {
         List<ReplicatedJob> targets = new ArrayList<>();
         if (request.podJobs() == null) {
-            targets.addAll(jobsRunningCode(runtime, "podJobs", "; name the jobs the pod options go to, among "
-                    + jobNames(runtime)));
+            targets.addAll(jobsRunningCode(
+                    runtime, "podJobs", "; name the jobs the pod options go to, among " + jobNames(runtime)));
         } else {
             for (String name : request.podJobs()) {
                 ReplicatedJob job = runtime.replicatedJob(name);
                 if (job == null) {
-                    throw new InvalidOptionException("podJobs", "'" + name + "' is not a replicated job of "
-                            + runtime.describe() + ", and the Trainer refuses a patch of a job its runtime lacks;"
-                            + " name one of " + jobNames(runtime));
+                    throw new InvalidOptionException(
+                            "podJobs",
+                            "'" + name + "' is not a replicated job of "
+                                    + runtime.describe()
+                                    + ", and the Trainer refuses a patch of a job its runtime lacks;"
+                                    + " name one of " + jobNames(runtime));
                 }
                 targets.add(job);
             }
@@ -316,7 +369,8 @@ public final class TrainJobFactory {
                         ? TrainingRuntimeDescriptor.TRAINER_CONTAINER
                         : job.hasContainer(job.name()) ? job.name() : null;
                 if (container == null) {
-                    throw new InvalidOptionException(!request.volumes().isEmpty() ? "volumes" : "securityContext",
+                    throw new InvalidOptionException(
+                            !request.volumes().isEmpty() ? "volumes" : "securityContext",
                             "the replicated job '" + job.name() + "' of " + runtime.describe() + " has neither a '"
                                     + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container nor one named after"
                                     + " it (it has " + job.containerImages().keySet() + "); name other podJobs");
@@ -334,11 +388,15 @@ public final class TrainJobFactory {
             }
             pod.tolerations = request.tolerations();
             if (request.nodeAffinity() != null) {
-                pod.affinity = new AffinityBuilder().withNodeAffinity(request.nodeAffinity()).build();
+                pod.affinity = new AffinityBuilder()
+                        .withNodeAffinity(request.nodeAffinity())
+                        .build();
             }
             pod.serviceAccountName = request.serviceAccountName();
             if (!request.imagePullSecrets().isEmpty()) {
-                pod.imagePullSecrets = request.imagePullSecrets().stream().map(LocalObjectReference::new).toList();
+                pod.imagePullSecrets = request.imagePullSecrets().stream()
+                        .map(LocalObjectReference::new)
+                        .toList();
             }
             pod.securityContext = request.podSecurityContext();
         }
@@ -355,28 +413,40 @@ public final class TrainJobFactory {
         String subPath = path.substring(claim.length()).replaceAll("^/+|/+$", "");
         for (ReplicatedJob job : jobsRunningCode(runtime, "outputUri", "to mount the claim in")) {
             PodParts pod = own.job(job.name());
-            pod.volumes.add(new VolumeBuilder().withName(OUTPUT_VOLUME).withNewPersistentVolumeClaim()
-                    .withClaimName(claim).endPersistentVolumeClaim().build());
-            pod.mounts(TrainingRuntimeDescriptor.TRAINER_CONTAINER).add(new VolumeMountBuilder()
-                    .withName(OUTPUT_VOLUME).withMountPath(OUTPUT_MOUNT).withSubPath(subPath.isEmpty() ? null : subPath)
+            pod.volumes.add(new VolumeBuilder()
+                    .withName(OUTPUT_VOLUME)
+                    .withNewPersistentVolumeClaim()
+                    .withClaimName(claim)
+                    .endPersistentVolumeClaim()
                     .build());
+            pod.mounts(TrainingRuntimeDescriptor.TRAINER_CONTAINER)
+                    .add(new VolumeMountBuilder()
+                            .withName(OUTPUT_VOLUME)
+                            .withMountPath(OUTPUT_MOUNT)
+                            .withSubPath(subPath.isEmpty() ? null : subPath)
+                            .build());
         }
     }
 
     /** The component's mount root that a mount at {@code path} would be at, under or over; null when none. */
     static String componentMountAt(String path) {
         String folder = path.endsWith("/") ? path : path + "/";
-        return COMPONENT_MOUNT_ROOTS.stream().filter(root -> folder.startsWith(root + "/") || (root + "/")
-                .startsWith(folder)).findFirst().orElse(null);
+        return COMPONENT_MOUNT_ROOTS.stream()
+                .filter(root -> folder.startsWith(root + "/") || (root + "/").startsWith(folder))
+                .findFirst()
+                .orElse(null);
     }
 
     /** The jobs that may run user code, or a refusal naming the field that needed one ({@code what} it was for). */
     private static List<ReplicatedJob> jobsRunningCode(TrainingRuntimeDescriptor runtime, String field, String what) {
         List<ReplicatedJob> jobs = runtime.jobsRunningUserCode();
         if (jobs.isEmpty()) {
-            throw new InvalidOptionException(field, runtime.describe() + " has no replicated job with a '"
-                    + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container" + (what.startsWith(";") ? "" : " ")
-                    + what);
+            throw new InvalidOptionException(
+                    field,
+                    runtime.describe() + " has no replicated job with a '"
+                            + TrainingRuntimeDescriptor.TRAINER_CONTAINER + "' container"
+                            + (what.startsWith(";") ? "" : " ")
+                            + what);
         }
         return jobs;
     }
@@ -398,9 +468,11 @@ public final class TrainJobFactory {
 
         RuntimePatch build() {
             List<ReplicatedJobPatch> replicatedJobs = new ArrayList<>();
-            jobs.forEach((name, pod) -> replicatedJobs.add(new ReplicatedJobPatch(name,
-                    new JobTemplatePatch(null, new JobSpecPatch(pod.template())))));
-            return new RuntimePatch(TrainJobMetadata.PATCH_MANAGER, null,
+            jobs.forEach((name, pod) -> replicatedJobs.add(
+                    new ReplicatedJobPatch(name, new JobTemplatePatch(null, new JobSpecPatch(pod.template())))));
+            return new RuntimePatch(
+                    TrainJobMetadata.PATCH_MANAGER,
+                    null,
                     new TrainingRuntimeSpecPatch(new JobSetTemplatePatch(null, new JobSetSpecPatch(replicatedJobs))));
         }
     }
@@ -425,14 +497,24 @@ public final class TrainJobFactory {
         PodTemplatePatch template() {
             Map<String, ContainerPatch> containers = new LinkedHashMap<>();
             mounts.forEach((name, list) -> containers.put(name, new ContainerPatch(name, null, list, null)));
-            securityContexts.forEach((name, context) -> containers.merge(name,
+            securityContexts.forEach((name, context) -> containers.merge(
+                    name,
                     new ContainerPatch(name, null, null, context),
                     (a, b) -> new ContainerPatch(name, null, a.volumeMounts(), context)));
-            PodSpecPatch spec = new PodSpecPatch(volumes.isEmpty() ? null : volumes,
-                    containers.isEmpty() ? null : List.copyOf(containers.values()), null, serviceAccountName,
-                    nodeSelector, affinity, tolerations, imagePullSecrets, securityContext, null, null);
-            MetadataPatch metadata = annotations.isEmpty() ? null
-                    : new MetadataPatch(null, annotations, null, null, null);
+            PodSpecPatch spec = new PodSpecPatch(
+                    volumes.isEmpty() ? null : volumes,
+                    containers.isEmpty() ? null : List.copyOf(containers.values()),
+                    null,
+                    serviceAccountName,
+                    nodeSelector,
+                    affinity,
+                    tolerations,
+                    imagePullSecrets,
+                    securityContext,
+                    null,
+                    null);
+            MetadataPatch metadata =
+                    annotations.isEmpty() ? null : new MetadataPatch(null, annotations, null, null, null);
             return new PodTemplatePatch(metadata, spec);
         }
     }

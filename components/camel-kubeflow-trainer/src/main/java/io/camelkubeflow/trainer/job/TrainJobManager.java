@@ -1,8 +1,5 @@
 package io.camelkubeflow.trainer.job;
 
-import java.net.HttpURLConnection;
-import java.util.List;
-
 import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
@@ -15,6 +12,9 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.net.HttpURLConnection;
+import java.time.Instant;
+import java.util.List;
 
 /**
  * Reads, lists, suspends, resumes and deletes TrainJobs, every call retried as {@link ApiRetry} says. Every namespace
@@ -50,10 +50,13 @@ public class TrainJobManager {
      */
     public List<TrainJob> list(String namespace, String labelSelector) {
         var jobs = client.resources(TrainJob.class);
-        var scope = namespace == null ? jobs.inAnyNamespace()
+        var scope = namespace == null
+                ? jobs.inAnyNamespace()
                 : jobs.inNamespace(KubernetesNames.namespace("namespace", namespace));
-        var selected = labelSelector == null || labelSelector.isBlank() ? scope : scope.withLabelSelector(labelSelector);
-        return retry.call("list TrainJobs" + (namespace == null ? "" : " in " + namespace), selected::list).getItems();
+        var selected =
+                labelSelector == null || labelSelector.isBlank() ? scope : scope.withLabelSelector(labelSelector);
+        return retry.call("list TrainJobs" + (namespace == null ? "" : " in " + namespace), selected::list)
+                .getItems();
     }
 
     /**
@@ -64,7 +67,8 @@ public class TrainJobManager {
      */
     public boolean delete(String namespace, String name, DeletionPropagation propagation) {
         var job = one(namespace, name).withPropagationPolicy(propagation);
-        return !retry.call("delete TrainJob " + namespace + "/" + name, job::delete).isEmpty();
+        return !retry.call("delete TrainJob " + namespace + "/" + name, job::delete)
+                .isEmpty();
     }
 
     /**
@@ -88,7 +92,8 @@ public class TrainJobManager {
         }
         List<GenericKubernetesResource> labelled;
         try {
-            labelled = retry.call("list the Kueue Workloads of TrainJob " + namespace + "/" + name,
+            labelled = retry.call(
+                    "list the Kueue Workloads of TrainJob " + namespace + "/" + name,
                     () -> KueueWorkloads.labelledFor(client, job));
         } catch (KubernetesClientException e) {
             if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
@@ -97,22 +102,32 @@ public class TrainJobManager {
             return setSuspended(namespace, name, suspended);
         }
         String queue = job.getMetadata().getLabels().get(TrainJobMetadata.QUEUE_LABEL);
-        GenericKubernetesResource workload = KueueWorkloads.ownOf(job, labelled).orElseThrow(
-                () -> new TrainJobHeldByKueueException(namespace, name, "it names LocalQueue " + queue
-                        + " and Kueue has not made its Workload yet; try again in a moment"));
+        GenericKubernetesResource workload = KueueWorkloads.ownOf(job, labelled)
+                .orElseThrow(() -> new TrainJobHeldByKueueException(
+                        namespace,
+                        name,
+                        "it names LocalQueue " + queue
+                                + " and Kueue has not made its Workload yet; try again in a moment"));
         boolean active = KueueWorkloads.active(workload);
         if (!suspended && active) {
-            throw new TrainJobHeldByKueueException(namespace, name, "it is in LocalQueue " + queue + ", and Kueue"
-                    + " resumes it when it admits it (a job resumed by hand would be suspended again); resume only"
-                    + " requeues a job suspended through Kueue");
+            throw new TrainJobHeldByKueueException(
+                    namespace,
+                    name,
+                    "it is in LocalQueue " + queue + ", and Kueue"
+                            + " resumes it when it admits it (a job resumed by hand would be suspended again); resume only"
+                            + " requeues a job suspended through Kueue");
         }
         if (active == suspended) {
             beforeWorkloadWrite.run();
             String patch = "{\"spec\":{\"active\":" + !suspended + "}}";
-            retry.call((suspended ? "deactivate" : "activate") + " the Kueue Workload of TrainJob " + namespace + "/"
-                    + name, () -> client.genericKubernetesResources(KueueWorkloads.WORKLOADS).inNamespace(namespace)
+            retry.call(
+                    (suspended ? "deactivate" : "activate") + " the Kueue Workload of TrainJob " + namespace + "/"
+                            + name,
+                    () -> client.genericKubernetesResources(KueueWorkloads.WORKLOADS)
+                            .inNamespace(namespace)
                             // the Workload as listed: fabric8 would GET one named only
-                            .resource(workload).patch(PatchContext.of(PatchType.JSON_MERGE), patch));
+                            .resource(workload)
+                            .patch(PatchContext.of(PatchType.JSON_MERGE), patch));
         }
         return get(namespace, name);
     }
@@ -122,7 +137,8 @@ public class TrainJobManager {
         String patch = "{\"spec\":{\"suspend\":" + suspended + "}}";
         var job = one(namespace, name);
         try {
-            return retry.call((suspended ? "suspend" : "resume") + " TrainJob " + namespace + "/" + name,
+            return retry.call(
+                    (suspended ? "suspend" : "resume") + " TrainJob " + namespace + "/" + name,
                     () -> job.patch(PatchContext.of(PatchType.JSON_MERGE), patch));
         } catch (KubernetesClientException e) {
             if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
@@ -138,12 +154,17 @@ public class TrainJobManager {
      */
     public void markLogsCaptured(String namespace, String name) {
         TrainJob job = find(namespace, name);
-        if (job == null || !TrainJobMetadata.hasTtl(job)
+        if (job == null
+                || !TrainJobMetadata.hasTtl(job)
                 || !TrainJobPhase.of(job).isTerminal()) {
             return;
         }
         try {
-            annotate(namespace, name, TrainJobMetadata.LOGS_CAPTURED_ANNOTATION, java.time.Instant.now().toString());
+            annotate(
+                    namespace,
+                    name,
+                    TrainJobMetadata.LOGS_CAPTURED_ANNOTATION,
+                    Instant.now().toString());
         } catch (KubernetesClientException e) {
             // deleted meanwhile (its TTL ran out, or someone removed it): there is nothing left to mark
             if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
@@ -156,19 +177,21 @@ public class TrainJobManager {
     public void annotate(String namespace, String name, String key, String value) {
         String patch = "{\"metadata\":{\"annotations\":{\"" + key + "\":\"" + value + "\"}}}";
         var job = one(namespace, name);
-        retry.call("annotate TrainJob " + namespace + "/" + name + " with " + key,
+        retry.call(
+                "annotate TrainJob " + namespace + "/" + name + " with " + key,
                 () -> job.patch(PatchContext.of(PatchType.JSON_MERGE), patch));
     }
 
     /** The API resource of one job, once its namespace and name are names the API server could hold. */
     private Resource<TrainJob> one(String namespace, String name) {
-        return client.resources(TrainJob.class).inNamespace(KubernetesNames.namespace("namespace", namespace))
+        return client.resources(TrainJob.class)
+                .inNamespace(KubernetesNames.namespace("namespace", namespace))
                 .withName(KubernetesNames.trainJobName("name", name));
     }
 
     /** The refusal of a job that does not exist: one wording for every operation and wait. */
     public static TrainJobNotFoundException notFound(String namespace, String name) {
-        return new TrainJobNotFoundException("TrainJob " + namespace + "/" + name + " does not exist; check its name and"
-                + " namespace");
+        return new TrainJobNotFoundException(
+                "TrainJob " + namespace + "/" + name + " does not exist; check its name and" + " namespace");
     }
 }

@@ -1,15 +1,5 @@
 package io.camelkubeflow.trainer.job;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.support.ApiRetry;
@@ -19,6 +9,15 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,11 +32,13 @@ public class TrainJobReaper implements AutoCloseable {
 
     private final TrainJobManager jobs;
     private final Set<String> namespaces = ConcurrentHashMap.newKeySet();
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ttl"));
+    private final ScheduledExecutorService timer =
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ttl"));
 
     public TrainJobReaper(KubernetesClient client, ApiRetry retry, Duration interval) {
         this.jobs = new TrainJobManager(client, retry);
-        timer.scheduleWithFixedDelay(this::sweepQuietly, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(
+                this::sweepQuietly, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Looks after the TTL jobs of this namespace from now on. */
@@ -61,7 +62,9 @@ public class TrainJobReaper implements AutoCloseable {
     static boolean expired(TrainJob job, Instant now) {
         Map<String, String> annotations = job.getMetadata().getAnnotations();
         Condition end = TrainJobPhase.decidingCondition(job);
-        if (annotations == null || !TrainJobPhase.of(job).isTerminal() || end == null
+        if (annotations == null
+                || !TrainJobPhase.of(job).isTerminal()
+                || end == null
                 || end.getLastTransitionTime() == null) {
             return false;
         }
@@ -76,11 +79,15 @@ public class TrainJobReaper implements AutoCloseable {
 
     private boolean delete(TrainJob job) {
         String name = job.getMetadata().getNamespace() + "/" + job.getMetadata().getName();
-        boolean deleted = jobs.delete(job.getMetadata().getNamespace(), job.getMetadata().getName(),
-                DeletionPropagation.BACKGROUND);
+        boolean deleted = jobs.delete(
+                job.getMetadata().getNamespace(), job.getMetadata().getName(), DeletionPropagation.BACKGROUND);
         if (deleted) {
-            try (var log = TrainJobMdc.of(job.getMetadata().getNamespace(), job.getMetadata().getName())) {
-                LOG.info("Deleted TrainJob {}: {} for longer than its TTL of {} s", name, TrainJobPhase.of(job).displayName(),
+            try (var log = TrainJobMdc.of(
+                    job.getMetadata().getNamespace(), job.getMetadata().getName())) {
+                LOG.info(
+                        "Deleted TrainJob {}: {} for longer than its TTL of {} s",
+                        name,
+                        TrainJobPhase.of(job).displayName(),
                         job.getMetadata().getAnnotations().get(TrainJobMetadata.TTL_ANNOTATION));
             }
         }

@@ -1,11 +1,5 @@
 package io.camelkubeflow.trainer.job;
 
-import java.net.HttpURLConnection;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.UUID;
-
 import io.camelkubeflow.trainer.access.AccessDeniedException;
 import io.camelkubeflow.trainer.access.AccessReviewer;
 import io.camelkubeflow.trainer.api.KubernetesNames;
@@ -30,6 +24,11 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import java.net.HttpURLConnection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,18 +106,21 @@ public class TrainJobSubmitter {
             policy.applyDefaults(request);
         }
         if (request.workspace() != null && request.workspaceContent() == null) {
-            request.workspaceContent(WorkspaceSources.of(request.workspace(), "workspace", WorkspaceLimits.DEFAULT,
-                    workspaces, workspaceFetcher));
+            request.workspaceContent(WorkspaceSources.of(
+                    request.workspace(), "workspace", WorkspaceLimits.DEFAULT, workspaces, workspaceFetcher));
         }
         Workspace workspace = request.workspaceContent();
-        if (workspace != null && workspaceStore != null && request.workspaceUrl() == null
+        if (workspace != null
+                && workspaceStore != null
+                && request.workspaceUrl() == null
                 && !WorkspaceStaging.fitsInConfigMap(workspace)) {
             // signed here, without a request; the archive is stored on submit, before the job exists
             request.workspaceUrl(workspaceStore.readUrl(workspace, WorkspaceStore.DEFAULT_VALIDITY));
         }
         String namespace = request.namespace() != null ? request.namespace() : defaultNamespace;
         TrainingRuntimeDescriptor runtime = lookupRuntime(request, namespace);
-        String name = request.jobName() != null ? request.jobName()
+        String name = request.jobName() != null
+                ? request.jobName()
                 : TrainJobMetadata.nameFor(request.jobNamePrefix(), keyOrRandom(request));
         return TrainJobFactory.build(request, runtime, namespace, name, request.idempotencyKey());
     }
@@ -133,8 +135,10 @@ public class TrainJobSubmitter {
         if (request.caller() != null) {
             // before the runtime is looked up or a workspace read: a caller who may not create TrainJobs there learns
             // nothing of the cluster (not even whether a runtime exists) and costs it nothing but this review
-            accessReviewer.check(request.caller(), TrainJobAccess.create(KubernetesNames
-                    .namespace("namespace", request.namespace() != null ? request.namespace() : defaultNamespace)));
+            accessReviewer.check(
+                    request.caller(),
+                    TrainJobAccess.create(KubernetesNames.namespace(
+                            "namespace", request.namespace() != null ? request.namespace() : defaultNamespace)));
         }
         PreparedTrainJob prepared = prepare(request, defaultNamespace);
         if (request.caller() != null) {
@@ -150,18 +154,28 @@ public class TrainJobSubmitter {
         if (request.skipIfRunning() || request.maxInFlight() != null) {
             // a job that exists already must not count against the checks below; a plain create needs no such look
             // first: the server answers 409 and the job is adopted below
-            TrainJob existing = retry.call("GET TrainJob " + namespace + "/" + name,
+            TrainJob existing = retry.call(
+                    "GET TrainJob " + namespace + "/" + name,
                     () -> trainJobs(namespace).withName(name).get());
             if (existing != null) {
                 return adopt(existing, prepared, request);
             }
         }
         if (request.skipIfRunning()) {
-            TrainJob running = unfinished(namespace, TrainJobMetadata.RUN_KEY_LABEL,
-                    TrainJobMetadata.runKeyLabel(request.runKey())).stream().findFirst().orElse(null);
+            TrainJob running =
+                    unfinished(
+                                    namespace,
+                                    TrainJobMetadata.RUN_KEY_LABEL,
+                                    TrainJobMetadata.runKeyLabel(request.runKey()))
+                            .stream()
+                            .findFirst()
+                            .orElse(null);
             if (running != null) {
                 try (var log = TrainJobMdc.of(namespace, running.getMetadata().getName())) {
-                    LOG.info("Skipped a TrainJob for run key {}: {}/{} is still running", request.runKey(), namespace,
+                    LOG.info(
+                            "Skipped a TrainJob for run key {}: {}/{} is still running",
+                            request.runKey(),
+                            namespace,
                             running.getMetadata().getName());
                 }
                 return new SubmitResult(running, false, true, prepared.decision(), request.idempotencyKey());
@@ -169,7 +183,8 @@ public class TrainJobSubmitter {
         }
         if (request.maxInFlight() != null) {
             String group = wanted.getMetadata().getLabels().get(TrainJobMetadata.GROUP_LABEL);
-            int inFlight = unfinished(namespace, TrainJobMetadata.GROUP_LABEL, group).size();
+            int inFlight =
+                    unfinished(namespace, TrainJobMetadata.GROUP_LABEL, group).size();
             if (inFlight >= request.maxInFlight()) {
                 throw new TrainJobCapacityException(namespace, group, inFlight, request.maxInFlight());
             }
@@ -180,13 +195,15 @@ public class TrainJobSubmitter {
         }
         TrainJob created;
         try {
-            created = retry.call("create TrainJob " + namespace + "/" + name,
+            created = retry.call(
+                    "create TrainJob " + namespace + "/" + name,
                     () -> trainJobs(namespace).resource(wanted).create());
         } catch (KubernetesClientException e) {
             if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
                 // the job exists: made by an earlier attempt of this request, or by a concurrent one; adopted when
                 // it was made for this key from the same request
-                TrainJob winner = retry.call("GET TrainJob " + namespace + "/" + name,
+                TrainJob winner = retry.call(
+                        "GET TrainJob " + namespace + "/" + name,
                         () -> trainJobs(namespace).withName(name).get());
                 if (winner != null) {
                     return adopt(winner, prepared, request);
@@ -199,11 +216,18 @@ public class TrainJobSubmitter {
         }
         try (var log = TrainJobMdc.of(namespace, name)) {
             if (prepared.decision().rule() == LauncherRule.FALLBACK) {
-                LOG.warn("Created TrainJob {}/{} with a FALLBACK launcher: {}", namespace, name,
+                LOG.warn(
+                        "Created TrainJob {}/{} with a FALLBACK launcher: {}",
+                        namespace,
+                        name,
                         prepared.decision().reason());
             } else {
-                LOG.info("Created TrainJob {}/{} on {} with launcher {} ({})", namespace, name,
-                        prepared.runtime().describe(), prepared.decision().launcher().optionValue(),
+                LOG.info(
+                        "Created TrainJob {}/{} on {} with launcher {} ({})",
+                        namespace,
+                        name,
+                        prepared.runtime().describe(),
+                        prepared.decision().launcher().optionValue(),
                         prepared.decision().reason());
             }
         }
@@ -214,34 +238,51 @@ public class TrainJobSubmitter {
         String key = request.idempotencyKey();
         String name = existing.getMetadata().getName();
         Map<String, String> annotations = existing.getMetadata().getAnnotations();
-        String existingHash = annotations == null ? null
-                : annotations.get(TrainJobMetadata.IDEMPOTENCY_HASH_ANNOTATION);
-        if (key == null || !Objects.equals(existingHash,
-                TrainJobMetadata.sha256(TrainJobMetadata.scopedKey(request.idempotencyScope(), key)))) {
-            throw new TrainJobConflictException(name, existing.getMetadata().getNamespace(), key == null
-                    ? "it exists and this request has no idempotency key to prove it is the same job; set"
-                            + " 'idempotencyKey' or choose another 'jobName'"
-                    : "it was created for another idempotency key (which this answer does not tell: it may be"
-                            + " another caller's); choose another 'jobName' or 'jobNamePrefix'");
+        String existingHash =
+                annotations == null ? null : annotations.get(TrainJobMetadata.IDEMPOTENCY_HASH_ANNOTATION);
+        if (key == null
+                || !Objects.equals(
+                        existingHash,
+                        TrainJobMetadata.sha256(TrainJobMetadata.scopedKey(request.idempotencyScope(), key)))) {
+            throw new TrainJobConflictException(
+                    name,
+                    existing.getMetadata().getNamespace(),
+                    key == null
+                            ? "it exists and this request has no idempotency key to prove it is the same job; set"
+                                    + " 'idempotencyKey' or choose another 'jobName'"
+                            : "it was created for another idempotency key (which this answer does not tell: it may be"
+                                    + " another caller's); choose another 'jobName' or 'jobNamePrefix'");
         }
         String recorded = annotations.get(TrainJobMetadata.REQUEST_FINGERPRINT_ANNOTATION);
         if (recorded != null) {
             // the prepared job carries this request's fingerprint already (TrainJobFactory recorded it)
-            List<String> differing = RequestFingerprint.differing(recorded, prepared.trainJob().getMetadata()
-                    .getAnnotations().get(TrainJobMetadata.REQUEST_FINGERPRINT_ANNOTATION));
+            List<String> differing = RequestFingerprint.differing(
+                    recorded,
+                    prepared.trainJob()
+                            .getMetadata()
+                            .getAnnotations()
+                            .get(TrainJobMetadata.REQUEST_FINGERPRINT_ANNOTATION));
             if (!differing.isEmpty()) {
-                throw new TrainJobConflictException(name, existing.getMetadata().getNamespace(), "it was made for"
-                        + " idempotency key '" + key + "' from a different request, which differs in "
-                        + String.join(", ", differing) + "; send the same request again, or use a new idempotency"
-                        + " key for a new TrainJob", differing);
+                throw new TrainJobConflictException(
+                        name,
+                        existing.getMetadata().getNamespace(),
+                        "it was made for"
+                                + " idempotency key '" + key + "' from a different request, which differs in "
+                                + String.join(", ", differing)
+                                + "; send the same request again, or use a new idempotency"
+                                + " key for a new TrainJob",
+                        differing);
             }
         }
         if (prepared.workspaceInConfigMap()) {
             new WorkspaceStaging(client, retry).stageForAdopted(prepared.workspace(), existing);
         }
         try (var log = TrainJobMdc.of(existing.getMetadata().getNamespace(), name)) {
-            LOG.info("Adopted existing TrainJob {}/{} for idempotency key {}", existing.getMetadata().getNamespace(),
-                    name, key);
+            LOG.info(
+                    "Adopted existing TrainJob {}/{} for idempotency key {}",
+                    existing.getMetadata().getNamespace(),
+                    name,
+                    key);
         }
         return new SubmitResult(existing, true, false, prepared.decision(), key);
     }
@@ -255,7 +296,9 @@ public class TrainJobSubmitter {
             new WorkspaceStaging(client, retry).stageFor(workspace, created);
         } catch (RuntimeException e) {
             try {
-                trainJobs(created.getMetadata().getNamespace()).withName(created.getMetadata().getName()).delete();
+                trainJobs(created.getMetadata().getNamespace())
+                        .withName(created.getMetadata().getName())
+                        .delete();
             } catch (KubernetesClientException deleteFailure) {
                 e.addSuppressed(deleteFailure);
             }
@@ -265,9 +308,14 @@ public class TrainJobSubmitter {
 
     /** The TrainJobs with that label that have not completed or failed (the count is best effort under races). */
     private List<TrainJob> unfinished(String namespace, String label, String value) {
-        return retry.call("list TrainJobs " + label + "=" + value,
-                () -> trainJobs(namespace).withLabel(label, value).list()).getItems().stream()
-                .filter(job -> !TrainJobPhase.of(job).isTerminal()).toList();
+        return retry
+                .call(
+                        "list TrainJobs " + label + "=" + value,
+                        () -> trainJobs(namespace).withLabel(label, value).list())
+                .getItems()
+                .stream()
+                .filter(job -> !TrainJobPhase.of(job).isTerminal())
+                .toList();
     }
 
     private static String keyOrRandom(TrainRequest request) {
@@ -278,15 +326,18 @@ public class TrainJobSubmitter {
 
     /** Finds the runtime the request names; a missing runtime is an input error, reported before any write. */
     public TrainingRuntimeDescriptor lookupRuntime(TrainRequest request, String namespace) {
-        RuntimeKind kind = request.runtimeKind() != null ? RuntimeKind.of(request.runtimeKind())
+        RuntimeKind kind = request.runtimeKind() != null
+                ? RuntimeKind.of(request.runtimeKind())
                 : RuntimeKind.ClusterTrainingRuntime;
         GenericKubernetesResource runtime = runtimes.find(kind, namespace, request.runtime());
         if (runtime == null) {
             boolean namespaced = kind.namespaced();
-            throw new InvalidOptionException("runtime", kind + " '" + request.runtime() + "' does not exist"
-                    + (namespaced ? " in namespace " + namespace : "") + "; list them with kubectl get "
-                    + kind.context().getPlural() + (namespaced ? ""
-                            : ", or set runtimeKind=TrainingRuntime for a namespaced one"));
+            throw new InvalidOptionException(
+                    "runtime",
+                    kind + " '" + request.runtime() + "' does not exist"
+                            + (namespaced ? " in namespace " + namespace : "") + "; list them with kubectl get "
+                            + kind.context().getPlural()
+                            + (namespaced ? "" : ", or set runtimeKind=TrainingRuntime for a namespaced one"));
         }
         return TrainingRuntimeDescriptor.from(runtime);
     }

@@ -1,10 +1,5 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-
 import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.runtime.ImageRule;
@@ -15,6 +10,11 @@ import io.fabric8.kubernetes.api.model.NodeAffinity;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Toleration;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Everything a caller can say about the TrainJob it wants, each field optional. Requests are layered (endpoint
@@ -45,7 +45,7 @@ public final class TrainRequest {
     private String scriptFileName;
     private String workspace;
     private Workspace workspaceContent;
-    private java.net.URI workspaceUrl;
+    private URI workspaceUrl;
     private String traceParent;
     private List<String> packages;
     private List<String> pipIndexUrls;
@@ -194,8 +194,13 @@ public final class TrainRequest {
 
     /** True when the request sets anything of its pods besides what the Trainer's own fields set. */
     public boolean hasPodOptions() {
-        return !nodeSelector.isEmpty() || tolerations != null || nodeAffinity != null || volumes != null
-                || serviceAccountName != null || imagePullSecrets != null || podSecurityContext != null
+        return !nodeSelector.isEmpty()
+                || tolerations != null
+                || nodeAffinity != null
+                || volumes != null
+                || serviceAccountName != null
+                || imagePullSecrets != null
+                || podSecurityContext != null
                 || securityContext != null;
     }
 
@@ -206,121 +211,448 @@ public final class TrainRequest {
 
     // fluent setters and getters
 
-    public TrainRequest namespace(String v) { namespace = v; return this; }
-    public TrainRequest jobName(String v) { jobName = v; return this; }
-    public TrainRequest jobNamePrefix(String v) { jobNamePrefix = v; return this; }
-    public TrainRequest idempotencyKey(String v) { idempotencyKey = v; return this; }
-    /** The key space of the idempotency key: the same key in two scopes names two jobs. */
-    public TrainRequest idempotencyScope(String v) { idempotencyScope = v; return this; }
-    /** What "the same training" means for skipIfRunning, e.g. a model name. */
-    public TrainRequest runKey(String v) { runKey = v; return this; }
-    public TrainRequest skipIfRunning(Boolean v) { skipIfRunning = v; return this; }
-    public TrainRequest inFlightGroup(String v) { inFlightGroup = v; return this; }
-    public TrainRequest maxInFlight(Integer v) { maxInFlight = v; return this; }
-    public TrainRequest runtime(String v) { runtime = v; return this; }
-    public TrainRequest runtimeKind(String v) { runtimeKind = v; return this; }
-    public TrainRequest image(String v) { image = v; return this; }
-    public TrainRequest launcher(Launcher v) { launcher = v; return this; }
-    public TrainRequest imageRules(List<ImageRule> v) { imageRules = v; return this; }
-    public TrainRequest command(List<String> v) { command = v; return this; }
-    public TrainRequest args(List<String> v) { args = v; return this; }
-    /** The command is a finished container command (from a TrainJob body): no launcher is put in front of it. */
-    public TrainRequest verbatimCommand(boolean v) { verbatimCommand = v; return this; }
-    public TrainRequest pythonFile(String v) { pythonFile = v; return this; }
-    public TrainRequest script(String v) { script = v; return this; }
-    public TrainRequest scriptFileName(String v) { scriptFileName = v; return this; }
-    /** Run the image's own ENTRYPOINT/CMD: the TrainJob gives no command (args, if any, replace the image's CMD). */
-    public TrainRequest imageEntrypoint(Boolean v) { imageEntrypoint = v; return this; }
-    /** A local project folder or archive ({@code file:} optional) the code runs in on every node. */
-    public TrainRequest workspace(String v) { workspace = v; return this; }
-    /** A workspace already read (e.g. from a message's archive); wins over {@link #workspace(String)}. */
-    public TrainRequest workspaceContent(Workspace v) { workspaceContent = v; return this; }
-    /** Where the pods fetch a workspace kept in a {@code WorkspaceStore}; set by the submitter, never by a caller. */
-    public TrainRequest workspaceUrl(java.net.URI v) { workspaceUrl = v; return this; }
-    /** The W3C trace context of the exchange that asks for the job; recorded on it, never compared. */
-    public TrainRequest traceParent(String v) { traceParent = v; return this; }
-    public TrainRequest packages(List<String> v) { packages = v; return this; }
-    public TrainRequest pipIndexUrls(List<String> v) { pipIndexUrls = v; return this; }
-    public TrainRequest numNodes(Integer v) { numNodes = v; return this; }
-    public TrainRequest numProcPerNode(Integer v) { numProcPerNode = v; return this; }
-    public TrainRequest outputUri(String v) { outputUri = v; return this; }
-    public TrainRequest activeDeadlineSeconds(Long v) { activeDeadlineSeconds = v; return this; }
-    public TrainRequest ttlAfterFinishedSeconds(Long v) { ttlAfterFinishedSeconds = v; return this; }
-    public TrainRequest suspend(Boolean v) { suspend = v; return this; }
-    public TrainRequest managedBy(String v) { managedBy = v; return this; }
-    public TrainRequest queue(String v) { queue = v; return this; }
-    public TrainRequest priorityClass(String v) { priorityClass = v; return this; }
-    public TrainRequest tolerations(List<Toleration> v) { tolerations = v; return this; }
-    public TrainRequest nodeAffinity(NodeAffinity v) { nodeAffinity = v; return this; }
-    public TrainRequest volumes(List<PodOptions.PodVolume> v) { volumes = v; return this; }
-    public TrainRequest serviceAccountName(String v) { serviceAccountName = v; return this; }
-    public TrainRequest imagePullSecrets(List<String> v) { imagePullSecrets = v; return this; }
-    public TrainRequest podSecurityContext(PodSecurityContext v) { podSecurityContext = v; return this; }
-    /** The security context of the container patched in each job (node, or the initializer's own). */
-    public TrainRequest securityContext(SecurityContext v) { securityContext = v; return this; }
-    /** The replicated jobs the pod options go to; none: every job that runs the trainer's code. */
-    public TrainRequest podJobs(List<String> v) { podJobs = v; return this; }
-    /** Act within this caller's rights: the submit checks them with the API server before any write. */
-    public TrainRequest caller(Caller v) { caller = v; return this; }
+    public TrainRequest namespace(String v) {
+        namespace = v;
+        return this;
+    }
 
-    public String namespace() { return namespace; }
-    public String jobName() { return jobName; }
-    public String jobNamePrefix() { return jobNamePrefix; }
-    public String idempotencyKey() { return idempotencyKey; }
-    public String idempotencyScope() { return idempotencyScope; }
-    public String runKey() { return runKey; }
-    public boolean skipIfRunning() { return Boolean.TRUE.equals(skipIfRunning); }
-    public String inFlightGroup() { return inFlightGroup; }
-    public Integer maxInFlight() { return maxInFlight; }
-    public String runtime() { return runtime; }
-    public String runtimeKind() { return runtimeKind; }
-    public String image() { return image; }
-    public Launcher launcher() { return launcher; }
-    public List<ImageRule> imageRules() { return imageRules == null ? List.of() : imageRules; }
-    public List<String> command() { return command; }
-    public List<String> args() { return args; }
-    public boolean verbatimCommand() { return verbatimCommand; }
-    public String pythonFile() { return pythonFile; }
-    public String script() { return script; }
-    public String scriptFileName() { return scriptFileName; }
-    public boolean imageEntrypoint() { return Boolean.TRUE.equals(imageEntrypoint); }
+    public TrainRequest jobName(String v) {
+        jobName = v;
+        return this;
+    }
+
+    public TrainRequest jobNamePrefix(String v) {
+        jobNamePrefix = v;
+        return this;
+    }
+
+    public TrainRequest idempotencyKey(String v) {
+        idempotencyKey = v;
+        return this;
+    }
+    /** The key space of the idempotency key: the same key in two scopes names two jobs. */
+    public TrainRequest idempotencyScope(String v) {
+        idempotencyScope = v;
+        return this;
+    }
+    /** What "the same training" means for skipIfRunning, e.g. a model name. */
+    public TrainRequest runKey(String v) {
+        runKey = v;
+        return this;
+    }
+
+    public TrainRequest skipIfRunning(Boolean v) {
+        skipIfRunning = v;
+        return this;
+    }
+
+    public TrainRequest inFlightGroup(String v) {
+        inFlightGroup = v;
+        return this;
+    }
+
+    public TrainRequest maxInFlight(Integer v) {
+        maxInFlight = v;
+        return this;
+    }
+
+    public TrainRequest runtime(String v) {
+        runtime = v;
+        return this;
+    }
+
+    public TrainRequest runtimeKind(String v) {
+        runtimeKind = v;
+        return this;
+    }
+
+    public TrainRequest image(String v) {
+        image = v;
+        return this;
+    }
+
+    public TrainRequest launcher(Launcher v) {
+        launcher = v;
+        return this;
+    }
+
+    public TrainRequest imageRules(List<ImageRule> v) {
+        imageRules = v;
+        return this;
+    }
+
+    public TrainRequest command(List<String> v) {
+        command = v;
+        return this;
+    }
+
+    public TrainRequest args(List<String> v) {
+        args = v;
+        return this;
+    }
+    /** The command is a finished container command (from a TrainJob body): no launcher is put in front of it. */
+    public TrainRequest verbatimCommand(boolean v) {
+        verbatimCommand = v;
+        return this;
+    }
+
+    public TrainRequest pythonFile(String v) {
+        pythonFile = v;
+        return this;
+    }
+
+    public TrainRequest script(String v) {
+        script = v;
+        return this;
+    }
+
+    public TrainRequest scriptFileName(String v) {
+        scriptFileName = v;
+        return this;
+    }
+    /** Run the image's own ENTRYPOINT/CMD: the TrainJob gives no command (args, if any, replace the image's CMD). */
+    public TrainRequest imageEntrypoint(Boolean v) {
+        imageEntrypoint = v;
+        return this;
+    }
+    /** A local project folder or archive ({@code file:} optional) the code runs in on every node. */
+    public TrainRequest workspace(String v) {
+        workspace = v;
+        return this;
+    }
+    /** A workspace already read (e.g. from a message's archive); wins over {@link #workspace(String)}. */
+    public TrainRequest workspaceContent(Workspace v) {
+        workspaceContent = v;
+        return this;
+    }
+    /** Where the pods fetch a workspace kept in a {@code WorkspaceStore}; set by the submitter, never by a caller. */
+    public TrainRequest workspaceUrl(URI v) {
+        workspaceUrl = v;
+        return this;
+    }
+    /** The W3C trace context of the exchange that asks for the job; recorded on it, never compared. */
+    public TrainRequest traceParent(String v) {
+        traceParent = v;
+        return this;
+    }
+
+    public TrainRequest packages(List<String> v) {
+        packages = v;
+        return this;
+    }
+
+    public TrainRequest pipIndexUrls(List<String> v) {
+        pipIndexUrls = v;
+        return this;
+    }
+
+    public TrainRequest numNodes(Integer v) {
+        numNodes = v;
+        return this;
+    }
+
+    public TrainRequest numProcPerNode(Integer v) {
+        numProcPerNode = v;
+        return this;
+    }
+
+    public TrainRequest outputUri(String v) {
+        outputUri = v;
+        return this;
+    }
+
+    public TrainRequest activeDeadlineSeconds(Long v) {
+        activeDeadlineSeconds = v;
+        return this;
+    }
+
+    public TrainRequest ttlAfterFinishedSeconds(Long v) {
+        ttlAfterFinishedSeconds = v;
+        return this;
+    }
+
+    public TrainRequest suspend(Boolean v) {
+        suspend = v;
+        return this;
+    }
+
+    public TrainRequest managedBy(String v) {
+        managedBy = v;
+        return this;
+    }
+
+    public TrainRequest queue(String v) {
+        queue = v;
+        return this;
+    }
+
+    public TrainRequest priorityClass(String v) {
+        priorityClass = v;
+        return this;
+    }
+
+    public TrainRequest tolerations(List<Toleration> v) {
+        tolerations = v;
+        return this;
+    }
+
+    public TrainRequest nodeAffinity(NodeAffinity v) {
+        nodeAffinity = v;
+        return this;
+    }
+
+    public TrainRequest volumes(List<PodOptions.PodVolume> v) {
+        volumes = v;
+        return this;
+    }
+
+    public TrainRequest serviceAccountName(String v) {
+        serviceAccountName = v;
+        return this;
+    }
+
+    public TrainRequest imagePullSecrets(List<String> v) {
+        imagePullSecrets = v;
+        return this;
+    }
+
+    public TrainRequest podSecurityContext(PodSecurityContext v) {
+        podSecurityContext = v;
+        return this;
+    }
+    /** The security context of the container patched in each job (node, or the initializer's own). */
+    public TrainRequest securityContext(SecurityContext v) {
+        securityContext = v;
+        return this;
+    }
+    /** The replicated jobs the pod options go to; none: every job that runs the trainer's code. */
+    public TrainRequest podJobs(List<String> v) {
+        podJobs = v;
+        return this;
+    }
+    /** Act within this caller's rights: the submit checks them with the API server before any write. */
+    public TrainRequest caller(Caller v) {
+        caller = v;
+        return this;
+    }
+
+    public String namespace() {
+        return namespace;
+    }
+
+    public String jobName() {
+        return jobName;
+    }
+
+    public String jobNamePrefix() {
+        return jobNamePrefix;
+    }
+
+    public String idempotencyKey() {
+        return idempotencyKey;
+    }
+
+    public String idempotencyScope() {
+        return idempotencyScope;
+    }
+
+    public String runKey() {
+        return runKey;
+    }
+
+    public boolean skipIfRunning() {
+        return Boolean.TRUE.equals(skipIfRunning);
+    }
+
+    public String inFlightGroup() {
+        return inFlightGroup;
+    }
+
+    public Integer maxInFlight() {
+        return maxInFlight;
+    }
+
+    public String runtime() {
+        return runtime;
+    }
+
+    public String runtimeKind() {
+        return runtimeKind;
+    }
+
+    public String image() {
+        return image;
+    }
+
+    public Launcher launcher() {
+        return launcher;
+    }
+
+    public List<ImageRule> imageRules() {
+        return imageRules == null ? List.of() : imageRules;
+    }
+
+    public List<String> command() {
+        return command;
+    }
+
+    public List<String> args() {
+        return args;
+    }
+
+    public boolean verbatimCommand() {
+        return verbatimCommand;
+    }
+
+    public String pythonFile() {
+        return pythonFile;
+    }
+
+    public String script() {
+        return script;
+    }
+
+    public String scriptFileName() {
+        return scriptFileName;
+    }
+
+    public boolean imageEntrypoint() {
+        return Boolean.TRUE.equals(imageEntrypoint);
+    }
     /** The torchtune builtin trainer's typed settings, set in place by the fields; empty unless a request sets one. */
-    public TorchTuneConfig torchtune() { return torchtune; }
-    public String workspace() { return workspace; }
-    public Workspace workspaceContent() { return workspaceContent; }
-    public java.net.URI workspaceUrl() { return workspaceUrl; }
-    public String traceParent() { return traceParent; }
-    public List<String> packages() { return packages == null ? List.of() : packages; }
-    public List<String> pipIndexUrls() { return pipIndexUrls == null ? List.of() : pipIndexUrls; }
-    public Map<String, EnvVar> env() { return env; }
-    public Integer numNodes() { return numNodes; }
-    public Integer numProcPerNode() { return numProcPerNode; }
-    public Map<String, String> resources() { return resources; }
-    public Map<String, String> labels() { return labels; }
-    public Map<String, String> annotations() { return annotations; }
-    public String outputUri() { return outputUri; }
+    public TorchTuneConfig torchtune() {
+        return torchtune;
+    }
+
+    public String workspace() {
+        return workspace;
+    }
+
+    public Workspace workspaceContent() {
+        return workspaceContent;
+    }
+
+    public URI workspaceUrl() {
+        return workspaceUrl;
+    }
+
+    public String traceParent() {
+        return traceParent;
+    }
+
+    public List<String> packages() {
+        return packages == null ? List.of() : packages;
+    }
+
+    public List<String> pipIndexUrls() {
+        return pipIndexUrls == null ? List.of() : pipIndexUrls;
+    }
+
+    public Map<String, EnvVar> env() {
+        return env;
+    }
+
+    public Integer numNodes() {
+        return numNodes;
+    }
+
+    public Integer numProcPerNode() {
+        return numProcPerNode;
+    }
+
+    public Map<String, String> resources() {
+        return resources;
+    }
+
+    public Map<String, String> labels() {
+        return labels;
+    }
+
+    public Map<String, String> annotations() {
+        return annotations;
+    }
+
+    public String outputUri() {
+        return outputUri;
+    }
     /** What the request says about the dataset initializer (storage URI, Secret, kind, settings). */
-    public InitializerRequest dataset() { return dataset; }
+    public InitializerRequest dataset() {
+        return dataset;
+    }
     /** What the request says about the model initializer. */
-    public InitializerRequest model() { return model; }
+    public InitializerRequest model() {
+        return model;
+    }
+
     public InitializerRequest initializer(InitializerStep step) {
         return step == InitializerStep.DATASET ? dataset : model;
     }
-    public Long activeDeadlineSeconds() { return activeDeadlineSeconds; }
-    public Long ttlAfterFinishedSeconds() { return ttlAfterFinishedSeconds; }
-    public Boolean suspend() { return suspend; }
-    public String managedBy() { return managedBy; }
-    public String queue() { return queue; }
-    public String priorityClass() { return priorityClass; }
-    public Caller caller() { return caller; }
-    public List<RuntimePatch> runtimePatches() { return runtimePatches; }
-    public Map<String, String> nodeSelector() { return nodeSelector; }
-    public List<Toleration> tolerations() { return tolerations; }
-    public NodeAffinity nodeAffinity() { return nodeAffinity; }
-    public List<PodOptions.PodVolume> volumes() { return volumes == null ? List.of() : volumes; }
-    public String serviceAccountName() { return serviceAccountName; }
-    public List<String> imagePullSecrets() { return imagePullSecrets == null ? List.of() : imagePullSecrets; }
-    public PodSecurityContext podSecurityContext() { return podSecurityContext; }
-    public SecurityContext securityContext() { return securityContext; }
-    public List<String> podJobs() { return podJobs; }
+
+    public Long activeDeadlineSeconds() {
+        return activeDeadlineSeconds;
+    }
+
+    public Long ttlAfterFinishedSeconds() {
+        return ttlAfterFinishedSeconds;
+    }
+
+    public Boolean suspend() {
+        return suspend;
+    }
+
+    public String managedBy() {
+        return managedBy;
+    }
+
+    public String queue() {
+        return queue;
+    }
+
+    public String priorityClass() {
+        return priorityClass;
+    }
+
+    public Caller caller() {
+        return caller;
+    }
+
+    public List<RuntimePatch> runtimePatches() {
+        return runtimePatches;
+    }
+
+    public Map<String, String> nodeSelector() {
+        return nodeSelector;
+    }
+
+    public List<Toleration> tolerations() {
+        return tolerations;
+    }
+
+    public NodeAffinity nodeAffinity() {
+        return nodeAffinity;
+    }
+
+    public List<PodOptions.PodVolume> volumes() {
+        return volumes == null ? List.of() : volumes;
+    }
+
+    public String serviceAccountName() {
+        return serviceAccountName;
+    }
+
+    public List<String> imagePullSecrets() {
+        return imagePullSecrets == null ? List.of() : imagePullSecrets;
+    }
+
+    public PodSecurityContext podSecurityContext() {
+        return podSecurityContext;
+    }
+
+    public SecurityContext securityContext() {
+        return securityContext;
+    }
+
+    public List<String> podJobs() {
+        return podJobs;
+    }
 }

@@ -1,9 +1,5 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.Arrays;
-import java.util.List;
-import java.util.Objects;
-
 import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.ContainerPatch;
 import io.camelkubeflow.trainer.api.RuntimePatch.PodSpecPatch;
@@ -14,6 +10,9 @@ import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.workspace.Workspace;
 import io.camelkubeflow.trainer.workspace.WorkspaceStaging;
 import io.fabric8.kubernetes.api.model.VolumeMount;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * The refusals of a request against the runtime it names and the launcher decided for it, made before the TrainJob is
@@ -22,8 +21,7 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
  * mounts. What differs between launchers is read from {@link Launcher}'s traits.
  */
 final class TrainRequestFit {
-    private TrainRequestFit() {
-    }
+    private TrainRequestFit() {}
 
     /** @throws InvalidOptionException naming the field as written and the fix */
     static void check(TrainRequest request, TrainingRuntimeDescriptor runtime, LauncherDecision decision) {
@@ -35,7 +33,8 @@ final class TrainRequestFit {
             }
             checkEntryPoint(request, workspace);
         }
-        request.runtimePatches().stream().filter(p -> !TrainJobMetadata.PATCH_MANAGER.equals(p.manager()))
+        request.runtimePatches().stream()
+                .filter(p -> !TrainJobMetadata.PATCH_MANAGER.equals(p.manager()))
                 .forEach(TrainRequestFit::checkOwnMounts);
     }
 
@@ -45,33 +44,41 @@ final class TrainRequestFit {
      * CustomTrainerContainer is refused on a torchtune runtime, and any runtime that sets its trainer's command would
      * run that command in the image instead).
      */
-    private static void checkTrainerShape(TrainRequest request, TrainingRuntimeDescriptor runtime,
-            LauncherDecision decision) {
+    private static void checkTrainerShape(
+            TrainRequest request, TrainingRuntimeDescriptor runtime, LauncherDecision decision) {
         TorchTuneConfig torchtune = request.torchtune();
         if (torchtune.isSet()) {
             if (!decision.launcher().runsItsOwnProgram()
                     || !Objects.equals(decision.launcher().framework(), runtime.framework())) {
-                throw new InvalidOptionException(torchtune.firstFieldSet(), "the torchtune settings configure the"
-                        + " builtin trainer of a runtime labelled " + TrainingRuntimeDescriptor.FRAMEWORK_LABEL
-                        + "=torchtune, but " + runtime.describe() + " runs "
-                        + decision.launcher().description() + " (" + decision.reason() + "); pick a torchtune"
-                        + " runtime such as torchtune-llama3.2-1b, or give a command, pythonFile or script instead");
+                throw new InvalidOptionException(
+                        torchtune.firstFieldSet(),
+                        "the torchtune settings configure the"
+                                + " builtin trainer of a runtime labelled " + TrainingRuntimeDescriptor.FRAMEWORK_LABEL
+                                + "=torchtune, but " + runtime.describe() + " runs "
+                                + decision.launcher().description() + " (" + decision.reason() + "); pick a torchtune"
+                                + " runtime such as torchtune-llama3.2-1b, or give a command, pythonFile or script instead");
             }
-            long gpus = request.resources().isEmpty() ? (runtime.trainerJob() == null ? 0
-                    : runtime.trainerJob().nodeGpus()) : TrainingRuntimeDescriptor.gpus(request.resources());
+            long gpus = request.resources().isEmpty()
+                    ? (runtime.trainerJob() == null ? 0 : runtime.trainerJob().nodeGpus())
+                    : TrainingRuntimeDescriptor.gpus(request.resources());
             torchtune.checkRuntime(runtime.name(), request.numNodes(), request.numProcPerNode(), gpus);
         }
         if (request.imageEntrypoint()) {
             if (decision.launcher().runsItsOwnProgram()) {
-                throw new InvalidOptionException("imageEntrypoint", runtime.describe() + " runs "
-                        + decision.launcher().description() + " (" + decision.reason() + "), which an image's own"
-                        + " entrypoint cannot replace; pick a runtime of another framework, e.g. torch-distributed");
+                throw new InvalidOptionException(
+                        "imageEntrypoint",
+                        runtime.describe() + " runs "
+                                + decision.launcher().description() + " (" + decision.reason()
+                                + "), which an image's own"
+                                + " entrypoint cannot replace; pick a runtime of another framework, e.g. torch-distributed");
             }
             if (runtime.trainerSetsCommand()) {
-                throw new InvalidOptionException("imageEntrypoint", runtime.describe() + " sets its trainer"
-                        + " container's command, which the Trainer keeps when a TrainJob gives none (no TrainJob"
-                        + " field clears it), so the image's own entrypoint would not run; pick a runtime whose"
-                        + " trainer has no command, or give the image's program as command");
+                throw new InvalidOptionException(
+                        "imageEntrypoint",
+                        runtime.describe() + " sets its trainer"
+                                + " container's command, which the Trainer keeps when a TrainJob gives none (no TrainJob"
+                                + " field clears it), so the image's own entrypoint would not run; pick a runtime whose"
+                                + " trainer has no command, or give the image's program as command");
             }
         }
     }
@@ -82,21 +89,31 @@ final class TrainRequestFit {
      */
     private static void checkEntryPoint(TrainRequest request, Workspace workspace) {
         if (request.pythonFile() != null) {
-            String path = request.pythonFile().startsWith("./") ? request.pythonFile().substring(2)
-                    : request.pythonFile();
+            String path =
+                    request.pythonFile().startsWith("./") ? request.pythonFile().substring(2) : request.pythonFile();
             if (!workspace.contains(path)) {
-                throw new InvalidOptionException("pythonFile", "'" + request.pythonFile() + "' is not in the"
-                        + " workspace, which holds " + workspace.paths().stream().filter(p -> p.endsWith(".py"))
-                                .limit(10).toList() + "; give the entry point's path inside the workspace");
+                throw new InvalidOptionException(
+                        "pythonFile",
+                        "'" + request.pythonFile() + "' is not in the"
+                                + " workspace, which holds "
+                                + workspace.paths().stream()
+                                        .filter(p -> p.endsWith(".py"))
+                                        .limit(10)
+                                        .toList() + "; give the entry point's path inside the workspace");
             }
         }
-        Launcher wrapping = request.command() == null ? null
+        Launcher wrapping = request.command() == null
+                ? null
                 : Launcher.wrappingAllLaunchedBy(request.command().get(0)).orElse(null);
         if (wrapping != null) {
-            throw new InvalidOptionException("command", "a command that runs " + wrapping.optionValue() + " itself"
-                    + " would unpack the workspace where " + wrapping.optionValue() + " starts only; give the program"
-                    + " without " + wrapping.optionValue() + " and the component runs it on every rank inside the"
-                    + " workspace");
+            throw new InvalidOptionException(
+                    "command",
+                    "a command that runs " + wrapping.optionValue() + " itself"
+                            + " would unpack the workspace where " + wrapping.optionValue()
+                            + " starts only; give the program"
+                            + " without " + wrapping.optionValue()
+                            + " and the component runs it on every rank inside the"
+                            + " workspace");
         }
     }
 
@@ -108,14 +125,17 @@ final class TrainRequestFit {
         for (PodSpecPatch pod : patch.podSpecs()) {
             for (List<ContainerPatch> containers : Arrays.asList(pod.containers(), pod.initContainers())) {
                 for (ContainerPatch container : containers == null ? List.<ContainerPatch>of() : containers) {
-                    for (VolumeMount mount : container.volumeMounts() == null ? List.<VolumeMount>of()
-                            : container.volumeMounts()) {
-                        String root = mount.getMountPath() == null ? null
+                    for (VolumeMount mount :
+                            container.volumeMounts() == null ? List.<VolumeMount>of() : container.volumeMounts()) {
+                        String root = mount.getMountPath() == null
+                                ? null
                                 : TrainJobFactory.componentMountAt(mount.getMountPath());
                         if (root != null) {
-                            throw new InvalidOptionException("runtimePatches", "the patch of '" + patch.manager()
-                                    + "' mounts at " + mount.getMountPath() + ", over " + root + ", where the"
-                                    + " component mounts scripts, workspaces and outputs; mount it elsewhere");
+                            throw new InvalidOptionException(
+                                    "runtimePatches",
+                                    "the patch of '" + patch.manager()
+                                            + "' mounts at " + mount.getMountPath() + ", over " + root + ", where the"
+                                            + " component mounts scripts, workspaces and outputs; mount it elsewhere");
                         }
                     }
                 }

@@ -1,16 +1,5 @@
 package io.camelkubeflow.trainer.job;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -25,6 +14,16 @@ import com.networknt.schema.keyword.AnnotationKeyword;
 import com.networknt.schema.path.NodePath;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The train request's JSON Schema ({@value #RESOURCE} beside this class, the contract the routes app publishes), the
@@ -39,22 +38,24 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 public final class TrainRequestSchema {
     /** The schema's resource name, beside this class. */
     private static final String RESOURCE = "train-request.schema.json";
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final JsonNode DOCUMENT = read();
     private static final String ID = DOCUMENT.get("$id").asText();
     /** What a refusal says: annotations of the schema's own, which validate nothing. */
     private static final List<String> REFUSAL_WORDS = List.of("x-what", "x-fix", "x-field", "x-quote");
+
     private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(
             Dialect.builder(Dialects.getDraft202012())
-                    .keywords(REFUSAL_WORDS.stream().map(AnnotationKeyword::new).toList()).build(),
+                    .keywords(REFUSAL_WORDS.stream().map(AnnotationKeyword::new).toList())
+                    .build(),
             builder -> builder.schemas(Map.of(ID, DOCUMENT.toString())));
     private static final Schema MESSAGE = REGISTRY.getSchema(SchemaLocation.of(ID));
     private static final Schema ROUTE_OPTIONS = REGISTRY.getSchema(SchemaLocation.of(ID + "#/$defs/routeOptions"));
     /** The schemas of the document's {@code $defs} other readers ask about, by name. */
     private static final Map<String, Schema> DEFINITIONS = new ConcurrentHashMap<>();
 
-    private TrainRequestSchema() {
-    }
+    private TrainRequestSchema() {}
 
     /** Refuses the first thing the schema finds wrong with the request's JSON form. */
     static void check(TrainRequest request) {
@@ -77,8 +78,10 @@ public final class TrainRequestSchema {
 
     /** Whether a text is of the form one of the schema's {@code $defs} names, e.g. {@code qualifiedName}. */
     static boolean isA(String definition, String text) {
-        return DEFINITIONS.computeIfAbsent(definition, d -> REGISTRY.getSchema(SchemaLocation.of(ID + "#/$defs/" + d)))
-                .validate(JSON.getNodeFactory().textNode(text)).isEmpty();
+        return DEFINITIONS
+                .computeIfAbsent(definition, d -> REGISTRY.getSchema(SchemaLocation.of(ID + "#/$defs/" + d)))
+                .validate(JSON.getNodeFactory().textNode(text))
+                .isEmpty();
     }
 
     /** The message fields of a merged request as a message would write them. */
@@ -105,8 +108,9 @@ public final class TrainRequestSchema {
         if (!request.env().isEmpty()) {
             ObjectNode env = form.putObject("env");
             // a variable from a Secret or ConfigMap (a TrainJob body's valueFrom) is held to the rules of its name
-            request.env().forEach((name, var) -> env.put(name, Optional.ofNullable(var).map(EnvVar::getValue)
-                    .orElse("")));
+            request.env()
+                    .forEach((name, var) -> env.put(
+                            name, Optional.ofNullable(var).map(EnvVar::getValue).orElse("")));
         }
         if (request.numNodes() != null) {
             form.put("numNodes", request.numNodes());
@@ -183,8 +187,10 @@ public final class TrainRequestSchema {
 
     /** The first violation, a NUL character first: it is named as such whatever else its text breaks. */
     private static void refuseFirst(List<Error> errors, JsonNode schemaRoot) {
-        errors.stream().filter(error -> error.getSchemaLocation().toString().endsWith("/$defs/noNul/pattern"))
-                .findFirst().or(() -> errors.stream().findFirst())
+        errors.stream()
+                .filter(error -> error.getSchemaLocation().toString().endsWith("/$defs/noNul/pattern"))
+                .findFirst()
+                .or(() -> errors.stream().findFirst())
                 .ifPresent(error -> {
                     throw refusal(error, schemaRoot);
                 });
@@ -197,8 +203,11 @@ public final class TrainRequestSchema {
         String fix = nearest(path, "x-fix");
         String between = nearest(path, "x-field");
         String field = between != null ? between : field(error);
-        boolean quote = between == null && path.stream().allMatch(node -> node.path("x-quote").asBoolean(true))
-                && (isAboutAKey(error) || error.getInstanceNode() != null && error.getInstanceNode().isValueNode());
+        boolean quote = between == null
+                && path.stream().allMatch(node -> node.path("x-quote").asBoolean(true))
+                && (isAboutAKey(error)
+                        || error.getInstanceNode() != null
+                                && error.getInstanceNode().isValueNode());
         String shown = quote ? shown(error) + " " : "";
         String detail = shown + (what != null ? what : keywordWords(error));
         return new InvalidOptionException(field, fix == null ? detail : detail + "; " + fix);
@@ -215,7 +224,8 @@ public final class TrainRequestSchema {
         JsonNode node = root;
         for (int i = 0; i < evaluationPath.getNameCount() && node != null; i++) {
             Object element = evaluationPath.getElement(i);
-            node = "$ref".equals(element) ? referred(node)
+            node = "$ref".equals(element)
+                    ? referred(node)
                     : element instanceof Integer index ? node.get(index) : node.get(String.valueOf(element));
             if (node != null && node.isObject()) {
                 add(nodes, node, "$ref".equals(element));
@@ -237,8 +247,8 @@ public final class TrainRequestSchema {
     }
 
     /** What a schema that only names a shared rule holds besides its {@code $ref}. */
-    private static final Set<String> NAMING_WORDS = Set.of("$ref", "type", "description", "x-what", "x-fix", "x-field",
-            "x-quote");
+    private static final Set<String> NAMING_WORDS =
+            Set.of("$ref", "type", "description", "x-what", "x-fix", "x-field", "x-quote");
 
     /** The schema of the document a schema's {@code $ref} names ({@code #/$defs/...}). */
     private static JsonNode referred(JsonNode schema) {
@@ -281,7 +291,8 @@ public final class TrainRequestSchema {
             return value.toString();
         }
         String text = isAboutAKey(error) ? error.getProperty() : value.asText();
-        return text.codePointCount(0, text.length()) <= 80 ? "'" + text + "'"
+        return text.codePointCount(0, text.length()) <= 80
+                ? "'" + text + "'"
                 : "'" + text.substring(0, text.offsetByCodePoints(0, 80)) + "...'";
     }
 
@@ -290,8 +301,8 @@ public final class TrainRequestSchema {
         JsonNode limit = error.getSchemaNode();
         return switch (error.getKeyword()) {
             case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum" -> "is not allowed";
-            case "maxItems", "maxProperties" -> "has " + error.getInstanceNode().size() + " entries, over the "
-                    + limit + " allowed";
+            case "maxItems", "maxProperties" ->
+                "has " + error.getInstanceNode().size() + " entries, over the " + limit + " allowed";
             case "minItems", "minLength", "minProperties" -> "is empty";
             case "maxLength" -> "is longer than " + limit + " characters";
             case "enum", "const" -> "is not one of " + limit;

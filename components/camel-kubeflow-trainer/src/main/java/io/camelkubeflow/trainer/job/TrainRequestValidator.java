@@ -1,5 +1,9 @@
 package io.camelkubeflow.trainer.job;
 
+import io.camelkubeflow.trainer.api.KubernetesNames;
+import io.camelkubeflow.trainer.api.RuntimePatch;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -7,11 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import io.camelkubeflow.trainer.api.KubernetesNames;
-import io.camelkubeflow.trainer.api.RuntimePatch;
-import io.camelkubeflow.trainer.support.InvalidOptionException;
-import io.fabric8.kubernetes.api.model.EnvVar;
 
 /**
  * Checks a merged {@link TrainRequest} against the rules the API server, the TrainJob CRD (schema and CEL) and the
@@ -31,8 +30,9 @@ public final class TrainRequestValidator {
      * s3://bucket[/prefix] or pvc://claim[/path]: the place (group 2) and the path in it (group 3), of characters
      * that show as what they are (no control, format such as a direction override, or separator but a plain space).
      */
-    private static final Pattern OUTPUT = Pattern.compile(
-            "(s3|pvc)://([a-z0-9][a-z0-9.-]{0,252})(/(?:[^\\p{C}\\p{Z}\\\\]| )*)?");
+    private static final Pattern OUTPUT =
+            Pattern.compile("(s3|pvc)://([a-z0-9][a-z0-9.-]{0,252})(/(?:[^\\p{C}\\p{Z}\\\\]| )*)?");
+
     private static final Pattern S3_BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
     /** The CRD's maxItems on trainer.command, trainer.args and env lists (the schema's maxItems of those fields). */
     static final int MAX_LIST_ITEMS = 128;
@@ -44,14 +44,15 @@ public final class TrainRequestValidator {
     /** Kubernetes caps the total size of an object's annotations at 256 KiB. */
     private static final int MAX_ANNOTATIONS_BYTES = 256 * 1024;
 
-    private TrainRequestValidator() {
-    }
+    private TrainRequestValidator() {}
 
     public static void validate(TrainRequest request) {
         // the one field every request must have, from whichever layer: a message may leave it to the route's option
         if (request.runtime() == null || request.runtime().isBlank()) {
-            throw new InvalidOptionException("runtime", "no runtime named; set it to a ClusterTrainingRuntime"
-                    + " such as torch-distributed (kubectl get clustertrainingruntimes lists them)");
+            throw new InvalidOptionException(
+                    "runtime",
+                    "no runtime named; set it to a ClusterTrainingRuntime"
+                            + " such as torch-distributed (kubectl get clustertrainingruntimes lists them)");
         }
         TrainRequestSchema.check(request);
         wholeCharacters(request);
@@ -60,9 +61,12 @@ public final class TrainRequestValidator {
         torchtune(request);
         workspace(request);
         packages(request);
-        if (request.skipIfRunning() && (request.runKey() == null || request.runKey().isBlank())) {
-            throw new InvalidOptionException("skipIfRunning", "needs a runKey saying which trainings are the same"
-                    + " (e.g. runKey=${header.model}); set runKey or turn skipIfRunning off");
+        if (request.skipIfRunning()
+                && (request.runKey() == null || request.runKey().isBlank())) {
+            throw new InvalidOptionException(
+                    "skipIfRunning",
+                    "needs a runKey saying which trainings are the same"
+                            + " (e.g. runKey=${header.model}); set runKey or turn skipIfRunning off");
         }
         env(request.env());
         resources(request.resources());
@@ -72,8 +76,10 @@ public final class TrainRequestValidator {
         StorageInitializers.validate(request);
         output(request.outputUri(), request.env());
         if (request.ttlAfterFinishedSeconds() != null && request.ttlAfterFinishedSeconds() < 1) {
-            throw new InvalidOptionException("ttlAfterFinished", request.ttlAfterFinishedSeconds()
-                    + " s is not a time to keep a finished TrainJob; give at least 1s, or leave it unset to keep it");
+            throw new InvalidOptionException(
+                    "ttlAfterFinished",
+                    request.ttlAfterFinishedSeconds()
+                            + " s is not a time to keep a finished TrainJob; give at least 1s, or leave it unset to keep it");
         }
     }
 
@@ -82,9 +88,12 @@ public final class TrainRequestValidator {
         if (request.script() != null) {
             long bytes = request.script().getBytes(StandardCharsets.UTF_8).length;
             if (bytes > MAX_SCRIPT_BYTES) {
-                throw new InvalidOptionException("script", "the inline script is " + bytes + " bytes, over the "
-                        + MAX_SCRIPT_BYTES + "-byte (200 KiB) limit of a script carried in the pods' annotations"
-                        + " (Kubernetes allows 256 KiB of them); bake it into the image and use pythonFile");
+                throw new InvalidOptionException(
+                        "script",
+                        "the inline script is " + bytes + " bytes, over the "
+                                + MAX_SCRIPT_BYTES
+                                + "-byte (200 KiB) limit of a script carried in the pods' annotations"
+                                + " (Kubernetes allows 256 KiB of them); bake it into the image and use pythonFile");
             }
         }
     }
@@ -98,17 +107,23 @@ public final class TrainRequestValidator {
             return;
         }
         if (request.image() == null) {
-            throw new InvalidOptionException("image", "imageEntrypoint runs the entrypoint of the image given, but no"
-                    + " image was given; name the image whose ENTRYPOINT/CMD trains");
+            throw new InvalidOptionException(
+                    "image",
+                    "imageEntrypoint runs the entrypoint of the image given, but no"
+                            + " image was given; name the image whose ENTRYPOINT/CMD trains");
         }
         if (!request.packages().isEmpty()) {
-            throw new InvalidOptionException("packages", "packages are installed by a command the component writes,"
-                    + " but imageEntrypoint runs the image's own; install them in the image");
+            throw new InvalidOptionException(
+                    "packages",
+                    "packages are installed by a command the component writes,"
+                            + " but imageEntrypoint runs the image's own; install them in the image");
         }
         if (request.workspace() != null || request.workspaceContent() != null) {
-            throw new InvalidOptionException("imageEntrypoint/workspace", "a workspace is unpacked by a command the"
-                    + " component writes, but imageEntrypoint runs the image's own; give pythonFile or command with"
-                    + " the workspace, or put the code into the image");
+            throw new InvalidOptionException(
+                    "imageEntrypoint/workspace",
+                    "a workspace is unpacked by a command the"
+                            + " component writes, but imageEntrypoint runs the image's own; give pythonFile or command with"
+                            + " the workspace, or put the code into the image");
         }
     }
 
@@ -123,27 +138,42 @@ public final class TrainRequestValidator {
         }
         config.validate();
         String field = config.firstFieldSet();
-        String other = request.command() != null ? "command" : request.pythonFile() != null ? "pythonFile"
-                : request.script() != null ? "script" : request.imageEntrypoint() ? "imageEntrypoint"
-                : request.workspace() != null || request.workspaceContent() != null ? "workspace"
-                : !request.packages().isEmpty() ? "packages" : null;
+        String other = request.command() != null
+                ? "command"
+                : request.pythonFile() != null
+                        ? "pythonFile"
+                        : request.script() != null
+                                ? "script"
+                                : request.imageEntrypoint()
+                                        ? "imageEntrypoint"
+                                        : request.workspace() != null || request.workspaceContent() != null
+                                                ? "workspace"
+                                                : !request.packages().isEmpty() ? "packages" : null;
         if (other != null) {
-            throw new InvalidOptionException(field + "/" + other, "the torchtune settings run the runtime's builtin"
-                    + " trainer (tune run, with the recipe the Trainer picks), so no " + other + " can go with them;"
-                    + " drop one of the two (raw config overrides go in args)");
+            throw new InvalidOptionException(
+                    field + "/" + other,
+                    "the torchtune settings run the runtime's builtin"
+                            + " trainer (tune run, with the recipe the Trainer picks), so no " + other
+                            + " can go with them;"
+                            + " drop one of the two (raw config overrides go in args)");
         }
         List<String> args = request.args() == null ? List.of() : request.args();
         for (int i = 0; i < args.size(); i++) {
             String key = args.get(i).split("=", 2)[0];
             if (TorchTuneConfig.RUNTIME_CONFIGS.contains(key)) {
-                throw new InvalidOptionException("args", "args[" + i + "] sets " + key + ", which the runtime sets"
-                        + " for the builtin trainer (the Trainer's webhook refuses it); remove it");
+                throw new InvalidOptionException(
+                        "args",
+                        "args[" + i + "] sets " + key + ", which the runtime sets"
+                                + " for the builtin trainer (the Trainer's webhook refuses it); remove it");
             }
         }
         if (request.numNodes() != null && request.numNodes() > 1 && config.hasLora()) {
-            throw new InvalidOptionException("numNodes", request.numNodes() + " nodes with LoRA settings ("
-                    + field + "): torchtune's LoRA recipes run on one node (the Trainer's webhook refuses more); set"
-                    + " numNodes to 1 or drop the LoRA settings");
+            throw new InvalidOptionException(
+                    "numNodes",
+                    request.numNodes() + " nodes with LoRA settings ("
+                            + field
+                            + "): torchtune's LoRA recipes run on one node (the Trainer's webhook refuses more); set"
+                            + " numNodes to 1 or drop the LoRA settings");
         }
     }
 
@@ -153,21 +183,27 @@ public final class TrainRequestValidator {
             return;
         }
         if (request.workspace() != null && request.workspace().isBlank()) {
-            throw new InvalidOptionException("workspace", "the workspace location is empty; give a project folder,"
-                    + " a .zip or a .tar.gz");
+            throw new InvalidOptionException(
+                    "workspace", "the workspace location is empty; give a project folder," + " a .zip or a .tar.gz");
         }
         if (request.script() != null) {
-            throw new InvalidOptionException("script", "an inline script and a workspace were both given; put the"
-                    + " script into the workspace and name it with pythonFile");
+            throw new InvalidOptionException(
+                    "script",
+                    "an inline script and a workspace were both given; put the"
+                            + " script into the workspace and name it with pythonFile");
         }
         if (request.pythonFile() == null && request.command() == null) {
-            throw new InvalidOptionException("workspace", "nothing says what to run in the workspace; give pythonFile"
-                    + " (its path inside the workspace) or command");
+            throw new InvalidOptionException(
+                    "workspace",
+                    "nothing says what to run in the workspace; give pythonFile"
+                            + " (its path inside the workspace) or command");
         }
         if (request.pythonFile() != null && request.pythonFile().startsWith("/")) {
-            throw new InvalidOptionException("pythonFile", "'" + request.pythonFile() + "' is an absolute path, but"
-                    + " with a workspace the code runs in the workspace's root; give the path inside it, e.g."
-                    + " train.py or src/train.py");
+            throw new InvalidOptionException(
+                    "pythonFile",
+                    "'" + request.pythonFile() + "' is an absolute path, but"
+                            + " with a workspace the code runs in the workspace's root; give the path inside it, e.g."
+                            + " train.py or src/train.py");
         }
     }
 
@@ -209,8 +245,10 @@ public final class TrainRequestValidator {
     /** @param what the field, or the item of it, that holds the value */
     private static void wholeCharacters(String field, String what, String value) {
         if (value != null && value.codePoints().anyMatch(c -> Character.getType(c) == Character.SURROGATE)) {
-            throw new InvalidOptionException(field, what + " contains half of a surrogate pair, which no UTF-8 text"
-                    + " can carry (it would be stored as '?'); send the whole character");
+            throw new InvalidOptionException(
+                    field,
+                    what + " contains half of a surrogate pair, which no UTF-8 text"
+                            + " can carry (it would be stored as '?'); send the whole character");
         }
     }
 
@@ -226,10 +264,13 @@ public final class TrainRequestValidator {
             } catch (IllegalArgumentException e) {
                 uri = null;
             }
-            if (uri == null || uri.getHost() == null
+            if (uri == null
+                    || uri.getHost() == null
                     || !("https".equals(uri.getScheme()) || "http".equals(uri.getScheme()))) {
-                throw new InvalidOptionException("pipIndexUrls", "'" + url + "' is not an http(s) URL; give the"
-                        + " index URL, e.g. https://pypi.org/simple (the first is --index-url, the rest --extra-index-url)");
+                throw new InvalidOptionException(
+                        "pipIndexUrls",
+                        "'" + url + "' is not an http(s) URL; give the"
+                                + " index URL, e.g. https://pypi.org/simple (the first is --index-url, the rest --extra-index-url)");
             }
         }
     }
@@ -247,9 +288,11 @@ public final class TrainRequestValidator {
     private static void resources(Map<String, String> resources) {
         for (Map.Entry<String, String> entry : resources.entrySet()) {
             if (!isQuantity(entry.getValue())) {
-                throw new InvalidOptionException(fieldForResource(entry.getKey()), "'" + entry.getValue()
-                        + "' has a decimal exponent beyond " + MAX_EXPONENT + " either way; write e.g. 2, 500m,"
-                        + " 16Gi or 1.5");
+                throw new InvalidOptionException(
+                        fieldForResource(entry.getKey()),
+                        "'" + entry.getValue()
+                                + "' has a decimal exponent beyond " + MAX_EXPONENT + " either way; write e.g. 2, 500m,"
+                                + " 16Gi or 1.5");
             }
         }
     }
@@ -292,8 +335,10 @@ public final class TrainRequestValidator {
     private static void kueueFreePatches(TrainRequest request) {
         for (RuntimePatch patch : request.runtimePatches()) {
             if (patch.manager() != null && TrainJobMetadata.isKueues(patch.manager())) {
-                throw new InvalidOptionException("runtimePatches.manager", "'" + patch.manager() + "' is Kueue's: a"
-                        + " request's runtime patch cannot stand for Kueue's own; give it a manager of your domain");
+                throw new InvalidOptionException(
+                        "runtimePatches.manager",
+                        "'" + patch.manager() + "' is Kueue's: a"
+                                + " request's runtime patch cannot stand for Kueue's own; give it a manager of your domain");
             }
             for (RuntimePatch.MetadataPatch metadata : patch.metadata()) {
                 for (Map<String, String> keys : Arrays.asList(metadata.labels(), metadata.annotations())) {
@@ -309,9 +354,11 @@ public final class TrainRequestValidator {
     /** Refuses a label or annotation key of Kueue's domain, named as {@code field.key}. */
     private static void notKueues(String field, String key) {
         if (TrainJobMetadata.isKueues(key)) {
-            throw new InvalidOptionException(field + "." + key, "'" + key + "' is Kueue's (it decides a job's queue,"
-                    + " priority and admission): name the LocalQueue with queue and the WorkloadPriorityClass with"
-                    + " priorityClass, which a request policy holds to what it allows");
+            throw new InvalidOptionException(
+                    field + "." + key,
+                    "'" + key + "' is Kueue's (it decides a job's queue,"
+                            + " priority and admission): name the LocalQueue with queue and the WorkloadPriorityClass with"
+                            + " priorityClass, which a request policy holds to what it allows");
         }
     }
 
@@ -319,16 +366,20 @@ public final class TrainRequestValidator {
         int bytes = 0;
         for (Map.Entry<String, String> entry : entries.entrySet()) {
             if (TrainJobMetadata.isReserved(entry.getKey())) {
-                throw new InvalidOptionException(field + "." + entry.getKey(), "'" + entry.getKey() + "' is reserved:"
-                        + " the component sets it (idempotency, in-flight groups, run keys, TTLs, handled marks), so a"
-                        + " request cannot; use a key of your own domain, e.g. example.com/team");
+                throw new InvalidOptionException(
+                        field + "." + entry.getKey(),
+                        "'" + entry.getKey() + "' is reserved:"
+                                + " the component sets it (idempotency, in-flight groups, run keys, TTLs, handled marks), so a"
+                                + " request cannot; use a key of your own domain, e.g. example.com/team");
             }
             notKueues(field, entry.getKey());
             bytes += entry.getKey().length() + entry.getValue().length();
         }
         if (!labels && bytes > MAX_ANNOTATIONS_BYTES) {
-            throw new InvalidOptionException(field, "annotations total " + bytes + " bytes, over Kubernetes'"
-                    + " 256 KiB limit; store large values elsewhere (a ConfigMap) and reference them");
+            throw new InvalidOptionException(
+                    field,
+                    "annotations total " + bytes + " bytes, over Kubernetes'"
+                            + " 256 KiB limit; store large values elsewhere (a ConfigMap) and reference them");
         }
     }
 
@@ -351,23 +402,28 @@ public final class TrainRequestValidator {
             return;
         }
         Matcher output = OUTPUT.matcher(uri);
-        boolean valid = uri.length() <= 1024 && output.matches()
-                && (!output.group(1).equals("s3") || S3_BUCKET.matcher(output.group(2)).matches())
-                && (output.group(3) == null || Arrays.stream(output.group(3).split("/", -1))
-                        .noneMatch(segment -> segment.equals(".") || segment.equals("..")));
+        boolean valid = uri.length() <= 1024
+                && output.matches()
+                && (!output.group(1).equals("s3")
+                        || S3_BUCKET.matcher(output.group(2)).matches())
+                && (output.group(3) == null
+                        || Arrays.stream(output.group(3).split("/", -1))
+                                .noneMatch(segment -> segment.equals(".") || segment.equals("..")));
         if (!valid) {
-            throw new InvalidOptionException("outputUri", "'" + uri + "' is not an output location; write"
-                    + " s3://bucket/prefix/ (a bucket of 3 to 63 lowercase letters, digits, '.' or '-') or"
-                    + " pvc://claim/path/ (a PersistentVolumeClaim of the job's namespace), the prefix or path of"
-                    + " printable characters without '.' or '..' segments; at most 1024 characters");
+            throw new InvalidOptionException(
+                    "outputUri",
+                    "'" + uri + "' is not an output location; write"
+                            + " s3://bucket/prefix/ (a bucket of 3 to 63 lowercase letters, digits, '.' or '-') or"
+                            + " pvc://claim/path/ (a PersistentVolumeClaim of the job's namespace), the prefix or path of"
+                            + " printable characters without '.' or '..' segments; at most 1024 characters");
         }
         if (output.group(1).equals("pvc")) {
             KubernetesNames.objectName("outputUri", output.group(2));
         }
         for (String name : List.of(TrainJobFactory.OUTPUT_URI_ENV, TrainJobFactory.OUTPUT_DIR_ENV)) {
             if (env.containsKey(name)) {
-                throw new InvalidOptionException("env." + name, "is set from outputUri; give the location once,"
-                        + " as outputUri");
+                throw new InvalidOptionException(
+                        "env." + name, "is set from outputUri; give the location once," + " as outputUri");
             }
         }
     }

@@ -1,8 +1,7 @@
 package io.camelkubeflow.trainer.logs;
 
-import java.time.Duration;
-
 import io.camelkubeflow.trainer.support.Printable;
+import java.time.Duration;
 
 /**
  * A follow could not read a pod's log to its end: the TrainJob ended, and for {@code grace} after it the pod's

@@ -1,8 +1,7 @@
 package io.camelkubeflow.trainer.logs;
 
-import java.util.Map;
-
 import io.camelkubeflow.trainer.support.Printable;
+import java.util.Map;
 
 /**
  * No pod of the step whose log was asked for has started, and the read was not to wait for one (a start timeout of
@@ -10,7 +9,7 @@ import io.camelkubeflow.trainer.support.Printable;
  */
 public class LogNotStartedException extends RuntimeException {
     public LogNotStartedException(String namespace, String jobName, Map<String, String> selector) {
-        super(Printable.escape("no pod of TrainJob " + namespace + "/" + jobName + " matching " + selector
-                + " has started yet"));
+        super(Printable.escape(
+                "no pod of TrainJob " + namespace + "/" + jobName + " matching " + selector + " has started yet"));
     }
 }

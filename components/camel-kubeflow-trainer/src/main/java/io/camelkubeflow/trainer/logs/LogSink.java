@@ -9,8 +9,7 @@ public interface LogSink {
     void line(String step, String text);
 
     /** The reader has no more lines at hand for now: a sink that holds lines back delivers them. */
-    default void idle() {
-    }
+    default void idle() {}
 
     /**
      * Whether the sink takes more lines now; the reader asks after each batch of the lines it had at hand. When it does

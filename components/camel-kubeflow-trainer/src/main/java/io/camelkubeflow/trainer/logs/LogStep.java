@@ -1,9 +1,8 @@
 package io.camelkubeflow.trainer.logs;
 
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import io.camelkubeflow.trainer.support.InvalidOptionException;
 
 /**
  * Which pods' logs to read, named as the Kubeflow SDK names steps: {@code trainer} (the default: the MPI launcher
@@ -14,7 +13,9 @@ public record LogStep(Kind kind, String replicatedJob, int index) {
     private static final Pattern NODE = Pattern.compile("node-(\\d{1,4})");
 
     public enum Kind {
-        TRAINER, ONE, ALL
+        TRAINER,
+        ONE,
+        ALL
     }
 
     public static LogStep parse(String field, String text) {
@@ -27,8 +28,11 @@ public record LogStep(Kind kind, String replicatedJob, int index) {
             case "trainer" -> new LogStep(Kind.TRAINER, null, 0);
             case "all" -> new LogStep(Kind.ALL, null, 0);
             case "launcher", "dataset-initializer", "model-initializer" -> new LogStep(Kind.ONE, step, 0);
-            default -> throw new InvalidOptionException(field, "'" + text + "' is not a step; use trainer, node-0,"
-                    + " node-1, ..., launcher, dataset-initializer, model-initializer or all");
+            default ->
+                throw new InvalidOptionException(
+                        field,
+                        "'" + text + "' is not a step; use trainer, node-0,"
+                                + " node-1, ..., launcher, dataset-initializer, model-initializer or all");
         };
     }
 

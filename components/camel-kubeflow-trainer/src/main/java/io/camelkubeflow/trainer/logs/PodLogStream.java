@@ -1,5 +1,11 @@
 package io.camelkubeflow.trainer.logs;
 
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.AsyncBody;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.utils.URLUtils;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URLEncoder;
@@ -10,13 +16,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-
-import io.fabric8.kubernetes.api.model.Status;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.http.AsyncBody;
-import io.fabric8.kubernetes.client.http.HttpResponse;
-import io.fabric8.kubernetes.client.utils.URLUtils;
 
 /**
  * One read of a pod container's log ({@code GET .../pods/{name}/log}) as lines, without a thread of its own: the HTTP
@@ -33,7 +32,12 @@ final class PodLogStream {
      * What to read: the container, and the API server's log parameters (null when not given). Timestamps are asked
      * for when the read may be resumed: a follow, and the previous container's log read within one.
      */
-    record Query(String container, boolean follow, boolean previous, String sinceTime, Integer tailLines,
+    record Query(
+            String container,
+            boolean follow,
+            boolean previous,
+            String sinceTime,
+            Integer tailLines,
             Integer sinceSeconds) {
         boolean timestamps() {
             return follow || previous;
@@ -83,13 +87,16 @@ final class PodLogStream {
     private final ArrayDeque<ByteBuffer> buffers = new ArrayDeque<>();
     /** Bytes the reader took from {@link #buffers} and has not cut into lines yet: the reader's own. */
     private final ArrayDeque<ByteBuffer> taking = new ArrayDeque<>();
+
     private final CompletableFuture<AsyncBody> body = new CompletableFuture<>();
     /** The start of a line whose end has not come yet: the reader's own. */
     private byte[] partial = new byte[0];
+
     private int partialLength;
     private long buffered;
     /** Whether the stream waits for the reader before asking for more. */
     private boolean paused;
+
     private boolean done;
     private Throwable failure;
     private boolean closed;
@@ -101,6 +108,7 @@ final class PodLogStream {
     private final boolean timestamps;
     /** The last timestamp cut from a line, as text and as its bytes: the reader's own. */
     private String lastStamp;
+
     private final byte[] lastStampBytes = new byte[MAX_STAMP];
 
     private PodLogStream(boolean timestamps) {
@@ -110,12 +118,13 @@ final class PodLogStream {
     /** Opens the read: completes once the API server answered with the log to come, or fails with its refusal. */
     static CompletableFuture<PodLogStream> open(KubernetesClient client, String namespace, String pod, Query query) {
         PodLogStream stream = new PodLogStream(query.timestamps());
-        String url = URLUtils.join(client.getMasterUrl().toString(), "api", "v1", "namespaces", namespace, "pods", pod,
-                "log") + query.parameters();
+        String url = URLUtils.join(
+                        client.getMasterUrl().toString(), "api", "v1", "namespaces", namespace, "pods", pod, "log")
+                + query.parameters();
         var http = client.getHttpClient();
         ByteArrayOutputStream refusal = new ByteArrayOutputStream();
-        CompletableFuture<HttpResponse<AsyncBody>> response = http.consumeBytes(
-                http.newHttpRequestBuilder().uri(url).build(), (chunk, asyncBody) -> {
+        CompletableFuture<HttpResponse<AsyncBody>> response =
+                http.consumeBytes(http.newHttpRequestBuilder().uri(url).build(), (chunk, asyncBody) -> {
                     // the response's status is known before its first bytes: a refusal's body is its Status
                     if (stream.refused) {
                         for (ByteBuffer buffer : chunk) {
@@ -281,7 +290,8 @@ final class PodLogStream {
             if (stamp < 0) {
                 stamps.add(null);
             } else {
-                if (lastStamp == null || lastStamp.length() != stamp
+                if (lastStamp == null
+                        || lastStamp.length() != stamp
                         || !Arrays.equals(bytes, offset, offset + stamp, lastStampBytes, 0, stamp)) {
                     System.arraycopy(bytes, offset, lastStampBytes, 0, stamp);
                     lastStamp = new String(bytes, offset, stamp, StandardCharsets.US_ASCII);

@@ -1,5 +1,17 @@
 package io.camelkubeflow.trainer.logs;
 
+import io.camelkubeflow.trainer.api.JobSetLabels;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.job.TrainJobMetadata;
+import io.camelkubeflow.trainer.runtime.Launcher;
+import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
+import io.camelkubeflow.trainer.support.TrainJobMdc;
+import io.camelkubeflow.trainer.watch.ClusterInformers;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -14,6 +26,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -25,23 +38,10 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-
-import io.camelkubeflow.trainer.api.JobSetLabels;
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobPhase;
-import io.camelkubeflow.trainer.api.TrainJobRef;
-import io.camelkubeflow.trainer.job.TrainJobMetadata;
-import io.camelkubeflow.trainer.runtime.Launcher;
-import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
-import io.camelkubeflow.trainer.support.TrainJobMdc;
-import io.camelkubeflow.trainer.watch.ClusterInformers;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,8 +63,8 @@ public class TrainJobLogs {
      */
     public static final Duration END_GRACE = Duration.ofSeconds(30);
     /** The replicated jobs that run user code, in the trainer container: the nodes and any launcher's own job. */
-    private static final Set<String> TRAINER_JOBS = Arrays.stream(Launcher.values()).map(Launcher::replicatedJob)
-            .collect(Collectors.toSet());
+    private static final Set<String> TRAINER_JOBS =
+            Arrays.stream(Launcher.values()).map(Launcher::replicatedJob).collect(Collectors.toSet());
     /**
      * How long following keeps resuming a stream that breaks without delivering a line (an API server restart or
      * outage) before it gives up.
@@ -72,10 +72,11 @@ public class TrainJobLogs {
     private static final Duration MAX_OUTAGE = Duration.ofMinutes(2);
     /** Pause before resuming a stream that ended while its pod still runs; doubled while it keeps breaking. */
     private static final Duration RESUME_PAUSE = Duration.ofMillis(200);
+
     private static final Duration MAX_RESUME_PAUSE = Duration.ofSeconds(5);
 
     /** A completion index as the Job controller writes it. */
-    private static final java.util.regex.Pattern COMPLETION_INDEX = java.util.regex.Pattern.compile("\\d{1,9}");
+    private static final Pattern COMPLETION_INDEX = Pattern.compile("\\d{1,9}");
 
     /** Lines taken from a stream at a time, between looks at the sink's readiness. */
     private static final int MAX_TAKE = 1024;
@@ -108,8 +109,14 @@ public class TrainJobLogs {
      * (the started pods of {@code all}), and fails at once with {@link LogNotStartedException} when no pod it is to read
      * has started.
      */
-    public record Request(String namespace, String jobName, LogStep step, boolean follow, Integer tailLines,
-            Integer sinceSeconds, Duration startTimeout) {
+    public record Request(
+            String namespace,
+            String jobName,
+            LogStep step,
+            boolean follow,
+            Integer tailLines,
+            Integer sinceSeconds,
+            Duration startTimeout) {
         /** Whether the read waits for pods to start, rather than reading what there is. */
         boolean waitsForStart() {
             return !startTimeout.isZero() && !startTimeout.isNegative();
@@ -129,9 +136,14 @@ public class TrainJobLogs {
         CompletableFuture<List<Pod>> podsFound;
         try {
             // trainer and all wait for a pod they read (never an initializer's) to start
-            podsFound = request.step().kind() == LogStep.Kind.ONE ? null
-                    : awaitPods(request, Map.of(), end, true, found -> found.stream().anyMatch(p -> readsUserCode(p)
-                            && started(p)));
+            podsFound = request.step().kind() == LogStep.Kind.ONE
+                    ? null
+                    : awaitPods(
+                            request,
+                            Map.of(),
+                            end,
+                            true,
+                            found -> found.stream().anyMatch(p -> readsUserCode(p) && started(p)));
         } catch (RuntimeException e) {
             end.stopLooking();
             throw e;
@@ -143,7 +155,8 @@ public class TrainJobLogs {
             end.stopLooking();
             readers.forEach(PodReader::stop);
         });
-        CompletableFuture<List<Pod>> pods = podsFound == null ? CompletableFuture.completedFuture(List.of()) : podsFound;
+        CompletableFuture<List<Pod>> pods =
+                podsFound == null ? CompletableFuture.completedFuture(List.of()) : podsFound;
         pods.whenComplete((found, failure) -> {
             // whatever fails here fails the read: a read that never completes is the one outcome it may not have
             try {
@@ -151,9 +164,14 @@ public class TrainJobLogs {
                     result.completeExceptionally(startFailure(failure, request, Map.of()));
                     return;
                 }
-                List<Pod> candidates = found != null ? found
-                        : startedAtEnd(request, Map.of(), end, request.step().kind() == LogStep.Kind.ALL ? "all"
-                                : "trainer", result);
+                List<Pod> candidates = found != null
+                        ? found
+                        : startedAtEnd(
+                                request,
+                                Map.of(),
+                                end,
+                                request.step().kind() == LogStep.Kind.ALL ? "all" : "trainer",
+                                result);
                 if (candidates == null) {
                     return;
                 }
@@ -170,8 +188,8 @@ public class TrainJobLogs {
      * (the pod informer may lag behind the TrainJob informer); none, and {@code result} fails with
      * {@link LogGoneException} and null is returned.
      */
-    private List<Pod> startedAtEnd(Request request, Map<String, String> labels, JobEnd end, String step,
-            CompletableFuture<?> result) {
+    private List<Pod> startedAtEnd(
+            Request request, Map<String, String> labels, JobEnd end, String step, CompletableFuture<?> result) {
         List<Pod> started;
         try {
             started = startedPods(request, labels);
@@ -180,8 +198,8 @@ public class TrainJobLogs {
             return null;
         }
         if (started.isEmpty()) {
-            result.completeExceptionally(new LogGoneException(request.namespace(), request.jobName(), step,
-                    end.describe()));
+            result.completeExceptionally(
+                    new LogGoneException(request.namespace(), request.jobName(), step, end.describe()));
             return null;
         }
         return started;
@@ -189,8 +207,15 @@ public class TrainJobLogs {
 
     /** The started pods with these labels, as the API server has them now. */
     private List<Pod> startedPods(Request request, Map<String, String> labels) {
-        return client.pods().inNamespace(request.namespace()).withLabels(selector(request, labels)).list()
-                .getItems().stream().filter(p -> matches(p, labels) && TrainJobLogs.started(p)).toList();
+        return client
+                .pods()
+                .inNamespace(request.namespace())
+                .withLabels(selector(request, labels))
+                .list()
+                .getItems()
+                .stream()
+                .filter(p -> matches(p, labels) && TrainJobLogs.started(p))
+                .toList();
     }
 
     /**
@@ -209,11 +234,16 @@ public class TrainJobLogs {
         private final boolean latePods;
         /** The steps with a reader, in the order they got it; guards {@link #active}. */
         private final List<String> steps = new ArrayList<>();
+
         private int active;
         /** Set once the read is to end: no reader starts after it. */
         private boolean ending;
 
-        Readers(Request request, LogSink sink, List<PodReader> readers, CompletableFuture<List<String>> result,
+        Readers(
+                Request request,
+                LogSink sink,
+                List<PodReader> readers,
+                CompletableFuture<List<String>> result,
                 JobEnd end) {
             this.request = request;
             this.sink = sink;
@@ -261,7 +291,10 @@ public class TrainJobLogs {
          * the read waits for pods to start (its reader waits for it), else once it started.
          */
         private void discover() {
-            CompletableFuture<List<Pod>> more = informers.awaitPods(request.namespace(), request.jobName(), Map.of(),
+            CompletableFuture<List<Pod>> more = informers.awaitPods(
+                    request.namespace(),
+                    request.jobName(),
+                    Map.of(),
                     pods -> !unread(pods).isEmpty());
             result.whenComplete((ignored, failure) -> more.cancel(false));
             more.whenComplete((pods, failure) -> {
@@ -283,7 +316,9 @@ public class TrainJobLogs {
         private List<Selector> unread(List<Pod> pods) {
             List<Selector> selectors = selectors(request, pods);
             synchronized (steps) {
-                return selectors.stream().filter(selector -> !steps.contains(selector.step)).toList();
+                return selectors.stream()
+                        .filter(selector -> !steps.contains(selector.step))
+                        .toList();
             }
         }
 
@@ -309,10 +344,14 @@ public class TrainJobLogs {
                 try {
                     // once the job has ended, the pods as the API server has them: the pod informer may lag behind
                     // the TrainJob informer, and a pod it has not shown yet would be left unread
-                    pods = end.ended() ? client.pods().inNamespace(request.namespace())
-                            .withLabels(selector(request, Map.of())).list().getItems()
-                            : informers.podsOf(request.namespace(), new TrainJobRef(request.namespace(),
-                                    request.jobName()));
+                    pods = end.ended()
+                            ? client.pods()
+                                    .inNamespace(request.namespace())
+                                    .withLabels(selector(request, Map.of()))
+                                    .list()
+                                    .getItems()
+                            : informers.podsOf(
+                                    request.namespace(), new TrainJobRef(request.namespace(), request.jobName()));
                 } catch (KubernetesClientException e) {
                     result.completeExceptionally(e);
                     return;
@@ -351,11 +390,13 @@ public class TrainJobLogs {
         private final CompletableFuture<TrainJob> looking;
         /** What runs once the job has ended, each taken out as it runs (or as its wait ends first). */
         private final Set<Runnable> listeners = ConcurrentHashMap.newKeySet();
+
         private final AtomicBoolean once = new AtomicBoolean();
         /** Set after {@link #last}, {@link #absent} and {@link #seenAt}: who reads it set reads them. */
         private volatile boolean ended;
         /** The job as it ended (null: deleted, or never made, as a GET found it). */
         private volatile TrainJob last;
+
         private volatile String absent;
         /** When this read learned of the end (System.nanoTime). */
         private volatile long seenAt;
@@ -370,13 +411,20 @@ public class TrainJobLogs {
                 // end sets off (lists, new readers, the caller's completion) runs on the read's executor
                 looking.thenAccept(job -> dispatchOrRun(() -> end(job, null)));
             }
-            if (!looking.isDone() && informers.trainJobsServing(request.namespace()).getStore()
-                    .getByKey(request.namespace() + "/" + request.jobName()) == null) {
+            if (!looking.isDone()
+                    && informers
+                                    .trainJobsServing(request.namespace())
+                                    .getStore()
+                                    .getByKey(request.namespace() + "/" + request.jobName())
+                            == null) {
                 // not in the informer's cache: made a moment ago, or gone before its delete could be seen; the API
                 // server says which (a job deleted before the read began sends no delete event to wait for)
                 try {
-                    if (client.resources(TrainJob.class).inNamespace(request.namespace())
-                            .withName(request.jobName()).get() == null) {
+                    if (client.resources(TrainJob.class)
+                                    .inNamespace(request.namespace())
+                                    .withName(request.jobName())
+                                    .get()
+                            == null) {
                         end(null, "not found: deleted, or never made");
                     }
                 } catch (KubernetesClientException e) {
@@ -455,7 +503,9 @@ public class TrainJobLogs {
      */
     private List<Selector> selectors(Request request, List<Pod> pods) {
         if (request.step().kind() == LogStep.Kind.ONE) {
-            return List.of(new Selector(request.step().replicatedJob(), Integer.toString(request.step().index())));
+            return List.of(new Selector(
+                    request.step().replicatedJob(),
+                    Integer.toString(request.step().index())));
         }
         if (request.step().kind() == LogStep.Kind.TRAINER) {
             return List.of(new Selector(trainerJob(request, pods), "0"));
@@ -465,14 +515,16 @@ public class TrainJobLogs {
                 .filter(p -> TRAINER_JOBS.contains(label(p, JobSetLabels.REPLICATED_JOB)))
                 // the Job controller writes a number: a pod labelled otherwise (by anyone who may make pods there) is
                 // no pod of the job's, not a reason to fail every read of it
-                .filter(p -> COMPLETION_INDEX.matcher(String.valueOf(label(p, JobSetLabels.COMPLETION_INDEX)))
+                .filter(p -> COMPLETION_INDEX
+                        .matcher(String.valueOf(label(p, JobSetLabels.COMPLETION_INDEX)))
                         .matches())
                 // a read that does not wait reads the pods that started and leaves out those still pending
                 .filter(p -> request.waitsForStart() || started(p))
                 .sorted(Comparator.comparing((Pod p) -> label(p, JobSetLabels.REPLICATED_JOB))
                         .thenComparing(p -> Integer.parseInt(label(p, JobSetLabels.COMPLETION_INDEX))))
                 .forEach(p -> {
-                    Selector selector = new Selector(label(p, JobSetLabels.REPLICATED_JOB), label(p, JobSetLabels.COMPLETION_INDEX));
+                    Selector selector = new Selector(
+                            label(p, JobSetLabels.REPLICATED_JOB), label(p, JobSetLabels.COMPLETION_INDEX));
                     all.put(selector.step, selector);
                 });
         return new ArrayList<>(all.values());
@@ -492,14 +544,17 @@ public class TrainJobLogs {
         private final CompletableFuture<Void> done = new CompletableFuture<>();
         /** Streams opened and not yet read to their end: closed when the reader stops or a read fails. */
         private final Set<PodLogStream> open = ConcurrentHashMap.newKeySet();
+
         private boolean first = true;
         /** Since when the stream breaks without delivering a line (System.nanoTime), or 0. */
         private long brokenSince;
+
         private Duration pause = RESUME_PAUSE;
         private int restartsSeen;
         private long deliveredBefore;
         /** The ended pod whose final log is read without timestamps, the query that reads it, lines delivered of it. */
         private String finalPod;
+
         private PodLogStream.Query finalQuery;
         private long finalDelivered;
         /** Batches of lines handed on: whether the reader moved since a look from another thread. */
@@ -508,6 +563,7 @@ public class TrainJobLogs {
         private volatile boolean waitingOnSink;
         /** The pod read last, and whether a read of the step's log ended cleanly. */
         private String lastPod;
+
         private boolean lastSucceeded;
         private boolean readToAnEnd;
         /**
@@ -515,6 +571,7 @@ public class TrainJobLogs {
          * controller makes a new pod for the step, which is read next; the job's end says none will come.
          */
         private final Set<String> failedPods = ConcurrentHashMap.newKeySet();
+
         private volatile boolean stopped;
         private volatile CompletableFuture<List<Pod>> podsFound;
 
@@ -539,20 +596,26 @@ public class TrainJobLogs {
          */
         private void endGraceFrom(long deliveredThen) {
             // batches, not lines: read here on another thread, so volatile, and counted per batch on the hot path
-            CompletableFuture.delayedExecutor(endGrace.toMillis(), TimeUnit.MILLISECONDS, this::dispatch).execute(() -> {
-                if (done.isDone()) {
-                    return;
-                }
-                long deliveredNow = batches;
-                if (deliveredNow != deliveredThen || waitingOnSink) {
-                    // lines came, or are held back by a receiver that takes them slowly: the pod is not the one stuck
-                    endGraceFrom(deliveredNow);
-                    return;
-                }
-                done.completeExceptionally(new LogIncompleteException(request.namespace(), request.jobName(),
-                        selector.step, lastPod == null ? "none started" : lastPod, endGrace));
-                closeStreams();
-            });
+            CompletableFuture.delayedExecutor(endGrace.toMillis(), TimeUnit.MILLISECONDS, this::dispatch)
+                    .execute(() -> {
+                        if (done.isDone()) {
+                            return;
+                        }
+                        long deliveredNow = batches;
+                        if (deliveredNow != deliveredThen || waitingOnSink) {
+                            // lines came, or are held back by a receiver that takes them slowly: the pod is not the one
+                            // stuck
+                            endGraceFrom(deliveredNow);
+                            return;
+                        }
+                        done.completeExceptionally(new LogIncompleteException(
+                                request.namespace(),
+                                request.jobName(),
+                                selector.step,
+                                lastPod == null ? "none started" : lastPod,
+                                endGrace));
+                        closeStreams();
+                    });
         }
 
         void stop() {
@@ -577,7 +640,11 @@ public class TrainJobLogs {
             // the start timeout bounds the wait for the first pod of a step read alone (all's read waited for its
             // first pod itself); a later pod is waited for until the job ends
             boolean boundedByStart = lastPod == null && request.step().kind() != LogStep.Kind.ALL;
-            CompletableFuture<List<Pod>> found = awaitPods(request, selector.labels(), end, boundedByStart,
+            CompletableFuture<List<Pod>> found = awaitPods(
+                    request,
+                    selector.labels(),
+                    end,
+                    boundedByStart,
                     candidates -> candidates.stream().anyMatch(this::unreadAndStarted));
             podsFound = found;
             if (stopped) {
@@ -585,8 +652,9 @@ public class TrainJobLogs {
             }
             found.whenComplete((pods, failure) -> {
                 Throwable startFailure = failure == null ? null : startFailure(failure, request, selector.labels());
-                if (readToAnEnd && (startFailure instanceof LogNotStartedException
-                        || startFailure instanceof LogGoneException)) {
+                if (readToAnEnd
+                        && (startFailure instanceof LogNotStartedException
+                                || startFailure instanceof LogGoneException)) {
                     // a read that does not wait, and no pod after the one read to its end: that is the log there is
                     done.complete(null);
                 } else if (startFailure != null) {
@@ -598,14 +666,15 @@ public class TrainJobLogs {
                     // to read, a step read to an end is done, one never read is gone
                     dispatch(() -> {
                         List<Pod> unread = startedPods(request, selector.labels()).stream()
-                                .filter(this::unreadAndStarted).toList();
+                                .filter(this::unreadAndStarted)
+                                .toList();
                         if (!unread.isEmpty()) {
                             readOnce(current(unread)).whenComplete(this::afterRead);
                         } else if (readToAnEnd) {
                             done.complete(null);
                         } else {
-                            done.completeExceptionally(new LogGoneException(request.namespace(), request.jobName(),
-                                    selector.step, end.describe()));
+                            done.completeExceptionally(new LogGoneException(
+                                    request.namespace(), request.jobName(), selector.step, end.describe()));
                         }
                     });
                 }
@@ -630,30 +699,45 @@ public class TrainJobLogs {
                 // is only in its previous log
                 LineFilter filter = new LineFilter(position);
                 previous = open(podName, query(container, false, true, position, null, null))
-                        .thenCompose(stream -> drain(stream, lines -> filter.deliver(lines, sink, selector.step),
-                                Long.MAX_VALUE))
+                        .thenCompose(stream ->
+                                drain(stream, lines -> filter.deliver(lines, sink, selector.step), Long.MAX_VALUE))
                         .thenRun(() -> restartsSeen = restarts);
             }
-            return previous.thenComposeAsync(ignored -> {
-                boolean resumed = position.started();
-                // sinceSeconds counts back from each read's now: a read again would not start where the first did
-                if (request.follow() && endedBeforeRead && !resumed && !(first && request.sinceSeconds() != null)) {
-                    return readFinal(podName, container);
-                }
-                PodLogStream.Query query = query(container, request.follow(), false, position,
-                        first ? request.tailLines() : null, first ? request.sinceSeconds() : null);
-                first = false;
-                return open(podName, query).thenCompose(current -> {
-                    if (!query.timestamps()) {
-                        return drain(current, lines -> deliverAsRead(lines.texts()), Long.MAX_VALUE);
-                    }
-                    if (resumed) {
-                        return drainResumed(current, podName, container);
-                    }
-                    LineFilter filter = new LineFilter(position);
-                    return drain(current, lines -> filter.deliver(lines, sink, selector.step), Long.MAX_VALUE);
-                });
-            }, this::dispatch).thenApply(ignored -> endedBeforeRead);
+            return previous.thenComposeAsync(
+                            ignored -> {
+                                boolean resumed = position.started();
+                                // sinceSeconds counts back from each read's now: a read again would not start where the
+                                // first did
+                                if (request.follow()
+                                        && endedBeforeRead
+                                        && !resumed
+                                        && !(first && request.sinceSeconds() != null)) {
+                                    return readFinal(podName, container);
+                                }
+                                PodLogStream.Query query = query(
+                                        container,
+                                        request.follow(),
+                                        false,
+                                        position,
+                                        first ? request.tailLines() : null,
+                                        first ? request.sinceSeconds() : null);
+                                first = false;
+                                return open(podName, query).thenCompose(current -> {
+                                    if (!query.timestamps()) {
+                                        return drain(current, lines -> deliverAsRead(lines.texts()), Long.MAX_VALUE);
+                                    }
+                                    if (resumed) {
+                                        return drainResumed(current, podName, container);
+                                    }
+                                    LineFilter filter = new LineFilter(position);
+                                    return drain(
+                                            current,
+                                            lines -> filter.deliver(lines, sink, selector.step),
+                                            Long.MAX_VALUE);
+                                });
+                            },
+                            this::dispatch)
+                    .thenApply(ignored -> endedBeforeRead);
         }
 
         /**
@@ -668,16 +752,21 @@ public class TrainJobLogs {
             }
             first = false;
             long[] toSkip = {finalDelivered};
-            return open(podName, finalQuery).thenCompose(stream -> drain(stream, lines -> {
-                List<String> texts = lines.texts();
-                int from = (int) Math.min(toSkip[0], texts.size());
-                toSkip[0] -= from;
-                // a view only while lines are skipped: a view of every batch made the bench's follow a fifth slower
-                List<String> fresh = from == 0 ? texts : texts.subList(from, texts.size());
-                deliverAsRead(fresh);
-                finalDelivered += fresh.size();
-                position.delivered += fresh.size();
-            }, Long.MAX_VALUE));
+            return open(podName, finalQuery)
+                    .thenCompose(stream -> drain(
+                            stream,
+                            lines -> {
+                                List<String> texts = lines.texts();
+                                int from = (int) Math.min(toSkip[0], texts.size());
+                                toSkip[0] -= from;
+                                // a view only while lines are skipped: a view of every batch made the bench's follow a
+                                // fifth slower
+                                List<String> fresh = from == 0 ? texts : texts.subList(from, texts.size());
+                                deliverAsRead(fresh);
+                                finalDelivered += fresh.size();
+                                position.delivered += fresh.size();
+                            },
+                            Long.MAX_VALUE));
         }
 
         /**
@@ -701,8 +790,8 @@ public class TrainJobLogs {
                     failedPods.add(lastPod);
                     next();
                 } else if (end.pastGrace()) {
-                    done.completeExceptionally(new LogIncompleteException(request.namespace(), request.jobName(),
-                            selector.step, lastPod, endGrace));
+                    done.completeExceptionally(new LogIncompleteException(
+                            request.namespace(), request.jobName(), selector.step, lastPod, endGrace));
                 } else {
                     // the stream ended but the pod is not reported ended (yet): look again, less often while nothing
                     // comes, so a status written late or never costs neither a busy loop nor a follow without end
@@ -727,14 +816,18 @@ public class TrainJobLogs {
             }
             // a refusal (401, 403 on pods/log) is not an outage: waiting would not change it (a 404 is: JobSet
             // replaced the pod, which the next look finds by its labels)
-            boolean refused = cause instanceof KubernetesClientException k && (k.getCode() == 401 || k.getCode() == 403);
+            boolean refused =
+                    cause instanceof KubernetesClientException k && (k.getCode() == 401 || k.getCode() == 403);
             boolean broken = cause instanceof IOException || cause instanceof RuntimeException;
             if (!request.follow() || refused || !broken || System.nanoTime() - brokenSince > MAX_OUTAGE.toNanos()) {
                 done.completeExceptionally(cause instanceof IOException io ? new UncheckedIOException(io) : cause);
                 return;
             }
             try (var log = TrainJobMdc.of(request.namespace(), request.jobName())) {
-                LOG.debug("Log stream of {} broke, resuming in {} ms: {}", selector.step, pause.toMillis(),
+                LOG.debug(
+                        "Log stream of {} broke, resuming in {} ms: {}",
+                        selector.step,
+                        pause.toMillis(),
                         cause.getMessage());
             }
             later(pause);
@@ -754,40 +847,64 @@ public class TrainJobLogs {
          */
         private CompletableFuture<Void> drainResumed(PodLogStream current, String podName, String container) {
             PodLogStream.Lines[] first = new PodLogStream.Lines[1];
-            return drain(current, lines -> first[0] = lines, 1).thenComposeAsync(ignored -> {
-                if (first[0] == null) {
-                    return CompletableFuture.completedFuture(null);
-                }
-                Instant firstTime = timeOf(first[0].stamps().get(0));
-                CompletableFuture<Void> before = CompletableFuture.completedFuture(null);
-                if (firstTime != null && firstTime.isAfter(position.lastTime())) {
-                    LineFilter previousFilter = new LineFilter(position);
-                    before = open(podName, query(container, false, true, position, null, null))
-                            .thenCompose(previous -> drain(previous, lines -> {
-                                for (int i = 0; i < lines.texts().size(); i++) {
-                                    Instant time = timeOf(lines.stamps().get(i));
-                                    if (time != null && time.isBefore(firstTime)) {
-                                        previousFilter.deliver(lines.stamps().get(i), lines.texts().get(i), sink,
-                                                selector.step);
-                                    }
+            return drain(current, lines -> first[0] = lines, 1)
+                    .thenComposeAsync(
+                            ignored -> {
+                                if (first[0] == null) {
+                                    return CompletableFuture.completedFuture(null);
                                 }
-                            }, Long.MAX_VALUE))
-                            .exceptionally(failure -> {
-                                // no previous container (400): nothing to add
-                                if (unwrap(failure) instanceof KubernetesClientException) {
-                                    return null;
+                                Instant firstTime = timeOf(first[0].stamps().get(0));
+                                CompletableFuture<Void> before = CompletableFuture.completedFuture(null);
+                                if (firstTime != null && firstTime.isAfter(position.lastTime())) {
+                                    LineFilter previousFilter = new LineFilter(position);
+                                    before = open(podName, query(container, false, true, position, null, null))
+                                            .thenCompose(previous -> drain(
+                                                    previous,
+                                                    lines -> {
+                                                        for (int i = 0;
+                                                                i
+                                                                        < lines.texts()
+                                                                                .size();
+                                                                i++) {
+                                                            Instant time = timeOf(lines.stamps()
+                                                                    .get(i));
+                                                            if (time != null && time.isBefore(firstTime)) {
+                                                                previousFilter.deliver(
+                                                                        lines.stamps()
+                                                                                .get(i),
+                                                                        lines.texts()
+                                                                                .get(i),
+                                                                        sink,
+                                                                        selector.step);
+                                                            }
+                                                        }
+                                                    },
+                                                    Long.MAX_VALUE))
+                                            .exceptionally(failure -> {
+                                                // no previous container (400): nothing to add
+                                                if (unwrap(failure) instanceof KubernetesClientException) {
+                                                    return null;
+                                                }
+                                                throw failure instanceof CompletionException c
+                                                        ? c
+                                                        : new CompletionException(failure);
+                                            });
                                 }
-                                throw failure instanceof CompletionException c ? c : new CompletionException(failure);
-                            });
-                }
-                // what the previous log delivered is older than the current container's lines: nothing of those to
-                // skip; the filter is made once it has been read
-                return before.thenComposeAsync(none -> {
-                    LineFilter filter = new LineFilter(position);
-                    filter.deliver(first[0], sink, selector.step);
-                    return drain(current, lines -> filter.deliver(lines, sink, selector.step), Long.MAX_VALUE);
-                }, this::dispatch);
-            }, this::dispatch);
+                                // what the previous log delivered is older than the current container's lines: nothing
+                                // of those to
+                                // skip; the filter is made once it has been read
+                                return before.thenComposeAsync(
+                                        none -> {
+                                            LineFilter filter = new LineFilter(position);
+                                            filter.deliver(first[0], sink, selector.step);
+                                            return drain(
+                                                    current,
+                                                    lines -> filter.deliver(lines, sink, selector.step),
+                                                    Long.MAX_VALUE);
+                                        },
+                                        this::dispatch);
+                            },
+                            this::dispatch);
         }
 
         /** A read that is not resumed, so without timestamps: its lines as they are. */
@@ -921,12 +1038,15 @@ public class TrainJobLogs {
         private Pod current(List<Pod> pods) {
             Pod newest = pods.stream()
                     .filter(this::unreadAndStarted)
-                    .max(Comparator.comparing(p -> p.getMetadata().getCreationTimestamp() == null ? ""
+                    .max(Comparator.comparing(p -> p.getMetadata().getCreationTimestamp() == null
+                            ? ""
                             : p.getMetadata().getCreationTimestamp()))
                     .orElseThrow();
             Pod current;
             try {
-                current = client.pods().inNamespace(request.namespace()).withName(newest.getMetadata().getName())
+                current = client.pods()
+                        .inNamespace(request.namespace())
+                        .withName(newest.getMetadata().getName())
                         .get();
             } catch (KubernetesClientException e) {
                 // the API server is away (a resumed follow during an outage): the informer's copy will do, and the
@@ -946,6 +1066,7 @@ public class TrainJobLogs {
     private static final class Position {
         /** The timestamp of the last line delivered, as the kubelet wrote it; null before the first. */
         private String lastStamp;
+
         private Instant lastTime;
         int deliveredAtLastTime;
         /** Lines delivered in all: a read that moved it on was not an outage. */
@@ -981,15 +1102,27 @@ public class TrainJobLogs {
      * lines of that second already delivered are skipped by {@link LineFilter}), else from {@code tailLines} or
      * {@code sinceSeconds} when given.
      */
-    private static PodLogStream.Query query(String container, boolean follow, boolean previous, Position position,
-            Integer tailLines, Integer sinceSeconds) {
+    private static PodLogStream.Query query(
+            String container,
+            boolean follow,
+            boolean previous,
+            Position position,
+            Integer tailLines,
+            Integer sinceSeconds) {
         if (position.started()) {
-            return new PodLogStream.Query(container, follow, previous, position.lastTime()
-                    .truncatedTo(ChronoUnit.SECONDS).atOffset(ZoneOffset.UTC)
-                    .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME), null, null);
+            return new PodLogStream.Query(
+                    container,
+                    follow,
+                    previous,
+                    position.lastTime()
+                            .truncatedTo(ChronoUnit.SECONDS)
+                            .atOffset(ZoneOffset.UTC)
+                            .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME),
+                    null,
+                    null);
         }
-        return new PodLogStream.Query(container, follow, previous, null, tailLines, tailLines == null ? sinceSeconds
-                : null);
+        return new PodLogStream.Query(
+                container, follow, previous, null, tailLines, tailLines == null ? sinceSeconds : null);
     }
 
     private static void idle(LogSink sink) {
@@ -1039,7 +1172,6 @@ public class TrainJobLogs {
         }
     }
 
-
     private static Instant timeOf(String stamp) {
         return stamp == null ? null : parseTime(stamp);
     }
@@ -1053,6 +1185,7 @@ public class TrainJobLogs {
         private final Position position;
         /** Whether every line from here on is new: a fresh read, or a resumed one past the position. */
         private boolean caughtUp;
+
         private int skippedAtLastTime;
 
         LineFilter(Position position) {
@@ -1108,8 +1241,11 @@ public class TrainJobLogs {
     }
 
     private static int restartCount(Pod pod, String container) {
-        return pod.getStatus().getContainerStatuses().stream().filter(c -> container.equals(c.getName()))
-                .map(c -> c.getRestartCount() == null ? 0 : c.getRestartCount()).findFirst().orElse(0);
+        return pod.getStatus().getContainerStatuses().stream()
+                .filter(c -> container.equals(c.getName()))
+                .map(c -> c.getRestartCount() == null ? 0 : c.getRestartCount())
+                .findFirst()
+                .orElse(0);
     }
 
     /**
@@ -1118,10 +1254,14 @@ public class TrainJobLogs {
      * the answer of the informer's first look: its cache is complete once it is handed out, so a pod that is not there
      * as started has not started.
      */
-    private CompletableFuture<List<Pod>> awaitPods(Request request, Map<String, String> labels, JobEnd end,
-            boolean boundedByStart, Predicate<List<Pod>> condition) {
-        CompletableFuture<List<Pod>> found = informers.awaitPods(request.namespace(), request.jobName(), labels,
-                condition);
+    private CompletableFuture<List<Pod>> awaitPods(
+            Request request,
+            Map<String, String> labels,
+            JobEnd end,
+            boolean boundedByStart,
+            Predicate<List<Pod>> condition) {
+        CompletableFuture<List<Pod>> found =
+                informers.awaitPods(request.namespace(), request.jobName(), labels, condition);
         if (request.waitsForStart()) {
             // null: the job ended first, and no pod will come
             Runnable stopWaitingForTheEnd = end.whenEnded(() -> found.complete(null));
@@ -1143,11 +1283,14 @@ public class TrainJobLogs {
      * is gone), or none has started yet.
      */
     private RuntimeException notStarted(Request request, Map<String, String> labels, JobEnd end) {
-        boolean noneLeft = informers.podsOf(request.namespace(), new TrainJobRef(request.namespace(),
-                request.jobName())).stream().noneMatch(p -> matches(p, labels));
+        boolean noneLeft =
+                informers.podsOf(request.namespace(), new TrainJobRef(request.namespace(), request.jobName())).stream()
+                        .noneMatch(p -> matches(p, labels));
         if (end.ended() && noneLeft) {
-            String step = labels.isEmpty() ? request.step().kind().name().toLowerCase(java.util.Locale.ROOT)
-                    : LogStep.stepName(labels.get(JobSetLabels.REPLICATED_JOB), labels.get(JobSetLabels.COMPLETION_INDEX));
+            String step = labels.isEmpty()
+                    ? request.step().kind().name().toLowerCase(Locale.ROOT)
+                    : LogStep.stepName(
+                            labels.get(JobSetLabels.REPLICATED_JOB), labels.get(JobSetLabels.COMPLETION_INDEX));
             return new LogGoneException(request.namespace(), request.jobName(), step, end.describe());
         }
         return new LogNotStartedException(request.namespace(), request.jobName(), selector(request, labels));
@@ -1157,8 +1300,8 @@ public class TrainJobLogs {
     private static Throwable startFailure(Throwable failure, Request request, Map<String, String> labels) {
         Throwable cause = unwrap(failure);
         if (cause instanceof TimeoutException) {
-            return new LogStartTimeoutException(request.namespace(), request.jobName(), selector(request, labels),
-                    request.startTimeout());
+            return new LogStartTimeoutException(
+                    request.namespace(), request.jobName(), selector(request, labels), request.startTimeout());
         }
         return cause;
     }
@@ -1197,12 +1340,16 @@ public class TrainJobLogs {
         if (TERMINAL.contains(pod.getStatus().getPhase())) {
             return true;
         }
-        var terminated = pod.getStatus().getContainerStatuses().stream().filter(c -> container.equals(c.getName()))
-                .findFirst().map(c -> c.getState() == null ? null : c.getState().getTerminated()).orElse(null);
+        var terminated = pod.getStatus().getContainerStatuses().stream()
+                .filter(c -> container.equals(c.getName()))
+                .findFirst()
+                .map(c -> c.getState() == null ? null : c.getState().getTerminated())
+                .orElse(null);
         if (terminated == null) {
             return false;
         }
-        String policy = pod.getSpec() == null || pod.getSpec().getRestartPolicy() == null ? "Always"
+        String policy = pod.getSpec() == null || pod.getSpec().getRestartPolicy() == null
+                ? "Always"
                 : pod.getSpec().getRestartPolicy();
         return switch (policy) {
             case "Never" -> true;
@@ -1218,19 +1365,24 @@ public class TrainJobLogs {
      * pod starts only once the node pods are ready, so a read that looked at the first pods read a node's sshd.
      */
     private String trainerJob(Request request, List<Pod> pods) {
-        TrainJob job = informers.trainJobsServing(request.namespace()).getStore()
+        TrainJob job = informers
+                .trainJobsServing(request.namespace())
+                .getStore()
                 .getByKey(request.namespace() + "/" + request.jobName());
-        String recorded = job == null || job.getMetadata().getAnnotations() == null ? null
+        String recorded = job == null || job.getMetadata().getAnnotations() == null
+                ? null
                 : job.getMetadata().getAnnotations().get(TrainJobMetadata.LAUNCHER_ANNOTATION);
         for (Launcher launcher : Launcher.values()) {
             if (launcher.optionValue().equals(recorded)) {
                 return launcher.replicatedJob();
             }
         }
-        return pods.stream().map(p -> label(p, JobSetLabels.REPLICATED_JOB))
-                .filter(replicatedJob -> TRAINER_JOBS.contains(replicatedJob)
-                        && !Launcher.DEFAULT_REPLICATED_JOB.equals(replicatedJob))
-                .findFirst().orElse(Launcher.DEFAULT_REPLICATED_JOB);
+        return pods.stream()
+                .map(p -> label(p, JobSetLabels.REPLICATED_JOB))
+                .filter(replicatedJob ->
+                        TRAINER_JOBS.contains(replicatedJob) && !Launcher.DEFAULT_REPLICATED_JOB.equals(replicatedJob))
+                .findFirst()
+                .orElse(Launcher.DEFAULT_REPLICATED_JOB);
     }
 
     /** Whether the pod's container ended with exit code 0, or the pod Succeeded. */
@@ -1238,7 +1390,8 @@ public class TrainJobLogs {
         if ("Succeeded".equals(pod.getStatus().getPhase())) {
             return true;
         }
-        return pod.getStatus().getContainerStatuses().stream().filter(c -> container.equals(c.getName()))
+        return pod.getStatus().getContainerStatuses().stream()
+                .filter(c -> container.equals(c.getName()))
                 .map(c -> c.getState() == null ? null : c.getState().getTerminated())
                 .anyMatch(t -> t != null && t.getExitCode() != null && t.getExitCode() == 0);
     }
@@ -1261,14 +1414,19 @@ public class TrainJobLogs {
     }
 
     private static boolean started(Pod pod) {
-        return pod.getStatus() != null && pod.getStatus().getPhase() != null
+        return pod.getStatus() != null
+                && pod.getStatus().getPhase() != null
                 && !"Pending".equals(pod.getStatus().getPhase());
     }
 
     private static String container(Pod pod, Selector selector) {
-        String wanted = TRAINER_JOBS.contains(selector.replicatedJob) ? TrainingRuntimeDescriptor.TRAINER_CONTAINER
+        String wanted = TRAINER_JOBS.contains(selector.replicatedJob)
+                ? TrainingRuntimeDescriptor.TRAINER_CONTAINER
                 : selector.replicatedJob;
-        return pod.getSpec().getContainers().stream().map(c -> c.getName()).filter(wanted::equals).findFirst()
+        return pod.getSpec().getContainers().stream()
+                .map(c -> c.getName())
+                .filter(wanted::equals)
+                .findFirst()
                 .orElse(pod.getSpec().getContainers().get(0).getName());
     }
 
@@ -1281,7 +1439,9 @@ public class TrainJobLogs {
     }
 
     private static String label(Pod pod, String key) {
-        return pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(key);
+        return pod.getMetadata().getLabels() == null
+                ? null
+                : pod.getMetadata().getLabels().get(key);
     }
 
     private record Selector(String replicatedJob, String index, String step) {

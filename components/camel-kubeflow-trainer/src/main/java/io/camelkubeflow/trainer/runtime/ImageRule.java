@@ -1,10 +1,9 @@
 package io.camelkubeflow.trainer.runtime;
 
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
-
-import io.camelkubeflow.trainer.support.InvalidOptionException;
 
 /**
  * A user rule "image glob = launcher", e.g. {@code registry.example.com/*deepspeed*=mpirun}. {@code *} matches any
@@ -33,10 +32,14 @@ public record ImageRule(String glob, Launcher launcher, Pattern pattern) {
             }
             int eq = trimmed.lastIndexOf('=');
             if (eq <= 0 || eq == trimmed.length() - 1) {
-                throw new InvalidOptionException(field, "rule '" + trimmed
-                        + "' is not of the form <image-glob>=<launcher>; write e.g. registry.example.com/*deepspeed*=mpirun");
+                throw new InvalidOptionException(
+                        field,
+                        "rule '" + trimmed
+                                + "' is not of the form <image-glob>=<launcher>; write e.g. registry.example.com/*deepspeed*=mpirun");
             }
-            rules.add(of(trimmed.substring(0, eq).trim(), Launcher.parse(field, trimmed.substring(eq + 1).trim())));
+            rules.add(of(
+                    trimmed.substring(0, eq).trim(),
+                    Launcher.parse(field, trimmed.substring(eq + 1).trim())));
         }
         return rules;
     }

@@ -1,13 +1,12 @@
 package io.camelkubeflow.trainer.runtime;
 
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Collectors;
-
-import io.camelkubeflow.trainer.support.InvalidOptionException;
 
 /**
  * How the user's code is started inside the trainer container, and everything that differs between launchers: the
@@ -18,22 +17,28 @@ import io.camelkubeflow.trainer.support.InvalidOptionException;
  */
 public enum Launcher {
     /** The runtime's own program (torchtune's {@code tune run}); the user gives its arguments or a full command. */
-    BUILTIN(Builder.of("builtin").framework("torchtune").runsItsOwnProgram()
+    BUILTIN(Builder.of("builtin")
+            .framework("torchtune")
+            .runsItsOwnProgram()
             .description("the builtin trainer (tune run)")),
     /** {@code torchrun}: the controller injects PET_* variables, so no rendezvous flags are needed. */
-    TORCHRUN(Builder.of("torchrun").runsFilesWith("torchrun")
+    TORCHRUN(Builder.of("torchrun")
+            .runsFilesWith("torchrun")
             // torchrun starts a non-Python program on each local rank only when told not to prepend python; the
             // underscore spelling is the one every torchrun takes (--no-python only from torch 2.0)
             .runsCommandsWith("torchrun", "--no_python")
-            .binary("torchrun").mlPolicy("torch")),
+            .binary("torchrun")
+            .mlPolicy("torch")),
     /** {@code mpirun --hostfile /etc/mpi/hostfile}, run from the MPI {@code launcher} replicated job. */
-    MPIRUN(Builder.of("mpirun").runsFilesWith("python")
+    MPIRUN(Builder.of("mpirun")
+            .runsFilesWith("python")
             // the controller sets slots and OMPI_MCA_* itself; the whole payload (installs too) runs on every rank
             .wrapsEverythingIn("mpirun", "--hostfile", "/etc/mpi/hostfile")
             // the trainer's env is the launcher container's: Open MPI hands a rank on another node only what -x names
             .exportsEachVariableWith("-x")
             // Open MPI's other names for its launcher, as Debian installs them
-            .binary("mpirun", "mpiexec", "orterun", "mpirun.openmpi", "mpiexec.openmpi").mlPolicy("mpi")
+            .binary("mpirun", "mpiexec", "orterun", "mpirun.openmpi", "mpiexec.openmpi")
+            .mlPolicy("mpi")
             .requiresPolicy("an MPI runtime", "mlPolicy.mpi provides /etc/mpi/hostfile and the launcher job")
             // the MPI user is not root
             .installsIntoUserSite()
@@ -104,7 +109,8 @@ public enum Launcher {
      * command runs itself ({@code mpirun ...}), if any: such a command starts the payload only where it runs.
      */
     public static Optional<Launcher> wrappingAllLaunchedBy(String program) {
-        return Arrays.stream(values()).filter(l -> !l.outerLauncher().isEmpty() && l.launchedBy(program))
+        return Arrays.stream(values())
+                .filter(l -> !l.outerLauncher().isEmpty() && l.launchedBy(program))
                 .findFirst();
     }
 

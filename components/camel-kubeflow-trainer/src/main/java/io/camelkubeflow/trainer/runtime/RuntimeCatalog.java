@@ -1,13 +1,12 @@
 package io.camelkubeflow.trainer.runtime;
 
-import java.util.ArrayList;
-import java.util.List;
-
 import io.camelkubeflow.trainer.api.KubernetesNames;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.ArrayList;
+import java.util.List;
 
 /** The runtimes a TrainJob can name, each with the launcher train would choose for it and why. */
 public class RuntimeCatalog {
@@ -20,9 +19,16 @@ public class RuntimeCatalog {
     }
 
     /** A runtime and the launcher its code would get; {@code launcher} is null when train would refuse it. */
-    public record RuntimeLauncher(String kind, String name, String namespace, String framework, List<String> mlPolicies,
-            String image, String launcher, String rule, String reason) {
-    }
+    public record RuntimeLauncher(
+            String kind,
+            String name,
+            String namespace,
+            String framework,
+            List<String> mlPolicies,
+            String image,
+            String launcher,
+            String rule,
+            String reason) {}
 
     /**
      * Every ClusterTrainingRuntime and, when {@code namespace} is given, the namespace's TrainingRuntimes, with the
@@ -30,13 +36,19 @@ public class RuntimeCatalog {
      */
     public List<RuntimeLauncher> runtimes(String namespace, List<ImageRule> imageRules) {
         List<RuntimeLauncher> runtimes = new ArrayList<>();
-        for (GenericKubernetesResource runtime : retry.call("list ClusterTrainingRuntimes",
-                () -> client.genericKubernetesResources(RuntimeKind.ClusterTrainingRuntime.context()).list()).getItems()) {
+        for (GenericKubernetesResource runtime : retry.call(
+                        "list ClusterTrainingRuntimes",
+                        () -> client.genericKubernetesResources(RuntimeKind.ClusterTrainingRuntime.context())
+                                .list())
+                .getItems()) {
             runtimes.add(describe(runtime, null, imageRules));
         }
         if (namespace != null) {
-            for (GenericKubernetesResource runtime : retry.call("list TrainingRuntimes in " + namespace,
-                    () -> client.genericKubernetesResources(RuntimeKind.TrainingRuntime.context()).inNamespace(namespace).list())
+            for (GenericKubernetesResource runtime : retry.call(
+                            "list TrainingRuntimes in " + namespace,
+                            () -> client.genericKubernetesResources(RuntimeKind.TrainingRuntime.context())
+                                    .inNamespace(namespace)
+                                    .list())
                     .getItems()) {
                 runtimes.add(describe(runtime, namespace, imageRules));
             }
@@ -50,33 +62,57 @@ public class RuntimeCatalog {
      */
     public RuntimeLauncher runtime(String field, String namespace, String name, List<ImageRule> imageRules) {
         KubernetesNames.objectName(field, name);
-        GenericKubernetesResource namespaced = retry.call("GET TrainingRuntime " + namespace + "/" + name,
-                () -> client.genericKubernetesResources(RuntimeKind.TrainingRuntime.context()).inNamespace(namespace)
-                        .withName(name).get());
+        GenericKubernetesResource namespaced = retry.call(
+                "GET TrainingRuntime " + namespace + "/" + name,
+                () -> client.genericKubernetesResources(RuntimeKind.TrainingRuntime.context())
+                        .inNamespace(namespace)
+                        .withName(name)
+                        .get());
         if (namespaced != null) {
             return describe(namespaced, namespace, imageRules);
         }
-        GenericKubernetesResource cluster = retry.call("GET ClusterTrainingRuntime " + name,
-                () -> client.genericKubernetesResources(RuntimeKind.ClusterTrainingRuntime.context()).withName(name).get());
+        GenericKubernetesResource cluster = retry.call(
+                "GET ClusterTrainingRuntime " + name,
+                () -> client.genericKubernetesResources(RuntimeKind.ClusterTrainingRuntime.context())
+                        .withName(name)
+                        .get());
         if (cluster == null) {
-            throw new RuntimeNotFoundException(field, "there is no TrainingRuntime '" + name + "' in namespace "
-                    + namespace + " and no ClusterTrainingRuntime '" + name + "'; the runtimes operation lists them");
+            throw new RuntimeNotFoundException(
+                    field,
+                    "there is no TrainingRuntime '" + name + "' in namespace " + namespace
+                            + " and no ClusterTrainingRuntime '" + name + "'; the runtimes operation lists them");
         }
         return describe(cluster, null, imageRules);
     }
 
-    private static RuntimeLauncher describe(GenericKubernetesResource resource, String namespace,
-            List<ImageRule> imageRules) {
+    private static RuntimeLauncher describe(
+            GenericKubernetesResource resource, String namespace, List<ImageRule> imageRules) {
         TrainingRuntimeDescriptor runtime = TrainingRuntimeDescriptor.from(resource);
         String image = runtime.trainerImage();
         List<String> policies = runtime.mlPolicies().stream().sorted().toList();
         try {
             LauncherDecision decision = LauncherResolver.resolve(runtime, image, imageRules, null);
-            return new RuntimeLauncher(runtime.kind(), runtime.name(), namespace, runtime.framework(), policies, image,
-                    decision.launcher().optionValue(), decision.rule().name(), decision.reason());
+            return new RuntimeLauncher(
+                    runtime.kind(),
+                    runtime.name(),
+                    namespace,
+                    runtime.framework(),
+                    policies,
+                    image,
+                    decision.launcher().optionValue(),
+                    decision.rule().name(),
+                    decision.reason());
         } catch (InvalidOptionException refused) {
-            return new RuntimeLauncher(runtime.kind(), runtime.name(), namespace, runtime.framework(), policies, image,
-                    null, "REFUSED", refused.getMessage());
+            return new RuntimeLauncher(
+                    runtime.kind(),
+                    runtime.name(),
+                    namespace,
+                    runtime.framework(),
+                    policies,
+                    image,
+                    null,
+                    "REFUSED",
+                    refused.getMessage());
         }
     }
 }

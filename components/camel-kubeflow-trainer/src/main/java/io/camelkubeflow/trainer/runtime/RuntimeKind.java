@@ -26,8 +26,13 @@ public enum RuntimeKind {
 
     /** The API coordinates of this kind. */
     public ResourceDefinitionContext context() {
-        return new ResourceDefinitionContext.Builder().withGroup(TrainJob.GROUP).withVersion(TrainJob.VERSION)
-                .withKind(name()).withPlural(plural).withNamespaced(namespaced).build();
+        return new ResourceDefinitionContext.Builder()
+                .withGroup(TrainJob.GROUP)
+                .withVersion(TrainJob.VERSION)
+                .withKind(name())
+                .withPlural(plural)
+                .withNamespaced(namespaced)
+                .build();
     }
 
     /** The kind of that name, or null. */

@@ -17,7 +17,8 @@ public record RuntimePackages(String runtime, String python, List<Package> packa
     public static final String PACKAGES_MARK = "camel-kubeflow-trainer packages:";
     public static final String ACCELERATORS_MARK = "camel-kubeflow-trainer accelerators:";
     /** The script a job runs to print them: a mark before each part, the packages in pip's freeze format. */
-    public static final String SCRIPT = String.join("\n",
+    public static final String SCRIPT = String.join(
+            "\n",
             "import shutil, subprocess, sys",
             "print('" + PYTHON_MARK + "', sys.version.replace('\\n', ' '), flush=True)",
             "print('" + PACKAGES_MARK + "', flush=True)",
@@ -30,8 +31,7 @@ public record RuntimePackages(String runtime, String python, List<Package> packa
             "");
 
     /** A package installed in the runtime's image. */
-    public record Package(String name, String version) {
-    }
+    public record Package(String name, String version) {}
 
     /**
      * The parts the script printed, found by their marks; where several ranks printed them (MPI), the packages once
@@ -58,7 +58,10 @@ public record RuntimePackages(String runtime, String python, List<Package> packa
                 accelerators.add(line);
             }
         }
-        return new RuntimePackages(runtime, python, List.copyOf(packages.values()),
+        return new RuntimePackages(
+                runtime,
+                python,
+                List.copyOf(packages.values()),
                 accelerators == null ? null : String.join("\n", accelerators).strip());
     }
 }

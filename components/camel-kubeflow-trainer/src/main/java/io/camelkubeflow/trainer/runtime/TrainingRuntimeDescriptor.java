@@ -1,12 +1,15 @@
 package io.camelkubeflow.trainer.runtime;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Quantity;
+import java.math.RoundingMode;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 
 /**
  * What a TrainJob needs to know of its ClusterTrainingRuntime or TrainingRuntime: the framework label, the
@@ -14,16 +17,13 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
  * returns it, so any runtime (default or custom) is described the same way.
  */
 public record TrainingRuntimeDescriptor(
-        String kind,
-        String name,
-        String framework,
-        Set<String> mlPolicies,
-        List<ReplicatedJob> replicatedJobs) {
+        String kind, String name, String framework, Set<String> mlPolicies, List<ReplicatedJob> replicatedJobs) {
 
     public static final String FRAMEWORK_LABEL = "trainer.kubeflow.org/framework";
     public static final String ANCESTOR_STEP_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step";
     /** The container that trainer.image/command/args replace, in every trainer job (torch, MPI launcher, ...). */
     public static final String TRAINER_CONTAINER = "node";
+
     public static final String DATASET_INITIALIZER = "dataset-initializer";
     public static final String MODEL_INITIALIZER = "model-initializer";
     /** The volume an initializer container must mount, by the Trainer v2.3 webhook's rule (its download target). */
@@ -37,9 +37,14 @@ public record TrainingRuntimeDescriptor(
      * the GPUs of its node container as the Trainer counts them (requested, else limited; any resource whose name
      * holds "gpu").
      */
-    public record ReplicatedJob(String name, String ancestorStep, Map<String, String> containerImages,
-            Map<String, Set<String>> containerMounts, Map<String, Set<String>> containerEnv,
-            Set<String> commandedContainers, long nodeGpus) {
+    public record ReplicatedJob(
+            String name,
+            String ancestorStep,
+            Map<String, String> containerImages,
+            Map<String, Set<String>> containerMounts,
+            Map<String, Set<String>> containerEnv,
+            Set<String> commandedContainers,
+            long nodeGpus) {
         public boolean hasContainer(String container) {
             return containerImages.containsKey(container);
         }
@@ -63,11 +68,13 @@ public record TrainingRuntimeDescriptor(
         for (Object item : list(jobSetSpec.get("replicatedJobs"))) {
             Map<String, Object> job = map(item);
             Map<String, Object> jobTemplate = map(job.get("template"));
-            String step = (String) map(map(jobTemplate.get("metadata")).get("labels")).get(ANCESTOR_STEP_LABEL);
-            Map<String, Object> podSpec = map(map(map(map(jobTemplate.get("spec")).get("template"))).get("spec"));
-            Map<String, String> images = new java.util.LinkedHashMap<>();
-            Map<String, Set<String>> mounts = new java.util.LinkedHashMap<>();
-            Map<String, Set<String>> env = new java.util.LinkedHashMap<>();
+            String step =
+                    (String) map(map(jobTemplate.get("metadata")).get("labels")).get(ANCESTOR_STEP_LABEL);
+            Map<String, Object> podSpec =
+                    map(map(map(map(jobTemplate.get("spec")).get("template"))).get("spec"));
+            Map<String, String> images = new LinkedHashMap<>();
+            Map<String, Set<String>> mounts = new LinkedHashMap<>();
+            Map<String, Set<String>> env = new LinkedHashMap<>();
             Set<String> commanded = new LinkedHashSet<>();
             long nodeGpus = 0;
             for (Object c : list(podSpec.get("containers"))) {
@@ -85,11 +92,11 @@ public record TrainingRuntimeDescriptor(
                     nodeGpus = requested > 0 ? requested : gpus(map(resources.get("limits")));
                 }
             }
-            jobs.add(new ReplicatedJob((String) job.get("name"), step, images, mounts, env, Set.copyOf(commanded),
-                    nodeGpus));
+            jobs.add(new ReplicatedJob(
+                    (String) job.get("name"), step, images, mounts, env, Set.copyOf(commanded), nodeGpus));
         }
-        return new TrainingRuntimeDescriptor(runtime.getKind(), runtime.getMetadata().getName(), framework,
-                Set.copyOf(policies), List.copyOf(jobs));
+        return new TrainingRuntimeDescriptor(
+                runtime.getKind(), runtime.getMetadata().getName(), framework, Set.copyOf(policies), List.copyOf(jobs));
     }
 
     public boolean hasPolicy(String policy) {
@@ -133,7 +140,9 @@ public record TrainingRuntimeDescriptor(
 
     /** Jobs where user code can run (MPI runs it on the launcher and on every node): those with a node container. */
     public List<ReplicatedJob> jobsRunningUserCode() {
-        return replicatedJobs.stream().filter(job -> job.hasContainer(TRAINER_CONTAINER)).toList();
+        return replicatedJobs.stream()
+                .filter(job -> job.hasContainer(TRAINER_CONTAINER))
+                .toList();
     }
 
     /**
@@ -158,7 +167,10 @@ public record TrainingRuntimeDescriptor(
     /** Whether its dataset initializer runs the Trainer's data cache (its container names the cache's image). */
     public boolean hasCacheInitializer() {
         ReplicatedJob job = replicatedJob(DATASET_INITIALIZER);
-        return job != null && job.containerEnv().getOrDefault(DATASET_INITIALIZER, Set.of()).contains(CACHE_IMAGE_ENV);
+        return job != null
+                && job.containerEnv()
+                        .getOrDefault(DATASET_INITIALIZER, Set.of())
+                        .contains(CACHE_IMAGE_ENV);
     }
 
     public String describe() {
@@ -168,10 +180,12 @@ public record TrainingRuntimeDescriptor(
     /** The GPUs in a resource list, rounded up as Kubernetes' Quantity.Value() does; 0 when none is named. */
     public static long gpus(Map<String, ?> resources) {
         for (Map.Entry<String, ?> entry : resources.entrySet()) {
-            if (entry.getKey().toLowerCase(java.util.Locale.ROOT).contains("gpu") && entry.getValue() != null) {
+            if (entry.getKey().toLowerCase(Locale.ROOT).contains("gpu") && entry.getValue() != null) {
                 try {
-                    return new io.fabric8.kubernetes.api.model.Quantity(String.valueOf(entry.getValue()))
-                            .getNumericalAmount().setScale(0, java.math.RoundingMode.CEILING).longValueExact();
+                    return new Quantity(String.valueOf(entry.getValue()))
+                            .getNumericalAmount()
+                            .setScale(0, RoundingMode.CEILING)
+                            .longValueExact();
                 } catch (IllegalArgumentException | ArithmeticException e) {
                     return 0;
                 }

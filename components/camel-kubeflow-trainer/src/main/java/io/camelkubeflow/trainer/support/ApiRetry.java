@@ -1,12 +1,12 @@
 package io.camelkubeflow.trainer.support;
 
-import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.Supplier;
-
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,8 +32,8 @@ public final class ApiRetry {
 
     public ApiRetry(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
         if (maxAttempts < 1) {
-            throw new InvalidOptionException("apiRetryAttempts", "must be at least 1 (1: no retry), was "
-                    + maxAttempts);
+            throw new InvalidOptionException(
+                    "apiRetryAttempts", "must be at least 1 (1: no retry), was " + maxAttempts);
         }
         this.maxAttempts = maxAttempts;
         this.initialBackoffMillis = Math.max(1, initialBackoff.toMillis());
@@ -43,8 +43,9 @@ public final class ApiRetry {
     /** This policy for calls through {@code client}: one attempt when the client retries on its own. */
     public ApiRetry forClient(KubernetesClient client) {
         Integer ownRetries = client.getConfiguration().getRequestRetryBackoffLimit();
-        return ownRetries != null && ownRetries > 0 ? new ApiRetry(1, Duration.ofMillis(initialBackoffMillis),
-                Duration.ofMillis(maxBackoffMillis)) : this;
+        return ownRetries != null && ownRetries > 0
+                ? new ApiRetry(1, Duration.ofMillis(initialBackoffMillis), Duration.ofMillis(maxBackoffMillis))
+                : this;
     }
 
     public int maxAttempts() {
@@ -62,8 +63,14 @@ public final class ApiRetry {
                     throw attempt == 1 ? e : gaveUp(what, e, attempt, started);
                 }
                 long pause = pauseMillis(attempt, retryAfterMillis(e));
-                LOG.debug("{} answered {} ({}); attempt {} of {} in {} ms", what, e.getCode(), e.getMessage(),
-                        attempt + 1, maxAttempts, pause);
+                LOG.debug(
+                        "{} answered {} ({}); attempt {} of {} in {} ms",
+                        what,
+                        e.getCode(),
+                        e.getMessage(),
+                        attempt + 1,
+                        maxAttempts,
+                        pause);
                 sleep(pause);
             }
         }
@@ -83,7 +90,7 @@ public final class ApiRetry {
     /** No answer at all: the connection was refused or broke (an API server restarting, a load balancer failing over). */
     private static boolean causedByIo(Throwable e) {
         for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
-            if (cause instanceof java.io.IOException) {
+            if (cause instanceof IOException) {
                 return true;
             }
         }
@@ -92,16 +99,19 @@ public final class ApiRetry {
 
     private static long retryAfterMillis(KubernetesClientException e) {
         Status status = e.getStatus();
-        Integer seconds = status == null || status.getDetails() == null ? null
+        Integer seconds = status == null || status.getDetails() == null
+                ? null
                 : status.getDetails().getRetryAfterSeconds();
         return seconds == null ? 0 : Math.min(seconds, 60) * 1000L;
     }
 
-    private static KubernetesClientException gaveUp(String what, KubernetesClientException last, int attempts,
-            long startedNanos) {
+    private static KubernetesClientException gaveUp(
+            String what, KubernetesClientException last, int attempts, long startedNanos) {
         long millis = (System.nanoTime() - startedNanos) / 1_000_000;
-        return new KubernetesClientException(what + " failed " + attempts + " times in " + millis + " ms; last answer: "
-                + last.getMessage(), last.getCode(), last.getStatus());
+        return new KubernetesClientException(
+                what + " failed " + attempts + " times in " + millis + " ms; last answer: " + last.getMessage(),
+                last.getCode(),
+                last.getStatus());
     }
 
     private static void sleep(long millis) {

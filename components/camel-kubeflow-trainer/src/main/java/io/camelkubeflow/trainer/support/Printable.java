@@ -8,8 +8,7 @@ package io.camelkubeflow.trainer.support;
  * repaint the terminal. The exceptions that quote input build their messages through it.
  */
 public final class Printable {
-    private Printable() {
-    }
+    private Printable() {}
 
     /** The text with each such character escaped; other text, backslashes included, as it is. */
     public static String escape(String text) {
@@ -19,7 +18,8 @@ public final class Printable {
         StringBuilder shown = new StringBuilder(text.length() + 16);
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
-            boolean pair = Character.isHighSurrogate(c) && i + 1 < text.length()
+            boolean pair = Character.isHighSurrogate(c)
+                    && i + 1 < text.length()
                     && Character.isLowSurrogate(text.charAt(i + 1));
             if (pair) {
                 int codePoint = text.codePointAt(i);
@@ -30,14 +30,15 @@ public final class Printable {
                 }
                 i++;
             } else if (hidden(c)) {
-                shown.append(switch (c) {
-                    case '\r' -> "\\r";
-                    case '\n' -> "\\n";
-                    case '\t' -> "\\t";
-                    case '\b' -> "\\b";
-                    case '\f' -> "\\f";
-                    default -> unicodeEscape(c);
-                });
+                shown.append(
+                        switch (c) {
+                            case '\r' -> "\\r";
+                            case '\n' -> "\\n";
+                            case '\t' -> "\\t";
+                            case '\b' -> "\\b";
+                            case '\f' -> "\\f";
+                            default -> unicodeEscape(c);
+                        });
             } else {
                 shown.append(c);
             }
@@ -47,8 +48,13 @@ public final class Printable {
 
     private static boolean hidden(int codePoint) {
         return switch (Character.getType(codePoint)) {
-            case Character.CONTROL, Character.FORMAT, Character.LINE_SEPARATOR, Character.PARAGRAPH_SEPARATOR,
-                    Character.SURROGATE, Character.UNASSIGNED, Character.PRIVATE_USE -> true;
+            case Character.CONTROL,
+                    Character.FORMAT,
+                    Character.LINE_SEPARATOR,
+                    Character.PARAGRAPH_SEPARATOR,
+                    Character.SURROGATE,
+                    Character.UNASSIGNED,
+                    Character.PRIVATE_USE -> true;
             default -> false;
         };
     }

@@ -1,24 +1,5 @@
 package io.camelkubeflow.trainer.watch;
 
-import java.util.Collections;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-import java.util.WeakHashMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
-import java.util.function.Function;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
-
 import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
@@ -37,6 +18,24 @@ import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,29 +68,31 @@ public final class ClusterInformers implements AutoCloseable {
     private final WatchConnectionMonitor connections;
     private final ConcurrentMap<Scope, SharedIndexInformer<TrainJob>> trainJobs = new ConcurrentHashMap<>();
     private final ConcurrentMap<Scope, SharedIndexInformer<Pod>> pods = new ConcurrentHashMap<>();
-    private final ConcurrentMap<RuntimeScope, SharedIndexInformer<GenericKubernetesResource>> runtimes
-            = new ConcurrentHashMap<>();
-    private final ConcurrentMap<Scope, SharedIndexInformer<GenericKubernetesResource>> workloads
-            = new ConcurrentHashMap<>();
+    private final ConcurrentMap<RuntimeScope, SharedIndexInformer<GenericKubernetesResource>> runtimes =
+            new ConcurrentHashMap<>();
+    private final ConcurrentMap<Scope, SharedIndexInformer<GenericKubernetesResource>> workloads =
+            new ConcurrentHashMap<>();
     /** When (System.nanoTime) a scope's Workloads were found not served: Kueue not installed, or no right to them. */
     private final ConcurrentMap<Scope, Long> workloadsNotServed = new ConcurrentHashMap<>();
     /** How long Workloads found not served are not asked for again: Kueue may be installed, the right granted. */
     private static final long WORKLOADS_ASKED_AGAIN_NANOS = TimeUnit.MINUTES.toNanos(1);
+
     private static final String BY_JOB_UID = "job-uid";
     /** The one handler of each TrainJob and pod informer through which {@link #listen}'s listeners hear. */
     private final ConcurrentMap<SharedIndexInformer<?>, ByNamespace<?>> byNamespace = new ConcurrentHashMap<>();
     /** The pending {@link #awaitPods} and {@link #awaitEnd}: moved to a new informer when fabric8 stops theirs. */
     private final Set<Look<?, ?>> podLooks = ConcurrentHashMap.newKeySet();
+
     private final Set<Look<?, ?>> jobLooks = ConcurrentHashMap.newKeySet();
     /** The informers {@link #close} stopped: any other stopped informer was stopped by fabric8. */
-    private final Set<SharedIndexInformer<?>> closedHere = Collections.synchronizedSet(
-            Collections.newSetFromMap(new WeakHashMap<>()));
+    private final Set<SharedIndexInformer<?>> closedHere =
+            Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
     /**
      * Runs {@link #whenStopped}'s actions: never on fabric8's thread, which a new informer's first list may need; one
      * thread, ended when idle, so a client's informers hold none.
      */
-    private final Executor onStop = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-            DaemonThreads.named("informer-stops"));
+    private final Executor onStop = new ThreadPoolExecutor(
+            0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), DaemonThreads.named("informer-stops"));
     /** How long {@link #whenStopped} waits before it tries again to move to an informer that could not start. */
     private static final long REPLACE_RETRY_MILLIS = 1000;
     /** The longest it waits between two tries, after failures doubled the wait. */
@@ -118,13 +119,13 @@ public final class ClusterInformers implements AutoCloseable {
         static final Scope ALL = new Scope(null, null);
 
         String describe() {
-            return (namespace == null ? "all-namespaces" : namespace) + (labelSelector == null ? "" : "?" + labelSelector);
+            return (namespace == null ? "all-namespaces" : namespace)
+                    + (labelSelector == null ? "" : "?" + labelSelector);
         }
     }
 
     /** A runtime kind, and the namespace of a namespaced one (null for ClusterTrainingRuntimes). */
-    private record RuntimeScope(RuntimeKind kind, String namespace) {
-    }
+    private record RuntimeScope(RuntimeKind kind, String namespace) {}
 
     /**
      * The TrainJob informer of a namespace.
@@ -136,19 +137,23 @@ public final class ClusterInformers implements AutoCloseable {
         Scope scope = new Scope(namespace, labelSelector == null || labelSelector.isBlank() ? null : labelSelector);
         return running(trainJobs, scope, s -> {
             var all = client.resources(TrainJob.class);
-            FilterWatchListDeletable<TrainJob, KubernetesResourceList<TrainJob>, Resource<TrainJob>> jobs
-                    = s.namespace() == null ? all.inAnyNamespace() : all.inNamespace(s.namespace());
+            FilterWatchListDeletable<TrainJob, KubernetesResourceList<TrainJob>, Resource<TrainJob>> jobs =
+                    s.namespace() == null ? all.inAnyNamespace() : all.inNamespace(s.namespace());
             if (s.labelSelector() != null) {
                 jobs = jobs.withLabelSelector(s.labelSelector());
             }
             // nothing looks jobs up by namespace, so no such index (a set entry per cached job); run() blocks until
             // the first list is done: the cache is complete before anyone reads it
-            SharedIndexInformer<TrainJob> informer = jobs.runnableInformer(0).removeNamespaceIndex()
-                    .itemStore(new JsonItemStore<>(TrainJob.class, client.getKubernetesSerialization(),
-                            job -> job.getMetadata().setManagedFields(null))).run();
+            SharedIndexInformer<TrainJob> informer = jobs.runnableInformer(0)
+                    .removeNamespaceIndex()
+                    .itemStore(new JsonItemStore<>(
+                            TrainJob.class,
+                            client.getKubernetesSerialization(),
+                            job -> job.getMetadata().setManagedFields(null)))
+                    .run();
             routeByNamespace(informer);
             connections.monitor("trainjobs/" + s.describe(), informer);
-            whenStopped(informer, () -> jobLooks.forEach(look -> look.replacing(informer)), () -> { });
+            whenStopped(informer, () -> jobLooks.forEach(look -> look.replacing(informer)), () -> {});
             return informer;
         });
     }
@@ -170,10 +175,11 @@ public final class ClusterInformers implements AutoCloseable {
     public SharedIndexInformer<GenericKubernetesResource> runtimes(RuntimeKind kind, String namespace) {
         return running(runtimes, new RuntimeScope(kind, kind.namespaced() ? namespace : null), s -> {
             var all = client.genericKubernetesResources(kind.context());
-            SharedIndexInformer<GenericKubernetesResource> informer = s.namespace() == null ? all.inform()
+            SharedIndexInformer<GenericKubernetesResource> informer = s.namespace() == null
+                    ? all.inform()
                     : all.inNamespace(s.namespace()).inform();
-            connections.monitor(kind.context().getPlural() + (s.namespace() == null ? "" : "/" + s.namespace()),
-                    informer);
+            connections.monitor(
+                    kind.context().getPlural() + (s.namespace() == null ? "" : "/" + s.namespace()), informer);
             return informer;
         });
     }
@@ -185,17 +191,22 @@ public final class ClusterInformers implements AutoCloseable {
     public SharedIndexInformer<Pod> trainJobPods(String namespace) {
         return running(pods, pods.containsKey(Scope.ALL) ? Scope.ALL : new Scope(namespace, null), s -> {
             var all = client.pods();
-            SharedIndexInformer<Pod> informer = (s.namespace() == null ? all.inAnyNamespace()
-                    : all.inNamespace(s.namespace())).withLabel(JobSetLabels.JOBSET_NAME).runnableInformer(0);
-            informer.itemStore(new JsonItemStore<>(Pod.class, client.getKubernetesSerialization(),
-                    PodSummaries::summarize));
-            informer.removeNamespaceIndex().addIndexers(Map.of(BY_TRAINJOB, pod -> List.of(
-                    pod.getMetadata().getNamespace() + "/"
-                            + pod.getMetadata().getLabels().get(JobSetLabels.JOBSET_NAME))));
+            SharedIndexInformer<Pod> informer = (s.namespace() == null
+                            ? all.inAnyNamespace()
+                            : all.inNamespace(s.namespace()))
+                    .withLabel(JobSetLabels.JOBSET_NAME)
+                    .runnableInformer(0);
+            informer.itemStore(
+                    new JsonItemStore<>(Pod.class, client.getKubernetesSerialization(), PodSummaries::summarize));
+            informer.removeNamespaceIndex()
+                    .addIndexers(Map.of(
+                            BY_TRAINJOB,
+                            pod -> List.of(pod.getMetadata().getNamespace() + "/"
+                                    + pod.getMetadata().getLabels().get(JobSetLabels.JOBSET_NAME))));
             informer.run();
             routeByNamespace(informer);
             connections.monitor("pods/" + s.describe(), informer);
-            whenStopped(informer, () -> podLooks.forEach(look -> look.replacing(informer)), () -> { });
+            whenStopped(informer, () -> podLooks.forEach(look -> look.replacing(informer)), () -> {});
             return informer;
         });
     }
@@ -217,12 +228,17 @@ public final class ClusterInformers implements AutoCloseable {
             return Optional.of(running(workloads, scope, s -> {
                 var all = client.genericKubernetesResources(KueueWorkloads.WORKLOADS);
                 SharedIndexInformer<GenericKubernetesResource> informer = (s.namespace() == null
-                        ? all.inAnyNamespace() : all.inNamespace(s.namespace())).withLabel(KueueWorkloads.JOB_UID_LABEL)
+                                ? all.inAnyNamespace()
+                                : all.inNamespace(s.namespace()))
+                        .withLabel(KueueWorkloads.JOB_UID_LABEL)
                         .runnableInformer(0);
-                informer.itemStore(new JsonItemStore<>(GenericKubernetesResource.class,
-                        client.getKubernetesSerialization(), QueueStatus::reduce));
-                informer.removeNamespaceIndex().addIndexers(Map.of(BY_JOB_UID, workload -> List.of(
-                        workload.getMetadata().getLabels().get(KueueWorkloads.JOB_UID_LABEL))));
+                informer.itemStore(new JsonItemStore<>(
+                        GenericKubernetesResource.class, client.getKubernetesSerialization(), QueueStatus::reduce));
+                informer.removeNamespaceIndex()
+                        .addIndexers(Map.of(
+                                BY_JOB_UID,
+                                workload -> List.of(
+                                        workload.getMetadata().getLabels().get(KueueWorkloads.JOB_UID_LABEL))));
                 try {
                     informer.run();
                 } catch (RuntimeException e) {
@@ -236,7 +252,8 @@ public final class ClusterInformers implements AutoCloseable {
             if (!KueueWorkloads.notServed(e)) {
                 throw e;
             }
-            LOG.debug("Kueue Workloads are not served here ({}): TrainJobs are reported by their own status",
+            LOG.debug(
+                    "Kueue Workloads are not served here ({}): TrainJobs are reported by their own status",
                     Printable.escape(e.getMessage()));
             workloadsNotServed.put(scope, System.nanoTime());
             return Optional.empty();
@@ -249,8 +266,12 @@ public final class ClusterInformers implements AutoCloseable {
      * when the job has no active Workload, or Workloads are not served here.
      */
     public QueueStatus queueStatus(String watched, TrainJob job) {
-        return workloads(watched).map(informer -> QueueStatus.ofJob(job, informer.getIndexer().byIndex(BY_JOB_UID,
-                job.getMetadata().getUid()))).orElse(null);
+        return workloads(watched)
+                .map(informer -> QueueStatus.ofJob(
+                        job,
+                        informer.getIndexer()
+                                .byIndex(BY_JOB_UID, job.getMetadata().getUid())))
+                .orElse(null);
     }
 
     /** Gives a new TrainJob or pod informer the one handler its {@link #listen}ers hear through. */
@@ -266,14 +287,14 @@ public final class ClusterInformers implements AutoCloseable {
      * the objects of {@code namespace}, on the informer's event thread, until {@link #unlisten}. Nothing is replayed:
      * the listener reads what is there from the informer's store.
      */
-    public <T extends HasMetadata> void listen(SharedIndexInformer<T> informer, String namespace,
-            ResourceEventHandler<T> listener) {
+    public <T extends HasMetadata> void listen(
+            SharedIndexInformer<T> informer, String namespace, ResourceEventHandler<T> listener) {
         routerOf(informer).ifPresent(router -> router.add(namespace, listener));
     }
 
     /** Stops handing {@code listener} what {@code informer} sees of {@code namespace}. */
-    public <T extends HasMetadata> void unlisten(SharedIndexInformer<T> informer, String namespace,
-            ResourceEventHandler<T> listener) {
+    public <T extends HasMetadata> void unlisten(
+            SharedIndexInformer<T> informer, String namespace, ResourceEventHandler<T> listener) {
         routerOf(informer).ifPresent(router -> router.remove(namespace, listener));
     }
 
@@ -312,8 +333,11 @@ public final class ClusterInformers implements AutoCloseable {
                     change.accept(listener);
                 } catch (RuntimeException e) {
                     // as fabric8 does for a handler of its own: the others still hear of the change
-                    LOG.warn("A listener of {} {} failed on its change", object.getKind(),
-                            Printable.escape(object.getMetadata().getName()), e);
+                    LOG.warn(
+                            "A listener of {} {} failed on its change",
+                            object.getKind(),
+                            Printable.escape(object.getMetadata().getName()),
+                            e);
                 }
             }
         }
@@ -338,8 +362,8 @@ public final class ClusterInformers implements AutoCloseable {
      * The scope's informer, started by {@code start} unless it has one that runs: fabric8 may have stopped it. One
      * started while {@link #close} ran (which may have missed it) is stopped and forgotten (IllegalStateException).
      */
-    private <K, T> SharedIndexInformer<T> running(ConcurrentMap<K, SharedIndexInformer<T>> informers, K scope,
-            Function<K, SharedIndexInformer<T>> start) {
+    private <K, T> SharedIndexInformer<T> running(
+            ConcurrentMap<K, SharedIndexInformer<T>> informers, K scope, Function<K, SharedIndexInformer<T>> start) {
         SharedIndexInformer<T> current = informers.get(scope);
         if (current != null && current.isRunning()) {
             return current;
@@ -373,13 +397,16 @@ public final class ClusterInformers implements AutoCloseable {
      */
     public void whenStopped(SharedIndexInformer<?> informer, Runnable givenUp, Runnable closed) {
         int generation = closes.get();
-        informer.stopped().whenCompleteAsync((ignored, error) -> {
-            if (closedHere.contains(informer)) {
-                closed.run();
-            } else {
-                replace(givenUp, 0, generation);
-            }
-        }, onStop);
+        informer.stopped()
+                .whenCompleteAsync(
+                        (ignored, error) -> {
+                            if (closedHere.contains(informer)) {
+                                closed.run();
+                            } else {
+                                replace(givenUp, 0, generation);
+                            }
+                        },
+                        onStop);
     }
 
     private void replace(Runnable givenUp, int failures, int generation) {
@@ -390,8 +417,9 @@ public final class ClusterInformers implements AutoCloseable {
             givenUp.run();
         } catch (RuntimeException e) {
             if (failures == 0) {
-                LOG.warn("Could not start an informer in place of one fabric8 stopped (the API server away as well?);"
-                        + " what listened to it tries again, every second at first: {}",
+                LOG.warn(
+                        "Could not start an informer in place of one fabric8 stopped (the API server away as well?);"
+                                + " what listened to it tries again, every second at first: {}",
                         Printable.escape(e.getMessage()));
             }
             long delay = Math.min(REPLACE_RETRY_MAX_MILLIS, REPLACE_RETRY_MILLIS << Math.min(failures, 6));
@@ -418,14 +446,16 @@ public final class ClusterInformers implements AutoCloseable {
      * Completes with the pods of a TrainJob that carry {@code labels} once they meet {@code condition}, looked at now
      * and on every change of the namespace's pods; cancel the future to stop looking.
      */
-    public CompletableFuture<List<Pod>> awaitPods(String namespace, String jobName, Map<String, String> labels,
-            Predicate<List<Pod>> condition) {
+    public CompletableFuture<List<Pod>> awaitPods(
+            String namespace, String jobName, Map<String, String> labels, Predicate<List<Pod>> condition) {
         TrainJobRef job = new TrainJobRef(namespace, jobName);
         return new Look<Pod, List<Pod>>(namespace, podLooks, () -> trainJobPods(namespace)) {
             @Override
             List<Pod> found(Pod changed, boolean deleted) {
                 // the informer this look listens to: another may serve the namespace by now, and not have seen this
-                List<Pod> matching = podsIn(informer, job).stream().filter(pod -> hasLabels(pod, labels)).toList();
+                List<Pod> matching = podsIn(informer, job).stream()
+                        .filter(pod -> hasLabels(pod, labels))
+                        .toList();
                 return condition.test(matching) ? matching : null;
             }
         }.start();

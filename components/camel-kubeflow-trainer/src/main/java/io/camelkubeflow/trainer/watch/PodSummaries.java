@@ -1,9 +1,5 @@
 package io.camelkubeflow.trainer.watch;
 
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-
 import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerState;
@@ -15,6 +11,9 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * What the pod informers keep of each TrainJob pod: only what the component reads from its cache, so a client that
@@ -28,8 +27,7 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 final class PodSummaries {
     private static final String READY = "Ready";
 
-    private PodSummaries() {
-    }
+    private PodSummaries() {}
 
     /** Makes {@code pod} its summary, in place. */
     static void summarize(Pod pod) {
@@ -53,19 +51,23 @@ final class PodSummaries {
         if (pod.getSpec() != null) {
             PodSpec spec = new PodSpec();
             spec.setRestartPolicy(pod.getSpec().getRestartPolicy());
-            spec.setContainers(pod.getSpec().getContainers().stream().map(PodSummaries::summarize).toList());
+            spec.setContainers(pod.getSpec().getContainers().stream()
+                    .map(PodSummaries::summarize)
+                    .toList());
             pod.setSpec(spec);
         }
         if (pod.getStatus() != null) {
             PodStatus status = new PodStatus();
             status.setPhase(pod.getStatus().getPhase());
-            status.setConditions(pod.getStatus().getConditions().stream().filter(c -> READY.equals(c.getType()))
+            status.setConditions(pod.getStatus().getConditions().stream()
+                    .filter(c -> READY.equals(c.getType()))
                     .map(c -> {
                         PodCondition ready = new PodCondition();
                         ready.setType(READY);
                         ready.setStatus(c.getStatus());
                         return ready;
-                    }).toList());
+                    })
+                    .toList());
             status.setInitContainerStatuses(summarize(pod.getStatus().getInitContainerStatuses()));
             status.setContainerStatuses(summarize(pod.getStatus().getContainerStatuses()));
             pod.setStatus(status);
@@ -80,21 +82,24 @@ final class PodSummaries {
             limits.setLimits(container.getResources().getLimits());
             kept.setResources(limits);
         }
-        kept.setEnv(container.getEnv().stream().filter(env -> TrainJobSteps.NPROC_PER_NODE.equals(env.getName()))
+        kept.setEnv(container.getEnv().stream()
+                .filter(env -> TrainJobSteps.NPROC_PER_NODE.equals(env.getName()))
                 .toList());
         return kept;
     }
 
     private static List<ContainerStatus> summarize(List<ContainerStatus> statuses) {
-        return statuses.stream().map(status -> {
-            ContainerStatus kept = new ContainerStatus();
-            kept.setName(status.getName());
-            kept.setState(terminated(status.getState()));
-            kept.setLastState(terminated(status.getLastState()));
-            kept.setReady(status.getReady());
-            kept.setRestartCount(status.getRestartCount());
-            return kept;
-        }).toList();
+        return statuses.stream()
+                .map(status -> {
+                    ContainerStatus kept = new ContainerStatus();
+                    kept.setName(status.getName());
+                    kept.setState(terminated(status.getState()));
+                    kept.setLastState(terminated(status.getLastState()));
+                    kept.setReady(status.getReady());
+                    kept.setRestartCount(status.getRestartCount());
+                    return kept;
+                })
+                .toList();
     }
 
     /** A state with the exit code and reason of its termination, if it is one; else an empty state. */

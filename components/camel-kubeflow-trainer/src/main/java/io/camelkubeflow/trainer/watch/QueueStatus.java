@@ -1,11 +1,5 @@
 package io.camelkubeflow.trainer.watch;
 
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
-
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobPhase;
 import io.camelkubeflow.trainer.job.KueueWorkloads;
@@ -13,6 +7,11 @@ import io.camelkubeflow.trainer.support.Printable;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +54,9 @@ public record QueueStatus(String status, String queue, String reason, String mes
             if (!KueueWorkloads.notServed(e)) {
                 throw e;
             }
-            LOG.debug("Cannot read the Kueue Workloads of namespace {}: {}", job.getMetadata().getNamespace(),
+            LOG.debug(
+                    "Cannot read the Kueue Workloads of namespace {}: {}",
+                    job.getMetadata().getNamespace(),
                     Printable.escape(e.getMessage()));
             return null;
         }
@@ -76,15 +77,18 @@ public record QueueStatus(String status, String queue, String reason, String mes
         try {
             var all = client.genericKubernetesResources(KueueWorkloads.WORKLOADS);
             workloads = (namespace == null ? all.inAnyNamespace() : all.inNamespace(namespace))
-                    .withLabel(KueueWorkloads.JOB_UID_LABEL).list().getItems();
+                    .withLabel(KueueWorkloads.JOB_UID_LABEL)
+                    .list()
+                    .getItems();
         } catch (KubernetesClientException e) {
             if (!KueueWorkloads.notServed(e)) {
                 throw e;
             }
             return Map.of();
         }
-        Map<String, List<GenericKubernetesResource>> byJob = workloads.stream().collect(Collectors.groupingBy(
-                workload -> workload.getMetadata().getLabels().get(KueueWorkloads.JOB_UID_LABEL)));
+        Map<String, List<GenericKubernetesResource>> byJob = workloads.stream()
+                .collect(Collectors.groupingBy(
+                        workload -> workload.getMetadata().getLabels().get(KueueWorkloads.JOB_UID_LABEL)));
         Map<String, QueueStatus> statuses = new HashMap<>();
         for (TrainJob job : asking) {
             QueueStatus status = ofJob(job, byJob.getOrDefault(job.getMetadata().getUid(), List.of()));
@@ -111,7 +115,8 @@ public record QueueStatus(String status, String queue, String reason, String mes
     /** Whether Kueue holds the job suspended in its queue: not yet admitted, or evicted and waiting again. */
     static boolean heldInQueue(TrainJob job) {
         TrainJobPhase phase = TrainJobPhase.of(job);
-        return asksKueue(job) && (phase == TrainJobPhase.CREATED || phase == TrainJobPhase.SUSPENDED)
+        return asksKueue(job)
+                && (phase == TrainJobPhase.CREATED || phase == TrainJobPhase.SUSPENDED)
                 && Boolean.TRUE.equals(job.getSpec().suspend());
     }
 
@@ -139,8 +144,8 @@ public record QueueStatus(String status, String queue, String reason, String mes
     /** What a Workload says, by its conditions as Kueue v0.17 sets them; null when it is deactivated. */
     @SuppressWarnings("unchecked")
     public static QueueStatus of(GenericKubernetesResource workload) {
-        Map<String, Object> spec = (Map<String, Object>) workload.getAdditionalProperties().getOrDefault("spec",
-                Map.of());
+        Map<String, Object> spec =
+                (Map<String, Object>) workload.getAdditionalProperties().getOrDefault("spec", Map.of());
         if (!KueueWorkloads.active(workload)) {
             return null;
         }
@@ -150,21 +155,30 @@ public record QueueStatus(String status, String queue, String reason, String mes
         // ends with the Workload active again (Kueue requeues it, reason Reactivated): it is queued
         Map<String, Object> evicted = trueCondition(workload, "Evicted");
         if (evicted != null && !"Deactivated".equals(evicted.get("reason"))) {
-            return new QueueStatus("Preempted".equals(evicted.get("reason")) ? PREEMPTED : EVICTED, queue,
-                    text(evicted, "reason"), text(evicted, "message"));
+            return new QueueStatus(
+                    "Preempted".equals(evicted.get("reason")) ? PREEMPTED : EVICTED,
+                    queue,
+                    text(evicted, "reason"),
+                    text(evicted, "message"));
         }
         Map<String, Object> admitted = trueCondition(workload, "Admitted");
         if (admitted != null) {
             return new QueueStatus(ADMITTED, queue, text(admitted, "reason"), text(admitted, "message"));
         }
         // quota not reserved (reason Pending, and why), or reserved while admission checks are pending
-        Map<String, Object> reserved = KueueWorkloads.condition(workload, "QuotaReserved").orElse(null);
-        return new QueueStatus(QUEUED, queue, reserved == null ? null : text(reserved, "reason"),
+        Map<String, Object> reserved =
+                KueueWorkloads.condition(workload, "QuotaReserved").orElse(null);
+        return new QueueStatus(
+                QUEUED,
+                queue,
+                reserved == null ? null : text(reserved, "reason"),
                 reserved == null ? null : text(reserved, "message"));
     }
 
     private static Map<String, Object> trueCondition(GenericKubernetesResource workload, String type) {
-        return KueueWorkloads.condition(workload, type).filter(KueueWorkloads::isTrue).orElse(null);
+        return KueueWorkloads.condition(workload, type)
+                .filter(KueueWorkloads::isTrue)
+                .orElse(null);
     }
 
     private static String text(Map<String, Object> condition, String field) {

@@ -38,7 +38,9 @@ public record ReportedStatus(String status, String reason, String message) {
     /** The job's own status: its phase and the condition that decided it. */
     public static ReportedStatus own(TrainJob job) {
         Condition condition = TrainJobPhase.decidingCondition(job);
-        return new ReportedStatus(TrainJobPhase.of(job).displayName(), condition == null ? null
-                : condition.getReason(), condition == null ? null : condition.getMessage());
+        return new ReportedStatus(
+                TrainJobPhase.of(job).displayName(),
+                condition == null ? null : condition.getReason(),
+                condition == null ? null : condition.getMessage());
     }
 }

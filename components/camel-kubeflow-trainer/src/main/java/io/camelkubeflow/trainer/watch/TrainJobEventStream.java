@@ -1,5 +1,15 @@
 package io.camelkubeflow.trainer.watch;
 
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.job.KueueWorkloads;
+import io.camelkubeflow.trainer.support.DaemonThreads;
+import io.camelkubeflow.trainer.support.Printable;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,17 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobPhase;
-import io.camelkubeflow.trainer.api.TrainJobRef;
-import io.camelkubeflow.trainer.job.KueueWorkloads;
-import io.camelkubeflow.trainer.support.DaemonThreads;
-import io.camelkubeflow.trainer.support.Printable;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,14 +40,17 @@ public class TrainJobEventStream implements AutoCloseable {
     private static final String RUNNING = TrainJobPhase.RUNNING.displayName();
     /** The status and reason each job was last reported in (its message is not kept: a new one alone is no news). */
     private final Map<String, ReportedStatus> lastEmitted = new ConcurrentHashMap<>();
+
     private final Consumer<TrainJobEvent> listener;
     private final ClusterInformers informers;
     private final ExecutorService deliveries = Executors.newSingleThreadExecutor(DaemonThreads.named("events"));
     /** The namespace's informer; fabric8 may stop one for good, then a new one takes its place here. */
     private volatile SharedIndexInformer<TrainJob> informer;
+
     private ResourceEventHandler<TrainJob> handler;
     /** The Workload informer the stream listens to, once a job in a Kueue queue was seen (null: none yet). */
     private SharedIndexInformer<GenericKubernetesResource> workloads;
+
     private final ResourceEventHandler<GenericKubernetesResource> workloadHandler = new ResourceEventHandler<>() {
         @Override
         public void onAdd(GenericKubernetesResource workload) {
@@ -69,6 +71,7 @@ public class TrainJobEventStream implements AutoCloseable {
     private String labelSelector;
     /** With progress: the tick that looks, and the progress last emitted. */
     private ScheduledExecutorService progressTicks;
+
     private final Map<String, TrainJobProgress> lastProgress = new ConcurrentHashMap<>();
     private volatile boolean closed;
     /** Held while an event is given to the listener: one event at a time, and close waits for the one in hand. */
@@ -98,7 +101,8 @@ public class TrainJobEventStream implements AutoCloseable {
         informer = informers.trainJobs(namespace, labelSelector);
         // jobs that exist before the stream are known first, so the informer's replay of them is not news
         for (TrainJob job : informer.getStore().list()) {
-            if (emitExisting || (unhandledEnd != null && TrainJobPhase.of(job).isTerminal() && unhandledEnd.test(job))) {
+            if (emitExisting
+                    || (unhandledEnd != null && TrainJobPhase.of(job).isTerminal() && unhandledEnd.test(job))) {
                 changed(job);
             } else {
                 lastEmitted.put(job.getMetadata().getUid(), withoutMessage(knownStatus(job)));
@@ -122,7 +126,7 @@ public class TrainJobEventStream implements AutoCloseable {
         };
         informer.addEventHandler(handler);
         SharedIndexInformer<TrainJob> listened = informer;
-        informers.whenStopped(listened, () -> listenToNewInformer(listened), () -> { });
+        informers.whenStopped(listened, () -> listenToNewInformer(listened), () -> {});
     }
 
     /**
@@ -140,12 +144,13 @@ public class TrainJobEventStream implements AutoCloseable {
         informer = jobs;
         for (TrainJob job : stopped.getStore().list()) {
             TrainJob now = jobs.getStore().get(job);
-            if (now == null || !now.getMetadata().getUid().equals(job.getMetadata().getUid())) {
+            if (now == null
+                    || !now.getMetadata().getUid().equals(job.getMetadata().getUid())) {
                 deliver(() -> deleted(job));
             }
         }
         jobs.addEventHandler(handler);
-        informers.whenStopped(jobs, () -> listenToNewInformer(jobs), () -> { });
+        informers.whenStopped(jobs, () -> listenToNewInformer(jobs), () -> {});
     }
 
     /** The status the job is in now, as a start knows it: its own when Kueue's word cannot be read. */
@@ -177,7 +182,7 @@ public class TrainJobEventStream implements AutoCloseable {
         informers.workloads(namespace).ifPresent(heard -> {
             workloads = heard;
             heard.addEventHandler(workloadHandler);
-            informers.whenStopped(heard, () -> listenToNewWorkloads(heard), () -> { });
+            informers.whenStopped(heard, () -> listenToNewWorkloads(heard), () -> {});
         });
     }
 
@@ -200,9 +205,11 @@ public class TrainJobEventStream implements AutoCloseable {
         if (uid == null || !lastEmitted.containsKey(uid)) {
             return;
         }
-        workload.getMetadata().getOwnerReferences().stream().filter(owner -> owner.getUid().equals(uid)).findFirst()
-                .map(owner -> informer.getStore().getByKey(workload.getMetadata().getNamespace() + "/"
-                        + owner.getName()))
+        workload.getMetadata().getOwnerReferences().stream()
+                .filter(owner -> owner.getUid().equals(uid))
+                .findFirst()
+                .map(owner ->
+                        informer.getStore().getByKey(workload.getMetadata().getNamespace() + "/" + owner.getName()))
                 .filter(job -> uid.equals(job.getMetadata().getUid()))
                 .ifPresent(this::changed);
     }
@@ -262,7 +269,9 @@ public class TrainJobEventStream implements AutoCloseable {
             // Kueue's word on the job could not be read (its Workload informer could not start: the API server busy
             // or away). A job that runs is Running as far as anyone knows (its Workload's changes, once heard, say
             // more); for one that does not, unknown is no news, and its next change asks again
-            LOG.debug("Cannot read the Kueue Workload of TrainJob {}: {}", job.getMetadata().getName(),
+            LOG.debug(
+                    "Cannot read the Kueue Workload of TrainJob {}: {}",
+                    job.getMetadata().getName(),
                     Printable.escape(e.getMessage()));
             if (phase != TrainJobPhase.RUNNING) {
                 return;
@@ -277,8 +286,8 @@ public class TrainJobEventStream implements AutoCloseable {
         ReportedStatus told = withoutMessage(now);
         lastEmitted.put(job.getMetadata().getUid(), told);
         if (!told.equals(previous)) {
-            listener.accept(new TrainJobEvent(now.status(), job, now.reason(), now.message(),
-                    TrainJobProgress.reported(job)));
+            listener.accept(
+                    new TrainJobEvent(now.status(), job, now.reason(), now.message(), TrainJobProgress.reported(job)));
         }
     }
 
@@ -292,8 +301,8 @@ public class TrainJobEventStream implements AutoCloseable {
         // started now, so the first tick finds the pods of the jobs running
         informers.trainJobPods(namespace);
         progressTicks = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("progress"));
-        progressTicks.scheduleWithFixedDelay(this::emitProgress, interval.toMillis(), interval.toMillis(),
-                TimeUnit.MILLISECONDS);
+        progressTicks.scheduleWithFixedDelay(
+                this::emitProgress, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void emitProgress() {
@@ -320,7 +329,8 @@ public class TrainJobEventStream implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             // one bad look must not end the ticks
-            LOG.warn("Could not read the progress of running TrainJobs, trying again at the next tick: {}",
+            LOG.warn(
+                    "Could not read the progress of running TrainJobs, trying again at the next tick: {}",
                     e.getMessage());
         }
     }
@@ -336,8 +346,11 @@ public class TrainJobEventStream implements AutoCloseable {
             if (delivering.tryLock(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
                 delivering.unlock();
             } else {
-                LOG.warn("Closed the TrainJob events of {} while its route still handles one after {}; that event is"
-                        + " not marked handled and comes again at the next start", namespace, CLOSE_WAIT);
+                LOG.warn(
+                        "Closed the TrainJob events of {} while its route still handles one after {}; that event is"
+                                + " not marked handled and comes again at the next start",
+                        namespace,
+                        CLOSE_WAIT);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -13,6 +13,13 @@ package io.camelkubeflow.trainer.watch;
  * @param firstTimestamp when it first happened (RFC 3339, as the API server writes it)
  * @param lastTimestamp  when it last happened
  */
-public record TrainJobObjectEvent(String type, String reason, String message, String kind, String name, String step,
-        int count, String firstTimestamp, String lastTimestamp) {
-}
+public record TrainJobObjectEvent(
+        String type,
+        String reason,
+        String message,
+        String kind,
+        String name,
+        String step,
+        int count,
+        String firstTimestamp,
+        String lastTimestamp) {}

@@ -1,5 +1,14 @@
 package io.camelkubeflow.trainer.watch;
 
+import io.camelkubeflow.trainer.api.JobSetLabels;
+import io.camelkubeflow.trainer.api.KubernetesNames;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
+import io.camelkubeflow.trainer.support.ApiRetry;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
@@ -14,16 +23,6 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.camelkubeflow.trainer.api.JobSetLabels;
-import io.camelkubeflow.trainer.api.KubernetesNames;
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.runtime.TrainingRuntimeDescriptor;
-import io.camelkubeflow.trainer.support.ApiRetry;
-import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.ObjectReference;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
-
 /**
  * The Kubernetes Events of a TrainJob and of what it owns (its JobSet, the JobSet's Jobs, their pods, also pods
  * already replaced or gone), in the order they first happened, each with its step: one LIST of the namespace's
@@ -32,8 +31,11 @@ import io.fabric8.kubernetes.client.KubernetesClient;
  * Events older than the job (of an earlier job of the same name) are left out.
  */
 public final class TrainJobObjectEvents {
-    private static final List<String> REPLICATED_JOBS = List.of(TrainingRuntimeDescriptor.DATASET_INITIALIZER,
-            TrainingRuntimeDescriptor.MODEL_INITIALIZER, "launcher", "node");
+    private static final List<String> REPLICATED_JOBS = List.of(
+            TrainingRuntimeDescriptor.DATASET_INITIALIZER,
+            TrainingRuntimeDescriptor.MODEL_INITIALIZER,
+            "launcher",
+            "node");
     /** A pod of an Indexed Job: the Job's name, the completion index, a random suffix. */
     private static final Pattern POD_OF_JOB = Pattern.compile("(.+)-(\\d{1,6})-[a-z0-9]{5}");
 
@@ -53,7 +55,8 @@ public final class TrainJobObjectEvents {
      * @param watched the namespace of the pod informer to read (null: the all-namespaces one)
      */
     public List<TrainJobObjectEvent> of(String watched, TrainJob job) {
-        String namespace = KubernetesNames.namespace("namespace", job.getMetadata().getNamespace());
+        String namespace =
+                KubernetesNames.namespace("namespace", job.getMetadata().getNamespace());
         String name = job.getMetadata().getName();
         List<Pod> pods = steps.podsOf(watched, job);
         boolean mpi = steps.runsMpi(job, pods);
@@ -69,28 +72,36 @@ public final class TrainJobObjectEvents {
             if (jobName != null && replicatedJob != null) {
                 jobs.put(jobName, replicatedJob);
             }
-            podSteps.put(pod.getMetadata().getName(), TrainJobSteps.stepName(replicatedJob,
-                    TrainJobSteps.label(pod, JobSetLabels.COMPLETION_INDEX), mpi));
+            podSteps.put(
+                    pod.getMetadata().getName(),
+                    TrainJobSteps.stepName(
+                            replicatedJob, TrainJobSteps.label(pod, JobSetLabels.COMPLETION_INDEX), mpi));
         }
-        Instant created = job.getMetadata().getCreationTimestamp() == null ? Instant.MIN
+        Instant created = job.getMetadata().getCreationTimestamp() == null
+                ? Instant.MIN
                 : OffsetDateTime.parse(job.getMetadata().getCreationTimestamp()).toInstant();
 
         List<Event> found = new ArrayList<>();
         Map<Event, String> stepOf = new IdentityHashMap<>();
         // the steps of each Job's pods, to name the step of a Job that runs one
         Map<String, Set<String>> jobSteps = new HashMap<>();
-        for (Event event : retry.call("list Events in " + namespace,
-                () -> client.v1().events().inNamespace(namespace).list()).getItems()) {
+        for (Event event : retry.call(
+                        "list Events in " + namespace,
+                        () -> client.v1().events().inNamespace(namespace).list())
+                .getItems()) {
             ObjectReference object = event.getInvolvedObject();
-            if (object == null || object.getKind() == null || object.getName() == null
+            if (object == null
+                    || object.getKind() == null
+                    || object.getName() == null
                     || last(event).isBefore(created)) {
                 continue;
             }
             String objectName = object.getName();
             switch (object.getKind()) {
                 case "TrainJob" -> {
-                    if (objectName.equals(name) && (isEmpty(object.getUid())
-                            || object.getUid().equals(job.getMetadata().getUid()))) {
+                    if (objectName.equals(name)
+                            && (isEmpty(object.getUid())
+                                    || object.getUid().equals(job.getMetadata().getUid()))) {
                         found.add(event);
                     }
                 }
@@ -115,12 +126,12 @@ public final class TrainJobObjectEvents {
                         found.add(event);
                         stepOf.put(event, step);
                         if (ofAJob && step != null) {
-                            jobSteps.computeIfAbsent(pod.group(1), j -> new HashSet<>()).add(step);
+                            jobSteps.computeIfAbsent(pod.group(1), j -> new HashSet<>())
+                                    .add(step);
                         }
                     }
                 }
-                default -> {
-                }
+                default -> {}
             }
         }
         for (Pod pod : pods) {
@@ -143,8 +154,16 @@ public final class TrainJobObjectEvents {
                 case "Job" -> jobStep(jobs.get(object.getName()), jobSteps.get(object.getName()));
                 default -> null;
             };
-            events.add(new TrainJobObjectEvent(event.getType(), event.getReason(), event.getMessage(), object.getKind(),
-                    object.getName(), step, count(event), time(first(event)), time(last(event))));
+            events.add(new TrainJobObjectEvent(
+                    event.getType(),
+                    event.getReason(),
+                    event.getMessage(),
+                    object.getKind(),
+                    object.getName(),
+                    step,
+                    count(event),
+                    time(first(event)),
+                    time(last(event))));
         }
         return events;
     }
@@ -169,14 +188,21 @@ public final class TrainJobObjectEvents {
 
     /** When it first happened: firstTimestamp, else (an events.k8s.io Event) eventTime, else when it was written. */
     private static Instant first(Event event) {
-        return instant(event.getFirstTimestamp(), event.getEventTime() == null ? null : event.getEventTime().getTime(),
+        return instant(
+                event.getFirstTimestamp(),
+                event.getEventTime() == null ? null : event.getEventTime().getTime(),
                 event.getMetadata().getCreationTimestamp());
     }
 
     private static Instant last(Event event) {
-        Instant last = instant(event.getLastTimestamp(), event.getSeries() == null ? null
-                : event.getSeries().getLastObservedTime() == null ? null
-                : event.getSeries().getLastObservedTime().getTime(), null);
+        Instant last = instant(
+                event.getLastTimestamp(),
+                event.getSeries() == null
+                        ? null
+                        : event.getSeries().getLastObservedTime() == null
+                                ? null
+                                : event.getSeries().getLastObservedTime().getTime(),
+                null);
         return last == Instant.MIN ? first(event) : last;
     }
 

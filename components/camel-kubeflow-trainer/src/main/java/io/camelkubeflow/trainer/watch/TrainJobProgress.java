@@ -1,5 +1,9 @@
 package io.camelkubeflow.trainer.watch;
 
+import io.camelkubeflow.trainer.api.JobSetLabels;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobStatus;
+import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -7,11 +11,6 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
-import io.camelkubeflow.trainer.api.JobSetLabels;
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobStatus;
-import io.fabric8.kubernetes.api.model.Pod;
 
 /**
  * How far a TrainJob has got, from the best source there is: what the training code reported in
@@ -24,8 +23,14 @@ import io.fabric8.kubernetes.api.model.Pod;
  * @param podsReady  trainer pods (not initializers) whose Ready condition is True; null for trainerStatus
  * @param podsTotal  trainer pods that exist; null for trainerStatus
  */
-public record TrainJobProgress(String source, Integer percent, Integer estimatedRemainingSeconds,
-        Map<String, String> metrics, Instant reportedAt, Integer podsReady, Integer podsTotal) {
+public record TrainJobProgress(
+        String source,
+        Integer percent,
+        Integer estimatedRemainingSeconds,
+        Map<String, String> metrics,
+        Instant reportedAt,
+        Integer podsReady,
+        Integer podsTotal) {
     public static final String TRAINER_STATUS = "trainerStatus";
     public static final String PODS = "pods";
     /** How the replicated jobs of initializers end (dataset-initializer, model-initializer). */
@@ -33,7 +38,8 @@ public record TrainJobProgress(String source, Integer percent, Integer estimated
 
     /** What the training code reported, or null when the job has no trainerStatus. */
     public static TrainJobProgress reported(TrainJob job) {
-        TrainJobStatus.TrainerStatus status = job.getStatus() == null ? null : job.getStatus().trainerStatus();
+        TrainJobStatus.TrainerStatus status =
+                job.getStatus() == null ? null : job.getStatus().trainerStatus();
         if (status == null) {
             return null;
         }
@@ -41,9 +47,14 @@ public record TrainJobProgress(String source, Integer percent, Integer estimated
         if (status.metrics() != null) {
             status.metrics().forEach(metric -> metrics.put(metric.name(), metric.value()));
         }
-        return new TrainJobProgress(TRAINER_STATUS, status.progressPercentage(), status.estimatedRemainingSeconds(),
+        return new TrainJobProgress(
+                TRAINER_STATUS,
+                status.progressPercentage(),
+                status.estimatedRemainingSeconds(),
                 Collections.unmodifiableMap(metrics),
-                parseTime(status.lastUpdatedTime()), null, null);
+                parseTime(status.lastUpdatedTime()),
+                null,
+                null);
     }
 
     /** Ready and existing trainer pods among a job's pods (those JobSet labelled with its name). */
@@ -51,14 +62,17 @@ public record TrainJobProgress(String source, Integer percent, Integer estimated
         int total = 0;
         int ready = 0;
         for (Pod pod : pods) {
-            String replicatedJob = pod.getMetadata().getLabels() == null ? null
+            String replicatedJob = pod.getMetadata().getLabels() == null
+                    ? null
                     : pod.getMetadata().getLabels().get(JobSetLabels.REPLICATED_JOB);
             if (replicatedJob != null && replicatedJob.endsWith(INITIALIZER_SUFFIX)) {
                 continue;
             }
             total++;
-            if (pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus().getConditions()
-                    .stream().anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()))) {
+            if (pod.getStatus() != null
+                    && pod.getStatus().getConditions() != null
+                    && pod.getStatus().getConditions().stream()
+                            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()))) {
                 ready++;
             }
         }
@@ -75,9 +89,13 @@ public record TrainJobProgress(String source, Integer percent, Integer estimated
             text.append(percent).append('%');
         }
         if (estimatedRemainingSeconds != null) {
-            text.append(text.isEmpty() ? "" : ", ").append("about ").append(estimatedRemainingSeconds).append(" s left");
+            text.append(text.isEmpty() ? "" : ", ")
+                    .append("about ")
+                    .append(estimatedRemainingSeconds)
+                    .append(" s left");
         }
-        metrics.forEach((name, value) -> text.append(text.isEmpty() ? "" : ", ").append(name).append('=').append(value));
+        metrics.forEach((name, value) ->
+                text.append(text.isEmpty() ? "" : ", ").append(name).append('=').append(value));
         return text.isEmpty() ? "no progress reported yet" : text.toString();
     }
 

@@ -11,11 +11,15 @@ import java.time.Duration;
 public class TrainJobQueueTimeoutException extends TrainJobWaitTimeoutException {
     /** @param queue what Kueue said of the job when the bound passed; null when its Workload could not be read */
     public TrainJobQueueTimeoutException(String namespace, String name, Duration queueTimeout, QueueStatus queue) {
-        super("TrainJob " + namespace + "/" + name + " was still waiting in Kueue's queue after queueTimeout "
-                + queueTimeout + (queue == null ? " (its Workload could not be read)" : " (" + queue.status()
-                        + (queue.queue() == null ? "" : " in LocalQueue " + queue.queue())
-                        + (queue.reason() == null ? "" : ": " + queue.reason())
-                        + (queue.message() == null ? "" : ": " + queue.message()) + ")"),
+        super(
+                "TrainJob " + namespace + "/" + name + " was still waiting in Kueue's queue after queueTimeout "
+                        + queueTimeout
+                        + (queue == null
+                                ? " (its Workload could not be read)"
+                                : " (" + queue.status()
+                                        + (queue.queue() == null ? "" : " in LocalQueue " + queue.queue())
+                                        + (queue.reason() == null ? "" : ": " + queue.reason())
+                                        + (queue.message() == null ? "" : ": " + queue.message()) + ")"),
                 queue == null ? null : new ReportedStatus(queue.status(), queue.reason(), queue.message()));
     }
 }

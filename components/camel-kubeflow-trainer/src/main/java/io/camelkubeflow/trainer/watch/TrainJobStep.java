@@ -11,5 +11,4 @@ package io.camelkubeflow.trainer.watch;
  * @param deviceCount the limit of that device as the pod states it ({@code 2}, {@code 500m}); for a trainer node,
  *                    the processes per node when the Trainer set them ({@code PET_NPROC_PER_NODE}); null when unknown
  */
-public record TrainJobStep(String name, String status, String device, String deviceCount, String podName) {
-}
+public record TrainJobStep(String name, String status, String device, String deviceCount, String podName) {}

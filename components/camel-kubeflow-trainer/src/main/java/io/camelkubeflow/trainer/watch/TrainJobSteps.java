@@ -1,13 +1,5 @@
 package io.camelkubeflow.trainer.watch;
 
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-
 import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.camelkubeflow.trainer.api.RuntimeRef;
 import io.camelkubeflow.trainer.api.TrainJob;
@@ -20,6 +12,13 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * The steps of TrainJobs ({@link TrainJobStep}), read from the pod informer of a namespace
@@ -34,8 +33,8 @@ public final class TrainJobSteps {
     /** The env var of a trainer container that says how many processes a node runs (kept in the pod cache). */
     static final String NPROC_PER_NODE = "PET_NPROC_PER_NODE";
     /** The replicated jobs the SDK reports steps of, in the order steps are listed. */
-    private static final List<String> STEP_JOBS = List.of(TrainingRuntimeDescriptor.DATASET_INITIALIZER,
-            TrainingRuntimeDescriptor.MODEL_INITIALIZER, LAUNCHER, NODE);
+    private static final List<String> STEP_JOBS = List.of(
+            TrainingRuntimeDescriptor.DATASET_INITIALIZER, TrainingRuntimeDescriptor.MODEL_INITIALIZER, LAUNCHER, NODE);
 
     private final ClusterInformers informers;
     private final RuntimeLookup runtimes;
@@ -80,14 +79,13 @@ public final class TrainJobSteps {
     /** @param mpiRuntimes what each runtime said, so a list reads each (even a missing one) once */
     private boolean runsMpi(TrainJob job, List<Pod> pods, Map<RuntimeOf, Optional<Boolean>> mpiRuntimes) {
         RuntimeOf runtime = runtimeRef(job);
-        Optional<Boolean> mpi = runtime == null ? Optional.empty()
-                : mpiRuntimes.computeIfAbsent(runtime, this::runtimeRunsMpi);
+        Optional<Boolean> mpi =
+                runtime == null ? Optional.empty() : mpiRuntimes.computeIfAbsent(runtime, this::runtimeRunsMpi);
         return mpi.orElseGet(() -> hasLauncherPod(pods));
     }
 
     /** A runtime as a job names it: its kind, name and (for a TrainingRuntime) the job's namespace. */
-    private record RuntimeOf(RuntimeKind kind, String namespace, String name) {
-    }
+    private record RuntimeOf(RuntimeKind kind, String namespace, String name) {}
 
     private static RuntimeOf runtimeRef(TrainJob job) {
         RuntimeRef ref = job.getSpec() == null ? null : job.getSpec().runtimeRef();
@@ -95,15 +93,17 @@ public final class TrainJobSteps {
             return null;
         }
         RuntimeKind kind = ref.kind() == null ? RuntimeKind.ClusterTrainingRuntime : RuntimeKind.of(ref.kind());
-        return kind == null ? null : new RuntimeOf(kind, kind.namespaced() ? job.getMetadata().getNamespace() : null,
-                ref.name());
+        return kind == null
+                ? null
+                : new RuntimeOf(kind, kind.namespaced() ? job.getMetadata().getNamespace() : null, ref.name());
     }
 
     /** Whether the runtime has an MPI policy; empty when it cannot be read. */
     private Optional<Boolean> runtimeRunsMpi(RuntimeOf runtime) {
         try {
             GenericKubernetesResource found = runtimes.find(runtime.kind(), runtime.namespace(), runtime.name());
-            return found == null ? Optional.empty()
+            return found == null
+                    ? Optional.empty()
                     : Optional.of(TrainingRuntimeDescriptor.from(found).hasPolicy("mpi"));
         } catch (RuntimeException unreadable) {
             // the steps are read all the same; only the MPI numbering falls back to the pods
@@ -122,8 +122,8 @@ public final class TrainJobSteps {
     static List<TrainJobStep> fromPods(List<Pod> pods, boolean mpi) {
         Map<String, Pod> newest = new LinkedHashMap<>();
         for (Pod pod : pods) {
-            String step = stepName(label(pod, JobSetLabels.REPLICATED_JOB), label(pod, JobSetLabels.COMPLETION_INDEX),
-                    mpi);
+            String step =
+                    stepName(label(pod, JobSetLabels.REPLICATED_JOB), label(pod, JobSetLabels.COMPLETION_INDEX), mpi);
             if (step != null) {
                 newest.merge(step, pod, (one, other) -> created(other).compareTo(created(one)) > 0 ? other : one);
             }
@@ -143,7 +143,8 @@ public final class TrainJobSteps {
                 || TrainingRuntimeDescriptor.MODEL_INITIALIZER.equals(replicatedJob)) {
             return replicatedJob;
         }
-        if (!LAUNCHER.equals(replicatedJob) && !NODE.equals(replicatedJob) || index == null
+        if (!LAUNCHER.equals(replicatedJob) && !NODE.equals(replicatedJob)
+                || index == null
                 || !index.matches("\\d{1,6}")) {
             return null;
         }
@@ -164,35 +165,52 @@ public final class TrainJobSteps {
         boolean trainer = LAUNCHER.equals(replicatedJob) || NODE.equals(replicatedJob);
         // the SDK reads the initializer's own container, and the node container of a launcher or node pod
         String containerName = trainer ? TrainingRuntimeDescriptor.TRAINER_CONTAINER : replicatedJob;
-        Container container = pod.getSpec() == null ? null : pod.getSpec().getContainers().stream()
-                .filter(c -> containerName.equals(c.getName())).findFirst().orElse(null);
+        Container container = pod.getSpec() == null
+                ? null
+                : pod.getSpec().getContainers().stream()
+                        .filter(c -> containerName.equals(c.getName()))
+                        .findFirst()
+                        .orElse(null);
         String[] device = container == null ? new String[2] : device(container);
         if (trainer && container != null) {
             for (EnvVar env : container.getEnv()) {
-                if (NPROC_PER_NODE.equals(env.getName()) && env.getValue() != null && env.getValue().matches("\\d+")) {
+                if (NPROC_PER_NODE.equals(env.getName())
+                        && env.getValue() != null
+                        && env.getValue().matches("\\d+")) {
                     device[1] = env.getValue();
                 }
             }
         }
-        return new TrainJobStep(name, pod.getStatus() == null ? null : pod.getStatus().getPhase(), device[0], device[1],
+        return new TrainJobStep(
+                name,
+                pod.getStatus() == null ? null : pod.getStatus().getPhase(),
+                device[0],
+                device[1],
                 pod.getMetadata().getName());
     }
 
     /** The device and its count from a container's limits, in the SDK's order of precedence; nulls without one. */
     private static String[] device(Container container) {
-        Map<String, Quantity> limits = container.getResources() == null ? null : container.getResources().getLimits();
+        Map<String, Quantity> limits = container.getResources() == null
+                ? null
+                : container.getResources().getLimits();
         if (limits == null || limits.isEmpty()) {
             return new String[2];
         }
-        for (Map.Entry<String, String> named : List.of(Map.entry("nvidia.com/gpu", "gpu"),
-                Map.entry("google.com/tpu", "tpu"))) {
+        for (Map.Entry<String, String> named :
+                List.of(Map.entry("nvidia.com/gpu", "gpu"), Map.entry("google.com/tpu", "tpu"))) {
             if (limits.containsKey(named.getKey())) {
-                return new String[] {named.getValue(), limits.get(named.getKey()).toString()};
+                return new String[] {
+                    named.getValue(), limits.get(named.getKey()).toString()
+                };
             }
         }
         for (Map.Entry<String, Quantity> limit : limits.entrySet()) {
             if (limit.getKey().startsWith("nvidia.com/mig-")) {
-                return new String[] {limit.getKey().substring("nvidia.com/".length()), limit.getValue().toString()};
+                return new String[] {
+                    limit.getKey().substring("nvidia.com/".length()),
+                    limit.getValue().toString()
+                };
             }
         }
         if (limits.containsKey("huawei.com/Ascend910")) {

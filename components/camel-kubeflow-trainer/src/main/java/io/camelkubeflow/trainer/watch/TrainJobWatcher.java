@@ -1,22 +1,5 @@
 package io.camelkubeflow.trainer.watch;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-
 import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
@@ -25,13 +8,29 @@ import io.camelkubeflow.trainer.api.TrainJobRef;
 import io.camelkubeflow.trainer.job.TrainJobManager;
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.DaemonThreads;
-import io.camelkubeflow.trainer.support.Printable;
 import io.camelkubeflow.trainer.support.TrainJobMdc;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,15 +68,15 @@ public class TrainJobWatcher implements AutoCloseable {
     }
 
     private static ThreadPoolExecutor completionPool() {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(4, 4, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                DaemonThreads.named("wait-completions"));
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(
+                4, 4, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), DaemonThreads.named("wait-completions"));
         pool.allowCoreThreadTimeOut(true);
         return pool;
     }
 
     private static ScheduledThreadPoolExecutor timeoutScheduler() {
-        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1,
-                DaemonThreads.named("watch-timeouts"));
+        ScheduledThreadPoolExecutor scheduler =
+                new ScheduledThreadPoolExecutor(1, DaemonThreads.named("watch-timeouts"));
         // a wait that ends takes its timeout out of the queue at once, not hours later when it would have fired
         scheduler.setRemoveOnCancelPolicy(true);
         return scheduler;
@@ -99,8 +98,14 @@ public class TrainJobWatcher implements AutoCloseable {
      *                       fails with {@link TrainJobQueueTimeoutException}: from when the wait sees it queued, anew
      *                       after each eviction; zero or negative: no bound of its own
      */
-    public CompletableFuture<WaitResult> await(String namespace, String name, TrainJobPhase target, Duration timeout,
-            Duration queueTimeout, boolean failOnOtherEnd, ApiRetry retry) {
+    public CompletableFuture<WaitResult> await(
+            String namespace,
+            String name,
+            TrainJobPhase target,
+            Duration timeout,
+            Duration queueTimeout,
+            boolean failOnOtherEnd,
+            ApiRetry retry) {
         return await(namespace, name, target, timeout, queueTimeout, failOnOtherEnd, retry, true);
     }
 
@@ -108,15 +113,28 @@ public class TrainJobWatcher implements AutoCloseable {
      * As the other await; {@code tellKueue} false: a timeout says the job's own status, not what its Kueue Workload
      * says (a caller who may not read the namespace's Workloads learns nothing of them through a wait).
      */
-    public CompletableFuture<WaitResult> await(String namespace, String name, TrainJobPhase target, Duration timeout,
-            Duration queueTimeout, boolean failOnOtherEnd, ApiRetry retry, boolean tellKueue) {
+    public CompletableFuture<WaitResult> await(
+            String namespace,
+            String name,
+            TrainJobPhase target,
+            Duration timeout,
+            Duration queueTimeout,
+            boolean failOnOtherEnd,
+            ApiRetry retry,
+            boolean tellKueue) {
         NamespaceWatch watch = namespaces.computeIfAbsent(namespace, NamespaceWatch::new);
-        Waiter waiter = new Waiter(watch, name, target, failOnOtherEnd, timeout,
-                queueTimeout.isZero() || queueTimeout.isNegative() ? null : queueTimeout, tellKueue);
+        Waiter waiter = new Waiter(
+                watch,
+                name,
+                target,
+                failOnOtherEnd,
+                timeout,
+                queueTimeout.isZero() || queueTimeout.isNegative() ? null : queueTimeout,
+                tellKueue);
         watch.add(waiter);
         if (!timeout.isZero() && !timeout.isNegative()) {
-            waiter.timeoutTask = timeouts.schedule(() -> lookups.execute(() -> timedOut(waiter)), timeout.toMillis(),
-                    TimeUnit.MILLISECONDS);
+            waiter.timeoutTask = timeouts.schedule(
+                    () -> lookups.execute(() -> timedOut(waiter)), timeout.toMillis(), TimeUnit.MILLISECONDS);
             if (waiter.isDone()) {
                 waiter.timeoutTask.cancel(false);
             }
@@ -143,15 +161,16 @@ public class TrainJobWatcher implements AutoCloseable {
         TrainJobPhase phase = TrainJobPhase.of(job);
         waiter.lastPhase = phase;
         waiter.lastProgress = TrainJobProgress.reported(job);
-        boolean reached = phase == waiter.target || (waiter.target == TrainJobPhase.RUNNING && phase == TrainJobPhase.COMPLETE);
+        boolean reached =
+                phase == waiter.target || (waiter.target == TrainJobPhase.RUNNING && phase == TrainJobPhase.COMPLETE);
         if (reached && phase != TrainJobPhase.FAILED) {
             WaitResult result = result(job, phase, null);
             completing.execute(() -> waiter.complete(result));
         } else if (reached || phase.isTerminal()) {
             // failed (wanted or not): find the failing pod off the event thread, then finish
             CompletableFuture.supplyAsync(() -> phase == TrainJobPhase.FAILED ? podDetail(job, waiter) : null, lookups)
-                    .whenCompleteAsync((detail, error) -> finish(waiter, result(job, phase, detail), reached),
-                            completions);
+                    .whenCompleteAsync(
+                            (detail, error) -> finish(waiter, result(job, phase, detail), reached), completions);
         }
     }
 
@@ -164,8 +183,10 @@ public class TrainJobWatcher implements AutoCloseable {
         synchronized (waiter) {
             if (inQueue && waiter.queueTask == null && !waiter.left) {
                 int generation = ++waiter.queueGeneration;
-                waiter.queueTask = timeouts.schedule(() -> lookups.execute(() -> queueTimedOut(waiter, generation)),
-                        waiter.queueTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                waiter.queueTask = timeouts.schedule(
+                        () -> lookups.execute(() -> queueTimedOut(waiter, generation)),
+                        waiter.queueTimeout.toMillis(),
+                        TimeUnit.MILLISECONDS);
             } else if (!inQueue && waiter.queueTask != null) {
                 waiter.queueTask.cancel(false);
                 waiter.queueTask = null;
@@ -182,7 +203,9 @@ public class TrainJobWatcher implements AutoCloseable {
         String namespace = waiter.watch.namespace;
         TrainJob job = waiter.watch.informer.getStore().getByKey(namespace + "/" + waiter.name);
         synchronized (waiter) {
-            if (waiter.queueTask == null || waiter.queueGeneration != generation || job == null
+            if (waiter.queueTask == null
+                    || waiter.queueGeneration != generation
+                    || job == null
                     || !QueueStatus.heldInQueue(job)) {
                 return;
             }
@@ -195,8 +218,8 @@ public class TrainJobWatcher implements AutoCloseable {
                 // said as unread
             }
         }
-        TrainJobQueueTimeoutException timedOut = new TrainJobQueueTimeoutException(namespace, waiter.name,
-                waiter.queueTimeout, queue);
+        TrainJobQueueTimeoutException timedOut =
+                new TrainJobQueueTimeoutException(namespace, waiter.name, waiter.queueTimeout, queue);
         // as every wait completes: not on this lookup thread, which the rest of the route would hold
         settle(() -> waiter.completeExceptionally(timedOut));
     }
@@ -219,9 +242,13 @@ public class TrainJobWatcher implements AutoCloseable {
                 lastSeen = ReportedStatus.own(job);
             }
         }
-        TrainJobWaitTimeoutException timedOut = new TrainJobWaitTimeoutException(waiter.watch.namespace, waiter.name,
-                waiter.target, waiter.timeout, lastSeen, job == null ? waiter.lastProgress
-                        : TrainJobProgress.reported(job));
+        TrainJobWaitTimeoutException timedOut = new TrainJobWaitTimeoutException(
+                waiter.watch.namespace,
+                waiter.name,
+                waiter.target,
+                waiter.timeout,
+                lastSeen,
+                job == null ? waiter.lastProgress : TrainJobProgress.reported(job));
         settle(() -> waiter.completeExceptionally(timedOut));
     }
 
@@ -231,8 +258,14 @@ public class TrainJobWatcher implements AutoCloseable {
             return;
         }
         String name = result.trainJob().getMetadata().getName();
-        StringBuilder message = new StringBuilder("TrainJob ").append(waiter.watch.namespace).append('/').append(name)
-                .append(" is ").append(result.phase().displayName()).append(", not ").append(waiter.target.displayName());
+        StringBuilder message = new StringBuilder("TrainJob ")
+                .append(waiter.watch.namespace)
+                .append('/')
+                .append(name)
+                .append(" is ")
+                .append(result.phase().displayName())
+                .append(", not ")
+                .append(waiter.target.displayName());
         if (result.reason() != null) {
             message.append(": ").append(result.reason());
         }
@@ -251,11 +284,16 @@ public class TrainJobWatcher implements AutoCloseable {
      */
     private String podDetail(TrainJob job, Waiter waiter) {
         try {
-            String now = FailedPodDetail.find(client, job.getMetadata().getNamespace(), job.getMetadata().getName());
+            String now = FailedPodDetail.find(
+                    client, job.getMetadata().getNamespace(), job.getMetadata().getName());
             return now != null ? now : waiter.podFailureSeen;
         } catch (RuntimeException e) {
-            try (var log = TrainJobMdc.of(job.getMetadata().getNamespace(), job.getMetadata().getName())) {
-                LOG.debug("Could not read the pods of failed TrainJob {}", job.getMetadata().getName(), e);
+            try (var log = TrainJobMdc.of(
+                    job.getMetadata().getNamespace(), job.getMetadata().getName())) {
+                LOG.debug(
+                        "Could not read the pods of failed TrainJob {}",
+                        job.getMetadata().getName(),
+                        e);
             }
             return null;
         }
@@ -263,13 +301,20 @@ public class TrainJobWatcher implements AutoCloseable {
 
     private static WaitResult result(TrainJob job, TrainJobPhase phase, String podDetail) {
         Condition condition = TrainJobPhase.decidingCondition(job);
-        Instant created = job.getMetadata().getCreationTimestamp() == null ? null
+        Instant created = job.getMetadata().getCreationTimestamp() == null
+                ? null
                 : OffsetDateTime.parse(job.getMetadata().getCreationTimestamp()).toInstant();
         Instant end = phase.isTerminal() && condition != null && condition.getLastTransitionTime() != null
-                ? OffsetDateTime.parse(condition.getLastTransitionTime()).toInstant() : Instant.now();
-        return new WaitResult(job, phase, condition == null ? null : condition.getReason(),
-                condition == null ? null : condition.getMessage(), podDetail,
-                created == null ? null : Duration.between(created, end), TrainJobProgress.reported(job));
+                ? OffsetDateTime.parse(condition.getLastTransitionTime()).toInstant()
+                : Instant.now();
+        return new WaitResult(
+                job,
+                phase,
+                condition == null ? null : condition.getReason(),
+                condition == null ? null : condition.getMessage(),
+                podDetail,
+                created == null ? null : Duration.between(created, end),
+                TrainJobProgress.reported(job));
     }
 
     @Override
@@ -296,6 +341,7 @@ public class TrainJobWatcher implements AutoCloseable {
         final Duration queueTimeout;
         /** Whether a timeout may say what the job's Kueue Workload says. */
         final boolean tellKueue;
+
         volatile ScheduledFuture<?> timeoutTask;
         /** Runs out the queueTimeout while the job is in a Kueue queue; null while it is not. Guarded by this. */
         ScheduledFuture<?> queueTask;
@@ -303,13 +349,20 @@ public class TrainJobWatcher implements AutoCloseable {
         int queueGeneration;
         /** Set when the wait ends: no queueTimeout starts after. Guarded by this. */
         boolean left;
+
         volatile TrainJobPhase lastPhase;
         volatile TrainJobProgress lastProgress;
         /** The first failed container a pod of the job showed while the wait was pending. */
         volatile String podFailureSeen;
 
-        Waiter(NamespaceWatch watch, String name, TrainJobPhase target, boolean failOnOtherEnd, Duration timeout,
-                Duration queueTimeout, boolean tellKueue) {
+        Waiter(
+                NamespaceWatch watch,
+                String name,
+                TrainJobPhase target,
+                boolean failOnOtherEnd,
+                Duration timeout,
+                Duration queueTimeout,
+                boolean tellKueue) {
             this.tellKueue = tellKueue;
             this.watch = watch;
             this.name = name;
@@ -360,7 +413,9 @@ public class TrainJobWatcher implements AutoCloseable {
     /** How many waits are pending, in all namespaces. */
     public int pendingWaits() {
         return namespaces.values().stream()
-                .mapToInt(watch -> watch.waiters.values().stream().mapToInt(List::size).sum()).sum();
+                .mapToInt(watch ->
+                        watch.waiters.values().stream().mapToInt(List::size).sum())
+                .sum();
     }
 
     /** The waits of one namespace, by job name, and their listener on the informer serving the namespace. */
@@ -370,6 +425,7 @@ public class TrainJobWatcher implements AutoCloseable {
         final ConcurrentMap<String, List<Waiter>> waiters = new ConcurrentHashMap<>();
         /** The namespace's informers; fabric8 may stop one for good, then a new one takes its place here. */
         volatile SharedIndexInformer<TrainJob> informer;
+
         volatile SharedIndexInformer<Pod> pods;
         /** Notes each failed container while its job is waited for: it may be deleted before the job says Failed. */
         final ResourceEventHandler<Pod> podFailures = new ResourceEventHandler<>() {
@@ -410,8 +466,8 @@ public class TrainJobWatcher implements AutoCloseable {
             informers.listen(jobs, namespace, this);
             informers.whenStopped(jobs, () -> whileKept(informer == jobs, this::listenToJobs), () -> {
                 if (namespaces.remove(namespace, this)) {
-                    RuntimeException cause = new IllegalStateException("the TrainJob watch of namespace " + namespace
-                            + " stopped");
+                    RuntimeException cause =
+                            new IllegalStateException("the TrainJob watch of namespace " + namespace + " stopped");
                     waiters.values().forEach(list -> list.forEach(w -> w.completeExceptionally(cause)));
                 }
             });
@@ -439,10 +495,11 @@ public class TrainJobWatcher implements AutoCloseable {
             informers.listen(jobPods, namespace, podFailures);
             if (before != null) {
                 // a container that failed while no informer watched, on a pod the new one still has
-                waiters.keySet().forEach(name -> ClusterInformers.podsIn(jobPods, new TrainJobRef(namespace, name))
-                        .forEach(this::note));
+                waiters.keySet()
+                        .forEach(name -> ClusterInformers.podsIn(jobPods, new TrainJobRef(namespace, name))
+                                .forEach(this::note));
             }
-            informers.whenStopped(jobPods, () -> whileKept(pods == jobPods, this::listenToPods), () -> { });
+            informers.whenStopped(jobPods, () -> whileKept(pods == jobPods, this::listenToPods), () -> {});
         }
 
         /**
@@ -456,8 +513,11 @@ public class TrainJobWatcher implements AutoCloseable {
         }
 
         void add(Waiter waiter) {
-            waiters.merge(waiter.name, List.of(waiter),
-                    (present, added) -> java.util.stream.Stream.concat(present.stream(), added.stream()).toList());
+            waiters.merge(
+                    waiter.name,
+                    List.of(waiter),
+                    (present, added) ->
+                            Stream.concat(present.stream(), added.stream()).toList());
         }
 
         void remove(Waiter waiter) {
@@ -495,9 +555,10 @@ public class TrainJobWatcher implements AutoCloseable {
         }
 
         private void deleted(String name) {
-            waiters.getOrDefault(name, List.of()).forEach(w -> settle(() -> w.completeExceptionally(
-                    new TrainJobNotFoundException("TrainJob " + namespace + "/" + name + " was deleted while waiting"
-                            + " for it to become " + w.target.displayName()))));
+            waiters.getOrDefault(name, List.of())
+                    .forEach(w -> settle(() ->
+                            w.completeExceptionally(new TrainJobNotFoundException("TrainJob " + namespace + "/" + name
+                                    + " was deleted while waiting" + " for it to become " + w.target.displayName()))));
         }
 
         private void changed(TrainJob job) {

@@ -33,7 +33,7 @@ public enum WaitTarget {
                 return target;
             }
         }
-        throw new InvalidOptionException(field, "'" + value + "' is not a status to wait for; use Complete,"
-                + " Failed, Running or Suspended");
+        throw new InvalidOptionException(
+                field, "'" + value + "' is not a status to wait for; use Complete," + " Failed, Running or Suspended");
     }
 }

@@ -1,5 +1,7 @@
 package io.camelkubeflow.trainer.watch;
 
+import io.camelkubeflow.trainer.support.DaemonThreads;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
@@ -9,9 +11,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-
-import io.camelkubeflow.trainer.support.DaemonThreads;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +36,7 @@ public final class WatchConnectionMonitor implements AutoCloseable {
     public static final Duration SAMPLE_PERIOD = Duration.ofMillis(200);
     /** How long a watch is down, or in trouble, before it is warned of: far above a re-watch's second or so. */
     static final Duration OUTAGE = Duration.ofSeconds(15);
+
     private static final Logger LOG = LoggerFactory.getLogger(WatchConnectionMonitor.class);
 
     /** Told of each watch that is back after a loss; called on the monitor's thread. */
@@ -45,18 +45,17 @@ public final class WatchConnectionMonitor implements AutoCloseable {
         void reconnected(String watch, Duration down);
 
         /** Told of each watch as it is first monitored (on the caller's thread), before any loss. */
-        default void watching(String watch) {
-        }
+        default void watching(String watch) {}
 
         /** Told of each watch whose informer fabric8 stopped for good; called on the monitor's thread. */
-        default void stopped(String watch) {
-        }
+        default void stopped(String watch) {}
     }
 
     private final Listener listener;
     private final Map<SharedIndexInformer<?>, Watched> watched = new ConcurrentHashMap<>();
     /** Null when the caller samples ({@link #sample}). */
     private final ScheduledExecutorService sampler;
+
     private final LongSupplier nanoTime;
     private final long outageNanos;
 
@@ -66,10 +65,13 @@ public final class WatchConnectionMonitor implements AutoCloseable {
 
     /** @param outage how long a watch is down, or in trouble, before it is warned of */
     WatchConnectionMonitor(Listener listener, Duration outage) {
-        this(listener, outage, System::nanoTime, Executors.newSingleThreadScheduledExecutor(
-                DaemonThreads.named("watch-monitor")));
-        sampler.scheduleWithFixedDelay(this::sample, SAMPLE_PERIOD.toMillis(), SAMPLE_PERIOD.toMillis(),
-                TimeUnit.MILLISECONDS);
+        this(
+                listener,
+                outage,
+                System::nanoTime,
+                Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("watch-monitor")));
+        sampler.scheduleWithFixedDelay(
+                this::sample, SAMPLE_PERIOD.toMillis(), SAMPLE_PERIOD.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** A monitor that samples only when {@link #sample} is called, reading the time from {@code nanoTime}. */
@@ -77,8 +79,8 @@ public final class WatchConnectionMonitor implements AutoCloseable {
         this(listener, OUTAGE, nanoTime, null);
     }
 
-    private WatchConnectionMonitor(Listener listener, Duration outage, LongSupplier nanoTime,
-            ScheduledExecutorService sampler) {
+    private WatchConnectionMonitor(
+            Listener listener, Duration outage, LongSupplier nanoTime, ScheduledExecutorService sampler) {
         this.listener = listener;
         this.outageNanos = outage.toNanos();
         this.nanoTime = nanoTime;
@@ -100,7 +102,9 @@ public final class WatchConnectionMonitor implements AutoCloseable {
 
     /** How many monitored watches are connected now (as of the last sample). */
     public int connected() {
-        return (int) watched.values().stream().filter(w -> w.established && w.lostAt == 0).count();
+        return (int) watched.values().stream()
+                .filter(w -> w.established && w.lostAt == 0)
+                .count();
     }
 
     /** How many monitored watches are down now. */
@@ -113,21 +117,34 @@ public final class WatchConnectionMonitor implements AutoCloseable {
      * resource version it last synced to, how often its connection was lost, and for how long it is down now (null
      * while connected).
      */
-    public record WatchState(String name, boolean running, boolean connected, boolean synced, String resourceVersion,
-            long outages, Duration down) {
-    }
+    public record WatchState(
+            String name,
+            boolean running,
+            boolean connected,
+            boolean synced,
+            String resourceVersion,
+            long outages,
+            Duration down) {}
 
     /** Every monitored watch, by name: what the component's dev console shows. */
     public List<WatchState> watches() {
         long now = nanoTime.getAsLong();
-        return watched.entrySet().stream().map(entry -> {
-            SharedIndexInformer<?> informer = entry.getKey();
-            Watched watch = entry.getValue();
-            long lostAt = watch.lostAt;
-            return new WatchState(watch.name, informer.isRunning(), watch.established && lostAt == 0,
-                    informer.hasSynced(), informer.lastSyncResourceVersion(), watch.outages,
-                    lostAt == 0 ? null : Duration.ofNanos(now - lostAt));
-        }).sorted(Comparator.comparing(WatchState::name)).toList();
+        return watched.entrySet().stream()
+                .map(entry -> {
+                    SharedIndexInformer<?> informer = entry.getKey();
+                    Watched watch = entry.getValue();
+                    long lostAt = watch.lostAt;
+                    return new WatchState(
+                            watch.name,
+                            informer.isRunning(),
+                            watch.established && lostAt == 0,
+                            informer.hasSynced(),
+                            informer.lastSyncResourceVersion(),
+                            watch.outages,
+                            lostAt == 0 ? null : Duration.ofNanos(now - lostAt));
+                })
+                .sorted(Comparator.comparing(WatchState::name))
+                .toList();
     }
 
     /** Looks once at every monitored informer; the monitor's own thread calls it every {@link #SAMPLE_PERIOD}. */
@@ -140,8 +157,10 @@ public final class WatchConnectionMonitor implements AutoCloseable {
         if (!informer.isRunning()) {
             // forget() before a stop of one's own: still monitored, it was fabric8 that stopped it
             if (watch.wasRunning && watched.remove(informer, watch)) {
-                LOG.warn("The informer of {} was stopped by fabric8 on a watch error it does not retry (its ERROR"
-                        + " line above says which); a new informer replaces it on next use", watch.name);
+                LOG.warn(
+                        "The informer of {} was stopped by fabric8 on a watch error it does not retry (its ERROR"
+                                + " line above says which); a new informer replaces it on next use",
+                        watch.name);
                 listener.stopped(watch.name);
             }
             return;
@@ -155,8 +174,11 @@ public final class WatchConnectionMonitor implements AutoCloseable {
             lost(watch, now);
         } else if (!watching && watch.lostAt != 0 && !watch.warned && now - watch.lostAt >= outageNanos) {
             warned(watch);
-            LOG.warn("The watch of {} has been down for {} s; fabric8's informer keeps re-establishing it (waits"
-                    + " stay pending)", watch.name, Duration.ofNanos(now - watch.lostAt).toSeconds());
+            LOG.warn(
+                    "The watch of {} has been down for {} s; fabric8's informer keeps re-establishing it (waits"
+                            + " stay pending)",
+                    watch.name,
+                    Duration.ofNanos(now - watch.lostAt).toSeconds());
         } else if (watching && watch.lostAt != 0) {
             Duration down = Duration.ofNanos(now - watch.lostAt);
             watch.lostAt = 0;
@@ -185,9 +207,12 @@ public final class WatchConnectionMonitor implements AutoCloseable {
         watch.troubleLosses++;
         if (!watch.warned && watch.troubleLosses > 1 && now - watch.troubleSince >= outageNanos) {
             warned(watch);
-            LOG.warn("The watch of {} keeps dropping: {} losses in {} s; fabric8's informer re-establishes it each"
-                    + " time, but events come late (check the API server and the network to it)", watch.name,
-                    watch.troubleLosses, Duration.ofNanos(now - watch.troubleSince).toSeconds());
+            LOG.warn(
+                    "The watch of {} keeps dropping: {} losses in {} s; fabric8's informer re-establishes it each"
+                            + " time, but events come late (check the API server and the network to it)",
+                    watch.name,
+                    watch.troubleLosses,
+                    Duration.ofNanos(now - watch.troubleSince).toSeconds());
         } else {
             LOG.debug("The watch of {} ended; fabric8's informer is re-establishing it", watch.name);
         }
@@ -210,6 +235,7 @@ public final class WatchConnectionMonitor implements AutoCloseable {
         final String name;
         /** Only the sampler thread writes these. */
         volatile boolean wasRunning;
+
         volatile boolean established;
         /** When the loss going on now began; 0 while connected. */
         volatile long lostAt;

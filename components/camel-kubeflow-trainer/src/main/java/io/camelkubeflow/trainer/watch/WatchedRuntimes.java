@@ -32,15 +32,17 @@ public final class WatchedRuntimes implements RuntimeLookup {
         if (!watchRefused) {
             try {
                 SharedIndexInformer<GenericKubernetesResource> informer = informers.runtimes(kind, namespace);
-                GenericKubernetesResource cached = informer.getStore().getByKey(
-                        Cache.namespaceKeyFunc(kind.namespaced() ? namespace : null, name));
+                GenericKubernetesResource cached = informer.getStore()
+                        .getByKey(Cache.namespaceKeyFunc(kind.namespaced() ? namespace : null, name));
                 if (cached != null) {
                     return cached;
                 }
             } catch (KubernetesClientException e) {
                 watchRefused = true;
-                LOG.warn("Cannot list and watch {} ({}): each create reads its runtime with a GET instead",
-                        kind.context().getPlural(), e.getMessage());
+                LOG.warn(
+                        "Cannot list and watch {} ({}): each create reads its runtime with a GET instead",
+                        kind.context().getPlural(),
+                        e.getMessage());
             }
         }
         return direct.find(kind, namespace, name);

@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.workspace;
 
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.FilterInputStream;
@@ -25,10 +26,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.zip.GZIPOutputStream;
 import java.util.zip.ZipEntry;
-
-import io.camelkubeflow.trainer.support.InvalidOptionException;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
@@ -47,22 +47,23 @@ import org.apache.commons.compress.utils.SeekableInMemoryByteChannel;
  */
 public final class WorkspaceArchives {
     /** Directories a project folder holds that are not the project (version control, caches). */
-    private static final Set<String> SKIPPED_DIRECTORIES = Set.of(".git", "__pycache__", ".venv", ".mypy_cache",
-            ".pytest_cache", ".ipynb_checkpoints");
+    private static final Set<String> SKIPPED_DIRECTORIES =
+            Set.of(".git", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache", ".ipynb_checkpoints");
+
     private static final int MAX_NAME_BYTES = 255;
     private static final int MAX_PATH_BYTES = 4096;
     /** The links one path resolution may follow in all: the kernel's limit (MAXSYMLINKS) before ELOOP. */
     private static final int MAX_LINKS_FOLLOWED = 40;
     /** Unix file type bits (st_mode), as zip entries carry them. */
     private static final int TYPE_MASK = 0170000;
+
     private static final int REGULAR = 0100000;
     private static final int DIRECTORY = 0040000;
     private static final int SYMLINK = 0120000;
     /** Tar type flags of a regular file: '0', the old NUL, and contiguous '7'. */
     private static final String REGULAR_TAR_TYPES = "0\u00007";
 
-    private WorkspaceArchives() {
-    }
+    private WorkspaceArchives() {}
 
     /** A file, or a symbolic link (then {@code linkTarget} is set and {@code content} empty). */
     private record Entry(byte[] content, boolean executable, String linkTarget) {
@@ -297,9 +298,19 @@ public final class WorkspaceArchives {
      */
     public static String stamp(Path root) throws IOException {
         MessageDigest sha256 = sha256();
-        walk(root, (path, file, attrs) -> sha256.update((path + '\0' + attrs.size() + '\0'
-                + attrs.lastModifiedTime().toMillis() + '\0' + attrs.isSymbolicLink() + '\0'
-                + Files.isExecutable(file) + '\n').getBytes(StandardCharsets.UTF_8)));
+        walk(
+                root,
+                (path, file, attrs) -> sha256.update((path
+                                + '\0'
+                                + attrs.size()
+                                + '\0'
+                                + attrs.lastModifiedTime().toMillis()
+                                + '\0'
+                                + attrs.isSymbolicLink()
+                                + '\0'
+                                + Files.isExecutable(file)
+                                + '\n')
+                        .getBytes(StandardCharsets.UTF_8)));
         return HexFormat.of().formatHex(sha256.digest());
     }
 
@@ -313,13 +324,20 @@ public final class WorkspaceArchives {
         Files.walkFileTree(root, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-                return !dir.equals(root) && SKIPPED_DIRECTORIES.contains(dir.getFileName().toString())
-                        ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+                return !dir.equals(root)
+                                && SKIPPED_DIRECTORIES.contains(
+                                        dir.getFileName().toString())
+                        ? FileVisitResult.SKIP_SUBTREE
+                        : FileVisitResult.CONTINUE;
             }
 
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                entry.visit(root.relativize(file).toString().replace(file.getFileSystem().getSeparator(), "/"), file,
+                entry.visit(
+                        root.relativize(file)
+                                .toString()
+                                .replace(file.getFileSystem().getSeparator(), "/"),
+                        file,
                         attrs);
                 return FileVisitResult.CONTINUE;
             }
@@ -350,8 +368,8 @@ public final class WorkspaceArchives {
         if (!workspace.contains(path)) {
             return null;
         }
-        try (TarArchiveInputStream tar = new TarArchiveInputStream(new GzipCompressorInputStream(
-                new ByteArrayInputStream(workspace.archive())))) {
+        try (TarArchiveInputStream tar = new TarArchiveInputStream(
+                new GzipCompressorInputStream(new ByteArrayInputStream(workspace.archive())))) {
             for (TarArchiveEntry entry; (entry = tar.getNextEntry()) != null; ) {
                 if (entry.getName().equals(path)) {
                     return entry.isSymbolicLink() ? null : tar.readAllBytes();
@@ -368,7 +386,9 @@ public final class WorkspaceArchives {
     }
 
     private static void readZip(byte[] archive, Collector collector) throws IOException {
-        try (ZipFile zip = ZipFile.builder().setSeekableByteChannel(new SeekableInMemoryByteChannel(archive)).get()) {
+        try (ZipFile zip = ZipFile.builder()
+                .setSeekableByteChannel(new SeekableInMemoryByteChannel(archive))
+                .get()) {
             for (Enumeration<ZipArchiveEntry> e = zip.getEntriesInPhysicalOrder(); e.hasMoreElements(); ) {
                 ZipArchiveEntry entry = e.nextElement();
                 int type = entry.getUnixMode() & TYPE_MASK;
@@ -380,8 +400,8 @@ public final class WorkspaceArchives {
                 }
                 if (entry.isUnixSymlink()) {
                     try (InputStream in = zip.getInputStream(entry)) {
-                        collector.link(entry.getName(), new String(in.readNBytes(MAX_PATH_BYTES + 1),
-                                StandardCharsets.UTF_8));
+                        collector.link(
+                                entry.getName(), new String(in.readNBytes(MAX_PATH_BYTES + 1), StandardCharsets.UTF_8));
                     }
                 } else if (entry.isDirectory() || type == DIRECTORY) {
                     continue;
@@ -406,12 +426,13 @@ public final class WorkspaceArchives {
                     collector.link(entry.getName(), entry.getLinkName());
                 } else if (entry.isLink()) {
                     collector.hardLink(entry.getName(), entry.getLinkName());
-                } else if (REGULAR_TAR_TYPES.indexOf(entry.getLinkFlag()) >= 0 && !entry.isSparse()
+                } else if (REGULAR_TAR_TYPES.indexOf(entry.getLinkFlag()) >= 0
+                        && !entry.isSparse()
                         && !entry.isGNUSparse()) {
                     collector.file(entry.getName(), tar, (entry.getMode() & 0100) != 0);
                 } else {
-                    throw collector.refused("'" + entry.getName() + "' is a device, pipe or special entry, not a"
-                            + " file");
+                    throw collector.refused(
+                            "'" + entry.getName() + "' is a device, pipe or special entry, not a" + " file");
                 }
             }
         }
@@ -471,8 +492,8 @@ public final class WorkspaceArchives {
         ByteArrayOutputStream gzipped = new ByteArrayOutputStream();
         long bytes = 0;
         try (GZIPOutputStream gzip = new GZIPOutputStream(gzipped);
-                TarArchiveOutputStream tar = new TarArchiveOutputStream(new DigestOutputStream(gzip, sha256),
-                        StandardCharsets.UTF_8.name())) {
+                TarArchiveOutputStream tar = new TarArchiveOutputStream(
+                        new DigestOutputStream(gzip, sha256), StandardCharsets.UTF_8.name())) {
             tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
             tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
             for (Map.Entry<String, Entry> item : entries.entrySet()) {
@@ -496,8 +517,11 @@ public final class WorkspaceArchives {
                 tar.closeArchiveEntry();
             }
         }
-        return new Workspace(HexFormat.of().formatHex(sha256.digest()), gzipped.toByteArray(),
-                Collections.unmodifiableSet(new java.util.TreeSet<>(entries.keySet())), bytes);
+        return new Workspace(
+                HexFormat.of().formatHex(sha256.digest()),
+                gzipped.toByteArray(),
+                Collections.unmodifiableSet(new TreeSet<>(entries.keySet())),
+                bytes);
     }
 
     private static MessageDigest sha256() {

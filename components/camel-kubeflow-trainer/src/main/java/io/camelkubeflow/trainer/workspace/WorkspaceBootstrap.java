@@ -23,8 +23,7 @@ public final class WorkspaceBootstrap {
     /** The bootstrap's source, as the pods run it. */
     public static final String SOURCE = load();
 
-    private WorkspaceBootstrap() {
-    }
+    private WorkspaceBootstrap() {}
 
     /**
      * @param inStore   whether the archive is in a {@link WorkspaceStore} (its place a {@link #storedArchive} word,
@@ -32,11 +31,15 @@ public final class WorkspaceBootstrap {
      * @param userSite  whether requirements go to the user site (the launcher runs code as a non-root user)
      * @param indexUrls the package indexes of the request (the first replaces PyPI)
      */
-    public static List<String> command(Workspace workspace, boolean inStore, boolean userSite,
-            List<String> indexUrls) {
-        List<String> words = new ArrayList<>(List.of("python3", "-c", SOURCE,
+    public static List<String> command(Workspace workspace, boolean inStore, boolean userSite, List<String> indexUrls) {
+        List<String> words = new ArrayList<>(List.of(
+                "python3",
+                "-c",
+                SOURCE,
                 inStore ? storedArchive(workspace) : ARCHIVE_DIR + "/" + WorkspaceStaging.ARCHIVE_KEY,
-                workspace.digest(), WORKSPACE_DIR, userSite ? "1" : "0"));
+                workspace.digest(),
+                WORKSPACE_DIR,
+                userSite ? "1" : "0"));
         words.addAll(indexUrls);
         words.add("--");
         return words;

@@ -7,6 +7,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The workspaces read lately from local folders and archive files, so a project retrained again and again is read,
@@ -15,8 +16,7 @@ import java.util.Map;
  * the least recently used go first beyond {@code maxEntries} or {@code maxBytes} of archives.
  */
 public final class WorkspaceCache {
-    private record Entry(String stamp, Workspace workspace) {
-    }
+    private record Entry(String stamp, Workspace workspace) {}
 
     private final int maxEntries;
     private final long maxBytes;
@@ -29,7 +29,7 @@ public final class WorkspaceCache {
     }
 
     /** The workspace at a local path, from the cache while the path's stamp is unchanged, else read and kept. */
-    Workspace local(Path path, java.util.function.Supplier<Workspace> read) {
+    Workspace local(Path path, Supplier<Workspace> read) {
         String stamp;
         try {
             stamp = stampOf(path);
@@ -46,7 +46,8 @@ public final class WorkspaceCache {
         Workspace workspace = read.get();
         synchronized (this) {
             Entry replaced = entries.put(path, new Entry(stamp, workspace));
-            bytes += workspace.archive().length - (replaced == null ? 0 : replaced.workspace().archive().length);
+            bytes += workspace.archive().length
+                    - (replaced == null ? 0 : replaced.workspace().archive().length);
             for (Iterator<Map.Entry<Path, Entry>> eldest = entries.entrySet().iterator();
                     (entries.size() > maxEntries || bytes > maxBytes) && eldest.hasNext(); ) {
                 bytes -= eldest.next().getValue().workspace().archive().length;

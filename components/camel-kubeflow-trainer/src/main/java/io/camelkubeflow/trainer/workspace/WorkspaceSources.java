@@ -1,16 +1,14 @@
 package io.camelkubeflow.trainer.workspace;
 
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 
-import io.camelkubeflow.trainer.support.InvalidOptionException;
-
 /** Where a workspace comes from, as a caller names it. */
 public final class WorkspaceSources {
-    private WorkspaceSources() {
-    }
+    private WorkspaceSources() {}
 
     /**
      * A git repository at a ref ({@code git+https://host/org/repo.git@v1}, see {@link GitWorkspaces}), or a local
@@ -25,8 +23,8 @@ public final class WorkspaceSources {
      * As {@link #of(String, String, WorkspaceLimits)}, local paths through a cache, and the locations a fetcher
      * takes (an S3 object) fetched by it (each null: none).
      */
-    public static Workspace of(String location, String field, WorkspaceLimits limits, WorkspaceCache cache,
-            WorkspaceFetcher fetcher) {
+    public static Workspace of(
+            String location, String field, WorkspaceLimits limits, WorkspaceCache cache, WorkspaceFetcher fetcher) {
         if (location.startsWith(GitWorkspaces.PREFIX)) {
             // not cached: a branch moves
             return GitWorkspaces.fromGit(location, field, limits);
@@ -40,7 +38,8 @@ public final class WorkspaceSources {
         } catch (InvalidPathException e) {
             throw new InvalidOptionException(field, "'" + location + "' is not a path: " + e.getReason());
         }
-        return cache == null || !Files.exists(path) ? local(location, path, field, limits)
+        return cache == null || !Files.exists(path)
+                ? local(location, path, field, limits)
                 : cache.local(path.toAbsolutePath(), () -> local(location, path, field, limits));
     }
 
@@ -50,15 +49,19 @@ public final class WorkspaceSources {
         }
         if (!Files.isRegularFile(path)) {
             // "git+https://..." written into an endpoint URI arrives as "git https://...": '+' is a space there
-            String plusAsSpace = location.startsWith("git ") ? "; in an endpoint URI a '+' is read as a space: write"
-                    + " RAW(" + GitWorkspaces.PREFIX + location.substring(4) + ") or git%2B..." : "";
-            throw new InvalidOptionException(field, "'" + location + "' is neither a directory nor an archive file;"
-                    + " give a project folder, a .zip or a .tar.gz" + plusAsSpace);
+            String plusAsSpace = location.startsWith("git ")
+                    ? "; in an endpoint URI a '+' is read as a space: write" + " RAW(" + GitWorkspaces.PREFIX
+                            + location.substring(4) + ") or git%2B..."
+                    : "";
+            throw new InvalidOptionException(
+                    field,
+                    "'" + location + "' is neither a directory nor an archive file;"
+                            + " give a project folder, a .zip or a .tar.gz" + plusAsSpace);
         }
         try {
             if (Files.size(path) > limits.maxBytes()) {
-                throw new InvalidOptionException(field, "'" + location + "' is larger than " + limits.maxBytes()
-                        + " bytes");
+                throw new InvalidOptionException(
+                        field, "'" + location + "' is larger than " + limits.maxBytes() + " bytes");
             }
             return WorkspaceArchives.fromArchive(Files.readAllBytes(path), field, limits);
         } catch (IOException e) {

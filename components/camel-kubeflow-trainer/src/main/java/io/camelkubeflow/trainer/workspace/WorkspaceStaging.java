@@ -1,12 +1,5 @@
 package io.camelkubeflow.trainer.workspace;
 
-import java.net.HttpURLConnection;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-
 import io.camelkubeflow.trainer.support.ApiRetry;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -21,6 +14,13 @@ import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.kubernetes.client.utils.URLUtils;
+import java.net.HttpURLConnection;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Stages a workspace in a namespace as a ConfigMap named after its digest, so one workspace is stored once however
@@ -34,6 +34,7 @@ public final class WorkspaceStaging {
     public static final String ARCHIVE_KEY = "workspace.tar.gz";
     /** The digest on the job and its ConfigMap, in the component's own domain (TrainJobMetadata.DOMAIN). */
     public static final String DIGEST_ANNOTATION = "camelkubeflow.io/workspace-sha256";
+
     public static final String DIGEST_LABEL = "camelkubeflow.io/workspace";
     /**
      * The API server refuses a ConfigMap whose data exceed 1 MiB (1,048,576 bytes); what is left is for its metadata.
@@ -61,10 +62,12 @@ public final class WorkspaceStaging {
     /** Refuses, before anything is written, a workspace too large to stage in a ConfigMap. */
     public static void checkSize(Workspace workspace, String field) {
         if (!fitsInConfigMap(workspace)) {
-            throw new InvalidOptionException(field, "the workspace is " + workspace.archive().length + " bytes"
-                    + " compressed, over the " + MAX_STAGED_BYTES + " bytes a ConfigMap can stage; leave data,"
-                    + " checkpoints and virtual environments out of it (fetch data with datasetUri), or configure a"
-                    + " workspaceStore (an object store) for large workspaces");
+            throw new InvalidOptionException(
+                    field,
+                    "the workspace is " + workspace.archive().length + " bytes"
+                            + " compressed, over the " + MAX_STAGED_BYTES + " bytes a ConfigMap can stage; leave data,"
+                            + " checkpoints and virtual environments out of it (fetch data with datasetUri), or configure a"
+                            + " workspaceStore (an object store) for large workspaces");
         }
     }
 
@@ -74,10 +77,15 @@ public final class WorkspaceStaging {
      */
     public void stageForAdopted(Workspace workspace, HasMetadata job) {
         String namespace = job.getMetadata().getNamespace();
-        ConfigMap staged = retry.call("GET ConfigMap " + namespace + "/" + configMapName(workspace),
-                () -> client.configMaps().inNamespace(namespace).withName(configMapName(workspace)).get());
-        if (staged == null || staged.getMetadata().getOwnerReferences().stream()
-                .noneMatch(ref -> job.getMetadata().getUid().equals(ref.getUid()))) {
+        ConfigMap staged = retry.call(
+                "GET ConfigMap " + namespace + "/" + configMapName(workspace),
+                () -> client.configMaps()
+                        .inNamespace(namespace)
+                        .withName(configMapName(workspace))
+                        .get());
+        if (staged == null
+                || staged.getMetadata().getOwnerReferences().stream()
+                        .noneMatch(ref -> job.getMetadata().getUid().equals(ref.getUid()))) {
             stageFor(workspace, job);
         }
     }
@@ -89,31 +97,43 @@ public final class WorkspaceStaging {
     public void stageFor(Workspace workspace, HasMetadata job) {
         String namespace = job.getMetadata().getNamespace();
         String name = configMapName(workspace);
-        OwnerReference owner = new OwnerReferenceBuilder().withApiVersion(job.getApiVersion())
-                .withKind(job.getKind()).withName(job.getMetadata().getName()).withUid(job.getMetadata().getUid())
-                .withBlockOwnerDeletion(false).build();
-        String addOwner = Serialization.asJson(List.of(Map.of("op", "add", "path", "/metadata/ownerReferences/-",
-                "value", owner)));
+        OwnerReference owner = new OwnerReferenceBuilder()
+                .withApiVersion(job.getApiVersion())
+                .withKind(job.getKind())
+                .withName(job.getMetadata().getName())
+                .withUid(job.getMetadata().getUid())
+                .withBlockOwnerDeletion(false)
+                .build();
+        String addOwner = Serialization.asJson(
+                List.of(Map.of("op", "add", "path", "/metadata/ownerReferences/-", "value", owner)));
         for (int attempt = 0; ; attempt++) {
             try {
-                retry.call("add an owner to ConfigMap " + namespace + "/" + name,
-                        () -> patch(namespace, name, addOwner));
+                retry.call(
+                        "add an owner to ConfigMap " + namespace + "/" + name, () -> patch(namespace, name, addOwner));
                 return;
             } catch (KubernetesClientException e) {
                 if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND || attempt > 0) {
                     throw e;
                 }
             }
-            ConfigMap staged = new ConfigMapBuilder().withNewMetadata().withName(name).withNamespace(namespace)
+            ConfigMap staged = new ConfigMapBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .withNamespace(namespace)
                     .addToLabels(DIGEST_LABEL, workspace.shortDigest())
                     .addToAnnotations(DIGEST_ANNOTATION, workspace.digest())
-                    .withOwnerReferences(owner).endMetadata()
+                    .withOwnerReferences(owner)
+                    .endMetadata()
                     .withImmutable(true)
-                    .addToBinaryData(ARCHIVE_KEY, java.util.Base64.getEncoder().encodeToString(workspace.archive()))
+                    .addToBinaryData(ARCHIVE_KEY, Base64.getEncoder().encodeToString(workspace.archive()))
                     .build();
             try {
-                retry.call("create ConfigMap " + namespace + "/" + name,
-                        () -> client.configMaps().inNamespace(namespace).resource(staged).create());
+                retry.call(
+                        "create ConfigMap " + namespace + "/" + name,
+                        () -> client.configMaps()
+                                .inNamespace(namespace)
+                                .resource(staged)
+                                .create());
                 return;
             } catch (KubernetesClientException e) {
                 if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
@@ -129,15 +149,20 @@ public final class WorkspaceStaging {
      * to add one owner.
      */
     private Void patch(String namespace, String name, String jsonPatch) {
-        String url = URLUtils.join(client.getMasterUrl().toString(), "api", "v1", "namespaces", namespace, "configmaps",
-                name);
+        String url = URLUtils.join(
+                client.getMasterUrl().toString(), "api", "v1", "namespaces", namespace, "configmaps", name);
         HttpClient http = client.getHttpClient();
         long timeout = client.getConfiguration().getRequestTimeout();
         HttpResponse<String> response;
         try {
-            response = http.sendAsync(http.newHttpRequestBuilder().uri(url)
-                    .method("PATCH", "application/json-patch+json", jsonPatch)
-                    .timeout(timeout, TimeUnit.MILLISECONDS).build(), String.class).get(timeout, TimeUnit.MILLISECONDS);
+            response = http.sendAsync(
+                            http.newHttpRequestBuilder()
+                                    .uri(url)
+                                    .method("PATCH", "application/json-patch+json", jsonPatch)
+                                    .timeout(timeout, TimeUnit.MILLISECONDS)
+                                    .build(),
+                            String.class)
+                    .get(timeout, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new KubernetesClientException("interrupted while patching ConfigMap " + namespace + "/" + name, e);
@@ -146,9 +171,13 @@ public final class WorkspaceStaging {
         }
         if (!response.isSuccessful()) {
             Status status = response.body() != null && response.body().startsWith("{")
-                    ? Serialization.unmarshal(response.body(), Status.class) : null;
-            throw new KubernetesClientException(status != null && status.getMessage() != null ? status.getMessage()
-                    : "PATCH ConfigMap " + namespace + "/" + name + " answered " + response.code(), response.code(),
+                    ? Serialization.unmarshal(response.body(), Status.class)
+                    : null;
+            throw new KubernetesClientException(
+                    status != null && status.getMessage() != null
+                            ? status.getMessage()
+                            : "PATCH ConfigMap " + namespace + "/" + name + " answered " + response.code(),
+                    response.code(),
                     status);
         }
         return null;

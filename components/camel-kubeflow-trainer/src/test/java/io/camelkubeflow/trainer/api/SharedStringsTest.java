@@ -1,11 +1,12 @@
 package io.camelkubeflow.trainer.api;
 
-import io.fabric8.kubernetes.client.utils.Serialization;
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
+
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class SharedStringsTest {
     private static final String JOB = """
@@ -22,14 +23,26 @@ class SharedStringsTest {
         TrainJob second = Serialization.unmarshal(JOB.formatted("second"), TrainJob.class);
 
         assertSame(first.getMetadata().getNamespace(), second.getMetadata().getNamespace());
-        assertSame(first.getSpec().runtimeRef().name(), second.getSpec().runtimeRef().name());
-        assertSame(first.getSpec().runtimeRef().kind(), second.getSpec().runtimeRef().kind());
-        assertSame(first.getSpec().runtimeRef().apiGroup(), second.getSpec().runtimeRef().apiGroup());
+        assertSame(
+                first.getSpec().runtimeRef().name(),
+                second.getSpec().runtimeRef().name());
+        assertSame(
+                first.getSpec().runtimeRef().kind(),
+                second.getSpec().runtimeRef().kind());
+        assertSame(
+                first.getSpec().runtimeRef().apiGroup(),
+                second.getSpec().runtimeRef().apiGroup());
         assertSame(first.getSpec().managedBy(), second.getSpec().managedBy());
-        assertSame(first.getSpec().trainer().command().get(0), second.getSpec().trainer().command().get(0));
-        assertSame(first.getSpec().trainer().command().get(1), second.getSpec().trainer().command().get(1));
+        assertSame(
+                first.getSpec().trainer().command().get(0),
+                second.getSpec().trainer().command().get(0));
+        assertSame(
+                first.getSpec().trainer().command().get(1),
+                second.getSpec().trainer().command().get(1));
         // a job's own strings stay its own
-        assertNotSame(first.getSpec().trainer().args().get(0), second.getSpec().trainer().args().get(0));
+        assertNotSame(
+                first.getSpec().trainer().args().get(0),
+                second.getSpec().trainer().args().get(0));
     }
 
     @Test
@@ -37,11 +50,14 @@ class SharedStringsTest {
         TrainJob job = Serialization.unmarshal(JOB.formatted("job"), TrainJob.class);
 
         assertEquals("team-a", job.getMetadata().getNamespace());
-        assertEquals(new RuntimeRef("torch-distributed", "ClusterTrainingRuntime", "trainer.kubeflow.org"),
+        assertEquals(
+                new RuntimeRef("torch-distributed", "ClusterTrainingRuntime", "trainer.kubeflow.org"),
                 job.getSpec().runtimeRef());
-        assertEquals(java.util.List.of("torchrun", "/app/train.py"), job.getSpec().trainer().command());
+        assertEquals(
+                List.of("torchrun", "/app/train.py"), job.getSpec().trainer().command());
         assertEquals("trainer.kubeflow.org/trainjob-controller", job.getSpec().managedBy());
-        assertEquals(Serialization.jsonMapper().readTree(JOB.formatted("job")).path("spec"),
+        assertEquals(
+                Serialization.jsonMapper().readTree(JOB.formatted("job")).path("spec"),
                 Serialization.jsonMapper().valueToTree(job.getSpec()));
     }
 }

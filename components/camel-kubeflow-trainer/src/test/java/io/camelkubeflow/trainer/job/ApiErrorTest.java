@@ -1,21 +1,20 @@
 package io.camelkubeflow.trainer.job;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.camelkubeflow.trainer.KubeflowTrainerComponent;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
@@ -25,11 +24,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * How train answers API server errors, on a mock server in expectation mode that scripts each answer: 429 and 5xx
@@ -53,7 +47,10 @@ class ApiErrorTest {
         api = new ScriptedApiServer();
         // as the component does for the clients it builds: retrying is its job, not fabric8's
         api.client.getConfiguration().setRequestRetryBackoffLimit(0);
-        request = new TrainRequest().runtime("torch-distributed").namespace("ml").pythonFile("/app/t.py")
+        request = new TrainRequest()
+                .runtime("torch-distributed")
+                .namespace("ml")
+                .pythonFile("/app/t.py")
                 .idempotencyKey("kafka:t/0/7");
         name = TrainJobMetadata.nameFor(null, "kafka:t/0/7");
     }
@@ -65,19 +62,34 @@ class ApiErrorTest {
 
     @AfterAll
     static void recordFigures() {
-        ReliabilityFigures.record("API errors", FAULTS + " scripted error answers; " + RETRIED_AND_RECOVERED
-                + " calls recovered by retrying 429/5xx, " + GAVE_UP_AT_BOUND + " gave up at their bound (5, or 3 as configured), "
-                + FAILED_FAST + " failed fast on 400/403/404/422 with 1 request, 409 adopted; " + OVER_BOUND
-                + " calls sent more requests than their bound", OVER_BOUND.get() == 0);
+        ReliabilityFigures.record(
+                "API errors",
+                FAULTS + " scripted error answers; " + RETRIED_AND_RECOVERED
+                        + " calls recovered by retrying 429/5xx, " + GAVE_UP_AT_BOUND
+                        + " gave up at their bound (5, or 3 as configured), "
+                        + FAILED_FAST + " failed fast on 400/403/404/422 with 1 request, 409 adopted; " + OVER_BOUND
+                        + " calls sent more requests than their bound",
+                OVER_BOUND.get() == 0);
     }
 
     @Test
     void throttlingAndServerErrorsOnCreateAreRetriedUntilTheCreateSucceeds() throws Exception {
-        TrainJob created = new TrainJobSubmitter(api.client).prepare(request, null).trainJob();
+        TrainJob created =
+                new TrainJobSubmitter(api.client).prepare(request, null).trainJob();
         created.getMetadata().setUid("created-uid");
-        api.server.expect().post().withPath(JOBS).andReturn(503, status(503, "etcd leader changed")).once();
+        api.server
+                .expect()
+                .post()
+                .withPath(JOBS)
+                .andReturn(503, status(503, "etcd leader changed"))
+                .once();
         api.server.expect().post().withPath(JOBS).andReturn(429, throttled(0)).once();
-        api.server.expect().post().withPath(JOBS).andReturn(500, status(500, "internal error")).once();
+        api.server
+                .expect()
+                .post()
+                .withPath(JOBS)
+                .andReturn(500, status(500, "internal error"))
+                .once();
         api.server.expect().post().withPath(JOBS).andReturn(201, created).once();
         FAULTS.addAndGet(3);
 
@@ -90,16 +102,23 @@ class ApiErrorTest {
 
     @Test
     void aServerThatKeepsFailingIsGivenUpOnAfterTheBoundWithItsMessage() throws Exception {
-        api.server.expect().post().withPath(JOBS).andReturn(503, status(503, "apiserver overloaded")).always();
+        api.server
+                .expect()
+                .post()
+                .withPath(JOBS)
+                .andReturn(503, status(503, "apiserver overloaded"))
+                .always();
         FAULTS.addAndGet(5);
         long started = System.nanoTime();
 
-        KubernetesClientException error = assertThrows(KubernetesClientException.class,
-                () -> new TrainJobSubmitter(api.client).submit(request, null));
+        KubernetesClientException error = assertThrows(
+                KubernetesClientException.class, () -> new TrainJobSubmitter(api.client).submit(request, null));
 
         long millis = (System.nanoTime() - started) / 1_000_000;
         assertEquals(503, error.getCode());
-        assertTrue(error.getMessage().contains("failed 5 times") && error.getMessage().contains("apiserver overloaded"),
+        assertTrue(
+                error.getMessage().contains("failed 5 times")
+                        && error.getMessage().contains("apiserver overloaded"),
                 error.getMessage());
         assertPosts(5);
         // four pauses of 200, 400, 800 and 1600 ms, each at least half of that (no upper bound: a slow machine
@@ -111,11 +130,16 @@ class ApiErrorTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(ints = {400, 403, 404, 422})
     void finalAnswersFailAtOnceWithTheServersMessage(int code) throws Exception {
-        api.server.expect().post().withPath(JOBS).andReturn(code, status(code, "denied by policy check-" + code)).always();
+        api.server
+                .expect()
+                .post()
+                .withPath(JOBS)
+                .andReturn(code, status(code, "denied by policy check-" + code))
+                .always();
         FAULTS.incrementAndGet();
 
-        KubernetesClientException error = assertThrows(KubernetesClientException.class,
-                () -> new TrainJobSubmitter(api.client).submit(request, null));
+        KubernetesClientException error = assertThrows(
+                KubernetesClientException.class, () -> new TrainJobSubmitter(api.client).submit(request, null));
 
         assertEquals(code, error.getCode());
         assertTrue(error.getMessage().contains("denied by policy check-" + code), error.getMessage());
@@ -125,11 +149,27 @@ class ApiErrorTest {
 
     @Test
     void aConflictAdoptsTheJobOfTheSameKeyEvenWhenItsReadIsThrottled() throws Exception {
-        TrainJob winner = new TrainJobSubmitter(api.client).prepare(request, null).trainJob();
+        TrainJob winner =
+                new TrainJobSubmitter(api.client).prepare(request, null).trainJob();
         winner.getMetadata().setUid("winner-uid");
-        api.server.expect().post().withPath(JOBS).andReturn(409, status(409, "already exists")).once();
-        api.server.expect().get().withPath(JOBS + "/" + name).andReturn(429, throttled(1)).once();
-        api.server.expect().get().withPath(JOBS + "/" + name).andReturn(200, winner).once();
+        api.server
+                .expect()
+                .post()
+                .withPath(JOBS)
+                .andReturn(409, status(409, "already exists"))
+                .once();
+        api.server
+                .expect()
+                .get()
+                .withPath(JOBS + "/" + name)
+                .andReturn(429, throttled(1))
+                .once();
+        api.server
+                .expect()
+                .get()
+                .withPath(JOBS + "/" + name)
+                .andReturn(200, winner)
+                .once();
         FAULTS.addAndGet(2);
         long started = System.nanoTime();
 
@@ -144,14 +184,23 @@ class ApiErrorTest {
 
     @Test
     void theClientTheComponentBuildsDoesNotStackFabric8RetriesOnItsOwn() throws Exception {
-        api.server.expect().post().withPath(JOBS).andReturn(500, status(500, "internal error")).always();
+        api.server
+                .expect()
+                .post()
+                .withPath(JOBS)
+                .andReturn(500, status(500, "internal error"))
+                .always();
         FAULTS.addAndGet(3);
         try (CamelContext camel = new DefaultCamelContext()) {
             camel.start();
-            Exchange exchange = camel.createProducerTemplate().send("kubeflow-trainer:train?runtime=torch-distributed"
-                    + "&namespace=ml&pythonFile=/app/t.py&apiRetryAttempts=3&apiRetryBackoff=10ms&masterUrl="
-                    + api.client.getMasterUrl() + "&idempotencyKey=kafka:t/0/7", e -> { });
-            KubernetesClientException error = assertInstanceOf(KubernetesClientException.class, exchange.getException());
+            Exchange exchange = camel.createProducerTemplate()
+                    .send(
+                            "kubeflow-trainer:train?runtime=torch-distributed"
+                                    + "&namespace=ml&pythonFile=/app/t.py&apiRetryAttempts=3&apiRetryBackoff=10ms&masterUrl="
+                                    + api.client.getMasterUrl() + "&idempotencyKey=kafka:t/0/7",
+                            e -> {});
+            KubernetesClientException error =
+                    assertInstanceOf(KubernetesClientException.class, exchange.getException());
             assertTrue(error.getMessage().contains("failed 3 times"), error.getMessage());
         }
         assertPosts(3);
@@ -173,12 +222,22 @@ class ApiErrorTest {
     }
 
     private static Status status(int code, String message) {
-        return new StatusBuilder().withStatus("Failure").withCode(code).withMessage(message).build();
+        return new StatusBuilder()
+                .withStatus("Failure")
+                .withCode(code)
+                .withMessage(message)
+                .build();
     }
 
     private static Status throttled(int retryAfterSeconds) {
-        return new StatusBuilder().withStatus("Failure").withCode(429).withReason("TooManyRequests")
-                .withMessage("too many requests").withNewDetails().withRetryAfterSeconds(retryAfterSeconds)
-                .endDetails().build();
+        return new StatusBuilder()
+                .withStatus("Failure")
+                .withCode(429)
+                .withReason("TooManyRequests")
+                .withMessage("too many requests")
+                .withNewDetails()
+                .withRetryAfterSeconds(retryAfterSeconds)
+                .endDetails()
+                .build();
     }
 }

@@ -1,5 +1,10 @@
 package io.camelkubeflow.trainer.job;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.runtime.Launcher;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,15 +15,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
-import io.camelkubeflow.trainer.runtime.Launcher;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Runs the generated install-then-run script with real bash, with stand-ins for python and torchrun that record the
@@ -26,13 +25,41 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class BashWrapperTest {
     static final List<String> HOSTILE_ARGS = List.of(
-            "with space", "it's", "double \"quote\"", "$HOME", "${PATH}", "$(touch pwned-dollar)",
-            "`touch pwned-backtick`", "line1\nline2", "*", "?", "[a-z]*", "~", "!event", "-dash", "--flag=x y", "",
-            "back\\slash", "tab\there", "ünïcödé ☃ 日本", ";touch pwned-semicolon", "a'b\"c$d`e\\f", "{a,b}", "&&", "|",
-            "> redirected", "#comment", "trailing\\", "'", "\"", "\r\n", "%s%n");
+            "with space",
+            "it's",
+            "double \"quote\"",
+            "$HOME",
+            "${PATH}",
+            "$(touch pwned-dollar)",
+            "`touch pwned-backtick`",
+            "line1\nline2",
+            "*",
+            "?",
+            "[a-z]*",
+            "~",
+            "!event",
+            "-dash",
+            "--flag=x y",
+            "",
+            "back\\slash",
+            "tab\there",
+            "ünïcödé ☃ 日本",
+            ";touch pwned-semicolon",
+            "a'b\"c$d`e\\f",
+            "{a,b}",
+            "&&",
+            "|",
+            "> redirected",
+            "#comment",
+            "trailing\\",
+            "'",
+            "\"",
+            "\r\n",
+            "%s%n");
 
     @TempDir
     static Path work;
+
     static Path fakeBin;
 
     @BeforeAll
@@ -51,34 +78,53 @@ class BashWrapperTest {
 
     @Test
     void torchrunFileArgumentsArriveUnchanged() throws Exception {
-        TrainRequest request = new TrainRequest().pythonFile("/app/my train.py").args(HOSTILE_ARGS)
-                .packages(List.of("numpy>=2", "torch<3,>=2.4", "pkg[extra]")).pipIndexUrls(
-                        List.of("https://pypi.example.com/simple?a=1&b=$x", "https://extra.example.com/simple"));
+        TrainRequest request = new TrainRequest()
+                .pythonFile("/app/my train.py")
+                .args(HOSTILE_ARGS)
+                .packages(List.of("numpy>=2", "torch<3,>=2.4", "pkg[extra]"))
+                .pipIndexUrls(List.of("https://pypi.example.com/simple?a=1&b=$x", "https://extra.example.com/simple"));
         TrainerCommand command = TrainerCommand.build(Launcher.TORCHRUN, request, "/app/my train.py", List.of());
         List<List<String>> calls = runWrapper(command.command());
-        assertEquals(List.of("python", "-m", "pip", "install", "--quiet", "--no-warn-script-location",
-                "--index-url", "https://pypi.example.com/simple?a=1&b=$x",
-                "--extra-index-url", "https://extra.example.com/simple",
-                "numpy>=2", "torch<3,>=2.4", "pkg[extra]"), calls.get(0));
+        assertEquals(
+                List.of(
+                        "python",
+                        "-m",
+                        "pip",
+                        "install",
+                        "--quiet",
+                        "--no-warn-script-location",
+                        "--index-url",
+                        "https://pypi.example.com/simple?a=1&b=$x",
+                        "--extra-index-url",
+                        "https://extra.example.com/simple",
+                        "numpy>=2",
+                        "torch<3,>=2.4",
+                        "pkg[extra]"),
+                calls.get(0));
         assertEquals(concat(List.of("torchrun", "/app/my train.py"), HOSTILE_ARGS), calls.get(1));
     }
 
     @Test
     void mpiScriptInstallsIntoTheUserSiteAndRunsOnEveryRank() throws Exception {
-        TrainRequest request = new TrainRequest().script("print(1)").args(HOSTILE_ARGS).packages(List.of("mpi4py"));
-        TrainerCommand command = TrainerCommand.build(Launcher.MPIRUN, request, "/opt/camel-kubeflow-trainer/train.py",
-                List.of());
+        TrainRequest request =
+                new TrainRequest().script("print(1)").args(HOSTILE_ARGS).packages(List.of("mpi4py"));
+        TrainerCommand command =
+                TrainerCommand.build(Launcher.MPIRUN, request, "/opt/camel-kubeflow-trainer/train.py", List.of());
         assertEquals(Launcher.MPIRUN.outerLauncher(), command.command().subList(0, 3));
-        List<List<String>> calls = runWrapper(command.command().subList(3, command.command().size()));
-        assertEquals(List.of("python", "-m", "pip", "install", "--quiet", "--no-warn-script-location", "--user",
-                "mpi4py"), calls.get(0));
+        List<List<String>> calls =
+                runWrapper(command.command().subList(3, command.command().size()));
+        assertEquals(
+                List.of("python", "-m", "pip", "install", "--quiet", "--no-warn-script-location", "--user", "mpi4py"),
+                calls.get(0));
         assertEquals(concat(List.of("python", "/opt/camel-kubeflow-trainer/train.py"), HOSTILE_ARGS), calls.get(1));
     }
 
     @Test
     void commandWithHostileWordsArrivesUnchanged() throws Exception {
-        TrainRequest request = new TrainRequest().command(List.of("python", "-c", "import sys; print(sys.argv)"))
-                .args(HOSTILE_ARGS).packages(List.of("requests"));
+        TrainRequest request = new TrainRequest()
+                .command(List.of("python", "-c", "import sys; print(sys.argv)"))
+                .args(HOSTILE_ARGS)
+                .packages(List.of("requests"));
         TrainerCommand command = TrainerCommand.build(Launcher.PYTHON, request, null, List.of());
         List<List<String>> calls = runWrapper(command.command());
         assertEquals(concat(List.of("python", "-c", "import sys; print(sys.argv)"), HOSTILE_ARGS), calls.get(1));
@@ -90,7 +136,8 @@ class BashWrapperTest {
         assertEquals(3, bashCommand.size(), "the wrapper must be one script with no trailing words");
         Path argvDir = Files.createTempDirectory(work, "argv");
         Path cwd = Files.createTempDirectory(work, "cwd");
-        ProcessBuilder builder = new ProcessBuilder(bashCommand).directory(cwd.toFile()).redirectErrorStream(true);
+        ProcessBuilder builder =
+                new ProcessBuilder(bashCommand).directory(cwd.toFile()).redirectErrorStream(true);
         builder.environment().put("PATH", fakeBin + ":" + System.getenv("PATH"));
         builder.environment().put("ARGV_DIR", argvDir.toString());
         Process process = builder.start();

@@ -1,18 +1,17 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.List;
-import java.util.Map;
-
-import io.camelkubeflow.trainer.support.InvalidOptionException;
-import io.fabric8.kubernetes.api.model.EnvVar;
-import io.fabric8.kubernetes.api.model.EnvVarBuilder;
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 /** Env entries given as text: plain values, Secret and ConfigMap references, and the malformed ones. */
 class EnvValuesTest {
@@ -45,8 +44,13 @@ class EnvValuesTest {
 
     @Test
     void malformedReferencesAreRefusedWithoutEchoingWhatFollowsThePrefix() {
-        for (String bad : List.of("secretKeyRef:/key", "secretKeyRef:name/", "secretKeyRef:a/b/c", "secretKeyRef:nokey",
-                "configMapKeyRef:/k", "configMapKeyRef:c/")) {
+        for (String bad : List.of(
+                "secretKeyRef:/key",
+                "secretKeyRef:name/",
+                "secretKeyRef:a/b/c",
+                "secretKeyRef:nokey",
+                "configMapKeyRef:/k",
+                "configMapKeyRef:c/")) {
             InvalidOptionException refused = assertThrows(InvalidOptionException.class, () -> EnvValues.of("X", bad));
             assertEquals("env.X", refused.getField());
             String rest = bad.substring(bad.indexOf(':') + 1);
@@ -57,10 +61,17 @@ class EnvValuesTest {
 
     @Test
     void noValueOrAStructureIsRefused() {
-        assertEquals("env.X", assertThrows(InvalidOptionException.class, () -> EnvValues.of("X", null)).getField());
-        assertEquals("env.X", assertThrows(InvalidOptionException.class,
-                () -> EnvValues.of("X", Map.of("v", 1))).getField());
-        assertEquals("env.X", assertThrows(InvalidOptionException.class,
-                () -> EnvValues.of("X", List.of("a"))).getField());
+        assertEquals(
+                "env.X",
+                assertThrows(InvalidOptionException.class, () -> EnvValues.of("X", null))
+                        .getField());
+        assertEquals(
+                "env.X",
+                assertThrows(InvalidOptionException.class, () -> EnvValues.of("X", Map.of("v", 1)))
+                        .getField());
+        assertEquals(
+                "env.X",
+                assertThrows(InvalidOptionException.class, () -> EnvValues.of("X", List.of("a")))
+                        .getField());
     }
 }

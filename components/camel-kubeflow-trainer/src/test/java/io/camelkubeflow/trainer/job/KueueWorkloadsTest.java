@@ -1,14 +1,14 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.List;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Which Workload is a job's own: the one Kueue makes, in the job's namespace and controlled by it; not one anyone
@@ -21,9 +21,10 @@ class KueueWorkloadsTest {
              "spec": {"runtimeRef": {"name": "torch-distributed"}}}
             """, TrainJob.class);
 
-    private static GenericKubernetesResource workload(String name, String namespace, String ownerKind,
-            boolean controller, String created) {
-        return Serialization.unmarshal("""
+    private static GenericKubernetesResource workload(
+            String name, String namespace, String ownerKind, boolean controller, String created) {
+        return Serialization.unmarshal(
+                """
                 {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
                  "metadata": {"name": "%s", "namespace": "%s", "creationTimestamp": "%s",
                               "labels": {"kueue.x-k8s.io/job-uid": "u-1"},
@@ -41,9 +42,11 @@ class KueueWorkloadsTest {
                 workload("elsewhere", "attacker", "TrainJob", true, "2026-01-02T00:00:00Z"),
                 workload("not-controlled", "ml", "TrainJob", false, "2026-01-02T00:00:00Z"),
                 workload("other-kind", "ml", "JobSet", true, "2026-01-02T00:00:00Z"));
-        List<GenericKubernetesResource> all = new java.util.ArrayList<>(spoofs);
+        List<GenericKubernetesResource> all = new ArrayList<>(spoofs);
         all.add(own);
-        assertEquals("own", KueueWorkloads.ownOf(JOB, all).orElseThrow().getMetadata().getName());
+        assertEquals(
+                "own",
+                KueueWorkloads.ownOf(JOB, all).orElseThrow().getMetadata().getName());
         assertTrue(KueueWorkloads.ownOf(JOB, spoofs).isEmpty());
     }
 }

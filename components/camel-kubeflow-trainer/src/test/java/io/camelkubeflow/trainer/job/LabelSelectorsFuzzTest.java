@@ -1,15 +1,14 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.code_intelligence.jazzer.mutation.annotation.NotNull;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Any text either is refused by {@link LabelSelectors} naming the field, or is a selector the API server's grammar
@@ -18,10 +17,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LabelSelectorsFuzzTest {
     /** The API server's lexer skips these between tokens; nothing else is white space to it. */
     private static final String SPACE = "[ \\t\\r\\n]";
+
     private static final String NAME = "[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?";
     /** A DNS-1123 subdomain of at most 253 characters, then '/'. */
     private static final String PREFIX =
             "(?=[^/]{1,253}/)[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*/";
+
     private static final String KEY = "(?:" + PREFIX + ")?" + NAME;
     private static final String VALUE = "(?:" + NAME + ")?";
     /**
@@ -36,6 +37,7 @@ class LabelSelectorsFuzzTest {
     private static final Pattern REQUIREMENT = Pattern.compile(SPACE + "*(?:!" + SPACE + "*" + KEY
             + "|" + KEY + "(?:" + SPACE + "*(?:==|=|!=)" + SPACE + "*" + VALUE
             + "|" + SPACE + "+(?:in|notin)" + SPACE + "*\\(([^()]*)\\))?)" + SPACE + "*");
+
     private static final Pattern SET_VALUE = Pattern.compile(SPACE + "*" + VALUE + SPACE + "*");
     private static final Pattern EMPTY = Pattern.compile(SPACE + "*");
 
@@ -63,9 +65,22 @@ class LabelSelectorsFuzzTest {
         return true;
     }
 
-    @ValueSource(strings = {"team=vision", "team==vision,!gpu", "tier in (a,b),app.kubernetes.io/name notin (x)",
-            "example.com/team!=", "gpu", " gpu\t", "team in ()", "a/b/c=x", "team=vision,,gpu", "\u0001team=x",
-            "\u2003", "team=x\u000b", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"})
+    @ValueSource(
+            strings = {
+                "team=vision",
+                "team==vision,!gpu",
+                "tier in (a,b),app.kubernetes.io/name notin (x)",
+                "example.com/team!=",
+                "gpu",
+                " gpu\t",
+                "team in ()",
+                "a/b/c=x",
+                "team=vision,,gpu",
+                "\u0001team=x",
+                "\u2003",
+                "team=x\u000b",
+                "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+            })
     @FuzzTest(maxDuration = "90s")
     void aSelectorIsRefusedOrOneTheApiServerAccepts(@NotNull String selector) {
         try {
@@ -74,7 +89,6 @@ class LabelSelectorsFuzzTest {
             assertEquals("labelSelector", refused.getField(), refused.getMessage());
             return;
         }
-        assertTrue(kubernetesAccepts(selector),
-                "accepted, but the API server refuses it: '" + selector + "'");
+        assertTrue(kubernetesAccepts(selector), "accepted, but the API server refuses it: '" + selector + "'");
     }
 }

@@ -1,9 +1,7 @@
 package io.camelkubeflow.trainer.job;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.util.regex.Pattern;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.code_intelligence.jazzer.mutation.annotation.NotNull;
@@ -12,10 +10,11 @@ import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.regex.Pattern;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A resource quantity (cpu {@code 500m}, memory {@code 4Gi}) is checked by {@link TrainRequestValidator}, then parsed
@@ -31,24 +30,45 @@ class QuantityFuzzTest {
      */
     private static final Pattern KUBERNETES_QUANTITY = Pattern.compile(
             "[+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[KMGTPE]i|[numkMGTPE]|[eE](?<exponent>[+-]?[0-9]+))?");
+
     private static final RequestPolicy POLICY = RequestPolicy.safeDefaults();
     private static final TrainingRuntimeDescriptor TORCH = torch();
 
     private static TrainingRuntimeDescriptor torch() {
-        try (InputStream in = QuantityFuzzTest.class.getResourceAsStream(TrainerSandbox.RUNTIMES
-                + "torch_distributed.yaml")) {
+        try (InputStream in =
+                QuantityFuzzTest.class.getResourceAsStream(TrainerSandbox.RUNTIMES + "torch_distributed.yaml")) {
             return TrainingRuntimeDescriptor.from(Serialization.unmarshal(in, GenericKubernetesResource.class));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    @ValueSource(strings = {"500m", "4Gi", "1.5", "+2", ".5e3", "5.", "1e9", "0", "-1", "1e2147483648", "1e1.5",
-            "12Ki", "1E-3", "Gi", "1 Gi", "1e", "9999999999999999999999999999999999999999Ei",
-            "50000005E001000806378"})
+    @ValueSource(
+            strings = {
+                "500m",
+                "4Gi",
+                "1.5",
+                "+2",
+                ".5e3",
+                "5.",
+                "1e9",
+                "0",
+                "-1",
+                "1e2147483648",
+                "1e1.5",
+                "12Ki",
+                "1E-3",
+                "Gi",
+                "1 Gi",
+                "1e",
+                "9999999999999999999999999999999999999999Ei",
+                "50000005E001000806378"
+            })
     @FuzzTest(maxDuration = "90s")
     void aQuantityIsRefusedOrParsedAlongTheWay(@NotNull String quantity) {
-        TrainRequest request = new TrainRequest().runtime("torch-distributed").pythonFile("/app/train.py")
+        TrainRequest request = new TrainRequest()
+                .runtime("torch-distributed")
+                .pythonFile("/app/train.py")
                 .resource("cpu", quantity);
         try {
             TrainRequestValidator.validate(request);

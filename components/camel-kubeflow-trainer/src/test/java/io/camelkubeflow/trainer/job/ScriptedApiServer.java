@@ -1,13 +1,12 @@
 package io.camelkubeflow.trainer.job;
 
-import java.io.IOException;
-import java.io.InputStream;
-
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.InputStream;
 
 /**
  * fabric8's mock API server in expectation mode, always serving the default torch-distributed ClusterTrainingRuntime;
@@ -24,8 +23,11 @@ final class ScriptedApiServer implements AutoCloseable {
         server.init();
         client = server.createClient();
         try (InputStream in = getClass().getResourceAsStream(TrainerSandbox.RUNTIMES + "torch_distributed.yaml")) {
-            server.expect().get().withPath(RUNTIME_PATH)
-                    .andReturn(200, Serialization.unmarshal(in, GenericKubernetesResource.class)).always();
+            server.expect()
+                    .get()
+                    .withPath(RUNTIME_PATH)
+                    .andReturn(200, Serialization.unmarshal(in, GenericKubernetesResource.class))
+                    .always();
         }
     }
 

@@ -1,31 +1,34 @@
 package io.camelkubeflow.trainer.job;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.runtime.Launcher;
+import io.camelkubeflow.trainer.testing.ReliabilityFigures;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-
-import io.camelkubeflow.trainer.runtime.Launcher;
-import io.camelkubeflow.trainer.testing.ReliabilityFigures;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Property: whatever words a user passes, the bash script that installs packages and then runs the program (plain
@@ -52,15 +55,17 @@ class ShellSafetyTest {
 
     @AfterContainer
     static void recordFigures() throws IOException {
-        ReliabilityFigures.record("shell safety", LISTS + " random argument lists (" + WORDS + " words) through the"
-                + " bash-wrapped path, run by real bash; " + MISMATCHES + " changed or executed",
+        ReliabilityFigures.record(
+                "shell safety",
+                LISTS + " random argument lists (" + WORDS + " words) through the"
+                        + " bash-wrapped path, run by real bash; " + MISMATCHES + " changed or executed",
                 LISTS.get() >= 10_000 && MISMATCHES.get() == 0);
         try (var files = Files.walk(work)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 
-    @Property(tries = TRIES, shrinking = net.jqwik.api.ShrinkingMode.BOUNDED)
+    @Property(tries = TRIES, shrinking = ShrinkingMode.BOUNDED)
     void everyWordArrivesByteForByte(@ForAll("batches") List<List<String>> batch) throws Exception {
         List<List<String>> expected = new ArrayList<>();
         // two bash drivers, one per half of the batch, so both cores run scripts
@@ -69,11 +74,15 @@ class ShellSafetyTest {
             List<String> args = batch.get(i);
             boolean underMpi = i % 2 == 1;
             // the case's number first: printf prints one word even for no arguments, and each case is told apart
-            TrainRequest request = new TrainRequest().command(List.of("printf", "%s\\0", "case-" + i)).args(args)
+            TrainRequest request = new TrainRequest()
+                    .command(List.of("printf", "%s\\0", "case-" + i))
+                    .args(args)
                     .packages(List.of("numpy>=2"));
-            List<String> command = TrainerCommand.build(underMpi ? Launcher.MPIRUN : Launcher.PYTHON, request, null,
-                    List.of()).command();
-            List<String> wrapper = underMpi ? command.subList(Launcher.MPIRUN.outerLauncher().size(), command.size()) : command;
+            List<String> command = TrainerCommand.build(
+                            underMpi ? Launcher.MPIRUN : Launcher.PYTHON, request, null, List.of())
+                    .command();
+            List<String> wrapper =
+                    underMpi ? command.subList(Launcher.MPIRUN.outerLauncher().size(), command.size()) : command;
             assertEquals(List.of("bash", "-c"), wrapper.subList(0, 2));
             assertEquals(3, wrapper.size(), "one script with no trailing words");
             ByteArrayOutputStream scripts = halves[i < batch.size() / 2 ? 0 : 1];
@@ -84,7 +93,8 @@ class ShellSafetyTest {
             expected.add(argv);
         }
         Path cwd = Files.createTempDirectory(work, "cwd");
-        CompletableFuture<List<String>> second = CompletableFuture.supplyAsync(() -> runAll(halves[1].toByteArray(), cwd));
+        CompletableFuture<List<String>> second =
+                CompletableFuture.supplyAsync(() -> runAll(halves[1].toByteArray(), cwd));
         List<String> received = new ArrayList<>(runAll(halves[0].toByteArray(), cwd));
         received.addAll(second.get());
 
@@ -127,7 +137,7 @@ class ShellSafetyTest {
             try (OutputStream in = process.getOutputStream()) {
                 in.write(scripts);
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             }
         });
         byte[] output = process.getInputStream().readAllBytes();
@@ -146,11 +156,11 @@ class ShellSafetyTest {
         return words;
     }
 
-    private static byte[] readAll(java.io.InputStream in) {
+    private static byte[] readAll(InputStream in) {
         try {
             return in.readAllBytes();
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -165,14 +175,60 @@ class ShellSafetyTest {
      * which no argv can hold, and no lone surrogate, which no UTF-8 text can hold).
      */
     static Arbitrary<String> words() {
-        Arbitrary<String> fragments = Arbitraries.of("$(touch pwned)", "`touch pwned`", "${HOME}", "$HOME", "$((1+1))",
-                "'", "\"", "\\", "*", "?", "[a]", "~", "!!", "!-1", "{a,b}", ";", "&&", "||", "|", ">", "<", ">>",
-                "2>&1", "#", "\n", "\r\n", "\t", " ", "--", "-e", "%s", "%n", "\\0", "$'\\x41'", "<(ls)", "$@", "$*",
-                "$0", "${IFS}", "'\\''", "\u00e9", "\u2603", "\u65e5\u672c", new String(Character.toChars(0x1F600)),
-                "\u200b", "\u0301");
-        Arbitrary<String> characters = Arbitraries.strings().withCharRange('\u0001', '\u007f').ofMaxLength(6);
-        Arbitrary<String> unicode = Arbitraries.strings().withCharRange('\u0080', '\ud7ff').ofMaxLength(4);
-        return Arbitraries.oneOf(fragments, characters, unicode).list().ofMaxSize(5)
+        Arbitrary<String> fragments = Arbitraries.of(
+                "$(touch pwned)",
+                "`touch pwned`",
+                "${HOME}",
+                "$HOME",
+                "$((1+1))",
+                "'",
+                "\"",
+                "\\",
+                "*",
+                "?",
+                "[a]",
+                "~",
+                "!!",
+                "!-1",
+                "{a,b}",
+                ";",
+                "&&",
+                "||",
+                "|",
+                ">",
+                "<",
+                ">>",
+                "2>&1",
+                "#",
+                "\n",
+                "\r\n",
+                "\t",
+                " ",
+                "--",
+                "-e",
+                "%s",
+                "%n",
+                "\\0",
+                "$'\\x41'",
+                "<(ls)",
+                "$@",
+                "$*",
+                "$0",
+                "${IFS}",
+                "'\\''",
+                "\u00e9",
+                "\u2603",
+                "\u65e5\u672c",
+                new String(Character.toChars(0x1F600)),
+                "\u200b",
+                "\u0301");
+        Arbitrary<String> characters =
+                Arbitraries.strings().withCharRange('\u0001', '\u007f').ofMaxLength(6);
+        Arbitrary<String> unicode =
+                Arbitraries.strings().withCharRange('\u0080', '\ud7ff').ofMaxLength(4);
+        return Arbitraries.oneOf(fragments, characters, unicode)
+                .list()
+                .ofMaxSize(5)
                 .map(parts -> String.join("", parts));
     }
 

@@ -1,19 +1,22 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.List;
-
-import io.camelkubeflow.trainer.support.InvalidOptionException;
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class ShellTest {
 
     @Test
     void splitsLikeAShellWithoutExpanding() {
-        assertEquals(List.of("python", "-u", "train.py", "--lr", "0.1"), Shell.split("command", "python -u train.py  --lr 0.1"));
-        assertEquals(List.of("a b", "c'd", "e\"f", "$HOME", "g h"), Shell.split("args", "'a b' \"c'd\" \"e\\\"f\" '$HOME' g\\ h"));
+        assertEquals(
+                List.of("python", "-u", "train.py", "--lr", "0.1"),
+                Shell.split("command", "python -u train.py  --lr 0.1"));
+        assertEquals(
+                List.of("a b", "c'd", "e\"f", "$HOME", "g h"),
+                Shell.split("args", "'a b' \"c'd\" \"e\\\"f\" '$HOME' g\\ h"));
         assertEquals(List.of("x", ""), Shell.split("args", "x ''"));
         assertEquals(List.of(), Shell.split("args", "   "));
     }
@@ -28,17 +31,26 @@ class ShellTest {
         assertEquals(List.of("ab", "c"), Shell.split("args", "a'b' c"));
         assertEquals(List.of("", "x"), Shell.split("args", "\"\" x"));
         // an escaped quote as the last character leaves the quote open
-        assertEquals("args", assertThrows(InvalidOptionException.class,
-                () -> Shell.split("args", "\"a\\\"")).getField());
-        assertEquals("args", assertThrows(InvalidOptionException.class, () -> Shell.split("args", "'")).getField());
+        assertEquals(
+                "args",
+                assertThrows(InvalidOptionException.class, () -> Shell.split("args", "\"a\\\""))
+                        .getField());
+        assertEquals(
+                "args",
+                assertThrows(InvalidOptionException.class, () -> Shell.split("args", "'"))
+                        .getField());
     }
 
     @Test
     void unclosedQuotesNameTheField() {
-        assertEquals("command", assertThrows(InvalidOptionException.class,
-                () -> Shell.split("command", "python 'train.py")).getField());
-        assertEquals("args", assertThrows(InvalidOptionException.class,
-                () -> Shell.split("args", "\"a")).getField());
+        assertEquals(
+                "command",
+                assertThrows(InvalidOptionException.class, () -> Shell.split("command", "python 'train.py"))
+                        .getField());
+        assertEquals(
+                "args",
+                assertThrows(InvalidOptionException.class, () -> Shell.split("args", "\"a"))
+                        .getField());
     }
 
     @Test

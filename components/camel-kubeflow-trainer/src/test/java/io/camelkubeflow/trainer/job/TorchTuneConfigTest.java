@@ -1,12 +1,11 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.List;
-
-import io.camelkubeflow.trainer.support.InvalidOptionException;
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class TorchTuneConfigTest {
     /** Python's repr of each float, as the SDK 0.5.0 writes model.lora_dropout (printed by python3 in its venv). */
@@ -21,19 +20,29 @@ class TorchTuneConfigTest {
 
     @Test
     void theLoraGroupIsOnWithAnyOfItsFieldsAndNamesTheDefaultModules() {
-        assertEquals(List.of("model.use_dora=True", "model.lora_attn_modules=[q_proj,v_proj,output_proj]"),
+        assertEquals(
+                List.of("model.use_dora=True", "model.lora_attn_modules=[q_proj,v_proj,output_proj]"),
                 new TorchTuneConfig().useDora(true).args(null));
-        assertEquals(List.of("dataset=torchtune.datasets.instruct_dataset", "dataset.train_on_input=True"),
+        assertEquals(
+                List.of("dataset=torchtune.datasets.instruct_dataset", "dataset.train_on_input=True"),
                 new TorchTuneConfig().trainOnInput(true).args("s3://bucket/data"));
     }
 
     @Test
     void aLaterLayerWinsFieldByFieldAndAColumnMapComesWholeFromOne() {
-        TorchTuneConfig endpoint = new TorchTuneConfig().epochs(3).dtype("bf16").column("input", "q")
+        TorchTuneConfig endpoint = new TorchTuneConfig()
+                .epochs(3)
+                .dtype("bf16")
+                .column("input", "q")
                 .column("output", "a");
         TorchTuneConfig header = new TorchTuneConfig().epochs(1).column("input", "question");
-        assertEquals(List.of("dtype=bf16", "epochs=1", "dataset=torchtune.datasets.instruct_dataset",
-                "dataset.column_map={'input': 'question'}"), endpoint.overlay(header).args(null));
+        assertEquals(
+                List.of(
+                        "dtype=bf16",
+                        "epochs=1",
+                        "dataset=torchtune.datasets.instruct_dataset",
+                        "dataset.column_map={'input': 'question'}"),
+                endpoint.overlay(header).args(null));
     }
 
     @Test
@@ -41,10 +50,16 @@ class TorchTuneConfigTest {
         TorchTuneConfig config = new TorchTuneConfig().epochs(1);
         config.checkRuntime("torchtune-qwen2.5-1.5b", 1, null, 2);
         config.checkRuntime("torchtune-llama3.3-70b", 4, null, 8);
-        assertEquals("runtime", assertThrows(InvalidOptionException.class,
-                () -> config.checkRuntime("my-torchtune", null, null, 2)).getField());
-        assertEquals("runtime", assertThrows(InvalidOptionException.class,
-                () -> config.checkRuntime("torchtune-mistral-7b", null, null, 2)).getField());
+        assertEquals(
+                "runtime",
+                assertThrows(InvalidOptionException.class, () -> config.checkRuntime("my-torchtune", null, null, 2))
+                        .getField());
+        assertEquals(
+                "runtime",
+                assertThrows(
+                                InvalidOptionException.class,
+                                () -> config.checkRuntime("torchtune-mistral-7b", null, null, 2))
+                        .getField());
     }
 
     /** The webhook's QLoRA rules: never on Qwen 2.5, on Llama 3.2 only on one device; DoRA turns QLoRA off. */
@@ -55,9 +70,15 @@ class TorchTuneConfigTest {
         qlora.checkRuntime("torchtune-llama3.2-3b", null, 1, 2);
         qlora.checkRuntime("torchtune-llama3.3-70b", 1, null, 8);
         new TorchTuneConfig().quantizeBase(true).useDora(true).checkRuntime("torchtune-qwen2.5-1.5b", 1, null, 2);
-        assertEquals("torchtuneQuantizeBase", assertThrows(InvalidOptionException.class,
-                () -> qlora.checkRuntime("torchtune-llama3.2-1b", 1, null, 2)).getField());
-        assertEquals("torchtuneQuantizeBase", assertThrows(InvalidOptionException.class,
-                () -> qlora.checkRuntime("torchtune-qwen2.5-1.5b", 1, 1, 1)).getField());
+        assertEquals(
+                "torchtuneQuantizeBase",
+                assertThrows(
+                                InvalidOptionException.class,
+                                () -> qlora.checkRuntime("torchtune-llama3.2-1b", 1, null, 2))
+                        .getField());
+        assertEquals(
+                "torchtuneQuantizeBase",
+                assertThrows(InvalidOptionException.class, () -> qlora.checkRuntime("torchtune-qwen2.5-1.5b", 1, 1, 1))
+                        .getField());
     }
 }

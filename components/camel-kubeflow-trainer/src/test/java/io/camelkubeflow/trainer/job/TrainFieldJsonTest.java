@@ -1,22 +1,23 @@
 package io.camelkubeflow.trainer.job;
 
-import java.math.BigInteger;
-import java.util.List;
-import java.util.Map;
-
-import io.camelkubeflow.trainer.support.InvalidOptionException;
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import java.math.BigInteger;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
 /** A JSON message's values are taken in the JSON type their field takes, or refused naming the field; never converted. */
 class TrainFieldJsonTest {
     private static InvalidOptionException refused(TrainField field, Object value) {
-        InvalidOptionException error = assertThrows(InvalidOptionException.class,
-                () -> field.fromJson(value, field.fieldName()));
+        InvalidOptionException error =
+                assertThrows(InvalidOptionException.class, () -> field.fromJson(value, field.fieldName()));
         assertEquals(field.fieldName(), error.getField());
         return error;
     }
@@ -67,12 +68,16 @@ class TrainFieldJsonTest {
     @Test
     void mapsAreObjectsOfStrings() {
         assertEquals(Map.of("LR", "0.1"), TrainField.ENV.fromJson(Map.of("LR", "0.1"), "env"));
-        InvalidOptionException number = assertThrows(InvalidOptionException.class,
-                () -> TrainField.RESOURCES.fromJson(Map.of("cpu", 4), "resources"));
+        InvalidOptionException number = assertThrows(
+                InvalidOptionException.class, () -> TrainField.RESOURCES.fromJson(Map.of("cpu", 4), "resources"));
         assertEquals("resources.cpu", number.getField());
         assertTrue(number.getMessage().contains("\"cpu\": \"4\""), number.getMessage());
-        assertEquals("env.LR", assertThrows(InvalidOptionException.class,
-                () -> TrainField.ENV.fromJson(Map.of("LR", Map.of("v", 1)), "env")).getField());
+        assertEquals(
+                "env.LR",
+                assertThrows(
+                                InvalidOptionException.class,
+                                () -> TrainField.ENV.fromJson(Map.of("LR", Map.of("v", 1)), "env"))
+                        .getField());
         refused(TrainField.LABELS, List.of("a"));
         refused(TrainField.ANNOTATIONS, "a=b");
     }
@@ -81,33 +86,39 @@ class TrainFieldJsonTest {
     void aQuantityGivenTwiceIsRefusedNamingBothFieldsAndNeitherIsDropped() {
         TrainRequest request = new TrainRequest();
         TrainField.RESOURCES.apply(request, Map.of("nvidia.com/gpu", "9"), "resources");
-        InvalidOptionException twice = assertThrows(InvalidOptionException.class,
-                () -> TrainField.GPU.apply(request, "8", "gpu"));
+        InvalidOptionException twice =
+                assertThrows(InvalidOptionException.class, () -> TrainField.GPU.apply(request, "8", "gpu"));
         assertEquals("gpu", twice.getField());
-        assertTrue(twice.getMessage().contains("nvidia.com/gpu given twice (gpu and resources.nvidia.com/gpu): '8' and"
-                + " '9'; give it once"), twice.getMessage());
+        assertTrue(
+                twice.getMessage()
+                        .contains("nvidia.com/gpu given twice (gpu and resources.nvidia.com/gpu): '8' and"
+                                + " '9'; give it once"),
+                twice.getMessage());
         assertEquals("9", request.resources().get("nvidia.com/gpu"), "neither value is dropped for the other");
         // the same value twice too: the schema, which sees no values across fields, refuses both given
-        assertEquals("cpu", assertThrows(InvalidOptionException.class, () -> {
-            TrainRequest same = new TrainRequest();
-            TrainField.RESOURCES.apply(same, Map.of("cpu", "2"), "resources");
-            TrainField.CPU.apply(same, "2", "cpu");
-        }).getField());
+        assertEquals(
+                "cpu",
+                assertThrows(InvalidOptionException.class, () -> {
+                            TrainRequest same = new TrainRequest();
+                            TrainField.RESOURCES.apply(same, Map.of("cpu", "2"), "resources");
+                            TrainField.CPU.apply(same, "2", "cpu");
+                        })
+                        .getField());
     }
 
     /** A JSON null inside an array or object is refused naming where it is, never a NullPointerException. */
     @Test
     void aNullInsideAListOrMapIsRefusedNamingItsPlace() {
-        java.util.Map<String, Object> nullEntry = new java.util.HashMap<>();
+        Map<String, Object> nullEntry = new HashMap<>();
         nullEntry.put("team", null);
-        List<String> nullItem = java.util.Arrays.asList("python", null);
+        List<String> nullItem = Arrays.asList("python", null);
         for (TrainField field : TrainField.values()) {
             if (!field.inMessages()) {
                 continue;
             }
             if (field.kind() == TrainField.Kind.MAP) {
-                InvalidOptionException error = assertThrows(InvalidOptionException.class,
-                        () -> field.fromJson(nullEntry, field.fieldName()));
+                InvalidOptionException error =
+                        assertThrows(InvalidOptionException.class, () -> field.fromJson(nullEntry, field.fieldName()));
                 assertEquals(field.fieldName() + ".team", error.getField());
                 assertTrue(error.getMessage().contains("null is not a string"), error.getMessage());
             } else if (field.kind() == TrainField.Kind.LIST || field.kind() == TrainField.Kind.WORDS) {
@@ -123,10 +134,11 @@ class TrainFieldJsonTest {
         assertEquals(10L, TrainField.wholeNumber(BigInteger.TEN, "f", 5, 10));
         assertEquals(5L, TrainField.wholeNumber(BigInteger.valueOf(5), "f", 5, 10));
         for (Object outside : List.of(4, 11L, (byte) 4, BigInteger.valueOf(4), BigInteger.valueOf(11))) {
-            InvalidOptionException error = assertThrows(InvalidOptionException.class,
-                    () -> TrainField.wholeNumber(outside, "f", 5, 10));
+            InvalidOptionException error =
+                    assertThrows(InvalidOptionException.class, () -> TrainField.wholeNumber(outside, "f", 5, 10));
             assertEquals("f", error.getField());
-            assertTrue(error.getMessage().contains(outside + " is out of range; give a whole number from 5 to 10"),
+            assertTrue(
+                    error.getMessage().contains(outside + " is out of range; give a whole number from 5 to 10"),
                     error.getMessage());
         }
     }

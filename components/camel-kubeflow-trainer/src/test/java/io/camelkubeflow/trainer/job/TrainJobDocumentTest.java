@@ -1,18 +1,18 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.List;
-import java.util.Map;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.support.InvalidOptionException;
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.api.RuntimePatch;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 /** A TrainJob given as a body: recognised, read strictly, and turned into the request it stands for. */
 class TrainJobDocumentTest {
@@ -79,8 +79,9 @@ class TrainJobDocumentTest {
         assertEquals("s3-creds", request.dataset().secret());
         assertEquals("hf://m/x", request.model().uri());
         assertNull(request.model().secret());
-        assertEquals(List.of("example.com/scheduler"), request.runtimePatches().stream()
-                .map(io.camelkubeflow.trainer.api.RuntimePatch::manager).toList());
+        assertEquals(
+                List.of("example.com/scheduler"),
+                request.runtimePatches().stream().map(RuntimePatch::manager).toList());
         assertEquals(true, request.suspend());
         assertEquals("kueue.x-k8s.io/multikueue", request.managedBy());
         assertEquals(600L, request.activeDeadlineSeconds());
@@ -104,8 +105,8 @@ class TrainJobDocumentTest {
 
     @Test
     void initializerEnvOfNoSettingIsRefusedNamingTheSettings() {
-        InvalidOptionException dataset = assertThrows(InvalidOptionException.class, () -> TrainJobDocument.toRequest(
-                TrainJobDocument.read("""
+        InvalidOptionException dataset = assertThrows(
+                InvalidOptionException.class, () -> TrainJobDocument.toRequest(TrainJobDocument.read("""
                         kind: TrainJob
                         spec: {initializer: {dataset: {storageUri: "s3://d", env: [{name: K, value: v}]}}}
                         """)));
@@ -128,14 +129,16 @@ class TrainJobDocumentTest {
                 """));
         assertEquals("http://minio:9000", request.model().settings().get(InitializerSetting.ENDPOINT));
         assertEquals(List.of("*.bin", "*.pt"), request.model().settings().get(InitializerSetting.IGNORE_PATTERNS));
-        assertEquals("s3-creds", InitializerRequest.secretKey(
-                request.model().settings().get(InitializerSetting.SECRET_ACCESS_KEY)).getName());
+        assertEquals(
+                "s3-creds",
+                InitializerRequest.secretKey(request.model().settings().get(InitializerSetting.SECRET_ACCESS_KEY))
+                        .getName());
     }
 
     @Test
     void aPlainCredentialInABodyIsRefusedWithoutRepeatingIt() {
-        InvalidOptionException refused = assertThrows(InvalidOptionException.class, () -> TrainJobDocument.toRequest(
-                TrainJobDocument.read("""
+        InvalidOptionException refused = assertThrows(
+                InvalidOptionException.class, () -> TrainJobDocument.toRequest(TrainJobDocument.read("""
                         kind: TrainJob
                         spec: {initializer: {dataset: {storageUri: "hf://d/x", env: [{name: ACCESS_TOKEN, value: hf_SeCrEt}]}}}
                         """)));
@@ -151,25 +154,26 @@ class TrainJobDocumentTest {
 
     @Test
     void unreadableBodiesAreRefusedSayingWhereAndWhy() {
-        InvalidOptionException syntax = assertThrows(InvalidOptionException.class,
-                () -> TrainJobDocument.read("{\"kind\": \"TrainJob\", \"spec\": {"));
+        InvalidOptionException syntax = assertThrows(
+                InvalidOptionException.class, () -> TrainJobDocument.read("{\"kind\": \"TrainJob\", \"spec\": {"));
         assertEquals("body", syntax.getField());
         assertTrue(syntax.getMessage().contains("not valid JSON or YAML at line 1, column 31"), syntax.getMessage());
         assertFalse(syntax.getMessage().contains("\n"), "one line, not the parser's whole report");
 
-        InvalidOptionException unknown = assertThrows(InvalidOptionException.class,
-                () -> TrainJobDocument.read("kind: TrainJob\nspec: {labels: {a: b}}"));
+        InvalidOptionException unknown = assertThrows(
+                InvalidOptionException.class, () -> TrainJobDocument.read("kind: TrainJob\nspec: {labels: {a: b}}"));
         assertEquals("body.spec.labels", unknown.getField());
         assertTrue(unknown.getMessage().contains("unknown TrainJob field 'labels'"), unknown.getMessage());
 
-        InvalidOptionException type = assertThrows(InvalidOptionException.class,
-                () -> TrainJobDocument.read(Map.of("kind", "TrainJob", "spec", Map.of("trainer",
-                        Map.of("numNodes", "two")))));
+        InvalidOptionException type = assertThrows(
+                InvalidOptionException.class,
+                () -> TrainJobDocument.read(
+                        Map.of("kind", "TrainJob", "spec", Map.of("trainer", Map.of("numNodes", "two")))));
         assertEquals("body.spec.trainer.numNodes", type.getField());
         assertTrue(type.getMessage().contains("wrong type"), type.getMessage());
 
-        InvalidOptionException list = assertThrows(InvalidOptionException.class,
-                () -> TrainJobDocument.read("- not\n- a TrainJob"));
+        InvalidOptionException list =
+                assertThrows(InvalidOptionException.class, () -> TrainJobDocument.read("- not\n- a TrainJob"));
         assertEquals("body", list.getField());
         assertTrue(list.getMessage().contains("not a TrainJob"), list.getMessage());
     }

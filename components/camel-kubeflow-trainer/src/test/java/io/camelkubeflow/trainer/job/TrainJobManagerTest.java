@@ -1,32 +1,32 @@
 package io.camelkubeflow.trainer.job;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
-import java.util.Map;
-
-import io.camelkubeflow.trainer.access.Access;
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
-import io.camelkubeflow.trainer.testing.TrainerApiServer;
-import io.camelkubeflow.trainer.support.ApiRetry;
-import io.camelkubeflow.trainer.support.InvalidOptionException;
-import io.camelkubeflow.trainer.watch.StoredWorkloads;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.DeletionPropagation;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.access.Access;
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
+import io.camelkubeflow.trainer.api.TrainJobStatus;
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.support.ApiRetry;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.testing.TrainerApiServer;
+import io.camelkubeflow.trainer.watch.StoredWorkloads;
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Operations on existing TrainJobs (list, suspend, delete, the log-captured mark) and the TTL sweep, against the
@@ -52,24 +52,32 @@ class TrainJobManagerTest {
 
     /** A job as stored, with labels and annotations; finished (Complete at {@code end}) when end is not null. */
     private static TrainJob job(String namespace, String name, String labels, String annotations, Instant end) {
-        TrainJob created = client.resources(TrainJob.class).inNamespace(namespace).resource(Serialization.unmarshal("""
+        TrainJob created = client.resources(TrainJob.class)
+                .inNamespace(namespace)
+                .resource(Serialization.unmarshal("""
                 apiVersion: trainer.kubeflow.org/v1alpha1
                 kind: TrainJob
                 metadata: {name: %s, labels: {%s}, annotations: {%s}}
                 spec: {runtimeRef: {name: torch-distributed}}
-                """.formatted(name, labels, annotations), TrainJob.class)).create();
+                """.formatted(name, labels, annotations), TrainJob.class))
+                .create();
         if (end == null) {
             return created;
         }
         created.setStatus(Serialization.unmarshal("""
                 conditions: [{type: Complete, status: "True", reason: AllJobsCompleted, message: jobset completed successfully,
                               lastTransitionTime: "%s"}]
-                """.formatted(end), io.camelkubeflow.trainer.api.TrainJobStatus.class));
-        return client.resources(TrainJob.class).inNamespace(namespace).resource(created).updateStatus();
+                """.formatted(end), TrainJobStatus.class));
+        return client.resources(TrainJob.class)
+                .inNamespace(namespace)
+                .resource(created)
+                .updateStatus();
     }
 
     private static List<String> names(List<TrainJob> list) {
-        return list.stream().map(j -> j.getMetadata().getNamespace() + "/" + j.getMetadata().getName()).sorted()
+        return list.stream()
+                .map(j -> j.getMetadata().getNamespace() + "/" + j.getMetadata().getName())
+                .sorted()
                 .toList();
     }
 
@@ -89,8 +97,8 @@ class TrainJobManagerTest {
         job("suspend", "s", "", "", null);
         assertEquals(true, jobs.setSuspended("suspend", "s", true).getSpec().suspend());
         assertEquals(false, jobs.setSuspended("suspend", "s", false).getSpec().suspend());
-        TrainJobNotFoundException missing = assertThrows(TrainJobNotFoundException.class,
-                () -> jobs.setSuspended("suspend", "nope", true));
+        TrainJobNotFoundException missing =
+                assertThrows(TrainJobNotFoundException.class, () -> jobs.setSuspended("suspend", "nope", true));
         assertTrue(missing.getMessage().contains("TrainJob suspend/nope does not exist"), missing.getMessage());
     }
 
@@ -104,32 +112,40 @@ class TrainJobManagerTest {
         StoredWorkloads.serveWorkloads(client);
         TrainJob queued = job("suspend", "kq", "kueue.x-k8s.io/queue-name: team", "", null);
         long mark = sandbox.requestCount();
-        TrainJobHeldByKueueException early = assertThrows(TrainJobHeldByKueueException.class,
-                () -> jobs.setSuspended(queued, true, () -> { }));
+        TrainJobHeldByKueueException early =
+                assertThrows(TrainJobHeldByKueueException.class, () -> jobs.setSuspended(queued, true, () -> {}));
         assertTrue(early.getMessage().contains("Kueue has not made its Workload yet"), early.getMessage());
         assertEquals(List.of(), writesSince(mark), "refused before any write");
         GenericKubernetesResource workload = new StoredWorkloads(client, "suspend").createFor(queued, "team");
         mark = sandbox.requestCount();
-        TrainJobHeldByKueueException held = assertThrows(TrainJobHeldByKueueException.class,
-                () -> jobs.setSuspended(queued, false, () -> { }));
-        assertTrue(held.getMessage().contains("TrainJob suspend/kq is held by Kueue: it is in LocalQueue team"),
+        TrainJobHeldByKueueException held =
+                assertThrows(TrainJobHeldByKueueException.class, () -> jobs.setSuspended(queued, false, () -> {}));
+        assertTrue(
+                held.getMessage().contains("TrainJob suspend/kq is held by Kueue: it is in LocalQueue team"),
                 held.getMessage());
         assertEquals(List.of(), writesSince(mark), "refused before any write");
 
-        var workloads = client.genericKubernetesResources(KueueWorkloads.WORKLOADS).inNamespace("suspend")
+        var workloads = client.genericKubernetesResources(KueueWorkloads.WORKLOADS)
+                .inNamespace("suspend")
                 .withName(workload.getMetadata().getName());
-        assertFalse(Boolean.TRUE.equals(jobs.setSuspended(queued, true, () -> { }).getSpec().suspend()),
+        assertFalse(
+                Boolean.TRUE.equals(
+                        jobs.setSuspended(queued, true, () -> {}).getSpec().suspend()),
                 "the job is Kueue's to suspend");
-        assertEquals(false, ((Map<String, Object>) workloads.get().getAdditionalProperties().get("spec"))
-                .get("active"));
-        jobs.setSuspended(queued, false, () -> { });
-        assertEquals(true, ((Map<String, Object>) workloads.get().getAdditionalProperties().get("spec"))
-                .get("active"));
+        assertEquals(
+                false,
+                ((Map<String, Object>) workloads.get().getAdditionalProperties().get("spec")).get("active"));
+        jobs.setSuspended(queued, false, () -> {});
+        assertEquals(
+                true,
+                ((Map<String, Object>) workloads.get().getAdditionalProperties().get("spec")).get("active"));
     }
 
     private static List<String> writesSince(long mark) {
-        return sandbox.requestsSince(mark).stream().filter(r -> !"GET".equals(r.getMethod()))
-                .map(r -> r.getMethod() + " " + r.getPath()).toList();
+        return sandbox.requestsSince(mark).stream()
+                .filter(r -> !"GET".equals(r.getMethod()))
+                .map(r -> r.getMethod() + " " + r.getPath())
+                .toList();
     }
 
     @Test
@@ -174,9 +190,11 @@ class TrainJobManagerTest {
             assertEquals(1, reaper.sweep());
             assertEquals(0, reaper.sweep());
         }
-        assertEquals(List.of("reap-elsewhere/expired", "reap/fresh", "reap/running"),
+        assertEquals(
+                List.of("reap-elsewhere/expired", "reap/fresh", "reap/running"),
                 names(jobs.list(null, TrainJobMetadata.TTL_LABEL + "=true")).stream()
-                        .filter(n -> n.startsWith("reap")).toList());
+                        .filter(n -> n.startsWith("reap"))
+                        .toList());
     }
 
     @Test
@@ -184,8 +202,8 @@ class TrainJobManagerTest {
         assertEquals("camelkubeflow.io/handled-results", TrainJobMetadata.handledAnnotation("results"));
         assertEquals("camelkubeflow.io/handled-" + "a".repeat(55), TrainJobMetadata.handledAnnotation("a".repeat(55)));
         for (String bad : new String[] {null, "", "a".repeat(56), "-a", "a-", "Results", "a_b"}) {
-            InvalidOptionException error = assertThrows(InvalidOptionException.class,
-                    () -> TrainJobMetadata.handledAnnotation(bad));
+            InvalidOptionException error =
+                    assertThrows(InvalidOptionException.class, () -> TrainJobMetadata.handledAnnotation(bad));
             assertEquals("handledMark", error.getField());
         }
     }
@@ -215,15 +233,20 @@ class TrainJobManagerTest {
                     dataset: {storageUri: "s3://d", secretRef: {name: s3-creds}}
                     model: {storageUri: "hf://m"}
                 """, TrainJob.class);
-        assertEquals(List.of(Access.trainJobs("create", "ml", null), Access.readSecret("ml", "api"),
-                        Access.readConfigMap("ml", "settings"), Access.readSecret("ml", "s3-creds")),
+        assertEquals(
+                List.of(
+                        Access.trainJobs("create", "ml", null),
+                        Access.readSecret("ml", "api"),
+                        Access.readConfigMap("ml", "settings"),
+                        Access.readSecret("ml", "s3-creds")),
                 TrainJobAccess.required(new PreparedTrainJob(job, null, null, null, null)));
         TrainJob bare = Serialization.unmarshal("""
                 kind: TrainJob
                 metadata: {name: j, namespace: ml}
                 spec: {runtimeRef: {name: torch-distributed}, initializer: {model: {storageUri: "hf://m"}}}
                 """, TrainJob.class);
-        assertEquals(List.of(Access.trainJobs("create", "ml", null)),
+        assertEquals(
+                List.of(Access.trainJobs("create", "ml", null)),
                 TrainJobAccess.required(new PreparedTrainJob(bare, null, null, null, null)));
     }
 }

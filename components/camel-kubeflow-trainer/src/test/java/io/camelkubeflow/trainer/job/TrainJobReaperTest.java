@@ -1,20 +1,20 @@
 package io.camelkubeflow.trainer.job;
 
-import java.time.Instant;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** When a finished TrainJob with a TTL expires: its TTL after its end or after its log was read, whichever is later. */
 class TrainJobReaperTest {
     private static final Instant END = Instant.parse("2026-12-03T10:00:00Z");
 
     private static TrainJob finished(String phase, long ttlSeconds, Instant logsCaptured) {
-        return Serialization.unmarshal("""
+        return Serialization.unmarshal(
+                """
                 apiVersion: trainer.kubeflow.org/v1alpha1
                 kind: TrainJob
                 metadata:
@@ -27,8 +27,12 @@ class TrainJobReaperTest {
                     - type: %s
                       status: "True"
                       lastTransitionTime: "%s"
-                """.formatted(ttlSeconds, logsCaptured == null ? "" : "camelkubeflow.io/logs-captured: \""
-                + logsCaptured + "\"", phase, END), TrainJob.class);
+                """.formatted(
+                                ttlSeconds,
+                                logsCaptured == null ? "" : "camelkubeflow.io/logs-captured: \"" + logsCaptured + "\"",
+                                phase,
+                                END),
+                TrainJob.class);
     }
 
     @Test

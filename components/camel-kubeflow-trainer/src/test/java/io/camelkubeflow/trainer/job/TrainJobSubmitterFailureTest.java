@@ -1,20 +1,20 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.fabric8.kubernetes.api.model.StatusBuilder;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.mockwebserver.http.RecordedRequest;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * What happens between the writes of one submit when the API server fails or another replica wins the race; uses
@@ -30,7 +30,10 @@ class TrainJobSubmitterFailureTest {
     @BeforeEach
     void scriptedServer() throws Exception {
         api = new ScriptedApiServer();
-        request = new TrainRequest().runtime("torch-distributed").namespace("ml").script("print(1)")
+        request = new TrainRequest()
+                .runtime("torch-distributed")
+                .namespace("ml")
+                .script("print(1)")
                 .idempotencyKey("kafka:t/0/1");
         name = TrainJobMetadata.nameFor(null, "kafka:t/0/1");
     }
@@ -51,8 +54,8 @@ class TrainJobSubmitterFailureTest {
         // e.g. the Trainer admission webhook denying the job
         api.server.expect().post().withPath(JOBS).andReturn(403, status()).once();
 
-        KubernetesClientException error = assertThrows(KubernetesClientException.class,
-                () -> new TrainJobSubmitter(api.client).submit(request, null));
+        KubernetesClientException error = assertThrows(
+                KubernetesClientException.class, () -> new TrainJobSubmitter(api.client).submit(request, null));
         assertEquals(403, error.getCode());
         assertEquals(List.of("POST " + JOBS), writes());
     }
@@ -62,7 +65,12 @@ class TrainJobSubmitterFailureTest {
         TrainJob winner = stored();
         winner.getMetadata().setUid("winner-uid");
         api.server.expect().post().withPath(JOBS).andReturn(409, status()).once();
-        api.server.expect().get().withPath(JOBS + "/" + name).andReturn(200, winner).once();
+        api.server
+                .expect()
+                .get()
+                .withPath(JOBS + "/" + name)
+                .andReturn(200, winner)
+                .once();
 
         SubmitResult result = new TrainJobSubmitter(api.client).submit(request, null);
         assertTrue(result.adopted());
@@ -75,10 +83,15 @@ class TrainJobSubmitterFailureTest {
         TrainJob winner = stored();
         request.script("print(2)");
         api.server.expect().post().withPath(JOBS).andReturn(409, status()).once();
-        api.server.expect().get().withPath(JOBS + "/" + name).andReturn(200, winner).once();
+        api.server
+                .expect()
+                .get()
+                .withPath(JOBS + "/" + name)
+                .andReturn(200, winner)
+                .once();
 
-        TrainJobConflictException conflict = assertThrows(TrainJobConflictException.class,
-                () -> new TrainJobSubmitter(api.client).submit(request, null));
+        TrainJobConflictException conflict = assertThrows(
+                TrainJobConflictException.class, () -> new TrainJobSubmitter(api.client).submit(request, null));
         assertEquals(List.of("script"), conflict.getDiffering());
     }
 
@@ -94,8 +107,11 @@ class TrainJobSubmitterFailureTest {
                 writes.add(next);
             }
         }
-        assertEquals(List.of("POST " + JOBS), writes.stream().map(r -> r.getMethod() + " " + r.getPath()).toList());
-        assertTrue(writes.get(0).getBody().readUtf8().contains("\"camelkubeflow.io/script\":\"print(1)\""),
+        assertEquals(
+                List.of("POST " + JOBS),
+                writes.stream().map(r -> r.getMethod() + " " + r.getPath()).toList());
+        assertTrue(
+                writes.get(0).getBody().readUtf8().contains("\"camelkubeflow.io/script\":\"print(1)\""),
                 "the script is not in the TrainJob");
     }
 
@@ -113,7 +129,7 @@ class TrainJobSubmitterFailureTest {
         return seen;
     }
 
-    private static io.fabric8.kubernetes.api.model.Status status() {
+    private static Status status() {
         return new StatusBuilder().withStatus("Failure").withMessage("scripted").build();
     }
 }

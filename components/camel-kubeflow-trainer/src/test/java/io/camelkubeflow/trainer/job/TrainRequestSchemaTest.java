@@ -1,20 +1,20 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The train request's JSON Schema is what the validator runs: a message the schema refuses is refused, naming the field
@@ -26,48 +26,59 @@ class TrainRequestSchemaTest {
 
     /** Requests the schema once let through and the app refused (issue 38), and the field each names. */
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "{\"command\": \"python -u train.py\", \"script\": \"print(1)\"} | command/pythonFile/script | more than one payload",
-        "{\"imageEntrypoint\": true, \"image\": \"repo/app:1\", \"pythonFile\": \"/a.py\"} | imageEntrypoint/pythonFile | own entrypoint",
-        "{\"script\": \"print(1)\", \"numNodes\": 0} | numNodes | give a whole number of at least 1",
-        "{\"script\": \"print(1)\", \"cpu\": \"lots\"} | cpu | is not a Kubernetes quantity",
-        "{\"script\": \"print(1)\\u0000\"} | script | NUL character",
-        "{\"script\": \"print(1)\", \"scriptFileName\": \"..\"} | scriptFileName | is not a plain file name",
-        "{\"script\": \"print(1)\", \"labels\": {\"team\": \"a b\"}} | labels.team | is not a label value",
-        "{\"script\": \"print(1)\", \"env\": {\"PET_NNODES\": \"2\"}} | env.PET_NNODES | PET_*",
-        "{\"script\": \"print(1)\", \"namespace\": \"ML\"} | namespace | is not an RFC 1123 label",
-        "{\"script\": \"print(1)\", \"launcher\": \"TORCHRUN\"} | launcher | is not a launcher"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{\"command\": \"python -u train.py\", \"script\": \"print(1)\"} | command/pythonFile/script | more than one payload",
+                "{\"imageEntrypoint\": true, \"image\": \"repo/app:1\", \"pythonFile\": \"/a.py\"} | imageEntrypoint/pythonFile | own entrypoint",
+                "{\"script\": \"print(1)\", \"numNodes\": 0} | numNodes | give a whole number of at least 1",
+                "{\"script\": \"print(1)\", \"cpu\": \"lots\"} | cpu | is not a Kubernetes quantity",
+                "{\"script\": \"print(1)\\u0000\"} | script | NUL character",
+                "{\"script\": \"print(1)\", \"scriptFileName\": \"..\"} | scriptFileName | is not a plain file name",
+                "{\"script\": \"print(1)\", \"labels\": {\"team\": \"a b\"}} | labels.team | is not a label value",
+                "{\"script\": \"print(1)\", \"env\": {\"PET_NNODES\": \"2\"}} | env.PET_NNODES | PET_*",
+                "{\"script\": \"print(1)\", \"namespace\": \"ML\"} | namespace | is not an RFC 1123 label",
+                "{\"script\": \"print(1)\", \"launcher\": \"TORCHRUN\"} | launcher | is not a launcher"
+            })
     void aMessageTheSchemaRefusesIsRefusedNamingItsField(String message, String field, String words) throws Exception {
-        InvalidOptionException refused = TrainRequestSchema.refusal(JSON.readTree(message)).orElseThrow();
+        InvalidOptionException refused =
+                TrainRequestSchema.refusal(JSON.readTree(message)).orElseThrow();
         assertEquals(field, refused.getField());
         assertTrue(refused.getMessage().contains(words), refused.getMessage());
     }
 
     @Test
     void theSameRequestFromAnyLayerGetsTheSameRefusal() throws Exception {
-        InvalidOptionException asMessage = TrainRequestSchema.refusal(JSON.readTree(
-                "{\"script\": \"print(1)\", \"numNodes\": 0}")).orElseThrow();
-        TrainRequest fromOptions = new TrainRequest().runtime("torch-distributed").script("print(1)");
+        InvalidOptionException asMessage = TrainRequestSchema.refusal(
+                        JSON.readTree("{\"script\": \"print(1)\", \"numNodes\": 0}"))
+                .orElseThrow();
+        TrainRequest fromOptions =
+                new TrainRequest().runtime("torch-distributed").script("print(1)");
         TrainField.NUM_NODES.apply(fromOptions, 0, "numNodes");
-        InvalidOptionException asRequest = assertThrows(InvalidOptionException.class,
-                () -> TrainRequestValidator.validate(fromOptions));
+        InvalidOptionException asRequest =
+                assertThrows(InvalidOptionException.class, () -> TrainRequestValidator.validate(fromOptions));
         assertEquals(asMessage.getMessage(), asRequest.getMessage());
     }
 
     @Test
     void aMessageOfTheContractIsAcceptedAndNullIsLeavingAFieldOut() throws Exception {
-        assertEquals(java.util.Optional.empty(), TrainRequestSchema.refusal(JSON.readTree(
-                "{\"script\": \"print(1)\", \"command\": null, \"numNodes\": 2, \"cpu\": \"500m\", \"labels\":"
-                        + " {\"example.com/team\": \"vision\"}, \"env\": {\"LR\": \"0.1\"}}")));
-        assertEquals(java.util.Optional.empty(), TrainRequestSchema.refusal(JSON.readTree(
-                "{\"command\": [\"python\", \"-u\", \"train.py\"], \"args\": \"--lr 0.1\"}")));
+        assertEquals(
+                Optional.empty(),
+                TrainRequestSchema.refusal(JSON.readTree(
+                        "{\"script\": \"print(1)\", \"command\": null, \"numNodes\": 2, \"cpu\": \"500m\", \"labels\":"
+                                + " {\"example.com/team\": \"vision\"}, \"env\": {\"LR\": \"0.1\"}}")));
+        assertEquals(
+                Optional.empty(),
+                TrainRequestSchema.refusal(
+                        JSON.readTree("{\"command\": [\"python\", \"-u\", \"train.py\"], \"args\": \"--lr 0.1\"}")));
     }
 
     /** A quoted value never repeats free text (an env value may be a credential), only where it is. */
     @Test
     void aRefusalOfFreeTextDoesNotRepeatIt() throws Exception {
-        InvalidOptionException refused = TrainRequestSchema.refusal(JSON.readTree(
-                "{\"script\": \"print(1)\", \"env\": {\"TOKEN\": \"hf_secret\\u0000\"}}")).orElseThrow();
+        InvalidOptionException refused = TrainRequestSchema.refusal(
+                        JSON.readTree("{\"script\": \"print(1)\", \"env\": {\"TOKEN\": \"hf_secret\\u0000\"}}"))
+                .orElseThrow();
         assertEquals("env.TOKEN", refused.getField());
         assertTrue(!refused.getMessage().contains("hf_secret"), refused.getMessage());
     }
@@ -88,12 +99,16 @@ class TrainRequestSchemaTest {
         JsonNode schema = JSON.readTree(TrainRequestSchema.class.getResourceAsStream("train-request.schema.json"));
         List<String> named = new ArrayList<>();
         schema.at("/properties/launcher/enum").forEach(value -> named.add(value.isNull() ? null : value.asText()));
-        List<String> launchers = new ArrayList<>(Arrays.stream(Launcher.values()).map(Launcher::optionValue).toList());
+        List<String> launchers = new ArrayList<>(
+                Arrays.stream(Launcher.values()).map(Launcher::optionValue).toList());
         launchers.add(null);
         assertEquals(launchers, named);
         for (Launcher launcher : Launcher.values()) {
-            assertTrue(TrainRequestSchema.refusal(JSON.readTree("{\"script\": \"print(1)\", \"launcher\": \""
-                    + launcher.optionValue() + "\"}")).isEmpty(), launcher.optionValue());
+            assertTrue(
+                    TrainRequestSchema.refusal(JSON.readTree(
+                                    "{\"script\": \"print(1)\", \"launcher\": \"" + launcher.optionValue() + "\"}"))
+                            .isEmpty(),
+                    launcher.optionValue());
         }
     }
 }

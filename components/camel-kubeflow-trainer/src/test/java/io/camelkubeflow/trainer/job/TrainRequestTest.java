@@ -1,16 +1,15 @@
 package io.camelkubeflow.trainer.job;
 
-import java.util.List;
-import java.util.Map;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.access.Caller;
 import io.camelkubeflow.trainer.api.RuntimePatch;
 import io.camelkubeflow.trainer.runtime.ImageRule;
 import io.camelkubeflow.trainer.runtime.Launcher;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A request is written as one chain of setters, and reads back what was set. */
 class TrainRequestTest {
@@ -20,23 +19,81 @@ class TrainRequestTest {
         RuntimePatch patch = new RuntimePatch("example.com/x", null, null);
         List<ImageRule> rules = ImageRule.parseList("imageRules", "*ds*=mpirun");
         TrainRequest request = new TrainRequest()
-                .namespace("ml").jobName("j").jobNamePrefix("p").idempotencyKey("k").idempotencyScope("s")
-                .runKey("r").skipIfRunning(true).inFlightGroup("g").maxInFlight(2).runtime("rt")
-                .runtimeKind("TrainingRuntime").image("img").launcher(Launcher.PYTHON).imageRules(rules)
-                .command(List.of("python")).args(List.of("--x")).verbatimCommand(true).pythonFile("/a.py")
-                .script("print(1)").scriptFileName("t.py").packages(List.of("numpy"))
-                .pipIndexUrls(List.of("https://i/simple")).numNodes(3).numProcPerNode(4).activeDeadlineSeconds(60L)
-                .ttlAfterFinishedSeconds(30L).suspend(true).managedBy("m").caller(caller)
-                .env("A", "1").resource("cpu", "2").label("team", "x").annotation("note", "y").runtimePatch(patch);
+                .namespace("ml")
+                .jobName("j")
+                .jobNamePrefix("p")
+                .idempotencyKey("k")
+                .idempotencyScope("s")
+                .runKey("r")
+                .skipIfRunning(true)
+                .inFlightGroup("g")
+                .maxInFlight(2)
+                .runtime("rt")
+                .runtimeKind("TrainingRuntime")
+                .image("img")
+                .launcher(Launcher.PYTHON)
+                .imageRules(rules)
+                .command(List.of("python"))
+                .args(List.of("--x"))
+                .verbatimCommand(true)
+                .pythonFile("/a.py")
+                .script("print(1)")
+                .scriptFileName("t.py")
+                .packages(List.of("numpy"))
+                .pipIndexUrls(List.of("https://i/simple"))
+                .numNodes(3)
+                .numProcPerNode(4)
+                .activeDeadlineSeconds(60L)
+                .ttlAfterFinishedSeconds(30L)
+                .suspend(true)
+                .managedBy("m")
+                .caller(caller)
+                .env("A", "1")
+                .resource("cpu", "2")
+                .label("team", "x")
+                .annotation("note", "y")
+                .runtimePatch(patch);
         request.dataset().uri("s3://d").secret("ds");
         request.model().uri("hf://m").secret("ms");
-        assertEquals(List.of("ml", "j", "p", "k", "s", "r", "g", "rt", "TrainingRuntime", "img", "/a.py",
-                        "print(1)", "t.py", "s3://d", "ds", "hf://m", "ms", "m"),
-                List.of(request.namespace(), request.jobName(), request.jobNamePrefix(), request.idempotencyKey(),
-                        request.idempotencyScope(), request.runKey(), request.inFlightGroup(), request.runtime(),
-                        request.runtimeKind(), request.image(), request.pythonFile(), request.script(),
-                        request.scriptFileName(), request.dataset().uri(), request.dataset().secret(),
-                        request.model().uri(), request.model().secret(), request.managedBy()));
+        assertEquals(
+                List.of(
+                        "ml",
+                        "j",
+                        "p",
+                        "k",
+                        "s",
+                        "r",
+                        "g",
+                        "rt",
+                        "TrainingRuntime",
+                        "img",
+                        "/a.py",
+                        "print(1)",
+                        "t.py",
+                        "s3://d",
+                        "ds",
+                        "hf://m",
+                        "ms",
+                        "m"),
+                List.of(
+                        request.namespace(),
+                        request.jobName(),
+                        request.jobNamePrefix(),
+                        request.idempotencyKey(),
+                        request.idempotencyScope(),
+                        request.runKey(),
+                        request.inFlightGroup(),
+                        request.runtime(),
+                        request.runtimeKind(),
+                        request.image(),
+                        request.pythonFile(),
+                        request.script(),
+                        request.scriptFileName(),
+                        request.dataset().uri(),
+                        request.dataset().secret(),
+                        request.model().uri(),
+                        request.model().secret(),
+                        request.managedBy()));
         assertTrue(request.skipIfRunning() && request.verbatimCommand() && request.suspend());
         assertEquals(List.of(2, 3, 4), List.of(request.maxInFlight(), request.numNodes(), request.numProcPerNode()));
         assertEquals(List.of(60L, 30L), List.of(request.activeDeadlineSeconds(), request.ttlAfterFinishedSeconds()));

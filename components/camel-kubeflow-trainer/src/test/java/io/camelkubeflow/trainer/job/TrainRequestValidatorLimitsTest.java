@@ -1,21 +1,20 @@
 package io.camelkubeflow.trainer.job;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.support.InvalidOptionException;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-
-import io.camelkubeflow.trainer.support.InvalidOptionException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Every limit the validator enforces, at the limit (accepted) and one past it (refused, naming the field): the
@@ -62,31 +61,53 @@ class TrainRequestValidatorLimitsTest {
                 limit("numProcPerNode", r -> r.numProcPerNode(1), r -> r.numProcPerNode(0)),
                 limit("ttlAfterFinished", r -> r.ttlAfterFinishedSeconds(1L), r -> r.ttlAfterFinishedSeconds(0L)),
                 limit("activeDeadlineSeconds", r -> r.activeDeadlineSeconds(1L), r -> r.activeDeadlineSeconds(0L)),
-                limit("args", r -> r.args(Collections.nCopies(TrainRequestValidator.MAX_LIST_ITEMS, "x")),
+                limit(
+                        "args",
+                        r -> r.args(Collections.nCopies(TrainRequestValidator.MAX_LIST_ITEMS, "x")),
                         r -> r.args(Collections.nCopies(TrainRequestValidator.MAX_LIST_ITEMS + 1, "x"))),
-                limit("env", r -> envs(r, TrainRequestValidator.MAX_LIST_ITEMS),
+                limit(
+                        "env",
+                        r -> envs(r, TrainRequestValidator.MAX_LIST_ITEMS),
                         r -> envs(r, TrainRequestValidator.MAX_LIST_ITEMS + 1)),
                 limit("labels.team", r -> r.label("team", chars(63)), r -> r.label("team", chars(64))),
                 limit("labels." + chars(64), r -> r.label(chars(63), "x"), r -> r.label(chars(64), "x")),
-                limit("labels." + subdomain(254) + "/team", r -> r.label(subdomain(253) + "/team", "x"),
+                limit(
+                        "labels." + subdomain(254) + "/team",
+                        r -> r.label(subdomain(253) + "/team", "x"),
                         r -> r.label(subdomain(254) + "/team", "x")),
                 // Kubernetes counts keys and values: 256 KiB in all
-                limit("annotations", r -> r.annotation("k", chars(256 * 1024 - 1)),
+                limit(
+                        "annotations",
+                        r -> r.annotation("k", chars(256 * 1024 - 1)),
                         r -> r.annotation("k", chars(256 * 1024))),
-                limit("datasetUri", r -> r.dataset().uri("s3://" + chars(2043)),
+                limit(
+                        "datasetUri",
+                        r -> r.dataset().uri("s3://" + chars(2043)),
                         r -> r.dataset().uri("s3://" + chars(2044))),
-                limit("datasetSecret", r -> r.dataset().secret(subdomain(253)),
+                limit(
+                        "datasetSecret",
+                        r -> r.dataset().secret(subdomain(253)),
                         r -> r.dataset().secret(subdomain(254))),
-                limit("script", r -> script(r, chars(TrainRequestValidator.MAX_SCRIPT_BYTES)),
+                limit(
+                        "script",
+                        r -> script(r, chars(TrainRequestValidator.MAX_SCRIPT_BYTES)),
                         r -> script(r, chars(TrainRequestValidator.MAX_SCRIPT_BYTES + 1))),
                 // bytes, not characters: 'é' is two bytes in UTF-8
-                limit("script", r -> script(r, "é".repeat(TrainRequestValidator.MAX_SCRIPT_BYTES / 2)),
+                limit(
+                        "script",
+                        r -> script(r, "é".repeat(TrainRequestValidator.MAX_SCRIPT_BYTES / 2)),
                         r -> script(r, "é".repeat(TrainRequestValidator.MAX_SCRIPT_BYTES / 2) + "a")),
-                limit("scriptFileName", r -> script(r, "print(1)").scriptFileName(chars(253)),
+                limit(
+                        "scriptFileName",
+                        r -> script(r, "print(1)").scriptFileName(chars(253)),
                         r -> script(r, "print(1)").scriptFileName(chars(254))),
-                limit("scriptFileName", r -> script(r, "print(1)").scriptFileName("..a"),
+                limit(
+                        "scriptFileName",
+                        r -> script(r, "print(1)").scriptFileName("..a"),
                         r -> script(r, "print(1)").scriptFileName("..")),
-                limit("scriptFileName", r -> script(r, "print(1)").scriptFileName("a.py"),
+                limit(
+                        "scriptFileName",
+                        r -> script(r, "print(1)").scriptFileName("a.py"),
                         r -> script(r, "print(1)").scriptFileName(".")));
     }
 
@@ -101,31 +122,34 @@ class TrainRequestValidatorLimitsTest {
 
     @ParameterizedTest(name = "{0} {index}")
     @MethodSource("limits")
-    void aLimitIsAcceptedAndOnePastItRefusedNamingTheField(String field, Consumer<TrainRequest> atLimit,
-            Consumer<TrainRequest> overLimit) {
+    void aLimitIsAcceptedAndOnePastItRefusedNamingTheField(
+            String field, Consumer<TrainRequest> atLimit, Consumer<TrainRequest> overLimit) {
         TrainRequest accepted = base();
         atLimit.accept(accepted);
         assertDoesNotThrow(() -> TrainRequestValidator.validate(accepted));
         TrainRequest refused = base();
         overLimit.accept(refused);
-        InvalidOptionException error = assertThrows(InvalidOptionException.class,
-                () -> TrainRequestValidator.validate(refused));
+        InvalidOptionException error =
+                assertThrows(InvalidOptionException.class, () -> TrainRequestValidator.validate(refused));
         assertEquals(field, error.getField());
     }
 
     static Stream<Arguments> nulFields() {
         String nul = "a\0b";
         return Stream.of(
-                Arguments.of("command", (Consumer<TrainRequest>) r -> r.pythonFile(null).command(List.of("python", nul))),
+                Arguments.of("command", (Consumer<TrainRequest>)
+                        r -> r.pythonFile(null).command(List.of("python", nul))),
                 Arguments.of("args", (Consumer<TrainRequest>) r -> r.args(List.of("ok", nul))),
                 Arguments.of("packages", (Consumer<TrainRequest>) r -> r.packages(List.of(nul))),
                 Arguments.of("pipIndexUrls", (Consumer<TrainRequest>) r -> r.pipIndexUrls(List.of("https://x/" + nul))),
                 Arguments.of("script", (Consumer<TrainRequest>) r -> script(r, nul)),
-                Arguments.of("scriptFileName", (Consumer<TrainRequest>) r -> script(r, "print(1)").scriptFileName(nul)),
+                Arguments.of("scriptFileName", (Consumer<TrainRequest>)
+                        r -> script(r, "print(1)").scriptFileName(nul)),
                 Arguments.of("image", (Consumer<TrainRequest>) r -> r.image(nul)),
                 Arguments.of("runKey", (Consumer<TrainRequest>) r -> r.runKey(nul)),
                 Arguments.of("idempotencyKey", (Consumer<TrainRequest>) r -> r.idempotencyKey(nul)),
-                Arguments.of("datasetUri", (Consumer<TrainRequest>) r -> r.dataset().uri("s3://" + nul)),
+                Arguments.of(
+                        "datasetUri", (Consumer<TrainRequest>) r -> r.dataset().uri("s3://" + nul)),
                 Arguments.of("modelUri", (Consumer<TrainRequest>) r -> r.model().uri("s3://" + nul)),
                 Arguments.of("env.X", (Consumer<TrainRequest>) r -> r.env("X", nul)),
                 Arguments.of("labels.team", (Consumer<TrainRequest>) r -> r.label("team", nul)),
@@ -137,19 +161,22 @@ class TrainRequestValidatorLimitsTest {
     void aNulCharacterIsRefusedInEveryTextFieldAsSuch(String field, Consumer<TrainRequest> withNul) {
         TrainRequest request = base();
         withNul.accept(request);
-        InvalidOptionException error = assertThrows(InvalidOptionException.class,
-                () -> TrainRequestValidator.validate(request));
+        InvalidOptionException error =
+                assertThrows(InvalidOptionException.class, () -> TrainRequestValidator.validate(request));
         assertEquals(field, error.getField());
         assertTrue(error.getMessage().contains("NUL character"), error.getMessage());
     }
 
     /** The CRD's pattern lets these through; the API server refuses them or fabric8's Quantity fails on them. */
     @ParameterizedTest
-    @ValueSource(strings = {"1e2147483648", "1e-2147483649", "1e1.5", "1E.5", "50000005E001000806378",
-            "1e-1000000000"})
+    @ValueSource(strings = {"1e2147483648", "1e-2147483649", "1e1.5", "1E.5", "50000005E001000806378", "1e-1000000000"})
     void aQuantitysExponentIsAWholeNumberFabric8Computes(String quantity) {
-        assertEquals("cpu", assertThrows(InvalidOptionException.class,
-                () -> TrainRequestValidator.validate(base().resource("cpu", quantity))).getField());
+        assertEquals(
+                "cpu",
+                assertThrows(
+                                InvalidOptionException.class,
+                                () -> TrainRequestValidator.validate(base().resource("cpu", quantity)))
+                        .getField());
     }
 
     @ParameterizedTest

@@ -1,33 +1,34 @@
 package io.camelkubeflow.trainer.logs;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobStatus;
 import io.camelkubeflow.trainer.testing.Eventually;
 import io.camelkubeflow.trainer.watch.WatchTestSupport;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The log reader driven through the pod lifecycles a real cluster produces, one order per test: the sandbox's API
@@ -41,6 +42,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 class PodLifecycleReplayTest extends WatchTestSupport {
     /** A bound against a hang only: each read ends within milliseconds of the step that ends it. */
     private static final long HANG_SECONDS = 30;
+
     private static final Duration WAIT_LONG = Duration.ofMinutes(10);
 
     KubernetesClient client;
@@ -64,12 +66,16 @@ class PodLifecycleReplayTest extends WatchTestSupport {
         Pod node = pod("failed", "node", 0, "failed-node-0-0-a", "OnFailure");
         running(node);
         log(node, "epoch 1");
-        client.pods().inNamespace(namespace).withName(node.getMetadata().getName()).delete();
+        client.pods()
+                .inNamespace(namespace)
+                .withName(node.getMetadata().getName())
+                .delete();
         ended("failed", "Failed");
         for (String step : List.of("trainer", "node-0", "all")) {
             Throwable failure = failure(read("failed", step, false, WAIT_LONG, TrainJobLogs.END_GRACE, new Lines()));
             assertInstanceOf(LogGoneException.class, failure, step);
-            assertTrue(failure.getMessage().contains("has ended (Failed) and no pod of step " + step + " is left"),
+            assertTrue(
+                    failure.getMessage().contains("has ended (Failed) and no pod of step " + step + " is left"),
                     failure.getMessage());
         }
     }
@@ -80,8 +86,8 @@ class PodLifecycleReplayTest extends WatchTestSupport {
         Pod node = pod("late-phase", "node", 0, "late-phase-node-0-0-a", "OnFailure");
         running(node);
         Lines lines = new Lines();
-        CompletableFuture<List<String>> read = read("late-phase", "node-0", true, WAIT_LONG, TrainJobLogs.END_GRACE,
-                lines);
+        CompletableFuture<List<String>> read =
+                read("late-phase", "node-0", true, WAIT_LONG, TrainJobLogs.END_GRACE, lines);
         log(node, "epoch 1");
         lines.await(1);
         // the kubelet wrote the container's end; the phase write was lost (the job does not end either)
@@ -96,8 +102,8 @@ class PodLifecycleReplayTest extends WatchTestSupport {
         Pod node = pod("restarts", "node", 0, "restarts-node-0-0-a", "OnFailure");
         running(node);
         Lines lines = new Lines();
-        CompletableFuture<List<String>> read = read("restarts", "node-0", true, WAIT_LONG, TrainJobLogs.END_GRACE,
-                lines);
+        CompletableFuture<List<String>> read =
+                read("restarts", "node-0", true, WAIT_LONG, TrainJobLogs.END_GRACE, lines);
         log(node, "attempt 1");
         lines.await(1);
         // exit 1 under OnFailure: the kubelet restarts the container, so its end is not the log's
@@ -157,11 +163,11 @@ class PodLifecycleReplayTest extends WatchTestSupport {
     @Test
     void aFollowOfAllWaitsThroughTheInitializersForTheNodesAndTheirPodsMadeLater() throws Exception {
         job("initialized");
-        Pod dataset = pod("initialized", "dataset-initializer", 0, "initialized-dataset-initializer-0-0-a",
-                "OnFailure");
+        Pod dataset =
+                pod("initialized", "dataset-initializer", 0, "initialized-dataset-initializer-0-0-a", "OnFailure");
         Lines lines = new Lines();
-        CompletableFuture<List<String>> read = read("initialized", "all", true, WAIT_LONG, TrainJobLogs.END_GRACE,
-                lines);
+        CompletableFuture<List<String>> read =
+                read("initialized", "all", true, WAIT_LONG, TrainJobLogs.END_GRACE, lines);
         running(dataset);
         log(dataset, "downloading");
         containerEnded(dataset, 0, "Succeeded");
@@ -189,13 +195,16 @@ class PodLifecycleReplayTest extends WatchTestSupport {
         pod("never-started", "node", 1, "never-started-node-0-1-b", "OnFailure");
         running(node0);
         Lines lines = new Lines();
-        CompletableFuture<List<String>> read = read("never-started", "all", true, WAIT_LONG, TrainJobLogs.END_GRACE,
-                lines);
+        CompletableFuture<List<String>> read =
+                read("never-started", "all", true, WAIT_LONG, TrainJobLogs.END_GRACE, lines);
         log(node0, "rank 0 failed");
         lines.await(1);
         containerEnded(node0, 1, "Failed");
         // JobSet fails the job and deletes its pods, node 1's still Pending
-        client.pods().inNamespace(namespace).withLabel(JobSetLabels.JOBSET_NAME, "never-started").delete();
+        client.pods()
+                .inNamespace(namespace)
+                .withLabel(JobSetLabels.JOBSET_NAME, "never-started")
+                .delete();
         ended("never-started", "Failed");
         Throwable failure = failure(read);
         assertInstanceOf(LogGoneException.class, failure);
@@ -209,8 +218,8 @@ class PodLifecycleReplayTest extends WatchTestSupport {
         Pod first = pod("replaced", "node", 0, "replaced-node-0-0-a", "Never");
         running(first);
         Lines lines = new Lines();
-        CompletableFuture<List<String>> read = read("replaced", "node-0", true, WAIT_LONG, TrainJobLogs.END_GRACE,
-                lines);
+        CompletableFuture<List<String>> read =
+                read("replaced", "node-0", true, WAIT_LONG, TrainJobLogs.END_GRACE, lines);
         log(first, "try 1");
         lines.await(1);
         containerEnded(first, 1, "Failed");
@@ -230,8 +239,8 @@ class PodLifecycleReplayTest extends WatchTestSupport {
         Pod node = pod("no-retry", "node", 0, "no-retry-node-0-0-a", "Never");
         running(node);
         Lines lines = new Lines();
-        CompletableFuture<List<String>> read = read("no-retry", "node-0", true, WAIT_LONG, TrainJobLogs.END_GRACE,
-                lines);
+        CompletableFuture<List<String>> read =
+                read("no-retry", "node-0", true, WAIT_LONG, TrainJobLogs.END_GRACE, lines);
         log(node, "exit 3");
         lines.await(1);
         containerEnded(node, 3, "Failed");
@@ -255,9 +264,13 @@ class PodLifecycleReplayTest extends WatchTestSupport {
         containerEnded(launcher, 0, "Succeeded");
         ended("mpi", "Complete");
         sandbox.podLogs().end(namespace, node0.getMetadata().getName());
-        client.pods().inNamespace(namespace).withName(node0.getMetadata().getName()).delete();
-        assertEquals(List.of("launcher", "node-0"), read.get(HANG_SECONDS, TimeUnit.SECONDS).stream().sorted()
-                .toList());
+        client.pods()
+                .inNamespace(namespace)
+                .withName(node0.getMetadata().getName())
+                .delete();
+        assertEquals(
+                List.of("launcher", "node-0"),
+                read.get(HANG_SECONDS, TimeUnit.SECONDS).stream().sorted().toList());
     }
 
     @Test
@@ -290,8 +303,8 @@ class PodLifecycleReplayTest extends WatchTestSupport {
         running(node0);
         log(node0, "Server listening on 0.0.0.0 port 2222.");
         Lines lines = new Lines();
-        CompletableFuture<List<String>> read = read("mpi-trainer", "trainer", true, WAIT_LONG, TrainJobLogs.END_GRACE,
-                lines);
+        CompletableFuture<List<String>> read =
+                read("mpi-trainer", "trainer", true, WAIT_LONG, TrainJobLogs.END_GRACE, lines);
         Pod launcher = pod("mpi-trainer", "launcher", 0, "mpi-trainer-launcher-0-0-b", "OnFailure");
         running(launcher);
         log(launcher, "world size 2");
@@ -308,10 +321,15 @@ class PodLifecycleReplayTest extends WatchTestSupport {
         running(node);
         log(node, "done");
         containerEnded(node, 0, "Succeeded");
-        client.resources(TrainJob.class).inNamespace(namespace).withName("orphaned").delete();
+        client.resources(TrainJob.class)
+                .inNamespace(namespace)
+                .withName("orphaned")
+                .delete();
         Lines lines = new Lines();
-        assertEquals(List.of("node-0"), read("orphaned", "all", true, WAIT_LONG, TrainJobLogs.END_GRACE, lines)
-                .get(HANG_SECONDS, TimeUnit.SECONDS));
+        assertEquals(
+                List.of("node-0"),
+                read("orphaned", "all", true, WAIT_LONG, TrainJobLogs.END_GRACE, lines)
+                        .get(HANG_SECONDS, TimeUnit.SECONDS));
         assertEquals(List.of("[node-0] done"), lines.all());
     }
 
@@ -323,8 +341,8 @@ class PodLifecycleReplayTest extends WatchTestSupport {
         Pod node0 = pod("slow-node", "node", 0, "slow-node-node-0-0-a", "OnFailure");
         running(node0);
         Lines lines = new Lines();
-        CompletableFuture<List<String>> read = read("slow-node", "all", true, Duration.ofMillis(1),
-                TrainJobLogs.END_GRACE, lines);
+        CompletableFuture<List<String>> read =
+                read("slow-node", "all", true, Duration.ofMillis(1), TrainJobLogs.END_GRACE, lines);
         log(node0, "rank 0");
         lines.await(1);
         Pod node1 = pod("slow-node", "node", 1, "slow-node-node-0-1-b", "OnFailure");
@@ -362,19 +380,26 @@ class PodLifecycleReplayTest extends WatchTestSupport {
     }
 
     private void job(String name, String annotations) {
-        client.resources(TrainJob.class).inNamespace(namespace).resource(Serialization.unmarshal("""
+        client.resources(TrainJob.class)
+                .inNamespace(namespace)
+                .resource(Serialization.unmarshal("""
                 apiVersion: trainer.kubeflow.org/v1alpha1
                 kind: TrainJob
                 metadata: {name: %s, annotations: %s}
                 spec: {runtimeRef: {name: torch-distributed}}
-                """.formatted(name, annotations), TrainJob.class)).create();
+                """.formatted(name, annotations), TrainJob.class))
+                .create();
     }
 
     /** The Trainer's terminal condition on the job ({@code Complete} or {@code Failed}). */
     private void ended(String name, String type) {
-        TrainJob job = client.resources(TrainJob.class).inNamespace(namespace).withName(name).get();
-        job.setStatus(Serialization.unmarshal("conditions: [{type: %s, status: \"True\", reason: Replayed,"
-                .formatted(type) + " message: replayed, lastTransitionTime: \"" + Instant.now() + "\"}]",
+        TrainJob job = client.resources(TrainJob.class)
+                .inNamespace(namespace)
+                .withName(name)
+                .get();
+        job.setStatus(Serialization.unmarshal(
+                "conditions: [{type: %s, status: \"True\", reason: Replayed,".formatted(type)
+                        + " message: replayed, lastTransitionTime: \"" + Instant.now() + "\"}]",
                 TrainJobStatus.class));
         client.resources(TrainJob.class).inNamespace(namespace).resource(job).updateStatus();
     }
@@ -382,16 +407,28 @@ class PodLifecycleReplayTest extends WatchTestSupport {
     /** A pod as the Job controller makes it for a replicated job's index: Pending, its container not started. */
     private Pod pod(String job, String replicatedJob, int index, String name, String restartPolicy) {
         String container = "node".equals(replicatedJob) || "launcher".equals(replicatedJob) ? "node" : replicatedJob;
-        return client.pods().inNamespace(namespace).resource(new PodBuilder()
-                .withNewMetadata().withName(name).withCreationTimestamp(Instant.now().toString())
-                .addToLabels(JobSetLabels.JOBSET_NAME, job)
-                .addToLabels(JobSetLabels.REPLICATED_JOB, replicatedJob)
-                .addToLabels(JobSetLabels.COMPLETION_INDEX, Integer.toString(index))
-                .endMetadata()
-                .withNewSpec().withRestartPolicy(restartPolicy).addNewContainer().withName(container)
-                .withImage("example").endContainer().endSpec()
-                .withNewStatus().withPhase("Pending").endStatus()
-                .build()).create();
+        return client.pods()
+                .inNamespace(namespace)
+                .resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withCreationTimestamp(Instant.now().toString())
+                        .addToLabels(JobSetLabels.JOBSET_NAME, job)
+                        .addToLabels(JobSetLabels.REPLICATED_JOB, replicatedJob)
+                        .addToLabels(JobSetLabels.COMPLETION_INDEX, Integer.toString(index))
+                        .endMetadata()
+                        .withNewSpec()
+                        .withRestartPolicy(restartPolicy)
+                        .addNewContainer()
+                        .withName(container)
+                        .withImage("example")
+                        .endContainer()
+                        .endSpec()
+                        .withNewStatus()
+                        .withPhase("Pending")
+                        .endStatus()
+                        .build())
+                .create();
     }
 
     private void running(Pod pod) {
@@ -400,9 +437,18 @@ class PodLifecycleReplayTest extends WatchTestSupport {
     }
 
     private void containerRunning(Pod pod, int restarts) {
-        status(pod, "Running", new ContainerStatusBuilder().withName(container(pod)).withRestartCount(restarts)
-                .withNewState().withNewRunning().withStartedAt(Instant.now().toString()).endRunning().endState()
-                .build());
+        status(
+                pod,
+                "Running",
+                new ContainerStatusBuilder()
+                        .withName(container(pod))
+                        .withRestartCount(restarts)
+                        .withNewState()
+                        .withNewRunning()
+                        .withStartedAt(Instant.now().toString())
+                        .endRunning()
+                        .endState()
+                        .build());
     }
 
     /**
@@ -411,15 +457,30 @@ class PodLifecycleReplayTest extends WatchTestSupport {
      */
     private void containerEnded(Pod pod, int exitCode, String phase) {
         sandbox.podLogs().end(namespace, pod.getMetadata().getName());
-        Pod now = client.pods().inNamespace(namespace).withName(pod.getMetadata().getName()).get();
-        status(pod, phase == null ? now.getStatus().getPhase() : phase, new ContainerStatusBuilder()
-                .withName(container(pod)).withRestartCount(now.getStatus().getContainerStatuses().get(0)
-                        .getRestartCount())
-                .withNewState().withNewTerminated().withExitCode(exitCode).endTerminated().endState().build());
+        Pod now = client.pods()
+                .inNamespace(namespace)
+                .withName(pod.getMetadata().getName())
+                .get();
+        status(
+                pod,
+                phase == null ? now.getStatus().getPhase() : phase,
+                new ContainerStatusBuilder()
+                        .withName(container(pod))
+                        .withRestartCount(
+                                now.getStatus().getContainerStatuses().get(0).getRestartCount())
+                        .withNewState()
+                        .withNewTerminated()
+                        .withExitCode(exitCode)
+                        .endTerminated()
+                        .endState()
+                        .build());
     }
 
-    private void status(Pod pod, String phase, io.fabric8.kubernetes.api.model.ContainerStatus container) {
-        Pod now = client.pods().inNamespace(namespace).withName(pod.getMetadata().getName()).get();
+    private void status(Pod pod, String phase, ContainerStatus container) {
+        Pod now = client.pods()
+                .inNamespace(namespace)
+                .withName(pod.getMetadata().getName())
+                .get();
         now.getStatus().setPhase(phase);
         now.getStatus().setContainerStatuses(List.of(container));
         client.pods().inNamespace(namespace).resource(now).updateStatus();
@@ -433,10 +494,13 @@ class PodLifecycleReplayTest extends WatchTestSupport {
         return pod.getSpec().getContainers().get(0).getName();
     }
 
-    private CompletableFuture<List<String>> read(String job, String step, boolean follow, Duration startTimeout,
-            Duration endGrace, Lines lines) {
-        return new TrainJobLogs(client, informers, executor, endGrace).read(new TrainJobLogs.Request(namespace, job,
-                LogStep.parse("step", step), follow, null, null, startTimeout), lines);
+    private CompletableFuture<List<String>> read(
+            String job, String step, boolean follow, Duration startTimeout, Duration endGrace, Lines lines) {
+        return new TrainJobLogs(client, informers, executor, endGrace)
+                .read(
+                        new TrainJobLogs.Request(
+                                namespace, job, LogStep.parse("step", step), follow, null, null, startTimeout),
+                        lines);
     }
 
     private static Throwable failure(CompletableFuture<?> read) throws Exception {
@@ -450,8 +514,8 @@ class PodLifecycleReplayTest extends WatchTestSupport {
 
     /** A sink that keeps every line as {@code [step] text}, and lets the test wait for a count of them. */
     static final class Lines implements LogSink {
-        private final List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
-        private final List<String> texts = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final List<String> lines = new CopyOnWriteArrayList<>();
+        private final List<String> texts = new CopyOnWriteArrayList<>();
 
         @Override
         public void line(String step, String text) {
@@ -465,8 +529,7 @@ class PodLifecycleReplayTest extends WatchTestSupport {
         }
 
         @Override
-        public void idle() {
-        }
+        public void idle() {}
 
         @Override
         public boolean ready(Runnable resume) {
@@ -478,8 +541,8 @@ class PodLifecycleReplayTest extends WatchTestSupport {
         }
 
         void await(int count) throws InterruptedException {
-            Eventually.await(Duration.ofSeconds(HANG_SECONDS), () -> lines.size() >= count,
-                    () -> "lines so far: " + lines);
+            Eventually.await(
+                    Duration.ofSeconds(HANG_SECONDS), () -> lines.size() >= count, () -> "lines so far: " + lines);
         }
     }
 }

@@ -1,15 +1,15 @@
 package io.camelkubeflow.trainer.runtime;
 
-import java.util.List;
-
-import io.camelkubeflow.trainer.support.InvalidOptionException;
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import java.util.List;
+import java.util.Locale;
+import org.junit.jupiter.api.Test;
 
 /** What each launcher is, as its traits say; the resolver and the command builder read only these. */
 class LauncherTest {
@@ -17,17 +17,19 @@ class LauncherTest {
     void eachLauncherIsNamedAsUsersWriteIt() {
         assertEquals("builtin, torchrun, mpirun, python", Launcher.names());
         for (Launcher launcher : Launcher.values()) {
-            assertEquals(launcher.name().toLowerCase(java.util.Locale.ROOT), launcher.optionValue());
+            assertEquals(launcher.name().toLowerCase(Locale.ROOT), launcher.optionValue());
             assertEquals(launcher.optionValue(), launcher.toString());
             assertEquals(launcher, Launcher.parse("launcher", launcher.optionValue()));
-            for (String otherSpelling : List.of(launcher.optionValue().toUpperCase(java.util.Locale.ROOT),
-                    " " + launcher.optionValue())) {
-                assertThrows(InvalidOptionException.class, () -> Launcher.parse("launcher", otherSpelling),
+            for (String otherSpelling :
+                    List.of(launcher.optionValue().toUpperCase(Locale.ROOT), " " + launcher.optionValue())) {
+                assertThrows(
+                        InvalidOptionException.class,
+                        () -> Launcher.parse("launcher", otherSpelling),
                         "never a coercion: '" + otherSpelling + "'");
             }
         }
-        InvalidOptionException unknown = assertThrows(InvalidOptionException.class,
-                () -> Launcher.parse("launcher", "deepspeed"));
+        InvalidOptionException unknown =
+                assertThrows(InvalidOptionException.class, () -> Launcher.parse("launcher", "deepspeed"));
         assertEquals("launcher", unknown.getField());
         assertTrue(unknown.getMessage().contains("use one of builtin, torchrun, mpirun, python"), unknown.getMessage());
     }
@@ -44,7 +46,8 @@ class LauncherTest {
     void onlyMpirunNeedsItsPolicyInstallsForTheUserAndRunsFromTheLauncherJob() {
         assertTrue(Launcher.MPIRUN.requiresPolicy());
         assertEquals("an MPI runtime", Launcher.MPIRUN.requiredRuntime());
-        assertEquals("mlPolicy.mpi provides /etc/mpi/hostfile and the launcher job",
+        assertEquals(
+                "mlPolicy.mpi provides /etc/mpi/hostfile and the launcher job",
                 Launcher.MPIRUN.requiredRuntimeReason());
         assertTrue(Launcher.MPIRUN.installsIntoUserSite());
         assertEquals("launcher", Launcher.MPIRUN.replicatedJob());

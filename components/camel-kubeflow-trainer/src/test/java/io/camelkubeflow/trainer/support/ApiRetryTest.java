@@ -1,36 +1,47 @@
 package io.camelkubeflow.trainer.support;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The retry policy on its own: bounded attempts against a dead API server, and jittered pauses within their cap. */
 class ApiRetryTest {
     @Test
     void anApiServerThatDoesNotAnswerIsRetriedUpToTheBound() throws Exception {
         int closedPort;
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+        try (ServerSocket socket = new ServerSocket(0)) {
             closedPort = socket.getLocalPort();
         }
         AtomicInteger attempts = new AtomicInteger();
-        try (KubernetesClient unreachable = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
-                new io.fabric8.kubernetes.client.ConfigBuilder().withMasterUrl("http://127.0.0.1:" + closedPort)
-                        .withRequestRetryBackoffLimit(0).build()).build()) {
-            KubernetesClientException error = assertThrows(KubernetesClientException.class,
-                    () -> new ApiRetry(3, Duration.ofMillis(10), Duration.ofMillis(40)).forClient(unreachable)
+        try (KubernetesClient unreachable = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder()
+                        .withMasterUrl("http://127.0.0.1:" + closedPort)
+                        .withRequestRetryBackoffLimit(0)
+                        .build())
+                .build()) {
+            KubernetesClientException error = assertThrows(
+                    KubernetesClientException.class,
+                    () -> new ApiRetry(3, Duration.ofMillis(10), Duration.ofMillis(40))
+                            .forClient(unreachable)
                             .call("GET TrainJob", () -> {
                                 attempts.incrementAndGet();
-                                return unreachable.resources(TrainJob.class).inNamespace("ml").withName("x").get();
+                                return unreachable
+                                        .resources(TrainJob.class)
+                                        .inNamespace("ml")
+                                        .withName("x")
+                                        .get();
                             }));
             assertTrue(error.getMessage().contains("failed 3 times"), error.getMessage());
         }

@@ -1,9 +1,11 @@
 package io.camelkubeflow.trainer.testing;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -18,8 +20,7 @@ import java.util.concurrent.TimeoutException;
  * process still running at the bound is killed with its children and fails the test with what it printed so far.
  */
 public final class BoundedProcess {
-    private BoundedProcess() {
-    }
+    private BoundedProcess() {}
 
     /** What a program printed and how it exited. */
     public record Result(int exitCode, String output, String error) {
@@ -40,8 +41,8 @@ public final class BoundedProcess {
      * @param environment added to the test's environment
      * @param directory   the working directory (null: the test's)
      */
-    public static Result run(Duration bound, List<String> command, String input, Map<String, String> environment,
-            java.nio.file.Path directory) {
+    public static Result run(
+            Duration bound, List<String> command, String input, Map<String, String> environment, Path directory) {
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().putAll(environment);
         if (directory != null) {
@@ -66,8 +67,8 @@ public final class BoundedProcess {
             if (!process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly().waitFor();
-                throw new AssertionError(command + " did not end within " + bound + "; it printed:\n"
-                        + output.soFar() + "\n" + error.soFar());
+                throw new AssertionError(command + " did not end within " + bound + "; it printed:\n" + output.soFar()
+                        + "\n" + error.soFar());
             }
             return new Result(process.exitValue(), output.whole(), error.whole());
         } catch (InterruptedException e) {
@@ -84,21 +85,24 @@ public final class BoundedProcess {
     /** A stream read to its end on a daemon thread of its own, what came so far readable at any time. */
     private static final class Drained {
         /** Synchronized: written by the reader, read by {@link #soFar} on the test's thread. */
-        private final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
         private final CompletableFuture<String> ended = new CompletableFuture<>();
 
         Drained(InputStream stream) {
-            Thread reader = new Thread(() -> {
-                try (stream) {
-                    byte[] buffer = new byte[8192];
-                    for (int read; (read = stream.read(buffer)) >= 0; ) {
-                        bytes.write(buffer, 0, read);
-                    }
-                    ended.complete(bytes.toString(StandardCharsets.UTF_8));
-                } catch (IOException e) {
-                    ended.completeExceptionally(e);
-                }
-            }, "process-output");
+            Thread reader = new Thread(
+                    () -> {
+                        try (stream) {
+                            byte[] buffer = new byte[8192];
+                            for (int read; (read = stream.read(buffer)) >= 0; ) {
+                                bytes.write(buffer, 0, read);
+                            }
+                            ended.complete(bytes.toString(StandardCharsets.UTF_8));
+                        } catch (IOException e) {
+                            ended.completeExceptionally(e);
+                        }
+                    },
+                    "process-output");
             reader.setDaemon(true);
             reader.start();
         }

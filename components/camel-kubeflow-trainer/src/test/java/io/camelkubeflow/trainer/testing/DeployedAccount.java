@@ -1,17 +1,16 @@
 package io.camelkubeflow.trainer.testing;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.KubernetesClient;
 
 /**
  * What the routes app acts as in a cluster: deploy/'s ServiceAccount with its Role and ClusterRole, applied to a
@@ -22,8 +21,7 @@ public final class DeployedAccount {
     /** deploy/'s ServiceAccount. */
     public static final String NAME = "camel-kubeflow-trainer";
 
-    private DeployedAccount() {
-    }
+    private DeployedAccount() {}
 
     /**
      * Applies deploy/'s account to {@code namespace} (its ClusterRoleBinding renamed {@link #bindingName}, for that
@@ -36,7 +34,11 @@ public final class DeployedAccount {
     /** {@link #install(KubernetesClient, Path, String)} with a token valid for {@code lifetime}. */
     public static String install(KubernetesClient admin, Path deploy, String namespace, Duration lifetime)
             throws IOException {
-        for (String file : List.of("serviceaccount.yaml", "role.yaml", "rolebinding.yaml", "clusterrole.yaml",
+        for (String file : List.of(
+                "serviceaccount.yaml",
+                "role.yaml",
+                "rolebinding.yaml",
+                "clusterrole.yaml",
                 "clusterrolebinding.yaml")) {
             try (InputStream in = Files.newInputStream(deploy.resolve(file))) {
                 for (HasMetadata item : admin.load(in).items()) {
@@ -67,8 +69,16 @@ public final class DeployedAccount {
 
     /** A token the API server issues for a ServiceAccount of the namespace, valid for {@code lifetime}. */
     public static String token(KubernetesClient admin, String namespace, String account, Duration lifetime) {
-        return admin.serviceAccounts().inNamespace(namespace).withName(account).tokenRequest(new TokenRequestBuilder()
-                .withNewSpec().withExpirationSeconds(lifetime.toSeconds()).endSpec().build()).getStatus().getToken();
+        return admin.serviceAccounts()
+                .inNamespace(namespace)
+                .withName(account)
+                .tokenRequest(new TokenRequestBuilder()
+                        .withNewSpec()
+                        .withExpirationSeconds(lifetime.toSeconds())
+                        .endSpec()
+                        .build())
+                .getStatus()
+                .getToken();
     }
 
     /** A kubeconfig for the admin's API server that authenticates with {@code token}, in {@code namespace}. */

@@ -19,11 +19,10 @@ import java.util.stream.Stream;
  */
 public final class DocCommandBlocks {
     private static final Pattern FENCE = Pattern.compile("^\\s*```(bash|sh|shell)\\s*$");
-    private static final Pattern MARKER = Pattern.compile("^<!-- (run: app|run: sandbox|run: kueue"
-            + "|checked: the two commands.*|not run: \\S.*) -->$");
+    private static final Pattern MARKER = Pattern.compile(
+            "^<!-- (run: app|run: sandbox|run: kueue" + "|checked: the two commands.*|not run: \\S.*) -->$");
 
-    private DocCommandBlocks() {
-    }
+    private DocCommandBlocks() {}
 
     /** A fenced command block: where it is, the marker above it (null: none) and its text. */
     public record Block(Path project, Path file, int line, String marker, String text) {
@@ -49,13 +48,18 @@ public final class DocCommandBlocks {
                 while (above >= 0 && lines.get(above).isBlank()) {
                     above--;
                 }
-                Matcher marker = above < 0 ? null : MARKER.matcher(lines.get(above).trim());
+                Matcher marker =
+                        above < 0 ? null : MARKER.matcher(lines.get(above).trim());
                 int end = i + 1;
                 while (end < lines.size() && !lines.get(end).trim().equals("```")) {
                     end++;
                 }
-                blocks.add(new Block(project, doc, i + 1, marker != null && marker.matches() ? marker.group(1)
-                        : null, String.join("\n", lines.subList(i + 1, end)) + "\n"));
+                blocks.add(new Block(
+                        project,
+                        doc,
+                        i + 1,
+                        marker != null && marker.matches() ? marker.group(1) : null,
+                        String.join("\n", lines.subList(i + 1, end)) + "\n"));
                 i = end;
             }
         }
@@ -73,8 +77,10 @@ public final class DocCommandBlocks {
         Path script = Files.createTempFile(work, "block-", ".sh");
         Files.writeString(script, "set -euo pipefail\n" + text);
         Path output = work.resolve(script.getFileName() + ".out");
-        ProcessBuilder builder = new ProcessBuilder("setsid", "bash", script.toString()).directory(work.toFile())
-                .redirectErrorStream(true).redirectOutput(output.toFile());
+        ProcessBuilder builder = new ProcessBuilder("setsid", "bash", script.toString())
+                .directory(work.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile());
         builder.environment().remove("KUBECONFIG");
         builder.environment().putAll(environment);
         Process bash = builder.start();
@@ -85,8 +91,11 @@ public final class DocCommandBlocks {
             ended = bash.waitFor(20, TimeUnit.MINUTES);
         } finally {
             // setsid execs bash (a child of this JVM leads no process group), so its pid is the group's
-            new ProcessBuilder("kill", "-KILL", "--", "-" + bash.pid()).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+            new ProcessBuilder("kill", "-KILL", "--", "-" + bash.pid())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start()
+                    .waitFor();
         }
         if (!ended) {
             bash.waitFor();

@@ -6,8 +6,7 @@ import java.util.function.Supplier;
 
 /** Waits for something asynchronous to become true, failing with what was seen instead once the time is up. */
 public final class Eventually {
-    private Eventually() {
-    }
+    private Eventually() {}
 
     public static void await(Duration timeout, BooleanSupplier condition, Supplier<String> failure)
             throws InterruptedException {

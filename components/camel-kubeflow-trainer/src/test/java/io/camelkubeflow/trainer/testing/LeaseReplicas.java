@@ -1,10 +1,9 @@
 package io.camelkubeflow.trainer.testing;
 
-import java.util.Map;
-
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.util.Map;
 import org.apache.camel.component.kubernetes.KubernetesConfiguration;
 import org.apache.camel.component.kubernetes.cluster.KubernetesClusterService;
 import org.apache.camel.component.kubernetes.cluster.LeaseResourceType;
@@ -15,24 +14,48 @@ import org.apache.camel.component.kubernetes.cluster.LeaseResourceType;
  * so tests see elections quickly.
  */
 public final class LeaseReplicas {
-    private LeaseReplicas() {
-    }
+    private LeaseReplicas() {}
 
     /**
      * Registers the pod {@code pod} in {@code namespace} with {@code labels} and answers the cluster service of that
      * replica, on a client of its own made from {@code client}'s configuration (the service closes it when it stops).
      */
-    public static KubernetesClusterService clusterService(TrainerApiServer api, KubernetesClient client,
-            String namespace, String pod, Map<String, String> labels) {
-        api.client().pods().inNamespace(namespace).resource(new PodBuilder().withNewMetadata().withName(pod)
-                .addToLabels(labels).endMetadata().withNewSpec().addNewContainer().withName("app").withImage("app")
-                .endContainer().endSpec().build()).create();
+    public static KubernetesClusterService clusterService(
+            TrainerApiServer api, KubernetesClient client, String namespace, String pod, Map<String, String> labels) {
+        api.client()
+                .pods()
+                .inNamespace(namespace)
+                .resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName(pod)
+                        .addToLabels(labels)
+                        .endMetadata()
+                        .withNewSpec()
+                        .addNewContainer()
+                        .withName("app")
+                        .withImage("app")
+                        .endContainer()
+                        .endSpec()
+                        .build())
+                .create();
         // status is a subresource: set apart from the create, as the kubelet would
-        api.client().pods().inNamespace(namespace).withName(pod).editStatus(p -> new PodBuilder(p).withNewStatus()
-                .withPhase("Running").addNewCondition().withType("Ready").withStatus("True").endCondition()
-                .endStatus().build());
+        api.client()
+                .pods()
+                .inNamespace(namespace)
+                .withName(pod)
+                .editStatus(p -> new PodBuilder(p)
+                        .withNewStatus()
+                        .withPhase("Running")
+                        .addNewCondition()
+                        .withType("Ready")
+                        .withStatus("True")
+                        .endCondition()
+                        .endStatus()
+                        .build());
         KubernetesConfiguration connection = new KubernetesConfiguration();
-        connection.setKubernetesClient(new KubernetesClientBuilder().withConfig(client.getConfiguration()).build());
+        connection.setKubernetesClient(new KubernetesClientBuilder()
+                .withConfig(client.getConfiguration())
+                .build());
         KubernetesClusterService cluster = new KubernetesClusterService(connection);
         cluster.setKubernetesNamespace(namespace);
         cluster.setKubernetesResourcesNamespace(namespace);

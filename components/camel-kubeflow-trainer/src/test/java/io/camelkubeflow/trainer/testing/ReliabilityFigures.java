@@ -2,6 +2,7 @@ package io.camelkubeflow.trainer.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
@@ -24,8 +25,7 @@ import java.util.Map;
 public final class ReliabilityFigures {
     private static final String FILE_PROPERTY = "reliability.figures";
 
-    private ReliabilityFigures() {
-    }
+    private ReliabilityFigures() {}
 
     /** One check's row: what was attacked, the figures, whether the check held, and when it ran. */
     public record Row(String check, String figures, boolean held, Instant recorded) {
@@ -44,16 +44,23 @@ public final class ReliabilityFigures {
         Path file = file();
         try {
             Files.createDirectories(file.getParent());
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE); FileLock lock = channel.lock()) {
+            try (FileChannel channel = FileChannel.open(
+                            file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                    FileLock lock = channel.lock()) {
                 Map<String, Row> rows = new LinkedHashMap<>();
                 for (Row row : read(file)) {
                     rows.put(row.check(), row);
                 }
-                rows.put(check, new Row(clean(check), clean(figures), held, Instant.now().truncatedTo(ChronoUnit.SECONDS)));
+                rows.put(
+                        check,
+                        new Row(
+                                clean(check),
+                                clean(figures),
+                                held,
+                                Instant.now().truncatedTo(ChronoUnit.SECONDS)));
                 List<String> lines = rows.values().stream().map(Row::line).toList();
                 channel.truncate(0);
-                channel.write(java.nio.ByteBuffer.wrap((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8)));
+                channel.write(ByteBuffer.wrap((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8)));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot record the reliability figures in " + file, e);

@@ -1,7 +1,6 @@
 package io.camelkubeflow.trainer.testing;
 
 import java.util.List;
-
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestPlan;
 
@@ -13,14 +12,16 @@ public class ReliabilityReport implements TestExecutionListener {
         if (rows.isEmpty()) {
             return;
         }
-        int checkWidth = Math.max("check".length(), rows.stream().mapToInt(r -> r.check().length()).max().orElse(0));
+        int checkWidth = Math.max(
+                "check".length(),
+                rows.stream().mapToInt(r -> r.check().length()).max().orElse(0));
         StringBuilder table = new StringBuilder("\nReliability figures (latest run of each check)\n");
         String format = "%-" + checkWidth + "s | %-6s | %-20s | %s%n";
         table.append(String.format(format, "check", "result", "recorded", "figures"));
         table.append("-".repeat(checkWidth + 40)).append('\n');
         for (ReliabilityFigures.Row row : rows) {
-            table.append(String.format(format, row.check(), row.held() ? "held" : "FAILED", row.recorded(),
-                    row.figures()));
+            table.append(
+                    String.format(format, row.check(), row.held() ? "held" : "FAILED", row.recorded(), row.figures()));
         }
         System.out.print(table);
     }

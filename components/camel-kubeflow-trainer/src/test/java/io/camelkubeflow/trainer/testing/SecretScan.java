@@ -2,8 +2,7 @@ package io.camelkubeflow.trainer.testing;
 
 /** Counts where secrets show up in captured text (logs, exceptions, headers, specs, request bodies). */
 public final class SecretScan {
-    private SecretScan() {
-    }
+    private SecretScan() {}
 
     /** How many times any of the secrets occurs in the text. */
     public static int occurrences(String text, String... secrets) {

@@ -1,15 +1,14 @@
 package io.camelkubeflow.trainer.testing;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.camelkubeflow.trainer.sandbox.cluster.TrainJobControllerEmulation;
 import io.camelkubeflow.trainer.sandbox.store.CrdSchemaValidator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The local {@link TrainerSandbox} seen by a test: it counts writes since a mark and validates the body of every
@@ -21,16 +20,63 @@ public final class TrainerApiServer implements AutoCloseable {
     private final CrdSchemaValidator trainJobSchema = CrdSchemaValidator.trainJobs();
     private long mark;
     /** Every namespace the component's tests write to. */
-    public static final List<String> NAMESPACES = List.of("test", "acl", "bad", "capped", "crowd", "dsl", "ev1", "ev2",
-            "ev3", "ev4", "failed", "from-component", "idem", "inline", "le", "logs", "metrics", "ml", "ops", "outage",
-            "init", "own", "pol", "progress1", "progress2", "progress3", "progress4", "rbac", "requests", "restart", "scopes",
-            "secrets", "shared", "skips", "team-a", "team-b", "ttl", "waits", "faults", "chaos", "delete", "list-a",
-            "list-b", "marks", "reap", "reap-elsewhere", "suspend", "outputs", "reads", "reads-other", "pods");
+    public static final List<String> NAMESPACES = List.of(
+            "test",
+            "acl",
+            "bad",
+            "capped",
+            "crowd",
+            "dsl",
+            "ev1",
+            "ev2",
+            "ev3",
+            "ev4",
+            "failed",
+            "from-component",
+            "idem",
+            "inline",
+            "le",
+            "logs",
+            "metrics",
+            "ml",
+            "ops",
+            "outage",
+            "init",
+            "own",
+            "pol",
+            "progress1",
+            "progress2",
+            "progress3",
+            "progress4",
+            "rbac",
+            "requests",
+            "restart",
+            "scopes",
+            "secrets",
+            "shared",
+            "skips",
+            "team-a",
+            "team-b",
+            "ttl",
+            "waits",
+            "faults",
+            "chaos",
+            "delete",
+            "list-a",
+            "list-b",
+            "marks",
+            "reap",
+            "reap-elsewhere",
+            "suspend",
+            "outputs",
+            "reads",
+            "reads-other",
+            "pods");
 
     private TrainerApiServer() {
         // the emulated controller runs TrainJobs quickly; its own requests are left out of the counts below
-        sandbox = TrainerSandbox.start(TrainerSandbox.Options.defaults()
-                .withController(Duration.ofMillis(50), Duration.ofMillis(200)));
+        sandbox = TrainerSandbox.start(
+                TrainerSandbox.Options.defaults().withController(Duration.ofMillis(50), Duration.ofMillis(200)));
         sandbox.onTrainJobWrite(trainJobBodies::add);
         // the namespaces the tests work in, as a cluster's admin would have made them
         createNamespaces(sandbox);
@@ -62,7 +108,8 @@ public final class TrainerApiServer implements AutoCloseable {
     /** Requests since the mark, except the emulated controller's. */
     public List<RecordedRequest> requestsSinceMark() {
         return sandbox.requestsSince(mark).stream()
-                .filter(r -> !TrainJobControllerEmulation.USER_AGENT.equals(r.getHeader("User-Agent"))).toList();
+                .filter(r -> !TrainJobControllerEmulation.USER_AGENT.equals(r.getHeader("User-Agent")))
+                .toList();
     }
 
     public TrainerSandbox sandbox() {
@@ -78,7 +125,8 @@ public final class TrainerApiServer implements AutoCloseable {
                 .filter(r -> !"GET".equals(r.getMethod()))
                 .filter(r -> !r.getPath().startsWith("/apis/authorization.k8s.io/")
                         && !r.getPath().startsWith("/apis/authentication.k8s.io/"))
-                .map(r -> r.getMethod() + " " + r.getPath()).toList();
+                .map(r -> r.getMethod() + " " + r.getPath())
+                .toList();
     }
 
     /** Violations of the CRD by any TrainJob written since the server started, each with the body at fault. */

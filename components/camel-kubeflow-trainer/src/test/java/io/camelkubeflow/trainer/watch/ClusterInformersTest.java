@@ -1,32 +1,34 @@
 package io.camelkubeflow.trainer.watch;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArraySet;
-import java.util.concurrent.TimeUnit;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobRef;
-import io.camelkubeflow.trainer.runtime.RuntimeKind;
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
-import io.camelkubeflow.trainer.testing.TrainerApiServer;
-import io.camelkubeflow.trainer.testing.Eventually;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobRef;
+import io.camelkubeflow.trainer.runtime.RuntimeKind;
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.testing.Eventually;
+import io.camelkubeflow.trainer.testing.TrainerApiServer;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /** One informer per scope, each named for the watch monitor, all stopped by close; against the sandbox's API server. */
 class ClusterInformersTest {
@@ -60,9 +62,9 @@ class ClusterInformersTest {
     @Test
     void closingAnInformerDoesNotWaitForItsHandlerWaitingOnTheCloser() throws Exception {
         Object readLock = new Object();
-        java.util.concurrent.CountDownLatch handling = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch handling = new CountDownLatch(1);
         SharedIndexInformer<Pod> pods = informers.trainJobPods("team-a");
-        pods.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
+        pods.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Pod pod) {
                 handling.countDown();
@@ -72,12 +74,10 @@ class ClusterInformersTest {
             }
 
             @Override
-            public void onUpdate(Pod before, Pod pod) {
-            }
+            public void onUpdate(Pod before, Pod pod) {}
 
             @Override
-            public void onDelete(Pod pod, boolean unknown) {
-            }
+            public void onDelete(Pod pod, boolean unknown) {}
         });
         synchronized (readLock) {
             pod("team-a", "locked", "locked-node-0-0", "node");
@@ -89,25 +89,35 @@ class ClusterInformersTest {
     }
 
     private void job(String namespace, String name, String labels) {
-        sandbox.client().resources(TrainJob.class).inNamespace(namespace).resource(Serialization.unmarshal("""
+        sandbox.client()
+                .resources(TrainJob.class)
+                .inNamespace(namespace)
+                .resource(Serialization.unmarshal("""
                 apiVersion: trainer.kubeflow.org/v1alpha1
                 kind: TrainJob
                 metadata: {name: %s, labels: {%s}}
                 spec: {runtimeRef: {name: torch-distributed}}
-                """.formatted(name, labels), TrainJob.class)).create();
+                """.formatted(name, labels), TrainJob.class))
+                .create();
     }
 
     private Pod pod(String namespace, String job, String name, String replicatedJob) {
-        return sandbox.client().pods().inNamespace(namespace).resource(Serialization.unmarshal("""
+        return sandbox.client()
+                .pods()
+                .inNamespace(namespace)
+                .resource(Serialization.unmarshal("""
                 metadata: {name: %s, labels: {jobset.sigs.k8s.io/jobset-name: %s,
                   jobset.sigs.k8s.io/replicatedjob-name: %s}}
                 spec: {containers: [{name: node, image: i}]}
-                """.formatted(name, job, replicatedJob), Pod.class)).create();
+                """.formatted(name, job, replicatedJob), Pod.class))
+                .create();
     }
 
     private static List<String> names(SharedIndexInformer<TrainJob> informer) {
-        return informer.getStore().list().stream().map(j -> j.getMetadata().getNamespace() + "/"
-                + j.getMetadata().getName()).sorted().toList();
+        return informer.getStore().list().stream()
+                .map(j -> j.getMetadata().getNamespace() + "/" + j.getMetadata().getName())
+                .sorted()
+                .toList();
     }
 
     @Test
@@ -121,9 +131,11 @@ class ClusterInformersTest {
         assertEquals(List.of("team-a/one", "team-b/three"), names(informers.trainJobs(null, "team=vision")));
         assertNotSame(informers.trainJobs("team-a", null), informers.trainJobs("team-b", null));
 
-        assertSame(informers.runtimes(RuntimeKind.ClusterTrainingRuntime, "team-a"),
+        assertSame(
+                informers.runtimes(RuntimeKind.ClusterTrainingRuntime, "team-a"),
                 informers.runtimes(RuntimeKind.ClusterTrainingRuntime, "team-b"));
-        assertNotSame(informers.runtimes(RuntimeKind.TrainingRuntime, "team-a"),
+        assertNotSame(
+                informers.runtimes(RuntimeKind.TrainingRuntime, "team-a"),
                 informers.runtimes(RuntimeKind.TrainingRuntime, "team-b"));
         assertSame(informers.trainJobPods("team-a"), informers.trainJobPods("team-a"));
     }
@@ -133,20 +145,19 @@ class ClusterInformersTest {
     void aListenerHearsTheChangesOfItsNamespaceOnlyAndIsNotReplayedTheCache() throws Exception {
         job("team-a", "before", "team: vision");
         SharedIndexInformer<TrainJob> all = informers.trainJobs(null, null);
-        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
-        informers.listen(all, "team-a", new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
+        List<String> heard = new CopyOnWriteArrayList<>();
+        informers.listen(all, "team-a", new ResourceEventHandler<>() {
             @Override
             public void onAdd(TrainJob job) {
-                heard.add(job.getMetadata().getNamespace() + "/" + job.getMetadata().getName());
+                heard.add(job.getMetadata().getNamespace() + "/"
+                        + job.getMetadata().getName());
             }
 
             @Override
-            public void onUpdate(TrainJob before, TrainJob job) {
-            }
+            public void onUpdate(TrainJob before, TrainJob job) {}
 
             @Override
-            public void onDelete(TrainJob job, boolean unknown) {
-            }
+            public void onDelete(TrainJob job, boolean unknown) {}
         });
         job("team-b", "elsewhere", "team: vision");
         job("team-a", "after", "team: vision");
@@ -166,7 +177,9 @@ class ClusterInformersTest {
         assertSame(all, informers.trainJobsServing("team-b"));
         assertSame(allPods, informers.trainJobPods("team-a"));
         assertSame(allPods, informers.trainJobPods("team-b"));
-        assertNotSame(informers.trainJobs(null, "team=vision"), informers.trainJobsServing("team-b"),
+        assertNotSame(
+                informers.trainJobs(null, "team=vision"),
+                informers.trainJobsServing("team-b"),
                 "one with a selector misses jobs: it serves no wait");
         // an events consumer of one namespace still reads that namespace's own
         assertSame(own, informers.trainJobs("team-a", null));
@@ -178,28 +191,52 @@ class ClusterInformersTest {
         String managedFields = """
                 managedFields: [{manager: trainer, operation: Apply, apiVersion: v1,
                   fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {}}}}]""";
-        sandbox.client().resources(TrainJob.class).inNamespace("team-a").resource(Serialization.unmarshal("""
+        sandbox.client()
+                .resources(TrainJob.class)
+                .inNamespace("team-a")
+                .resource(Serialization.unmarshal("""
                 apiVersion: trainer.kubeflow.org/v1alpha1
                 kind: TrainJob
                 metadata: {name: applied, %s}
                 spec: {runtimeRef: {name: torch-distributed}}
-                """.formatted(managedFields), TrainJob.class)).create();
-        sandbox.client().pods().inNamespace("team-a").resource(Serialization.unmarshal("""
+                """.formatted(managedFields), TrainJob.class))
+                .create();
+        sandbox.client()
+                .pods()
+                .inNamespace("team-a")
+                .resource(Serialization.unmarshal("""
                 metadata: {name: applied-node-0-0, labels: {jobset.sigs.k8s.io/jobset-name: applied, other: x},
                   annotations: {a: b}, %s}
                 spec: {containers: [{name: node, image: i}]}
-                """.formatted(managedFields), Pod.class)).create();
+                """.formatted(managedFields), Pod.class))
+                .create();
         // what the cache would otherwise hold: the server keeps them
-        assertFalse(sandbox.client().resources(TrainJob.class).inNamespace("team-a").withName("applied").get()
-                .getMetadata().getManagedFields().isEmpty(), "the API server dropped the managed fields");
+        assertFalse(
+                sandbox.client()
+                        .resources(TrainJob.class)
+                        .inNamespace("team-a")
+                        .withName("applied")
+                        .get()
+                        .getMetadata()
+                        .getManagedFields()
+                        .isEmpty(),
+                "the API server dropped the managed fields");
 
         SharedIndexInformer<TrainJob> jobs = informers.trainJobs("team-a", null);
         assertNoManagedFields(jobs.getStore().getByKey("team-a/applied"));
-        Eventually.await(DEADLINE, () -> informers.podsOf("team-a", new TrainJobRef("team-a", "applied")).size() == 1,
+        Eventually.await(
+                DEADLINE,
+                () -> informers
+                                .podsOf("team-a", new TrainJobRef("team-a", "applied"))
+                                .size()
+                        == 1,
                 () -> "the pod never reached the cache");
-        Pod cached = informers.podsOf("team-a", new TrainJobRef("team-a", "applied")).get(0);
+        Pod cached =
+                informers.podsOf("team-a", new TrainJobRef("team-a", "applied")).get(0);
         assertNoManagedFields(cached);
-        assertEquals(Map.of("jobset.sigs.k8s.io/jobset-name", "applied"), cached.getMetadata().getLabels());
+        assertEquals(
+                Map.of("jobset.sigs.k8s.io/jobset-name", "applied"),
+                cached.getMetadata().getLabels());
         assertEquals(Map.of(), cached.getMetadata().getAnnotations());
         assertEquals(null, cached.getSpec().getContainers().get(0).getImage());
     }
@@ -214,26 +251,43 @@ class ClusterInformersTest {
         pod("team-a", "one", "one-node-0-0", "node");
         pod("team-a", "two", "two-node-0-0", "node");
         pod("team-b", "one", "one-node-0-0", "node");
-        Eventually.await(DEADLINE, () -> informers.podsOf("team-a", new TrainJobRef("team-a", "one")).size() == 1
-                && informers.podsOf(null, new TrainJobRef("team-b", "one")).size() == 1,
+        Eventually.await(
+                DEADLINE,
+                () -> informers
+                                        .podsOf("team-a", new TrainJobRef("team-a", "one"))
+                                        .size()
+                                == 1
+                        && informers
+                                        .podsOf(null, new TrainJobRef("team-b", "one"))
+                                        .size()
+                                == 1,
                 () -> "pods not indexed by their job");
-        assertEquals("team-a", informers.podsOf("team-a", new TrainJobRef("team-a", "one")).get(0).getMetadata()
-                .getNamespace());
+        assertEquals(
+                "team-a",
+                informers
+                        .podsOf("team-a", new TrainJobRef("team-a", "one"))
+                        .get(0)
+                        .getMetadata()
+                        .getNamespace());
     }
 
     @Test
     void awaitPodsCompletesOnceTheLabelledPodsMeetTheConditionAndStopsLooking() throws Exception {
         pod("waits", "job", "job-initializer-0-0", "dataset-initializer");
-        CompletableFuture<List<Pod>> two = informers.awaitPods("waits", "job",
-                Map.of("jobset.sigs.k8s.io/replicatedjob-name", "node"), pods -> pods.size() == 2);
+        CompletableFuture<List<Pod>> two = informers.awaitPods(
+                "waits", "job", Map.of("jobset.sigs.k8s.io/replicatedjob-name", "node"), pods -> pods.size() == 2);
         CompletableFuture<List<Pod>> any = informers.awaitPods("waits", "job", Map.of(), pods -> !pods.isEmpty());
         assertEquals(1, any.get(10, TimeUnit.SECONDS).size(), "a pod already there is found at once");
         pod("waits", "job", "job-node-0-0", "node");
         pod("waits", "other", "other-node-0-0", "node");
         assertFalse(two.isDone());
         pod("waits", "job", "job-node-0-1", "node");
-        assertEquals(List.of("job-node-0-0", "job-node-0-1"), two.get(10, TimeUnit.SECONDS).stream()
-                .map(p -> p.getMetadata().getName()).sorted().toList());
+        assertEquals(
+                List.of("job-node-0-0", "job-node-0-1"),
+                two.get(10, TimeUnit.SECONDS).stream()
+                        .map(p -> p.getMetadata().getName())
+                        .sorted()
+                        .toList());
     }
 
     @Test
@@ -249,8 +303,13 @@ class ClusterInformersTest {
         sandbox.stopApiServer();
         Eventually.await(DEADLINE, () -> monitor.disconnected() == 6, () -> "down: " + monitor.disconnected());
         sandbox.startApiServer();
-        Set<String> expected = Set.of("trainjobs/team-a", "trainjobs/all-namespaces?team=vision", "pods/team-a",
-                "pods/all-namespaces", "clustertrainingruntimes", "trainingruntimes/team-a");
+        Set<String> expected = Set.of(
+                "trainjobs/team-a",
+                "trainjobs/all-namespaces?team=vision",
+                "pods/team-a",
+                "pods/all-namespaces",
+                "clustertrainingruntimes",
+                "trainingruntimes/team-a");
         Eventually.await(DEADLINE, () -> reconnected.equals(expected), () -> "reconnected: " + reconnected);
     }
 
@@ -299,8 +358,11 @@ class ClusterInformersTest {
         CompletableFuture<List<Pod>> any = informers.awaitPods("waits", "job", Map.of(), pods -> !pods.isEmpty());
         SharedIndexInformer<Pod> stopped = WatchTestSupport.stopAsFabric8Does(() -> informers.trainJobPods("waits"));
         pod("waits", "job", "job-node-0-0", "node");
-        assertEquals(List.of("job-node-0-0"), any.get(30, TimeUnit.SECONDS).stream()
-                .map(pod -> pod.getMetadata().getName()).toList());
+        assertEquals(
+                List.of("job-node-0-0"),
+                any.get(30, TimeUnit.SECONDS).stream()
+                        .map(pod -> pod.getMetadata().getName())
+                        .toList());
         assertNotSame(stopped, informers.trainJobPods("waits"));
     }
 
@@ -315,10 +377,16 @@ class ClusterInformersTest {
         CompletableFuture<List<Pod>> any = informers.awaitPods("waits", "job", Map.of(), pods -> !pods.isEmpty());
         WatchTestSupport.stopWhileTheApiServerIsAway(sandbox, stopped);
         assertFalse(any.isDone());
-        Eventually.await(DEADLINE, () -> informers.trainJobPods("waits") != stopped
-                && informers.trainJobPods("waits").isWatching(), () -> "no new informer watching");
+        Eventually.await(
+                DEADLINE,
+                () -> informers.trainJobPods("waits") != stopped
+                        && informers.trainJobPods("waits").isWatching(),
+                () -> "no new informer watching");
         pod("waits", "job", "job-node-0-0", "node");
-        assertEquals(List.of("job-node-0-0"), any.get(30, TimeUnit.SECONDS).stream()
-                .map(pod -> pod.getMetadata().getName()).toList());
+        assertEquals(
+                List.of("job-node-0-0"),
+                any.get(30, TimeUnit.SECONDS).stream()
+                        .map(pod -> pod.getMetadata().getName())
+                        .toList());
     }
 }

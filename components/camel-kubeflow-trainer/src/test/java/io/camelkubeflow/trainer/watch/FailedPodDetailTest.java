@@ -1,13 +1,13 @@
 package io.camelkubeflow.trainer.watch;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.camelkubeflow.trainer.testing.TrainerApiServer;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
 class FailedPodDetailTest {
     private static Pod pod(String name, String status) {
@@ -59,9 +59,11 @@ class FailedPodDetailTest {
             Pod other = pod("another-node-0-0", failed.formatted(5));
             other.getMetadata().getLabels().put("jobset.sigs.k8s.io/jobset-name", "another");
             pods.resource(other).create();
-            assertEquals("pod job-node-0-0 container node exited with code 4",
+            assertEquals(
+                    "pod job-node-0-0 container node exited with code 4",
                     FailedPodDetail.find(sandbox.client(), "failed", "job"));
-            assertEquals("pod another-node-0-0 container node exited with code 5",
+            assertEquals(
+                    "pod another-node-0-0 container node exited with code 5",
                     FailedPodDetail.find(sandbox.client(), "failed", "another"));
             assertNull(FailedPodDetail.find(sandbox.client(), "failed", "none"));
         }

@@ -1,15 +1,14 @@
 package io.camelkubeflow.trainer.watch;
 
-import java.util.List;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.List;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotSame;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * The store of the pod and TrainJob informers: what it is asked for is what it was given, reduced, as a new object
@@ -41,7 +40,11 @@ class JsonItemStoreTest {
         Pod first = PodSummariesTest.trainerPod();
         String key = store.getKey(first);
         store.put(key, first);
-        Pod second = new PodBuilder(PodSummariesTest.trainerPod()).editMetadata().withResourceVersion("9999").endMetadata().build();
+        Pod second = new PodBuilder(PodSummariesTest.trainerPod())
+                .editMetadata()
+                .withResourceVersion("9999")
+                .endMetadata()
+                .build();
 
         assertEquals(first, store.put(key, second));
         assertEquals(1, store.size());

@@ -1,17 +1,16 @@
 package io.camelkubeflow.trainer.watch;
 
-import java.io.InputStream;
-import java.util.List;
-import java.util.Map;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.api.JobSetLabels;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.InputStream;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A pod as the real control plane keeps it (JobSet's labels, the Trainer's env, the node agent's status; given a GPU
@@ -36,14 +35,30 @@ class PodSummariesTest {
         assertTrue(FailedPodDetail.describe(summary).contains("exited with code 137 (OOMKilled)"));
         assertEquals(TrainJobProgress.ofPods(List.of(whole)), TrainJobProgress.ofPods(List.of(summary)));
         assertEquals(TrainJobSteps.fromPods(List.of(whole), false), TrainJobSteps.fromPods(List.of(summary), false));
-        assertEquals("gpu", TrainJobSteps.fromPods(List.of(summary), false).get(0).device());
+        assertEquals(
+                "gpu", TrainJobSteps.fromPods(List.of(summary), false).get(0).device());
         for (String label : JobSetLabels.ALL) {
-            assertEquals(whole.getMetadata().getLabels().get(label), summary.getMetadata().getLabels().get(label));
+            assertEquals(
+                    whole.getMetadata().getLabels().get(label),
+                    summary.getMetadata().getLabels().get(label));
         }
         assertEquals(whole.getSpec().getRestartPolicy(), summary.getSpec().getRestartPolicy());
-        assertEquals(whole.getStatus().getContainerStatuses().get(0).getState().getTerminated().getExitCode(),
-                summary.getStatus().getContainerStatuses().get(0).getState().getTerminated().getExitCode());
-        assertEquals(whole.getMetadata().getCreationTimestamp(), summary.getMetadata().getCreationTimestamp());
+        assertEquals(
+                whole.getStatus()
+                        .getContainerStatuses()
+                        .get(0)
+                        .getState()
+                        .getTerminated()
+                        .getExitCode(),
+                summary.getStatus()
+                        .getContainerStatuses()
+                        .get(0)
+                        .getState()
+                        .getTerminated()
+                        .getExitCode());
+        assertEquals(
+                whole.getMetadata().getCreationTimestamp(),
+                summary.getMetadata().getCreationTimestamp());
     }
 
     @Test
@@ -55,12 +70,26 @@ class PodSummariesTest {
         assertEquals(List.of(), summary.getMetadata().getOwnerReferences());
         assertEquals(List.of(), summary.getSpec().getVolumes());
         assertNull(summary.getSpec().getContainers().get(0).getImage());
-        assertEquals(List.of("PET_NPROC_PER_NODE"), summary.getSpec().getContainers().get(0).getEnv().stream()
-                .map(env -> env.getName()).toList());
-        assertEquals(Map.of(), summary.getSpec().getContainers().get(0).getResources().getRequests());
+        assertEquals(
+                List.of("PET_NPROC_PER_NODE"),
+                summary.getSpec().getContainers().get(0).getEnv().stream()
+                        .map(env -> env.getName())
+                        .toList());
+        assertEquals(
+                Map.of(),
+                summary.getSpec().getContainers().get(0).getResources().getRequests());
         assertNull(summary.getStatus().getContainerStatuses().get(0).getImage());
         assertNull(summary.getStatus().getPodIP());
-        assertEquals(List.of("Ready"), summary.getStatus().getConditions().stream().map(c -> c.getType()).toList());
-        assertNull(summary.getStatus().getContainerStatuses().get(0).getState().getTerminated().getFinishedAt());
+        assertEquals(
+                List.of("Ready"),
+                summary.getStatus().getConditions().stream()
+                        .map(c -> c.getType())
+                        .toList());
+        assertNull(summary.getStatus()
+                .getContainerStatuses()
+                .get(0)
+                .getState()
+                .getTerminated()
+                .getFinishedAt());
     }
 }

@@ -28,39 +28,53 @@ final class StoredTrainJobs {
     }
 
     TrainJob create(String name) {
-        return client.resources(TrainJob.class).inNamespace(namespace).resource(Serialization.unmarshal("""
+        return client.resources(TrainJob.class)
+                .inNamespace(namespace)
+                .resource(Serialization.unmarshal("""
                 apiVersion: trainer.kubeflow.org/v1alpha1
                 kind: TrainJob
                 metadata: {name: %s}
                 spec: {runtimeRef: {name: torch-distributed}}
-                """.formatted(name), TrainJob.class)).create();
+                """.formatted(name), TrainJob.class))
+                .create();
     }
 
     /** A job as Kueue's webhook leaves one that names a LocalQueue: labelled, and suspended until Kueue admits it. */
     TrainJob createQueued(String name, String queue) {
-        return client.resources(TrainJob.class).inNamespace(namespace).resource(Serialization.unmarshal("""
+        return client.resources(TrainJob.class)
+                .inNamespace(namespace)
+                .resource(Serialization.unmarshal("""
                 apiVersion: trainer.kubeflow.org/v1alpha1
                 kind: TrainJob
                 metadata: {name: %s, labels: {kueue.x-k8s.io/queue-name: %s}}
                 spec: {runtimeRef: {name: torch-distributed}, suspend: true}
-                """.formatted(name, queue), TrainJob.class)).create();
+                """.formatted(name, queue), TrainJob.class))
+                .create();
     }
 
     /** Admits the job as Kueue does: unsuspends it. */
     TrainJob admit(String name) {
-        return client.resources(TrainJob.class).inNamespace(namespace).withName(name).patch(
-                PatchContext.of(PatchType.JSON_MERGE), "{\"spec\": {\"suspend\": false}}");
+        return client.resources(TrainJob.class)
+                .inNamespace(namespace)
+                .withName(name)
+                .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\": {\"suspend\": false}}");
     }
 
     /** Replaces the job's status with {@code statusYaml} (the fields of TrainJob.status). */
     TrainJob status(String name, String statusYaml) {
         TrainJob job = get(name);
         job.setStatus(Serialization.unmarshal(statusYaml, TrainJobStatus.class));
-        return client.resources(TrainJob.class).inNamespace(namespace).resource(job).updateStatus();
+        return client.resources(TrainJob.class)
+                .inNamespace(namespace)
+                .resource(job)
+                .updateStatus();
     }
 
     TrainJob get(String name) {
-        return client.resources(TrainJob.class).inNamespace(namespace).withName(name).get();
+        return client.resources(TrainJob.class)
+                .inNamespace(namespace)
+                .withName(name)
+                .get();
     }
 
     void delete(String name) {

@@ -1,20 +1,19 @@
 package io.camelkubeflow.trainer.watch;
 
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 import static io.camelkubeflow.trainer.watch.StoredTrainJobs.RUNNING;
 import static io.camelkubeflow.trainer.watch.StoredTrainJobs.condition;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * The events of jobs in a Kueue queue, on the sandbox's API server serving Workloads, each step written by the test
@@ -60,19 +59,26 @@ class TrainJobEventStreamKueueTest extends WatchTestSupport {
         workloads.conditions(workload, "QuotaReserved,False,Pending,insufficient unused quota for cpu");
         assertEquals("Queued (Pending)", next(), "Kueue's reason is news");
         workloads.conditions(workload, "QuotaReserved,False,Pending,insufficient unused quota for cpu, 2 more needed");
-        workloads.conditions(workload, "QuotaReserved,True,QuotaReserved,reserved",
+        workloads.conditions(
+                workload,
+                "QuotaReserved,True,QuotaReserved,reserved",
                 "Admitted,True,Admitted,The workload is admitted");
         assertEquals("Admitted (Admitted)", next(), "a new message alone is no news");
         jobs.admit("q");
         jobs.status("q", RUNNING);
         assertEquals("Running", next());
-        workloads.conditions(workload, "QuotaReserved,True,QuotaReserved,reserved",
+        workloads.conditions(
+                workload,
+                "QuotaReserved,True,QuotaReserved,reserved",
                 "Admitted,True,Admitted,The workload is admitted",
                 "Evicted,True,Preempted,Preempted to accommodate a workload due to prioritization");
         assertEquals("Preempted (Preempted)", next(), "said while the job still runs");
         jobs.status("q", condition("Suspended", "Suspended", "suspended", "2026-01-01T00:00:00Z"));
-        workloads.conditions(workload, "QuotaReserved,True,QuotaReserved,reserved again",
-                "Admitted,True,Admitted,The workload is admitted", "Evicted,False,QuotaReserved,");
+        workloads.conditions(
+                workload,
+                "QuotaReserved,True,QuotaReserved,reserved again",
+                "Admitted,True,Admitted,The workload is admitted",
+                "Evicted,False,QuotaReserved,");
         assertEquals("Admitted (Admitted)", next(), "the job's suspension was no news: Kueue had said why");
         jobs.admit("q");
         jobs.status("q", RUNNING);
@@ -91,14 +97,18 @@ class TrainJobEventStreamKueueTest extends WatchTestSupport {
         assertEquals("Created", next());
         GenericKubernetesResource workload = workloads.createFor(job, "team");
         assertEquals("Queued", next());
-        workloads.conditions(workload, "QuotaReserved,True,QuotaReserved,reserved",
+        workloads.conditions(
+                workload,
+                "QuotaReserved,True,QuotaReserved,reserved",
                 "Admitted,True,Admitted,The workload is admitted");
         assertEquals("Admitted (Admitted)", next());
         jobs.admit("e");
         jobs.status("e", RUNNING);
         assertEquals("Running", next());
         jobs.status("e", condition("Suspended", "Suspended", "suspended", "2026-01-01T00:00:00Z"));
-        workloads.conditions(workload, "QuotaReserved,True,QuotaReserved,reserved",
+        workloads.conditions(
+                workload,
+                "QuotaReserved,True,QuotaReserved,reserved",
                 "Admitted,True,Admitted,The workload is admitted",
                 "Evicted,True,Preempted,Preempted to accommodate a workload due to prioritization");
         assertEquals("Preempted (Preempted)", next(), "not Admitted in between");

@@ -1,19 +1,5 @@
 package io.camelkubeflow.trainer.watch;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 import static io.camelkubeflow.trainer.watch.StoredTrainJobs.NO_PODS;
 import static io.camelkubeflow.trainer.watch.StoredTrainJobs.RUNNING;
 import static io.camelkubeflow.trainer.watch.StoredTrainJobs.condition;
@@ -21,6 +7,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * Events from the sandbox's API server with no controller: each test writes the phases itself. That nothing was
@@ -51,7 +51,8 @@ class TrainJobEventStreamTest extends WatchTestSupport {
         return event.trainJob().getMetadata().getName() + ":" + event.type();
     }
 
-    private static final String COMPLETE = condition("Complete", "AllJobsCompleted", "all done", "2026-01-01T00:00:00Z");
+    private static final String COMPLETE =
+            condition("Complete", "AllJobsCompleted", "all done", "2026-01-01T00:00:00Z");
 
     @Test
     void eachPhaseIsEmittedOnceWithTheDecidingConditionAndReportedProgress() throws Exception {
@@ -62,7 +63,8 @@ class TrainJobEventStreamTest extends WatchTestSupport {
         assertEquals("j:Running", nextOf());
         // the same phase again (a status write that changes nothing the phase depends on) is no news
         jobs.status("j", "jobsStatus: [{name: node, active: 2, ready: 2}]");
-        jobs.status("j", COMPLETE + "\ntrainerStatus: {progressPercentage: 100, metrics: [{name: loss, value: \"0.1\"}]}");
+        jobs.status(
+                "j", COMPLETE + "\ntrainerStatus: {progressPercentage: 100, metrics: [{name: loss, value: \"0.1\"}]}");
         TrainJobEvent complete = next();
         assertEquals("Complete", complete.type());
         assertEquals("AllJobsCompleted", complete.reason());
@@ -153,12 +155,16 @@ class TrainJobEventStreamTest extends WatchTestSupport {
         stream.emitProgressEvery(Duration.ofMillis(20));
         jobs.create("j");
         assertEquals("j:Created", nextOf());
-        sandbox.client().pods().inNamespace(namespace).resource(Serialization.unmarshal("""
+        sandbox.client()
+                .pods()
+                .inNamespace(namespace)
+                .resource(Serialization.unmarshal("""
                 metadata: {name: j-node-0-0, labels: {jobset.sigs.k8s.io/jobset-name: j,
                   jobset.sigs.k8s.io/replicatedjob-name: node}}
                 spec: {containers: [{name: node, image: i}]}
                 status: {conditions: [{type: Ready, status: "True"}]}
-                """, Pod.class)).create();
+                """, Pod.class))
+                .create();
         jobs.status("j", RUNNING);
         assertEquals("j:Running", nextOf());
         // without trainerStatus, the trainer pods tell (the pod informer may see the pod a tick after the job)
@@ -194,16 +200,18 @@ class TrainJobEventStreamTest extends WatchTestSupport {
     void closeWaitsForTheEventInHandAndNothingComesAfter() throws Exception {
         CountDownLatch inListener = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        List<String> delivered = new java.util.concurrent.CopyOnWriteArrayList<>();
-        TrainJobEventStream slow = new TrainJobEventStream(event -> {
-            inListener.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            delivered.add(event.trainJob().getMetadata().getName() + ":" + event.type());
-        }, informers);
+        List<String> delivered = new CopyOnWriteArrayList<>();
+        TrainJobEventStream slow = new TrainJobEventStream(
+                event -> {
+                    inListener.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    delivered.add(event.trainJob().getMetadata().getName() + ":" + event.type());
+                },
+                informers);
         slow.start(namespace, null, false, null);
         stream.start(namespace, null, false, null);
         jobs.create("j");

@@ -1,17 +1,16 @@
 package io.camelkubeflow.trainer.watch;
 
-import java.time.Instant;
-import java.util.List;
-import java.util.Map;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.camelkubeflow.trainer.api.TrainJob;
 import io.camelkubeflow.trainer.api.TrainJobStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
 class TrainJobProgressTest {
     private static TrainJob job(String statusYaml) {
@@ -21,12 +20,17 @@ class TrainJobProgressTest {
     }
 
     private static Pod pod(String replicatedJob, String readyStatus) {
-        return Serialization.unmarshal("""
+        return Serialization.unmarshal(
+                """
                 metadata: {name: p, labels: {%s}}
                 %s
-                """.formatted(replicatedJob == null ? "" : "jobset.sigs.k8s.io/replicatedjob-name: " + replicatedJob,
-                readyStatus == null ? "" : "status: {conditions: [{type: Initialized, status: \"True\"}, {type: Ready, status: \""
-                        + readyStatus + "\"}]}"), Pod.class);
+                """.formatted(
+                                replicatedJob == null ? "" : "jobset.sigs.k8s.io/replicatedjob-name: " + replicatedJob,
+                                readyStatus == null
+                                        ? ""
+                                        : "status: {conditions: [{type: Initialized, status: \"True\"}, {type: Ready, status: \""
+                                                + readyStatus + "\"}]}"),
+                Pod.class);
     }
 
     @Test
@@ -47,7 +51,9 @@ class TrainJobProgressTest {
         assertEquals(TrainJobProgress.TRAINER_STATUS, progress.source());
         assertEquals(40, progress.percent());
         assertEquals(300, progress.estimatedRemainingSeconds());
-        assertEquals(List.of("loss", "accuracy", "epoch"), List.copyOf(progress.metrics().keySet()));
+        assertEquals(
+                List.of("loss", "accuracy", "epoch"),
+                List.copyOf(progress.metrics().keySet()));
         assertEquals("0.9", progress.metrics().get("accuracy"));
         assertEquals(Instant.parse("2026-12-03T09:15:30Z"), progress.reportedAt());
         assertNull(progress.podsReady());
@@ -62,8 +68,10 @@ class TrainJobProgressTest {
                 """));
         assertEquals("loss=1.5", metricsOnly.describe());
         assertNull(metricsOnly.reportedAt());
-        assertEquals("about 20 s left", TrainJobProgress.reported(job(
-                "trainerStatus: {estimatedRemainingSeconds: 20}")).describe());
+        assertEquals(
+                "about 20 s left",
+                TrainJobProgress.reported(job("trainerStatus: {estimatedRemainingSeconds: 20}"))
+                        .describe());
         TrainJobProgress empty = TrainJobProgress.reported(job("trainerStatus: {}"));
         assertEquals(Map.of(), empty.metrics());
         assertNull(empty.reportedAt());

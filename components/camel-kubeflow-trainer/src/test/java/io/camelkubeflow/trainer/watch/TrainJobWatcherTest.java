@@ -1,24 +1,5 @@
 package io.camelkubeflow.trainer.watch;
 
-import java.time.Duration;
-import java.time.OffsetDateTime;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-
-import io.camelkubeflow.trainer.api.TrainJob;
-import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
-import io.camelkubeflow.trainer.api.TrainJobPhase;
-import io.camelkubeflow.trainer.support.ApiRetry;
-import io.camelkubeflow.trainer.testing.Eventually;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 import static io.camelkubeflow.trainer.watch.StoredTrainJobs.RUNNING;
 import static io.camelkubeflow.trainer.watch.StoredTrainJobs.condition;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,6 +10,24 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.api.TrainJobNotFoundException;
+import io.camelkubeflow.trainer.api.TrainJobPhase;
+import io.camelkubeflow.trainer.support.ApiRetry;
+import io.camelkubeflow.trainer.testing.Eventually;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * Waits against the sandbox's API server with no controller: each test writes the job's status itself, so a wait
@@ -57,26 +56,38 @@ class TrainJobWatcherTest extends WatchTestSupport {
     }
 
     private static Throwable failure(CompletableFuture<WaitResult> wait) {
-        return assertThrows(ExecutionException.class, () -> wait.get(10, TimeUnit.SECONDS)).getCause();
+        return assertThrows(ExecutionException.class, () -> wait.get(10, TimeUnit.SECONDS))
+                .getCause();
     }
 
     private static String afterCreation(TrainJob job, Duration later) {
-        return OffsetDateTime.parse(job.getMetadata().getCreationTimestamp()).plus(later).toString();
+        return OffsetDateTime.parse(job.getMetadata().getCreationTimestamp())
+                .plus(later)
+                .toString();
     }
 
     private void failedPod(String job, int exitCode) {
-        sandbox.client().pods().inNamespace(namespace).resource(Serialization.unmarshal("""
+        sandbox.client()
+                .pods()
+                .inNamespace(namespace)
+                .resource(Serialization.unmarshal("""
                 metadata: {name: %s-node-0-0, labels: {jobset.sigs.k8s.io/jobset-name: %s}}
                 spec: {containers: [{name: node, image: i}]}
                 status: {containerStatuses: [{name: node, state: {terminated: {exitCode: %d, reason: Error}}}]}
-                """.formatted(job, job, exitCode), Pod.class)).create();
+                """.formatted(job, job, exitCode), Pod.class))
+                .create();
     }
 
     @Test
     void aJobThatEndedBeforeTheWaitIsSeenAtOnceWithItsReasonAndHowLongItTook() throws Exception {
         TrainJob created = jobs.create("done");
-        jobs.status("done", condition("Complete", "AllJobsCompleted", "all jobs done",
-                afterCreation(created, Duration.ofSeconds(90))));
+        jobs.status(
+                "done",
+                condition(
+                        "Complete",
+                        "AllJobsCompleted",
+                        "all jobs done",
+                        afterCreation(created, Duration.ofSeconds(90))));
         WaitResult result = result(await("done", TrainJobPhase.COMPLETE, true));
         assertEquals(TrainJobPhase.COMPLETE, result.phase());
         assertEquals("AllJobsCompleted", result.reason());
@@ -92,15 +103,21 @@ class TrainJobWatcherTest extends WatchTestSupport {
         var all = informers.trainJobs(null, null);
         informers.trainJobPods(null);
         jobs.create("shared");
-        Eventually.await(Duration.ofSeconds(30), () -> all.getStore().getByKey(namespace + "/shared") != null,
+        Eventually.await(
+                Duration.ofSeconds(30),
+                () -> all.getStore().getByKey(namespace + "/shared") != null,
                 () -> "never cached");
         long since = sandbox.requestCount();
         CompletableFuture<WaitResult> wait = await("shared", TrainJobPhase.COMPLETE, true);
         jobs.status("shared", condition("Complete", "AllJobsCompleted", "m", "2026-01-01T00:00:00Z"));
         assertEquals(TrainJobPhase.COMPLETE, result(wait).phase());
-        assertEquals(List.of("/apis/trainer.kubeflow.org/v1alpha1/namespaces/" + namespace + "/trainjobs/shared"),
-                sandbox.requestsSince(since).stream().filter(r -> "GET".equals(r.getMethod())).map(r -> r.getPath())
-                        .toList(), "read besides the test's own GET of its job");
+        assertEquals(
+                List.of("/apis/trainer.kubeflow.org/v1alpha1/namespaces/" + namespace + "/trainjobs/shared"),
+                sandbox.requestsSince(since).stream()
+                        .filter(r -> "GET".equals(r.getMethod()))
+                        .map(r -> r.getPath())
+                        .toList(),
+                "read besides the test's own GET of its job");
     }
 
     @Test
@@ -116,7 +133,8 @@ class TrainJobWatcherTest extends WatchTestSupport {
         TrainJob created = jobs.get("later");
         assertFalse(wait.isDone(), "ended before its job did");
         assertEquals(1, watcher.pendingWaits());
-        jobs.status("later", condition("Complete", "AllJobsCompleted", "m", afterCreation(created, Duration.ofSeconds(5))));
+        jobs.status(
+                "later", condition("Complete", "AllJobsCompleted", "m", afterCreation(created, Duration.ofSeconds(5))));
         assertEquals(TrainJobPhase.COMPLETE, result(wait).phase());
         assertEquals(0, watcher.pendingWaits());
     }
@@ -129,11 +147,15 @@ class TrainJobWatcherTest extends WatchTestSupport {
         WaitResult result = result(running);
         assertEquals(TrainJobPhase.RUNNING, result.phase());
         assertNull(result.reason());
-        assertTrue(result.jobDuration().compareTo(Duration.ZERO) >= 0, result.jobDuration().toString());
+        assertTrue(
+                result.jobDuration().compareTo(Duration.ZERO) >= 0,
+                result.jobDuration().toString());
 
         jobs.create("quick");
         jobs.status("quick", condition("Complete", "AllJobsCompleted", "m", "2026-01-01T00:00:00Z"));
-        assertEquals(TrainJobPhase.COMPLETE, result(await("quick", TrainJobPhase.RUNNING, true)).phase());
+        assertEquals(
+                TrainJobPhase.COMPLETE,
+                result(await("quick", TrainJobPhase.RUNNING, true)).phase());
     }
 
     @Test
@@ -143,8 +165,10 @@ class TrainJobWatcherTest extends WatchTestSupport {
         CompletableFuture<WaitResult> wait = await("fails", TrainJobPhase.COMPLETE, true);
         jobs.status("fails", condition("Failed", "FailedJobs", "jobset failed", "2026-01-01T00:00:00Z"));
         TrainJobFailedException failed = assertInstanceOf(TrainJobFailedException.class, failure(wait));
-        assertEquals("TrainJob " + namespace + "/fails is Failed, not Complete: FailedJobs: jobset failed;"
-                + " pod fails-node-0-0 container node exited with code 137 (Error)", failed.getMessage());
+        assertEquals(
+                "TrainJob " + namespace + "/fails is Failed, not Complete: FailedJobs: jobset failed;"
+                        + " pod fails-node-0-0 container node exited with code 137 (Error)",
+                failed.getMessage());
         assertEquals(TrainJobPhase.FAILED, failed.getResult().phase());
     }
 
@@ -178,7 +202,8 @@ class TrainJobWatcherTest extends WatchTestSupport {
         CompletableFuture<WaitResult> wait = await("succeeds", TrainJobPhase.FAILED, true);
         jobs.status("succeeds", condition("Complete", "AllJobsCompleted", "done", "2026-01-01T00:00:00Z"));
         TrainJobFailedException otherEnd = assertInstanceOf(TrainJobFailedException.class, failure(wait));
-        assertEquals("TrainJob " + namespace + "/succeeds is Complete, not Failed: AllJobsCompleted: done",
+        assertEquals(
+                "TrainJob " + namespace + "/succeeds is Complete, not Failed: AllJobsCompleted: done",
                 otherEnd.getMessage());
     }
 
@@ -186,10 +211,11 @@ class TrainJobWatcherTest extends WatchTestSupport {
     void aTimeoutNamesTheWantedAndTheLastSeenPhaseAndProgress() {
         jobs.create("slow");
         jobs.status("slow", RUNNING + "\ntrainerStatus: {progressPercentage: 40}");
-        CompletableFuture<WaitResult> wait = watcher.await(namespace, "slow", TrainJobPhase.COMPLETE,
-                Duration.ofMillis(300), NO_TIMEOUT, true, ApiRetry.DEFAULT);
+        CompletableFuture<WaitResult> wait = watcher.await(
+                namespace, "slow", TrainJobPhase.COMPLETE, Duration.ofMillis(300), NO_TIMEOUT, true, ApiRetry.DEFAULT);
         TrainJobWaitTimeoutException timeout = assertInstanceOf(TrainJobWaitTimeoutException.class, failure(wait));
-        assertEquals("TrainJob " + namespace + "/slow did not become Complete within PT0.3S (last seen Running, 40%)",
+        assertEquals(
+                "TrainJob " + namespace + "/slow did not become Complete within PT0.3S (last seen Running, 40%)",
                 timeout.getMessage());
         assertEquals(0, watcher.pendingWaits());
         assertEquals(TrainJobPhase.RUNNING, TrainJobPhase.of(jobs.get("slow")), "a timeout leaves the job as it is");
@@ -197,16 +223,17 @@ class TrainJobWatcherTest extends WatchTestSupport {
 
     @Test
     void aMissingJobIsNotFoundAtOnceAndADeletedOneWhileWaiting() throws Exception {
-        TrainJobNotFoundException missing = assertInstanceOf(TrainJobNotFoundException.class,
-                failure(await("nope", TrainJobPhase.COMPLETE, true)));
-        assertEquals("TrainJob " + namespace + "/nope does not exist; check its name and namespace",
-                missing.getMessage());
+        TrainJobNotFoundException missing =
+                assertInstanceOf(TrainJobNotFoundException.class, failure(await("nope", TrainJobPhase.COMPLETE, true)));
+        assertEquals(
+                "TrainJob " + namespace + "/nope does not exist; check its name and namespace", missing.getMessage());
 
         jobs.create("gone");
         CompletableFuture<WaitResult> wait = await("gone", TrainJobPhase.COMPLETE, true);
         jobs.delete("gone");
         TrainJobNotFoundException deleted = assertInstanceOf(TrainJobNotFoundException.class, failure(wait));
-        assertEquals("TrainJob " + namespace + "/gone was deleted while waiting for it to become Complete",
+        assertEquals(
+                "TrainJob " + namespace + "/gone was deleted while waiting for it to become Complete",
                 deleted.getMessage());
     }
 
@@ -235,11 +262,19 @@ class TrainJobWatcherTest extends WatchTestSupport {
     @Test
     void aJobThatStaysInItsKueueQueuePastQueueTimeoutEndsTheWait() {
         jobs.createQueued("waiting", "team-a");
-        CompletableFuture<WaitResult> wait = watcher.await(namespace, "waiting", TrainJobPhase.COMPLETE,
-                Duration.ofHours(1), Duration.ofMillis(300), true, ApiRetry.DEFAULT);
+        CompletableFuture<WaitResult> wait = watcher.await(
+                namespace,
+                "waiting",
+                TrainJobPhase.COMPLETE,
+                Duration.ofHours(1),
+                Duration.ofMillis(300),
+                true,
+                ApiRetry.DEFAULT);
         TrainJobQueueTimeoutException queued = assertInstanceOf(TrainJobQueueTimeoutException.class, failure(wait));
-        assertEquals("TrainJob " + namespace + "/waiting was still waiting in Kueue's queue after queueTimeout PT0.3S"
-                + " (its Workload could not be read)", queued.getMessage());
+        assertEquals(
+                "TrainJob " + namespace + "/waiting was still waiting in Kueue's queue after queueTimeout PT0.3S"
+                        + " (its Workload could not be read)",
+                queued.getMessage());
         assertEquals(0, watcher.queuedTimeouts(), "the waitTimeout went with the wait");
     }
 
@@ -247,11 +282,19 @@ class TrainJobWatcherTest extends WatchTestSupport {
     @Test
     void anAdmittedJobIsNoLongerBoundByQueueTimeout() throws Exception {
         jobs.createQueued("admitted", "team-a");
-        CompletableFuture<WaitResult> wait = watcher.await(namespace, "admitted", TrainJobPhase.COMPLETE,
-                Duration.ofHours(1), Duration.ofHours(2), true, ApiRetry.DEFAULT);
+        CompletableFuture<WaitResult> wait = watcher.await(
+                namespace,
+                "admitted",
+                TrainJobPhase.COMPLETE,
+                Duration.ofHours(1),
+                Duration.ofHours(2),
+                true,
+                ApiRetry.DEFAULT);
         assertEquals(2, watcher.queuedTimeouts(), "the waitTimeout and the queueTimeout");
         jobs.admit("admitted");
-        Eventually.await(Duration.ofSeconds(10), () -> watcher.queuedTimeouts() == 1,
+        Eventually.await(
+                Duration.ofSeconds(10),
+                () -> watcher.queuedTimeouts() == 1,
                 () -> watcher.queuedTimeouts() + " timeouts queued");
         jobs.status("admitted", condition("Complete", "JobsCompleted", "done", "2026-12-07T00:00:00Z"));
         assertEquals(TrainJobPhase.COMPLETE, result(wait).phase());
@@ -261,8 +304,8 @@ class TrainJobWatcherTest extends WatchTestSupport {
     @Test
     void aWaitThatEndsLeavesNoTimeoutQueued() throws Exception {
         jobs.create("quick");
-        CompletableFuture<WaitResult> wait = watcher.await(namespace, "quick", TrainJobPhase.RUNNING,
-                Duration.ofHours(1), NO_TIMEOUT, true, ApiRetry.DEFAULT);
+        CompletableFuture<WaitResult> wait = watcher.await(
+                namespace, "quick", TrainJobPhase.RUNNING, Duration.ofHours(1), NO_TIMEOUT, true, ApiRetry.DEFAULT);
         assertEquals(1, watcher.queuedTimeouts());
         jobs.status("quick", RUNNING);
         result(wait);
@@ -305,10 +348,13 @@ class TrainJobWatcherTest extends WatchTestSupport {
         CompletableFuture<WaitResult> wait = await("outlasting", TrainJobPhase.RUNNING, true);
         SharedIndexInformer<TrainJob> stopped = informers.trainJobs(namespace, null);
         stopWhileTheApiServerIsAway(sandbox, stopped);
-        Eventually.await(Duration.ofSeconds(30), () -> {
-            SharedIndexInformer<TrainJob> now = informers.trainJobs(namespace, null);
-            return now != stopped && now.isWatching();
-        }, () -> "no new informer watching");
+        Eventually.await(
+                Duration.ofSeconds(30),
+                () -> {
+                    SharedIndexInformer<TrainJob> now = informers.trainJobs(namespace, null);
+                    return now != stopped && now.isWatching();
+                },
+                () -> "no new informer watching");
         jobs.status("outlasting", RUNNING);
         assertEquals(TrainJobPhase.RUNNING, result(wait).phase());
     }
@@ -319,7 +365,11 @@ class TrainJobWatcherTest extends WatchTestSupport {
         jobs.create("dropped");
         CompletableFuture<WaitResult> wait = await("dropped", TrainJobPhase.COMPLETE, true);
         stopAsFabric8Does(() -> informers.trainJobs(namespace, null));
-        sandbox.client().resources(TrainJob.class).inNamespace(namespace).withName("dropped").delete();
+        sandbox.client()
+                .resources(TrainJob.class)
+                .inNamespace(namespace)
+                .withName("dropped")
+                .delete();
         assertInstanceOf(TrainJobNotFoundException.class, failure(wait));
     }
 

@@ -1,5 +1,10 @@
 package io.camelkubeflow.trainer.watch;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.testing.Eventually;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.lang.reflect.Proxy;
@@ -10,15 +15,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-
-import io.camelkubeflow.trainer.testing.Eventually;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The monitor samples informers' flags; here the flags are the test's own, so each change is one the test made. */
 class WatchConnectionMonitorTest {
@@ -35,8 +34,10 @@ class WatchConnectionMonitorTest {
 
     /** An informer that answers isWatching and isRunning from the flags it is given, and nothing else. */
     private SharedIndexInformer<?> informer(AtomicBoolean watching, AtomicBoolean running) {
-        return (SharedIndexInformer<?>) Proxy.newProxyInstance(WatchConnectionMonitorTest.class.getClassLoader(),
-                new Class<?>[] {SharedIndexInformer.class}, (proxy, method, args) -> switch (method.getName()) {
+        return (SharedIndexInformer<?>) Proxy.newProxyInstance(
+                WatchConnectionMonitorTest.class.getClassLoader(),
+                new Class<?>[] {SharedIndexInformer.class},
+                (proxy, method, args) -> switch (method.getName()) {
                     case "isWatching" -> {
                         looks.incrementAndGet();
                         yield watching.get();
@@ -74,7 +75,8 @@ class WatchConnectionMonitorTest {
         Eventually.await(DEADLINE, () -> !reconnects.isEmpty(), () -> "no reconnect reported");
         assertEquals(2, monitor.connected());
         Duration longestPossible = Duration.ofNanos(System.nanoTime() - lost);
-        assertTrue(!downs.get(0).isNegative() && downs.get(0).compareTo(longestPossible) <= 0,
+        assertTrue(
+                !downs.get(0).isNegative() && downs.get(0).compareTo(longestPossible) <= 0,
                 "reported down for " + downs.get(0) + ", but the watch was lost for at most " + longestPossible);
         assertEquals(0, monitor.disconnected());
         twoSamples(2);
@@ -128,8 +130,8 @@ class WatchConnectionMonitorTest {
     @Test
     void aWatchBackWithinTheOutageBoundIsNotWarnedOf() throws Throwable {
         String log = logOf(() -> {
-            try (WatchConnectionMonitor patient = new WatchConnectionMonitor((watch, down) -> reconnects.add(watch),
-                    Duration.ofHours(1))) {
+            try (WatchConnectionMonitor patient =
+                    new WatchConnectionMonitor((watch, down) -> reconnects.add(watch), Duration.ofHours(1))) {
                 AtomicBoolean watching = new AtomicBoolean(true);
                 patient.monitor("trainjobs/e", informer(watching, new AtomicBoolean(true)));
                 Eventually.await(DEADLINE, () -> patient.connected() == 1, () -> "never connected");
@@ -147,8 +149,8 @@ class WatchConnectionMonitorTest {
     @Test
     void aWatchDownPastTheOutageBoundIsWarnedOfOnceAndItsReturnAtInfo() throws Throwable {
         String log = logOf(() -> {
-            try (WatchConnectionMonitor impatient = new WatchConnectionMonitor((watch, down) -> reconnects.add(watch),
-                    Duration.ZERO)) {
+            try (WatchConnectionMonitor impatient =
+                    new WatchConnectionMonitor((watch, down) -> reconnects.add(watch), Duration.ZERO)) {
                 AtomicBoolean watching = new AtomicBoolean(true);
                 impatient.monitor("trainjobs/f", informer(watching, new AtomicBoolean(true)));
                 Eventually.await(DEADLINE, () -> impatient.connected() == 1, () -> "never connected");
@@ -160,10 +162,18 @@ class WatchConnectionMonitorTest {
                 Eventually.await(DEADLINE, () -> !reconnects.isEmpty(), () -> "no reconnect reported");
             }
         });
-        assertEquals(1, log.lines().filter(line -> line.contains("WARN")
-                && line.contains("The watch of trainjobs/f has been down for")).count(), log);
-        assertTrue(log.lines().anyMatch(line -> line.contains("INFO")
-                && line.contains("The watch of trainjobs/f is back after")), log);
+        assertEquals(
+                1,
+                log.lines()
+                        .filter(line ->
+                                line.contains("WARN") && line.contains("The watch of trainjobs/f has been down for"))
+                        .count(),
+                log);
+        assertTrue(
+                log.lines()
+                        .anyMatch(line ->
+                                line.contains("INFO") && line.contains("The watch of trainjobs/f is back after")),
+                log);
     }
 
     /**
@@ -176,8 +186,8 @@ class WatchConnectionMonitorTest {
         AtomicLong now = new AtomicLong(Duration.ofSeconds(1).toNanos());
         AtomicBoolean watching = new AtomicBoolean(true);
         String log = logOf(() -> {
-            WatchConnectionMonitor byHand = new WatchConnectionMonitor((watch, down) -> reconnects.add(watch),
-                    now::get);
+            WatchConnectionMonitor byHand =
+                    new WatchConnectionMonitor((watch, down) -> reconnects.add(watch), now::get);
             byHand.monitor("trainjobs/g", informer(watching, new AtomicBoolean(true)));
             byHand.sample();
             for (int round = 0; round < 4; round++) {
@@ -192,11 +202,20 @@ class WatchConnectionMonitorTest {
             }
         });
         assertEquals(4, reconnects.size(), "every loss is still told to the listener");
-        assertEquals(List.of("The watch of trainjobs/g keeps dropping: 3 losses in 28 s"),
-                log.lines().filter(line -> line.contains("WARN")).map(line -> line.substring(
-                        line.indexOf("The watch"), line.indexOf(';'))).toList(), log);
-        assertEquals(1, log.lines().filter(line -> line.contains("INFO")
-                && line.contains("The watch of trainjobs/g is back after 14000 ms")).count(), log);
+        assertEquals(
+                List.of("The watch of trainjobs/g keeps dropping: 3 losses in 28 s"),
+                log.lines()
+                        .filter(line -> line.contains("WARN"))
+                        .map(line -> line.substring(line.indexOf("The watch"), line.indexOf(';')))
+                        .toList(),
+                log);
+        assertEquals(
+                1,
+                log.lines()
+                        .filter(line -> line.contains("INFO")
+                                && line.contains("The watch of trainjobs/g is back after 14000 ms"))
+                        .count(),
+                log);
     }
 
     /** A trouble ends once the watch stayed up an outage's length: a later loss starts a new one, not yet warned of. */
@@ -205,7 +224,7 @@ class WatchConnectionMonitorTest {
         AtomicLong now = new AtomicLong(Duration.ofSeconds(1).toNanos());
         AtomicBoolean watching = new AtomicBoolean(true);
         String log = logOf(() -> {
-            WatchConnectionMonitor byHand = new WatchConnectionMonitor((watch, down) -> { }, now::get);
+            WatchConnectionMonitor byHand = new WatchConnectionMonitor((watch, down) -> {}, now::get);
             byHand.monitor("trainjobs/h", informer(watching, new AtomicBoolean(true)));
             byHand.sample();
             for (int round = 0; round < 3; round++) {
@@ -232,17 +251,19 @@ class WatchConnectionMonitorTest {
         AtomicBoolean running = new AtomicBoolean(true);
         AtomicBoolean closedRunning = new AtomicBoolean(true);
         String log = logOf(() -> {
-            WatchConnectionMonitor byHand = new WatchConnectionMonitor(new WatchConnectionMonitor.Listener() {
-                @Override
-                public void reconnected(String watch, Duration down) {
-                    reconnects.add(watch);
-                }
+            WatchConnectionMonitor byHand = new WatchConnectionMonitor(
+                    new WatchConnectionMonitor.Listener() {
+                        @Override
+                        public void reconnected(String watch, Duration down) {
+                            reconnects.add(watch);
+                        }
 
-                @Override
-                public void stopped(String watch) {
-                    stopped.add(watch);
-                }
-            }, System::nanoTime);
+                        @Override
+                        public void stopped(String watch) {
+                            stopped.add(watch);
+                        }
+                    },
+                    System::nanoTime);
             byHand.monitor("pods/i", informer(new AtomicBoolean(true), running));
             SharedIndexInformer<?> closed = informer(new AtomicBoolean(true), closedRunning);
             byHand.monitor("pods/j", closed);
@@ -255,9 +276,13 @@ class WatchConnectionMonitorTest {
             assertEquals(List.of(), byHand.watches(), "a stopped informer is no longer monitored");
         });
         assertEquals(List.of("pods/i"), stopped);
-        assertEquals(List.of("The informer of pods/i was stopped by fabric8"), log.lines()
-                .filter(line -> line.contains("WARN")).map(line -> line.substring(line.indexOf("The informer"),
-                        line.indexOf(" on a watch error"))).toList(), log);
+        assertEquals(
+                List.of("The informer of pods/i was stopped by fabric8"),
+                log.lines()
+                        .filter(line -> line.contains("WARN"))
+                        .map(line -> line.substring(line.indexOf("The informer"), line.indexOf(" on a watch error")))
+                        .toList(),
+                log);
         assertTrue(reconnects.isEmpty(), reconnects.toString());
     }
 

@@ -1,14 +1,13 @@
 package io.camelkubeflow.trainer.watch;
 
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.camelkubeflow.trainer.testing.Eventually;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.Supplier;
-
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
-import io.camelkubeflow.trainer.testing.Eventually;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,7 +40,7 @@ public abstract class WatchTestSupport {
         String method = test.getTestMethod().orElseThrow().getName().toLowerCase();
         namespace = method.substring(0, Math.min(method.length(), 63));
         sandbox.createNamespace(namespace);
-        monitor = new WatchConnectionMonitor((watch, down) -> { });
+        monitor = new WatchConnectionMonitor((watch, down) -> {});
         informers = new ClusterInformers(sandbox.client(), monitor);
         jobs = new StoredTrainJobs(sandbox.client(), namespace);
     }
@@ -63,10 +62,13 @@ public abstract class WatchTestSupport {
             throws InterruptedException {
         SharedIndexInformer<T> stopped = scope.get();
         stopped.stop();
-        Eventually.await(Duration.ofSeconds(30), () -> {
-            SharedIndexInformer<T> now = scope.get();
-            return now != stopped && now.isWatching();
-        }, () -> "no new informer watching");
+        Eventually.await(
+                Duration.ofSeconds(30),
+                () -> {
+                    SharedIndexInformer<T> now = scope.get();
+                    return now != stopped && now.isWatching();
+                },
+                () -> "no new informer watching");
         return stopped;
     }
 
@@ -83,8 +85,10 @@ public abstract class WatchTestSupport {
         try {
             sandbox.stopApiServer();
             stopped.stop();
-            Eventually.await(Duration.ofSeconds(60), () -> captured.toString(StandardCharsets.UTF_8).contains(
-                    "Could not start an informer in place of one fabric8 stopped"),
+            Eventually.await(
+                    Duration.ofSeconds(60),
+                    () -> captured.toString(StandardCharsets.UTF_8)
+                            .contains("Could not start an informer in place of one fabric8 stopped"),
                     () -> "no move failed: " + captured.toString(StandardCharsets.UTF_8));
         } finally {
             System.setErr(err);

@@ -1,17 +1,16 @@
 package io.camelkubeflow.trainer.workspace;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Set;
-
-import io.camelkubeflow.trainer.support.InvalidOptionException;
-import org.eclipse.jgit.api.Git;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import org.eclipse.jgit.api.Git;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** A workspace read from a git repository at a ref is the tree of that commit, as a folder of it would be. */
 class GitWorkspacesTest {
@@ -20,7 +19,10 @@ class GitWorkspacesTest {
     @Test
     void aTagABranchAndTheDefaultBranchEachGiveTheirCommitsTree(@TempDir Path repository, @TempDir Path copy)
             throws Exception {
-        try (Git git = Git.init().setDirectory(repository.toFile()).setInitialBranch("main").call()) {
+        try (Git git = Git.init()
+                .setDirectory(repository.toFile())
+                .setInitialBranch("main")
+                .call()) {
             Files.writeString(repository.resolve("train.py"), "print('v1')\n");
             Files.createDirectories(repository.resolve("pkg"));
             Files.writeString(repository.resolve("pkg/__init__.py"), "");
@@ -36,27 +38,37 @@ class GitWorkspacesTest {
 
         String url = "git+" + repository.toUri();
         Workspace tagged = WorkspaceSources.of(url + "@v1", "workspace", LIMITS);
-        assertEquals(WorkspaceArchives.fromDirectory(copy, "workspace", LIMITS).digest(), tagged.digest(),
+        assertEquals(
+                WorkspaceArchives.fromDirectory(copy, "workspace", LIMITS).digest(),
+                tagged.digest(),
                 "the tag's tree, exactly as a folder of it");
         assertEquals(Set.of("train.py", "pkg/__init__.py"), tagged.paths());
-        assertEquals("print('v2')\n", new String(WorkspaceArchives.read(WorkspaceSources.of(url, "workspace", LIMITS),
-                "train.py")), "no ref: the default branch");
-        assertEquals("print('v2')\n", new String(WorkspaceArchives.read(WorkspaceSources.of(url + "@main",
-                "workspace", LIMITS), "train.py")));
+        assertEquals(
+                "print('v2')\n",
+                new String(WorkspaceArchives.read(WorkspaceSources.of(url, "workspace", LIMITS), "train.py")),
+                "no ref: the default branch");
+        assertEquals(
+                "print('v2')\n",
+                new String(
+                        WorkspaceArchives.read(WorkspaceSources.of(url + "@main", "workspace", LIMITS), "train.py")));
 
-        InvalidOptionException missing = assertThrows(InvalidOptionException.class,
-                () -> WorkspaceSources.of(url + "@v9", "workspace", LIMITS));
+        InvalidOptionException missing =
+                assertThrows(InvalidOptionException.class, () -> WorkspaceSources.of(url + "@v9", "workspace", LIMITS));
         assertTrue(missing.getMessage().contains("has no branch, tag or commit 'v9'"), missing.getMessage());
-        InvalidOptionException unreachable = assertThrows(InvalidOptionException.class,
-                () -> WorkspaceSources.of("git+" + repository.resolve("nothing-here").toUri(), "workspace", LIMITS));
+        InvalidOptionException unreachable = assertThrows(
+                InvalidOptionException.class,
+                () -> WorkspaceSources.of(
+                        "git+" + repository.resolve("nothing-here").toUri(), "workspace", LIMITS));
         assertTrue(unreachable.getMessage().startsWith("Invalid 'workspace': cannot fetch"), unreachable.getMessage());
     }
 
     @Test
     void aRefAfterTheLastSlashIsTheRefAndAnAtInTheHostIsNot() {
-        assertEquals(new GitWorkspaces.Location("ssh://git@github.com/org/repo.git", "v1.2"),
+        assertEquals(
+                new GitWorkspaces.Location("ssh://git@github.com/org/repo.git", "v1.2"),
                 GitWorkspaces.Location.parse("git+ssh://git@github.com/org/repo.git@v1.2"));
-        assertEquals(new GitWorkspaces.Location("ssh://git@github.com/org/repo.git", null),
+        assertEquals(
+                new GitWorkspaces.Location("ssh://git@github.com/org/repo.git", null),
                 GitWorkspaces.Location.parse("git+ssh://git@github.com/org/repo.git"));
     }
 }

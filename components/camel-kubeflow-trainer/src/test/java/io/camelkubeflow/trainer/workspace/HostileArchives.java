@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.zip.GZIPOutputStream;
-
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.apache.commons.compress.archivers.tar.TarConstants;
@@ -16,8 +15,7 @@ import org.apache.commons.compress.archivers.zip.ZipArchiveOutputStream;
 
 /** Archives written entry by entry as a hostile sender would, and the catalogue of those a workspace must refuse. */
 public final class HostileArchives {
-    private HostileArchives() {
-    }
+    private HostileArchives() {}
 
     /** A tar entry to write: a file with content, or a link or special file of a type. */
     public record Item(String name, byte type, String content, String link) {
@@ -31,8 +29,7 @@ public final class HostileArchives {
     }
 
     /** A hostile archive and the words its refusal must hold. */
-    public record Case(byte[] archive, String refusal) {
-    }
+    public record Case(byte[] archive, String refusal) {}
 
     public static byte[] tarGz(Item... items) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -94,35 +91,47 @@ public final class HostileArchives {
         Map<String, Case> cases = new LinkedHashMap<>();
         Item train = Item.file("train.py", "print(1)\n");
         cases.put("zip slip", new Case(zip("train.py", "", "../evil.py", "x"), "escapes the workspace root"));
-        cases.put("escape inside a path", new Case(tarGz(train, Item.file("a/../../evil.py", "x")),
-                "escapes the workspace root"));
+        cases.put(
+                "escape inside a path",
+                new Case(tarGz(train, Item.file("a/../../evil.py", "x")), "escapes the workspace root"));
         cases.put("drive letter", new Case(zip("train.py", "", "C:/evil.py", "x"), "is an absolute path"));
         cases.put("absolute path", new Case(tarGz(train, Item.file("/etc/cron.d/evil", "x")), "is an absolute path"));
-        cases.put("link out of the root", new Case(tarGz(train, Item.link("data", "../../etc")),
-                "outside the workspace"));
-        cases.put("absolute link", new Case(tarGz(train, Item.link("passwd", "/etc/passwd")),
-                "absolute or empty path"));
-        cases.put("link through a link", new Case(tarGz(train, Item.link("here", "."), Item.link("out", "here/..")),
-                "outside the workspace"));
-        cases.put("entry beneath a link", new Case(tarGz(train, Item.link("sub", "."), Item.file("sub/x.py", "")),
-                "lies beneath the symbolic link"));
-        cases.put("hard link out", new Case(tarGz(train, new Item("shadow", TarConstants.LF_LINK, "", "/etc/shadow")),
-                "is a hard link to '/etc/shadow'"));
-        cases.put("character device", new Case(tarGz(train, new Item("tty", TarConstants.LF_CHR, "", null)),
-                "is a device"));
-        cases.put("block device", new Case(tarGz(train, new Item("disk", TarConstants.LF_BLK, "", null)),
-                "is a device"));
+        cases.put(
+                "link out of the root",
+                new Case(tarGz(train, Item.link("data", "../../etc")), "outside the workspace"));
+        cases.put(
+                "absolute link", new Case(tarGz(train, Item.link("passwd", "/etc/passwd")), "absolute or empty path"));
+        cases.put(
+                "link through a link",
+                new Case(tarGz(train, Item.link("here", "."), Item.link("out", "here/..")), "outside the workspace"));
+        cases.put(
+                "entry beneath a link",
+                new Case(
+                        tarGz(train, Item.link("sub", "."), Item.file("sub/x.py", "")),
+                        "lies beneath the symbolic link"));
+        cases.put(
+                "hard link out",
+                new Case(
+                        tarGz(train, new Item("shadow", TarConstants.LF_LINK, "", "/etc/shadow")),
+                        "is a hard link to '/etc/shadow'"));
+        cases.put(
+                "character device",
+                new Case(tarGz(train, new Item("tty", TarConstants.LF_CHR, "", null)), "is a device"));
+        cases.put(
+                "block device", new Case(tarGz(train, new Item("disk", TarConstants.LF_BLK, "", null)), "is a device"));
         cases.put("fifo", new Case(tarGz(train, new Item("pipe", TarConstants.LF_FIFO, "", null)), "is a device"));
         cases.put("NUL in a name", new Case(zip("train.py", "", "bad\0name.py", ""), "control character"));
         cases.put("new line in a name", new Case(zip("train.py", "", "line\nbreak.py", ""), "control character"));
         // a zip made on Windows may use '\\' as its separator (read as '/'); in a tar it is part of the name
         cases.put("backslash in a tar name", new Case(tarGz(train, Item.file("dir\\train.py", "")), "backslash"));
-        cases.put("name over 255 bytes", new Case(zip("train.py", "", "x".repeat(256) + ".py", ""),
-                "longer than 255 bytes"));
+        cases.put(
+                "name over 255 bytes",
+                new Case(zip("train.py", "", "x".repeat(256) + ".py", ""), "longer than 255 bytes"));
         cases.put("same path twice", new Case(zip("train.py", "1", "train.py", "2"), "appears twice"));
         cases.put("decompression bomb", new Case(bomb(), "decompression bomb"));
-        cases.put("not an archive", new Case("print(1)".getBytes(StandardCharsets.UTF_8),
-                "not a zip, a tar or a tar.gz"));
+        cases.put(
+                "not an archive",
+                new Case("print(1)".getBytes(StandardCharsets.UTF_8), "not a zip, a tar or a tar.gz"));
         return cases;
     }
 }

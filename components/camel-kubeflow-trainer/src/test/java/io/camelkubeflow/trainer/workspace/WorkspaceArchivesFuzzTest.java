@@ -1,27 +1,28 @@
 package io.camelkubeflow.trainer.workspace;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import com.sun.management.ThreadMXBean;
+import io.camelkubeflow.trainer.support.InvalidOptionException;
+import io.camelkubeflow.trainer.workspace.HostileArchives.Item;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-
-import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.camelkubeflow.trainer.support.InvalidOptionException;
-import io.camelkubeflow.trainer.workspace.HostileArchives.Item;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.apache.commons.compress.archivers.tar.TarConstants;
 import org.apache.commons.compress.compressors.gzip.GzipCompressorInputStream;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Any bytes given as a workspace archive either become a canonical workspace whose entries are all safe relative
@@ -38,15 +39,17 @@ class WorkspaceArchivesFuzzTest {
      * allow (every byte is copied a few times: inflated, buffered, parsed as a PAX record, written canonically).
      */
     private static final int ALLOCATION_FACTOR = 32;
+
     private static final long ALLOCATION_ALLOWANCE = 2L << 20;
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     /** Valid archives of each kind and the catalogue of hostile ones: the fuzzer starts from these. */
     static Stream<byte[]> archives() {
         List<byte[]> archives = new ArrayList<>();
         archives.add(HostileArchives.zip("train.py", "print(1)\n", "pkg/model.py", "x = 1\n"));
-        archives.add(HostileArchives.tarGz(Item.file("train.py", "print(1)\n"), Item.link("main.py", "train.py"),
+        archives.add(HostileArchives.tarGz(
+                Item.file("train.py", "print(1)\n"),
+                Item.link("main.py", "train.py"),
                 new Item("copy.py", TarConstants.LF_LINK, "", "train.py")));
         archives.add(plainTar(Item.file("./train.py", "print(1)\n"), Item.file("data/x.txt", "1,2\n")));
         HostileArchives.catalogue().values().stream()
@@ -68,7 +71,9 @@ class WorkspaceArchivesFuzzTest {
             return;
         }
         assertAllocationsBounded(archive);
-        assertTrue(workspace.paths().size() <= LIMITS.maxEntries(), workspace.paths().toString());
+        assertTrue(
+                workspace.paths().size() <= LIMITS.maxEntries(),
+                workspace.paths().toString());
         assertTrue(workspace.bytes() <= LIMITS.maxBytes(), workspace.bytes() + " bytes");
         workspace.paths().forEach(WorkspaceArchivesFuzzTest::assertSafe);
         assertEquals(new ArrayList<>(workspace.paths()), canonicalEntries(workspace.archive()));
@@ -107,8 +112,8 @@ class WorkspaceArchivesFuzzTest {
     /** The paths of the canonical tar, in its order, each a regular file or a symbolic link. */
     private static List<String> canonicalEntries(byte[] gzipped) throws IOException {
         List<String> paths = new ArrayList<>();
-        try (TarArchiveInputStream tar = new TarArchiveInputStream(new GzipCompressorInputStream(
-                new ByteArrayInputStream(gzipped)))) {
+        try (TarArchiveInputStream tar =
+                new TarArchiveInputStream(new GzipCompressorInputStream(new ByteArrayInputStream(gzipped)))) {
             for (TarArchiveEntry entry; (entry = tar.getNextEntry()) != null; ) {
                 assertTrue(entry.isFile() || entry.isSymbolicLink(), entry.getName());
                 paths.add(entry.getName());
@@ -130,7 +135,7 @@ class WorkspaceArchivesFuzzTest {
                 tar.closeArchiveEntry();
             }
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
         return bytes.toByteArray();
     }

@@ -1,16 +1,17 @@
 package io.camelkubeflow.trainer.sandbox.cluster;
 
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import static io.camelkubeflow.trainer.sandbox.cluster.ControllerWrites.now;
 
 import io.camelkubeflow.trainer.sandbox.http.PodLogs;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import static io.camelkubeflow.trainer.sandbox.cluster.ControllerWrites.now;
 
 /**
  * What the kubelet does with the pods of a TrainJob, emulated: their phase and container status as it reports them,
@@ -19,6 +20,7 @@ import static io.camelkubeflow.trainer.sandbox.cluster.ControllerWrites.now;
 final class Kubelet {
     /** The controller emulation's log, where these lines were written before this class was split from it. */
     private static final Logger LOG = LoggerFactory.getLogger(TrainJobControllerEmulation.class);
+
     private final KubernetesClient client;
     private final PodLogs podLogs;
     private final ScheduledExecutorService scheduler;
@@ -35,18 +37,35 @@ final class Kubelet {
         podLogs.restart(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
         log(pod, "sandbox: restarted (attempt " + (attempt + 1) + ")");
         String finishedAt = now();
-        scheduler.schedule(() -> {
-            try {
-                client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
-                        .editStatus(p -> new PodBuilder(p).editStatus().editFirstContainerStatus()
-                                .withRestartCount(attempt)
-                                .withNewLastState().withNewTerminated().withExitCode(1).withReason("Error")
-                                .withFinishedAt(finishedAt).endTerminated().endLastState()
-                                .endContainerStatus().endStatus().build());
-            } catch (RuntimeException e) {
-                LOG.warn("Sandbox controller could not restart {}: {}", pod.getMetadata().getName(), e.getMessage());
-            }
-        }, statusDelay, TimeUnit.MILLISECONDS);
+        scheduler.schedule(
+                () -> {
+                    try {
+                        client.pods()
+                                .inNamespace(pod.getMetadata().getNamespace())
+                                .withName(pod.getMetadata().getName())
+                                .editStatus(p -> new PodBuilder(p)
+                                        .editStatus()
+                                        .editFirstContainerStatus()
+                                        .withRestartCount(attempt)
+                                        .withNewLastState()
+                                        .withNewTerminated()
+                                        .withExitCode(1)
+                                        .withReason("Error")
+                                        .withFinishedAt(finishedAt)
+                                        .endTerminated()
+                                        .endLastState()
+                                        .endContainerStatus()
+                                        .endStatus()
+                                        .build());
+                    } catch (RuntimeException e) {
+                        LOG.warn(
+                                "Sandbox controller could not restart {}: {}",
+                                pod.getMetadata().getName(),
+                                e.getMessage());
+                    }
+                },
+                statusDelay,
+                TimeUnit.MILLISECONDS);
     }
 
     /** The pod's container writes its last line and exits: its log streams end, its phase is final. */
@@ -62,46 +81,86 @@ final class Kubelet {
 
     void setPodPhase(Pod pod, String phase, Integer exitCode) {
         podLogs.started(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
-        client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+        client.pods()
+                .inNamespace(pod.getMetadata().getNamespace())
+                .withName(pod.getMetadata().getName())
                 .editStatus(p -> {
                     var spec = p.getSpec().getContainers().get(0);
                     String container = spec.getName();
-                    var before = p.getStatus().getContainerStatuses().isEmpty() ? null
+                    var before = p.getStatus().getContainerStatuses().isEmpty()
+                            ? null
                             : p.getStatus().getContainerStatuses().get(0);
                     PodBuilder builder = new PodBuilder(p);
                     // the kubelet's Ready condition: true while the container runs
-                    builder.editStatus().withPhase(phase).withContainerStatuses().withConditions(
-                            new io.fabric8.kubernetes.api.model.PodConditionBuilder().withType("Ready")
+                    builder.editStatus()
+                            .withPhase(phase)
+                            .withContainerStatuses()
+                            .withConditions(new PodConditionBuilder()
+                                    .withType("Ready")
                                     .withStatus(exitCode == null ? "True" : "False")
                                     .withReason(exitCode == null ? null : "PodCompleted")
-                                    .withLastTransitionTime(now()).build()).endStatus();
+                                    .withLastTransitionTime(now())
+                                    .build())
+                            .endStatus();
                     // what a kubelet always reports of a container: its image, the digest it ran, its restarts
                     if (p.getStatus().getStartTime() == null) {
-                        builder.editStatus().withStartTime(now()).withHostIP("10.0.0.1").withPodIP(podIp(p))
-                                .withPodIPs(new io.fabric8.kubernetes.api.model.PodIP(podIp(p)))
+                        builder.editStatus()
+                                .withStartTime(now())
+                                .withHostIP("10.0.0.1")
+                                .withPodIP(podIp(p))
+                                .withPodIPs(new PodIP(podIp(p)))
                                 .endStatus();
                     }
                     if (exitCode == null) {
-                        builder.editStatus().addNewContainerStatus().withName(container).withReady(true)
-                                .withStarted(true).withImage(spec.getImage()).withImageID(PodRendering.imageId(
-                                        spec.getImage())).withRestartCount(0).withContainerID(containerId(p))
-                                .withNewState().withNewRunning().withStartedAt(now()).endRunning().endState()
-                                .endContainerStatus().endStatus();
+                        builder.editStatus()
+                                .addNewContainerStatus()
+                                .withName(container)
+                                .withReady(true)
+                                .withStarted(true)
+                                .withImage(spec.getImage())
+                                .withImageID(PodRendering.imageId(spec.getImage()))
+                                .withRestartCount(0)
+                                .withContainerID(containerId(p))
+                                .withNewState()
+                                .withNewRunning()
+                                .withStartedAt(now())
+                                .endRunning()
+                                .endState()
+                                .endContainerStatus()
+                                .endStatus();
                     } else {
-                        String startedAt = before == null || before.getState().getRunning() == null ? now()
+                        String startedAt = before == null || before.getState().getRunning() == null
+                                ? now()
                                 : before.getState().getRunning().getStartedAt();
-                        builder.editStatus().addNewContainerStatus().withName(container).withReady(false)
-                                .withStarted(false).withImage(spec.getImage()).withImageID(PodRendering.imageId(
-                                        spec.getImage())).withRestartCount(0).withContainerID(containerId(p))
-                                .withNewState().withNewTerminated().withExitCode(exitCode)
-                                .withReason(exitCode == 0 ? "Completed" : "Error").withStartedAt(startedAt)
-                                .withFinishedAt(now()).withContainerID(containerId(p)).endTerminated()
-                                .endState().endContainerStatus().endStatus();
+                        builder.editStatus()
+                                .addNewContainerStatus()
+                                .withName(container)
+                                .withReady(false)
+                                .withStarted(false)
+                                .withImage(spec.getImage())
+                                .withImageID(PodRendering.imageId(spec.getImage()))
+                                .withRestartCount(0)
+                                .withContainerID(containerId(p))
+                                .withNewState()
+                                .withNewTerminated()
+                                .withExitCode(exitCode)
+                                .withReason(exitCode == 0 ? "Completed" : "Error")
+                                .withStartedAt(startedAt)
+                                .withFinishedAt(now())
+                                .withContainerID(containerId(p))
+                                .endTerminated()
+                                .endState()
+                                .endContainerStatus()
+                                .endStatus();
                     }
                     if (before != null) {
                         // a restarted container keeps its count and the crash it restarted from
-                        builder.editStatus().editFirstContainerStatus().withRestartCount(before.getRestartCount())
-                                .withLastState(before.getLastState()).endContainerStatus().endStatus();
+                        builder.editStatus()
+                                .editFirstContainerStatus()
+                                .withRestartCount(before.getRestartCount())
+                                .withLastState(before.getLastState())
+                                .endContainerStatus()
+                                .endStatus();
                     }
                     return builder.build();
                 });
@@ -112,6 +171,7 @@ final class Kubelet {
     }
 
     private static String containerId(Pod pod) {
-        return "containerd://" + PodRendering.imageId(pod.getMetadata().getUid()).replaceAll(".*sha256:", "");
+        return "containerd://"
+                + PodRendering.imageId(pod.getMetadata().getUid()).replaceAll(".*sha256:", "");
     }
 }

@@ -1,5 +1,11 @@
 package io.camelkubeflow.trainer.sandbox.cluster;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,13 +18,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 
-import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Volume;
-import io.fabric8.kubernetes.api.model.VolumeMount;
-import io.fabric8.kubernetes.client.KubernetesClient;
-
 /**
  * Runs a pod's {@code node} container as a kubelet would, on this machine: each volume it mounts is made in a
  * directory of its own (a ConfigMap's keys as files, binary ones decoded; an emptyDir empty), the container's command
@@ -30,14 +29,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 final class PodProcess {
     private static final String NODE = "node";
     /** torchrun flags that take no value. */
-    private static final Set<String> TORCHRUN_FLAGS = Set.of("--standalone", "--no-python", "--no_python",
-            "--run-path", "--run_path");
+    private static final Set<String> TORCHRUN_FLAGS =
+            Set.of("--standalone", "--no-python", "--no_python", "--run-path", "--run_path");
     /** mpirun options followed by a value. */
-    private static final Set<String> MPIRUN_VALUED = Set.of("--hostfile", "-hostfile", "-np", "-n", "-H", "--host",
-            "-x", "--map-by", "--bind-to");
+    private static final Set<String> MPIRUN_VALUED =
+            Set.of("--hostfile", "-hostfile", "-np", "-n", "-H", "--host", "-x", "--map-by", "--bind-to");
 
-    private PodProcess() {
-    }
+    private PodProcess() {}
 
     /**
      * Whether the pod's node container runs a command that reads a staged archive: one naming a file of a ConfigMap
@@ -48,8 +46,8 @@ final class PodProcess {
         if (node == null || node.getCommand() == null) {
             return false;
         }
-        boolean fetches = node.getCommand().stream().anyMatch(word -> word.startsWith("http://")
-                || word.startsWith("https://"));
+        boolean fetches =
+                node.getCommand().stream().anyMatch(word -> word.startsWith("http://") || word.startsWith("https://"));
         for (VolumeMount mount : node.getVolumeMounts()) {
             Volume volume = volume(pod, mount.getName());
             if (fetches && volume != null && volume.getEmptyDir() != null) {
@@ -58,10 +56,13 @@ final class PodProcess {
             if (volume == null || volume.getConfigMap() == null) {
                 continue;
             }
-            ConfigMap configMap = client.configMaps().inNamespace(pod.getMetadata().getNamespace())
-                    .withName(volume.getConfigMap().getName()).get();
-            if (configMap != null && configMap.getBinaryData() != null && node.getCommand().stream()
-                    .anyMatch(word -> word.startsWith(mount.getMountPath() + "/"))) {
+            ConfigMap configMap = client.configMaps()
+                    .inNamespace(pod.getMetadata().getNamespace())
+                    .withName(volume.getConfigMap().getName())
+                    .get();
+            if (configMap != null
+                    && configMap.getBinaryData() != null
+                    && node.getCommand().stream().anyMatch(word -> word.startsWith(mount.getMountPath() + "/"))) {
                 return true;
             }
         }
@@ -85,8 +86,8 @@ final class PodProcess {
             if (node.getArgs() != null) {
                 node.getArgs().forEach(word -> argv.add(remount(word, mounts)));
             }
-            return StagedScriptRunner.runAsPod(client, withoutLaunchers(argv), Files.createDirectories(root.resolve("cwd")),
-                    Map.of(), pod, log);
+            return StagedScriptRunner.runAsPod(
+                    client, withoutLaunchers(argv), Files.createDirectories(root.resolve("cwd")), Map.of(), pod, log);
         } catch (IOException e) {
             log.accept("sandbox: could not make the pod's volumes: " + e.getMessage());
             return 127;
@@ -100,8 +101,10 @@ final class PodProcess {
         if (volume == null || volume.getConfigMap() == null) {
             return;
         }
-        ConfigMap configMap = client.configMaps().inNamespace(pod.getMetadata().getNamespace())
-                .withName(volume.getConfigMap().getName()).get();
+        ConfigMap configMap = client.configMaps()
+                .inNamespace(pod.getMetadata().getNamespace())
+                .withName(volume.getConfigMap().getName())
+                .get();
         if (configMap == null) {
             return;
         }
@@ -131,7 +134,11 @@ final class PodProcess {
             climbs |= part.toString().equals("..");
         }
         // the kubelet also refuses a path starting with "..": its own ..data link lives in the volume
-        if (key.isEmpty() || key.startsWith("..") || relative.isAbsolute() || climbs || !target.startsWith(volume)
+        if (key.isEmpty()
+                || key.startsWith("..")
+                || relative.isAbsolute()
+                || climbs
+                || !target.startsWith(volume)
                 || target.equals(volume)) {
             // the key is not quoted: it may hold anything a writer of ConfigMaps put there
             throw new IOException("invalid path in a ConfigMap volume: a key must be a relative path inside the"
@@ -192,8 +199,10 @@ final class PodProcess {
      */
     static int containerExit(Pod pod, int processExit, Consumer<String> log) {
         Container node = node(pod);
-        boolean torchrun = node != null && node.getCommand().stream()
-                .anyMatch(word -> word.substring(word.lastIndexOf('/') + 1).equals("torchrun"));
+        boolean torchrun = node != null
+                && node.getCommand().stream()
+                        .anyMatch(word ->
+                                word.substring(word.lastIndexOf('/') + 1).equals("torchrun"));
         if (!torchrun || processExit == 0) {
             return processExit;
         }
@@ -203,11 +212,17 @@ final class PodProcess {
     }
 
     private static Container node(Pod pod) {
-        return pod.getSpec().getContainers().stream().filter(c -> NODE.equals(c.getName())).findFirst().orElse(null);
+        return pod.getSpec().getContainers().stream()
+                .filter(c -> NODE.equals(c.getName()))
+                .findFirst()
+                .orElse(null);
     }
 
     private static Volume volume(Pod pod, String name) {
-        return pod.getSpec().getVolumes().stream().filter(v -> name.equals(v.getName())).findFirst().orElse(null);
+        return pod.getSpec().getVolumes().stream()
+                .filter(v -> name.equals(v.getName()))
+                .findFirst()
+                .orElse(null);
     }
 
     private static void delete(Path root) {
@@ -215,7 +230,8 @@ final class PodProcess {
             return;
         }
         try (var paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            paths.sorted(Comparator.reverseOrder())
+                    .forEach(path -> path.toFile().delete());
         } catch (IOException e) {
             // a temporary directory left behind is no failure of the run
         }

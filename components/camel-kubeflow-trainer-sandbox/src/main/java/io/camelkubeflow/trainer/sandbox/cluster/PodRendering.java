@@ -1,24 +1,40 @@
 package io.camelkubeflow.trainer.sandbox.cluster;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
+import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.list;
+import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.map;
 
+import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
 import io.fabric8.kubernetes.api.model.EnvFromSource;
 import io.fabric8.kubernetes.api.model.EnvFromSourceBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
-
-import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.list;
-import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.map;
+import java.math.BigInteger;
+import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The pod spec JobSet would give one pod of a TrainJob, rendered as the Trainer v2.3 runtime plugins do: the runtime's
@@ -30,8 +46,7 @@ final class PodRendering {
     static final String ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step";
     private static final int TORCH_PORT = 29500;
 
-    private PodRendering() {
-    }
+    private PodRendering() {}
 
     /** How many pods a replicated job runs: the trainer's numNodes (less the MPI launcher when it runs as a node). */
     static int podCount(Map<String, Object> replicatedJob, Map<String, Object> mlPolicy, int numNodes) {
@@ -43,10 +58,14 @@ final class PodRendering {
     }
 
     /** The spec of pod {@code index} of {@code replicatedJob} for {@code job} on {@code runtime}. */
-    static PodSpec spec(GenericKubernetesResource job, Map<String, Object> runtimeSpec,
-            Map<String, Object> replicatedJob, int numNodes) {
+    static PodSpec spec(
+            GenericKubernetesResource job,
+            Map<String, Object> runtimeSpec,
+            Map<String, Object> replicatedJob,
+            int numNodes) {
         String jobName = (String) replicatedJob.get("name");
-        Map<String, Object> template = map(map(map(replicatedJob.get("template")).get("spec")).get("template"));
+        Map<String, Object> template =
+                map(map(map(replicatedJob.get("template")).get("spec")).get("template"));
         PodSpec spec = Serialization.jsonMapper().convertValue(map(template.get("spec")), PodSpec.class);
         Map<String, Object> jobSpec = map(job.getAdditionalProperties().get("spec"));
         for (Map<String, Object> patched : patchedPodTemplates(job, jobName::equals)) {
@@ -62,14 +81,25 @@ final class PodRendering {
             if (mlPolicy.containsKey("torch")) {
                 String processes = injectTorch(node, job.getMetadata().getName(), trainer, numNodes);
                 if (TorchTuneCommand.ENTRYPOINT.equals(node.getCommand())) {
-                    String runtimeName = String.valueOf(map(jobSpec.get("runtimeRef")).get("name"));
-                    node.setCommand(TorchTuneCommand.complete(job.getMetadata().getName(), runtimeName, numNodes,
-                            processes, gpus(node.getResources()), node.getArgs(), runtimeCommand));
+                    String runtimeName =
+                            String.valueOf(map(jobSpec.get("runtimeRef")).get("name"));
+                    node.setCommand(TorchTuneCommand.complete(
+                            job.getMetadata().getName(),
+                            runtimeName,
+                            numNodes,
+                            processes,
+                            gpus(node.getResources()),
+                            node.getArgs(),
+                            runtimeCommand));
                 }
             }
         }
         if (mlPolicy.containsKey("mpi")) {
-            injectMpi(spec, job.getMetadata().getName(), "trainer".equals(ancestor), map(mlPolicy.get("mpi")),
+            injectMpi(
+                    spec,
+                    job.getMetadata().getName(),
+                    "trainer".equals(ancestor),
+                    map(mlPolicy.get("mpi")),
                     mpiSlots(job, runtimeSpec));
         }
         Map<String, Object> initializer = map(jobSpec.get("initializer"));
@@ -81,12 +111,21 @@ final class PodRendering {
             if (container != null && settings instanceof Map<?, ?>) {
                 Map<String, Object> storage = map(settings);
                 if (storage.get("storageUri") instanceof String uri) {
-                    upsertEnv(container, List.of(new EnvVarBuilder().withName("STORAGE_URI").withValue(uri).build()));
+                    upsertEnv(
+                            container,
+                            List.of(new EnvVarBuilder()
+                                    .withName("STORAGE_URI")
+                                    .withValue(uri)
+                                    .build()));
                 }
                 upsertEnv(container, envVars(storage.get("env")));
                 if (map(storage.get("secretRef")).get("name") instanceof String secret) {
                     List<EnvFromSource> envFrom = new ArrayList<>(container.getEnvFrom());
-                    envFrom.add(new EnvFromSourceBuilder().withNewSecretRef().withName(secret).endSecretRef().build());
+                    envFrom.add(new EnvFromSourceBuilder()
+                            .withNewSecretRef()
+                            .withName(secret)
+                            .endSecretRef()
+                            .build());
                     container.setEnvFrom(envFrom);
                 }
             }
@@ -98,29 +137,37 @@ final class PodRendering {
      * The labels and annotations of a replicated job's pods: its pod template's, then those the TrainJob's runtime
      * patches add (a staged script's annotation among them).
      */
-    static io.fabric8.kubernetes.api.model.ObjectMeta metadata(GenericKubernetesResource job,
-            Map<String, Object> replicatedJob) {
+    static ObjectMeta metadata(GenericKubernetesResource job, Map<String, Object> replicatedJob) {
         String jobName = (String) replicatedJob.get("name");
-        Map<String, Object> template = map(map(map(replicatedJob.get("template")).get("spec")).get("template"));
-        Map<String, String> labels = new LinkedHashMap<>(strings(map(template.get("metadata")).get("labels")));
-        Map<String, String> annotations = new LinkedHashMap<>(strings(map(template.get("metadata")).get("annotations")));
+        Map<String, Object> template =
+                map(map(map(replicatedJob.get("template")).get("spec")).get("template"));
+        Map<String, String> labels =
+                new LinkedHashMap<>(strings(map(template.get("metadata")).get("labels")));
+        Map<String, String> annotations =
+                new LinkedHashMap<>(strings(map(template.get("metadata")).get("annotations")));
         for (Map<String, Object> patched : patchedPodTemplates(job, jobName::equals)) {
             labels.putAll(strings(map(patched.get("metadata")).get("labels")));
             annotations.putAll(strings(map(patched.get("metadata")).get("annotations")));
         }
-        return new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withLabels(labels).withAnnotations(annotations)
+        return new ObjectMetaBuilder()
+                .withLabels(labels)
+                .withAnnotations(annotations)
                 .build();
     }
 
     /** The pod templates (metadata and spec) the TrainJob's runtime patches give the replicated jobs named. */
-    static List<Map<String, Object>> patchedPodTemplates(GenericKubernetesResource job,
-            java.util.function.Predicate<String> replicatedJobs) {
+    static List<Map<String, Object>> patchedPodTemplates(
+            GenericKubernetesResource job, Predicate<String> replicatedJobs) {
         List<Map<String, Object>> podTemplates = new ArrayList<>();
         for (Object patch : list(map(job.getAdditionalProperties().get("spec")).get("runtimePatches"))) {
-            for (Object patchedJob : list(map(map(map(map(patch).get("trainingRuntimeSpec")).get("template"))
-                    .get("spec")).get("replicatedJobs"))) {
+            for (Object patchedJob :
+                    list(map(map(map(map(patch).get("trainingRuntimeSpec")).get("template"))
+                                    .get("spec"))
+                            .get("replicatedJobs"))) {
                 if (map(patchedJob).get("name") instanceof String name && replicatedJobs.test(name)) {
-                    podTemplates.add(map(map(map(map(patchedJob).get("template")).get("spec")).get("template")));
+                    podTemplates.add(
+                            map(map(map(map(patchedJob).get("template")).get("spec"))
+                                    .get("template")));
                 }
             }
         }
@@ -134,7 +181,9 @@ final class PodRendering {
     }
 
     static String ancestor(Map<String, Object> replicatedJob) {
-        Object label = map(map(map(replicatedJob.get("template")).get("metadata")).get("labels")).get(ANCESTOR_LABEL);
+        Object label = map(map(map(replicatedJob.get("template")).get("metadata"))
+                        .get("labels"))
+                .get(ANCESTOR_LABEL);
         return label instanceof String text ? text : "";
     }
 
@@ -163,20 +212,44 @@ final class PodRendering {
     private static String injectTorch(Container node, String jobName, Map<String, Object> trainer, int numNodes) {
         Object perNode = trainer.get("numProcPerNode");
         String processes = perNode != null ? String.valueOf(perNode) : processesPerNode(node.getResources());
-        upsertEnv(node, List.of(
-                new EnvVarBuilder().withName("PET_NNODES").withValue(Integer.toString(numNodes)).build(),
-                new EnvVarBuilder().withName("PET_NPROC_PER_NODE").withValue(processes).build(),
-                new EnvVarBuilder().withName("PET_NODE_RANK").withNewValueFrom().withNewFieldRef()
-                        .withFieldPath("metadata.annotations['batch.kubernetes.io/job-completion-index']")
-                        .endFieldRef().endValueFrom().build()));
+        upsertEnv(
+                node,
+                List.of(
+                        new EnvVarBuilder()
+                                .withName("PET_NNODES")
+                                .withValue(Integer.toString(numNodes))
+                                .build(),
+                        new EnvVarBuilder()
+                                .withName("PET_NPROC_PER_NODE")
+                                .withValue(processes)
+                                .build(),
+                        new EnvVarBuilder()
+                                .withName("PET_NODE_RANK")
+                                .withNewValueFrom()
+                                .withNewFieldRef()
+                                .withFieldPath("metadata.annotations['batch.kubernetes.io/job-completion-index']")
+                                .endFieldRef()
+                                .endValueFrom()
+                                .build()));
         if (!TorchTuneCommand.ENTRYPOINT.equals(node.getCommand())) {
-            upsertEnv(node, List.of(
-                    new EnvVarBuilder().withName("PET_MASTER_ADDR").withValue(jobName + "-node-0-0." + jobName).build(),
-                    new EnvVarBuilder().withName("PET_MASTER_PORT").withValue(Integer.toString(TORCH_PORT)).build()));
+            upsertEnv(
+                    node,
+                    List.of(
+                            new EnvVarBuilder()
+                                    .withName("PET_MASTER_ADDR")
+                                    .withValue(jobName + "-node-0-0." + jobName)
+                                    .build(),
+                            new EnvVarBuilder()
+                                    .withName("PET_MASTER_PORT")
+                                    .withValue(Integer.toString(TORCH_PORT))
+                                    .build()));
         }
         if (node.getPorts().stream().noneMatch(p -> p.getContainerPort() == TORCH_PORT)) {
-            node.getPorts().add(new io.fabric8.kubernetes.api.model.ContainerPortBuilder()
-                    .withContainerPort(TORCH_PORT).withProtocol("TCP").build());
+            node.getPorts()
+                    .add(new ContainerPortBuilder()
+                            .withContainerPort(TORCH_PORT)
+                            .withProtocol("TCP")
+                            .build());
         }
         return processes;
     }
@@ -210,15 +283,20 @@ final class PodRendering {
      * A resource's quantity rounded up, as Go's Quantity.Value() reads it; for "gpu", any resource whose name
      * contains it (nvidia.com/gpu, amd.com/gpu).
      */
-    private static long amount(Map<String, io.fabric8.kubernetes.api.model.Quantity> resources, String name) {
+    private static long amount(Map<String, Quantity> resources, String name) {
         if (resources == null) {
             return 0;
         }
         return resources.entrySet().stream()
-                .filter(e -> name.equals("gpu") ? e.getKey().toLowerCase(java.util.Locale.ROOT).contains(name)
+                .filter(e -> name.equals("gpu")
+                        ? e.getKey().toLowerCase(Locale.ROOT).contains(name)
                         : e.getKey().equals(name))
-                .findFirst().map(e -> e.getValue().getNumericalAmount().setScale(0, java.math.RoundingMode.CEILING)
-                        .longValueExact()).orElse(0L);
+                .findFirst()
+                .map(e -> e.getValue()
+                        .getNumericalAmount()
+                        .setScale(0, RoundingMode.CEILING)
+                        .longValueExact())
+                .orElse(0L);
     }
 
     /**
@@ -227,7 +305,8 @@ final class PodRendering {
      * node container's).
      */
     static int mpiSlots(GenericKubernetesResource job, Map<String, Object> runtimeSpec) {
-        Map<String, Object> trainer = map(map(job.getAdditionalProperties().get("spec")).get("trainer"));
+        Map<String, Object> trainer =
+                map(map(job.getAdditionalProperties().get("spec")).get("trainer"));
         Object perNode = trainer.get("numProcPerNode");
         if (perNode instanceof Number number) {
             return number.intValue();
@@ -240,7 +319,8 @@ final class PodRendering {
         if (slots != 1) {
             return slots;
         }
-        Object resources = trainer.containsKey("resourcesPerNode") ? trainer.get("resourcesPerNode")
+        Object resources = trainer.containsKey("resourcesPerNode")
+                ? trainer.get("resourcesPerNode")
                 : runtimeNodeResources(runtimeSpec);
         long gpus = gpus(Serialization.jsonMapper().convertValue(resources, ResourceRequirements.class));
         return gpus > 1 ? (int) gpus : 1;
@@ -248,12 +328,14 @@ final class PodRendering {
 
     /** The resources of the runtime's node container, in the node or trainer replicated job. */
     private static Object runtimeNodeResources(Map<String, Object> runtimeSpec) {
-        for (Object item : list(map(map(runtimeSpec.get("template")).get("spec")).get("replicatedJobs"))) {
+        for (Object item :
+                list(map(map(runtimeSpec.get("template")).get("spec")).get("replicatedJobs"))) {
             Map<String, Object> replicatedJob = map(item);
             if (!"node".equals(replicatedJob.get("name")) && !"trainer".equals(ancestor(replicatedJob))) {
                 continue;
             }
-            Map<String, Object> template = map(map(map(replicatedJob.get("template")).get("spec")).get("template"));
+            Map<String, Object> template =
+                    map(map(map(replicatedJob.get("template")).get("spec")).get("template"));
             for (Object container : list(map(template.get("spec")).get("containers"))) {
                 if ("node".equals(map(container).get("name")) && map(container).containsKey("resources")) {
                     return map(container).get("resources");
@@ -263,40 +345,85 @@ final class PodRendering {
         return null;
     }
 
-    private static void injectMpi(PodSpec spec, String jobName, boolean launcher, Map<String, Object> mpi,
-            int slots) {
+    private static void injectMpi(PodSpec spec, String jobName, boolean launcher, Map<String, Object> mpi, int slots) {
         String sshPath = mpi.get("sshAuthMountPath") instanceof String path ? path : "/root/.ssh";
         // the Trainer's MPI plugin's items and modes: the private key 0640, the public key and authorized_keys 0644
         // in a 0400 volume, the hostfile 0444
-        upsertVolume(spec, new io.fabric8.kubernetes.api.model.VolumeBuilder().withName("mpi-ssh-auth")
-                .withNewSecret().withSecretName(jobName + "-mpi-ssh-auth").withDefaultMode(0400)
-                .addNewItem().withKey("ssh-privatekey").withMode(0640).withPath("id_rsa").endItem()
-                .addNewItem().withKey("ssh-publickey").withMode(0644).withPath("id_rsa.pub").endItem()
-                .addNewItem().withKey("ssh-publickey").withMode(0644).withPath("authorized_keys").endItem()
-                .endSecret().build());
+        upsertVolume(
+                spec,
+                new VolumeBuilder()
+                        .withName("mpi-ssh-auth")
+                        .withNewSecret()
+                        .withSecretName(jobName + "-mpi-ssh-auth")
+                        .withDefaultMode(0400)
+                        .addNewItem()
+                        .withKey("ssh-privatekey")
+                        .withMode(0640)
+                        .withPath("id_rsa")
+                        .endItem()
+                        .addNewItem()
+                        .withKey("ssh-publickey")
+                        .withMode(0644)
+                        .withPath("id_rsa.pub")
+                        .endItem()
+                        .addNewItem()
+                        .withKey("ssh-publickey")
+                        .withMode(0644)
+                        .withPath("authorized_keys")
+                        .endItem()
+                        .endSecret()
+                        .build());
         if (launcher) {
-            upsertVolume(spec, new io.fabric8.kubernetes.api.model.VolumeBuilder().withName("mpi-hostfile")
-                    .withNewConfigMap().withName(jobName + "-mpi-hostfile")
-                    .addNewItem().withKey("hostfile").withMode(0444).withPath("hostfile").endItem()
-                    .endConfigMap().build());
+            upsertVolume(
+                    spec,
+                    new VolumeBuilder()
+                            .withName("mpi-hostfile")
+                            .withNewConfigMap()
+                            .withName(jobName + "-mpi-hostfile")
+                            .addNewItem()
+                            .withKey("hostfile")
+                            .withMode(0444)
+                            .withPath("hostfile")
+                            .endItem()
+                            .endConfigMap()
+                            .build());
         }
         for (Container container : spec.getContainers()) {
             if (!"node".equals(container.getName())) {
                 continue;
             }
-            upsertMount(container, new io.fabric8.kubernetes.api.model.VolumeMountBuilder().withName("mpi-ssh-auth")
-                    .withMountPath(sshPath).build());
+            upsertMount(
+                    container,
+                    new VolumeMountBuilder()
+                            .withName("mpi-ssh-auth")
+                            .withMountPath(sshPath)
+                            .build());
             if (launcher) {
-                upsertMount(container, new io.fabric8.kubernetes.api.model.VolumeMountBuilder().withName("mpi-hostfile")
-                        .withMountPath("/etc/mpi").build());
-                upsertEnv(container, List.of(
-                        new EnvVarBuilder().withName("OMPI_MCA_orte_default_hostfile").withValue("/etc/mpi/hostfile")
-                                .build(),
-                        new EnvVarBuilder().withName("OMPI_MCA_orte_keep_fqdn_hostnames").withValue("true").build(),
-                        new EnvVarBuilder().withName("OMPI_MCA_orte_set_default_slots")
-                                .withValue(Integer.toString(slots)).build(),
-                        new EnvVarBuilder().withName("OMPI_MCA_plm_rsh_args").withValue("-o ConnectionAttempts=10")
-                                .build()));
+                upsertMount(
+                        container,
+                        new VolumeMountBuilder()
+                                .withName("mpi-hostfile")
+                                .withMountPath("/etc/mpi")
+                                .build());
+                upsertEnv(
+                        container,
+                        List.of(
+                                new EnvVarBuilder()
+                                        .withName("OMPI_MCA_orte_default_hostfile")
+                                        .withValue("/etc/mpi/hostfile")
+                                        .build(),
+                                new EnvVarBuilder()
+                                        .withName("OMPI_MCA_orte_keep_fqdn_hostnames")
+                                        .withValue("true")
+                                        .build(),
+                                new EnvVarBuilder()
+                                        .withName("OMPI_MCA_orte_set_default_slots")
+                                        .withValue(Integer.toString(slots))
+                                        .build(),
+                                new EnvVarBuilder()
+                                        .withName("OMPI_MCA_plm_rsh_args")
+                                        .withValue("-o ConnectionAttempts=10")
+                                        .build()));
             }
         }
     }
@@ -319,8 +446,8 @@ final class PodRendering {
             upsertEnv(container, patched.getEnv());
             patched.getVolumeMounts().forEach(m -> upsertMount(container, m));
             if (patchedMap.containsKey("securityContext")) {
-                container.setSecurityContext(merged(container.getSecurityContext(), patchedMap.get("securityContext"),
-                        io.fabric8.kubernetes.api.model.SecurityContext.class));
+                container.setSecurityContext(merged(
+                        container.getSecurityContext(), patchedMap.get("securityContext"), SecurityContext.class));
             }
         }
         List<Container> initContainers = new ArrayList<>(spec.getInitContainers());
@@ -335,24 +462,22 @@ final class PodRendering {
             spec.setTolerations(patchSpec.getTolerations());
         }
         if (patch.containsKey("affinity")) {
-            spec.setAffinity(merged(spec.getAffinity(), patch.get("affinity"),
-                    io.fabric8.kubernetes.api.model.Affinity.class));
+            spec.setAffinity(merged(spec.getAffinity(), patch.get("affinity"), Affinity.class));
         }
         if (patch.containsKey("serviceAccountName")) {
             spec.setServiceAccountName(patchSpec.getServiceAccountName());
         }
         if (patch.containsKey("imagePullSecrets")) {
-            List<io.fabric8.kubernetes.api.model.LocalObjectReference> secrets = new ArrayList<>(
-                    spec.getImagePullSecrets());
-            for (io.fabric8.kubernetes.api.model.LocalObjectReference secret : patchSpec.getImagePullSecrets()) {
+            List<LocalObjectReference> secrets = new ArrayList<>(spec.getImagePullSecrets());
+            for (LocalObjectReference secret : patchSpec.getImagePullSecrets()) {
                 secrets.removeIf(existing -> existing.getName().equals(secret.getName()));
                 secrets.add(secret);
             }
             spec.setImagePullSecrets(secrets);
         }
         if (patch.containsKey("securityContext")) {
-            spec.setSecurityContext(merged(spec.getSecurityContext(), patch.get("securityContext"),
-                    io.fabric8.kubernetes.api.model.PodSecurityContext.class));
+            spec.setSecurityContext(
+                    merged(spec.getSecurityContext(), patch.get("securityContext"), PodSecurityContext.class));
         }
         if (patch.containsKey("schedulingGates")) {
             spec.setSchedulingGates(patchSpec.getSchedulingGates());
@@ -361,7 +486,8 @@ final class PodRendering {
 
     /** An object with a patch merged field by field (nested objects too; lists and values replaced). */
     private static <T> T merged(T current, Object patch, Class<T> type) {
-        Map<String, Object> target = current == null ? new LinkedHashMap<>()
+        Map<String, Object> target = current == null
+                ? new LinkedHashMap<>()
                 : new LinkedHashMap<>(map(Serialization.jsonMapper().convertValue(current, Map.class)));
         deepMerge(target, map(patch));
         return Serialization.jsonMapper().convertValue(target, type);
@@ -382,12 +508,18 @@ final class PodRendering {
     }
 
     private static Container container(PodSpec spec, String name) {
-        return spec.getContainers().stream().filter(c -> name.equals(c.getName())).findFirst().orElse(null);
+        return spec.getContainers().stream()
+                .filter(c -> name.equals(c.getName()))
+                .findFirst()
+                .orElse(null);
     }
 
     private static List<EnvVar> envVars(Object env) {
-        return env instanceof List<?> list ? list.stream()
-                .map(e -> Serialization.jsonMapper().convertValue(e, EnvVar.class)).toList() : List.of();
+        return env instanceof List<?> list
+                ? list.stream()
+                        .map(e -> Serialization.jsonMapper().convertValue(e, EnvVar.class))
+                        .toList()
+                : List.of();
     }
 
     /** As the Trainer's apply.UpsertEnvVars: a variable of the same name is replaced where it stands, else appended. */
@@ -425,16 +557,15 @@ final class PodRendering {
 
     /** The image digest a kubelet reports for an image, stable for one image name. */
     static String imageId(String image) {
-        String digest = String.format("%064x", new java.math.BigInteger(1, sha256(image)));
+        String digest = String.format("%064x", new BigInteger(1, sha256(image)));
         return (image.contains("/") ? "" : "docker.io/library/") + image.replaceAll(":[^/:]*$", "") + "@sha256:"
                 + digest;
     }
 
     private static byte[] sha256(String text) {
         try {
-            return java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        } catch (java.security.NoSuchAlgorithmException e) {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }

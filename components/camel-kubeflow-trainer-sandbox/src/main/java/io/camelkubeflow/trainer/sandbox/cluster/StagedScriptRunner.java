@@ -1,5 +1,16 @@
 package io.camelkubeflow.trainer.sandbox.cluster;
 
+import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.list;
+import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.map;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapKeySelector;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretKeySelector;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -8,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,17 +28,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapKeySelector;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.SecretKeySelector;
-import io.fabric8.kubernetes.client.KubernetesClient;
-
-import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.list;
-import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.map;
 
 /**
  * Runs a TrainJob's staged Python script for real, as local {@code python3} processes (one per node): the sandbox's way of
@@ -43,16 +44,15 @@ final class StagedScriptRunner {
     private static final Pattern LABEL_FIELD = Pattern.compile("metadata\\.labels\\['(.+)'\\]");
 
     /** The script and its arguments, when the job runs a staged script. */
-    record Script(String fileName, String source, List<String> args, Map<String, String> env) {
-    }
+    record Script(String fileName, String source, List<String> args, Map<String, String> env) {}
 
-    private StagedScriptRunner() {
-    }
+    private StagedScriptRunner() {}
 
     static Optional<Script> find(KubernetesClient client, GenericKubernetesResource job) {
         Map<String, Object> spec = map(job.getAdditionalProperties().get("spec"));
         Map<String, Object> trainer = map(spec.get("trainer"));
-        List<String> command = list(trainer.get("command")).stream().map(String::valueOf).toList();
+        List<String> command =
+                list(trainer.get("command")).stream().map(String::valueOf).toList();
         if (command.isEmpty() || command.contains("bash")) {
             return Optional.empty();
         }
@@ -63,8 +63,8 @@ final class StagedScriptRunner {
                 if (mountPath == null) {
                     continue;
                 }
-                for (Map.Entry<String, String> file : files(client, job, map(podTemplate.get("metadata")),
-                        map(volume)).entrySet()) {
+                for (Map.Entry<String, String> file : files(client, job, map(podTemplate.get("metadata")), map(volume))
+                        .entrySet()) {
                     int at = command.indexOf(mountPath + "/" + file.getKey());
                     if (at >= 0) {
                         List<String> args = new ArrayList<>(command.subList(at + 1, command.size()));
@@ -81,19 +81,25 @@ final class StagedScriptRunner {
      * The files a volume holds, as a kubelet would write them: a ConfigMap's keys, or a downward API volume's items
      * taken from the pod's annotations.
      */
-    private static Map<String, String> files(KubernetesClient client, GenericKubernetesResource job,
-            Map<String, Object> podMetadata, Map<String, Object> volume) {
+    private static Map<String, String> files(
+            KubernetesClient client,
+            GenericKubernetesResource job,
+            Map<String, Object> podMetadata,
+            Map<String, Object> volume) {
         Map<String, String> files = new LinkedHashMap<>();
         if (map(volume.get("configMap")).get("name") instanceof String configMapName) {
-            ConfigMap configMap = client.configMaps().inNamespace(job.getMetadata().getNamespace())
-                    .withName(configMapName).get();
+            ConfigMap configMap = client.configMaps()
+                    .inNamespace(job.getMetadata().getNamespace())
+                    .withName(configMapName)
+                    .get();
             if (configMap != null && configMap.getData() != null) {
                 files.putAll(configMap.getData());
             }
         }
         Map<String, Object> annotations = map(podMetadata.get("annotations"));
         for (Object item : list(map(volume.get("downwardAPI")).get("items"))) {
-            Matcher annotation = ANNOTATION_FIELD.matcher(String.valueOf(map(map(item).get("fieldRef")).get("fieldPath")));
+            Matcher annotation = ANNOTATION_FIELD.matcher(
+                    String.valueOf(map(map(item).get("fieldRef")).get("fieldPath")));
             if (annotation.matches() && annotations.get(annotation.group(1)) instanceof String value) {
                 files.put(String.valueOf(map(item).get("path")), value);
             }
@@ -139,19 +145,25 @@ final class StagedScriptRunner {
      * output line to {@code log}. Returns the exit code: 137 when it ran longer than {@link #MAX_RUN}, 127 when it
      * could not start.
      */
-    static int runAsPod(KubernetesClient client, List<String> command, Path dir, Map<String, String> env, Pod pod,
+    static int runAsPod(
+            KubernetesClient client,
+            List<String> command,
+            Path dir,
+            Map<String, String> env,
+            Pod pod,
             Consumer<String> log) {
         Map<String, String> podEnv = podEnv(client, pod);
         try {
-            ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+            ProcessBuilder builder =
+                    new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
             builder.environment().putAll(env);
             builder.environment().putAll(podEnv);
             builder.environment().putIfAbsent("RANK", podEnv.getOrDefault("PET_NODE_RANK", "0"));
             builder.environment().putIfAbsent("LOCAL_RANK", "0");
             builder.environment().putIfAbsent("WORLD_SIZE", podEnv.getOrDefault("PET_NNODES", "1"));
             Process process = builder.start();
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
+            try (BufferedReader out =
+                    new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = out.readLine()) != null) {
                     log.accept(line);
@@ -184,7 +196,7 @@ final class StagedScriptRunner {
     }
 
     private static Map<String, String> plainEnv(Map<String, Object> trainer) {
-        Map<String, String> env = new java.util.LinkedHashMap<>();
+        Map<String, String> env = new LinkedHashMap<>();
         for (Object var : list(trainer.get("env"))) {
             Object value = map(var).get("value");
             if (value != null) {
@@ -201,7 +213,7 @@ final class StagedScriptRunner {
      */
     static Map<String, String> podEnv(KubernetesClient client, Pod pod) {
         Map<String, String> env = new LinkedHashMap<>();
-        for (io.fabric8.kubernetes.api.model.EnvVar var : pod.getSpec().getContainers().get(0).getEnv()) {
+        for (EnvVar var : pod.getSpec().getContainers().get(0).getEnv()) {
             if (var.getValue() != null) {
                 env.put(var.getName(), var.getValue());
             } else if (var.getValueFrom() != null && var.getValueFrom().getFieldRef() != null) {
@@ -219,20 +231,32 @@ final class StagedScriptRunner {
                 }
             } else if (var.getValueFrom() != null && var.getValueFrom().getSecretKeyRef() != null) {
                 SecretKeySelector ref = var.getValueFrom().getSecretKeyRef();
-                Secret secret = client.secrets().inNamespace(pod.getMetadata().getNamespace()).withName(ref.getName())
+                Secret secret = client.secrets()
+                        .inNamespace(pod.getMetadata().getNamespace())
+                        .withName(ref.getName())
                         .get();
-                if (secret != null && secret.getData() != null && secret.getData().containsKey(ref.getKey())) {
-                    env.put(var.getName(), new String(java.util.Base64.getDecoder().decode(secret.getData()
-                            .get(ref.getKey())), StandardCharsets.UTF_8));
-                } else if (secret != null && secret.getStringData() != null
+                if (secret != null
+                        && secret.getData() != null
+                        && secret.getData().containsKey(ref.getKey())) {
+                    env.put(
+                            var.getName(),
+                            new String(
+                                    Base64.getDecoder().decode(secret.getData().get(ref.getKey())),
+                                    StandardCharsets.UTF_8));
+                } else if (secret != null
+                        && secret.getStringData() != null
                         && secret.getStringData().containsKey(ref.getKey())) {
                     env.put(var.getName(), secret.getStringData().get(ref.getKey()));
                 }
             } else if (var.getValueFrom() != null && var.getValueFrom().getConfigMapKeyRef() != null) {
                 ConfigMapKeySelector ref = var.getValueFrom().getConfigMapKeyRef();
-                ConfigMap configMap = client.configMaps().inNamespace(pod.getMetadata().getNamespace())
-                        .withName(ref.getName()).get();
-                if (configMap != null && configMap.getData() != null && configMap.getData().containsKey(ref.getKey())) {
+                ConfigMap configMap = client.configMaps()
+                        .inNamespace(pod.getMetadata().getNamespace())
+                        .withName(ref.getName())
+                        .get();
+                if (configMap != null
+                        && configMap.getData() != null
+                        && configMap.getData().containsKey(ref.getKey())) {
                     env.put(var.getName(), configMap.getData().get(ref.getKey()));
                 }
             }

@@ -13,19 +13,24 @@ import java.util.Set;
  */
 final class TorchTuneCommand {
     static final List<String> ENTRYPOINT = List.of("tune", "run");
-    private static final Set<String> RUNTIME_CONFIGS = Set.of("output_dir", "tokenizer.path",
-            "checkpointer.checkpoint_dir", "tokenizer.merges_file");
+    private static final Set<String> RUNTIME_CONFIGS =
+            Set.of("output_dir", "tokenizer.path", "checkpointer.checkpoint_dir", "tokenizer.merges_file");
 
-    private TorchTuneCommand() {
-    }
+    private TorchTuneCommand() {}
 
     /**
      * @param processesPerNode the numProcPerNode the plugin settled on: a number, or "auto" with GPUs
      * @param gpus             the GPUs per node of the trainer's resources
      * @param runtimeCommand   the command of the runtime's trainer container, before the TrainJob's
      */
-    static List<String> complete(String jobName, String runtimeName, int numNodes, String processesPerNode, long gpus,
-            List<String> args, List<String> runtimeCommand) {
+    static List<String> complete(
+            String jobName,
+            String runtimeName,
+            int numNodes,
+            String processesPerNode,
+            long gpus,
+            List<String> args,
+            List<String> runtimeCommand) {
         List<String> command = new ArrayList<>(ENTRYPOINT);
         boolean numbered = !"auto".equals(processesPerNode);
         int processes = numbered ? Integer.parseInt(processesPerNode) : 0;
@@ -60,7 +65,8 @@ final class TorchTuneCommand {
     private static boolean enabled(List<String> args, String item) {
         for (String arg : args) {
             int equals = arg.indexOf('=');
-            if (equals >= 0 && arg.substring(0, equals).contains(item)
+            if (equals >= 0
+                    && arg.substring(0, equals).contains(item)
                     && arg.substring(equals + 1).trim().equalsIgnoreCase("true")) {
                 return true;
             }

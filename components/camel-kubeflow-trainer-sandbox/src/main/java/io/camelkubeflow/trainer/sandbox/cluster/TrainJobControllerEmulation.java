@@ -1,28 +1,5 @@
 package io.camelkubeflow.trainer.sandbox.cluster;
 
-import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-
-import io.camelkubeflow.trainer.sandbox.http.PodLogs;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.ConfigBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import static io.camelkubeflow.trainer.sandbox.cluster.ControllerWrites.annotations;
 import static io.camelkubeflow.trainer.sandbox.cluster.ControllerWrites.counted;
 import static io.camelkubeflow.trainer.sandbox.cluster.ControllerWrites.hasCondition;
@@ -32,6 +9,37 @@ import static io.camelkubeflow.trainer.sandbox.cluster.ControllerWrites.merged;
 import static io.camelkubeflow.trainer.sandbox.cluster.ControllerWrites.reportsProgress;
 import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.list;
 import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.map;
+
+import io.camelkubeflow.trainer.sandbox.http.PodLogs;
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An emulation of what the Kubeflow Trainer controller, JobSet, the Job controller and a kubelet do with a TrainJob,
@@ -69,6 +77,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     private static final long INITIALIZER_MILLIS = 100;
     /** How often a pod waiting for a missing ConfigMap volume looks for it again. */
     private static final Duration MOUNT_RETRY = Duration.ofMillis(100);
+
     public static final String JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name";
     public static final String REPLICATED_JOB_LABEL = "jobset.sigs.k8s.io/replicatedjob-name";
     public static final String COMPLETION_INDEX_LABEL = "batch.kubernetes.io/job-completion-index";
@@ -86,6 +95,7 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     private final Set<String> started = ConcurrentHashMap.newKeySet();
     /** uid of every TrainJob whose run has ended (finished, or failed at its deadline), so it ends once. */
     private final Set<String> ended = ConcurrentHashMap.newKeySet();
+
     private final SharedIndexInformer<GenericKubernetesResource> informer;
 
     /** The User-Agent of the emulated controller's requests, so counts of a client's requests can leave them out. */
@@ -95,23 +105,31 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     private final ControllerWrites writes;
     private final Kubelet kubelet;
     private final JobSetEmulation jobSets;
-    private final java.util.concurrent.ExecutorService scriptRunners = Executors.newCachedThreadPool(r -> {
+    private final ExecutorService scriptRunners = Executors.newCachedThreadPool(r -> {
         Thread thread = new Thread(r, "trainer-sandbox-script");
         thread.setDaemon(true);
         return thread;
     });
 
-    public TrainJobControllerEmulation(KubernetesClient sandboxClient, PodLogs podLogs, Duration startDelay,
-            Duration defaultRunTime, boolean runScripts) {
+    public TrainJobControllerEmulation(
+            KubernetesClient sandboxClient,
+            PodLogs podLogs,
+            Duration startDelay,
+            Duration defaultRunTime,
+            boolean runScripts) {
         this.runScripts = runScripts;
-        this.client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(sandboxClient.getConfiguration())
-                .withUserAgent(USER_AGENT).build()).build();
+        this.client = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder(sandboxClient.getConfiguration())
+                        .withUserAgent(USER_AGENT)
+                        .build())
+                .build();
         this.startDelay = startDelay;
         this.defaultRunTime = defaultRunTime;
         this.writes = new ControllerWrites(client);
         this.kubelet = new Kubelet(client, podLogs, scheduler);
         this.jobSets = new JobSetEmulation(client, podLogs, writes);
-        this.informer = client.genericKubernetesResources(TRAINJOBS).inAnyNamespace().inform(new Handler());
+        this.informer =
+                client.genericKubernetesResources(TRAINJOBS).inAnyNamespace().inform(new Handler());
     }
 
     private final class Handler implements ResourceEventHandler<GenericKubernetesResource> {
@@ -136,12 +154,16 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         Map<String, Object> spec = map(job.getAdditionalProperties().get("spec"));
         boolean suspended = Boolean.TRUE.equals(spec.get("suspend"));
         boolean suspendedCondition = hasCondition(job, "Suspended", "True");
-        if (suspended && !suspendedCondition && !started.contains(job.getMetadata().getUid())) {
+        if (suspended
+                && !suspendedCondition
+                && !started.contains(job.getMetadata().getUid())) {
             scheduler.execute(() -> suspend(job));
-        } else if (!suspended && !isFinished(job) && started.add(job.getMetadata().getUid())) {
+        } else if (!suspended
+                && !isFinished(job)
+                && started.add(job.getMetadata().getUid())) {
             if (suspendedCondition) {
-                scheduler.execute(() -> writes.setCondition(job, "Suspended", "False", "Resumed",
-                        "TrainJob is resumed"));
+                scheduler.execute(
+                        () -> writes.setCondition(job, "Suspended", "False", "Resumed", "TrainJob is resumed"));
             }
             scheduler.execute(() -> start(job));
         }
@@ -157,14 +179,30 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             GenericKubernetesResource jobSet = jobSets.createJobSet(job);
             writes.setCondition(job, "Suspended", "True", "Suspended", "TrainJob is suspended");
             Map<String, Map<String, Object>> byJob = new LinkedHashMap<>();
-            for (Object item : list(map(jobSet.getAdditionalProperties().get("spec")).get("replicatedJobs"))) {
+            for (Object item :
+                    list(map(jobSet.getAdditionalProperties().get("spec")).get("replicatedJobs"))) {
                 String name = (String) map(item).get("name");
-                byJob.put(name, new LinkedHashMap<>(Map.of("name", name, "active", 0, "ready", 0, "succeeded", 0,
-                        "failed", 0, "suspended", number(map(item).get("replicas"), 1))));
+                byJob.put(
+                        name,
+                        new LinkedHashMap<>(Map.of(
+                                "name",
+                                name,
+                                "active",
+                                0,
+                                "ready",
+                                0,
+                                "succeeded",
+                                0,
+                                "failed",
+                                0,
+                                "suspended",
+                                number(map(item).get("replicas"), 1))));
             }
             writes.editStatus(job, status -> status.put("jobsStatus", merged(status.get("jobsStatus"), byJob)));
         } catch (RuntimeException e) {
-            LOG.warn("Sandbox controller could not suspend TrainJob {}: {}", job.getMetadata().getName(),
+            LOG.warn(
+                    "Sandbox controller could not suspend TrainJob {}: {}",
+                    job.getMetadata().getName(),
                     e.getMessage());
         }
     }
@@ -175,7 +213,9 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             Set<String> awaited = awaitedJobs(jobSet);
             if (!awaited.isEmpty()) {
                 List<Pod> initializers = jobSets.createPods(job, jobSet, awaited::contains);
-                scheduler.schedule(() -> initialize(job, jobSet, initializers, awaited), startDelay.toMillis(),
+                scheduler.schedule(
+                        () -> initialize(job, jobSet, initializers, awaited),
+                        startDelay.toMillis(),
                         TimeUnit.MILLISECONDS);
                 return;
             }
@@ -186,7 +226,10 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                 scheduler.schedule(() -> exceedDeadline(job, pods), seconds.longValue(), TimeUnit.SECONDS);
             }
         } catch (RuntimeException e) {
-            LOG.warn("Sandbox controller could not start TrainJob {}: {}", job.getMetadata().getName(), e.getMessage());
+            LOG.warn(
+                    "Sandbox controller could not start TrainJob {}: {}",
+                    job.getMetadata().getName(),
+                    e.getMessage());
         }
     }
 
@@ -195,8 +238,9 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
      * creates the waiting jobs only once these complete.
      */
     private static Set<String> awaitedJobs(GenericKubernetesResource jobSet) {
-        Set<String> awaited = new java.util.LinkedHashSet<>();
-        for (Object item : list(map(jobSet.getAdditionalProperties().get("spec")).get("replicatedJobs"))) {
+        Set<String> awaited = new LinkedHashSet<>();
+        for (Object item :
+                list(map(jobSet.getAdditionalProperties().get("spec")).get("replicatedJobs"))) {
             for (Object dependency : list(map(item).get("dependsOn"))) {
                 if ("Complete".equals(map(dependency).get("status"))) {
                     awaited.add((String) map(dependency).get("name"));
@@ -210,36 +254,55 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
      * Runs the initializers (each logs the storage it fetched and completes), then, as JobSet does once they are
      * Complete, creates the jobs that depended on them and runs those.
      */
-    private void initialize(GenericKubernetesResource job, GenericKubernetesResource jobSet, List<Pod> initializers,
+    private void initialize(
+            GenericKubernetesResource job,
+            GenericKubernetesResource jobSet,
+            List<Pod> initializers,
             Set<String> awaited) {
         try {
             for (Pod pod : initializers) {
                 kubelet.setPodPhase(pod, "Running", null);
                 String uri = pod.getSpec().getContainers().get(0).getEnv().stream()
-                        .filter(e -> "STORAGE_URI".equals(e.getName())).map(io.fabric8.kubernetes.api.model.EnvVar::getValue)
-                        .findFirst().orElse("nothing");
-                kubelet.log(pod, "sandbox: " + pod.getMetadata().getName() + " fetched " + uri
-                        + " (nothing is downloaded in the sandbox)");
+                        .filter(e -> "STORAGE_URI".equals(e.getName()))
+                        .map(EnvVar::getValue)
+                        .findFirst()
+                        .orElse("nothing");
+                kubelet.log(
+                        pod,
+                        "sandbox: " + pod.getMetadata().getName() + " fetched " + uri
+                                + " (nothing is downloaded in the sandbox)");
             }
             writes.updateJobsStatus(job, initializers, "active");
-            scheduler.schedule(() -> {
-                try {
-                    initializers.forEach(pod -> kubelet.exit(pod, "sandbox: exited with code 0", "Succeeded", 0));
-                    writes.updateJobsStatus(job, initializers, "succeeded");
-                    if (ended.contains(job.getMetadata().getUid()) || client.genericKubernetesResources(TRAINJOBS)
-                            .inNamespace(job.getMetadata().getNamespace()).withName(job.getMetadata().getName())
-                            .get() == null) {
-                        return;
-                    }
-                    List<Pod> pods = jobSets.createPods(job, jobSet, name -> !awaited.contains(name));
-                    scheduler.schedule(() -> run(job, pods), startDelay.toMillis(), TimeUnit.MILLISECONDS);
-                } catch (RuntimeException e) {
-                    LOG.warn("Sandbox controller could not start the trainer of {}: {}", job.getMetadata().getName(),
-                            e.getMessage());
-                }
-            }, INITIALIZER_MILLIS, TimeUnit.MILLISECONDS);
+            scheduler.schedule(
+                    () -> {
+                        try {
+                            initializers.forEach(
+                                    pod -> kubelet.exit(pod, "sandbox: exited with code 0", "Succeeded", 0));
+                            writes.updateJobsStatus(job, initializers, "succeeded");
+                            if (ended.contains(job.getMetadata().getUid())
+                                    || client.genericKubernetesResources(TRAINJOBS)
+                                                    .inNamespace(
+                                                            job.getMetadata().getNamespace())
+                                                    .withName(job.getMetadata().getName())
+                                                    .get()
+                                            == null) {
+                                return;
+                            }
+                            List<Pod> pods = jobSets.createPods(job, jobSet, name -> !awaited.contains(name));
+                            scheduler.schedule(() -> run(job, pods), startDelay.toMillis(), TimeUnit.MILLISECONDS);
+                        } catch (RuntimeException e) {
+                            LOG.warn(
+                                    "Sandbox controller could not start the trainer of {}: {}",
+                                    job.getMetadata().getName(),
+                                    e.getMessage());
+                        }
+                    },
+                    INITIALIZER_MILLIS,
+                    TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
-            LOG.warn("Sandbox controller could not initialize TrainJob {}: {}", job.getMetadata().getName(),
+            LOG.warn(
+                    "Sandbox controller could not initialize TrainJob {}: {}",
+                    job.getMetadata().getName(),
                     e.getMessage());
         }
     }
@@ -248,9 +311,16 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         try {
             String namespace = job.getMetadata().getNamespace();
             if (StagedScriptRunner.mountedConfigMaps(job).stream()
-                    .anyMatch(name -> client.configMaps().inNamespace(namespace).withName(name).get() == null)) {
-                if (client.genericKubernetesResources(TRAINJOBS).inNamespace(namespace)
-                        .withName(job.getMetadata().getName()).get() == null) {
+                    .anyMatch(name -> client.configMaps()
+                                    .inNamespace(namespace)
+                                    .withName(name)
+                                    .get()
+                            == null)) {
+                if (client.genericKubernetesResources(TRAINJOBS)
+                                .inNamespace(namespace)
+                                .withName(job.getMetadata().getName())
+                                .get()
+                        == null) {
                     return;
                 }
                 // as a kubelet does: a pod whose ConfigMap volume is missing stays Pending and mounts it once it exists
@@ -260,9 +330,18 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             for (Pod pod : pods) {
                 kubelet.setPodPhase(pod, "Running", null);
                 String image = pod.getSpec().getContainers().get(0).getImage();
-                writes.podEvent(pod, "Normal", "Scheduled", "Successfully assigned " + namespace + "/"
-                        + pod.getMetadata().getName() + " to sandbox-node", "default-scheduler");
-                writes.podEvent(pod, "Normal", "Pulled", "Container image \"" + image + "\" already present on machine",
+                writes.podEvent(
+                        pod,
+                        "Normal",
+                        "Scheduled",
+                        "Successfully assigned " + namespace + "/"
+                                + pod.getMetadata().getName() + " to sandbox-node",
+                        "default-scheduler");
+                writes.podEvent(
+                        pod,
+                        "Normal",
+                        "Pulled",
+                        "Container image \"" + image + "\" already present on machine",
                         "kubelet");
                 // the kubelet of Kubernetes 1.36 no longer names the container in these two messages
                 writes.podEvent(pod, "Normal", "Created", "Container created", "kubelet");
@@ -271,19 +350,26 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             writes.updateJobsStatus(job, pods, "active");
             Map<String, String> annotations = annotations(job);
             long runMillis = annotations.containsKey(RUN_MILLIS_ANNOTATION)
-                    ? Long.parseLong(annotations.get(RUN_MILLIS_ANNOTATION)) : defaultRunTime.toMillis();
+                    ? Long.parseLong(annotations.get(RUN_MILLIS_ANNOTATION))
+                    : defaultRunTime.toMillis();
             boolean fail = "Failed".equalsIgnoreCase(annotations.get(OUTCOME_ANNOTATION));
             int exitCode = Integer.parseInt(annotations.getOrDefault(EXIT_CODE_ANNOTATION, "1"));
             int steps = Integer.parseInt(annotations.getOrDefault(LOG_LINES_ANNOTATION, "10"));
             if (runScripts && PodProcess.readsStagedArchive(client, trainerPod(pods))) {
-                runOnNodes(job, pods, "its container's command (reading its staged archive)",
+                runOnNodes(
+                        job,
+                        pods,
+                        "its container's command (reading its staged archive)",
                         (pod, log) -> PodProcess.run(client, pod, log));
                 return;
             }
-            Optional<StagedScriptRunner.Script> script = runScripts ? StagedScriptRunner.find(client, job)
-                    : Optional.empty();
+            Optional<StagedScriptRunner.Script> script =
+                    runScripts ? StagedScriptRunner.find(client, job) : Optional.empty();
             if (script.isPresent()) {
-                runOnNodes(job, pods, script.get().fileName() + " with the local python3",
+                runOnNodes(
+                        job,
+                        pods,
+                        script.get().fileName() + " with the local python3",
                         (pod, log) -> StagedScriptRunner.run(client, script.get(), pod, log));
                 return;
             }
@@ -294,12 +380,16 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             for (int step = 1; step <= steps; step++) {
                 int line = step;
                 long at = runMillis * step / (steps + 1);
-                scheduler.schedule(() -> {
-                    pods.forEach(pod -> kubelet.log(pod, "step=" + line + " of " + steps));
-                    if (reportProgress) {
-                        writes.reportProgress(job, 100 * line / (steps + 1), (runMillis - at) / 1000, 1.0 / line);
-                    }
-                }, at, TimeUnit.MILLISECONDS);
+                scheduler.schedule(
+                        () -> {
+                            pods.forEach(pod -> kubelet.log(pod, "step=" + line + " of " + steps));
+                            if (reportProgress) {
+                                writes.reportProgress(
+                                        job, 100 * line / (steps + 1), (runMillis - at) / 1000, 1.0 / line);
+                            }
+                        },
+                        at,
+                        TimeUnit.MILLISECONDS);
             }
             int restarts = Integer.parseInt(annotations.getOrDefault(RESTARTS_ANNOTATION, "0"));
             long statusDelay = Long.parseLong(annotations.getOrDefault(RESTART_STATUS_DELAY_ANNOTATION, "0"));
@@ -308,12 +398,15 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
                 int restart = attempt;
                 // between two step lines, so each attempt's log ends with lines only its previous log holds
                 long at = runMillis * (2L * attempt * steps / (restarts + 1) + 1) / (2L * (steps + 1));
-                scheduler.schedule(() -> kubelet.restartContainer(trainer, restart, statusDelay), at,
-                        TimeUnit.MILLISECONDS);
+                scheduler.schedule(
+                        () -> kubelet.restartContainer(trainer, restart, statusDelay), at, TimeUnit.MILLISECONDS);
             }
             scheduler.schedule(() -> finish(job, pods, fail, exitCode), runMillis, TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
-            LOG.warn("Sandbox controller could not run TrainJob {}: {}", job.getMetadata().getName(), e.getMessage());
+            LOG.warn(
+                    "Sandbox controller could not run TrainJob {}: {}",
+                    job.getMetadata().getName(),
+                    e.getMessage());
         }
     }
 
@@ -328,10 +421,14 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         }
         try {
             writes.setCondition(job, "Failed", "True", "DeadlineExceeded", "TrainJob exceeded its active deadline");
-            client.genericKubernetesResources(JobSetObjects.JOBSETS).inNamespace(job.getMetadata().getNamespace())
-                    .withName(job.getMetadata().getName()).delete();
+            client.genericKubernetesResources(JobSetObjects.JOBSETS)
+                    .inNamespace(job.getMetadata().getNamespace())
+                    .withName(job.getMetadata().getName())
+                    .delete();
         } catch (RuntimeException e) {
-            LOG.warn("Sandbox controller could not end TrainJob {} at its deadline: {}", job.getMetadata().getName(),
+            LOG.warn(
+                    "Sandbox controller could not end TrainJob {} at its deadline: {}",
+                    job.getMetadata().getName(),
                     e.getMessage());
         }
     }
@@ -350,18 +447,31 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
             }
             writes.updateJobsStatus(job, pods, "succeeded");
             String namespace = job.getMetadata().getNamespace();
-            pods.stream().collect(java.util.stream.Collectors.toMap(pod -> replicatedJob(pod), pod -> pod,
-                    (first, second) -> first, LinkedHashMap::new))
-                    .values().forEach(pod -> writes.jobEvent(pod, "Normal", "Completed", "Job completed"));
-            writes.event(namespace, "JobSet", "jobset.x-k8s.io/v1alpha2", job.getMetadata().getName(), "", "Normal",
-                    "AllJobsCompleted", "jobset completed successfully", "jobset");
+            pods.stream()
+                    .collect(Collectors.toMap(
+                            pod -> replicatedJob(pod), pod -> pod, (first, second) -> first, LinkedHashMap::new))
+                    .values()
+                    .forEach(pod -> writes.jobEvent(pod, "Normal", "Completed", "Job completed"));
+            writes.event(
+                    namespace,
+                    "JobSet",
+                    "jobset.x-k8s.io/v1alpha2",
+                    job.getMetadata().getName(),
+                    "",
+                    "Normal",
+                    "AllJobsCompleted",
+                    "jobset completed successfully",
+                    "jobset");
             if (reportsProgress(job)) {
                 writes.reportProgress(job, 100, 0, 0.05);
             }
             writes.endJobSet(job, true, "AllJobsCompleted", "jobset completed successfully");
             writes.setCondition(job, "Complete", "True", "AllJobsCompleted", "jobset completed successfully");
         } catch (RuntimeException e) {
-            LOG.warn("Sandbox controller could not finish TrainJob {}: {}", job.getMetadata().getName(), e.getMessage());
+            LOG.warn(
+                    "Sandbox controller could not finish TrainJob {}: {}",
+                    job.getMetadata().getName(),
+                    e.getMessage());
         }
     }
 
@@ -376,18 +486,33 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
      */
     private void fail(GenericKubernetesResource job, List<Pod> pods, int exitCode) {
         String namespace = job.getMetadata().getNamespace();
-        Pod failed = java.util.Objects.requireNonNullElse(trainerPod(pods), pods.get(0));
+        Pod failed = Objects.requireNonNullElse(trainerPod(pods), pods.get(0));
         String failedJob = failed.getMetadata().getLabels().get("batch.kubernetes.io/job-name");
         // the container exits; under OnFailure the pod is not terminal, the kubelet backs off restarting it
         kubelet.exit(failed, "sandbox: exited with code " + exitCode, "Running", exitCode);
-        writes.podEvent(failed, "Warning", "BackOff", "Back-off restarting failed container "
-                + failed.getSpec().getContainers().get(0).getName() + " in pod " + failed.getMetadata().getName()
-                + "_" + namespace + "(" + failed.getMetadata().getUid() + ")", "kubelet");
+        writes.podEvent(
+                failed,
+                "Warning",
+                "BackOff",
+                "Back-off restarting failed container "
+                        + failed.getSpec().getContainers().get(0).getName() + " in pod "
+                        + failed.getMetadata().getName()
+                        + "_" + namespace + "(" + failed.getMetadata().getUid() + ")",
+                "kubelet");
         // the Job controller at the backoff limit: the Job's active pods deleted, then the Job Failed
-        List<Pod> ofFailedJob = pods.stream().filter(pod -> replicatedJob(pod).equals(replicatedJob(failed))).toList();
+        List<Pod> ofFailedJob = pods.stream()
+                .filter(pod -> replicatedJob(pod).equals(replicatedJob(failed)))
+                .toList();
         for (Pod pod : ofFailedJob) {
-            client.pods().inNamespace(namespace).withName(pod.getMetadata().getName()).delete();
-            writes.jobEvent(pod, "Normal", "SuccessfulDelete", "Deleted pod: " + pod.getMetadata().getName());
+            client.pods()
+                    .inNamespace(namespace)
+                    .withName(pod.getMetadata().getName())
+                    .delete();
+            writes.jobEvent(
+                    pod,
+                    "Normal",
+                    "SuccessfulDelete",
+                    "Deleted pod: " + pod.getMetadata().getName());
         }
         writes.jobEvent(failed, "Warning", "BackoffLimitExceeded", "Job has reached the specified backoff limit");
         writes.editJobStatus(job, replicatedJob(failed), counted("failed", ofFailedJob.size()), "failed");
@@ -397,17 +522,31 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         for (Pod pod : pods) {
             String replicated = replicatedJob(pod);
             if (!replicated.equals(replicatedJob(failed)) && !byJob.containsKey(replicated)) {
-                client.batch().v1().jobs().inNamespace(namespace).withName(pod.getMetadata().getLabels()
-                        .get("batch.kubernetes.io/job-name"))
-                        .withPropagationPolicy(io.fabric8.kubernetes.api.model.DeletionPropagation.FOREGROUND).delete();
+                client.batch()
+                        .v1()
+                        .jobs()
+                        .inNamespace(namespace)
+                        .withName(pod.getMetadata().getLabels().get("batch.kubernetes.io/job-name"))
+                        .withPropagationPolicy(DeletionPropagation.FOREGROUND)
+                        .delete();
             }
             byJob.put(replicated, jobCounts(replicated, replicated.equals(replicatedJob(failed)) ? "failed" : null));
         }
-        writes.editStatus(job, JobSetObjects.JOBSETS, status -> status.put("replicatedJobsStatus",
-                merged(status.get("replicatedJobsStatus"), byJob)));
+        writes.editStatus(
+                job,
+                JobSetObjects.JOBSETS,
+                status -> status.put("replicatedJobsStatus", merged(status.get("replicatedJobsStatus"), byJob)));
         writes.endJobSet(job, false, "FailedJobs", message);
-        writes.event(namespace, "JobSet", "jobset.x-k8s.io/v1alpha2", job.getMetadata().getName(), "", "Warning",
-                "FailedJobs", message, "jobset");
+        writes.event(
+                namespace,
+                "JobSet",
+                "jobset.x-k8s.io/v1alpha2",
+                job.getMetadata().getName(),
+                "",
+                "Warning",
+                "FailedJobs",
+                message,
+                "jobset");
         writes.editStatus(job, TRAINJOBS, status -> status.put("jobsStatus", merged(status.get("jobsStatus"), byJob)));
         writes.setCondition(job, "Failed", "True", "FailedJobs", message);
     }
@@ -417,21 +556,28 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
      * one: mpirun is not emulated), each with its pod's env resolved (trainer env, PET_*, its node rank), its output
      * that pod's log. The job fails when a process fails (the trainer step reports the first failure's exit code).
      */
-    private void runOnNodes(GenericKubernetesResource job, List<Pod> pods, String what,
-            java.util.function.BiFunction<Pod, java.util.function.Consumer<String>, Integer> process) {
+    private void runOnNodes(
+            GenericKubernetesResource job,
+            List<Pod> pods,
+            String what,
+            BiFunction<Pod, Consumer<String>, Integer> process) {
         Pod trainer = trainerPod(pods);
-        List<Pod> runners = "launcher".equals(replicatedJob(trainer)) ? List.of(trainer)
+        List<Pod> runners = "launcher".equals(replicatedJob(trainer))
+                ? List.of(trainer)
                 : pods.stream().filter(p -> "node".equals(replicatedJob(p))).toList();
         for (Pod pod : pods) {
-            kubelet.log(pod, "sandbox: " + pod.getMetadata().getName() + (runners.contains(pod)
-                    ? " runs " + what : " started"));
+            kubelet.log(
+                    pod,
+                    "sandbox: " + pod.getMetadata().getName() + (runners.contains(pod) ? " runs " + what : " started"));
         }
-        java.util.concurrent.atomic.AtomicInteger running = new java.util.concurrent.atomic.AtomicInteger(runners.size());
-        java.util.concurrent.atomic.AtomicInteger firstFailure = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger running = new AtomicInteger(runners.size());
+        AtomicInteger firstFailure = new AtomicInteger();
         for (Pod runner : runners) {
             scriptRunners.execute(() -> {
-                int exitCode = PodProcess.containerExit(runner,
-                        process.apply(runner, line -> kubelet.log(runner, line)), line -> kubelet.log(runner, line));
+                int exitCode = PodProcess.containerExit(
+                        runner,
+                        process.apply(runner, line -> kubelet.log(runner, line)),
+                        line -> kubelet.log(runner, line));
                 if (exitCode != 0) {
                     firstFailure.compareAndSet(0, exitCode);
                 }
@@ -445,8 +591,13 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
 
     /** The pod of the trainer step: the MPI launcher if there is one, else the first node. */
     private static Pod trainerPod(List<Pod> pods) {
-        return pods.stream().filter(p -> "launcher".equals(replicatedJob(p))).findFirst()
-                .or(() -> pods.stream().filter(p -> "node".equals(replicatedJob(p))).findFirst()).orElse(null);
+        return pods.stream()
+                .filter(p -> "launcher".equals(replicatedJob(p)))
+                .findFirst()
+                .or(() -> pods.stream()
+                        .filter(p -> "node".equals(replicatedJob(p)))
+                        .findFirst())
+                .orElse(null);
     }
 
     static String replicatedJob(Pod pod) {
@@ -454,8 +605,13 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     }
 
     static ResourceDefinitionContext context(String kind, String plural, boolean namespaced) {
-        return new ResourceDefinitionContext.Builder().withGroup("trainer.kubeflow.org").withVersion("v1alpha1")
-                .withKind(kind).withPlural(plural).withNamespaced(namespaced).build();
+        return new ResourceDefinitionContext.Builder()
+                .withGroup("trainer.kubeflow.org")
+                .withVersion("v1alpha1")
+                .withKind(kind)
+                .withPlural(plural)
+                .withNamespaced(namespaced)
+                .build();
     }
 
     static int number(Object value, int fallback) {

@@ -1,17 +1,6 @@
 package io.camelkubeflow.trainer.sandbox.http;
 
-import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Consumer;
-import java.util.function.Predicate;
-
+import com.fasterxml.jackson.databind.JsonNode;
 import io.camelkubeflow.trainer.sandbox.store.Discovery;
 import io.camelkubeflow.trainer.sandbox.store.ResourcePath;
 import io.camelkubeflow.trainer.sandbox.store.Selection;
@@ -26,6 +15,7 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fabric8.mockwebserver.http.WebSocket;
 import io.fabric8.mockwebserver.http.WebSocketListener;
 import io.fabric8.mockwebserver.vertx.ServerWebSocketHandler;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -34,6 +24,23 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The sandbox's HTTP front, as a kube-apiserver answers on the wire: discovery and version, the stored objects (the
@@ -45,6 +52,7 @@ import io.vertx.core.http.HttpServerResponse;
 public final class ApiHttpServer implements AutoCloseable {
     /** The loopback address the server listens on, as a URL or a Host header names it ("127.0.0.1", "[::1]"). */
     public static final String LOOPBACK_HOST = hostInUrl(InetAddress.getLoopbackAddress());
+
     private final Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
     private final Dispatcher dispatcher;
     private final Discovery discovery;
@@ -58,10 +66,16 @@ public final class ApiHttpServer implements AutoCloseable {
     /** What every request waits for before it is answered: the sandbox's installation. */
     private final CompletableFuture<Void> installed;
     /** Requests read and held until the installation is done. */
-    private final java.util.concurrent.atomic.AtomicInteger awaitingInstall = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger awaitingInstall = new AtomicInteger();
 
-    public ApiHttpServer(Dispatcher dispatcher, Discovery discovery, PodLogs podLogs, Consumer<RecordedRequest> recorder,
-            Predicate<String> issuedToken, ServingCertificate certificate, CompletableFuture<Void> installed) {
+    public ApiHttpServer(
+            Dispatcher dispatcher,
+            Discovery discovery,
+            PodLogs podLogs,
+            Consumer<RecordedRequest> recorder,
+            Predicate<String> issuedToken,
+            ServingCertificate certificate,
+            CompletableFuture<Void> installed) {
         this.gate = new RequestGate(issuedToken, LOOPBACK_HOST);
         this.certificate = certificate;
         this.dispatcher = dispatcher;
@@ -74,11 +88,15 @@ public final class ApiHttpServer implements AutoCloseable {
     /** Listens with TLS on loopback at {@code port} (0: a free one) and returns the port. */
     public synchronized int listen(int port) {
         HttpServer created = vertx.createHttpServer(new HttpServerOptions()
-                .setHost(InetAddress.getLoopbackAddress().getHostAddress()).setPort(port)
-                .setSsl(true).setKeyCertOptions(certificate.keyCertOptions())
-                .setHandle100ContinueAutomatically(true).setCompressionSupported(false)
+                .setHost(InetAddress.getLoopbackAddress().getHostAddress())
+                .setPort(port)
+                .setSsl(true)
+                .setKeyCertOptions(certificate.keyCertOptions())
+                .setHandle100ContinueAutomatically(true)
+                .setCompressionSupported(false)
                 // no ALPN: HTTP/1.1, which the streamed watches and logs are written for, never HTTP/2
-                .setUseAlpn(false).setHttp2ClearTextEnabled(false));
+                .setUseAlpn(false)
+                .setHttp2ClearTextEnabled(false));
         created.requestHandler(this::handle);
         server = await(created.listen());
         this.port = server.actualPort();
@@ -86,8 +104,7 @@ public final class ApiHttpServer implements AutoCloseable {
     }
 
     private static String hostInUrl(InetAddress address) {
-        return address instanceof java.net.Inet6Address ? "[" + address.getHostAddress() + "]"
-                : address.getHostAddress();
+        return address instanceof Inet6Address ? "[" + address.getHostAddress() + "]" : address.getHostAddress();
     }
 
     /** How many requests are held now until the installation is done. */
@@ -116,7 +133,7 @@ public final class ApiHttpServer implements AutoCloseable {
             if (installed.isDone()) {
                 answer(event, body);
             } else {
-                io.vertx.core.Context context = Vertx.currentContext();
+                Context context = Vertx.currentContext();
                 awaitingInstall.incrementAndGet();
                 installed.whenComplete((done, failure) -> context.runOnContext(nothing -> {
                     awaitingInstall.decrementAndGet();
@@ -127,40 +144,68 @@ public final class ApiHttpServer implements AutoCloseable {
     }
 
     private void answer(HttpServerRequest event, io.vertx.core.buffer.Buffer body) {
-        RecordedRequest request = new RecordedRequest(event.version().alpnName().toUpperCase(Locale.ROOT),
-                HttpMethod.fromVertx(event.method()), event.uri(),
-                Headers.builder().addAll(event.headers()).build(), new Buffer(body == null ? null : body.getBytes()));
+        RecordedRequest request = new RecordedRequest(
+                event.version().alpnName().toUpperCase(Locale.ROOT),
+                HttpMethod.fromVertx(event.method()),
+                event.uri(),
+                Headers.builder().addAll(event.headers()).build(),
+                new Buffer(body == null ? null : body.getBytes()));
         // recorded with a body of its own: the store reads (and so empties) the body of the request it handles
-        recorder.accept(new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
-                request.getHeaders(), new Buffer(body == null ? null : body.getBytes())));
+        recorder.accept(new RecordedRequest(
+                request.getHttpVersion(),
+                request.method(),
+                request.getPath(),
+                request.getHeaders(),
+                new Buffer(body == null ? null : body.getBytes())));
         if (installed.isCompletedExceptionally()) {
             Throwable failure = installed.handle((done, thrown) -> thrown).join();
-            write(event.response(), StatusAnswers.failure(503, "ServiceUnavailable",
-                    "the sandbox could not install the Trainer: " + failure.getMessage()));
+            write(
+                    event.response(),
+                    StatusAnswers.failure(
+                            503,
+                            "ServiceUnavailable",
+                            "the sandbox could not install the Trainer: " + failure.getMessage()));
             return;
         }
         if (body != null && ProtobufObjects.isProtobuf(event.getHeader(HttpHeaders.CONTENT_TYPE))) {
             try {
                 // the store reads JSON: a protobuf write (kubectl create namespace, create configmap) goes on as JSON
-                request = new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
-                        Headers.builder().setHeaders(request.getHeaders())
-                                .set(HttpHeaders.CONTENT_TYPE.toString(), "application/json").build(),
+                request = new RecordedRequest(
+                        request.getHttpVersion(),
+                        request.method(),
+                        request.getPath(),
+                        Headers.builder()
+                                .setHeaders(request.getHeaders())
+                                .set(HttpHeaders.CONTENT_TYPE.toString(), "application/json")
+                                .build(),
                         new Buffer(ProtobufObjects.toJson(body.getBytes()).getBytes(StandardCharsets.UTF_8)));
             } catch (ProtobufObjects.Unreadable e) {
-                write(event.response(), StatusAnswers.failure(415, "UnsupportedMediaType", "the body of the request"
-                        + " was in an unknown format - accepted media types include: application/json,"
-                        + " application/yaml (" + e.getMessage() + ")"));
+                write(
+                        event.response(),
+                        StatusAnswers.failure(
+                                415,
+                                "UnsupportedMediaType",
+                                "the body of the request"
+                                        + " was in an unknown format - accepted media types include: application/json,"
+                                        + " application/yaml (" + e.getMessage() + ")"));
                 return;
             }
         }
-        if (body != null && STRATEGIC_MERGE_PATCH.equals(event.getHeader(HttpHeaders.CONTENT_TYPE))
-                && !isCustomResource(request.getPath()) && isPlainMergePatch(body.getBytes())) {
+        if (body != null
+                && STRATEGIC_MERGE_PATCH.equals(event.getHeader(HttpHeaders.CONTENT_TYPE))
+                && !isCustomResource(request.getPath())
+                && isPlainMergePatch(body.getBytes())) {
             // the store applies no strategic merge patch: one that means what a merge patch means is applied as one
             // (kubectl apply of a built-in object whose labels or annotations changed); a custom resource takes none
             // (415, as the API server answers)
-            request = new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
-                    Headers.builder().setHeaders(request.getHeaders())
-                            .set(HttpHeaders.CONTENT_TYPE.toString(), "application/merge-patch+json").build(),
+            request = new RecordedRequest(
+                    request.getHttpVersion(),
+                    request.method(),
+                    request.getPath(),
+                    Headers.builder()
+                            .setHeaders(request.getHeaders())
+                            .set(HttpHeaders.CONTENT_TYPE.toString(), "application/merge-patch+json")
+                            .build(),
                     request.getBody());
         }
         try {
@@ -192,18 +237,18 @@ public final class ApiHttpServer implements AutoCloseable {
      */
     static boolean isPlainMergePatch(byte[] patch) {
         try {
-            com.fasterxml.jackson.databind.JsonNode tree = Serialization.jsonMapper().readTree(patch);
+            JsonNode tree = Serialization.jsonMapper().readTree(patch);
             return tree != null && tree.isObject() && holdsNoListOrDirective(tree);
-        } catch (java.io.IOException notJson) {
+        } catch (IOException notJson) {
             return false;
         }
     }
 
-    private static boolean holdsNoListOrDirective(com.fasterxml.jackson.databind.JsonNode node) {
+    private static boolean holdsNoListOrDirective(JsonNode node) {
         if (node.isArray()) {
             return false;
         }
-        for (var fields = node.fields(); fields.hasNext();) {
+        for (var fields = node.fields(); fields.hasNext(); ) {
             var field = fields.next();
             if (field.getKey().startsWith("$") || !holdsNoListOrDirective(field.getValue())) {
                 return false;
@@ -224,7 +269,8 @@ public final class ApiHttpServer implements AutoCloseable {
             if (PodLogs.isLog(request.getPath())) {
                 event.response().putHeader(HttpHeaders.CONTENT_TYPE, "text/plain");
                 ChunkedStream stream = new ChunkedStream(event.response());
-                MockResponse refused = PodLogs.isFollow(request.getPath()) ? podLogs.follow(request.getPath(), stream)
+                MockResponse refused = PodLogs.isFollow(request.getPath())
+                        ? podLogs.follow(request.getPath(), stream)
                         : podLogs.answer(request.getPath(), stream);
                 if (refused != null) {
                     event.response().headers().remove(HttpHeaders.CONTENT_TYPE);
@@ -242,8 +288,8 @@ public final class ApiHttpServer implements AutoCloseable {
                 return;
             }
         }
-        MockResponse response = dispatcher.dispatch(selection == null ? request : withPath(request,
-                selection.remainingPath()));
+        MockResponse response =
+                dispatcher.dispatch(selection == null ? request : withPath(request, selection.remainingPath()));
         if (selection != null && response != null) {
             response = select(selection, response);
         }
@@ -254,8 +300,9 @@ public final class ApiHttpServer implements AutoCloseable {
             }
         }
         if (response == null) {
-            write(event.response(), StatusAnswers.failure(405, "MethodNotAllowed",
-                    "the sandbox does not serve " + event.method()));
+            write(
+                    event.response(),
+                    StatusAnswers.failure(405, "MethodNotAllowed", "the sandbox does not serve " + event.method()));
         } else if (response.getWebSocketListener() == null) {
             write(event.response(), response);
         } else if (isWebSocketUpgrade(event)) {
@@ -265,7 +312,7 @@ public final class ApiHttpServer implements AutoCloseable {
         }
     }
 
-    private static final java.util.regex.Pattern BOOLEAN_PARAMETER = java.util.regex.Pattern.compile(
+    private static final Pattern BOOLEAN_PARAMETER = Pattern.compile(
             "([?&](?:watch|follow|previous|timestamps|allowWatchBookmarks|insecureSkipTLSVerifyBackend)=)"
                     + "(1|t|T|TRUE|True|0|f|F|FALSE|False)(?=&|$)");
 
@@ -278,7 +325,7 @@ public final class ApiHttpServer implements AutoCloseable {
         if (path.indexOf('?') < 0) {
             return path;
         }
-        java.util.regex.Matcher matcher = BOOLEAN_PARAMETER.matcher(path);
+        Matcher matcher = BOOLEAN_PARAMETER.matcher(path);
         StringBuilder normalized = new StringBuilder();
         while (matcher.find()) {
             boolean value = List.of("1", "t", "T", "TRUE", "True").contains(matcher.group(2));
@@ -311,8 +358,11 @@ public final class ApiHttpServer implements AutoCloseable {
         }
         String body = response.getBody().readUtf8();
         String untyped = "{\"apiVersion\":\"v1\",\"kind\":\"List\"";
-        return response.setBody(body.startsWith(untyped) ? "{\"apiVersion\":\"" + type[0] + "\",\"kind\":\"" + type[1]
-                + "\"" + body.substring(untyped.length()) : body);
+        return response.setBody(
+                body.startsWith(untyped)
+                        ? "{\"apiVersion\":\"" + type[0] + "\",\"kind\":\"" + type[1] + "\""
+                                + body.substring(untyped.length())
+                        : body);
     }
 
     /** An object or list answer as the table kubectl asked for. */
@@ -326,13 +376,13 @@ public final class ApiHttpServer implements AutoCloseable {
         } else if (answer.containsKey("items")) {
             return response.setBody(body);
         }
-        return response.setBody(Serialization.asJson(Tables.of(answer, kind, discovery.customResources(),
-                java.time.Instant.now())));
+        return response.setBody(
+                Serialization.asJson(Tables.of(answer, kind, discovery.customResources(), Instant.now())));
     }
 
     private static RecordedRequest withPath(RecordedRequest request, String path) {
-        return new RecordedRequest(request.getHttpVersion(), request.method(), path, request.getHeaders(),
-                request.getBody());
+        return new RecordedRequest(
+                request.getHttpVersion(), request.method(), path, request.getHeaders(), request.getBody());
     }
 
     /** The resource a path names: "pods" in /api/v1/namespaces/ns/pods/name; empty when it names none. */
@@ -344,7 +394,9 @@ public final class ApiHttpServer implements AutoCloseable {
     /** A watch as kubectl and client-go read it: one JSON event per line on a chunked response. */
     private void streamWatch(HttpServerRequest event, RecordedRequest request, MockResponse response) {
         WebSocketListener listener = response.getWebSocketListener();
-        HttpServerResponse http = event.response().setStatusCode(200).setChunked(true)
+        HttpServerResponse http = event.response()
+                .setStatusCode(200)
+                .setChunked(true)
                 .putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
         http.write("");
         ChunkedStream stream = new ChunkedStream(http);
@@ -361,8 +413,10 @@ public final class ApiHttpServer implements AutoCloseable {
 
     static boolean hasBody(HttpServerRequest event) {
         String length = event.getHeader(HttpHeaders.CONTENT_LENGTH);
-        return length != null ? !length.trim().equals("0") : event.headers().contains(HttpHeaders.TRANSFER_ENCODING)
-                || event.headers().contains(HttpHeaders.CONTENT_TYPE);
+        return length != null
+                ? !length.trim().equals("0")
+                : event.headers().contains(HttpHeaders.TRANSFER_ENCODING)
+                        || event.headers().contains(HttpHeaders.CONTENT_TYPE);
     }
 
     static boolean isWebSocketUpgrade(HttpServerRequest event) {
@@ -372,8 +426,13 @@ public final class ApiHttpServer implements AutoCloseable {
 
     /** Writes a complete answer; an error without a body gets the Status object a kube-apiserver sends. */
     private static void write(HttpServerResponse http, MockResponse response) {
-        writeAsIs(http, response.code() >= 400 && (response.getBody() == null || response.getBody().size() == 0)
-                ? StatusAnswers.failure(response.code(), reason(response.code()), message(response.code())) : response);
+        writeAsIs(
+                http,
+                response.code() >= 400
+                                && (response.getBody() == null
+                                        || response.getBody().size() == 0)
+                        ? StatusAnswers.failure(response.code(), reason(response.code()), message(response.code()))
+                        : response);
     }
 
     /** Writes an answer as it is, a body in JSON unless it says otherwise (an empty one with no type at all). */
@@ -387,9 +446,27 @@ public final class ApiHttpServer implements AutoCloseable {
         http.end(io.vertx.core.buffer.Buffer.buffer(body));
     }
 
-    private static final Map<Integer, String> REASONS = Map.of(400, "BadRequest", 401, "Unauthorized", 403,
-            "Forbidden", 404, "NotFound", 405, "MethodNotAllowed", 409, "Conflict", 410, "Expired", 422, "Invalid",
-            429, "TooManyRequests", 500, "InternalError");
+    private static final Map<Integer, String> REASONS = Map.of(
+            400,
+            "BadRequest",
+            401,
+            "Unauthorized",
+            403,
+            "Forbidden",
+            404,
+            "NotFound",
+            405,
+            "MethodNotAllowed",
+            409,
+            "Conflict",
+            410,
+            "Expired",
+            422,
+            "Invalid",
+            429,
+            "TooManyRequests",
+            500,
+            "InternalError");
 
     private static String reason(int code) {
         return REASONS.getOrDefault(code, "Unknown");
@@ -432,7 +509,7 @@ public final class ApiHttpServer implements AutoCloseable {
 
         @Override
         public boolean send(byte[] bytes) {
-            return send(new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+            return send(new String(bytes, StandardCharsets.UTF_8));
         }
 
         @Override

@@ -1,6 +1,8 @@
 package io.camelkubeflow.trainer.sandbox.http;
 
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
+import java.util.Iterator;
 
 /**
  * A streamed response written from any thread; ends once. It is chunked from its first write on; an answer sent
@@ -9,6 +11,7 @@ import io.vertx.core.http.HttpServerResponse;
 final class ChunkedStream {
     /** What Go's HTTP server holds back before it starts chunking a response (net/http's bufferBeforeChunking). */
     private static final int UNCHUNKED_BYTES = 2048;
+
     private final HttpServerResponse http;
     private boolean ended;
 
@@ -18,11 +21,11 @@ final class ChunkedStream {
 
     /** Writes {@code text}; false once the stream has ended or its connection is gone. */
     boolean write(String text) {
-        return write(io.vertx.core.buffer.Buffer.buffer(text));
+        return write(Buffer.buffer(text));
     }
 
     /** Writes {@code bytes}; false once the stream has ended or its connection is gone. */
-    synchronized boolean write(io.vertx.core.buffer.Buffer bytes) {
+    synchronized boolean write(Buffer bytes) {
         if (ended || http.closed() || http.ended()) {
             return false;
         }
@@ -39,13 +42,13 @@ final class ChunkedStream {
      * sender, and an answer is never held whole. Called on the response's event loop (the request handler), where
      * its drain handler runs too.
      */
-    void send(java.util.Iterator<io.vertx.core.buffer.Buffer> chunks, boolean thenBreak) {
+    void send(Iterator<Buffer> chunks, boolean thenBreak) {
         if (!http.headWritten() && !chunks.hasNext() && !thenBreak) {
             end();
             return;
         }
         if (!http.headWritten() && chunks.hasNext()) {
-            io.vertx.core.buffer.Buffer first = chunks.next();
+            Buffer first = chunks.next();
             if (!chunks.hasNext() && first.length() <= UNCHUNKED_BYTES && !thenBreak) {
                 synchronized (this) {
                     ended = true;

@@ -1,9 +1,15 @@
 package io.camelkubeflow.trainer.sandbox.http;
 
+import io.camelkubeflow.trainer.sandbox.store.ResourcePath;
+import io.camelkubeflow.trainer.sandbox.store.StatusAnswers;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.vertx.core.buffer.Buffer;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -14,11 +20,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import io.camelkubeflow.trainer.sandbox.store.ResourcePath;
-import io.camelkubeflow.trainer.sandbox.store.StatusAnswers;
-import io.fabric8.mockwebserver.http.MockResponse;
-import io.vertx.core.buffer.Buffer;
 
 /**
  * The sandbox's pod logs: lines appended by the emulated controller, served on the API server's log endpoint with
@@ -41,8 +42,8 @@ public final class PodLogs {
     }
 
     /** The kubelet's timestamp format (Go's RFC3339NanoFixed), in UTC. */
-    private static final java.time.format.DateTimeFormatter KUBELET_TIME = java.time.format.DateTimeFormatter
-            .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSSSSSXXX").withZone(java.time.ZoneOffset.UTC);
+    private static final DateTimeFormatter KUBELET_TIME =
+            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSSSSSXXX").withZone(ZoneOffset.UTC);
 
     /** A follower of a container's log: the stream it writes to, whether it writes timestamps, how many it wrote. */
     private final class Follower {
@@ -151,9 +152,14 @@ public final class PodLogs {
     /** The kubelet's refusal of the log of a container that has not started; null once it has. */
     private MockResponse waitingRefusal(String namespace, String pod, Map<String, String> query) {
         String container = waiting.get(namespace + "/" + pod);
-        return container == null ? null : StatusAnswers.failure(400, "BadRequest", "container \""
-                + query.getOrDefault("container", container) + "\" in pod \"" + pod
-                + "\" is waiting to start: ContainerCreating");
+        return container == null
+                ? null
+                : StatusAnswers.failure(
+                        400,
+                        "BadRequest",
+                        "container \""
+                                + query.getOrDefault("container", container) + "\" in pod \"" + pod
+                                + "\" is waiting to start: ContainerCreating");
     }
 
     /** Appends a line to the log of a pod's running container, stamped now, and writes it to its followers. */
@@ -166,8 +172,8 @@ public final class PodLogs {
      * reader resuming after one of them cannot tell them apart by time.
      */
     public void appendBurst(String namespace, String pod, List<String> texts) {
-        List<Attempt> attempts = logs.computeIfAbsent(namespace + "/" + pod,
-                k -> new ArrayList<>(List.of(new Attempt())));
+        List<Attempt> attempts =
+                logs.computeIfAbsent(namespace + "/" + pod, k -> new ArrayList<>(List.of(new Attempt())));
         synchronized (attempts) {
             Attempt running = attempts.get(attempts.size() - 1);
             Instant now = Instant.now();
@@ -216,7 +222,8 @@ public final class PodLogs {
         Matcher matcher = LOG_PATH.matcher(path);
         List<Attempt> attempts = matcher.matches() ? logs.get(matcher.group(1) + "/" + matcher.group(2)) : null;
         Map<String, String> query = matcher.matches() ? query(matcher.group(3)) : Map.of();
-        if (attempts == null || "true".equals(query.get("previous"))
+        if (attempts == null
+                || "true".equals(query.get("previous"))
                 || waitingRefusal(matcher.group(1), matcher.group(2), query) != null) {
             return answer(path, stream);
         }
@@ -275,8 +282,12 @@ public final class PodLogs {
         long limit = query.containsKey("limitBytes") ? Long.parseLong(query.get("limitBytes")) : Long.MAX_VALUE;
         int breakAfter = breakNextAnswerAfter.getAndSet(0);
         boolean breaks = breakAfter > 0 && breakAfter < selected.size();
-        stream.send(chunks(breaks ? selected.subList(0, breakAfter) : selected, "true".equals(query.get("timestamps")),
-                limit), breaks);
+        stream.send(
+                chunks(
+                        breaks ? selected.subList(0, breakAfter) : selected,
+                        "true".equals(query.get("timestamps")),
+                        limit),
+                breaks);
         return null;
     }
 
@@ -303,8 +314,8 @@ public final class PodLogs {
                     throw new NoSuchElementException();
                 }
                 // a follower writes each new line alone
-                Buffer chunk = Buffer.buffer(next == lines.size() - 1 ? lines.get(next).text().length() + 40
-                        : CHUNK_BYTES + 256);
+                Buffer chunk = Buffer.buffer(
+                        next == lines.size() - 1 ? lines.get(next).text().length() + 40 : CHUNK_BYTES + 256);
                 while (next < lines.size() && chunk.length() < CHUNK_BYTES) {
                     Line line = lines.get(next++);
                     if (timestamps) {

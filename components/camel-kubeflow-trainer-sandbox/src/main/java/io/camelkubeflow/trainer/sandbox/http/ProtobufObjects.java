@@ -1,13 +1,14 @@
 package io.camelkubeflow.trainer.sandbox.http;
 
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.Optional;
 
 /**
  * Reads the protobuf encoding ({@code application/vnd.kubernetes.protobuf}) kubectl writes built-in objects in —
@@ -20,8 +21,7 @@ final class ProtobufObjects {
     static final String MEDIA_TYPE = "application/vnd.kubernetes.protobuf";
     private static final byte[] MAGIC = {'k', '8', 's', 0};
 
-    private ProtobufObjects() {
-    }
+    private ProtobufObjects() {}
 
     /** A body that is not a protobuf object of a kind read here. */
     static final class Unreadable extends Exception {
@@ -37,7 +37,7 @@ final class ProtobufObjects {
 
     /** The JSON of a protobuf-encoded Namespace, ConfigMap or Secret. */
     static String toJson(byte[] body) throws Unreadable {
-        if (body.length < MAGIC.length || !java.util.Arrays.equals(body, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
+        if (body.length < MAGIC.length || !Arrays.equals(body, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
             throw new Unreadable("the body does not start with the protobuf magic \"k8s\\0\"");
         }
         Message unknown = new Message(body, MAGIC.length, body.length);
@@ -115,8 +115,7 @@ final class ProtobufObjects {
         }
 
         /** A field as the wire holds it: a varint's value, or a length-delimited field's bytes (else null). */
-        private record Field(int number, long varint, byte[] bytes) {
-        }
+        private record Field(int number, long varint, byte[] bytes) {}
 
         /** Every field, in order. */
         private List<Field> fields() throws Unreadable {
@@ -141,7 +140,7 @@ final class ProtobufObjects {
                             throw new Unreadable("a field runs past the end of its message");
                         }
                         at = from + (int) length[0];
-                        fields.add(new Field(number, 0, java.util.Arrays.copyOfRange(bytes, from, at)));
+                        fields.add(new Field(number, 0, Arrays.copyOfRange(bytes, from, at)));
                     }
                     default -> throw new Unreadable("unknown wire type " + (key[0] & 7));
                 }
@@ -205,19 +204,20 @@ final class ProtobufObjects {
         /** A map of bytes, as JSON holds bytes: base64. */
         Map<String, String> base64Map(int number) throws Unreadable {
             Map<String, String> map = new LinkedHashMap<>();
-            entries(number).forEach((key, value) -> map.put(key, Base64.getEncoder().encodeToString(value)));
+            entries(number)
+                    .forEach((key, value) -> map.put(key, Base64.getEncoder().encodeToString(value)));
             return map;
         }
 
         /** A bool field (a varint); empty when absent. */
-        java.util.Optional<Boolean> bool(int number) throws Unreadable {
+        Optional<Boolean> bool(int number) throws Unreadable {
             Boolean found = null;
             for (Field field : fields()) {
                 if (field.number() == number && field.bytes() == null) {
                     found = field.varint() != 0;
                 }
             }
-            return java.util.Optional.ofNullable(found);
+            return Optional.ofNullable(found);
         }
 
         /** A varint at {@code at}: its value and where the next byte is. */

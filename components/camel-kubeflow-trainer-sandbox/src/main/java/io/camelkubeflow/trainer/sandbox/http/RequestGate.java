@@ -1,15 +1,14 @@
 package io.camelkubeflow.trainer.sandbox.http;
 
-import java.util.Locale;
-import java.util.Set;
-import java.util.function.Predicate;
-import java.util.regex.Pattern;
-
 import io.camelkubeflow.trainer.sandbox.store.Discovery;
 import io.camelkubeflow.trainer.sandbox.store.StatusAnswers;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
 
 /**
  * Who may talk to the sandbox's API server at all, decided before a request is read or waits for the installation.
@@ -34,8 +33,9 @@ final class RequestGate {
      * JSON, YAML, protobuf and the patch types (json-patch+json, merge-patch+json, strategic-merge-patch+json,
      * apply-patch+yaml).
      */
-    private static final Pattern DECODED_BODY = Pattern.compile(
-            "application/(json|yaml|vnd\\.kubernetes\\.protobuf|[a-z-]+-patch\\+(json|yaml))");
+    private static final Pattern DECODED_BODY =
+            Pattern.compile("application/(json|yaml|vnd\\.kubernetes\\.protobuf|[a-z-]+-patch\\+(json|yaml))");
+
     private static final Set<String> WRITES = Set.of("POST", "PUT", "PATCH");
     private static final String BEARER = "bearer ";
 
@@ -54,12 +54,15 @@ final class RequestGate {
         String origin = request.getHeader(HttpHeaders.ORIGIN);
         if (origin != null && !(ApiHttpServer.isWebSocketUpgrade(request) && isOwnOrigin(origin, port))
                 || !fetchedByItself(request.getHeader("Sec-Fetch-Site"))) {
-            return StatusAnswers.failure(403, "Forbidden", "the sandbox answers no request a web page makes: a"
-                    + " browser sent it (Origin or Sec-Fetch-Site header)");
+            return StatusAnswers.failure(
+                    403,
+                    "Forbidden",
+                    "the sandbox answers no request a web page makes: a"
+                            + " browser sent it (Origin or Sec-Fetch-Site header)");
         }
         if (!isListenAddress(request.getHeader(HttpHeaders.HOST), port)) {
-            return StatusAnswers.failure(403, "Forbidden", "the sandbox answers only requests for its loopback address"
-                    + " (Host header)");
+            return StatusAnswers.failure(
+                    403, "Forbidden", "the sandbox answers only requests for its loopback address" + " (Host header)");
         }
         String method = request.method().name();
         String token = bearerToken(request.getHeader(HttpHeaders.AUTHORIZATION));
@@ -70,9 +73,12 @@ final class RequestGate {
         }
         boolean write = WRITES.contains(method) || !"GET".equals(method) && ApiHttpServer.hasBody(request);
         if (write && !isDecodedBody(request.getHeader(HttpHeaders.CONTENT_TYPE))) {
-            return StatusAnswers.failure(415, "UnsupportedMediaType", "the body of the request was in an unknown"
-                    + " format - accepted media types include: application/json, application/yaml,"
-                    + " application/vnd.kubernetes.protobuf");
+            return StatusAnswers.failure(
+                    415,
+                    "UnsupportedMediaType",
+                    "the body of the request was in an unknown"
+                            + " format - accepted media types include: application/json, application/yaml,"
+                            + " application/vnd.kubernetes.protobuf");
         }
         return null;
     }
@@ -117,7 +123,8 @@ final class RequestGate {
             return false;
         }
         int parameters = contentType.indexOf(';');
-        String mediaType = (parameters < 0 ? contentType : contentType.substring(0, parameters)).trim()
+        String mediaType = (parameters < 0 ? contentType : contentType.substring(0, parameters))
+                .trim()
                 .toLowerCase(Locale.ROOT);
         return DECODED_BODY.matcher(mediaType).matches();
     }

@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.sandbox.http;
 
+import io.vertx.core.net.KeyCertOptions;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -8,6 +9,7 @@ import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.KeyStore;
 import java.security.SecureRandom;
+import java.security.cert.CertificateEncodingException;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
@@ -17,8 +19,6 @@ import java.util.Date;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
-
-import io.vertx.core.net.KeyCertOptions;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
@@ -44,6 +44,7 @@ public final class ServingCertificate {
     private static final Duration VALIDITY = Duration.ofDays(365);
     /** How far back it is valid from, for clocks a little behind. */
     private static final Duration BACKDATED = Duration.ofHours(1);
+
     private static final char[] IN_MEMORY = new char[0];
     private final X509Certificate certificate;
     private final KeyManagerFactory keyManagers;
@@ -61,26 +62,36 @@ public final class ServingCertificate {
             KeyPair key = generator.generateKeyPair();
             X500Name name = new X500Name("CN=trainer-sandbox");
             Instant now = Instant.now();
-            X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(name,
-                    new BigInteger(127, new SecureRandom()), Date.from(now.minus(BACKDATED)),
-                    Date.from(now.plus(VALIDITY)), name, key.getPublic());
+            X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(
+                    name,
+                    new BigInteger(127, new SecureRandom()),
+                    Date.from(now.minus(BACKDATED)),
+                    Date.from(now.plus(VALIDITY)),
+                    name,
+                    key.getPublic());
             JcaX509ExtensionUtils extensions = new JcaX509ExtensionUtils();
             // what strict verifiers (OpenSSL's X509_STRICT, which Python's ssl may set) ask of a self-signed authority
             builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(true))
-                    .addExtension(Extension.keyUsage, true,
-                            new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyCertSign))
-                    .addExtension(Extension.extendedKeyUsage, false,
-                            new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth))
-                    .addExtension(Extension.subjectKeyIdentifier, false,
+                    .addExtension(
+                            Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyCertSign))
+                    .addExtension(
+                            Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth))
+                    .addExtension(
+                            Extension.subjectKeyIdentifier,
+                            false,
                             extensions.createSubjectKeyIdentifier(key.getPublic()))
-                    .addExtension(Extension.authorityKeyIdentifier, false,
+                    .addExtension(
+                            Extension.authorityKeyIdentifier,
+                            false,
                             extensions.createAuthorityKeyIdentifier(key.getPublic()))
                     .addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-                            new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
-                            new GeneralName(GeneralName.iPAddress, "::1"),
-                            new GeneralName(GeneralName.dNSName, "localhost")}));
-            X509Certificate certificate = new JcaX509CertificateConverter().getCertificate(builder.build(
-                    new JcaContentSignerBuilder("SHA256withECDSA").build(key.getPrivate())));
+                        new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+                        new GeneralName(GeneralName.iPAddress, "::1"),
+                        new GeneralName(GeneralName.dNSName, "localhost")
+                    }));
+            X509Certificate certificate = new JcaX509CertificateConverter()
+                    .getCertificate(
+                            builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(key.getPrivate())));
             KeyStore store = KeyStore.getInstance("PKCS12");
             store.load(null, null);
             store.setKeyEntry("sandbox", key.getPrivate(), IN_MEMORY, new X509Certificate[] {certificate});
@@ -104,7 +115,7 @@ public final class ServingCertificate {
                     + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
                             .encodeToString(certificate.getEncoded())
                     + "\n-----END CERTIFICATE-----\n";
-        } catch (java.security.cert.CertificateEncodingException e) {
+        } catch (CertificateEncodingException e) {
             throw new IllegalStateException(e);
         }
     }

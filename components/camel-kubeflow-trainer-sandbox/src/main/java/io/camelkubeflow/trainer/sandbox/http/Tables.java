@@ -1,21 +1,21 @@
 package io.camelkubeflow.trainer.sandbox.http;
 
+import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.list;
+import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.map;
+
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
-
-import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.list;
-import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.map;
 
 /**
  * The server-side tables kubectl asks for ({@code Accept: application/json;as=Table;g=meta.k8s.io;v=v1}): a custom
@@ -25,8 +25,7 @@ import static io.camelkubeflow.trainer.sandbox.store.JsonMaps.map;
 final class Tables {
     private static final Pattern FILTER = Pattern.compile("\\[\\?\\(@\\.([A-Za-z0-9_]+)==\"([^\"]*)\"\\)\\]");
 
-    private Tables() {
-    }
+    private Tables() {}
 
     /** Whether a request asks for a table. */
     static boolean wanted(String accept) {
@@ -37,10 +36,11 @@ final class Tables {
      * The table of a list or single object answer of kind {@code kind}; {@code crds} give custom resources' columns.
      */
     @SuppressWarnings("unchecked")
-    static Map<String, Object> of(Map<String, Object> answer, String kind, List<CustomResourceDefinition> crds,
-            Instant now) {
+    static Map<String, Object> of(
+            Map<String, Object> answer, String kind, List<CustomResourceDefinition> crds, Instant now) {
         List<Map<String, Object>> objects = answer.containsKey("items")
-                ? (List<Map<String, Object>>) (List<?>) list(answer.get("items")) : List.of(answer);
+                ? (List<Map<String, Object>>) (List<?>) list(answer.get("items"))
+                : List.of(answer);
         List<Map<String, Object>> columns = new ArrayList<>();
         columns.add(column("Name", "string", "name"));
         List<CustomResourceColumnDefinition> printer = printerColumns(kind, crds);
@@ -73,9 +73,11 @@ final class Tables {
             cells.add(event ? age((String) object.get("lastTimestamp"), now) : metadata.get("name"));
             if (event) {
                 Map<String, Object> involved = map(object.get("involvedObject"));
-                cells.addAll(List.of(String.valueOf(object.get("type")), String.valueOf(object.get("reason")),
-                        String.valueOf(involved.get("kind")).toLowerCase(java.util.Locale.ROOT) + "/"
-                                + involved.get("name"), String.valueOf(object.get("message"))));
+                cells.addAll(List.of(
+                        String.valueOf(object.get("type")),
+                        String.valueOf(object.get("reason")),
+                        String.valueOf(involved.get("kind")).toLowerCase(Locale.ROOT) + "/" + involved.get("name"),
+                        String.valueOf(object.get("message"))));
             } else if (namespace) {
                 cells.add(String.valueOf(map(object.get("status")).getOrDefault("phase", "Active")));
                 cells.add(age((String) metadata.get("creationTimestamp"), now));
@@ -84,14 +86,19 @@ final class Tables {
             } else if (printer != null) {
                 for (CustomResourceColumnDefinition c : printer) {
                     Object value = evaluate(object, c.getJsonPath());
-                    cells.add("date".equals(c.getType()) && value instanceof String time ? age(time, now)
-                            : value == null ? "" : value);
+                    cells.add(
+                            "date".equals(c.getType()) && value instanceof String time
+                                    ? age(time, now)
+                                    : value == null ? "" : value);
                 }
             } else {
                 cells.add(age((String) metadata.get("creationTimestamp"), now));
             }
-            rows.add(Map.of("cells", cells, "object", Map.of("kind", "PartialObjectMetadata",
-                    "apiVersion", "meta.k8s.io/v1", "metadata", metadata)));
+            rows.add(Map.of(
+                    "cells",
+                    cells,
+                    "object",
+                    Map.of("kind", "PartialObjectMetadata", "apiVersion", "meta.k8s.io/v1", "metadata", metadata)));
         }
         Map<String, Object> table = new LinkedHashMap<>();
         table.put("kind", "Table");
@@ -102,13 +109,16 @@ final class Tables {
         return table;
     }
 
-    private static List<CustomResourceColumnDefinition> printerColumns(String kind, List<CustomResourceDefinition> crds) {
+    private static List<CustomResourceColumnDefinition> printerColumns(
+            String kind, List<CustomResourceDefinition> crds) {
         for (CustomResourceDefinition crd : crds) {
             if (crd.getSpec().getNames().getKind().equals(kind)) {
                 for (CustomResourceDefinitionVersion version : crd.getSpec().getVersions()) {
                     if (Boolean.TRUE.equals(version.getStorage())) {
-                        return version.getAdditionalPrinterColumns() == null || version.getAdditionalPrinterColumns()
-                                .isEmpty() ? List.of(age()) : version.getAdditionalPrinterColumns();
+                        return version.getAdditionalPrinterColumns() == null
+                                        || version.getAdditionalPrinterColumns().isEmpty()
+                                ? List.of(age())
+                                : version.getAdditionalPrinterColumns();
                     }
                 }
             }
@@ -129,9 +139,12 @@ final class Tables {
         Map<String, Object> status = map(pod.get("status"));
         List<?> containers = list(map(pod.get("spec")).get("containers"));
         List<?> statuses = list(status.get("containerStatuses"));
-        long ready = statuses.stream().filter(s -> Boolean.TRUE.equals(map(s).get("ready"))).count();
-        long restarts = statuses.stream().mapToLong(s -> map(s).get("restartCount") instanceof Number n
-                ? n.longValue() : 0).sum();
+        long ready = statuses.stream()
+                .filter(s -> Boolean.TRUE.equals(map(s).get("ready")))
+                .count();
+        long restarts = statuses.stream()
+                .mapToLong(s -> map(s).get("restartCount") instanceof Number n ? n.longValue() : 0)
+                .sum();
         String reason = String.valueOf(status.getOrDefault("phase", "Unknown"));
         for (Object s : statuses) {
             Map<String, Object> state = map(map(s).get("state"));
@@ -141,7 +154,10 @@ final class Tables {
                 reason = waiting;
             }
         }
-        return List.of(ready + "/" + containers.size(), reason, Long.toString(restarts),
+        return List.of(
+                ready + "/" + containers.size(),
+                reason,
+                Long.toString(restarts),
                 age((String) map(pod.get("metadata")).get("creationTimestamp"), now));
     }
 
@@ -157,8 +173,10 @@ final class Tables {
                 String index = step.substring(bracket);
                 Matcher filter = FILTER.matcher(index);
                 if (filter.matches()) {
-                    current = items.stream().filter(i -> filter.group(2).equals(String.valueOf(map(i).get(filter
-                            .group(1))))).findFirst().orElse(null);
+                    current = items.stream()
+                            .filter(i -> filter.group(2).equals(String.valueOf(map(i).get(filter.group(1)))))
+                            .findFirst()
+                            .orElse(null);
                 } else if (index.equals("[-1:]") || index.equals("[-1]")) {
                     current = items.isEmpty() ? null : items.get(items.size() - 1);
                 } else if (index.matches("\\[\\d+\\]")) {
@@ -203,7 +221,16 @@ final class Tables {
     }
 
     private static Map<String, Object> column(String name, String type, String description) {
-        return Map.of("name", name, "type", type, "format", name.equals("Name") ? "name" : "",
-                "description", description == null ? "" : description, "priority", 0);
+        return Map.of(
+                "name",
+                name,
+                "type",
+                type,
+                "format",
+                name.equals("Name") ? "name" : "",
+                "description",
+                description == null ? "" : description,
+                "priority",
+                0);
     }
 }

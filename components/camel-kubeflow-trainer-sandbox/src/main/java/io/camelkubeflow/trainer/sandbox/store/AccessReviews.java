@@ -1,12 +1,5 @@
 package io.camelkubeflow.trainer.sandbox.store;
 
-import java.security.SecureRandom;
-import java.util.HexFormat;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
-
 import io.fabric8.kubernetes.api.model.authentication.TokenReview;
 import io.fabric8.kubernetes.api.model.authentication.TokenReviewStatusBuilder;
 import io.fabric8.kubernetes.api.model.authentication.UserInfo;
@@ -28,6 +21,12 @@ import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * Answers TokenReview and SubjectAccessReview as a real API server does: a token is one the sandbox issued
@@ -55,7 +54,9 @@ public final class AccessReviews {
         byte[] secret = new byte[24];
         RANDOM.nextBytes(secret);
         String token = "sandbox-" + HexFormat.of().formatHex(secret);
-        tokens.put(token, new UserInfoBuilder().withUsername(user).withGroups(groups).build());
+        tokens.put(
+                token,
+                new UserInfoBuilder().withUsername(user).withGroups(groups).build());
         return token;
     }
 
@@ -66,20 +67,28 @@ public final class AccessReviews {
 
     /** The answer to a review request, or null for any other request. */
     MockResponse answer(RecordedRequest request, String body) {
-        String path = request.getPath().contains("?") ? request.getPath().substring(0, request.getPath().indexOf('?'))
+        String path = request.getPath().contains("?")
+                ? request.getPath().substring(0, request.getPath().indexOf('?'))
                 : request.getPath();
         if (TOKEN_REVIEWS.equals(path)) {
             TokenReview review = Serialization.unmarshal(body, TokenReview.class);
-            UserInfo user = review.getSpec() == null ? null : tokens.get(review.getSpec().getToken());
-            review.setStatus(new TokenReviewStatusBuilder().withAuthenticated(user != null).withUser(user)
-                    .withError(user == null ? "invalid bearer token" : null).build());
+            UserInfo user = review.getSpec() == null
+                    ? null
+                    : tokens.get(review.getSpec().getToken());
+            review.setStatus(new TokenReviewStatusBuilder()
+                    .withAuthenticated(user != null)
+                    .withUser(user)
+                    .withError(user == null ? "invalid bearer token" : null)
+                    .build());
             return created(review);
         }
         if (ACCESS_REVIEWS.equals(path)) {
             SubjectAccessReview review = Serialization.unmarshal(body, SubjectAccessReview.class);
             String grantedBy = grantedBy(review.getSpec());
-            review.setStatus(new SubjectAccessReviewStatusBuilder().withAllowed(grantedBy != null)
-                    .withReason(grantedBy != null ? "RBAC: allowed by " + grantedBy : null).build());
+            review.setStatus(new SubjectAccessReviewStatusBuilder()
+                    .withAllowed(grantedBy != null)
+                    .withReason(grantedBy != null ? "RBAC: allowed by " + grantedBy : null)
+                    .build());
             return created(review);
         }
         return null;
@@ -105,24 +114,28 @@ public final class AccessReviews {
             return "group system:masters";
         }
         ClusterRoleBindingList clusterBindings = read(RBAC + "/clusterrolebindings", ClusterRoleBindingList.class);
-        for (ClusterRoleBinding binding : clusterBindings == null ? List.<ClusterRoleBinding>of()
-                : clusterBindings.getItems()) {
-            if (binds(binding.getSubjects(), spec.getUser(), groups) && (asked != null
-                    ? allows(rules(null, binding.getRoleRef()), asked)
-                    : allows(rules(null, binding.getRoleRef()), askedUrl))) {
+        for (ClusterRoleBinding binding :
+                clusterBindings == null ? List.<ClusterRoleBinding>of() : clusterBindings.getItems()) {
+            if (binds(binding.getSubjects(), spec.getUser(), groups)
+                    && (asked != null
+                            ? allows(rules(null, binding.getRoleRef()), asked)
+                            : allows(rules(null, binding.getRoleRef()), askedUrl))) {
                 return "ClusterRoleBinding " + binding.getMetadata().getName();
             }
         }
         // a non-resource URL belongs to no namespace: only a ClusterRoleBinding grants it
-        if (asked == null || asked.getNamespace() == null || asked.getNamespace().isEmpty()) {
+        if (asked == null
+                || asked.getNamespace() == null
+                || asked.getNamespace().isEmpty()) {
             return null;
         }
-        RoleBindingList bindings = read(RBAC + "/namespaces/" + asked.getNamespace() + "/rolebindings",
-                RoleBindingList.class);
+        RoleBindingList bindings =
+                read(RBAC + "/namespaces/" + asked.getNamespace() + "/rolebindings", RoleBindingList.class);
         for (RoleBinding binding : bindings == null ? List.<RoleBinding>of() : bindings.getItems()) {
             if (binds(binding.getSubjects(), spec.getUser(), groups)
                     && allows(rules(asked.getNamespace(), binding.getRoleRef()), asked)) {
-                return "RoleBinding " + asked.getNamespace() + "/" + binding.getMetadata().getName();
+                return "RoleBinding " + asked.getNamespace() + "/"
+                        + binding.getMetadata().getName();
             }
         }
         return null;
@@ -133,8 +146,8 @@ public final class AccessReviews {
             boolean match = switch (subject.getKind()) {
                 case "User" -> subject.getName().equals(user);
                 case "Group" -> groups.contains(subject.getName());
-                case "ServiceAccount" -> ("system:serviceaccount:" + subject.getNamespace() + ":" + subject.getName())
-                        .equals(user);
+                case "ServiceAccount" ->
+                    ("system:serviceaccount:" + subject.getNamespace() + ":" + subject.getName()).equals(user);
                 default -> false;
             };
             if (match) {
@@ -150,18 +163,23 @@ public final class AccessReviews {
             ClusterRole role = read(RBAC + "/clusterroles/" + ref.getName(), ClusterRole.class);
             return role == null || role.getRules() == null ? List.of() : role.getRules();
         }
-        Role role = namespace == null ? null
+        Role role = namespace == null
+                ? null
                 : read(RBAC + "/namespaces/" + namespace + "/roles/" + ref.getName(), Role.class);
         return role == null || role.getRules() == null ? List.of() : role.getRules();
     }
 
     private static boolean allows(List<PolicyRule> rules, ResourceAttributes asked) {
-        String resource = asked.getResource() + (asked.getSubresource() == null || asked.getSubresource().isEmpty() ? ""
-                : "/" + asked.getSubresource());
+        String resource = asked.getResource()
+                + (asked.getSubresource() == null || asked.getSubresource().isEmpty()
+                        ? ""
+                        : "/" + asked.getSubresource());
         for (PolicyRule rule : rules) {
             if (matches(rule.getApiGroups(), asked.getGroup() == null ? "" : asked.getGroup())
-                    && matches(rule.getResources(), resource) && matches(rule.getVerbs(), asked.getVerb())
-                    && (rule.getResourceNames() == null || rule.getResourceNames().isEmpty()
+                    && matches(rule.getResources(), resource)
+                    && matches(rule.getVerbs(), asked.getVerb())
+                    && (rule.getResourceNames() == null
+                            || rule.getResourceNames().isEmpty()
                             || rule.getResourceNames().contains(asked.getName()))) {
                 return true;
             }
@@ -172,9 +190,13 @@ public final class AccessReviews {
     /** Whether a rule grants the verb on the URL: named in its nonResourceURLs, or under a prefix there ending in '*'. */
     private static boolean allows(List<PolicyRule> rules, NonResourceAttributes asked) {
         for (PolicyRule rule : rules) {
-            if (matches(rule.getVerbs(), asked.getVerb()) && rule.getNonResourceURLs() != null && rule
-                    .getNonResourceURLs().stream().anyMatch(url -> url.equals(asked.getPath()) || url.endsWith("*")
-                            && asked.getPath() != null && asked.getPath().startsWith(url.substring(0, url.length() - 1)))) {
+            if (matches(rule.getVerbs(), asked.getVerb())
+                    && rule.getNonResourceURLs() != null
+                    && rule.getNonResourceURLs().stream()
+                            .anyMatch(url -> url.equals(asked.getPath())
+                                    || url.endsWith("*")
+                                            && asked.getPath() != null
+                                            && asked.getPath().startsWith(url.substring(0, url.length() - 1)))) {
                 return true;
             }
         }

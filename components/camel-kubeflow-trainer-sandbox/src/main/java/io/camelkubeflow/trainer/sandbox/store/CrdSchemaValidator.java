@@ -1,15 +1,25 @@
 package io.camelkubeflow.trainer.sandbox.store;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
 import java.math.BigInteger;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
 /**
  * Validates objects against a CRD's structural openAPIV3Schema the way the API server does, with one deliberate
@@ -25,8 +35,8 @@ public final class CrdSchemaValidator {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String STORAGE_URI_RULE = "self == '' || self.matches('^[A-Za-z][A-Za-z0-9+.-]*://.+$')";
-    private static final String MANAGED_BY_RULE
-            = "self in ['trainer.kubeflow.org/trainjob-controller', 'kueue.x-k8s.io/multikueue']";
+    private static final String MANAGED_BY_RULE =
+            "self in ['trainer.kubeflow.org/trainjob-controller', 'kueue.x-k8s.io/multikueue']";
     private static final String NAME_PATTERN_RULE = "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')";
     private static final String NAME_SIZE_RULE = "size(self.metadata.name) <= 63";
     private static final String LAST_UPDATED_RULE = "has(self.lastUpdatedTime)";
@@ -34,9 +44,9 @@ public final class CrdSchemaValidator {
     private final JsonNode schema;
     /** Per schema object (by identity: the schema never changes), its properties that have a default. */
     private final Map<JsonNode, List<Map.Entry<String, JsonNode>>> defaults =
-            java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
+            Collections.synchronizedMap(new IdentityHashMap<>());
     /** The schema's {@code pattern}s, compiled once each. */
-    private static final Map<String, Pattern> PATTERNS = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<String, Pattern> PATTERNS = new ConcurrentHashMap<>();
 
     private CrdSchemaValidator(JsonNode schema) {
         this.schema = schema;
@@ -45,7 +55,8 @@ public final class CrdSchemaValidator {
     /** The validator of a CRD's first version, from the CRD's JSON. */
     public static CrdSchemaValidator of(String crdJson) {
         JsonNode crd = readTree(crdJson);
-        return new CrdSchemaValidator(crd.path("spec").path("versions").get(0).path("schema").path("openAPIV3Schema"));
+        return new CrdSchemaValidator(
+                crd.path("spec").path("versions").get(0).path("schema").path("openAPIV3Schema"));
     }
 
     public static CrdSchemaValidator trainJobs() {
@@ -54,15 +65,18 @@ public final class CrdSchemaValidator {
 
     /** Every violation, each as "path: problem"; empty when the object is valid. */
     public List<String> validate(Object object) {
-        return admit(object instanceof String text ? text : JSON.valueToTree(object).toString()).violations();
+        return admit(
+                        object instanceof String text
+                                ? text
+                                : JSON.valueToTree(object).toString())
+                .violations();
     }
 
     /**
      * What the API server makes of a JSON write: its violations, and the object it would store. A JSON number with an
      * integral value ({@code 1.0}) is an integer to the API server, and is stored and served as one ({@code 1}).
      */
-    public record Admission(List<String> violations, String stored) {
-    }
+    public record Admission(List<String> violations, String stored) {}
 
     /**
      * Admits a JSON write as the API server does: the schema's defaults applied to the fields left out (under every
@@ -83,7 +97,7 @@ public final class CrdSchemaValidator {
             return new Admission(List.of("<root>: must be an object, was " + node.getNodeType()), json);
         }
         JsonNode old = oldJson == null ? null : readTree(oldJson);
-        boolean keptStatus = old != null && keepStatus((com.fasterxml.jackson.databind.node.ObjectNode) node, old);
+        boolean keptStatus = old != null && keepStatus((ObjectNode) node, old);
         boolean defaulted = applyDefaults(node, schema);
         boolean changed = integralNumbersAsIntegers(node) | defaulted | keptStatus;
         Findings findings = new Findings();
@@ -119,7 +133,7 @@ public final class CrdSchemaValidator {
      */
     private boolean applyDefaults(JsonNode value, JsonNode schema) {
         boolean changed = false;
-        if (value instanceof com.fasterxml.jackson.databind.node.ObjectNode object) {
+        if (value instanceof ObjectNode object) {
             for (Map.Entry<String, JsonNode> property : defaultedProperties(schema)) {
                 if (!object.has(property.getKey())) {
                     object.set(property.getKey(), property.getValue().deepCopy());
@@ -134,7 +148,7 @@ public final class CrdSchemaValidator {
                     changed |= applyDefaults(field.getValue(), propertySchema);
                 }
             }
-        } else if (value instanceof com.fasterxml.jackson.databind.node.ArrayNode array && schema.has("items")) {
+        } else if (value instanceof ArrayNode array && schema.has("items")) {
             for (JsonNode item : array) {
                 changed |= applyDefaults(item, schema.get("items"));
             }
@@ -159,34 +173,38 @@ public final class CrdSchemaValidator {
      * A write of the object itself leaves its status as it was, as the API server does for a CRD with a status
      * subresource (only writes to {@code /status} change it); true when that changed the body.
      */
-    private static boolean keepStatus(com.fasterxml.jackson.databind.node.ObjectNode node, JsonNode old) {
+    private static boolean keepStatus(ObjectNode node, JsonNode old) {
         JsonNode before = node.get("status");
         if (old.has("status")) {
             node.set("status", old.get("status"));
         } else {
             node.remove("status");
         }
-        return !java.util.Objects.equals(before, node.get("status"));
+        return !Objects.equals(before, node.get("status"));
     }
 
     /** Replaces each floating-point number with an integral value by that integer; true when one was replaced. */
     private static boolean integralNumbersAsIntegers(JsonNode node) {
         boolean replaced = false;
-        if (node instanceof com.fasterxml.jackson.databind.node.ObjectNode object) {
+        if (node instanceof ObjectNode object) {
             Iterator<Map.Entry<String, JsonNode>> fields = object.fields();
             while (fields.hasNext()) {
                 Map.Entry<String, JsonNode> field = fields.next();
                 if (isIntegralFloat(field.getValue())) {
-                    field.setValue(JSON.getNodeFactory().numberNode(field.getValue().decimalValue().toBigInteger()));
+                    field.setValue(JSON.getNodeFactory()
+                            .numberNode(field.getValue().decimalValue().toBigInteger()));
                     replaced = true;
                 } else {
                     replaced |= integralNumbersAsIntegers(field.getValue());
                 }
             }
-        } else if (node instanceof com.fasterxml.jackson.databind.node.ArrayNode array) {
+        } else if (node instanceof ArrayNode array) {
             for (int i = 0; i < array.size(); i++) {
                 if (isIntegralFloat(array.get(i))) {
-                    array.set(i, JSON.getNodeFactory().numberNode(array.get(i).decimalValue().toBigInteger()));
+                    array.set(
+                            i,
+                            JSON.getNodeFactory()
+                                    .numberNode(array.get(i).decimalValue().toBigInteger()));
                     replaced = true;
                 } else {
                     replaced |= integralNumbersAsIntegers(array.get(i));
@@ -197,7 +215,8 @@ public final class CrdSchemaValidator {
     }
 
     private static boolean isIntegralFloat(JsonNode value) {
-        return value.isFloatingPointNumber() && value.decimalValue().stripTrailingZeros().scale() <= 0;
+        return value.isFloatingPointNumber()
+                && value.decimalValue().stripTrailingZeros().scale() <= 0;
     }
 
     private static boolean isInteger(JsonNode value) {
@@ -208,7 +227,7 @@ public final class CrdSchemaValidator {
     private static JsonNode readTree(String text) {
         try {
             return text.stripLeading().startsWith("{") ? JSON.readTree(text) : YAML.readTree(text);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalArgumentException(e);
         }
     }
@@ -258,10 +277,12 @@ public final class CrdSchemaValidator {
             uniqueItems(value, schema, path, out);
             JsonNode items = schema.path("items");
             if (schema.has("maxItems") && value.size() > schema.get("maxItems").asInt()) {
-                out.add(path + ": " + value.size() + " items, at most " + schema.get("maxItems").asInt());
+                out.add(path + ": " + value.size() + " items, at most "
+                        + schema.get("maxItems").asInt());
             }
             if (schema.has("minItems") && value.size() < schema.get("minItems").asInt()) {
-                out.add(path + ": " + value.size() + " items, at least " + schema.get("minItems").asInt());
+                out.add(path + ": " + value.size() + " items, at least "
+                        + schema.get("minItems").asInt());
             }
             for (int i = 0; i < value.size(); i++) {
                 if (!items.isMissingNode()) {
@@ -282,7 +303,7 @@ public final class CrdSchemaValidator {
     }
 
     private static JsonNode identity(JsonNode item, List<String> keys) {
-        com.fasterxml.jackson.databind.node.ObjectNode id = JSON.createObjectNode();
+        ObjectNode id = JSON.createObjectNode();
         keys.forEach(key -> id.set(key, item.path(key).isMissingNode() ? null : item.get(key)));
         return id;
     }
@@ -309,7 +330,7 @@ public final class CrdSchemaValidator {
         if (keys.isEmpty() && !set) {
             return;
         }
-        java.util.Set<JsonNode> seen = new java.util.HashSet<>();
+        Set<JsonNode> seen = new HashSet<>();
         for (int i = 0; i < list.size(); i++) {
             JsonNode id = set ? list.get(i) : identity(list.get(i), keys);
             if (!seen.add(id)) {
@@ -326,7 +347,8 @@ public final class CrdSchemaValidator {
         }
         JsonNode properties = schema.path("properties");
         JsonNode additional = schema.path("additionalProperties");
-        boolean preserveUnknown = schema.path("x-kubernetes-preserve-unknown-fields").asBoolean(false);
+        boolean preserveUnknown =
+                schema.path("x-kubernetes-preserve-unknown-fields").asBoolean(false);
         // the object's own metadata is validated by the API server itself, not by the CRD schema
         boolean objectMetadata = ".metadata".equals(path);
         Iterator<Map.Entry<String, JsonNode>> fields = value.fields();
@@ -368,20 +390,27 @@ public final class CrdSchemaValidator {
         }
         if (value.isTextual()) {
             String text = value.asText();
-            if (schema.has("maxLength") && text.codePointCount(0, text.length()) > schema.get("maxLength").asInt()) {
+            if (schema.has("maxLength")
+                    && text.codePointCount(0, text.length())
+                            > schema.get("maxLength").asInt()) {
                 out.add(path + ": longer than " + schema.get("maxLength").asInt());
             }
-            if (schema.has("minLength") && text.codePointCount(0, text.length()) < schema.get("minLength").asInt()) {
+            if (schema.has("minLength")
+                    && text.codePointCount(0, text.length())
+                            < schema.get("minLength").asInt()) {
                 out.add(path + ": shorter than " + schema.get("minLength").asInt());
             }
-            if (schema.has("pattern") && !PATTERNS.computeIfAbsent(schema.get("pattern").asText(), Pattern::compile)
-                    .matcher(text).find()) {
-                out.add(path + ": '" + text + "' does not match " + schema.get("pattern").asText());
+            if (schema.has("pattern")
+                    && !PATTERNS.computeIfAbsent(schema.get("pattern").asText(), Pattern::compile)
+                            .matcher(text)
+                            .find()) {
+                out.add(path + ": '" + text + "' does not match "
+                        + schema.get("pattern").asText());
             }
             if ("date-time".equals(schema.path("format").asText())) {
                 try {
-                    java.time.OffsetDateTime.parse(text);
-                } catch (java.time.format.DateTimeParseException e) {
+                    OffsetDateTime.parse(text);
+                } catch (DateTimeParseException e) {
                     out.add(path + ": '" + text + "' is not a date-time");
                 }
             }
@@ -395,7 +424,8 @@ public final class CrdSchemaValidator {
                 out.add(path + ": " + number + " is above " + schema.get("maximum"));
             }
             String format = schema.path("format").asText();
-            if ("int32".equals(format) && number.bitLength() > 31 || "int64".equals(format) && number.bitLength() > 63) {
+            if ("int32".equals(format) && number.bitLength() > 31
+                    || "int64".equals(format) && number.bitLength() > 63) {
                 out.add(path + ": " + number + " overflows " + format);
             }
         }
@@ -408,17 +438,24 @@ public final class CrdSchemaValidator {
             String message = validation.path("message").asText();
             boolean ok = switch (rule) {
                 case "self == oldSelf" -> old == null || old.equals(value);
-                case STORAGE_URI_RULE -> value.asText().isEmpty()
-                        || PATTERNS.computeIfAbsent("^[A-Za-z][A-Za-z0-9+.-]*://.+$", Pattern::compile)
-                                .matcher(value.asText()).find();
-                case MANAGED_BY_RULE -> List.of("trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue")
-                        .contains(value.asText());
-                case NAME_PATTERN_RULE -> PATTERNS.computeIfAbsent("^[a-z]([-a-z0-9]*[a-z0-9])?$", Pattern::compile)
-                        .matcher(value.path("metadata").path("name").asText()).find();
-                case NAME_SIZE_RULE -> value.path("metadata").path("name").asText().length() <= 63;
+                case STORAGE_URI_RULE ->
+                    value.asText().isEmpty()
+                            || PATTERNS.computeIfAbsent("^[A-Za-z][A-Za-z0-9+.-]*://.+$", Pattern::compile)
+                                    .matcher(value.asText())
+                                    .find();
+                case MANAGED_BY_RULE ->
+                    List.of("trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue")
+                            .contains(value.asText());
+                case NAME_PATTERN_RULE ->
+                    PATTERNS.computeIfAbsent("^[a-z]([-a-z0-9]*[a-z0-9])?$", Pattern::compile)
+                            .matcher(value.path("metadata").path("name").asText())
+                            .find();
+                case NAME_SIZE_RULE ->
+                    value.path("metadata").path("name").asText().length() <= 63;
                 case LAST_UPDATED_RULE -> value.has("lastUpdatedTime");
-                default -> throw new IllegalStateException("CEL rule not known to the test validator at " + path
-                        + ": " + rule + " — teach CrdSchemaValidator to evaluate it");
+                default ->
+                    throw new IllegalStateException("CEL rule not known to the test validator at " + path + ": " + rule
+                            + " — teach CrdSchemaValidator to evaluate it");
             };
             if (!ok) {
                 out.rules.add((path.isEmpty() ? "<root>" : path) + ": " + message);

@@ -1,14 +1,15 @@
 package io.camelkubeflow.trainer.sandbox.store;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * What kube-apiserver does with an owner reference listed twice in an object it stores (apiserver's
@@ -19,17 +20,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 final class DuplicateOwnerReferences {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String SENT = ".metadata.ownerReferences contains duplicate entries; ";
-    private static final String PATCHED = ".metadata.ownerReferences contains duplicate entries after mutating"
-            + " admission happens; ";
+    private static final String PATCHED =
+            ".metadata.ownerReferences contains duplicate entries after mutating" + " admission happens; ";
     private static final String REST = "API server dedups owner references in 1.20+, and may reject such requests as"
             + " early as 1.24; please fix your requests; duplicate UID(s) observed: ";
 
     /** A request rewritten to store no duplicate: its new body and the {@code Warning} header to answer with. */
-    record Rewrite(String body, String warning) {
-    }
+    record Rewrite(String body, String warning) {}
 
-    private DuplicateOwnerReferences() {
-    }
+    private DuplicateOwnerReferences() {}
 
     /** A create's or an update's object without its duplicate owner references; empty when it has none. */
     static Optional<Rewrite> inObject(String body) {
@@ -38,7 +37,8 @@ final class DuplicateOwnerReferences {
             return Optional.empty();
         }
         List<String> dropped = dropDuplicates(object);
-        return dropped.isEmpty() ? Optional.empty()
+        return dropped.isEmpty()
+                ? Optional.empty()
                 : Optional.of(new Rewrite(object.toString(), warning(SENT, dropped)));
     }
 
@@ -67,7 +67,11 @@ final class DuplicateOwnerReferences {
         JsonNode kept = patched.path("metadata").path("ownerReferences");
         JsonNode changes = read(patch);
         if (jsonPatch && changes instanceof ArrayNode operations) {
-            operations.addObject().put("op", "replace").put("path", "/metadata/ownerReferences").set("value", kept);
+            operations
+                    .addObject()
+                    .put("op", "replace")
+                    .put("path", "/metadata/ownerReferences")
+                    .set("value", kept);
         } else if (changes instanceof ObjectNode merge) {
             merge.withObjectProperty("metadata").set("ownerReferences", kept);
         } else {
@@ -83,7 +87,7 @@ final class DuplicateOwnerReferences {
             return dropped;
         }
         // JSON trees compare by value: a set keeps the first of equal references, in order, at one lookup each
-        java.util.Set<JsonNode> kept = new java.util.LinkedHashSet<>();
+        Set<JsonNode> kept = new LinkedHashSet<>();
         for (JsonNode reference : references) {
             if (!kept.add(reference)) {
                 dropped.add(reference.path("uid").asText());

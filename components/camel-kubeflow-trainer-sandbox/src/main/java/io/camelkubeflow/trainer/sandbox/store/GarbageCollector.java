@@ -1,15 +1,16 @@
 package io.camelkubeflow.trainer.sandbox.store;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.function.BiConsumer;
-import java.util.function.Supplier;
-
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 /** Kubernetes' garbage collector, along ownerReferences, in the store. */
 final class GarbageCollector {
@@ -19,8 +20,8 @@ final class GarbageCollector {
     /** The sandbox's client, with which a dead owner's reference is taken away. */
     private final Supplier<KubernetesClient> client;
 
-    GarbageCollector(ObservingCrudDispatcher store, BiConsumer<String, String> podDeleted,
-            Supplier<KubernetesClient> client) {
+    GarbageCollector(
+            ObservingCrudDispatcher store, BiConsumer<String, String> podDeleted, Supplier<KubernetesClient> client) {
         this.store = store;
         this.podDeleted = podDeleted;
         this.client = client;
@@ -32,11 +33,12 @@ final class GarbageCollector {
      * log streams end.
      */
     void collect(RecordedRequest request, MockResponse response) {
-        String body = response.getBody() == null ? ""
-                : new String(response.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        String options = request.getBody() == null ? ""
-                : new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        if (body.isEmpty() || request.getPath().contains("propagationPolicy=Orphan")
+        String body =
+                response.getBody() == null ? "" : new String(response.getBody().getBytes(), StandardCharsets.UTF_8);
+        String options =
+                request.getBody() == null ? "" : new String(request.getBody().getBytes(), StandardCharsets.UTF_8);
+        if (body.isEmpty()
+                || request.getPath().contains("propagationPolicy=Orphan")
                 || options.contains("\"Orphan\"")) {
             return;
         }
@@ -49,7 +51,8 @@ final class GarbageCollector {
         while (!deleted.isEmpty()) {
             GenericKubernetesResource owner = deleted.remove(0);
             if ("Pod".equals(owner.getKind())) {
-                podDeleted.accept(owner.getMetadata().getNamespace(), owner.getMetadata().getName());
+                podDeleted.accept(
+                        owner.getMetadata().getNamespace(), owner.getMetadata().getName());
             }
             String uid = owner.getMetadata().getUid();
             if (uid == null) {
@@ -58,10 +61,11 @@ final class GarbageCollector {
             List<String> dependents = store.storedHolding(uid);
             for (String json : dependents) {
                 GenericKubernetesResource dependent = Serialization.unmarshal(json, GenericKubernetesResource.class);
-                boolean owned = dependent.getMetadata().getOwnerReferences().stream()
-                        .anyMatch(ref -> uid.equals(ref.getUid()));
-                if (owned && dependent.getMetadata().getOwnerReferences().stream()
-                        .anyMatch(ref -> !uid.equals(ref.getUid()) && exists(ref.getUid()))) {
+                boolean owned =
+                        dependent.getMetadata().getOwnerReferences().stream().anyMatch(ref -> uid.equals(ref.getUid()));
+                if (owned
+                        && dependent.getMetadata().getOwnerReferences().stream()
+                                .anyMatch(ref -> !uid.equals(ref.getUid()) && exists(ref.getUid()))) {
                     // another owner lives on: the collector takes only the dead owner's reference away
                     dropOwner(dependent, uid);
                     continue;
@@ -76,15 +80,19 @@ final class GarbageCollector {
 
     /** Whether the store holds an object of that uid. */
     private boolean exists(String uid) {
-        return store.storedHolding(uid).stream().anyMatch(json -> uid.equals(
-                Serialization.unmarshal(json, GenericKubernetesResource.class).getMetadata().getUid()));
+        return store.storedHolding(uid).stream()
+                .anyMatch(json -> uid.equals(Serialization.unmarshal(json, GenericKubernetesResource.class)
+                        .getMetadata()
+                        .getUid()));
     }
 
     /** Removes one owner reference, as the garbage collector does, after the delete that ended that owner. */
     private void dropOwner(GenericKubernetesResource dependent, String uid) {
-        java.util.concurrent.CompletableFuture.runAsync(() -> {
-            var resource = client.get().genericKubernetesResources(dependent.getApiVersion(), dependent.getKind())
-                    .inNamespace(dependent.getMetadata().getNamespace()).withName(dependent.getMetadata().getName());
+        CompletableFuture.runAsync(() -> {
+            var resource = client.get()
+                    .genericKubernetesResources(dependent.getApiVersion(), dependent.getKind())
+                    .inNamespace(dependent.getMetadata().getNamespace())
+                    .withName(dependent.getMetadata().getName());
             resource.edit(current -> {
                 current.getMetadata().getOwnerReferences().removeIf(ref -> uid.equals(ref.getUid()));
                 return current;

@@ -5,8 +5,7 @@ import java.util.Map;
 
 /** A JSON object or array as Jackson reads it into Maps and Lists; an absent or other value reads as an empty one. */
 public final class JsonMaps {
-    private JsonMaps() {
-    }
+    private JsonMaps() {}
 
     @SuppressWarnings("unchecked")
     public static Map<String, Object> map(Object value) {

@@ -1,5 +1,7 @@
 package io.camelkubeflow.trainer.sandbox.store;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -8,9 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
 /**
  * The CRDs and runtimes the sandbox installs at start, as compact JSON. Their YAML stays as copied from upstream; the
@@ -26,8 +25,7 @@ public final class JsonResources {
     /** JobSet's CRD (v0.12.0, the release Trainer v2.3.0 builds on): the Trainer makes a JobSet per TrainJob. */
     public static final String JOBSET_CRD = "/jobset/crds/jobset.x-k8s.io_jobsets.yaml";
 
-    private JsonResources() {
-    }
+    private JsonResources() {}
 
     /**
      * The compact JSON of a YAML resource of one object: the file the build wrote beside it, or (in a build that
@@ -63,9 +61,11 @@ public final class JsonResources {
         Path classes = Path.of(args[0]);
         for (String folder : FOLDERS) {
             try (Stream<Path> files = Files.walk(classes.resolve(folder))) {
-                for (Path yaml : files.filter(file -> file.toString().endsWith(".yaml")).toList()) {
+                for (Path yaml :
+                        files.filter(file -> file.toString().endsWith(".yaml")).toList()) {
                     try (InputStream in = Files.newInputStream(yaml)) {
-                        Files.writeString(yaml.resolveSibling(jsonName(yaml.getFileName().toString())), toJson(in));
+                        Files.writeString(
+                                yaml.resolveSibling(jsonName(yaml.getFileName().toString())), toJson(in));
                     }
                 }
             }

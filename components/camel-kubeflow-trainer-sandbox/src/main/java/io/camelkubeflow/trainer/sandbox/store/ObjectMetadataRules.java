@@ -1,12 +1,12 @@
 package io.camelkubeflow.trainer.sandbox.store;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-
-import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * What the API server checks in any object's metadata, whatever its kind (apimachinery's ValidateObjectMeta): label
@@ -16,12 +16,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 final class ObjectMetadataRules {
     /** Annotations' keys and values together, in bytes (TotalAnnotationSizeLimitB). */
     static final int ANNOTATIONS_LIMIT = 256 * 1024;
+
     private static final Pattern NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
     private static final Pattern SUBDOMAIN =
             Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
-    private ObjectMetadataRules() {
-    }
+    private ObjectMetadataRules() {}
 
     static void check(JsonNode metadata, List<String> out) {
         for (String field : List.of("labels", "annotations")) {
@@ -31,7 +31,9 @@ final class ObjectMetadataRules {
                 return;
             }
         }
-        for (Iterator<Map.Entry<String, JsonNode>> labels = metadata.path("labels").fields(); labels.hasNext(); ) {
+        for (Iterator<Map.Entry<String, JsonNode>> labels =
+                        metadata.path("labels").fields();
+                labels.hasNext(); ) {
             Map.Entry<String, JsonNode> label = labels.next();
             qualifiedName(label.getKey(), "metadata.labels", out);
             String value = label.getValue().asText();
@@ -42,7 +44,8 @@ final class ObjectMetadataRules {
             }
         }
         long size = 0;
-        for (Iterator<Map.Entry<String, JsonNode>> annotations = metadata.path("annotations").fields();
+        for (Iterator<Map.Entry<String, JsonNode>> annotations =
+                        metadata.path("annotations").fields();
                 annotations.hasNext(); ) {
             Map.Entry<String, JsonNode> annotation = annotations.next();
             qualifiedName(annotation.getKey(), "metadata.annotations", out);
@@ -56,7 +59,7 @@ final class ObjectMetadataRules {
 
     /** The value as a JSON string: quotes and control characters escaped, as the API server quotes it. */
     private static String quoted(String value) {
-        return com.fasterxml.jackson.databind.node.TextNode.valueOf(value).toString();
+        return TextNode.valueOf(value).toString();
     }
 
     private static boolean allText(JsonNode map) {
@@ -72,8 +75,10 @@ final class ObjectMetadataRules {
         int slash = key.indexOf('/');
         String prefix = slash < 0 ? null : key.substring(0, slash);
         String name = slash < 0 ? key : key.substring(slash + 1);
-        boolean valid = name.length() <= 63 && NAME.matcher(name).matches()
-                && (prefix == null || prefix.length() <= 253 && SUBDOMAIN.matcher(prefix).matches());
+        boolean valid = name.length() <= 63
+                && NAME.matcher(name).matches()
+                && (prefix == null
+                        || prefix.length() <= 253 && SUBDOMAIN.matcher(prefix).matches());
         if (!valid) {
             out.add(field + ": Invalid value: " + quoted(key) + ": a qualified name must consist of alphanumeric"
                     + " characters, '-', '_' or '.', and must start and end with an alphanumeric character, at most 63 characters,"

@@ -1,14 +1,13 @@
 package io.camelkubeflow.trainer.sandbox.store;
 
-import java.util.Iterator;
-import java.util.Map;
-
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.zjsonpatch.JsonPatch;
 import io.fabric8.zjsonpatch.JsonPatchException;
+import java.util.Iterator;
+import java.util.Map;
 
 /**
  * The patches the API server applies: a JSON patch (RFC 6902) or a JSON merge patch (RFC 7386), so that what a patch
@@ -18,8 +17,7 @@ import io.fabric8.zjsonpatch.JsonPatchException;
 final class ObjectPatches {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private ObjectPatches() {
-    }
+    private ObjectPatches() {}
 
     /**
      * A merge patch kube-apiserver cannot decode into the object it patches, which it answers with 400 BadRequest in
@@ -41,7 +39,8 @@ final class ObjectPatches {
         try {
             JsonNode object = JSON.readTree(stored);
             JsonNode changes = JSON.readTree(patch);
-            JsonNode patched = contentType.startsWith("application/json-patch+json") ? JsonPatch.apply(changes, object)
+            JsonNode patched = contentType.startsWith("application/json-patch+json")
+                    ? JsonPatch.apply(changes, object)
                     : mergeIntoObject(object, changes);
             return JSON.writeValueAsString(patched);
         } catch (JsonProcessingException | JsonPatchException e) {
@@ -60,13 +59,14 @@ final class ObjectPatches {
             throw new UndecodablePatch("Invalid JSON Patch");
         }
         if (!patch.isObject()) {
-            throw new UndecodablePatch("error decoding patch: json: cannot unmarshal " + (patch.isArray() ? "array"
-                    : patch.isNumber() ? "number" : patch.isTextual() ? "string" : "bool")
+            throw new UndecodablePatch("error decoding patch: json: cannot unmarshal "
+                    + (patch.isArray() ? "array" : patch.isNumber() ? "number" : patch.isTextual() ? "string" : "bool")
                     + " into Go value of type map[string]interface {}");
         }
         JsonNode merged = merge(stored, patch);
         if (!merged.path("metadata").isObject()) {
-            throw new UndecodablePatch("the name of the object (" + stored.path("metadata").path("name").asText()
+            throw new UndecodablePatch("the name of the object ("
+                    + stored.path("metadata").path("name").asText()
                     + " based on URL) was undeterminable: name must be provided");
         }
         return merged;
@@ -77,8 +77,8 @@ final class ObjectPatches {
         if (!patch.isObject()) {
             return patch;
         }
-        ObjectNode result = target != null && target.isObject() ? (ObjectNode) target.deepCopy()
-                : JSON.createObjectNode();
+        ObjectNode result =
+                target != null && target.isObject() ? (ObjectNode) target.deepCopy() : JSON.createObjectNode();
         for (Iterator<Map.Entry<String, JsonNode>> fields = patch.fields(); fields.hasNext(); ) {
             Map.Entry<String, JsonNode> field = fields.next();
             if (field.getValue().isNull()) {

@@ -1,28 +1,36 @@
 package io.camelkubeflow.trainer.sandbox.store;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.lang.reflect.Field;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiConsumer;
-import java.util.function.Supplier;
+import static io.camelkubeflow.trainer.sandbox.store.TrainerAdmission.isTrainJobPath;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NamespaceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.crud.KubernetesCrudDispatcherException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.crud.AttributeSet;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
-
-import static io.camelkubeflow.trainer.sandbox.store.TrainerAdmission.isTrainJobPath;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Field;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 /**
  * The CRUD dispatcher: fabric8's store, read through {@link StoreIndex}, answering as the API server does (its
@@ -34,13 +42,15 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
     private static final String NAMESPACES = "/api/v1/namespaces";
     private final StoreIndex index = new StoreIndex();
     /** The store's resourceVersion counter, which lists report. */
-    private final java.util.concurrent.atomic.AtomicLong resourceVersion = storeResourceVersion();
+    private final AtomicLong resourceVersion = storeResourceVersion();
+
     private final Discovery discovery = new Discovery(this::stored);
     private final AccessReviews accessReviews = new AccessReviews(this::stored);
     private final TrainerAdmission admission = new TrainerAdmission();
     private final WatchFaults watchFaults = new WatchFaults(this);
     /** The namespaces that exist: a write into any other is refused, as on a cluster. */
     private final Set<String> namespaces = ConcurrentHashMap.newKeySet();
+
     private final GarbageCollector garbageCollector;
 
     public ObservingCrudDispatcher(BiConsumer<String, String> podDeleted, Supplier<KubernetesClient> client) {
@@ -85,15 +95,14 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("this fabric8 mock server version hides its CRD processor", e);
         }
-        ((io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor) attributeExtractor)
-                .setCustomResourceDefinitionProcessor(processor);
+        ((KubernetesAttributesExtractor) attributeExtractor).setCustomResourceDefinitionProcessor(processor);
     }
 
-    private java.util.concurrent.atomic.AtomicLong storeResourceVersion() {
+    private AtomicLong storeResourceVersion() {
         try {
             Field field = KubernetesCrudDispatcher.class.getDeclaredField("resourceVersion");
             field.setAccessible(true);
-            return (java.util.concurrent.atomic.AtomicLong) field.get(this);
+            return (AtomicLong) field.get(this);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("this fabric8 mock server version hides its resourceVersion", e);
         }
@@ -103,8 +112,9 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
     @Override
     public JsonNode merge(JsonNode stored, String patch) throws KubernetesCrudDispatcherException {
         try {
-            return ObjectPatches.mergeIntoObject(stored, Serialization.jsonMapper().readTree(patch));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return ObjectPatches.mergeIntoObject(
+                    stored, Serialization.jsonMapper().readTree(patch));
+        } catch (JsonProcessingException e) {
             throw new KubernetesCrudDispatcherException(e.getMessage(), 422);
         } catch (ObjectPatches.UndecodablePatch e) {
             throw new KubernetesCrudDispatcherException(e.getMessage(), 400);
@@ -131,13 +141,15 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
         if (found != StoreIndex.UNINDEXED) {
             return new MockResponse().setResponseCode(200).setBody(found.getValue());
         }
-        if (query.getAttribute(io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor.PLURAL)
-                == null) {
+        if (query.getAttribute(KubernetesAttributesExtractor.PLURAL) == null) {
             return super.handleGet(path);
         }
-        return new MockResponse().setResponseCode(200).setBody("{\"apiVersion\":\"v1\",\"kind\":\"List\","
-                + " \"items\": [" + String.join(",", index.list(query)) + "], \"metadata\": {\"resourceVersion\": \""
-                + resourceVersion.get() + "\", \"selfLink\": \"\"}}");
+        return new MockResponse()
+                .setResponseCode(200)
+                .setBody("{\"apiVersion\":\"v1\",\"kind\":\"List\","
+                        + " \"items\": [" + String.join(",", index.list(query))
+                        + "], \"metadata\": {\"resourceVersion\": \""
+                        + resourceVersion.get() + "\", \"selfLink\": \"\"}}");
     }
 
     /** The writes find the object they change from the index. */
@@ -149,16 +161,19 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
 
     /** Every change of the store, kept in the index under the key the store gives it. */
     @Override
-    public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
-            GenericKubernetesResource resource, String stored) {
+    public void processEvent(
+            String path,
+            AttributeSet pathAttributes,
+            AttributeSet oldAttributes,
+            GenericKubernetesResource resource,
+            String stored) {
         String newState = withoutGeneration(ResourcePath.of(path), stored);
         super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
         AttributeSet newAttributes = null;
         if (newState != null) {
-            var extractor = (io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor) attributeExtractor;
+            var extractor = (KubernetesAttributesExtractor) attributeExtractor;
             newAttributes = resource != null ? extractor.extract(resource) : extractor.fromResource(newState);
-            if (!newAttributes.containsKey(io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor
-                    .PLURAL)) {
+            if (!newAttributes.containsKey(KubernetesAttributesExtractor.PLURAL)) {
                 newAttributes = AttributeSet.merge(pathAttributes, newAttributes);
             }
         }
@@ -177,24 +192,36 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
         // the body as sent, read before the store consumes it: is it JSON at all, what name does a create ask for
         byte[] sent = request.getBody() == null ? null : request.getBody().getBytes();
         String contentType = String.valueOf(request.getHeader("Content-Type"));
-        if (sent != null && resource != null && resource.plural() != null && contentType.contains("json")
+        if (sent != null
+                && resource != null
+                && resource.plural() != null
+                && contentType.contains("json")
                 && ("POST".equals(request.getMethod()) || "PUT".equals(request.getMethod()))) {
             try {
-                com.fasterxml.jackson.databind.JsonNode object = Serialization.jsonMapper().readTree(sent);
+                JsonNode object = Serialization.jsonMapper().readTree(sent);
                 if (object == null || !object.isObject()) {
                     // JSON, but no object: as Go's decoder says of it
-                    return unrecognized(path, resource, sent, "cannot unmarshal "
-                            + (object == null ? "nothing" : object.getNodeType().name().toLowerCase(
-                                    java.util.Locale.ROOT)) + " into Go value of type struct");
+                    return unrecognized(
+                            path,
+                            resource,
+                            sent,
+                            "cannot unmarshal "
+                                    + (object == null
+                                            ? "nothing"
+                                            : object.getNodeType().name().toLowerCase(Locale.ROOT))
+                                    + " into Go value of type struct");
                 }
-            } catch (com.fasterxml.jackson.core.JsonProcessingException notJson) {
+            } catch (JsonProcessingException notJson) {
                 return unrecognized(path, resource, sent, notJson.getOriginalMessage());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
         }
-        boolean namespaceCreate = "POST".equals(request.getMethod()) && sent != null && resource != null
-                && "v1".equals(resource.groupVersion()) && "namespaces".equals(resource.plural())
+        boolean namespaceCreate = "POST".equals(request.getMethod())
+                && sent != null
+                && resource != null
+                && "v1".equals(resource.groupVersion())
+                && "namespaces".equals(resource.plural())
                 && resource.name() == null;
         if (namespaceCreate) {
             try {
@@ -204,8 +231,8 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
                 return unrecognized(path, resource, sent, String.valueOf(notANamespace.getMessage()));
             }
         }
-        Optional<DuplicateOwnerReferences.Rewrite> deduplicated = withoutDuplicateOwners(request, resource,
-                contentType);
+        Optional<DuplicateOwnerReferences.Rewrite> deduplicated =
+                withoutDuplicateOwners(request, resource, contentType);
         if (deduplicated.isPresent()) {
             request = withBody(request, deduplicated.get().body());
         }
@@ -224,11 +251,14 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
             if (response == null || resource == null || resource.plural() == null) {
                 return response;
             }
-            if ("DELETE".equals(request.getMethod()) && response.code() == 200 && resource.name() != null
+            if ("DELETE".equals(request.getMethod())
+                    && response.code() == 200
+                    && resource.name() != null
                     && !RETURN_DELETED_OBJECT.contains(resource.plural())) {
-                GenericKubernetesResource gone = Serialization.unmarshal(response.getBody().readUtf8(),
-                        GenericKubernetesResource.class);
-                return StatusAnswers.deleted(resource, resource.name(), gone.getMetadata().getUid());
+                GenericKubernetesResource gone =
+                        Serialization.unmarshal(response.getBody().readUtf8(), GenericKubernetesResource.class);
+                return StatusAnswers.deleted(
+                        resource, resource.name(), gone.getMetadata().getUid());
             }
             if (write && response.code() < 300 && response.getBody() != null) {
                 response.setBody(withoutGeneration(resource, response.getBody().readUtf8()));
@@ -244,22 +274,25 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
     }
 
     /** The write without the duplicate owner references the API server would drop from what it stores. */
-    private Optional<DuplicateOwnerReferences.Rewrite> withoutDuplicateOwners(RecordedRequest request,
-            ResourcePath resource, String contentType) {
+    private Optional<DuplicateOwnerReferences.Rewrite> withoutDuplicateOwners(
+            RecordedRequest request, ResourcePath resource, String contentType) {
         if (request.getBody() == null || resource == null || resource.plural() == null) {
             return Optional.empty();
         }
-        String body = new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String body = new String(request.getBody().getBytes(), StandardCharsets.UTF_8);
         if (!body.contains("ownerReferences")) {
             // every stored object is without duplicates: only a write that names owners can add one (a status
             // write of the controller never parses, nor applies a patch twice)
             return Optional.empty();
         }
         return switch (request.getMethod()) {
-            case "POST", "PUT" -> contentType.contains("json") ? DuplicateOwnerReferences.inObject(body)
-                    : Optional.empty();
-            case "PATCH" -> resource.name() == null ? Optional.empty() : DuplicateOwnerReferences.inPatch(
-                    stored(request.getPath().split("\\?")[0]), body, contentType);
+            case "POST", "PUT" ->
+                contentType.contains("json") ? DuplicateOwnerReferences.inObject(body) : Optional.empty();
+            case "PATCH" ->
+                resource.name() == null
+                        ? Optional.empty()
+                        : DuplicateOwnerReferences.inPatch(
+                                stored(request.getPath().split("\\?")[0]), body, contentType);
             default -> Optional.empty();
         };
     }
@@ -269,11 +302,11 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
      * (kubernetes.io/metadata.name), with the "kubernetes" finalizer its controller removes, and Active.
      */
     private static String asTheNamespaceStrategyMakesIt(byte[] sent) {
-        var namespace = (com.fasterxml.jackson.databind.node.ObjectNode) Serialization.unmarshal(new String(sent,
-                java.nio.charset.StandardCharsets.UTF_8), com.fasterxml.jackson.databind.JsonNode.class);
+        var namespace = (ObjectNode) Serialization.unmarshal(new String(sent, StandardCharsets.UTF_8), JsonNode.class);
         var metadata = namespace.withObjectProperty("metadata");
         if (metadata.hasNonNull("name")) {
-            metadata.withObjectProperty("labels").put("kubernetes.io/metadata.name", metadata.get("name").asText());
+            metadata.withObjectProperty("labels")
+                    .put("kubernetes.io/metadata.name", metadata.get("name").asText());
         }
         var spec = namespace.withObjectProperty("spec");
         if (!spec.has("finalizers")) {
@@ -284,15 +317,24 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
     }
 
     /** The kinds whose registry answers a delete with the deleted object (ReturnDeletedObject), not a Status. */
-    private static final Set<String> RETURN_DELETED_OBJECT = Set.of("pods", "namespaces", "services",
-            "serviceaccounts");
+    private static final Set<String> RETURN_DELETED_OBJECT =
+            Set.of("pods", "namespaces", "services", "serviceaccounts");
 
     /**
      * An object as the API server keeps it: fabric8's store gives every object a metadata.generation, which the
      * API server sets only for kinds with a spec it tracks (pods, jobs, custom resources), never for these.
      */
-    private static final Set<String> WITHOUT_GENERATION = Set.of("configmaps", "events", "namespaces", "secrets",
-            "serviceaccounts", "services", "leases", "clusterroles", "clusterrolebindings", "roles",
+    private static final Set<String> WITHOUT_GENERATION = Set.of(
+            "configmaps",
+            "events",
+            "namespaces",
+            "secrets",
+            "serviceaccounts",
+            "services",
+            "leases",
+            "clusterroles",
+            "clusterrolebindings",
+            "roles",
             "rolebindings");
 
     /**
@@ -300,23 +342,22 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
      * it gets one to copy, which the update loses again before it is stored or answered.
      */
     @Override
-    public void preserveMetadata(com.fasterxml.jackson.databind.JsonNode current,
-            com.fasterxml.jackson.databind.JsonNode updated) {
-        if (current.get("metadata") instanceof com.fasterxml.jackson.databind.node.ObjectNode metadata
-                && !metadata.has("generation")) {
+    public void preserveMetadata(JsonNode current, JsonNode updated) {
+        if (current.get("metadata") instanceof ObjectNode metadata && !metadata.has("generation")) {
             metadata.put("generation", 0);
         }
         super.preserveMetadata(current, updated);
     }
 
     private static String withoutGeneration(ResourcePath resource, String json) {
-        if (json == null || resource == null || !WITHOUT_GENERATION.contains(resource.plural())
+        if (json == null
+                || resource == null
+                || !WITHOUT_GENERATION.contains(resource.plural())
                 || !json.contains("\"generation\"")) {
             return json;
         }
-        var object = (com.fasterxml.jackson.databind.node.ObjectNode) Serialization.unmarshal(json,
-                com.fasterxml.jackson.databind.JsonNode.class);
-        if (object.get("metadata") instanceof com.fasterxml.jackson.databind.node.ObjectNode metadata) {
+        var object = (ObjectNode) Serialization.unmarshal(json, JsonNode.class);
+        if (object.get("metadata") instanceof ObjectNode metadata) {
             metadata.remove("generation");
         }
         return Serialization.asJson(object);
@@ -326,8 +367,8 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
      * The store's refusals as the API server words them: it answers a missing object with a bare 404 and a taken
      * name or a stale resourceVersion with a 409 of its own words and reason "Invalid".
      */
-    private MockResponse inApiServerWords(RecordedRequest request, byte[] sent, ResourcePath resource,
-            MockResponse response) {
+    private MockResponse inApiServerWords(
+            RecordedRequest request, byte[] sent, ResourcePath resource, MockResponse response) {
         boolean bare = response.getBody() == null || response.getBody().size() == 0;
         if (response.code() == 404 && bare && resource.name() != null) {
             return StatusAnswers.notFound(resource, resource.name());
@@ -336,8 +377,10 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
             return response;
         }
         if ("POST".equals(request.getMethod())) {
-            String name = Serialization.unmarshal(new String(sent, java.nio.charset.StandardCharsets.UTF_8),
-                    GenericKubernetesResource.class).getMetadata().getName();
+            String name = Serialization.unmarshal(
+                            new String(sent, StandardCharsets.UTF_8), GenericKubernetesResource.class)
+                    .getMetadata()
+                    .getName();
             return StatusAnswers.alreadyExists(resource, name);
         }
         return StatusAnswers.conflict(resource, resource.name());
@@ -346,13 +389,15 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
     /** The API server's refusal of a body that is not JSON: the kind it expected, why the body is not, the body. */
     private MockResponse unrecognized(String path, ResourcePath resource, byte[] sent, String parseError) {
         String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
-        String[] listType = discovery.listType(resource.name() == null ? bare
-                : bare.substring(0, bare.lastIndexOf('/')));
-        String kind = listType == null ? "Unknown"
-                : listType[1].substring(0, listType[1].length() - "List".length());
-        return StatusAnswers.failure(400, "BadRequest", "the object provided is unrecognized (must be of type "
-                + kind + "): couldn't get version/kind; json parse error: " + parseError + " ("
-                + new String(sent, java.nio.charset.StandardCharsets.UTF_8) + ")");
+        String[] listType =
+                discovery.listType(resource.name() == null ? bare : bare.substring(0, bare.lastIndexOf('/')));
+        String kind = listType == null ? "Unknown" : listType[1].substring(0, listType[1].length() - "List".length());
+        return StatusAnswers.failure(
+                400,
+                "BadRequest",
+                "the object provided is unrecognized (must be of type "
+                        + kind + "): couldn't get version/kind; json parse error: " + parseError + " ("
+                        + new String(sent, StandardCharsets.UTF_8) + ")");
     }
 
     /** The JSON of every stored object that holds this text (a uid), as the store holds them now. */
@@ -364,10 +409,11 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
 
     /** The namespaces the store holds, read again after a namespace was written. */
     private void refreshNamespaces() {
-        Set<String> current = new java.util.HashSet<>();
+        Set<String> current = new HashSet<>();
         String list = stored(NAMESPACES);
         if (list != null) {
-            Serialization.unmarshal(list, io.fabric8.kubernetes.api.model.NamespaceList.class).getItems()
+            Serialization.unmarshal(list, NamespaceList.class)
+                    .getItems()
                     .forEach(n -> current.add(n.getMetadata().getName()));
         }
         namespaces.retainAll(current);
@@ -408,9 +454,12 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
             return super.handlePatch(request);
         }
         if (type.startsWith("application/strategic-merge-patch+json")) {
-            return StatusAnswers.failure(415, "UnsupportedMediaType", "the body of the request was in an unknown"
-                    + " format - accepted media types include: application/json-patch+json, application/merge-patch+json,"
-                    + " application/apply-patch+yaml");
+            return StatusAnswers.failure(
+                    415,
+                    "UnsupportedMediaType",
+                    "the body of the request was in an unknown"
+                            + " format - accepted media types include: application/json-patch+json, application/merge-patch+json,"
+                            + " application/apply-patch+yaml");
         }
         String old = stored(path.split("\\?")[0]);
         if (old == null) {
@@ -424,9 +473,15 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
         } catch (IllegalArgumentException e) {
             return StatusAnswers.failure(422, "Invalid", "the patch could not be applied: " + e.getMessage());
         }
-        return admission.writeTrainJob(new RecordedRequest(request.getHttpVersion(),
-                io.fabric8.mockwebserver.dsl.HttpMethod.PUT, path, request.getHeaders(),
-                new Buffer().writeUtf8(patched)), old, super::handleUpdate);
+        return admission.writeTrainJob(
+                new RecordedRequest(
+                        request.getHttpVersion(),
+                        HttpMethod.PUT,
+                        path,
+                        request.getHeaders(),
+                        new Buffer().writeUtf8(patched)),
+                old,
+                super::handleUpdate);
     }
 
     @Override
@@ -439,7 +494,11 @@ public final class ObservingCrudDispatcher extends KubernetesCrudDispatcher {
 
     /** The request with another body, otherwise as sent. */
     static RecordedRequest withBody(RecordedRequest request, String body) {
-        return new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
-                request.getHeaders(), new Buffer().writeUtf8(body));
+        return new RecordedRequest(
+                request.getHttpVersion(),
+                request.method(),
+                request.getPath(),
+                request.getHeaders(),
+                new Buffer().writeUtf8(body));
     }
 }

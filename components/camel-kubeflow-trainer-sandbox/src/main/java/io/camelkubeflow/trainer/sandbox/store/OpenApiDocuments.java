@@ -1,15 +1,16 @@
 package io.camelkubeflow.trainer.sandbox.store;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-
 import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * The OpenAPI v3 documents a kube-apiserver publishes: one per group version, built-in or a CustomResourceDefinition's,
@@ -18,23 +19,31 @@ import io.fabric8.kubernetes.client.utils.Serialization;
  * cluster).
  */
 final class OpenApiDocuments {
-    private static final List<Map<String, Object>> WRITE_PARAMETERS = List.of(
-            query("dryRun"), query("fieldManager"), query("fieldValidation"));
+    private static final List<Map<String, Object>> WRITE_PARAMETERS =
+            List.of(query("dryRun"), query("fieldManager"), query("fieldValidation"));
 
-    private OpenApiDocuments() {
-    }
+    private OpenApiDocuments() {}
 
     /** {@code /openapi/v3}: where each group version's document is, the built-in ones' and the CRDs'. */
     static Map<String, Object> index(Map<String, List<APIResource>> builtIn, List<CustomResourceDefinition> crds) {
         Map<String, Object> paths = new TreeMap<>();
-        builtIn.forEach((groupVersion, resources) -> paths.put(documentPath(groupVersion), Map.of("serverRelativeURL",
-                "/openapi/v3/" + documentPath(groupVersion) + "?hash="
-                        + Integer.toHexString(builtInGroupVersion(groupVersion, resources).hashCode()))));
+        builtIn.forEach((groupVersion, resources) -> paths.put(
+                documentPath(groupVersion),
+                Map.of(
+                        "serverRelativeURL",
+                        "/openapi/v3/" + documentPath(groupVersion) + "?hash="
+                                + Integer.toHexString(builtInGroupVersion(groupVersion, resources)
+                                        .hashCode()))));
         for (CustomResourceDefinition crd : crds) {
             for (CustomResourceDefinitionVersion version : crd.getSpec().getVersions()) {
                 String groupVersion = crd.getSpec().getGroup() + "/" + version.getName();
-                paths.put(documentPath(groupVersion), Map.of("serverRelativeURL", "/openapi/v3/apis/" + groupVersion
-                        + "?hash=" + Integer.toHexString(groupVersion(crds, groupVersion).hashCode())));
+                paths.put(
+                        documentPath(groupVersion),
+                        Map.of(
+                                "serverRelativeURL",
+                                "/openapi/v3/apis/" + groupVersion + "?hash="
+                                        + Integer.toHexString(
+                                                groupVersion(crds, groupVersion).hashCode())));
             }
         }
         return Map.of("paths", paths);
@@ -48,10 +57,13 @@ final class OpenApiDocuments {
     static Map<String, Object> swagger(Map<String, List<APIResource>> builtIn, List<CustomResourceDefinition> crds) {
         List<Map<String, Object>> documents = new ArrayList<>();
         builtIn.forEach((groupVersion, resources) -> documents.add(builtInGroupVersion(groupVersion, resources)));
-        crds.stream().flatMap(crd -> crd.getSpec().getVersions().stream()
+        crds.stream()
+                .flatMap(crd -> crd.getSpec().getVersions().stream()
                         .map(version -> crd.getSpec().getGroup() + "/" + version.getName()))
-                .distinct().map(groupVersion -> groupVersion(crds, groupVersion))
-                .filter(java.util.Objects::nonNull).forEach(documents::add);
+                .distinct()
+                .map(groupVersion -> groupVersion(crds, groupVersion))
+                .filter(Objects::nonNull)
+                .forEach(documents::add);
         Map<String, Object> paths = new TreeMap<>();
         Map<String, Object> definitions = new TreeMap<>();
         for (Map<String, Object> document : documents) {
@@ -85,10 +97,11 @@ final class OpenApiDocuments {
         }
         if (operation.get("requestBody") instanceof Map<?, ?> body) {
             Map<String, Map<String, Object>> content = (Map<String, Map<String, Object>>) body.get("content");
-            Map<String, Object> schema = (Map<String, Object>) content.values().iterator().next().get("schema");
+            Map<String, Object> schema =
+                    (Map<String, Object>) content.values().iterator().next().get("schema");
             String definition = ((String) schema.get("$ref")).replace("#/components/schemas/", "#/definitions/");
-            parameters.add(Map.of("name", "body", "in", "body", "required", true,
-                    "schema", Map.of("$ref", definition)));
+            parameters.add(
+                    Map.of("name", "body", "in", "body", "required", true, "schema", Map.of("$ref", definition)));
             converted.put("consumes", List.copyOf(content.keySet()));
         }
         converted.put("produces", List.of("application/json"));
@@ -119,11 +132,15 @@ final class OpenApiDocuments {
                 continue;
             }
             Map<String, Object> gvk = Map.of("group", group, "version", version, "kind", resource.getKind());
-            String schemaName = "io.k8s.api." + (group.isEmpty() ? "core" : group.split("\\.")[0]) + "." + version
-                    + "." + resource.getKind();
+            String schemaName = "io.k8s.api." + (group.isEmpty() ? "core" : group.split("\\.")[0]) + "." + version + "."
+                    + resource.getKind();
             schemas.put(schemaName, Map.of("type", "object", "x-kubernetes-group-version-kind", List.of(gvk)));
-            addPaths(paths, gvk, schemaName, "/" + documentPath(groupVersion) + (resource.getNamespaced()
-                    ? "/namespaces/{namespace}/" : "/") + resource.getName());
+            addPaths(
+                    paths,
+                    gvk,
+                    schemaName,
+                    "/" + documentPath(groupVersion) + (resource.getNamespaced() ? "/namespaces/{namespace}/" : "/")
+                            + resource.getName());
         }
         return document(paths, schemas);
     }
@@ -139,17 +156,21 @@ final class OpenApiDocuments {
                     continue;
                 }
                 String kind = crd.getSpec().getNames().getKind();
-                Map<String, Object> gvk = Map.of("group", crd.getSpec().getGroup(), "version", version.getName(),
-                        "kind", kind);
+                Map<String, Object> gvk =
+                        Map.of("group", crd.getSpec().getGroup(), "version", version.getName(), "kind", kind);
                 String schemaName = schemaName(crd.getSpec().getGroup(), version.getName(), kind);
                 @SuppressWarnings("unchecked")
                 Map<String, Object> schema = new LinkedHashMap<>(Serialization.jsonMapper()
                         .convertValue(version.getSchema().getOpenAPIV3Schema(), Map.class));
                 schema.put("x-kubernetes-group-version-kind", List.of(gvk));
                 schemas.put(schemaName, schema);
-                addPaths(paths, gvk, schemaName, "/apis/" + groupVersion + ("Namespaced".equals(
-                        crd.getSpec().getScope()) ? "/namespaces/{namespace}/" : "/")
-                        + crd.getSpec().getNames().getPlural());
+                addPaths(
+                        paths,
+                        gvk,
+                        schemaName,
+                        "/apis/" + groupVersion
+                                + ("Namespaced".equals(crd.getSpec().getScope()) ? "/namespaces/{namespace}/" : "/")
+                                + crd.getSpec().getNames().getPlural());
             }
         }
         return schemas.isEmpty() ? null : document(paths, schemas);
@@ -160,8 +181,8 @@ final class OpenApiDocuments {
      * kind: kubectl would then build its apply patch from the document's schema, which here is an open object for a
      * built-in kind; without it, kubectl builds it from its own copy of the built-in types.
      */
-    private static final List<String> PATCHES = List.of("application/apply-patch+yaml",
-            "application/json-patch+json", "application/merge-patch+json");
+    private static final List<String> PATCHES =
+            List.of("application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json");
 
     /** The collection's and the object's operations of a kind, whose writes take its schema. */
     private static void addPaths(Map<String, Object> paths, Map<String, Object> gvk, String schemaName, String base) {
@@ -170,30 +191,41 @@ final class OpenApiDocuments {
         Map<String, Object> ref = Map.of("content", Map.of("application/json", schema));
         Map<String, Object> patches = new TreeMap<>();
         PATCHES.forEach(type -> patches.put(type, schema));
-        paths.put(base, Map.of(
-                "get", operation("list" + kind, gvk, List.of(), null),
-                "post", operation("create" + kind, gvk, WRITE_PARAMETERS, ref)));
-        paths.put(base + "/{name}", Map.of(
-                "get", operation("read" + kind, gvk, List.of(), null),
-                "put", operation("replace" + kind, gvk, WRITE_PARAMETERS, ref),
-                "patch", operation("patch" + kind, gvk, WRITE_PARAMETERS, Map.of("content", patches)),
-                "delete", operation("delete" + kind, gvk, List.of(), null)));
+        paths.put(
+                base,
+                Map.of(
+                        "get", operation("list" + kind, gvk, List.of(), null),
+                        "post", operation("create" + kind, gvk, WRITE_PARAMETERS, ref)));
+        paths.put(
+                base + "/{name}",
+                Map.of(
+                        "get", operation("read" + kind, gvk, List.of(), null),
+                        "put", operation("replace" + kind, gvk, WRITE_PARAMETERS, ref),
+                        "patch", operation("patch" + kind, gvk, WRITE_PARAMETERS, Map.of("content", patches)),
+                        "delete", operation("delete" + kind, gvk, List.of(), null)));
     }
 
     private static Map<String, Object> document(Map<String, Object> paths, Map<String, Object> schemas) {
-        return Map.of("openapi", "3.0.0", "info", Map.of("title", "Kubernetes", "version",
-                Discovery.KUBERNETES_VERSION), "paths", paths, "components", Map.of("schemas", schemas));
+        return Map.of(
+                "openapi",
+                "3.0.0",
+                "info",
+                Map.of("title", "Kubernetes", "version", Discovery.KUBERNETES_VERSION),
+                "paths",
+                paths,
+                "components",
+                Map.of("schemas", schemas));
     }
 
     /** As a kube-apiserver names a CRD's schema: the group reversed, then version and kind. */
     static String schemaName(String group, String version, String kind) {
         List<String> parts = new ArrayList<>(List.of(group.split("\\.")));
-        java.util.Collections.reverse(parts);
+        Collections.reverse(parts);
         return String.join(".", parts) + "." + version + "." + kind;
     }
 
-    private static Map<String, Object> operation(String id, Map<String, Object> gvk,
-            List<Map<String, Object>> parameters, Map<String, Object> body) {
+    private static Map<String, Object> operation(
+            String id, Map<String, Object> gvk, List<Map<String, Object>> parameters, Map<String, Object> body) {
         Map<String, Object> operation = new LinkedHashMap<>();
         operation.put("operationId", id);
         operation.put("x-kubernetes-group-version-kind", gvk);

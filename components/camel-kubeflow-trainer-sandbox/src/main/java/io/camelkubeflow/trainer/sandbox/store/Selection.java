@@ -1,5 +1,10 @@
 package io.camelkubeflow.trainer.sandbox.store;
 
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.http.Response;
+import io.fabric8.mockwebserver.http.WebSocket;
+import io.fabric8.mockwebserver.http.WebSocketListener;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -10,12 +15,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.mockwebserver.http.RecordedRequest;
-import io.fabric8.mockwebserver.http.Response;
-import io.fabric8.mockwebserver.http.WebSocket;
-import io.fabric8.mockwebserver.http.WebSocketListener;
 
 /**
  * The label and field selectors of a list or watch request, read as a kube-apiserver reads them: label requirements
@@ -31,11 +30,27 @@ public final class Selection {
     private static final Pattern LABEL_KEY = Pattern.compile(
             "([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
     private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
-    private static final Set<String> POD_FIELDS = Set.of("spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
-            "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName");
-    private static final Set<String> EVENT_FIELDS = Set.of("involvedObject.kind", "involvedObject.namespace",
-            "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
-            "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type");
+    private static final Set<String> POD_FIELDS = Set.of(
+            "spec.nodeName",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "spec.hostNetwork",
+            "status.phase",
+            "status.podIP",
+            "status.nominatedNodeName");
+    private static final Set<String> EVENT_FIELDS = Set.of(
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "reportingComponent",
+            "source",
+            "type");
 
     private final List<Predicate<Map<String, Object>>> requirements;
     private final String remainingPath;
@@ -69,10 +84,12 @@ public final class Selection {
                 kept.add(pair);
             }
         }
-        if (requirements.isEmpty() && kept.size() == path.substring(question + 1).split("&").length) {
+        if (requirements.isEmpty()
+                && kept.size() == path.substring(question + 1).split("&").length) {
             return null;
         }
-        return new Selection(requirements, path.substring(0, question) + (kept.isEmpty() ? "" : "?" + String.join("&", kept)));
+        return new Selection(
+                requirements, path.substring(0, question) + (kept.isEmpty() ? "" : "?" + String.join("&", kept)));
     }
 
     /** The request path without its selectors, for the store, which then answers with every candidate. */
@@ -90,7 +107,11 @@ public final class Selection {
         Map<String, Object> list = Serialization.unmarshal(listJson, Map.class);
         Object items = list.get("items");
         if (items instanceof List<?> all) {
-            list.put("items", all.stream().filter(i -> i instanceof Map && matches((Map<String, Object>) i)).toList());
+            list.put(
+                    "items",
+                    all.stream()
+                            .filter(i -> i instanceof Map && matches((Map<String, Object>) i))
+                            .toList());
         }
         return Serialization.asJson(list);
     }
@@ -165,7 +186,8 @@ public final class Selection {
             @SuppressWarnings("unchecked")
             public boolean send(String text) {
                 Map<String, Object> event = Serialization.unmarshal(text, Map.class);
-                if (!(event.get("object") instanceof Map<?, ?> object) || "ERROR".equals(event.get("type"))
+                if (!(event.get("object") instanceof Map<?, ?> object)
+                        || "ERROR".equals(event.get("type"))
                         || "BOOKMARK".equals(event.get("type"))) {
                     return client.send(text);
                 }
@@ -250,12 +272,15 @@ public final class Selection {
                 continue;
             }
             Matcher compare = LABEL_COMPARE.matcher(requirement);
-            if (!compare.matches() || compare.group(2).equals("<") || compare.group(2).equals(">")) {
-                throw new IllegalArgumentException("invalid selector: '" + selector + "'; can't understand '"
-                        + requirement + "'");
+            if (!compare.matches()
+                    || compare.group(2).equals("<")
+                    || compare.group(2).equals(">")) {
+                throw new IllegalArgumentException(
+                        "invalid selector: '" + selector + "'; can't understand '" + requirement + "'");
             }
             String field = compare.group(1);
-            boolean supported = field.equals("metadata.name") || field.equals("metadata.namespace")
+            boolean supported = field.equals("metadata.name")
+                    || field.equals("metadata.namespace")
                     || plural.equals("pods") && POD_FIELDS.contains(field)
                     || plural.equals("events") && EVENT_FIELDS.contains(field);
             if (!supported) {
@@ -298,16 +323,17 @@ public final class Selection {
 
     private static String value(String value) {
         if (!LABEL_VALUE.matcher(value).matches() || value.length() > 63) {
-            throw new IllegalArgumentException("unable to parse requirement: invalid label value: \"" + value
-                    + "\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'");
+            throw new IllegalArgumentException(
+                    "unable to parse requirement: invalid label value: \"" + value
+                            + "\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'");
         }
         return value;
     }
 
     private static long integer(String value) {
         if (!value.matches("-?\\d+")) {
-            throw new IllegalArgumentException("unable to parse requirement: for 'Gt', 'Lt' operators, the value must"
-                    + " be an integer");
+            throw new IllegalArgumentException(
+                    "unable to parse requirement: for 'Gt', 'Lt' operators, the value must" + " be an integer");
         }
         return Long.parseLong(value);
     }

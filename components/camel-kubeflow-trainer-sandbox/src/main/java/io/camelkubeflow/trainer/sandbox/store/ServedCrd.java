@@ -1,16 +1,15 @@
 package io.camelkubeflow.trainer.sandbox.store;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.List;
-import java.util.Map;
-
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.CustomResourceDefinitionProcessor;
 import io.fabric8.kubernetes.client.utils.KubernetesVersionPriority;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
 
 /**
  * What a stored CustomResourceDefinition serves: its group, names, scope and versions, without their schemas. Read
@@ -20,22 +19,19 @@ import io.fabric8.kubernetes.client.utils.KubernetesVersionPriority;
  */
 public record ServedCrd(Metadata metadata, Spec spec) {
     /** Every field not named here (a version's schema above all) is skipped unread. */
-    private static final ObjectMapper MAPPER = new ObjectMapper()
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    private static final ObjectMapper MAPPER =
+            new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
     private static final ObjectReader READER = MAPPER.readerFor(ServedCrd.class);
     private static final ObjectReader LIST_READER = MAPPER.readerFor(CrdList.class);
 
-    private record CrdList(List<ServedCrd> items) {
-    }
+    private record CrdList(List<ServedCrd> items) {}
 
-    record Metadata(String name) {
-    }
+    record Metadata(String name) {}
 
-    record Spec(String group, String scope, Names names, List<Version> versions) {
-    }
+    record Spec(String group, String scope, Names names, List<Version> versions) {}
 
-    record Names(String plural, String singular, String kind, List<String> shortNames, List<String> categories) {
-    }
+    record Names(String plural, String singular, String kind, List<String> shortNames, List<String> categories) {}
 
     record Version(String name, boolean served, Map<String, Object> subresources) {
         boolean hasStatus() {
@@ -75,11 +71,15 @@ public record ServedCrd(Metadata metadata, Spec spec) {
     public CustomResourceDefinitionContext context() {
         String version = KubernetesVersionPriority.highestPriority(
                 spec.versions().stream().map(Version::name).toList());
-        return new CustomResourceDefinitionContext.Builder().withGroup(spec.group()).withVersion(version)
-                .withScope(spec.scope()).withName(metadata.name()).withPlural(spec.names().plural())
+        return new CustomResourceDefinitionContext.Builder()
+                .withGroup(spec.group())
+                .withVersion(version)
+                .withScope(spec.scope())
+                .withName(metadata.name())
+                .withPlural(spec.names().plural())
                 .withKind(spec.names().kind())
-                .withStatusSubresource(spec.versions().stream()
-                        .anyMatch(v -> v.name().equals(version) && v.hasStatus()))
+                .withStatusSubresource(
+                        spec.versions().stream().anyMatch(v -> v.name().equals(version) && v.hasStatus()))
                 .build();
     }
 

@@ -1,9 +1,15 @@
 package io.camelkubeflow.trainer.sandbox.store;
 
 import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.StatusCause;
+import io.fabric8.kubernetes.api.model.StatusCauseBuilder;
 import io.fabric8.kubernetes.api.model.StatusDetailsBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.http.MockResponse;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * The {@code Status} bodies a kube-apiserver refuses a request with, worded as it words them: an object is named by
@@ -12,13 +18,17 @@ import io.fabric8.mockwebserver.http.MockResponse;
  * a cluster.
  */
 public final class StatusAnswers {
-    private StatusAnswers() {
-    }
+    private StatusAnswers() {}
 
     /** A refusal without details. */
     public static MockResponse failure(int code, String reason, String message) {
-        return answer(new StatusBuilder().withStatus("Failure").withCode(code).withReason(reason).withMessage(message)
-                .withNewMetadata().endMetadata());
+        return answer(new StatusBuilder()
+                .withStatus("Failure")
+                .withCode(code)
+                .withReason(reason)
+                .withMessage(message)
+                .withNewMetadata()
+                .endMetadata());
     }
 
     /**
@@ -28,24 +38,32 @@ public final class StatusAnswers {
      *
      * @param violations as the validator gives them, each "path: problem" (a path as ".spec.trainer", "<root>")
      */
-    static MockResponse invalid(String group, String kind, String name, java.util.List<String> violations) {
-        java.util.List<io.fabric8.kubernetes.api.model.StatusCause> causes = violations.stream()
-                .map(StatusAnswers::cause).toList();
-        String listed = causes.stream().map(c -> c.getField() + ": " + c.getMessage())
-                .collect(java.util.stream.Collectors.joining(", "));
-        return answer(new StatusBuilder().withStatus("Failure").withCode(422).withReason("Invalid")
+    static MockResponse invalid(String group, String kind, String name, List<String> violations) {
+        List<StatusCause> causes = violations.stream().map(StatusAnswers::cause).toList();
+        String listed =
+                causes.stream().map(c -> c.getField() + ": " + c.getMessage()).collect(Collectors.joining(", "));
+        return answer(new StatusBuilder()
+                .withStatus("Failure")
+                .withCode(422)
+                .withReason("Invalid")
                 .withMessage(kind + "." + group + " \"" + name + "\" is invalid: [" + listed + "]")
-                .withNewMetadata().endMetadata().withDetails(new StatusDetailsBuilder().withName(name).withGroup(group)
-                        .withKind(kind).withCauses(causes).build()));
+                .withNewMetadata()
+                .endMetadata()
+                .withDetails(new StatusDetailsBuilder()
+                        .withName(name)
+                        .withGroup(group)
+                        .withKind(kind)
+                        .withCauses(causes)
+                        .build()));
     }
 
     /** A violation "path: problem" as the field error kube-apiserver gives for it. */
-    private static io.fabric8.kubernetes.api.model.StatusCause cause(String violation) {
+    private static StatusCause cause(String violation) {
         int colon = violation.indexOf(": ");
         String path = colon < 0 ? "" : violation.substring(0, colon);
         String problem = colon < 0 ? violation : violation.substring(colon + 2);
         String field = path.equals("<root>") ? "<nil>" : path.startsWith(".") ? path.substring(1) : path;
-        java.util.regex.Matcher missing = MISSING.matcher(problem);
+        Matcher missing = MISSING.matcher(problem);
         String reason;
         if (missing.matches()) {
             // the API server names the missing field itself
@@ -64,12 +82,14 @@ public final class StatusAnswers {
         } else {
             reason = "FieldValueInvalid";
         }
-        return new io.fabric8.kubernetes.api.model.StatusCauseBuilder().withField(field).withReason(reason)
-                .withMessage(problem).build();
+        return new StatusCauseBuilder()
+                .withField(field)
+                .withReason(reason)
+                .withMessage(problem)
+                .build();
     }
 
-    private static final java.util.regex.Pattern MISSING = java.util.regex.Pattern.compile(
-            "missing required field '(.*)'");
+    private static final Pattern MISSING = Pattern.compile("missing required field '(.*)'");
 
     /** 404 for an object that does not exist. */
     public static MockResponse notFound(ResourcePath resource, String name) {
@@ -83,9 +103,15 @@ public final class StatusAnswers {
 
     /** 409 for a write based on a resourceVersion that is no longer the object's. */
     static MockResponse conflict(ResourcePath resource, String name) {
-        return about(409, "Conflict", resource, name, "Operation cannot be fulfilled on " + qualified(resource) + " \""
-                + name + "\": the object has been modified; please apply your changes to the latest version and try"
-                + " again");
+        return about(
+                409,
+                "Conflict",
+                resource,
+                name,
+                "Operation cannot be fulfilled on " + qualified(resource) + " \""
+                        + name
+                        + "\": the object has been modified; please apply your changes to the latest version and try"
+                        + " again");
     }
 
     /**
@@ -94,15 +120,33 @@ public final class StatusAnswers {
      * is gone rather than waiting for finalizers.
      */
     static MockResponse deleted(ResourcePath resource, String name, String uid) {
-        return answer(new StatusBuilder().withStatus("Success").withNewMetadata().endMetadata()
-                .withDetails(new StatusDetailsBuilder().withName(name).withGroup(group(resource))
-                        .withKind(resource.plural()).withUid(uid).build()), 200);
+        return answer(
+                new StatusBuilder()
+                        .withStatus("Success")
+                        .withNewMetadata()
+                        .endMetadata()
+                        .withDetails(new StatusDetailsBuilder()
+                                .withName(name)
+                                .withGroup(group(resource))
+                                .withKind(resource.plural())
+                                .withUid(uid)
+                                .build()),
+                200);
     }
 
     private static MockResponse about(int code, String reason, ResourcePath resource, String name, String message) {
-        return answer(new StatusBuilder().withStatus("Failure").withCode(code).withReason(reason).withMessage(message)
-                .withNewMetadata().endMetadata().withDetails(new StatusDetailsBuilder().withName(name)
-                        .withGroup(group(resource)).withKind(resource.plural()).build()));
+        return answer(new StatusBuilder()
+                .withStatus("Failure")
+                .withCode(code)
+                .withReason(reason)
+                .withMessage(message)
+                .withNewMetadata()
+                .endMetadata()
+                .withDetails(new StatusDetailsBuilder()
+                        .withName(name)
+                        .withGroup(group(resource))
+                        .withKind(resource.plural())
+                        .build()));
     }
 
     private static MockResponse answer(StatusBuilder status) {
@@ -110,7 +154,9 @@ public final class StatusAnswers {
     }
 
     private static MockResponse answer(StatusBuilder status, int code) {
-        return new MockResponse().setResponseCode(code).setHeader("Content-Type", "application/json")
+        return new MockResponse()
+                .setResponseCode(code)
+                .setHeader("Content-Type", "application/json")
                 .setBody(Serialization.asJson(status.build()));
     }
 

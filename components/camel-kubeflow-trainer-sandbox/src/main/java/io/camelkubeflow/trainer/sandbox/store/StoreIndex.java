@@ -1,13 +1,13 @@
 package io.camelkubeflow.trainer.sandbox.store;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-
 import io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor;
 import io.fabric8.mockwebserver.crud.Attribute;
 import io.fabric8.mockwebserver.crud.AttributeSet;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An index of fabric8's CRUD store by resource, namespace and name, kept in step with every change the store makes:
@@ -33,7 +33,8 @@ final class StoreIndex {
         if (now != null && json != null) {
             String collection = collection(now);
             if (collection != null) {
-                byCollection.computeIfAbsent(collection, c -> new ConcurrentHashMap<>())
+                byCollection
+                        .computeIfAbsent(collection, c -> new ConcurrentHashMap<>())
                         .put(value(now, KubernetesAttributesExtractor.NAME), Map.entry(now, json));
             }
         }
@@ -68,9 +69,9 @@ final class StoreIndex {
             }
         });
         // in the API server's order: by namespace, then name (its storage keys)
-        found.sort(java.util.Comparator.comparing((Map.Entry<AttributeSet, String> e) -> String.valueOf(value(e.getKey(),
-                KubernetesAttributesExtractor.NAMESPACE))).thenComparing(e -> String.valueOf(value(
-                e.getKey(), KubernetesAttributesExtractor.NAME))));
+        found.sort(Comparator.comparing((Map.Entry<AttributeSet, String> e) ->
+                        String.valueOf(value(e.getKey(), KubernetesAttributesExtractor.NAMESPACE)))
+                .thenComparing(e -> String.valueOf(value(e.getKey(), KubernetesAttributesExtractor.NAME))));
         return found.stream().map(Map.Entry::getValue).toList();
     }
 
@@ -88,6 +89,8 @@ final class StoreIndex {
 
     private static String value(AttributeSet attributes, String key) {
         Attribute attribute = attributes.getAttribute(key);
-        return attribute == null || attribute.getValues().isEmpty() ? null : attribute.getValues().get(0).toString();
+        return attribute == null || attribute.getValues().isEmpty()
+                ? null
+                : attribute.getValues().get(0).toString();
     }
 }

@@ -1,16 +1,19 @@
 package io.camelkubeflow.trainer.sandbox.store;
 
+import static io.camelkubeflow.trainer.sandbox.store.ObservingCrudDispatcher.withBody;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-
-import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.mockwebserver.http.MockResponse;
-import io.fabric8.mockwebserver.http.RecordedRequest;
-
-import static io.camelkubeflow.trainer.sandbox.store.ObservingCrudDispatcher.withBody;
+import java.util.function.Function;
 
 /**
  * What the Trainer's CRDs admit into the store: a TrainJob write shown to the listeners, then refused with 422 as the
@@ -24,11 +27,11 @@ public final class TrainerAdmission {
     private volatile CrdSchemaValidator trainJobSchema;
     /** The runtime kinds' schemas, by plural: a runtime is stored with their defaults, as the API server stores it. */
     private final Map<String, CrdSchemaValidator> runtimeSchemas = new ConcurrentHashMap<>();
-    private final java.util.concurrent.atomic.AtomicInteger refusedCreates = new java.util.concurrent.atomic.AtomicInteger();
+
+    private final AtomicInteger refusedCreates = new AtomicInteger();
     private volatile int refusedCreateCode;
 
-    TrainerAdmission() {
-    }
+    TrainerAdmission() {}
 
     /** TrainJob writes are admitted by this schema (the TrainJob CRD's), from now on. */
     public void admitTrainJobsBy(CrdSchemaValidator schema) {
@@ -69,13 +72,17 @@ public final class TrainerAdmission {
      */
     RecordedRequest withRuntimeDefaults(RecordedRequest request) {
         ResourcePath resource = ResourcePath.of(request.getPath());
-        CrdSchemaValidator schema = resource == null || resource.plural() == null
-                || !"trainer.kubeflow.org/v1alpha1".equals(resource.groupVersion()) ? null
+        CrdSchemaValidator schema = resource == null
+                        || resource.plural() == null
+                        || !"trainer.kubeflow.org/v1alpha1".equals(resource.groupVersion())
+                ? null
                 : runtimeSchemas.get(resource.plural());
-        return schema == null || request.getBody() == null ? request : withBody(request, schema.withDefaults(
-                new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8)));
+        return schema == null || request.getBody() == null
+                ? request
+                : withBody(
+                        request,
+                        schema.withDefaults(new String(request.getBody().getBytes(), StandardCharsets.UTF_8)));
     }
-
 
     /**
      * Shows a TrainJob write to the listeners, then refuses it with 422 as the CRD's schema or CEL rules would
@@ -83,8 +90,7 @@ public final class TrainerAdmission {
      * API server would store. (Stricter than a real server in one way: unknown
      * fields are refused, not pruned, so a setting cannot vanish unnoticed.)
      */
-    MockResponse writeTrainJob(RecordedRequest request, String stored,
-            java.util.function.Function<RecordedRequest, MockResponse> store) {
+    MockResponse writeTrainJob(RecordedRequest request, String stored, Function<RecordedRequest, MockResponse> store) {
         String body = request.getUtf8Body();
         trainJobWriteListeners.forEach(listener -> listener.accept(body));
         if (ResourcePath.isStatus(request.getPath())) {
@@ -92,8 +98,8 @@ public final class TrainerAdmission {
         }
         CrdSchemaValidator.Admission admission = trainJobSchema.admit(body, stored);
         if (!admission.violations().isEmpty()) {
-            return StatusAnswers.invalid("trainer.kubeflow.org", "TrainJob", trainJobName(body, request),
-                    admission.violations());
+            return StatusAnswers.invalid(
+                    "trainer.kubeflow.org", "TrainJob", trainJobName(body, request), admission.violations());
         }
         return store.apply(withBody(request, admission.stored()));
     }
@@ -101,11 +107,15 @@ public final class TrainerAdmission {
     /** The name a TrainJob write is about: its body's, else its path's (a patch names none in its body). */
     private String trainJobName(String body, RecordedRequest request) {
         try {
-            String named = Serialization.jsonMapper().readTree(body).path("metadata").path("name").asText("");
+            String named = Serialization.jsonMapper()
+                    .readTree(body)
+                    .path("metadata")
+                    .path("name")
+                    .asText("");
             if (!named.isEmpty()) {
                 return named;
             }
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             // not JSON: the path names it, if anything does
         }
         ResourcePath path = ResourcePath.of(request.getPath());

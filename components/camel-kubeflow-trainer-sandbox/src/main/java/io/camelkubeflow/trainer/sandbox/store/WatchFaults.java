@@ -1,15 +1,15 @@
 package io.camelkubeflow.trainer.sandbox.store;
 
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.http.WebSocket;
 import java.lang.reflect.Field;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
-
-import io.fabric8.kubernetes.api.model.StatusBuilder;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.mockwebserver.http.WebSocket;
+import java.util.function.Predicate;
 
 /**
  * The faults of the store's watches a test plans (a dropped connection, an expired resourceVersion), reaching the
@@ -30,9 +30,16 @@ public final class WatchFaults {
 
     /** Sends every open watch the ERROR event of an expired resourceVersion (410 Gone); how many were told. */
     public int expireWatches() {
-        String gone = Serialization.asJson(Map.of("type", "ERROR", "object", new StatusBuilder().withStatus("Failure")
-                .withCode(410).withReason("Expired").withMessage("too old resource version (sandbox fault injection)")
-                .build()));
+        String gone = Serialization.asJson(Map.of(
+                "type",
+                "ERROR",
+                "object",
+                new StatusBuilder()
+                        .withStatus("Failure")
+                        .withCode(410)
+                        .withReason("Expired")
+                        .withMessage("too old resource version (sandbox fault injection)")
+                        .build()));
         return forEachWatchSocket(socket -> socket.send(gone));
     }
 
@@ -42,7 +49,7 @@ public final class WatchFaults {
     }
 
     @SuppressWarnings("unchecked")
-    private int forEachWatchSocket(java.util.function.Predicate<WebSocket> action) {
+    private int forEachWatchSocket(Predicate<WebSocket> action) {
         int count = 0;
         for (Object listener : watchListeners()) {
             try {

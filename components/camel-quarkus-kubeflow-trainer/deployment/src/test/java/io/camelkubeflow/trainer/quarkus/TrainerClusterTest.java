@@ -1,5 +1,10 @@
 package io.camelkubeflow.trainer.quarkus;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.camelkubeflow.trainer.quarkus.KubeflowTrainerConfig.Cluster;
 import io.camelkubeflow.trainer.quarkus.TrainerCluster.Choice;
 import io.fabric8.kubernetes.client.Config;
@@ -9,11 +14,6 @@ import java.nio.file.Path;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What quarkus.kubeflow-trainer.cluster (the routes app's trainer.cluster) makes of what is configured. */
 class TrainerClusterTest {
@@ -26,29 +26,34 @@ class TrainerClusterTest {
 
     @Test
     void aClusterIsConfiguredByAUrlOrByWhatTheClientFound() {
-        Config unconfigured = new ConfigBuilder(Config.empty()).withMasterUrl(Config.DEFAULT_MASTER_URL + "/").build();
+        Config unconfigured = new ConfigBuilder(Config.empty())
+                .withMasterUrl(Config.DEFAULT_MASTER_URL + "/")
+                .build();
         assertFalse(TrainerCluster.clusterConfigured(unconfigured, false));
         assertTrue(TrainerCluster.clusterConfigured(unconfigured, true), "quarkus.kubernetes-client.api-server-url");
         // inside a pod fabric8 takes the service's address from KUBERNETES_SERVICE_HOST, with or without a token: a
         // pod whose token is missing fails on the cluster's API, it never runs a sandbox nobody sees
-        assertTrue(TrainerCluster.clusterConfigured(new ConfigBuilder(Config.empty())
-                .withMasterUrl("https://10.0.0.1:443/").build(), false));
+        assertTrue(TrainerCluster.clusterConfigured(
+                new ConfigBuilder(Config.empty())
+                        .withMasterUrl("https://10.0.0.1:443/")
+                        .build(),
+                false));
     }
 
     @Test
     void explicitChoicesWin() {
         assertEquals(Choice.SANDBOX, Choice.of(Cluster.SANDBOX, true, true));
         assertEquals(Choice.CONFIGURED, Choice.of(Cluster.CLUSTER, true, true));
-        IllegalStateException missing = assertThrows(IllegalStateException.class,
-                () -> Choice.of(Cluster.SANDBOX, false, false));
-        assertTrue(missing.getMessage().contains("io.camelkubeflow:camel-kubeflow-trainer-sandbox"),
-                missing.getMessage());
+        IllegalStateException missing =
+                assertThrows(IllegalStateException.class, () -> Choice.of(Cluster.SANDBOX, false, false));
+        assertTrue(
+                missing.getMessage().contains("io.camelkubeflow:camel-kubeflow-trainer-sandbox"), missing.getMessage());
     }
 
     @Test
     void anExplicitClusterWithNoneConfiguredStopsTheAppInsteadOfRunningTheSandbox() {
-        IllegalStateException refused = assertThrows(IllegalStateException.class,
-                () -> Choice.of(Cluster.CLUSTER, false, true));
+        IllegalStateException refused =
+                assertThrows(IllegalStateException.class, () -> Choice.of(Cluster.CLUSTER, false, true));
         assertTrue(refused.getMessage().contains("trainer.cluster"), refused.getMessage());
         assertTrue(refused.getMessage().contains("set it to sandbox"), refused.getMessage());
     }
@@ -76,7 +81,9 @@ class TrainerClusterTest {
                 """.formatted(dir.resolve("ca.crt")));
         TrainerCluster cluster = new TrainerCluster();
         cluster.config = kubeconfigOnly(kubeconfig);
-        Config client = new ConfigBuilder(Config.empty()).withOauthToken("quarkus-own-token").build();
+        Config client = new ConfigBuilder(Config.empty())
+                .withOauthToken("quarkus-own-token")
+                .build();
         cluster.customize(client);
         assertEquals("https://10.0.0.1:6443/", client.getMasterUrl());
         assertEquals(dir.resolve("ca.crt").toString(), client.getCaCertFile());

@@ -1,14 +1,13 @@
 package io.camelkubeflow.trainer.quarkus;
 
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
-
 import io.quarkus.runtime.annotations.ConfigPhase;
 import io.quarkus.runtime.annotations.ConfigRoot;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 
 /** Which Kubernetes API the component's client (Quarkus's) talks to, read when the app starts. */
 @ConfigMapping(prefix = "quarkus.kubeflow-trainer")

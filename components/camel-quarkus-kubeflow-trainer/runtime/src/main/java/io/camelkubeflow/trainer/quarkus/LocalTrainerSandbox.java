@@ -1,12 +1,11 @@
 package io.camelkubeflow.trainer.quarkus;
 
-import java.util.List;
-
 import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
 import io.fabric8.kubernetes.client.Config;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import java.util.List;
 import org.jboss.logging.Logger;
 
 /**
@@ -26,17 +25,23 @@ public class LocalTrainerSandbox {
 
     /** Starts the sandbox (its install goes on beside the app's start) and answers how its admin connects to it. */
     synchronized Config start(KubeflowTrainerConfig.SandboxConfig settings) {
-        TrainerSandbox.Options options = TrainerSandbox.Options.defaults().withPort(settings.port())
+        TrainerSandbox.Options options = TrainerSandbox.Options.defaults()
+                .withPort(settings.port())
                 .withController(settings.startDelay(), settings.runTime())
-                .withInstalled(settings.manifests().orElse(List.of()),
+                .withInstalled(
+                        settings.manifests().orElse(List.of()),
                         settings.namespaces().orElse(List.of()).toArray(String[]::new));
         sandbox = TrainerSandbox.starting(settings.runScripts() ? options.withScriptsRun() : options);
-        LOG.warnf("No Kubernetes cluster configured: using the LOCAL TRAINER SANDBOX at %s, an emulation holding the"
-                + " Kubeflow Trainer CRDs and default runtimes, whose emulated controller runs TrainJobs%s. Configure"
-                + " a cluster (a kubeconfig, quarkus.kubernetes-client.api-server-url) and set"
-                + " quarkus.kubeflow-trainer.cluster=cluster to use a real one.", sandbox.masterUrl(),
-                settings.runScripts() ? " (a staged Python script runs with the local python3, one process per node;"
-                        + " other code does not run)" : " without running their code");
+        LOG.warnf(
+                "No Kubernetes cluster configured: using the LOCAL TRAINER SANDBOX at %s, an emulation holding the"
+                        + " Kubeflow Trainer CRDs and default runtimes, whose emulated controller runs TrainJobs%s. Configure"
+                        + " a cluster (a kubeconfig, quarkus.kubernetes-client.api-server-url) and set"
+                        + " quarkus.kubeflow-trainer.cluster=cluster to use a real one.",
+                sandbox.masterUrl(),
+                settings.runScripts()
+                        ? " (a staged Python script runs with the local python3, one process per node;"
+                                + " other code does not run)"
+                        : " without running their code");
         return sandbox.client().getConfiguration();
     }
 

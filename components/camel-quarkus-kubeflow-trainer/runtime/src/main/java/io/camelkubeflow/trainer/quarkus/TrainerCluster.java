@@ -1,9 +1,5 @@
 package io.camelkubeflow.trainer.quarkus;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-
 import io.fabric8.kubernetes.client.Config;
 import io.quarkus.kubernetes.client.KubernetesConfigCustomizer;
 import io.quarkus.runtime.StartupEvent;
@@ -11,6 +7,9 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
@@ -26,6 +25,7 @@ public class TrainerCluster implements KubernetesConfigCustomizer {
     private static final Logger LOG = Logger.getLogger(TrainerCluster.class);
     /** The master URL fabric8 falls back to when nothing configures one. */
     private static final String UNCONFIGURED_MASTER_URL = Config.DEFAULT_MASTER_URL + "/";
+
     private static final String SANDBOX_ARTIFACT = "io.camelkubeflow:camel-kubeflow-trainer-sandbox";
 
     @Inject
@@ -81,8 +81,11 @@ public class TrainerCluster implements KubernetesConfigCustomizer {
             connect(client, kubeconfig());
             return;
         }
-        boolean configured = clusterConfigured(client, ConfigProvider.getConfig().getOptionalValue(
-                "quarkus.kubernetes-client.api-server-url", String.class).isPresent());
+        boolean configured = clusterConfigured(
+                client,
+                ConfigProvider.getConfig()
+                        .getOptionalValue("quarkus.kubernetes-client.api-server-url", String.class)
+                        .isPresent());
         if (Choice.of(config.cluster(), configured, localSandbox.isResolvable()) == Choice.CONFIGURED) {
             LOG.infof("Using the Kubernetes cluster at %s", client.getMasterUrl());
             return;
@@ -138,5 +141,4 @@ public class TrainerCluster implements KubernetesConfigCustomizer {
             localSandbox.get().awaitStarted(config.sandbox());
         }
     }
-
 }

@@ -1,13 +1,12 @@
 package io.camelkubeflow.trainer.quarkus.deployment;
 
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Optional;
-
 import io.quarkus.runtime.annotations.ConfigPhase;
 import io.quarkus.runtime.annotations.ConfigRoot;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
 
 /** What the extension reads at build time. */
 @ConfigMapping(prefix = "quarkus.kubeflow-trainer")

@@ -1,11 +1,5 @@
 package io.camelkubeflow.trainer.quarkus.deployment;
 
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Set;
-
 import io.camelkubeflow.trainer.quarkus.LocalTrainerSandbox;
 import io.camelkubeflow.trainer.quarkus.TrainerCluster;
 import io.camelkubeflow.trainer.runtime.RuntimeCatalog;
@@ -20,6 +14,11 @@ import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.nativeimage.ReflectiveClassBuildItem;
 import jakarta.inject.Singleton;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import org.jboss.jandex.AnnotationInstance;
 import org.jboss.jandex.AnnotationTarget;
 import org.jboss.jandex.AnnotationValue;
@@ -39,6 +38,7 @@ class KubeflowTrainerProcessor {
     static final String FEATURE = "camel-kubeflow-trainer";
     /** The component's own packages: types elsewhere are their libraries' (and their extensions') to register. */
     private static final String COMPONENT_PACKAGE = "io.camelkubeflow.trainer.";
+
     private static final String JACKSON_PACKAGE = "com.fasterxml.jackson.";
     private static final String SANDBOX_CLASS = "io.camelkubeflow.trainer.sandbox.TrainerSandbox";
     /**
@@ -46,8 +46,8 @@ class KubeflowTrainerProcessor {
      * TrainJob: the bodies of runtimes, runtimePackages and events, the steps every job read sets as a header. Jackson
      * reads their record components reflectively in a native image; the types they are made of follow from them.
      */
-    static final List<Class<?>> ANSWER_TYPES = List.of(RuntimeCatalog.RuntimeLauncher.class, RuntimePackages.class,
-            TrainJobObjectEvent.class, TrainJobStep.class);
+    static final List<Class<?>> ANSWER_TYPES = List.of(
+            RuntimeCatalog.RuntimeLauncher.class, RuntimePackages.class, TrainJobObjectEvent.class, TrainJobStep.class);
 
     @BuildStep
     FeatureBuildItem feature() {
@@ -62,8 +62,11 @@ class KubeflowTrainerProcessor {
     void trainerCluster(BuildProducer<AdditionalBeanBuildItem> beans) {
         beans.produce(AdditionalBeanBuildItem.unremovableOf(TrainerCluster.class));
         if (QuarkusClassLoader.isClassPresentAtRuntime(SANDBOX_CLASS)) {
-            beans.produce(AdditionalBeanBuildItem.builder().addBeanClass(LocalTrainerSandbox.class)
-                    .setDefaultScope(DotName.createSimple(Singleton.class)).setUnremovable().build());
+            beans.produce(AdditionalBeanBuildItem.builder()
+                    .addBeanClass(LocalTrainerSandbox.class)
+                    .setDefaultScope(DotName.createSimple(Singleton.class))
+                    .setUnremovable()
+                    .build());
         }
     }
 
@@ -81,8 +84,10 @@ class KubeflowTrainerProcessor {
                 for (AnnotationInstance annotation : type.annotations()) {
                     if (annotation.name().toString().startsWith(JACKSON_PACKAGE)) {
                         types.add(owner(annotation.target()).name().toString());
-                        annotation.values().stream().filter(value -> value.kind() == AnnotationValue.Kind.CLASS)
-                                .map(value -> value.asClass().name().toString()).forEach(types::add);
+                        annotation.values().stream()
+                                .filter(value -> value.kind() == AnnotationValue.Kind.CLASS)
+                                .map(value -> value.asClass().name().toString())
+                                .forEach(types::add);
                     }
                 }
             }
@@ -92,11 +97,15 @@ class KubeflowTrainerProcessor {
         while (!answers.isEmpty()) {
             ClassInfo type = index.getClassByName(answers.pop());
             if (type != null && types.add(type.name().toString())) {
-                type.fields().stream().filter(field -> !java.lang.reflect.Modifier.isStatic(field.flags()))
+                type.fields().stream()
+                        .filter(field -> !java.lang.reflect.Modifier.isStatic(field.flags()))
                         .forEach(field -> componentTypes(field.type(), answers));
             }
         }
-        return ReflectiveClassBuildItem.builder(types.toArray(String[]::new)).methods().fields().build();
+        return ReflectiveClassBuildItem.builder(types.toArray(String[]::new))
+                .methods()
+                .fields()
+                .build();
     }
 
     private static ClassInfo owner(AnnotationTarget target) {
@@ -119,8 +128,7 @@ class KubeflowTrainerProcessor {
                 add(type.name(), found);
                 type.asParameterizedType().arguments().forEach(argument -> componentTypes(argument, found));
             }
-            default -> {
-            }
+            default -> {}
         }
     }
 

@@ -1,11 +1,10 @@
 package io.camelkubeflow.trainer.quarkus.deployment;
 
+import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
+import io.quarkus.deployment.builditem.Startable;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.Function;
-
-import io.camelkubeflow.trainer.sandbox.TrainerSandbox;
-import io.quarkus.deployment.builditem.Startable;
 
 /**
  * The local Trainer sandbox as a Quarkus Dev Service: started before the app (in the build's class loader, as Quarkus

@@ -1,14 +1,13 @@
 package io.camelkubeflow.trainer.quarkus.deployment;
 
-import java.util.List;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.quarkus.test.QuarkusUnitTest;
+import java.util.List;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /** quarkus.kubeflow-trainer.devservices.enabled=false: no cluster is configured, and still no Dev Service starts. */
 class KubeflowTrainerDevServiceDisabledTest {
@@ -24,7 +23,10 @@ class KubeflowTrainerDevServiceDisabledTest {
     @Test
     void noDevServiceStarts() throws Exception {
         assertEquals(List.of(), DevServicesSeen.features(), "Dev Services the build asked for");
-        assertFalse(ConfigProvider.getConfig().getOptionalValue("quarkus.kubeflow-trainer.kubeconfig", String.class)
-                .isPresent(), "no sandbox's kubeconfig given to the app");
+        assertFalse(
+                ConfigProvider.getConfig()
+                        .getOptionalValue("quarkus.kubeflow-trainer.kubeconfig", String.class)
+                        .isPresent(),
+                "no sandbox's kubeconfig given to the app");
     }
 }

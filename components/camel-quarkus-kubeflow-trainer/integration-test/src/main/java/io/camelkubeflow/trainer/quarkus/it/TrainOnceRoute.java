@@ -1,5 +1,6 @@
 package io.camelkubeflow.trainer.quarkus.it;
 
+import java.util.Map;
 import org.apache.camel.builder.RouteBuilder;
 
 /** Starts one TrainJob when the app is up, on whichever cluster the extension gave the client. */
@@ -10,7 +11,7 @@ public class TrainOnceRoute extends RouteBuilder {
     @Override
     public void configure() {
         from("timer:train-once?repeatCount=1")
-                .setHeader("CamelKubeflowTrainerLabels", constant(java.util.Map.of(LABEL, "train-once")))
+                .setHeader("CamelKubeflowTrainerLabels", constant(Map.of(LABEL, "train-once")))
                 .to("kubeflow-trainer:train?runtime=torch-distributed&pythonFile=/app/train.py")
                 .log("TrainJob ${header.CamelKubeflowTrainerJobName} created");
     }

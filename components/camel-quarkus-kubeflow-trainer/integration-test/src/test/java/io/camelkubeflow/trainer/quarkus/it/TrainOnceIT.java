@@ -4,5 +4,4 @@ import io.quarkus.test.junit.QuarkusIntegrationTest;
 
 /** TrainOnceTest on the packaged app: the jar, or the native executable with -Dnative. */
 @QuarkusIntegrationTest
-class TrainOnceIT extends TrainOnceTest {
-}
+class TrainOnceIT extends TrainOnceTest {}
