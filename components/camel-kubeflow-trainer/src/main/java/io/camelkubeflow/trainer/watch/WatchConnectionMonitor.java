@@ -158,8 +158,8 @@ public final class WatchConnectionMonitor implements AutoCloseable {
             // forget() before a stop of one's own: still monitored, it was fabric8 that stopped it
             if (watch.wasRunning && watched.remove(informer, watch)) {
                 LOG.warn(
-                        "The informer of {} was stopped by fabric8 on a watch error it does not retry (its ERROR"
-                                + " line above says which); a new informer replaces it on next use",
+                        "The informer of {} was stopped by fabric8 on a watch error it does not retry (fabric8's"
+                                + " Reflector logged which, just before); a new informer replaces it on next use",
                         watch.name);
                 listener.stopped(watch.name);
             }
