@@ -68,7 +68,7 @@ public final class RunFigures {
             for (String line : Files.readAllLines(reliability)) {
                 String[] cells = line.split("\t", -1);
                 // the file outlives a run without clean: a row recorded before this build is an earlier run's
-                if (cells.length >= 4 && !Instant.parse(cells[3]).isBefore(started.minusSeconds(1))) {
+                if (cells.length >= 4 && isOfThisRun(Instant.parse(cells[3]), started)) {
                     out.append("| ").append(cells[0]).append(" | ").append(cells[1]).append(" | ").append(cells[2])
                             .append(" |\n");
                 }
@@ -113,10 +113,15 @@ public final class RunFigures {
         String name = file.getFileName().toString();
         try {
             return name.startsWith("TEST-") && name.endsWith(".xml")
-                    && !Files.getLastModifiedTime(file).toInstant().isBefore(started.minusSeconds(1));
+                    && isOfThisRun(Files.getLastModifiedTime(file).toInstant(), started);
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /** Whether a moment is of the build that started at {@code started}, which is given to the second. */
+    private static boolean isOfThisRun(Instant moment, Instant started) {
+        return !moment.isBefore(started.minusSeconds(1));
     }
 
     private static String runner(Path report) {

@@ -249,9 +249,7 @@ final class KueueStormBench implements AutoCloseable {
     }
 
     private static boolean isTrue(GenericKubernetesResource workload, String type) {
-        return KueueWorkloads.condition(workload, type)
-                .filter(KueueWorkloads::isTrue)
-                .isPresent();
+        return KueueWorkloads.trueCondition(workload, type).isPresent();
     }
 
     private static void apply(KubernetesClient admin, String json) {

@@ -138,9 +138,7 @@ class MultiKueueIT {
         GenericKubernetesResource object = namespace == null
                 ? resources.withName(name).get()
                 : resources.inNamespace(namespace).withName(name).get();
-        return KueueWorkloads.condition(object, "Active")
-                .filter(KueueWorkloads::isTrue)
-                .isPresent();
+        return KueueWorkloads.trueCondition(object, "Active").isPresent();
     }
 
     @AfterAll

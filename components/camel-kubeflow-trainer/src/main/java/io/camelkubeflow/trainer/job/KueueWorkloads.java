@@ -95,9 +95,9 @@ public final class KueueWorkloads {
         return Optional.empty();
     }
 
-    /** Whether a condition's status is True. */
-    public static boolean isTrue(Map<String, Object> condition) {
-        return "True".equals(condition.get("status"));
+    /** A Kueue object's condition of {@code type} when its status is True, empty otherwise. */
+    public static Optional<Map<String, Object>> trueCondition(GenericKubernetesResource object, String type) {
+        return condition(object, type).filter(condition -> "True".equals(condition.get("status")));
     }
 
     /** Whether the Workload is active: false once deactivated ({@code spec.active: false}), as Kueue documents. */

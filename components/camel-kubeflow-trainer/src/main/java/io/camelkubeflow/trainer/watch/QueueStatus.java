@@ -153,7 +153,8 @@ public record QueueStatus(String status, String queue, String reason, String mes
         // Kueue sets Evicted before it suspends the job and takes back its admission, and resets it only when it
         // reserves quota again: an evicted Workload still admitted is on its way out. An eviction for a deactivation
         // ends with the Workload active again (Kueue requeues it, reason Reactivated): it is queued
-        Map<String, Object> evicted = trueCondition(workload, "Evicted");
+        Map<String, Object> evicted =
+                KueueWorkloads.trueCondition(workload, "Evicted").orElse(null);
         if (evicted != null && !"Deactivated".equals(evicted.get("reason"))) {
             return new QueueStatus(
                     "Preempted".equals(evicted.get("reason")) ? PREEMPTED : EVICTED,
@@ -161,7 +162,8 @@ public record QueueStatus(String status, String queue, String reason, String mes
                     text(evicted, "reason"),
                     text(evicted, "message"));
         }
-        Map<String, Object> admitted = trueCondition(workload, "Admitted");
+        Map<String, Object> admitted =
+                KueueWorkloads.trueCondition(workload, "Admitted").orElse(null);
         if (admitted != null) {
             return new QueueStatus(ADMITTED, queue, text(admitted, "reason"), text(admitted, "message"));
         }
@@ -173,12 +175,6 @@ public record QueueStatus(String status, String queue, String reason, String mes
                 queue,
                 reserved == null ? null : text(reserved, "reason"),
                 reserved == null ? null : text(reserved, "message"));
-    }
-
-    private static Map<String, Object> trueCondition(GenericKubernetesResource workload, String type) {
-        return KueueWorkloads.condition(workload, type)
-                .filter(KueueWorkloads::isTrue)
-                .orElse(null);
     }
 
     private static String text(Map<String, Object> condition, String field) {
