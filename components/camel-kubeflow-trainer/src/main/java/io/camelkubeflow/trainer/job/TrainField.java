@@ -17,37 +17,37 @@ import java.util.regex.Pattern;
  * message fields, and a test holds the endpoint options, headers and docs to it.
  */
 public enum TrainField {
-    NAMESPACE("namespace", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.namespace((String) v)),
-    JOB_NAME("jobName", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.jobName((String) v)),
-    JOB_NAME_PREFIX("jobNamePrefix", Kind.TEXT, Exposure.ROUTE, (r, v, f) -> r.jobNamePrefix((String) v)),
-    IDEMPOTENCY_KEY("idempotencyKey", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.idempotencyKey((String) v)),
-    IDEMPOTENCY_SCOPE("idempotencyScope", Kind.TEXT, Exposure.ROUTE, (r, v, f) -> r.idempotencyScope((String) v)),
-    RUN_KEY("runKey", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.runKey((String) v)),
-    SKIP_IF_RUNNING("skipIfRunning", Kind.BOOLEAN, Exposure.ROUTE, (r, v, f) -> r.skipIfRunning((Boolean) v)),
-    MAX_IN_FLIGHT("maxInFlight", Kind.INTEGER, Exposure.ROUTE, (r, v, f) -> r.maxInFlight((Integer) v)),
-    IN_FLIGHT_GROUP("inFlightGroup", Kind.TEXT, Exposure.ROUTE, (r, v, f) -> r.inFlightGroup((String) v)),
-    RUNTIME("runtime", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.runtime((String) v)),
-    RUNTIME_KIND("runtimeKind", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.runtimeKind((String) v)),
-    IMAGE("image", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.image((String) v)),
+    NAMESPACE("namespace", Kind.TEXT, Exposure.MESSAGE),
+    JOB_NAME("jobName", Kind.TEXT, Exposure.MESSAGE),
+    JOB_NAME_PREFIX("jobNamePrefix", Kind.TEXT, Exposure.ROUTE),
+    IDEMPOTENCY_KEY("idempotencyKey", Kind.TEXT, Exposure.MESSAGE),
+    IDEMPOTENCY_SCOPE("idempotencyScope", Kind.TEXT, Exposure.ROUTE),
+    RUN_KEY("runKey", Kind.TEXT, Exposure.MESSAGE),
+    SKIP_IF_RUNNING("skipIfRunning", Kind.BOOLEAN, Exposure.ROUTE),
+    MAX_IN_FLIGHT("maxInFlight", Kind.INTEGER, Exposure.ROUTE),
+    IN_FLIGHT_GROUP("inFlightGroup", Kind.TEXT, Exposure.ROUTE),
+    RUNTIME("runtime", Kind.TEXT, Exposure.MESSAGE),
+    RUNTIME_KIND("runtimeKind", Kind.TEXT, Exposure.MESSAGE),
+    IMAGE("image", Kind.TEXT, Exposure.MESSAGE),
     LAUNCHER("launcher", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.launcher(Launcher.parse(f, (String) v))),
     IMAGE_RULES("imageRules", Kind.TEXT, Exposure.ROUTE, (r, v, f) -> r.imageRules(ImageRule.parseList(f, (String) v))),
     COMMAND("command", Kind.WORDS, Exposure.MESSAGE, (r, v, f) -> r.command(strings(v))),
-    ARGS("args", Kind.WORDS, Exposure.MESSAGE, (r, v, f) -> r.args(strings(v))),
+    ARGS("args", Kind.WORDS, Exposure.MESSAGE),
     PYTHON_FILE("pythonFile", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.pythonFile((String) v)),
     SCRIPT("script", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.script((String) v)),
     IMAGE_ENTRYPOINT("imageEntrypoint", Kind.BOOLEAN, Exposure.MESSAGE, (r, v, f) -> r.imageEntrypoint((Boolean) v)),
-    SCRIPT_FILE_NAME("scriptFileName", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.scriptFileName((String) v)),
+    SCRIPT_FILE_NAME("scriptFileName", Kind.TEXT, Exposure.MESSAGE),
     // a message may name one only where its request policy allows the source (RequestPolicy.checkWorkspaceSource)
     WORKSPACE("workspace", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.workspace((String) v)),
-    PACKAGES("packages", Kind.LIST, Exposure.MESSAGE, (r, v, f) -> r.packages(strings(v))),
-    PIP_INDEX_URLS("pipIndexUrls", Kind.LIST, Exposure.MESSAGE, (r, v, f) -> r.pipIndexUrls(strings(v))),
+    PACKAGES("packages", Kind.LIST, Exposure.MESSAGE),
+    PIP_INDEX_URLS("pipIndexUrls", Kind.LIST, Exposure.MESSAGE),
     ENV(
             "env",
             Kind.MAP,
             Exposure.MESSAGE,
             (r, v, f) -> map(v).forEach((name, value) -> r.env(EnvValues.of(name, value)))),
-    NUM_NODES("numNodes", Kind.INTEGER, Exposure.MESSAGE, (r, v, f) -> r.numNodes((Integer) v)),
-    NUM_PROC_PER_NODE("numProcPerNode", Kind.INTEGER, Exposure.MESSAGE, (r, v, f) -> r.numProcPerNode((Integer) v)),
+    NUM_NODES("numNodes", Kind.INTEGER, Exposure.MESSAGE),
+    NUM_PROC_PER_NODE("numProcPerNode", Kind.INTEGER, Exposure.MESSAGE),
     // a quantity named twice in one layer (cpu and resources.cpu) is refused, neither dropped
     RESOURCES(
             "resources",
@@ -68,8 +68,8 @@ public enum TrainField {
             Exposure.MESSAGE,
             (r, v, f) -> map(v).forEach((key, value) -> r.annotation(key, text(value)))),
     // Kueue: the LocalQueue that admits the job and its WorkloadPriorityClass, each a label Kueue reads
-    QUEUE("queue", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.queue((String) v)),
-    PRIORITY_CLASS("priorityClass", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.priorityClass((String) v)),
+    QUEUE("queue", Kind.TEXT, Exposure.MESSAGE),
+    PRIORITY_CLASS("priorityClass", Kind.TEXT, Exposure.MESSAGE),
     // the initializers: the storage URI, the Secret handed whole to the initializer, the kind when the URI's scheme
     // does not say it, then the typed settings (InitializerSetting), all checked by StorageInitializers
     DATASET_URI(
@@ -106,7 +106,7 @@ public enum TrainField {
     MODEL_ROLE_ARN(InitializerStep.MODEL, InitializerSetting.ROLE_ARN),
     MODEL_ACCESS_KEY_ID(InitializerStep.MODEL, InitializerSetting.ACCESS_KEY_ID),
     MODEL_SECRET_ACCESS_KEY(InitializerStep.MODEL, InitializerSetting.SECRET_ACCESS_KEY),
-    OUTPUT_URI("outputUri", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.outputUri((String) v)),
+    OUTPUT_URI("outputUri", Kind.TEXT, Exposure.MESSAGE),
     TORCHTUNE_DTYPE(
             "torchtuneDtype",
             Kind.TEXT,
@@ -209,9 +209,8 @@ public enum TrainField {
             Exposure.MESSAGE,
             (r, v, f) -> r.nodeAffinity(PodOptions.nodeAffinity(f, strings(v)))),
     VOLUMES("volumes", Kind.LIST, Exposure.MESSAGE, (r, v, f) -> r.volumes(PodOptions.volumes(f, strings(v)))),
-    SERVICE_ACCOUNT_NAME(
-            "serviceAccountName", Kind.TEXT, Exposure.MESSAGE, (r, v, f) -> r.serviceAccountName((String) v)),
-    IMAGE_PULL_SECRETS("imagePullSecrets", Kind.LIST, Exposure.MESSAGE, (r, v, f) -> r.imagePullSecrets(strings(v))),
+    SERVICE_ACCOUNT_NAME("serviceAccountName", Kind.TEXT, Exposure.MESSAGE),
+    IMAGE_PULL_SECRETS("imagePullSecrets", Kind.LIST, Exposure.MESSAGE),
     POD_SECURITY_CONTEXT(
             "podSecurityContext",
             Kind.MAP,
@@ -222,11 +221,10 @@ public enum TrainField {
             Kind.MAP,
             Exposure.MESSAGE,
             (r, v, f) -> r.securityContext(PodOptions.containerSecurityContext(f, map(v)))),
-    POD_JOBS("podJobs", Kind.LIST, Exposure.MESSAGE, (r, v, f) -> r.podJobs(strings(v))),
-    ACTIVE_DEADLINE_SECONDS(
-            "activeDeadlineSeconds", Kind.LONG, Exposure.MESSAGE, (r, v, f) -> r.activeDeadlineSeconds((Long) v)),
-    SUSPEND("suspend", Kind.BOOLEAN, Exposure.MESSAGE, (r, v, f) -> r.suspend((Boolean) v)),
-    MANAGED_BY("managedBy", Kind.TEXT, Exposure.ROUTE, (r, v, f) -> r.managedBy((String) v)),
+    POD_JOBS("podJobs", Kind.LIST, Exposure.MESSAGE),
+    ACTIVE_DEADLINE_SECONDS("activeDeadlineSeconds", Kind.LONG, Exposure.MESSAGE),
+    SUSPEND("suspend", Kind.BOOLEAN, Exposure.MESSAGE),
+    MANAGED_BY("managedBy", Kind.TEXT, Exposure.ROUTE),
     TTL_AFTER_FINISHED(
             "ttlAfterFinished",
             Kind.DURATION,
@@ -290,6 +288,14 @@ public enum TrainField {
         this.setter = setter;
     }
 
+    /**
+     * A plain field: the request keeps its value as it comes, of its kind's Java type, and a higher layer's value
+     * replaces a lower one's whole ({@link TrainRequest#value}). The request needs no code of the field's own.
+     */
+    TrainField(String fieldName, Kind kind, Exposure exposure) {
+        this(fieldName, kind, exposure, null);
+    }
+
     /** A typed initializer setting: named, typed and applied as its {@link InitializerSetting} says. */
     TrainField(InitializerStep step, InitializerSetting setting) {
         this(
@@ -316,13 +322,23 @@ public enum TrainField {
         return exposure == Exposure.MESSAGE;
     }
 
+    /** Whether the request keeps this field's value as it comes ({@link TrainRequest#value}). */
+    public boolean isPlain() {
+        return setter == null;
+    }
+
     /**
      * Sets a value of this field's {@link #kind()} on the request.
      *
      * @param field the name the caller wrote it under (an option, a header or a message field), for error messages
      */
     public void apply(TrainRequest request, Object value, String field) {
-        if (value != null) {
+        if (value == null) {
+            return;
+        }
+        if (isPlain()) {
+            request.set(this, value);
+        } else {
             setter.apply(request, value, field);
         }
     }

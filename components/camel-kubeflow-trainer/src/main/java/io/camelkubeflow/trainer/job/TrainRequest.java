@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Toleration;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,59 +23,34 @@ import java.util.Map;
  * checked by {@link TrainRequestValidator} and built by {@link TrainJobFactory}.
  */
 public final class TrainRequest {
-    private String namespace;
-    private String jobName;
-    private String jobNamePrefix;
-    private String idempotencyKey;
-    private String idempotencyScope;
-    private String runKey;
-    private Boolean skipIfRunning;
-    private String inFlightGroup;
-    private Integer maxInFlight;
-    private String runtime;
-    private String runtimeKind;
-    private String image;
     private Launcher launcher;
     private List<ImageRule> imageRules;
     private List<String> command;
     private boolean verbatimCommand;
-    private List<String> args;
     private String pythonFile;
     private String script;
     private Boolean imageEntrypoint;
-    private String scriptFileName;
     private String workspace;
     private Workspace workspaceContent;
     private URI workspaceUrl;
     private String traceParent;
-    private List<String> packages;
-    private List<String> pipIndexUrls;
     private final Map<String, EnvVar> env = new LinkedHashMap<>();
-    private Integer numNodes;
-    private Integer numProcPerNode;
     private final Map<String, String> resources = new LinkedHashMap<>();
     private final Map<String, String> labels = new LinkedHashMap<>();
     private final Map<String, String> annotations = new LinkedHashMap<>();
     private InitializerRequest dataset = new InitializerRequest();
     private InitializerRequest model = new InitializerRequest();
-    private String outputUri;
     private TorchTuneConfig torchtune = new TorchTuneConfig();
-    private Long activeDeadlineSeconds;
     private Long ttlAfterFinishedSeconds;
-    private Boolean suspend;
-    private String managedBy;
-    private String queue;
-    private String priorityClass;
     private final List<RuntimePatch> runtimePatches = new ArrayList<>();
     private final Map<String, String> nodeSelector = new LinkedHashMap<>();
     private List<Toleration> tolerations;
     private NodeAffinity nodeAffinity;
     private List<PodOptions.PodVolume> volumes;
-    private String serviceAccountName;
-    private List<String> imagePullSecrets;
     private PodSecurityContext podSecurityContext;
     private SecurityContext securityContext;
-    private List<String> podJobs;
+    /** The plain fields' values ({@link TrainField#isPlain}), each of its kind's Java type; none is null. */
+    private final Map<TrainField, Object> plain = new EnumMap<>(TrainField.class);
     /** Who the request acts for; never from a request's own fields, only from an authenticated identity. */
     private Caller caller;
 
@@ -85,18 +61,8 @@ public final class TrainRequest {
      */
     public TrainRequest overlay(TrainRequest top) {
         TrainRequest merged = new TrainRequest();
-        merged.namespace = pick(top.namespace, namespace);
-        merged.jobName = pick(top.jobName, jobName);
-        merged.jobNamePrefix = pick(top.jobNamePrefix, jobNamePrefix);
-        merged.idempotencyKey = pick(top.idempotencyKey, idempotencyKey);
-        merged.idempotencyScope = pick(top.idempotencyScope, idempotencyScope);
-        merged.runKey = pick(top.runKey, runKey);
-        merged.skipIfRunning = pick(top.skipIfRunning, skipIfRunning);
-        merged.inFlightGroup = pick(top.inFlightGroup, inFlightGroup);
-        merged.maxInFlight = pick(top.maxInFlight, maxInFlight);
-        merged.runtime = pick(top.runtime, runtime);
-        merged.runtimeKind = pick(top.runtimeKind, runtimeKind);
-        merged.image = pick(top.image, image);
+        merged.plain.putAll(plain);
+        merged.plain.putAll(top.plain);
         merged.launcher = pick(top.launcher, launcher);
         merged.imageRules = pick(top.imageRules, imageRules);
         TrainRequest payloadLayer = top.hasPayload() ? top : this;
@@ -105,19 +71,13 @@ public final class TrainRequest {
         merged.pythonFile = payloadLayer.pythonFile;
         merged.script = payloadLayer.script;
         merged.imageEntrypoint = payloadLayer.imageEntrypoint;
-        merged.args = pick(top.args, args);
-        merged.scriptFileName = pick(top.scriptFileName, scriptFileName);
         // a workspace comes whole from one layer: a location or the content read from one
         TrainRequest workspaceLayer = top.workspace != null || top.workspaceContent != null ? top : this;
         merged.workspace = workspaceLayer.workspace;
         merged.workspaceContent = workspaceLayer.workspaceContent;
         merged.workspaceUrl = workspaceLayer.workspaceUrl;
-        merged.packages = pick(top.packages, packages);
-        merged.pipIndexUrls = pick(top.pipIndexUrls, pipIndexUrls);
         merged.env.putAll(env);
         merged.env.putAll(top.env);
-        merged.numNodes = pick(top.numNodes, numNodes);
-        merged.numProcPerNode = pick(top.numProcPerNode, numProcPerNode);
         merged.resources.putAll(resources);
         merged.resources.putAll(top.resources);
         merged.labels.putAll(labels);
@@ -126,14 +86,8 @@ public final class TrainRequest {
         merged.annotations.putAll(top.annotations);
         merged.dataset = dataset.overlay(top.dataset);
         merged.model = model.overlay(top.model);
-        merged.outputUri = pick(top.outputUri, outputUri);
         merged.torchtune = torchtune.overlay(top.torchtune);
-        merged.activeDeadlineSeconds = pick(top.activeDeadlineSeconds, activeDeadlineSeconds);
         merged.ttlAfterFinishedSeconds = pick(top.ttlAfterFinishedSeconds, ttlAfterFinishedSeconds);
-        merged.suspend = pick(top.suspend, suspend);
-        merged.managedBy = pick(top.managedBy, managedBy);
-        merged.queue = pick(top.queue, queue);
-        merged.priorityClass = pick(top.priorityClass, priorityClass);
         merged.runtimePatches.addAll(runtimePatches);
         merged.runtimePatches.addAll(top.runtimePatches);
         merged.nodeSelector.putAll(nodeSelector);
@@ -141,13 +95,41 @@ public final class TrainRequest {
         merged.tolerations = pick(top.tolerations, tolerations);
         merged.nodeAffinity = pick(top.nodeAffinity, nodeAffinity);
         merged.volumes = pick(top.volumes, volumes);
-        merged.serviceAccountName = pick(top.serviceAccountName, serviceAccountName);
-        merged.imagePullSecrets = pick(top.imagePullSecrets, imagePullSecrets);
         merged.podSecurityContext = pick(top.podSecurityContext, podSecurityContext);
         merged.securityContext = pick(top.securityContext, securityContext);
-        merged.podJobs = pick(top.podJobs, podJobs);
         merged.caller = pick(top.caller, caller);
         return merged;
+    }
+
+    /**
+     * Sets a plain field's value as it comes, or unsets it (null). A value not of the field's kind, or a field that is
+     * not plain, is a mistake of the code calling.
+     */
+    public TrainRequest set(TrainField field, Object value) {
+        if (!field.isPlain()) {
+            throw new IllegalArgumentException(field + " is not a plain field: set it through the field");
+        }
+        if (value == null) {
+            plain.remove(field);
+        } else if (field.kind().javaType().isInstance(value)) {
+            plain.put(field, value);
+        } else {
+            throw new IllegalArgumentException(
+                    field + " takes a " + field.kind().javaType().getSimpleName() + ", not a "
+                            + value.getClass().getSimpleName());
+        }
+        return this;
+    }
+
+    /** A plain field's value, of its kind's Java type, or null when no layer sets it. */
+    public Object value(TrainField field) {
+        return plain.get(field);
+    }
+
+    /** A plain field's list of strings, or {@code unset}. */
+    @SuppressWarnings("unchecked")
+    private List<String> strings(TrainField field, List<String> unset) {
+        return (List<String>) plain.getOrDefault(field, unset);
     }
 
     private static <T> T pick(T top, T bottom) {
@@ -198,8 +180,8 @@ public final class TrainRequest {
                 || tolerations != null
                 || nodeAffinity != null
                 || volumes != null
-                || serviceAccountName != null
-                || imagePullSecrets != null
+                || plain.containsKey(TrainField.SERVICE_ACCOUNT_NAME)
+                || plain.containsKey(TrainField.IMAGE_PULL_SECRETS)
                 || podSecurityContext != null
                 || securityContext != null;
     }
@@ -212,63 +194,51 @@ public final class TrainRequest {
     // fluent setters and getters
 
     public TrainRequest namespace(String v) {
-        namespace = v;
-        return this;
+        return set(TrainField.NAMESPACE, v);
     }
 
     public TrainRequest jobName(String v) {
-        jobName = v;
-        return this;
+        return set(TrainField.JOB_NAME, v);
     }
 
     public TrainRequest jobNamePrefix(String v) {
-        jobNamePrefix = v;
-        return this;
+        return set(TrainField.JOB_NAME_PREFIX, v);
     }
 
     public TrainRequest idempotencyKey(String v) {
-        idempotencyKey = v;
-        return this;
+        return set(TrainField.IDEMPOTENCY_KEY, v);
     }
     /** The key space of the idempotency key: the same key in two scopes names two jobs. */
     public TrainRequest idempotencyScope(String v) {
-        idempotencyScope = v;
-        return this;
+        return set(TrainField.IDEMPOTENCY_SCOPE, v);
     }
     /** What "the same training" means for skipIfRunning, e.g. a model name. */
     public TrainRequest runKey(String v) {
-        runKey = v;
-        return this;
+        return set(TrainField.RUN_KEY, v);
     }
 
     public TrainRequest skipIfRunning(Boolean v) {
-        skipIfRunning = v;
-        return this;
+        return set(TrainField.SKIP_IF_RUNNING, v);
     }
 
     public TrainRequest inFlightGroup(String v) {
-        inFlightGroup = v;
-        return this;
+        return set(TrainField.IN_FLIGHT_GROUP, v);
     }
 
     public TrainRequest maxInFlight(Integer v) {
-        maxInFlight = v;
-        return this;
+        return set(TrainField.MAX_IN_FLIGHT, v);
     }
 
     public TrainRequest runtime(String v) {
-        runtime = v;
-        return this;
+        return set(TrainField.RUNTIME, v);
     }
 
     public TrainRequest runtimeKind(String v) {
-        runtimeKind = v;
-        return this;
+        return set(TrainField.RUNTIME_KIND, v);
     }
 
     public TrainRequest image(String v) {
-        image = v;
-        return this;
+        return set(TrainField.IMAGE, v);
     }
 
     public TrainRequest launcher(Launcher v) {
@@ -287,8 +257,7 @@ public final class TrainRequest {
     }
 
     public TrainRequest args(List<String> v) {
-        args = v;
-        return this;
+        return set(TrainField.ARGS, v);
     }
     /** The command is a finished container command (from a TrainJob body): no launcher is put in front of it. */
     public TrainRequest verbatimCommand(boolean v) {
@@ -307,8 +276,7 @@ public final class TrainRequest {
     }
 
     public TrainRequest scriptFileName(String v) {
-        scriptFileName = v;
-        return this;
+        return set(TrainField.SCRIPT_FILE_NAME, v);
     }
     /** Run the image's own ENTRYPOINT/CMD: the TrainJob gives no command (args, if any, replace the image's CMD). */
     public TrainRequest imageEntrypoint(Boolean v) {
@@ -337,33 +305,27 @@ public final class TrainRequest {
     }
 
     public TrainRequest packages(List<String> v) {
-        packages = v;
-        return this;
+        return set(TrainField.PACKAGES, v);
     }
 
     public TrainRequest pipIndexUrls(List<String> v) {
-        pipIndexUrls = v;
-        return this;
+        return set(TrainField.PIP_INDEX_URLS, v);
     }
 
     public TrainRequest numNodes(Integer v) {
-        numNodes = v;
-        return this;
+        return set(TrainField.NUM_NODES, v);
     }
 
     public TrainRequest numProcPerNode(Integer v) {
-        numProcPerNode = v;
-        return this;
+        return set(TrainField.NUM_PROC_PER_NODE, v);
     }
 
     public TrainRequest outputUri(String v) {
-        outputUri = v;
-        return this;
+        return set(TrainField.OUTPUT_URI, v);
     }
 
     public TrainRequest activeDeadlineSeconds(Long v) {
-        activeDeadlineSeconds = v;
-        return this;
+        return set(TrainField.ACTIVE_DEADLINE_SECONDS, v);
     }
 
     public TrainRequest ttlAfterFinishedSeconds(Long v) {
@@ -372,23 +334,19 @@ public final class TrainRequest {
     }
 
     public TrainRequest suspend(Boolean v) {
-        suspend = v;
-        return this;
+        return set(TrainField.SUSPEND, v);
     }
 
     public TrainRequest managedBy(String v) {
-        managedBy = v;
-        return this;
+        return set(TrainField.MANAGED_BY, v);
     }
 
     public TrainRequest queue(String v) {
-        queue = v;
-        return this;
+        return set(TrainField.QUEUE, v);
     }
 
     public TrainRequest priorityClass(String v) {
-        priorityClass = v;
-        return this;
+        return set(TrainField.PRIORITY_CLASS, v);
     }
 
     public TrainRequest tolerations(List<Toleration> v) {
@@ -407,13 +365,11 @@ public final class TrainRequest {
     }
 
     public TrainRequest serviceAccountName(String v) {
-        serviceAccountName = v;
-        return this;
+        return set(TrainField.SERVICE_ACCOUNT_NAME, v);
     }
 
     public TrainRequest imagePullSecrets(List<String> v) {
-        imagePullSecrets = v;
-        return this;
+        return set(TrainField.IMAGE_PULL_SECRETS, v);
     }
 
     public TrainRequest podSecurityContext(PodSecurityContext v) {
@@ -427,8 +383,7 @@ public final class TrainRequest {
     }
     /** The replicated jobs the pod options go to; none: every job that runs the trainer's code. */
     public TrainRequest podJobs(List<String> v) {
-        podJobs = v;
-        return this;
+        return set(TrainField.POD_JOBS, v);
     }
     /** Act within this caller's rights: the submit checks them with the API server before any write. */
     public TrainRequest caller(Caller v) {
@@ -437,51 +392,51 @@ public final class TrainRequest {
     }
 
     public String namespace() {
-        return namespace;
+        return (String) plain.get(TrainField.NAMESPACE);
     }
 
     public String jobName() {
-        return jobName;
+        return (String) plain.get(TrainField.JOB_NAME);
     }
 
     public String jobNamePrefix() {
-        return jobNamePrefix;
+        return (String) plain.get(TrainField.JOB_NAME_PREFIX);
     }
 
     public String idempotencyKey() {
-        return idempotencyKey;
+        return (String) plain.get(TrainField.IDEMPOTENCY_KEY);
     }
 
     public String idempotencyScope() {
-        return idempotencyScope;
+        return (String) plain.get(TrainField.IDEMPOTENCY_SCOPE);
     }
 
     public String runKey() {
-        return runKey;
+        return (String) plain.get(TrainField.RUN_KEY);
     }
 
     public boolean skipIfRunning() {
-        return Boolean.TRUE.equals(skipIfRunning);
+        return Boolean.TRUE.equals(plain.get(TrainField.SKIP_IF_RUNNING));
     }
 
     public String inFlightGroup() {
-        return inFlightGroup;
+        return (String) plain.get(TrainField.IN_FLIGHT_GROUP);
     }
 
     public Integer maxInFlight() {
-        return maxInFlight;
+        return (Integer) plain.get(TrainField.MAX_IN_FLIGHT);
     }
 
     public String runtime() {
-        return runtime;
+        return (String) plain.get(TrainField.RUNTIME);
     }
 
     public String runtimeKind() {
-        return runtimeKind;
+        return (String) plain.get(TrainField.RUNTIME_KIND);
     }
 
     public String image() {
-        return image;
+        return (String) plain.get(TrainField.IMAGE);
     }
 
     public Launcher launcher() {
@@ -497,7 +452,7 @@ public final class TrainRequest {
     }
 
     public List<String> args() {
-        return args;
+        return strings(TrainField.ARGS, null);
     }
 
     public boolean verbatimCommand() {
@@ -513,7 +468,7 @@ public final class TrainRequest {
     }
 
     public String scriptFileName() {
-        return scriptFileName;
+        return (String) plain.get(TrainField.SCRIPT_FILE_NAME);
     }
 
     public boolean imageEntrypoint() {
@@ -541,11 +496,11 @@ public final class TrainRequest {
     }
 
     public List<String> packages() {
-        return packages == null ? List.of() : packages;
+        return strings(TrainField.PACKAGES, List.of());
     }
 
     public List<String> pipIndexUrls() {
-        return pipIndexUrls == null ? List.of() : pipIndexUrls;
+        return strings(TrainField.PIP_INDEX_URLS, List.of());
     }
 
     public Map<String, EnvVar> env() {
@@ -553,11 +508,11 @@ public final class TrainRequest {
     }
 
     public Integer numNodes() {
-        return numNodes;
+        return (Integer) plain.get(TrainField.NUM_NODES);
     }
 
     public Integer numProcPerNode() {
-        return numProcPerNode;
+        return (Integer) plain.get(TrainField.NUM_PROC_PER_NODE);
     }
 
     public Map<String, String> resources() {
@@ -573,7 +528,7 @@ public final class TrainRequest {
     }
 
     public String outputUri() {
-        return outputUri;
+        return (String) plain.get(TrainField.OUTPUT_URI);
     }
     /** What the request says about the dataset initializer (storage URI, Secret, kind, settings). */
     public InitializerRequest dataset() {
@@ -589,7 +544,7 @@ public final class TrainRequest {
     }
 
     public Long activeDeadlineSeconds() {
-        return activeDeadlineSeconds;
+        return (Long) plain.get(TrainField.ACTIVE_DEADLINE_SECONDS);
     }
 
     public Long ttlAfterFinishedSeconds() {
@@ -597,19 +552,19 @@ public final class TrainRequest {
     }
 
     public Boolean suspend() {
-        return suspend;
+        return (Boolean) plain.get(TrainField.SUSPEND);
     }
 
     public String managedBy() {
-        return managedBy;
+        return (String) plain.get(TrainField.MANAGED_BY);
     }
 
     public String queue() {
-        return queue;
+        return (String) plain.get(TrainField.QUEUE);
     }
 
     public String priorityClass() {
-        return priorityClass;
+        return (String) plain.get(TrainField.PRIORITY_CLASS);
     }
 
     public Caller caller() {
@@ -637,11 +592,11 @@ public final class TrainRequest {
     }
 
     public String serviceAccountName() {
-        return serviceAccountName;
+        return (String) plain.get(TrainField.SERVICE_ACCOUNT_NAME);
     }
 
     public List<String> imagePullSecrets() {
-        return imagePullSecrets == null ? List.of() : imagePullSecrets;
+        return strings(TrainField.IMAGE_PULL_SECRETS, List.of());
     }
 
     public PodSecurityContext podSecurityContext() {
@@ -653,6 +608,6 @@ public final class TrainRequest {
     }
 
     public List<String> podJobs() {
-        return podJobs;
+        return strings(TrainField.POD_JOBS, null);
     }
 }

@@ -86,37 +86,20 @@ public final class TrainRequestSchema {
 
     /** The message fields of a merged request as a message would write them. */
     static ObjectNode jsonForm(TrainRequest request) {
-        ObjectNode form = JSON.createObjectNode();
-        text(form, "namespace", request.namespace());
-        text(form, "jobName", request.jobName());
-        text(form, "idempotencyKey", request.idempotencyKey());
-        text(form, "runKey", request.runKey());
-        text(form, "runtime", request.runtime());
-        text(form, "runtimeKind", request.runtimeKind());
-        text(form, "image", request.image());
+        ObjectNode form = plainFields(request, true);
         list(form, "command", request.command());
-        list(form, "args", request.args());
         text(form, "pythonFile", request.pythonFile());
         text(form, "script", request.script());
         if (request.imageEntrypoint()) {
             form.put("imageEntrypoint", true);
         }
-        text(form, "scriptFileName", request.scriptFileName());
         text(form, "workspace", request.workspace());
-        list(form, "packages", request.packages().isEmpty() ? null : request.packages());
-        list(form, "pipIndexUrls", request.pipIndexUrls().isEmpty() ? null : request.pipIndexUrls());
         if (!request.env().isEmpty()) {
             ObjectNode env = form.putObject("env");
             // a variable from a Secret or ConfigMap (a TrainJob body's valueFrom) is held to the rules of its name
             request.env()
                     .forEach((name, var) -> env.put(
                             name, Optional.ofNullable(var).map(EnvVar::getValue).orElse("")));
-        }
-        if (request.numNodes() != null) {
-            form.put("numNodes", request.numNodes());
-        }
-        if (request.numProcPerNode() != null) {
-            form.put("numProcPerNode", request.numProcPerNode());
         }
         // the resources with a field of their own are named by it, as callers write them
         ObjectNode resources = JSON.createObjectNode();
@@ -131,16 +114,8 @@ public final class TrainRequestSchema {
             form.set("resources", resources);
         }
         map(form, "labels", request.labels());
-        text(form, "queue", request.queue());
-        text(form, "priorityClass", request.priorityClass());
         map(form, "annotations", request.annotations());
         map(form, "nodeSelector", request.nodeSelector());
-        text(form, "serviceAccountName", request.serviceAccountName());
-        list(form, "imagePullSecrets", request.imagePullSecrets().isEmpty() ? null : request.imagePullSecrets());
-        list(form, "podJobs", request.podJobs());
-        if (request.activeDeadlineSeconds() != null) {
-            form.put("activeDeadlineSeconds", request.activeDeadlineSeconds());
-        }
         for (InitializerStep step : InitializerStep.values()) {
             InitializerRequest initializer = request.initializer(step);
             text(form, step.field("Uri"), initializer.uri());
@@ -155,13 +130,18 @@ public final class TrainRequestSchema {
 
     /** The fields only a route sets. */
     static ObjectNode routeForm(TrainRequest request) {
+        return plainFields(request, false);
+    }
+
+    /** The plain fields a message may set ({@code inMessages}), or those only a route sets, as JSON writes them. */
+    private static ObjectNode plainFields(TrainRequest request, boolean inMessages) {
         ObjectNode form = JSON.createObjectNode();
-        text(form, "jobNamePrefix", request.jobNamePrefix());
-        text(form, "inFlightGroup", request.inFlightGroup());
-        if (request.maxInFlight() != null) {
-            form.put("maxInFlight", request.maxInFlight());
+        for (TrainField field : TrainField.values()) {
+            Object value = request.value(field);
+            if (field.isPlain() && field.inMessages() == inMessages && value != null) {
+                form.set(field.fieldName(), JSON.valueToTree(value));
+            }
         }
-        text(form, "managedBy", request.managedBy());
         return form;
     }
 

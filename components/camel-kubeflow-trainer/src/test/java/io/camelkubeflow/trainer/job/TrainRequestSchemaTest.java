@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import java.util.ArrayList;
@@ -109,6 +110,21 @@ class TrainRequestSchemaTest {
                                     "{\"script\": \"print(1)\", \"launcher\": \"" + launcher.optionValue() + "\"}"))
                             .isEmpty(),
                     launcher.optionValue());
+        }
+    }
+
+    @Test
+    void everyPlainFieldIsInTheFormTheSchemaChecksUnderItsName() {
+        for (TrainField field : TrainField.values()) {
+            if (!field.isPlain()) {
+                continue;
+            }
+            TrainRequest request = new TrainRequest();
+            Object value = TrainRequestTest.sample(field, "value");
+            field.apply(request, value, field.fieldName());
+            ObjectNode form =
+                    field.inMessages() ? TrainRequestSchema.jsonForm(request) : TrainRequestSchema.routeForm(request);
+            assertEquals(new ObjectMapper().valueToTree(value), form.get(field.fieldName()), field.fieldName());
         }
     }
 }

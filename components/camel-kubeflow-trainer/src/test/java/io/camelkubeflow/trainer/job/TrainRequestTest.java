@@ -1,6 +1,8 @@
 package io.camelkubeflow.trainer.job;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.camelkubeflow.trainer.access.Caller;
@@ -11,7 +13,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** A request is written as one chain of setters, and reads back what was set. */
+/**
+ * A request is written as one chain of setters, and reads back what was set; a plain field needs no code of its own to
+ * be kept, layered and read.
+ */
 class TrainRequestTest {
     @Test
     void everySetterChainsAndEveryValueReadsBack() {
@@ -109,5 +114,47 @@ class TrainRequestTest {
         assertEquals(Map.of("team", "x"), request.labels());
         assertEquals(Map.of("note", "y"), request.annotations());
         assertEquals(List.of(patch), request.runtimePatches());
+    }
+
+    @Test
+    void everyPlainFieldIsKeptFromTheLayerThatSetsItAndTheTopLayersValueWins() {
+        for (TrainField field : TrainField.values()) {
+            if (!field.isPlain()) {
+                continue;
+            }
+            Object low = sample(field, "low");
+            Object high = sample(field, "high");
+            TrainRequest bottom = new TrainRequest();
+            field.apply(bottom, low, field.fieldName());
+            TrainRequest top = new TrainRequest();
+            field.apply(top, high, field.fieldName());
+            assertEquals(low, bottom.overlay(new TrainRequest()).value(field), field + " from the lower layer");
+            assertEquals(high, new TrainRequest().overlay(top).value(field), field + " from the top layer");
+            assertEquals(high, bottom.overlay(top).value(field), field + " from both layers");
+        }
+    }
+
+    @Test
+    void aPlainFieldTakesOnlyAValueOfItsKindAndOnlyAPlainFieldIsSetAsOne() {
+        assertThrows(IllegalArgumentException.class, () -> new TrainRequest().set(TrainField.NUM_NODES, "2"));
+        assertThrows(IllegalArgumentException.class, () -> new TrainRequest().set(TrainField.PACKAGES, "numpy"));
+        assertThrows(IllegalArgumentException.class, () -> new TrainRequest().set(TrainField.LABELS, Map.of()));
+        assertNull(new TrainRequest()
+                .namespace("ml")
+                .set(TrainField.NAMESPACE, null)
+                .namespace());
+    }
+
+    /** A value of the field's kind, different for each word. */
+    static Object sample(TrainField field, String word) {
+        return switch (field.kind()) {
+            case TEXT -> word;
+            case INTEGER -> word.length();
+            case LONG -> (long) word.length();
+            case BOOLEAN -> word.length() % 2 == 0;
+            case DECIMAL -> word.length() / 10.0;
+            case WORDS, LIST -> List.of(word, word);
+            default -> throw new AssertionError(field + " is plain but of kind " + field.kind());
+        };
     }
 }
