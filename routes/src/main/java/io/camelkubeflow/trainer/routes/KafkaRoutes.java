@@ -119,6 +119,14 @@ public class KafkaRoutes extends RouteBuilder {
                         + " in (kafka,s3)"
                         + "&handledMark=kafka-results")
                 .routeId("kafka-results")
+                // Camel's master consumer stops its route's processors when it stops, without waiting for the
+                // exchanges in flight (a result halfway to Kafka): the work is in a direct route, whose exchanges a
+                // graceful shutdown waits for; and this route has no error handler, which would be stopped too and
+                // fail the exchange coming back (docs/component.md)
+                .errorHandler(noErrorHandler())
+                .to("direct:kafka-result");
+        from("direct:kafka-result")
+                .routeId("kafka-result")
                 .filter(header(EVENT).in("Complete", "Failed"))
                 .setProperty("trainJob", body())
                 .doTry()
