@@ -20,6 +20,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Expression;
@@ -165,10 +166,10 @@ final class ExchangeTrainRequests {
         return switch (field.kind()) {
             case TEXT -> scalar(header, value);
             case WORDS -> words(header, value);
-            case LIST ->
-                value instanceof List<?> list
-                        ? list.stream().map(item -> scalar(header, item)).toList()
-                        : commaList(value.toString());
+            case LIST -> {
+                List<String> items = items(header, value);
+                yield items != null ? items : commaList(scalar(header, value));
+            }
             case MAP -> map(header, value);
             case INTEGER -> (int) wholeNumber(exchange, header, value, Integer.MIN_VALUE, Integer.MAX_VALUE);
             case LONG -> wholeNumber(exchange, header, value, Long.MIN_VALUE, Long.MAX_VALUE);
@@ -192,6 +193,9 @@ final class ExchangeTrainRequests {
     }
 
     private static String scalar(String header, Object value) {
+        if (value == null) {
+            throw new InvalidOptionException(header, "an item is null; give each item as text");
+        }
         if (value instanceof Map
                 || value instanceof Collection
                 || value.getClass().isArray()) {
@@ -272,13 +276,16 @@ final class ExchangeTrainRequests {
 
     /** A List header is taken word for word; a String header is split like a shell would. */
     private static List<String> words(String header, Object value) {
-        if (value instanceof List<?> list) {
-            return list.stream().map(item -> scalar(header, item)).toList();
-        }
-        if (value instanceof String[] array) {
-            return List.of(array);
-        }
-        return Shell.split(header, value.toString());
+        List<String> items = items(header, value);
+        return items != null ? items : Shell.split(header, scalar(header, value));
+    }
+
+    /** A list header's items, each text as {@link #scalar} takes it, when it is a collection or an object array. */
+    private static List<String> items(String header, Object value) {
+        Stream<?> items = value instanceof Collection<?> collection
+                ? collection.stream()
+                : value instanceof Object[] array ? Arrays.stream(array) : null;
+        return items == null ? null : items.map(item -> scalar(header, item)).toList();
     }
 
     private static List<String> commaList(String text) {

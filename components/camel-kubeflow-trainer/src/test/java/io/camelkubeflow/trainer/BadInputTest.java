@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.camelkubeflow.trainer.job.TrainRequestValidator;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
 import io.camelkubeflow.trainer.testing.ReliabilityFigures;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -542,6 +543,20 @@ class BadInputTest extends TrainerRouteTestSupport {
                         Map.of(JOB_NAME, "some-job", WAIT_TIMEOUT, "soon"),
                         WAIT_TIMEOUT,
                         "is not a duration"),
+                bad(
+                        "a null item in a list header",
+                        TORCH_FILE,
+                        null,
+                        Map.of(PACKAGES, Arrays.asList("numpy", null)),
+                        PACKAGES,
+                        "an item is null"),
+                bad(
+                        "a null item in an array header of words",
+                        TORCH_FILE,
+                        null,
+                        Map.of(ARGS, new String[] {"--lr", null}),
+                        ARGS,
+                        "an item is null"),
                 bad(
                         "queue timeout",
                         "kubeflow-trainer:wait",

@@ -46,8 +46,8 @@ class MasterRouteShutdownTest {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean interrupted = new AtomicBoolean();
-        try (TrainerApiServer api = TrainerApiServer.start()) {
-            CamelContext camel = new DefaultCamelContext();
+        try (TrainerApiServer api = TrainerApiServer.start();
+                CamelContext camel = new DefaultCamelContext()) {
             camel.getComponent("kubeflow-trainer", KubeflowTrainerComponent.class)
                     .setKubernetesClient(api.client());
             FileLockClusterService cluster = new FileLockClusterService();

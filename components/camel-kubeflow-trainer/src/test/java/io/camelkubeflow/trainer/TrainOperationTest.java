@@ -2,6 +2,7 @@ package io.camelkubeflow.trainer;
 
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -21,11 +22,13 @@ import io.camelkubeflow.trainer.testing.RuntimeYaml;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.camel.Exchange;
 import org.junit.jupiter.api.Test;
@@ -603,5 +606,23 @@ class TrainOperationTest extends TrainerRouteTestSupport {
                 .getMessage()
                 .getHeader(JOB_NAME)
                 .equals(first.getMessage().getHeader(JOB_NAME)));
+    }
+
+    @Test
+    void aListHeaderGivenAsAnArrayOrASetIsTakenItemByItem() {
+        TrainJob job = trainJob(send(
+                "kubeflow-trainer:train?runtime=torch-distributed&namespace=ml",
+                null,
+                Map.of(
+                        SCRIPT,
+                        "print(1)",
+                        PACKAGES,
+                        new String[] {"numpy==2.0", "pandas"},
+                        PIP_INDEX_URLS,
+                        Set.of("https://pypi.example/simple"))));
+        String spec = Serialization.asJson(job.getSpec());
+        assertTrue(spec.contains("numpy==2.0") && spec.contains("pandas"), spec);
+        assertTrue(spec.contains("https://pypi.example/simple"), spec);
+        assertFalse(spec.contains("[Ljava") || spec.contains("[https"), spec);
     }
 }
