@@ -15,6 +15,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -78,8 +79,8 @@ class RoutesAppIT {
             try (BufferedReader lines =
                     new BufferedReader(new InputStreamReader(app.getInputStream(), StandardCharsets.UTF_8))) {
                 lines.lines().forEach(output::add);
-            } catch (IOException ended) {
-                // the app stopped
+            } catch (IOException | UncheckedIOException ended) {
+                // the app stopped (lines() wraps the stream's closing in an UncheckedIOException)
             }
         });
         reader.setDaemon(true);
