@@ -250,10 +250,9 @@ public class TrainRequestMessage {
             String field = messageField(String.valueOf(entry.getKey()));
             Object value = entry.getValue();
             if (value != null) {
-                // the JSON type the field takes, never converted: 42 is not a script, 1.5 not a number of nodes
-                headers.put(
-                        FIELDS.get(field),
-                        wholeCharacters(field, TrainField.named(field).fromJson(value, field)));
+                // the JSON type the field takes, never converted: 42 is not a script, 1.5 not a number of nodes; the
+                // text as sent is checked, as a command's words split like a shell would could join two halves
+                headers.put(FIELDS.get(field), TrainField.named(field).fromJson(wholeCharacters(field, value), field));
             }
         }
         return headers;
