@@ -6,13 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.camelkubeflow.trainer.runtime.Launcher;
 import io.camelkubeflow.trainer.support.InvalidOptionException;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -126,5 +130,98 @@ class TrainRequestSchemaTest {
                     field.inMessages() ? TrainRequestSchema.jsonForm(request) : TrainRequestSchema.routeForm(request);
             assertEquals(new ObjectMapper().valueToTree(value), form.get(field.fieldName()), field.fieldName());
         }
+    }
+
+    @Test
+    void theSchemaDescribesEachFieldWhereItsExposureSaysWithItsKindsJsonType() throws Exception {
+        JsonNode schema;
+        try (InputStream in = TrainRequestSchema.class.getResourceAsStream("train-request.schema.json")) {
+            schema = JSON.readTree(in);
+        }
+        JsonNode properties = schema.get("properties");
+        JsonNode routeOptions = schema.at("/$defs/routeOptions/properties");
+        Set<String> messageFields = new TreeSet<>();
+        Set<String> routeFields = new TreeSet<>();
+        for (TrainField field : TrainField.values()) {
+            String name = field.fieldName();
+            if (field.inMessages()) {
+                // a message may send null for any field, which is leaving it out
+                messageFields.add(name);
+                Set<String> expected = new TreeSet<>(jsonTypes(field));
+                expected.add("null");
+                assertEquals(expected, jsonTypes(properties.path(name)), name);
+                if (expected.contains("array")) {
+                    assertEquals(
+                            "string", itemsOf(properties.get(name)).path("type").asText(), name + "'s items");
+                }
+                if (expected.contains("object")) {
+                    assertEquals(
+                            "string",
+                            properties
+                                    .at("/" + name + "/additionalProperties/type")
+                                    .asText(),
+                            name);
+                }
+            } else if (field.isPlain()) {
+                // a route's plain field is in the form the schema checks as set (routeForm); one of an enum is text
+                routeFields.add(name);
+                JsonNode property = routeOptions.path(name);
+                assertEquals(
+                        jsonTypes(field),
+                        property.has("enum") ? Set.of("string") : jsonTypes(property),
+                        name + " in $defs/routeOptions");
+            }
+        }
+        assertEquals(messageFields, names(properties), "the message fields");
+        assertEquals(routeFields, names(routeOptions), "the route's plain fields");
+        assertEquals(Integer.MAX_VALUE, properties.at("/numNodes/maximum").asInt(), "a whole number within int");
+    }
+
+    /** The JSON types a field's kind is written as. */
+    private static Set<String> jsonTypes(TrainField field) {
+        return switch (field.kind()) {
+            case TEXT -> Set.of("string");
+            case INTEGER, LONG -> Set.of("integer");
+            case BOOLEAN -> Set.of("boolean");
+            case DECIMAL -> Set.of("number");
+            // a list is an array of strings, or one string (words split like a shell would, items by commas)
+            case WORDS, LIST -> Set.of("string", "array");
+            case MAP -> Set.of("object");
+            case DURATION -> throw new AssertionError(field + " has no JSON form");
+        };
+    }
+
+    /** The JSON types a property takes: its own type, or its oneOf's. */
+    private static Set<String> jsonTypes(JsonNode property) {
+        Set<String> types = new TreeSet<>();
+        List<JsonNode> schemas = new ArrayList<>(List.of(property));
+        property.path("oneOf").forEach(schemas::add);
+        for (JsonNode schema : schemas) {
+            JsonNode type = schema.path("type");
+            if (type.isArray()) {
+                type.forEach(t -> types.add(t.asText()));
+            } else if (type.isTextual()) {
+                types.add(type.asText());
+            }
+        }
+        return types;
+    }
+
+    private static JsonNode itemsOf(JsonNode property) {
+        if (property.has("items")) {
+            return property.get("items");
+        }
+        for (JsonNode schema : property.path("oneOf")) {
+            if (schema.has("items")) {
+                return schema.get("items");
+            }
+        }
+        return MissingNode.getInstance();
+    }
+
+    private static Set<String> names(JsonNode object) {
+        Set<String> names = new TreeSet<>();
+        object.fieldNames().forEachRemaining(names::add);
+        return names;
     }
 }
