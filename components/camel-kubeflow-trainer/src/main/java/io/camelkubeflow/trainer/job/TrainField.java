@@ -337,7 +337,7 @@ public enum TrainField {
             return;
         }
         if (isPlain()) {
-            request.set(this, ofKind(value, field));
+            request.set(this, value, field);
         } else {
             setter.apply(request, value, field);
         }
@@ -347,7 +347,7 @@ public enum TrainField {
      * A plain field's value as it reaches the request: of the kind's Java type, a list's items strings; anything else
      * is refused naming the field as the caller wrote it (each entry converts first: options, headers, messages).
      */
-    private Object ofKind(Object value, String field) {
+    Object ofKind(Object value, String field) {
         boolean strings = !(value instanceof List<?> list) || list.stream().allMatch(String.class::isInstance);
         if (!kind.javaType().isInstance(value) || !strings) {
             String wanted = value instanceof List

@@ -102,21 +102,22 @@ public final class TrainRequest {
     }
 
     /**
-     * Sets a plain field's value as it comes, or unsets it (null). A value not of the field's kind, or a field that is
-     * not plain, is a mistake of the code calling.
+     * Sets a plain field's value as it comes, or unsets it (null). A value not of the field's kind is refused
+     * ({@link TrainField#ofKind}); a field that is not plain is a mistake of the code calling.
      */
     public TrainRequest set(TrainField field, Object value) {
+        return set(field, value, field.fieldName());
+    }
+
+    /** {@link #set(TrainField, Object)}, a refusal naming the field as the caller wrote it. */
+    TrainRequest set(TrainField field, Object value, String asWritten) {
         if (!field.isPlain()) {
             throw new IllegalArgumentException(field + " is not a plain field: set it through the field");
         }
         if (value == null) {
             plain.remove(field);
-        } else if (field.kind().javaType().isInstance(value)) {
-            plain.put(field, value);
         } else {
-            throw new IllegalArgumentException(
-                    field + " takes a " + field.kind().javaType().getSimpleName() + ", not a "
-                            + value.getClass().getSimpleName());
+            plain.put(field, field.ofKind(value, asWritten));
         }
         return this;
     }
