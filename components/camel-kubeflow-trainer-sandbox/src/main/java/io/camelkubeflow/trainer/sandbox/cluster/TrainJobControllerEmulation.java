@@ -32,7 +32,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
@@ -86,11 +87,21 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     private final KubernetesClient client;
     private final Duration startDelay;
     private final Duration defaultRunTime;
-    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread thread = new Thread(r, "trainer-sandbox-controller");
-        thread.setDaemon(true);
-        return thread;
-    });
+    /**
+     * One thread, as a controller's work queue. Once closed it takes no new work and drops what was scheduled for
+     * later, as a stopped controller manager does; {@link #close} lets the write under way finish first.
+     */
+    private final ScheduledThreadPoolExecutor scheduler = closingQuietly(new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+                Thread thread = new Thread(r, "trainer-sandbox-controller");
+                thread.setDaemon(true);
+                return thread;
+            },
+            new ThreadPoolExecutor.DiscardPolicy()));
+
+    /** How long {@link #close} waits for the write under way: one request to the local API server. */
+    private static final Duration CLOSE_GRACE = Duration.ofSeconds(10);
     /** uid of every TrainJob already started, so informer resyncs and status updates never start it twice. */
     private final Set<String> started = ConcurrentHashMap.newKeySet();
     /** uid of every TrainJob whose run has ended (finished, or failed at its deadline), so it ends once. */
@@ -618,11 +629,28 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
         return value instanceof Number n ? n.intValue() : fallback;
     }
 
+    private static ScheduledThreadPoolExecutor closingQuietly(ScheduledThreadPoolExecutor executor) {
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        executor.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+        return executor;
+    }
+
+    /**
+     * Stops watching, stops the scripts, and closes the client only once the task under way has ended: closed under a
+     * request in flight, the client's HTTP layer logs an ERROR and the task fails half written.
+     */
     @Override
     public void close() {
         informer.close();
-        scheduler.shutdownNow();
         scriptRunners.shutdownNow();
-        client.close();
+        scheduler.shutdown();
+        try {
+            scheduler.awaitTermination(CLOSE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            scheduler.shutdownNow();
+            client.close();
+        }
     }
 }
