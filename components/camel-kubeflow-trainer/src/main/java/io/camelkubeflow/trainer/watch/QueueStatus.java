@@ -122,6 +122,11 @@ public record QueueStatus(String status, String queue, String reason, String mes
 
     /** Whether Kueue took the job's admission away (Preempted or Evicted): said even while its pods still stop. */
     public boolean evicted() {
+        return isEviction(status);
+    }
+
+    /** Whether a reported status (a {@link ReportedStatus#status}) is an eviction: Preempted or Evicted. */
+    public static boolean isEviction(String status) {
         return PREEMPTED.equals(status) || EVICTED.equals(status);
     }
 

@@ -40,6 +40,8 @@ public class TrainJobEventStream implements AutoCloseable {
     private static final String RUNNING = TrainJobPhase.RUNNING.displayName();
     /** The status and reason each job was last reported in (its message is not kept: a new one alone is no news). */
     private final Map<String, ReportedStatus> lastEmitted = new ConcurrentHashMap<>();
+    /** For a job last reported evicted: the resourceVersion of the job as last heard while it was. */
+    private final Map<String, String> evictionToldOnVersion = new ConcurrentHashMap<>();
 
     private final Consumer<TrainJobEvent> listener;
     private final ClusterInformers informers;
@@ -246,6 +248,7 @@ public class TrainJobEventStream implements AutoCloseable {
     private void deleted(TrainJob job) {
         whileOpen(() -> {
             lastEmitted.remove(job.getMetadata().getUid());
+            evictionToldOnVersion.remove(job.getMetadata().getUid());
             lastProgress.remove(job.getMetadata().getUid());
             listener.accept(new TrainJobEvent(TrainJobEvent.DELETED, job, null, null, TrainJobProgress.reported(job)));
         });
@@ -283,8 +286,22 @@ public class TrainJobEventStream implements AutoCloseable {
             // heard the eviction, which comes next)
             return;
         }
+        String uid = job.getMetadata().getUid();
+        if (previous != null
+                && QueueStatus.isEviction(previous.status())
+                && RUNNING.equals(now.status())
+                && job.getMetadata().getResourceVersion().equals(evictionToldOnVersion.get(uid))) {
+            // nor from an eviction back to Running on the job as it ran while evicted: Kueue has admitted it again (its
+            // Workload's change heard first), and the job's suspension, which came before, is not heard yet
+            return;
+        }
         ReportedStatus told = withoutMessage(now);
-        lastEmitted.put(job.getMetadata().getUid(), told);
+        lastEmitted.put(uid, told);
+        if (QueueStatus.isEviction(told.status())) {
+            evictionToldOnVersion.put(uid, job.getMetadata().getResourceVersion());
+        } else {
+            evictionToldOnVersion.remove(uid);
+        }
         if (!told.equals(previous)) {
             listener.accept(
                     new TrainJobEvent(now.status(), job, now.reason(), now.message(), TrainJobProgress.reported(job)));
