@@ -16,7 +16,8 @@ class KubeflowTrainerDevServiceDisabledTest {
             .withApplicationRoot(app -> app.addClass(DevServicesSeen.class))
             .overrideConfigKey("quarkus.kubeflow-trainer.devservices.enabled", "false")
             .overrideConfigKey("quarkus.kubernetes-client.devservices.enabled", "false")
-            // Quarkus 3.31 logs an ERROR ("Cannot apply manifests ...") whenever its own Dev Service does not run
+            // Quarkus (3.31, 3.33) logs an ERROR ("Cannot apply manifests ...") whenever its own Dev Service does not
+            // run
             .overrideConfigKey(KubeflowTrainerDevServiceTest.QUARKUS_MANIFESTS_LOG, "OFF")
             .addBuildChainCustomizer(DevServicesSeen.CUSTOMIZER);
 

@@ -37,7 +37,8 @@ class KubeflowTrainerDevServiceTest {
             // no container engine here: the Kubernetes client's own Dev Service (k3s) is off, as it must be to get
             // the sandbox on a machine that has one
             .overrideConfigKey("quarkus.kubernetes-client.devservices.enabled", "false")
-            // Quarkus 3.31 logs an ERROR ("Cannot apply manifests ...") whenever its own Dev Service does not run
+            // Quarkus (3.31, 3.33) logs an ERROR ("Cannot apply manifests ...") whenever its own Dev Service does not
+            // run
             .overrideConfigKey(QUARKUS_MANIFESTS_LOG, "OFF")
             .setLogRecordPredicate(
                     record -> record.getLoggerName().equals(KubeflowTrainerDevServicesProcessor.class.getName())

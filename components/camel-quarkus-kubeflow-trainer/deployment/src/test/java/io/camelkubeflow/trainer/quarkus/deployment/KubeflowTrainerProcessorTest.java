@@ -70,7 +70,8 @@ class KubeflowTrainerProcessorTest {
             .overrideConfigKey("quarkus.kubernetes-client.token", sandbox("token"))
             .overrideConfigKey("quarkus.kubernetes-client.ca-cert-data", sandbox("ca-cert-data"))
             .overrideConfigKey("quarkus.kubernetes-client.devservices.enabled", "false")
-            // Quarkus 3.31 logs an ERROR ("Cannot apply manifests ...") whenever its own Dev Service does not run
+            // Quarkus (3.31, 3.33) logs an ERROR ("Cannot apply manifests ...") whenever its own Dev Service does not
+            // run
             .overrideConfigKey(KubeflowTrainerDevServiceTest.QUARKUS_MANIFESTS_LOG, "OFF")
             .addBuildChainCustomizer(chain -> chain.addBuildStep(context -> {
                         List<String> reflective = new ArrayList<>();

@@ -9,13 +9,13 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.quarkus.test.junit.QuarkusTest;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The app, with no cluster configured, trains on the sandbox the extension's Dev Service started: the TrainJob its
- * route creates at start is in the API server the Dev Service's kubeconfig names. Run in the test's JVM here, on the
+ * The app, with no cluster configured, trains on the sandbox the extension's Dev Service started: the TrainJob it
+ * creates at start is in the API server the Dev Service's kubeconfig names. Run in the test's JVM here, on the
  * packaged app (JVM, or native with -Dnative) by TrainOnceIT.
  */
 @QuarkusTest
@@ -29,18 +29,16 @@ class TrainOnceTest {
                 .build()) {
             var jobs = sandbox.resources(TrainJob.class)
                     .inNamespace("default")
-                    .withLabel(TrainOnceRoute.LABEL, "train-once");
-            // the route runs once the app is up; the test may start before it did
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (jobs.list().getItems().isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(200);
-            }
+                    .withLabel(TrainOnceAtStart.LABEL, "train-once");
+            // Camel starts the job once it is up, which the test may come before: it waits for the job to be seen
+            List<TrainJob> started =
+                    jobs.informOnCondition(seen -> !seen.isEmpty()).get(30, TimeUnit.SECONDS);
             assertEquals(
                     List.of("torch-distributed"),
-                    jobs.list().getItems().stream()
+                    started.stream()
                             .map(job -> job.getSpec().runtimeRef().name())
                             .toList(),
-                    "the one job the route started");
+                    "the one job the app started");
         }
     }
 }
