@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer.codegen;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.palantir.javapoet.AnnotationSpec;
 import com.palantir.javapoet.ClassName;
@@ -14,6 +15,7 @@ import com.palantir.javapoet.ParameterizedTypeName;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -30,8 +32,10 @@ import javax.lang.model.element.Modifier;
  * {@code @Metadata}, its getter and setter, and {@code copy()}, which copies every map option so that an endpoint's
  * {@code env.X} never reaches another; the constants class one constant per header with its {@code @Metadata}, an
  * option's header named after the option, and {@code header(field)}. Camel's plugin reads both as it would
- * hand-written ones. Arguments: the module's directory, the declaration (relative to it, as the classes' javadoc names
- * it), the source directory to write into.
+ * hand-written ones. It also writes the train request's JSON Schema, each train field's property from its option's
+ * declaration. Arguments: the module's directory, the declaration (relative to it, as the classes' javadoc names it),
+ * the source directory to write into, the schema without its fields (relative to the module) and the schema file to
+ * write.
  */
 public final class EndpointOptionsGenerator {
     private static final ClassName URI_PARAMS = ClassName.get("org.apache.camel.spi", "UriParams");
@@ -65,7 +69,9 @@ public final class EndpointOptionsGenerator {
             boolean autowired,
             boolean supportFileReference,
             String description,
-            Header header) {}
+            Header header,
+            ObjectNode schema,
+            ObjectNode routeSchema) {}
 
     /** The header of an option (a train field's): its name and constant follow from the option's. */
     record Header(String label, String javaType, String description) {}
@@ -91,14 +97,59 @@ public final class EndpointOptionsGenerator {
     private EndpointOptionsGenerator() {}
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 3) {
-            throw new IllegalArgumentException(
-                    "usage: EndpointOptionsGenerator <module directory> <options.yaml> <source directory>");
+        if (args.length != 5) {
+            throw new IllegalArgumentException("usage: EndpointOptionsGenerator <module directory> <options.yaml>"
+                    + " <source directory> <schema without its fields.json> <schema to write.json>");
         }
-        Declaration declaration = read(Path.of(args[0]).resolve(args[1]));
+        Path module = Path.of(args[0]);
+        Declaration declaration = read(module.resolve(args[1]));
         generate(declaration, args[1]).writeTo(Path.of(args[2]));
         generateHeaders(declaration, args[1]).writeTo(Path.of(args[2]));
+        ObjectNode schema = generateSchema(
+                declaration, (ObjectNode) JSON.readTree(module.resolve(args[3]).toFile()), args[1], args[3]);
+        Path written = Path.of(args[4]);
+        Files.createDirectories(written.getParent());
+        JSON.writerWithDefaultPrettyPrinter().writeValue(written.toFile(), schema);
     }
+
+    /**
+     * The train request's JSON Schema: the given one, whose {@code properties} and {@code $defs/routeOptions}'s are
+     * empty, with each option's {@code schema} as a property of the first and each {@code routeSchema} of the second,
+     * in the options' order; its {@code $comment} says where it was made from.
+     */
+    static ObjectNode generateSchema(Declaration declaration, ObjectNode withoutFields, String source, String base) {
+        ObjectNode schema = withoutFields.deepCopy();
+        ObjectNode messageFields = emptyObject(schema, "/properties", base);
+        ObjectNode routeFields = emptyObject(schema, "/$defs/routeOptions/properties", base);
+        for (Option option : declaration.options()) {
+            require(
+                    option,
+                    option.schema() == null || option.routeSchema() == null,
+                    "has a schema and a routeSchema: a message may set a field, or only a route");
+            require(
+                    option,
+                    option.header() != null || (option.schema() == null && option.routeSchema() == null),
+                    "has a schema but no header: only a train field has one");
+            if (option.schema() != null) {
+                messageFields.set(option.name(), option.schema());
+            }
+            if (option.routeSchema() != null) {
+                routeFields.set(option.name(), option.routeSchema());
+            }
+        }
+        schema.put("$comment", "Generated from " + base + " and " + source + "; edit those, not this file.");
+        return schema;
+    }
+
+    private static ObjectNode emptyObject(ObjectNode schema, String pointer, String base) {
+        if (!(schema.at(pointer) instanceof ObjectNode object) || !object.isEmpty()) {
+            throw new IllegalArgumentException(
+                    base + ": " + pointer + " must be an empty object, which the build fills");
+        }
+        return object;
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     static Declaration read(Path file) throws IOException {
         ObjectMapper yaml =

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +18,10 @@ import org.junit.jupiter.api.io.TempDir;
 class EndpointOptionsGeneratorTest {
     private static final String HEAD =
             "class: org.example.Options\njavadoc: Options.\ntypes:\n" + "  Mode: org.example.Mode\noptions:\n";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String BASE =
+            "{\"type\": \"object\", \"properties\": {}, \"$defs\": {\"routeOptions\": {\"properties\": {}}}}";
 
     @TempDir
     Path dir;
@@ -124,11 +130,72 @@ class EndpointOptionsGeneratorTest {
         assertEquals("option a has type Other, not in types", type.getMessage());
     }
 
+    @Test
+    void aTrainFieldsSchemaBecomesItsPropertyInTheRequestSchemaARouteOnesInRouteOptions() throws IOException {
+        String fields = """
+                - name: numNodes
+                  type: Integer
+                  label: train
+                  description: Nodes.
+                  header:
+                    description: Nodes.
+                  schema:
+                    type: [integer, 'null']
+                    minimum: 1
+                    x-fix: give a whole number of at least 1
+                - name: prefix
+                  type: String
+                  label: train
+                  description: Prefix.
+                  header:
+                    description: Prefix.
+                  routeSchema:
+                    type: string
+                    maxLength: 50
+                - name: kubeconfig
+                  type: String
+                  label: common
+                  description: Not a train field.
+                """;
+        ObjectNode schema = schema(fields, BASE);
+        assertEquals(JSON.readTree("""
+                        {"$comment": "Generated from base.json and options.yaml; edit those, not this file.",
+                         "type": "object",
+                         "properties": {"numNodes": {"type": ["integer", "null"], "minimum": 1,
+                                                     "x-fix": "give a whole number of at least 1"}},
+                         "$defs": {"routeOptions": {"properties": {"prefix": {"type": "string", "maxLength": 50}}}}}
+                        """), schema);
+        IllegalArgumentException both = assertThrows(
+                IllegalArgumentException.class,
+                () -> schema(
+                        "- name: a\n  type: String\n  label: train\n  description: A.\n  header: {description: A.}\n"
+                                + "  schema: {type: string}\n  routeSchema: {type: string}\n",
+                        BASE));
+        assertEquals(
+                "option a has a schema and a routeSchema: a message may set a field, or only a route",
+                both.getMessage());
+        IllegalArgumentException noHeader = assertThrows(
+                IllegalArgumentException.class,
+                () -> schema("- name: a\n  type: String\n  label: train\n  description: A.\n  schema: {}\n", BASE));
+        assertEquals("option a has a schema but no header: only a train field has one", noHeader.getMessage());
+        IllegalArgumentException filled = assertThrows(
+                IllegalArgumentException.class,
+                () -> schema(fields, BASE.replace("\"properties\": {}", "\"properties\": {\"x\": {}}")));
+        assertEquals("base.json: /properties must be an empty object, which the build fills", filled.getMessage());
+    }
+
     private String headers(String declaration) throws IOException {
         Path file = dir.resolve("options.yaml");
         Files.writeString(file, HEAD + declaration);
         return EndpointOptionsGenerator.generateHeaders(EndpointOptionsGenerator.read(file), "options.yaml")
                 .toString();
+    }
+
+    private ObjectNode schema(String options, String base) throws IOException {
+        Path file = dir.resolve("options.yaml");
+        Files.writeString(file, HEAD + options);
+        return EndpointOptionsGenerator.generateSchema(
+                EndpointOptionsGenerator.read(file), (ObjectNode) JSON.readTree(base), "options.yaml", "base.json");
     }
 
     private String generate(String options) throws IOException {
