@@ -157,8 +157,10 @@ class TrainJobEventStreamKueueTest extends WatchTestSupport {
         GenericKubernetesResource workload = workloads.createFor(job, "team");
         assertEquals("Queued", next());
         workloads.patch(workload, "{\"spec\": {\"active\": false}}");
-        jobs.status("d", condition("Suspended", "Suspended", "suspended", "2026-01-01T00:00:00Z"));
         assertEquals("Created", next(), "deactivated: Kueue says nothing, the job is what it says");
+        // written once the deactivation was heard: the stream hears the job and its Workload on two informers, and
+        // the job's suspension heard first would leave no Created between (Queued, then Suspended)
+        jobs.status("d", condition("Suspended", "Suspended", "suspended", "2026-01-01T00:00:00Z"));
         assertEquals("Suspended (Suspended)", next());
     }
 }
