@@ -92,19 +92,7 @@ class TrainJobEventStreamKueueTest extends WatchTestSupport {
      */
     @Test
     void aRunningJobSuspendedBeforeItsEvictionIsHeardIsNotToldAdmittedAgain() throws Exception {
-        stream.start(namespace, null, false, null);
-        TrainJob job = jobs.createQueued("e", "team");
-        assertEquals("Created", next());
-        GenericKubernetesResource workload = workloads.createFor(job, "team");
-        assertEquals("Queued", next());
-        workloads.conditions(
-                workload,
-                "QuotaReserved,True,QuotaReserved,reserved",
-                "Admitted,True,Admitted,The workload is admitted");
-        assertEquals("Admitted (Admitted)", next());
-        jobs.admit("e");
-        jobs.status("e", RUNNING);
-        assertEquals("Running", next());
+        GenericKubernetesResource workload = admittedAndRunning("e");
         jobs.status("e", condition("Suspended", "Suspended", "suspended", "2026-01-01T00:00:00Z"));
         workloads.conditions(
                 workload,
@@ -121,19 +109,7 @@ class TrainJobEventStreamKueueTest extends WatchTestSupport {
      */
     @Test
     void anEvictedJobAdmittedAgainBeforeItsSuspensionIsHeardIsNotToldRunning() throws Exception {
-        stream.start(namespace, null, false, null);
-        TrainJob job = jobs.createQueued("r", "team");
-        assertEquals("Created", next());
-        GenericKubernetesResource workload = workloads.createFor(job, "team");
-        assertEquals("Queued", next());
-        workloads.conditions(
-                workload,
-                "QuotaReserved,True,QuotaReserved,reserved",
-                "Admitted,True,Admitted,The workload is admitted");
-        assertEquals("Admitted (Admitted)", next());
-        jobs.admit("r");
-        jobs.status("r", RUNNING);
-        assertEquals("Running", next());
+        GenericKubernetesResource workload = admittedAndRunning("r");
         workloads.conditions(
                 workload,
                 "QuotaReserved,True,QuotaReserved,reserved",
@@ -147,6 +123,24 @@ class TrainJobEventStreamKueueTest extends WatchTestSupport {
                 "Evicted,False,QuotaReserved,");
         jobs.status("r", condition("Suspended", "Suspended", "suspended", "2026-01-01T00:00:00Z"));
         assertEquals("Admitted (Admitted)", next(), "not Running in between");
+    }
+
+    /** Starts the stream on a job in queue {@code team} that Kueue admits and that then runs; its Workload. */
+    private GenericKubernetesResource admittedAndRunning(String name) throws InterruptedException {
+        stream.start(namespace, null, false, null);
+        TrainJob job = jobs.createQueued(name, "team");
+        assertEquals("Created", next());
+        GenericKubernetesResource workload = workloads.createFor(job, "team");
+        assertEquals("Queued", next());
+        workloads.conditions(
+                workload,
+                "QuotaReserved,True,QuotaReserved,reserved",
+                "Admitted,True,Admitted,The workload is admitted");
+        assertEquals("Admitted (Admitted)", next());
+        jobs.admit(name);
+        jobs.status(name, RUNNING);
+        assertEquals("Running", next());
+        return workload;
     }
 
     @Test
