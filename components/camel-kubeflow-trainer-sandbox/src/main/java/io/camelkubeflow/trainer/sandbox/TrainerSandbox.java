@@ -152,6 +152,9 @@ public final class TrainerSandbox implements AutoCloseable {
     private TrainJobControllerEmulation controller;
 
     private boolean closed;
+    /** Whether the API server is stopped ({@link #stopApiServer}): the controller's writes under way cannot finish. */
+    private boolean apiServerStopped;
+
     private final PodLogs podLogs = new PodLogs();
     private final ObservingCrudDispatcher dispatcher = new ObservingCrudDispatcher(podLogs::end, this::client);
     private final TrainerInstallation installation = new TrainerInstallation(dispatcher);
@@ -442,11 +445,13 @@ public final class TrainerSandbox implements AutoCloseable {
      */
     public synchronized void stopApiServer() {
         http.stop();
+        apiServerStopped = true;
     }
 
     /** Starts a stopped API server again on its port, with the objects it held. */
     public synchronized void startApiServer() {
         http.listen(port);
+        apiServerStopped = false;
     }
 
     /**
@@ -507,7 +512,9 @@ public final class TrainerSandbox implements AutoCloseable {
     public void close() {
         synchronized (this) {
             closed = true;
-            if (controller != null) {
+            if (controller != null && apiServerStopped) {
+                controller.closeNow();
+            } else if (controller != null) {
                 controller.close();
             }
         }

@@ -636,20 +636,35 @@ public final class TrainJobControllerEmulation implements AutoCloseable {
     }
 
     /**
-     * Stops watching, stops the scripts, and closes the client only once the task under way has ended: closed under a
-     * request in flight, the client's HTTP layer logs an ERROR and the task fails half written.
+     * Stops watching, lets the task under way end (it takes no new one and drops what was scheduled for later), then
+     * stops the scripts and closes the client: closed under a request in flight, the client's HTTP layer logs an ERROR
+     * and the task fails half written.
      */
     @Override
     public void close() {
+        closeWithin(CLOSE_GRACE);
+    }
+
+    /**
+     * Closes without waiting for the task under way, which is interrupted: for when the API server is away and nothing
+     * under way could finish (its requests only retry).
+     */
+    public void closeNow() {
+        closeWithin(Duration.ZERO);
+    }
+
+    private void closeWithin(Duration grace) {
         informer.close();
-        scriptRunners.shutdownNow();
         scheduler.shutdown();
         try {
-            scheduler.awaitTermination(CLOSE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+            if (!scheduler.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS) && !grace.isZero()) {
+                LOG.warn("Sandbox controller: a task still ran {} s after close; it is interrupted", grace.toSeconds());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
             scheduler.shutdownNow();
+            scriptRunners.shutdownNow();
             client.close();
         }
     }
