@@ -107,7 +107,7 @@ public class TrainJobEventStream implements AutoCloseable {
                     || (unhandledEnd != null && TrainJobPhase.of(job).isTerminal() && unhandledEnd.test(job))) {
                 changed(job);
             } else {
-                lastEmitted.put(job.getMetadata().getUid(), withoutMessage(knownStatus(job)));
+                remember(job, withoutMessage(knownStatus(job)));
             }
         }
         handler = new ResourceEventHandler<>() {
@@ -216,6 +216,17 @@ public class TrainJobEventStream implements AutoCloseable {
                 .ifPresent(this::changed);
     }
 
+    /** Keeps the status the job was told in (or, at the start, is known in), and the job's version if evicted. */
+    private void remember(TrainJob job, ReportedStatus told) {
+        String uid = job.getMetadata().getUid();
+        lastEmitted.put(uid, told);
+        if (QueueStatus.isEviction(told.status()) && job.getMetadata().getResourceVersion() != null) {
+            evictionToldOnVersion.put(uid, job.getMetadata().getResourceVersion());
+        } else {
+            evictionToldOnVersion.remove(uid);
+        }
+    }
+
     private static ReportedStatus withoutMessage(ReportedStatus status) {
         return new ReportedStatus(status.status(), status.reason(), null);
     }
@@ -290,18 +301,14 @@ public class TrainJobEventStream implements AutoCloseable {
         if (previous != null
                 && QueueStatus.isEviction(previous.status())
                 && RUNNING.equals(now.status())
+                && job.getMetadata().getResourceVersion() != null
                 && job.getMetadata().getResourceVersion().equals(evictionToldOnVersion.get(uid))) {
             // nor from an eviction back to Running on the job as it ran while evicted: Kueue has admitted it again (its
             // Workload's change heard first), and the job's suspension, which came before, is not heard yet
             return;
         }
         ReportedStatus told = withoutMessage(now);
-        lastEmitted.put(uid, told);
-        if (QueueStatus.isEviction(told.status())) {
-            evictionToldOnVersion.put(uid, job.getMetadata().getResourceVersion());
-        } else {
-            evictionToldOnVersion.remove(uid);
-        }
+        remember(job, told);
         if (!told.equals(previous)) {
             listener.accept(
                     new TrainJobEvent(now.status(), job, now.reason(), now.message(), TrainJobProgress.reported(job)));
