@@ -3,6 +3,7 @@ package io.camelkubeflow.trainer;
 import static io.camelkubeflow.trainer.KubeflowTrainerConstants.*;
 
 import io.camelkubeflow.trainer.api.TrainJob;
+import io.camelkubeflow.trainer.job.FieldValues;
 import io.camelkubeflow.trainer.job.Shell;
 import io.camelkubeflow.trainer.job.TrainField;
 import io.camelkubeflow.trainer.job.TrainJobDocument;
@@ -83,7 +84,7 @@ final class ExchangeTrainRequests {
             case WORDS -> Shell.split(field.fieldName(), value.toString());
             case LIST -> commaList(value.toString());
             case DURATION -> Duration.ofMillis((Long) value);
-            case DECIMAL -> TrainField.decimal(value, field.fieldName());
+            case DECIMAL -> FieldValues.decimal(value, field.fieldName());
             default -> value;
         };
     }
@@ -173,7 +174,7 @@ final class ExchangeTrainRequests {
             case MAP -> map(header, value);
             case INTEGER -> (int) wholeNumber(exchange, header, value, Integer.MIN_VALUE, Integer.MAX_VALUE);
             case LONG -> wholeNumber(exchange, header, value, Long.MIN_VALUE, Long.MAX_VALUE);
-            case DECIMAL -> TrainField.decimal(value instanceof Number ? value : scalar(header, value), header);
+            case DECIMAL -> FieldValues.decimal(value instanceof Number ? value : scalar(header, value), header);
             default -> typed(exchange, header, value, field.kind().javaType());
         };
     }
@@ -183,7 +184,7 @@ final class ExchangeTrainRequests {
      * into text.
      */
     private static long wholeNumber(Exchange exchange, String header, Object value, long min, long max) {
-        return TrainField.wholeNumberOrDigits(
+        return FieldValues.wholeNumberOrDigits(
                 value instanceof Number || value instanceof String
                         ? value
                         : typed(exchange, header, value, String.class),

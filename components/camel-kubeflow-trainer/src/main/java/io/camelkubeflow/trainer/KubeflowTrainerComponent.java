@@ -2,6 +2,7 @@ package io.camelkubeflow.trainer;
 
 import io.camelkubeflow.trainer.access.AccessDecisions;
 import io.camelkubeflow.trainer.access.AccessReviewer;
+import io.camelkubeflow.trainer.job.FieldValues;
 import io.camelkubeflow.trainer.job.LabelSelectors;
 import io.camelkubeflow.trainer.job.TrainField;
 import io.camelkubeflow.trainer.job.TrainJobReaper;
@@ -133,10 +134,10 @@ public class KubeflowTrainerComponent extends DefaultComponent {
         for (Map.Entry<String, Object> parameter : parameters.entrySet()) {
             Class<?> type = WHOLE_NUMBER_OPTIONS.get(parameter.getKey().toLowerCase(Locale.ROOT));
             if (type == Integer.class) {
-                parameter.setValue((int) TrainField.wholeNumberOrDigits(
+                parameter.setValue((int) FieldValues.wholeNumberOrDigits(
                         parameter.getValue(), parameter.getKey(), Integer.MIN_VALUE, Integer.MAX_VALUE));
             } else if (type == Long.class) {
-                parameter.setValue(TrainField.wholeNumberOrDigits(
+                parameter.setValue(FieldValues.wholeNumberOrDigits(
                         parameter.getValue(), parameter.getKey(), Long.MIN_VALUE, Long.MAX_VALUE));
             }
         }

@@ -3,8 +3,10 @@ package io.camelkubeflow.trainer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.camelkubeflow.trainer.job.InitializerSetting;
+import io.camelkubeflow.trainer.job.InitializerStep;
 import io.camelkubeflow.trainer.job.TrainField;
+import io.camelkubeflow.trainer.job.TrainFieldKind;
 import io.camelkubeflow.trainer.support.TrainJobMdc;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -74,21 +76,32 @@ class TrainFieldTest {
     }
 
     /**
-     * The declaration gives a header to an option by its entry's {@code header}: only a train field's is read (by
-     * {@link ExchangeTrainRequests}), so only a train field may have one.
+     * A typed initializer setting's field (its entry's {@code initializer} and {@code setting}) takes the kind of value
+     * its {@link InitializerSetting} reads: patterns a list, a node count a whole number, the rest text.
      */
     @Test
-    void onlyATrainFieldsOptionDeclaresAHeader() throws Exception {
-        Map<?, ?> declaration = new ObjectMapper(new YAMLFactory())
-                .readValue(Path.of("src/main/options/endpoint-options.yaml").toFile(), Map.class);
-        List<String> strays = new ArrayList<>();
-        for (Object option : (List<?>) declaration.get("options")) {
-            String name = (String) ((Map<?, ?>) option).get("name");
-            if (((Map<?, ?>) option).containsKey("header") && TrainField.named(name) == null) {
-                strays.add(name);
+    void anInitializerSettingsFieldTakesTheKindItsSettingReads() {
+        List<String> wrong = new ArrayList<>();
+        int settings = 0;
+        for (InitializerStep step : InitializerStep.values()) {
+            for (InitializerSetting setting : InitializerSetting.values()) {
+                TrainField field = TrainField.named(setting.field(step));
+                if (field == null) {
+                    continue;
+                }
+                settings++;
+                TrainFieldKind kind = switch (setting.form()) {
+                    case PATTERNS -> TrainFieldKind.LIST;
+                    case NODES -> TrainFieldKind.INTEGER;
+                    default -> TrainFieldKind.TEXT;
+                };
+                if (field.kind() != kind || field.isPlain()) {
+                    wrong.add(field + " is " + field.kind() + (field.isPlain() ? ", plain" : "") + ", not " + kind);
+                }
             }
         }
-        assertEquals(List.of(), strays, "options with a header that are no io.camelkubeflow.trainer.job.TrainField");
+        assertEquals(List.of(), wrong);
+        assertEquals(21, settings, "the dataset's 14 settings and the model's 7");
     }
 
     /** The MDC's keys name a job as the headers do. */

@@ -1,10 +1,13 @@
 package io.camelkubeflow.trainer.codegen;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import com.palantir.javapoet.AnnotationSpec;
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
@@ -53,6 +56,7 @@ public final class EndpointOptionsGenerator {
             String javadoc,
             Map<String, String> types,
             List<Option> options,
+            Fields fields,
             Headers headers) {}
 
     /** One option; the fields are the keys of the declaration's header. */
@@ -70,8 +74,15 @@ public final class EndpointOptionsGenerator {
             boolean supportFileReference,
             String description,
             Header header,
+            Field field,
             ObjectNode schema,
             ObjectNode routeSchema) {}
+
+    /** A train field: the kind of value it takes and, unless it is plain, how it lands in the request. */
+    record Field(String kind, String setter, String initializer, String setting) {}
+
+    /** The enum of train fields. */
+    record Fields(@JsonProperty("class") String className, String javadoc) {}
 
     /** The header of an option (a train field's): its name and constant follow from the option's. */
     record Header(String label, String javaType, String description) {}
@@ -105,6 +116,7 @@ public final class EndpointOptionsGenerator {
         Declaration declaration = read(module.resolve(args[1]));
         generate(declaration, args[1]).writeTo(Path.of(args[2]));
         generateHeaders(declaration, args[1]).writeTo(Path.of(args[2]));
+        generateFields(declaration, args[1]).writeTo(Path.of(args[2]));
         ObjectNode schema = generateSchema(
                 declaration, (ObjectNode) JSON.readTree(module.resolve(args[3]).toFile()), args[1], args[3]);
         Path written = Path.of(args[4]);
@@ -115,7 +127,7 @@ public final class EndpointOptionsGenerator {
     /**
      * The train request's JSON Schema: the given one, whose {@code properties} and {@code $defs/routeOptions}'s are
      * empty, with each option's {@code schema} as a property of the first and each {@code routeSchema} of the second,
-     * in the options' order; its {@code $comment} says where it was made from.
+     * in the options' order; the base's {@code $comment} is left out.
      */
     static ObjectNode generateSchema(Declaration declaration, ObjectNode withoutFields, String source, String base) {
         ObjectNode schema = withoutFields.deepCopy();
@@ -137,8 +149,159 @@ public final class EndpointOptionsGenerator {
                 routeFields.set(option.name(), option.routeSchema());
             }
         }
-        schema.put("$comment", "Generated from " + base + " and " + source + "; edit those, not this file.");
+        // the base's note on how it is completed is the build's, not the published contract's
+        schema.remove("$comment");
         return schema;
+    }
+
+    /**
+     * The enum of train fields: one constant per option with a {@code field}, in the options' order, with its name, its
+     * kind, whether a request message may set it (it has a {@code schema}) and its setter (none: plain), and the
+     * methods every field has.
+     */
+    static JavaFile generateFields(Declaration declaration, String source) {
+        ClassName self = ClassName.bestGuess(declaration.fields().className());
+        String pkg = self.packageName();
+        ClassName kind = ClassName.get(pkg, "TrainFieldKind");
+        ClassName setter = ClassName.get(pkg, "TrainFieldSetter");
+        ClassName setters = ClassName.get(pkg, "TrainFieldSetters");
+        ClassName request = ClassName.get(pkg, "TrainRequest");
+        TypeSpec.Builder type = TypeSpec.enumBuilder(self)
+                .addModifiers(Modifier.PUBLIC)
+                .addJavadoc(
+                        declaration.fields().javadoc().strip()
+                                + "\n<p>\nGenerated from $L; edit that file, not this one.\n",
+                        source);
+        for (Option option : declaration.options()) {
+            Field field = option.field();
+            require(
+                    option,
+                    (field == null) == (option.header() == null),
+                    "has a header but no field, or a field but no header");
+            if (field == null) {
+                continue;
+            }
+            require(option, field.kind() != null, "has a field without its kind");
+            require(
+                    option,
+                    field.setter() == null || field.initializer() == null,
+                    "has a field with a setter and an initializer setting: one says how it lands");
+            require(
+                    option,
+                    (field.initializer() == null) == (field.setting() == null),
+                    "has a field with an initializer but no setting, or a setting but no initializer");
+            CodeBlock landing = field.setter() != null
+                    ? CodeBlock.of("$T::$N", setters, field.setter())
+                    : field.initializer() != null
+                            ? CodeBlock.of(
+                                    "$T.initializer($T.$N, $T.$N)",
+                                    setters,
+                                    ClassName.get(pkg, "InitializerStep"),
+                                    field.initializer(),
+                                    ClassName.get(pkg, "InitializerSetting"),
+                                    field.setting())
+                            : CodeBlock.of("null");
+            type.addEnumConstant(
+                    constant(option.name()),
+                    TypeSpec.anonymousClassBuilder(
+                                    "$S, $T.$N, $L, $L",
+                                    option.name(),
+                                    kind,
+                                    field.kind().toUpperCase(Locale.ROOT),
+                                    option.schema() != null,
+                                    landing)
+                            .addJavadoc(option.header().description().strip() + "\n")
+                            .build());
+        }
+        type.addField(String.class, "fieldName", Modifier.PRIVATE, Modifier.FINAL)
+                .addField(kind, "kind", Modifier.PRIVATE, Modifier.FINAL)
+                .addField(boolean.class, "inMessages", Modifier.PRIVATE, Modifier.FINAL)
+                .addField(setter, "setter", Modifier.PRIVATE, Modifier.FINAL)
+                .addMethod(MethodSpec.constructorBuilder()
+                        .addParameter(String.class, "fieldName")
+                        .addParameter(kind, "kind")
+                        .addParameter(boolean.class, "inMessages")
+                        .addParameter(setter, "setter")
+                        .addStatement("this.fieldName = fieldName")
+                        .addStatement("this.kind = kind")
+                        .addStatement("this.inMessages = inMessages")
+                        .addStatement("this.setter = setter")
+                        .build())
+                .addMethod(MethodSpec.methodBuilder("fieldName")
+                        .addJavadoc("The name callers write: the endpoint option and the message field.\n")
+                        .addModifiers(Modifier.PUBLIC)
+                        .returns(String.class)
+                        .addStatement("return fieldName")
+                        .build())
+                .addMethod(MethodSpec.methodBuilder("kind")
+                        .addModifiers(Modifier.PUBLIC)
+                        .returns(kind)
+                        .addStatement("return kind")
+                        .build())
+                .addMethod(MethodSpec.methodBuilder("inMessages")
+                        .addJavadoc("Whether a request message may set it, not only the route's options and headers.\n")
+                        .addModifiers(Modifier.PUBLIC)
+                        .returns(boolean.class)
+                        .addStatement("return inMessages")
+                        .build())
+                .addMethod(MethodSpec.methodBuilder("isPlain")
+                        .addJavadoc(
+                                "Whether the request keeps this field's value as it comes ({@link $T#value}).\n",
+                                request)
+                        .addModifiers(Modifier.PUBLIC)
+                        .returns(boolean.class)
+                        .addStatement("return setter == null")
+                        .build())
+                .addMethod(MethodSpec.methodBuilder("apply")
+                        .addJavadoc("Sets a value of this field's {@link #kind()} on the request (null: nothing).\n"
+                                + "\n@param field the name the caller wrote it under (an option, a header or a"
+                                + " message field), for refusals\n")
+                        .addModifiers(Modifier.PUBLIC)
+                        .addParameter(request, "request")
+                        .addParameter(Object.class, "value")
+                        .addParameter(String.class, "field")
+                        .beginControlFlow("if (value == null)")
+                        .addStatement("return")
+                        .endControlFlow()
+                        .beginControlFlow("if (setter == null)")
+                        .addStatement("request.set(this, value, field)")
+                        .nextControlFlow("else")
+                        .addStatement("setter.apply(request, value, field)")
+                        .endControlFlow()
+                        .build())
+                .addMethod(MethodSpec.methodBuilder("ofKind")
+                        .addJavadoc("A plain field's value as it reaches the request ({@link $T#check}).\n", kind)
+                        .returns(Object.class)
+                        .addParameter(Object.class, "value")
+                        .addParameter(String.class, "field")
+                        .addStatement("return kind.check(value, field)")
+                        .build())
+                .addMethod(MethodSpec.methodBuilder("fromJson")
+                        .addJavadoc(
+                                "A value from a JSON request message as this field's kind ({@link $T#fromJson}).\n",
+                                kind)
+                        .addModifiers(Modifier.PUBLIC)
+                        .returns(Object.class)
+                        .addParameter(Object.class, "value")
+                        .addParameter(String.class, "field")
+                        .addStatement("return kind.fromJson(value, field)")
+                        .build())
+                .addMethod(MethodSpec.methodBuilder("named")
+                        .addJavadoc("The field callers write under this name, or null.\n")
+                        .addModifiers(Modifier.PUBLIC, Modifier.STATIC)
+                        .returns(self)
+                        .addParameter(String.class, "name")
+                        .beginControlFlow("for ($T field : values())", self)
+                        .beginControlFlow("if (field.fieldName.equals(name))")
+                        .addStatement("return field")
+                        .endControlFlow()
+                        .endControlFlow()
+                        .addStatement("return null")
+                        .build());
+        return JavaFile.builder(pkg, type.build())
+                .skipJavaLangImports(true)
+                .indent("    ")
+                .build();
     }
 
     private static ObjectNode emptyObject(ObjectNode schema, String pointer, String base) {
@@ -149,11 +312,20 @@ public final class EndpointOptionsGenerator {
         return object;
     }
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
 
+    /**
+     * Reads a declaration strictly: a key given twice is refused (YAML would keep the last, dropping a schema rule
+     * unseen), and yes/no/on/off stay words (YAML 1.1 would make them booleans).
+     */
     static Declaration read(Path file) throws IOException {
-        ObjectMapper yaml =
-                new ObjectMapper(new YAMLFactory()).enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        YAMLFactory strict = YAMLFactory.builder()
+                .enable(YAMLParser.Feature.PARSE_BOOLEAN_LIKE_WORDS_AS_STRINGS)
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .build();
+        ObjectMapper yaml = new ObjectMapper(strict).enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
         return yaml.readValue(file.toFile(), Declaration.class);
     }
 
@@ -307,9 +479,14 @@ public final class EndpointOptionsGenerator {
                 JAVA_LANG.contains(javaType) || javaType.contains("."),
                 "has a header whose javaType " + javaType + " is neither in java.lang nor qualified");
         return headerConstant(
-                name.replaceAll("([A-Z])", "_$1").toUpperCase(Locale.ROOT),
+                constant(name),
                 prefix + Character.toUpperCase(name.charAt(0)) + name.substring(1),
                 metadata(label, javaType, header.description()));
+    }
+
+    /** An option's constant: its name in upper snake case (numNodes: NUM_NODES), for its header and its field. */
+    private static String constant(String name) {
+        return name.replaceAll("([A-Z])", "_$1").toUpperCase(Locale.ROOT);
     }
 
     private static FieldSpec ownHeader(HeaderEntry entry) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -21,7 +22,7 @@ class EndpointOptionsGeneratorTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String BASE =
-            "{\"type\": \"object\", \"properties\": {}, \"$defs\": {\"routeOptions\": {\"properties\": {}}}}";
+            "{\"$comment\": \"Completed by the build.\", \"type\": \"object\", \"properties\": {}, \"$defs\": {\"routeOptions\": {\"properties\": {}}}}";
 
     @TempDir
     Path dir;
@@ -116,10 +117,26 @@ class EndpointOptionsGeneratorTest {
     }
 
     @Test
-    void aMistypedKeyOrAPrefixOnAnythingButAMapIsRefused() {
+    void aMistypedOrRepeatedKeyOrAPrefixOnAnythingButAMapIsRefused() throws IOException {
         assertThrows(
                 UnrecognizedPropertyException.class,
                 () -> generate("- name: a\n  type: String\n  label: train\n  descripton: A.\n"));
+        // a rule given twice would lose its first statement unseen
+        JacksonException twice = assertThrows(
+                JacksonException.class,
+                () -> schema(
+                        "- name: a\n  type: String\n  label: train\n  description: A.\n  header: {description: A.}\n"
+                                + "  schema: {pattern: '^a', pattern: '.*'}\n",
+                        BASE));
+        assertTrue(twice.getMessage().contains("Duplicate field 'pattern'"), twice.getMessage());
+        // YAML 1.1 would read these as booleans
+        assertEquals(
+                JSON.readTree("[\"yes\", \"no\", \"on\", \"off\"]"),
+                schema(
+                                "- name: a\n  type: String\n  label: train\n  description: A.\n"
+                                        + "  header: {description: A.}\n  schema: {enum: [yes, no, on, off]}\n",
+                                BASE)
+                        .at("/properties/a/enum"));
         IllegalArgumentException prefix = assertThrows(
                 IllegalArgumentException.class,
                 () -> generate("- name: a\n  type: String\n  label: train\n  prefix: a.\n  description: A.\n"));
@@ -159,8 +176,7 @@ class EndpointOptionsGeneratorTest {
                 """;
         ObjectNode schema = schema(fields, BASE);
         assertEquals(JSON.readTree("""
-                        {"$comment": "Generated from base.json and options.yaml; edit those, not this file.",
-                         "type": "object",
+                        {"type": "object",
                          "properties": {"numNodes": {"type": ["integer", "null"], "minimum": 1,
                                                      "x-fix": "give a whole number of at least 1"}},
                          "$defs": {"routeOptions": {"properties": {"prefix": {"type": "string", "maxLength": 50}}}}}
@@ -184,6 +200,64 @@ class EndpointOptionsGeneratorTest {
         assertEquals("base.json: /properties must be an empty object, which the build fills", filled.getMessage());
     }
 
+    @Test
+    void aTrainFieldBecomesAConstantOfTheFieldsEnumWithItsKindExposureAndSetter() throws IOException {
+        String java = fields("""
+                - name: numNodes
+                  type: Integer
+                  label: train
+                  description: Nodes.
+                  header:
+                    description: How many nodes.
+                  field: {kind: integer}
+                  schema: {type: integer}
+                - name: launcher
+                  type: String
+                  label: train
+                  description: Launcher.
+                  header:
+                    description: The launcher.
+                  field: {kind: text, setter: launcher}
+                  schema: {type: string}
+                - name: datasetRegion
+                  type: String
+                  label: train
+                  description: Region.
+                  header:
+                    description: The region.
+                  field: {kind: text, initializer: DATASET, setting: REGION}
+                - name: kubeconfig
+                  type: String
+                  label: common
+                  description: Not a train field.
+                fields:
+                  class: org.example.Field
+                  javadoc: Fields.
+                """);
+        for (String constant : List.of(
+                "/**\n     * How many nodes.\n     */\n    NUM_NODES(\"numNodes\", TrainFieldKind.INTEGER, true, null),",
+                "LAUNCHER(\"launcher\", TrainFieldKind.TEXT, true, TrainFieldSetters::launcher),",
+                "DATASET_REGION(\"datasetRegion\", TrainFieldKind.TEXT, false,"
+                        + " TrainFieldSetters.initializer(InitializerStep.DATASET, InitializerSetting.REGION));")) {
+            assertTrue(java.contains(constant), constant + " in " + java);
+        }
+        assertTrue(!java.contains("KUBECONFIG"), java);
+        assertTrue(java.contains("public static Field named(String name)"), java);
+        IllegalArgumentException noField = assertThrows(
+                IllegalArgumentException.class,
+                () -> fields("- name: a\n  type: String\n  label: train\n  description: A.\n"
+                        + "  header: {description: A.}\nfields: {class: org.example.Field, javadoc: F.}\n"));
+        assertEquals("option a has a header but no field, or a field but no header", noField.getMessage());
+        IllegalArgumentException both = assertThrows(
+                IllegalArgumentException.class,
+                () -> fields("- name: a\n  type: String\n  label: train\n  description: A.\n"
+                        + "  header: {description: A.}\n  field: {kind: text, setter: a, initializer: DATASET,"
+                        + " setting: REGION}\nfields: {class: org.example.Field, javadoc: F.}\n"));
+        assertEquals(
+                "option a has a field with a setter and an initializer setting: one says how it lands",
+                both.getMessage());
+    }
+
     private String headers(String declaration) throws IOException {
         Path file = dir.resolve("options.yaml");
         Files.writeString(file, HEAD + declaration);
@@ -196,6 +270,13 @@ class EndpointOptionsGeneratorTest {
         Files.writeString(file, HEAD + options);
         return EndpointOptionsGenerator.generateSchema(
                 EndpointOptionsGenerator.read(file), (ObjectNode) JSON.readTree(base), "options.yaml", "base.json");
+    }
+
+    private String fields(String declaration) throws IOException {
+        Path file = dir.resolve("options.yaml");
+        Files.writeString(file, HEAD + declaration);
+        return EndpointOptionsGenerator.generateFields(EndpointOptionsGenerator.read(file), "options.yaml")
+                .toString();
     }
 
     private String generate(String options) throws IOException {

@@ -295,7 +295,7 @@ public final class PodOptions {
     }
 
     private static Long id(String field, String text) {
-        return TrainField.parseWholeNumber(text, field, 0, Integer.MAX_VALUE);
+        return FieldValues.parseWholeNumber(text, field, 0, Integer.MAX_VALUE);
     }
 
     private static Boolean flag(String field, String text) {

@@ -197,7 +197,7 @@ public final class TrainJobDocument {
             } else if (setting.form() == InitializerSetting.Form.NODES) {
                 into.set(
                         setting,
-                        (int) TrainField.parseWholeNumber(var.getValue(), field, 3, Integer.MAX_VALUE) - 1,
+                        (int) FieldValues.parseWholeNumber(var.getValue(), field, 3, Integer.MAX_VALUE) - 1,
                         field);
             } else {
                 into.set(setting, var.getValue(), field);

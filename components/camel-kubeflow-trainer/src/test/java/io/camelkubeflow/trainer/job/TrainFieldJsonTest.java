@@ -116,12 +116,12 @@ class TrainFieldJsonTest {
             if (!field.inMessages()) {
                 continue;
             }
-            if (field.kind() == TrainField.Kind.MAP) {
+            if (field.kind() == TrainFieldKind.MAP) {
                 InvalidOptionException error =
                         assertThrows(InvalidOptionException.class, () -> field.fromJson(nullEntry, field.fieldName()));
                 assertEquals(field.fieldName() + ".team", error.getField());
                 assertTrue(error.getMessage().contains("null is not a string"), error.getMessage());
-            } else if (field.kind() == TrainField.Kind.LIST || field.kind() == TrainField.Kind.WORDS) {
+            } else if (field.kind() == TrainFieldKind.LIST || field.kind() == TrainFieldKind.WORDS) {
                 assertTrue(refused(field, nullItem).getMessage().contains("item 1 is null"), field.fieldName());
             }
         }
@@ -129,13 +129,13 @@ class TrainFieldJsonTest {
 
     @Test
     void theRangeOfAWholeNumberIncludesBothEnds() {
-        assertEquals(5L, TrainField.wholeNumber(5, "f", 5, 10));
-        assertEquals(10L, TrainField.wholeNumber((short) 10, "f", 5, 10));
-        assertEquals(10L, TrainField.wholeNumber(BigInteger.TEN, "f", 5, 10));
-        assertEquals(5L, TrainField.wholeNumber(BigInteger.valueOf(5), "f", 5, 10));
+        assertEquals(5L, FieldValues.wholeNumber(5, "f", 5, 10));
+        assertEquals(10L, FieldValues.wholeNumber((short) 10, "f", 5, 10));
+        assertEquals(10L, FieldValues.wholeNumber(BigInteger.TEN, "f", 5, 10));
+        assertEquals(5L, FieldValues.wholeNumber(BigInteger.valueOf(5), "f", 5, 10));
         for (Object outside : List.of(4, 11L, (byte) 4, BigInteger.valueOf(4), BigInteger.valueOf(11))) {
             InvalidOptionException error =
-                    assertThrows(InvalidOptionException.class, () -> TrainField.wholeNumber(outside, "f", 5, 10));
+                    assertThrows(InvalidOptionException.class, () -> FieldValues.wholeNumber(outside, "f", 5, 10));
             assertEquals("f", error.getField());
             assertTrue(
                     error.getMessage().contains(outside + " is out of range; give a whole number from 5 to 10"),
@@ -145,13 +145,13 @@ class TrainFieldJsonTest {
 
     @Test
     void aRefusedValueIsDescribedByItsJsonType() {
-        assertEquals("an object", TrainField.describe(Map.of()));
-        assertEquals("an array", TrainField.describe(List.of()));
-        assertEquals("the number 1.5", TrainField.describe(1.5));
-        assertEquals("the boolean true", TrainField.describe(true));
-        assertEquals("the string 'x'", TrainField.describe("x"));
-        assertEquals("a Character", TrainField.describe('x'));
-        assertEquals("null", TrainField.describe(null));
+        assertEquals("an object", FieldValues.describe(Map.of()));
+        assertEquals("an array", FieldValues.describe(List.of()));
+        assertEquals("the number 1.5", FieldValues.describe(1.5));
+        assertEquals("the boolean true", FieldValues.describe(true));
+        assertEquals("the string 'x'", FieldValues.describe("x"));
+        assertEquals("a Character", FieldValues.describe('x'));
+        assertEquals("null", FieldValues.describe(null));
     }
 
     @Test
