@@ -8,18 +8,26 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.apache.camel.Exchange;
+import org.apache.camel.support.SynchronizationAdapter;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Project folders moved into the inbox (the inbox route runs each as a workspace): found, described with the headers
- * a dropped file has, and moved to {@code .done/} or {@code .failed/} as the route decides, as files are.
+ * a dropped file has, and moved to {@code .done/} or {@code .failed/} as the route decides, as files are. A folder is
+ * in progress from {@link #describe} until its exchange completes, and not found again meanwhile, as Camel's file
+ * consumer keeps a file it is reading: the route waits for the TrainJob to end, and the timer fires again long before.
  */
 @ApplicationScoped
 @Named("inboxFolders")
 public class InboxFolders {
     private static final String FOLDER = "inboxProjectFolder";
+
+    /** The folders an exchange is running, by absolute path. */
+    private final Set<Path> inProgress = ConcurrentHashMap.newKeySet();
 
     @ConfigProperty(name = "trainer.inbox")
     Path inbox;
@@ -32,14 +40,25 @@ public class InboxFolders {
         try (Stream<Path> entries = Files.list(inbox)) {
             return entries.filter(Files::isDirectory)
                     .filter(dir -> !dir.getFileName().toString().startsWith("."))
+                    .filter(dir -> !inProgress.contains(dir.toAbsolutePath()))
                     .sorted(Comparator.comparing(InboxFolders::modified))
                     .toList();
         }
     }
 
-    /** The folder's name and, for its idempotency key, its path and modification time; the body stays the folder. */
+    /**
+     * The folder's name and, for its idempotency key, its path and modification time; the body stays the folder. The
+     * folder is in progress until the exchange completes, moved or left in place.
+     */
     public void describe(Exchange exchange) {
         Path folder = exchange.getMessage().getBody(Path.class).toAbsolutePath();
+        inProgress.add(folder);
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onDone(Exchange done) {
+                inProgress.remove(folder);
+            }
+        });
         exchange.setProperty(FOLDER, folder);
         exchange.getMessage().setHeader(Exchange.FILE_NAME, folder.getFileName().toString());
         exchange.getMessage().setHeader("CamelFileAbsolutePath", folder.toString());
