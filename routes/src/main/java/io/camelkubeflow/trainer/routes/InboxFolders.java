@@ -17,9 +17,10 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Project folders moved into the inbox (the inbox route runs each as a workspace): found, described with the headers
- * a dropped file has, and moved to {@code .done/} or {@code .failed/} as the route decides, as files are. A folder is
- * in progress from {@link #describe} until its exchange completes, and not found again meanwhile, as Camel's file
- * consumer keeps a file it is reading: the route waits for the TrainJob to end, and the timer fires again long before.
+ * a dropped file has, and moved to {@code .done/} or {@code .failed/} as the route decides, as files are. An exchange
+ * claims its folder ({@link #claim}) and holds it until it completes, as Camel's file consumer keeps a file it is
+ * reading: the route waits for the TrainJob to end, and the timer fires again long before, finding the folders not
+ * held; a folder one tick found may be held by a later tick's exchange, or gone, when this tick comes to it.
  */
 @ApplicationScoped
 @Named("inboxFolders")
@@ -47,18 +48,26 @@ public class InboxFolders {
     }
 
     /**
-     * The folder's name and, for its idempotency key, its path and modification time; the body stays the folder. The
-     * folder is in progress until the exchange completes, moved or left in place.
+     * Whether this exchange may run the folder (its body): it is still there and no other exchange holds it. The
+     * exchange then holds it until it completes, moved or left in place; only the holder lets it go.
      */
-    public void describe(Exchange exchange) {
+    public boolean claim(Exchange exchange) {
         Path folder = exchange.getMessage().getBody(Path.class).toAbsolutePath();
-        inProgress.add(folder);
+        if (!Files.isDirectory(folder) || !inProgress.add(folder)) {
+            return false;
+        }
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
             @Override
             public void onDone(Exchange done) {
                 inProgress.remove(folder);
             }
         });
+        return true;
+    }
+
+    /** The folder's name and, for its idempotency key, its path and modification time; the body stays the folder. */
+    public void describe(Exchange exchange) {
+        Path folder = exchange.getMessage().getBody(Path.class).toAbsolutePath();
         exchange.setProperty(FOLDER, folder);
         exchange.getMessage().setHeader(Exchange.FILE_NAME, folder.getFileName().toString());
         exchange.getMessage().setHeader("CamelFileAbsolutePath", folder.toString());
