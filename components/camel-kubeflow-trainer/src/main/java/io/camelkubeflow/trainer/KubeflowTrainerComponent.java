@@ -126,7 +126,7 @@ public class KubeflowTrainerComponent extends DefaultComponent {
     }
 
     /**
-     * Takes the whole-number options as headers take them ({@link TrainField#wholeNumberOrDigits}), each replaced by
+     * Takes the whole-number options as headers take them ({@link FieldValues#wholeNumberOrDigits}), each replaced by
      * its number: Camel's binding would read {@code numNodes=2s} as 2000 milliseconds and wrap {@code 4294967298} to
      * 2. The duration options ({@code waitTimeout=6h}) are left to Camel, which reads their units as documented.
      */

@@ -210,7 +210,7 @@ public final class EndpointOptionsGenerator {
                                     field.kind().toUpperCase(Locale.ROOT),
                                     option.schema() != null,
                                     landing)
-                            .addJavadoc(option.header().description().strip() + "\n")
+                            .addJavadoc("$L\n", option.header().description().strip())
                             .build());
         }
         type.addField(String.class, "fieldName", Modifier.PRIVATE, Modifier.FINAL)

@@ -104,6 +104,11 @@ class TrainFieldJsonTest {
                             TrainField.CPU.apply(same, "2", "cpu");
                         })
                         .getField());
+        // fields apply in the enum's order, the options' in endpoint-options.yaml: the map first, so a request giving
+        // both names the quantity's own field, as above (HttpErrorContractTest holds that for messages)
+        for (TrainField own : List.of(TrainField.CPU, TrainField.MEMORY, TrainField.GPU)) {
+            assertTrue(TrainField.RESOURCES.ordinal() < own.ordinal(), "resources applies before " + own);
+        }
     }
 
     /** A JSON null inside an array or object is refused naming where it is, never a NullPointerException. */
