@@ -40,7 +40,10 @@ public class TrainJobEventStream implements AutoCloseable {
     private static final String RUNNING = TrainJobPhase.RUNNING.displayName();
     /** The status and reason each job was last reported in (its message is not kept: a new one alone is no news). */
     private final Map<String, ReportedStatus> lastEmitted = new ConcurrentHashMap<>();
-    /** For a job last reported evicted: the resourceVersion of the job as last heard while it was. */
+    /**
+     * For a job last reported evicted, and only then ({@link #remember}): the resourceVersion of the job as last heard
+     * while it was.
+     */
     private final Map<String, String> evictionToldOnVersion = new ConcurrentHashMap<>();
 
     private final Consumer<TrainJobEvent> listener;
@@ -297,12 +300,10 @@ public class TrainJobEventStream implements AutoCloseable {
             // heard the eviction, which comes next)
             return;
         }
-        String uid = job.getMetadata().getUid();
-        if (previous != null
-                && QueueStatus.isEviction(previous.status())
+        String evictedVersion = evictionToldOnVersion.get(job.getMetadata().getUid());
+        if (evictedVersion != null
                 && RUNNING.equals(now.status())
-                && job.getMetadata().getResourceVersion() != null
-                && job.getMetadata().getResourceVersion().equals(evictionToldOnVersion.get(uid))) {
+                && evictedVersion.equals(job.getMetadata().getResourceVersion())) {
             // nor from an eviction back to Running on the job as it ran while evicted: Kueue has admitted it again (its
             // Workload's change heard first), and the job's suspension, which came before, is not heard yet
             return;
