@@ -512,10 +512,12 @@ public final class TrainerSandbox implements AutoCloseable {
     public void close() {
         synchronized (this) {
             closed = true;
-            if (controller != null && apiServerStopped) {
-                controller.closeNow();
-            } else if (controller != null) {
-                controller.close();
+            if (controller != null) {
+                if (apiServerStopped) {
+                    controller.closeNow();
+                } else {
+                    controller.close();
+                }
             }
         }
         client.close();
